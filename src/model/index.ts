@@ -1,0 +1,5 @@
+// src/model: the object types, the Snapshot and label selectors. Pure.
+export * from './types';
+export * from './snapshot';
+export * from './diagnostic';
+export * from './label-selector';
