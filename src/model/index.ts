@@ -3,3 +3,4 @@ export * from './types';
 export * from './snapshot';
 export * from './diagnostic';
 export * from './label-selector';
+export * from './well-known';

@@ -1,0 +1,36 @@
+/**
+ * Names other programs rely on: Kubernetes' well-known labels and conditions, and the Service annotations
+ * MetalLB reads (metallb-reference.md section 2). MetalLB v0.16 still reads the old metallb.universe.tf/ prefix,
+ * so a configuration written for any MetalLB release keeps working.
+ */
+import type { Service } from './types';
+
+/** Nodes carrying this label key (any value, even empty) never announce (kubeadm sets it on control planes). */
+export const EXCLUDE_LB_LABEL = 'node.kubernetes.io/exclude-from-external-load-balancers';
+/** The node condition that takes a node out of the election while True. */
+export const NETWORK_UNAVAILABLE_CONDITION = 'NetworkUnavailable';
+
+export const ANNOTATION_PREFIX = 'metallb.io/';
+export const LEGACY_ANNOTATION_PREFIX = 'metallb.universe.tf/';
+
+/** The annotation suffixes MetalLB reads (after the prefix). */
+export const ServiceAnnotation = {
+  loadBalancerIPs: 'loadBalancerIPs',
+  addressPool: 'address-pool',
+  allowSharedIP: 'allow-shared-ip',
+  ipAllocatedFromPool: 'ip-allocated-from-pool',
+} as const;
+export type ServiceAnnotationName = (typeof ServiceAnnotation)[keyof typeof ServiceAnnotation];
+
+/** mlb's own annotations (beyond MetalLB). */
+export const MLB_HEALTH_CHECK_ANNOTATION = 'mlb.io/health-check';
+/** On a v1 Node: comma-separated CIDRs the node is attached to (plain hosts publish theirs). */
+export const MLB_SUBNETS_ANNOTATION = 'mlb.io/subnets';
+
+/** The value of a MetalLB annotation, preferring metallb.io/ over the legacy prefix, as MetalLB does. */
+export function serviceAnnotation(service: Service, name: ServiceAnnotationName): string | undefined {
+  const annotations = service.meta.annotations;
+  return annotations[ANNOTATION_PREFIX + name] ?? annotations[LEGACY_ANNOTATION_PREFIX + name];
+}
+
+export const DEFAULT_METALLB_NAMESPACE = 'metallb-system';
