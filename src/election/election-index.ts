@@ -1,0 +1,226 @@
+/**
+ * The incremental election. MetalLB recomputes every service on every memberlist event ("node event - forcing
+ * sync"), hashing inside its sort comparator; with 10,000 services and 1,000 nodes that is ~10^8 hashes per
+ * membership change. The index instead:
+ *  - hashes each (node, first IP) pair once and keeps, per IP text, every known node in hash order plus each
+ *    node's position in it (shared by services on the same IP);
+ *  - keeps per L2 unit the position of its winner, and per node id its liveness;
+ *  - on a leave, re-elects only the L2 units that node won (scanning on from its position) and the BGP units
+ *    it announced; on a join, only the L2 units where the node is eligible and ranks before the winner, and
+ *    the BGP units where it is eligible.
+ * Its outcomes and explanations always equal electAll (test/election/election-index.test.ts checks random
+ * join/leave sequences).
+ */
+import { ElectionContext, type ElectionUnit } from './election-context';
+import type { ElectionConfig, LiveMembers, MembershipChange, ServiceElectionInput } from './election-input';
+import { explainUnit, outcomeOf, type ElectionOutcome, type Explanation } from './explain';
+import { hashOrderIndices, newIndexArray, type NodeIndexArray } from './hash-order';
+import { ReasonCode, reasonOfCode } from './reasons';
+import { compareNames, unknownLiveMembers, type NodeReason } from './verdict';
+import { unitsOf } from './elect';
+
+/** Every known node in hash order for one IP text, and the inverse (node id -> position). */
+interface HashOrder {
+  readonly order: NodeIndexArray;
+  readonly position: NodeIndexArray;
+}
+
+/** No winner: no eligible live node. */
+const NO_WINNER = -1;
+
+/** One IP of a unit whose outcome changed. */
+export interface ElectionChange {
+  readonly service: string;
+  readonly ip: string;
+  readonly protocol: ElectionUnit['protocol'];
+  readonly winner: string | null;
+  readonly previousWinner: string | null;
+  /** Nodes that started announcing (L2: the new winner; BGP: the joining node). */
+  readonly added: readonly string[];
+  /** Nodes that stopped announcing. */
+  readonly removed: readonly string[];
+}
+
+export class ElectionIndex {
+  readonly context: ElectionContext;
+  private units: ElectionUnit[] = [];
+  private readonly orders = new Map<string, HashOrder>();
+  /** Per unit: its hash order (L2 at election time; BGP lazily, only explanations rank BGP nodes). */
+  private unitOrders: (HashOrder | undefined)[] = [];
+  /** Per L2 unit: the winner's position in its hash order, or NO_WINNER. Unused for BGP units. */
+  private winnerPos = new Int32Array(0);
+  /** Per node id: 1 while a live member. */
+  private live: Uint8Array;
+  /** Memberlist disabled: every Node counts as live (until the first membership change). */
+  private allLive = true;
+  private readonly unknownLive = new Set<string>();
+
+  constructor(config: ElectionConfig | ElectionContext) {
+    this.context = config instanceof ElectionContext ? config : new ElectionContext(config);
+    this.live = new Uint8Array(this.context.nodeNames.length);
+  }
+
+  /** Cold election of every service. Returns the outcomes (explanations are built on demand by explain()). */
+  elect(services: readonly ServiceElectionInput[], live: LiveMembers): ElectionOutcome[] {
+    const ctx = this.context;
+    this.allLive = live === undefined;
+    this.unknownLive.clear();
+    for (let id = 0; id < ctx.nodeNames.length; id++) this.live[id] = live === undefined || live.has(ctx.nodeNames[id] as string) ? 1 : 0;
+    if (live) for (const name of unknownLiveMembers(ctx, live)) this.unknownLive.add(name);
+    this.units = unitsOf(ctx, services);
+    this.unitOrders = new Array(this.units.length);
+    this.winnerPos = new Int32Array(this.units.length).fill(NO_WINNER);
+    for (let u = 0; u < this.units.length; u++) {
+      const unit = this.units[u] as ElectionUnit;
+      if (unit.protocol === 'layer2') this.winnerPos[u] = this.scanWinner(u, 0);
+    }
+    return this.outcomes();
+  }
+
+  /** The current outcome of every unit, in election order. */
+  outcomes(): ElectionOutcome[] {
+    return this.units.map((unit, u) => this.outcomeAt(u, unit));
+  }
+
+  /** Live members as the index sees them (undefined: memberlist disabled, every Node live). */
+  liveMembers(): LiveMembers {
+    if (this.allLive) return undefined;
+    const out = new Set<string>(this.unknownLive);
+    this.context.nodeNames.forEach((name, id) => { if (this.live[id]) out.add(name); });
+    return out;
+  }
+
+  /**
+   * Applies one join or leave and returns the service IPs whose outcome changed. Only units the change can
+   * affect are touched; a member without a Node object changes no outcome (it can never be a candidate).
+   */
+  applyMembership(change: MembershipChange): ElectionChange[] {
+    const ctx = this.context;
+    if (this.allLive) {
+      // The first membership event turns "memberlist disabled" into an explicit set of every Node.
+      this.allLive = false;
+      this.live.fill(1);
+    }
+    const id = ctx.nodeIds.get(change.node);
+    if (id === undefined) {
+      if (change.kind === 'join') this.unknownLive.add(change.node);
+      else this.unknownLive.delete(change.node);
+      return [];
+    }
+    const nowLive = change.kind === 'join' ? 1 : 0;
+    if (this.live[id] === nowLive) return [];
+    this.live[id] = nowLive;
+    const name = change.node;
+    const changes: ElectionChange[] = [];
+    for (let u = 0; u < this.units.length; u++) {
+      const unit = this.units[u] as ElectionUnit;
+      if (unit.protocol === 'bgp') {
+        if (ctx.nodeCode(unit, id, true) !== ReasonCode.eligible) continue;
+        pushChanges(changes, unit, null, null, nowLive ? [name] : [], nowLive ? [] : [name]);
+        continue;
+      }
+      const pos = this.winnerPos[u] as number;
+      const order = this.orderOf(u);
+      const before = pos === NO_WINNER ? null : (order.order[pos] as number);
+      if (nowLive) {
+        const mine = order.position[id] as number;
+        if (pos !== NO_WINNER && mine > pos) continue;
+        if (ctx.nodeCode(unit, id, true) !== ReasonCode.eligible) continue;
+        this.winnerPos[u] = mine;
+      } else {
+        if (before !== id) continue;
+        this.winnerPos[u] = this.scanWinner(u, pos + 1);
+      }
+      const afterPos = this.winnerPos[u] as number;
+      const after = afterPos === NO_WINNER ? null : (ctx.nodeNames[order.order[afterPos] as number] as string);
+      const beforeName = before === null ? null : (ctx.nodeNames[before] as string);
+      pushChanges(changes, unit, after, beforeName, after === null ? [] : [after], beforeName === null ? [] : [beforeName]);
+    }
+    return changes;
+  }
+
+  /**
+   * Explanations of every unit, or of those whose service ("ns/name") or an IP (canonical text) equals one
+   * of `queries`.
+   */
+  explain(queries?: readonly string[]): Explanation[] {
+    const wanted = queries && new Set(queries);
+    const out: Explanation[] = [];
+    for (let u = 0; u < this.units.length; u++) {
+      const unit = this.units[u] as ElectionUnit;
+      if (wanted && !wanted.has(unit.service) && !unit.ipTexts.some((ip) => wanted.has(ip))) continue;
+      out.push(...this.explainAt(u, unit));
+    }
+    return out;
+  }
+
+  private explainAt(u: number, unit: ElectionUnit): Explanation[] {
+    const ctx = this.context;
+    const { order } = this.orderOf(u);
+    const eligible: string[] = [];
+    const ineligible: NodeReason[] = [];
+    for (let i = 0; i < order.length; i++) {
+      const id = order[i] as number;
+      const code = ctx.nodeCode(unit, id, this.live[id] === 1);
+      const node = ctx.nodeNames[id] as string;
+      if (code === ReasonCode.eligible) eligible.push(node);
+      else ineligible.push({ node, reason: reasonOfCode(code) });
+    }
+    for (const node of this.unknownLive) {
+      ineligible.push({ node, reason: reasonOfCode(ctx.unknownMemberCode(unit, node)) });
+    }
+    ineligible.sort((a, b) => compareNames(a.node, b.node));
+    return explainUnit(ctx, unit, eligible, ineligible);
+  }
+
+  private outcomeAt(u: number, unit: ElectionUnit): ElectionOutcome {
+    const ctx = this.context;
+    if (unit.protocol === 'layer2') {
+      const pos = this.winnerPos[u] as number;
+      const winner = pos === NO_WINNER ? [] : [ctx.nodeNames[this.orderOf(u).order[pos] as number] as string];
+      return outcomeOf(unit, winner);
+    }
+    const announcing: string[] = [];
+    for (let id = 0; id < ctx.nodeNames.length; id++) {
+      if (ctx.nodeCode(unit, id, this.live[id] === 1) === ReasonCode.eligible) announcing.push(ctx.nodeNames[id] as string);
+    }
+    return outcomeOf(unit, announcing);
+  }
+
+  /** The first eligible live node at or after position `from` in the unit's hash order. */
+  private scanWinner(u: number, from: number): number {
+    const ctx = this.context;
+    const unit = this.units[u] as ElectionUnit;
+    const { order } = this.orderOf(u);
+    for (let i = from; i < order.length; i++) {
+      const id = order[i] as number;
+      if (this.live[id] === 1 && ctx.nodeCode(unit, id, true) === ReasonCode.eligible) return i;
+    }
+    return NO_WINNER;
+  }
+
+  private orderOf(u: number): HashOrder {
+    let order = this.unitOrders[u];
+    if (order) return order;
+    const unit = this.units[u] as ElectionUnit;
+    order = this.orders.get(unit.hashText);
+    if (!order) {
+      const sorted = hashOrderIndices(this.context.nodeNames, unit.hashText);
+      const position = newIndexArray(sorted.length);
+      for (let i = 0; i < sorted.length; i++) position[sorted[i] as number] = i;
+      order = { order: sorted, position };
+      this.orders.set(unit.hashText, order);
+    }
+    this.unitOrders[u] = order;
+    return order;
+  }
+}
+
+function pushChanges(
+  changes: ElectionChange[], unit: ElectionUnit, winner: string | null, previousWinner: string | null,
+  added: readonly string[], removed: readonly string[],
+): void {
+  for (const ip of unit.ipTexts) {
+    changes.push({ service: unit.service, ip, protocol: unit.protocol, winner, previousWinner, added, removed });
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * `mlb explain --json`: one explanation per service IP and protocol. The shape of Explanation (service, ip,
+ * protocol, winner, announcing, candidates[node, rank, eligible, reason]) is a contract scripts rely on: add
+ * optional fields only, never change these.
+ */
+import type { ElectionContext, ElectionUnit } from './election-context';
+import type { ElectionProtocol } from './election-input';
+import { bgpAnnouncementsFor, type BGPAnnouncement } from './bgp-announcement';
+import { Reason, type ReasonName } from './reasons';
+import { compareNames, type NodeReason } from './verdict';
+
+export interface CandidateExplanation {
+  readonly node: string;
+  /** 1-based position among the eligible nodes in hash order; null when not eligible. */
+  readonly rank: number | null;
+  readonly eligible: boolean;
+  readonly reason: ReasonName;
+}
+
+export interface Explanation {
+  /** "namespace/name". */
+  readonly service: string;
+  /** Go's canonical text of the IP. */
+  readonly ip: string;
+  readonly protocol: ElectionProtocol;
+  /** L2: the one announcing node; BGP: null (every eligible node announces). */
+  readonly winner: string | null;
+  /** L2: [winner] or []; BGP: the announcing nodes sorted by name. */
+  readonly announcing: readonly string[];
+  /** Every known node: eligible ones first in hash order, then the rest sorted by name. */
+  readonly candidates: readonly CandidateExplanation[];
+  /** BGP only: the routes each announcing node sends for this IP (optional, beyond the contract). */
+  readonly announcements?: readonly BGPAnnouncement[];
+}
+
+/** The decision of a unit without the per-node detail: what the daemon applies and the index diffs. */
+export interface ElectionOutcome {
+  readonly service: string;
+  readonly protocol: ElectionProtocol;
+  /** Canonical IP texts, the first being the one hashed. */
+  readonly ips: readonly string[];
+  readonly winner: string | null;
+  readonly announcing: readonly string[];
+}
+
+/** The outcome of a unit from its eligible nodes in hash order. */
+export function outcomeOf(unit: ElectionUnit, eligibleInHashOrder: readonly string[]): ElectionOutcome {
+  if (unit.protocol === 'layer2') {
+    const winner = eligibleInHashOrder[0] ?? null;
+    return { service: unit.service, protocol: unit.protocol, ips: unit.ipTexts, winner, announcing: winner === null ? [] : [winner] };
+  }
+  return {
+    service: unit.service,
+    protocol: unit.protocol,
+    ips: unit.ipTexts,
+    winner: null,
+    announcing: [...eligibleInHashOrder].sort(compareNames),
+  };
+}
+
+/**
+ * Explanations of a unit, one per IP (dual stack: the same winner and ranks for both, ranked by the first IP).
+ * `ineligible` must already be sorted by name.
+ */
+export function explainUnit(
+  ctx: ElectionContext, unit: ElectionUnit, eligibleInHashOrder: readonly string[], ineligible: readonly NodeReason[],
+): Explanation[] {
+  const outcome = outcomeOf(unit, eligibleInHashOrder);
+  const eligibleReason = (i: number): ReasonName =>
+    unit.protocol === 'bgp' ? Reason.announcing : i === 0 ? Reason.owner : Reason.notOwner;
+  const candidates: CandidateExplanation[] = [
+    ...eligibleInHashOrder.map((node, i) => ({ node, rank: i + 1, eligible: true, reason: eligibleReason(i) })),
+    ...ineligible.map(({ node, reason }) => ({ node, rank: null, eligible: false, reason })),
+  ];
+  return unit.ips.map((ip, i) => {
+    const explanation: Explanation = {
+      service: unit.service,
+      ip: unit.ipTexts[i] as string,
+      protocol: unit.protocol,
+      winner: outcome.winner,
+      announcing: outcome.announcing,
+      candidates,
+    };
+    if (unit.protocol !== 'bgp') return explanation;
+    const announcements = outcome.announcing.flatMap((node) => {
+      const id = ctx.nodeIds.get(node) as number;
+      return bgpAnnouncementsFor(ctx.nodes[id]!, ctx.nodeAds(unit, id), ip, ctx.peersOf(id));
+    });
+    return { ...explanation, announcements };
+  });
+}

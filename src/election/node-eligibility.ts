@@ -1,0 +1,93 @@
+/**
+ * Per-node eligibility, in the order MetalLB checks it, returning a ReasonCode (0 = eligible).
+ *
+ * The work is split in two so the index can share it: the static part depends on the node and the
+ * advertisements only (shared by every service with the same pool and matching advertisements); the dynamic
+ * part adds the service's endpoints and the node's liveness.
+ */
+import type { BGPAdvertisement, IPAddressPool, L2Advertisement, Node } from '../model';
+import { EXCLUDE_LB_LABEL, NETWORK_UNAVAILABLE_CONDITION } from '../model';
+import { advertisementSelectsNode, findBGPConflict } from './advertisement-match';
+import type { ElectionOptions } from './election-input';
+import { ReasonCode, type ReasonCodeValue } from './reasons';
+
+/** internal/k8s/nodes/nodes.go IsNetworkUnavailable: the condition's status is exactly "True". */
+export function isNetworkUnavailable(node: Node): boolean {
+  return node.conditions.some((c) => c.type === NETWORK_UNAVAILABLE_CONDITION && c.status === 'True');
+}
+
+/**
+ * internal/k8s/nodes/nodes.go IsNodeExcludedFromBalancers: the key's presence, whatever its value. kubeadm sets
+ * it with an empty value on control planes, which `kubectl get -L` shows as blank (seeds/000, the exclusion trap).
+ */
+export function isExcludedFromBalancers(node: Node): boolean {
+  return Object.prototype.hasOwnProperty.call(node.meta.labels, EXCLUDE_LB_LABEL);
+}
+
+/** Node-level filters shared by both protocols (after advertisement matching, as in MetalLB). */
+function nodeFactsReason(node: Node, options: ElectionOptions | undefined): ReasonCodeValue {
+  if (isNetworkUnavailable(node)) return ReasonCode.nodeNetworkUnavailable;
+  if (options?.ignoreExcludeLB !== true && isExcludedFromBalancers(node)) return ReasonCode.nodeLabeledExcludeBalancers;
+  return ReasonCode.eligible;
+}
+
+/**
+ * L2, the parts independent of endpoints and liveness (speaker/layer2_controller.go adsMatchNodeL2 and
+ * speakersForAds). `serviceAds` are the pool's L2Advertisements that match the service.
+ */
+export function l2StaticReason(
+  node: Node | undefined, serviceAds: readonly L2Advertisement[], options: ElectionOptions | undefined,
+): ReasonCodeValue {
+  if (!node) return ReasonCode.unknownNode;
+  if (!serviceAds.some((ad) => advertisementSelectsNode(ad, node))) return ReasonCode.noMatchingAdvertisement;
+  return nodeFactsReason(node, options);
+}
+
+/**
+ * BGP, the parts independent of endpoints and liveness (speaker/bgp_controller.go ShouldAnnounce, first half):
+ * no advertisement of the pool selects the node -> notOwner; none that also matches the service ->
+ * noMatchingAdvertisement; conflicting LOCAL_PREF -> conflictingAdvertisements; then the node facts.
+ */
+export function bgpStaticReason(
+  node: Node | undefined,
+  poolAds: readonly BGPAdvertisement[],
+  serviceAds: readonly BGPAdvertisement[],
+  pool: IPAddressPool,
+  options: ElectionOptions | undefined,
+): ReasonCodeValue {
+  if (!node) return ReasonCode.unknownNode;
+  if (!poolAds.some((ad) => advertisementSelectsNode(ad, node))) return ReasonCode.notOwner;
+  const mine = serviceAds.filter((ad) => advertisementSelectsNode(ad, node));
+  if (mine.length === 0) return ReasonCode.noMatchingAdvertisement;
+  if (findBGPConflict(mine, pool)) return ReasonCode.conflictingAdvertisements;
+  return nodeFactsReason(node, options);
+}
+
+/** The per-service, per-moment facts about one node. */
+export interface DynamicFacts {
+  readonly anyEndpoint: boolean;
+  readonly localPolicy: boolean;
+  readonly hasLocalEndpoint: boolean;
+  readonly live: boolean;
+}
+
+/**
+ * L2 order: no endpoint anywhere first (MetalLB returns before looking at nodes), then the static filters, then
+ * ETP Local, then liveness last, so a down node that would otherwise be a candidate says exactly that.
+ */
+export function finishL2Reason(staticCode: ReasonCodeValue, f: DynamicFacts): ReasonCodeValue {
+  if (!f.anyEndpoint) return ReasonCode.noEndpoints;
+  if (staticCode !== ReasonCode.eligible) return staticCode;
+  if (f.localPolicy && !f.hasLocalEndpoint) return ReasonCode.noLocalEndpoints;
+  if (!f.live) return ReasonCode.notLiveMember;
+  return ReasonCode.eligible;
+}
+
+/** BGP order: MetalLB checks endpoints after the node (noLocalEndpoints, then noEndpoints); liveness last. */
+export function finishBGPReason(staticCode: ReasonCodeValue, f: DynamicFacts): ReasonCodeValue {
+  if (staticCode !== ReasonCode.eligible) return staticCode;
+  if (f.localPolicy && !f.hasLocalEndpoint) return ReasonCode.noLocalEndpoints;
+  if (!f.anyEndpoint) return ReasonCode.noEndpoints;
+  if (!f.live) return ReasonCode.notLiveMember;
+  return ReasonCode.eligible;
+}
