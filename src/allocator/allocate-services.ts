@@ -155,9 +155,15 @@ function finish(results: Map<string, AllocationResult>, state: AllocatorState): 
   return { results: sorted, usage: state.usage(), state };
 }
 
-/** The assigned addresses of a run, as the `previous` input of the next one. */
+/**
+ * A run's outcome as the `previous` input of the next one: assigned services with their addresses, failed
+ * ones with none (they hold nothing, whatever their status says); skipped services are left out.
+ */
 export function addressesOf(results: ReadonlyMap<string, AllocationResult>): Map<string, readonly IP[]> {
   const out = new Map<string, readonly IP[]>();
-  for (const [key, r] of results) if (r.status === 'assigned') out.set(key, r.ips);
+  for (const [key, r] of results) {
+    if (r.status === 'assigned') out.set(key, r.ips);
+    else if (r.status === 'failed') out.set(key, []);
+  }
   return out;
 }

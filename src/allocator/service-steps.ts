@@ -143,7 +143,9 @@ export function keepHeld(state: AllocatorState, plan: ServicePlan): KeepOutcome 
  * convergeBalancer's PreferDualStack completion: a kept single address of a dual-stack PreferDualStack
  * service gets the other family from the same pool when it has one (Normal events either way, as MetalLB).
  * MetalLB tries this for every PreferDualStack service, even on a single-stack cluster where it can only fail;
- * mlb only when the service's families are dual.
+ * mlb only when the service's families are dual, and never when the service requests its addresses: MetalLB
+ * would add the other family, then find the held pair unequal to the request on the next pass, clear it and
+ * fail ("does not match the ipFamily"), and oscillate. Requested addresses are assigned exactly.
  */
 export function completeDualStack(
   state: AllocatorState,
@@ -152,7 +154,8 @@ export function completeDualStack(
 ): { state: AllocatorState; ips: readonly IP[]; added?: IP; events: ServiceEvent[] } {
   const allocation = state.allocation(plan.key);
   const ips = allocation?.ips ?? plan.held;
-  if (ips.length !== 1 || plan.family.policy !== 'PreferDualStack' || plan.family.family !== 'dual') {
+  const eligible = plan.family.policy === 'PreferDualStack' && plan.family.family === 'dual' && plan.request.kind === 'none';
+  if (ips.length !== 1 || !eligible) {
     return { state, ips, events: [] };
   }
   const result = allocateAdditionalFamily(state, plan.subject, ips[0] as IP, pool);

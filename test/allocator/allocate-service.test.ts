@@ -163,3 +163,14 @@ describe('services the allocator does not handle', () => {
     expect(results.get('demo/a')).toMatchObject({ status: 'failed', code: 'noPools' });
   });
 });
+
+describe('regressions found by the properties', () => {
+  it('does not complete a requested PreferDualStack address with the other family (it would oscillate)', () => {
+    const dual = pool('dual', ['10.0.0.0/30', 'fc00::/126']);
+    const svc = service('f', { ...PREFER_DUAL, requestIPs: '10.0.0.2', ingress: ['10.0.0.2'] });
+    const first = allocateService(AllocatorState.create([dual]), svc);
+    expect(summary(first.result)).toBe('dual 10.0.0.2 (kept)');
+    const again = allocateService(first.state, svc);
+    expect(summary(again.result)).toBe('dual 10.0.0.2 (kept)');
+  });
+});
