@@ -3,7 +3,7 @@
 // of services does not matter.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type IP, formatIP, ipEquals } from '../../src/ip';
+import { type IP, cidrContains, formatIP, ipEquals } from '../../src/ip';
 import type { IPAddressPool, Service } from '../../src/model';
 import { serviceKey } from '../../src/model';
 import {
@@ -12,6 +12,7 @@ import {
   addressesOf,
   allocateServices,
   backendKey,
+  isBuggyIP,
   pinnedPools,
   poolAdmits,
   requestedIPs,
@@ -20,9 +21,7 @@ import {
   servicePorts,
   sharingKeyOf,
 } from '../../src/allocator';
-import { isBuggyIP } from '../../src/allocator';
-import { cidrContains } from '../../src/ip';
-import { pool, selector, service } from './factories';
+import { type ServiceOptions, pool, selector, service } from './factories';
 
 // ------------------------------------------------------------------------------------------ generators
 
@@ -79,11 +78,11 @@ const poolsArb: fc.Arbitrary<IPAddressPool[]> = fc
     }),
   );
 
-const familyArb = fc.constantFrom(
-  { ipFamilyPolicy: 'SingleStack' as const, ipFamilies: ['IPv4' as const] },
-  { ipFamilyPolicy: 'SingleStack' as const, ipFamilies: ['IPv6' as const] },
-  { ipFamilyPolicy: 'RequireDualStack' as const, ipFamilies: ['IPv4' as const, 'IPv6' as const] },
-  { ipFamilyPolicy: 'PreferDualStack' as const, ipFamilies: ['IPv6' as const, 'IPv4' as const] },
+const familyArb = fc.constantFrom<Pick<ServiceOptions, 'ipFamilyPolicy' | 'ipFamilies'>>(
+  { ipFamilyPolicy: 'SingleStack', ipFamilies: ['IPv4'] },
+  { ipFamilyPolicy: 'SingleStack', ipFamilies: ['IPv6'] },
+  { ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv4', 'IPv6'] },
+  { ipFamilyPolicy: 'PreferDualStack', ipFamilies: ['IPv6', 'IPv4'] },
 );
 
 const serviceArb = (name: string): fc.Arbitrary<Service> =>
@@ -101,7 +100,7 @@ const serviceArb = (name: string): fc.Arbitrary<Service> =>
         { weight: 2, arbitrary: fc.subarray(CANDIDATE_IPS, { minLength: 1, maxLength: 2 }).map((l) => ({ ips: l.join(',') })) },
         { weight: 1, arbitrary: fc.constantFrom(...POOL_NAMES, 'nope').map((p) => ({ pool: p })) },
       ),
-      ingress: fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.subarray(CANDIDATE_IPS, { maxLength: 2 }) }),
+      ingress: fc.oneof({ weight: 3, arbitrary: fc.constant<string[]>([]) }, { weight: 1, arbitrary: fc.subarray(CANDIDATE_IPS, { maxLength: 2 }) }),
     })
     .map((o) =>
       service(name, {
