@@ -3,7 +3,7 @@
 // of services does not matter.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type IP, cidrContains, formatIP, ipEquals } from '../../src/ip';
+import { type IP, cidrContains, formatIP, ipEquals, parseIP } from '../../src/ip';
 import type { IPAddressPool, Service } from '../../src/model';
 import { serviceKey } from '../../src/model';
 import {
@@ -129,6 +129,10 @@ function assigned(results: ReadonlyMap<string, AllocationResult>): Map<string, r
   const out = new Map<string, readonly IP[]>();
   for (const [k, r] of results) if (r.status === 'assigned') out.set(k, r.ips);
   return out;
+}
+
+function ipOf(text: string): IP {
+  return parseIP(text)!;
 }
 
 function holds(p: ResolvedPool, ip: IP): boolean {
@@ -260,6 +264,25 @@ describe('allocator properties', () => {
           expect(b.usage).toEqual(a.usage);
         },
       ),
+      RUNS,
+    );
+  });
+
+  it('(5) never moves a valid holder to make room for a service whose holding became invalid', () => {
+    const movers = fc.uniqueArray(fc.constantFrom('m1', 'm2', 'm3'), { maxLength: 3 }).chain((names) =>
+      fc.tuple(...names.map((n) => serviceArb(n).map((s) => ({ ...s, meta: { ...s.meta, annotations: {} }, ingressIPs: [ipOf('10.9.9.9')] })))),
+    );
+    fc.assert(
+      fc.property(worldArb, movers, ({ pools, services }, lost) => {
+        const first = allocateServices({ pools, services });
+        const held = addressesOf(first.results);
+        const holders = services.map((s) => ({ ...s, ingressIPs: [...(held.get(serviceKey(s)) ?? [])] }));
+        const second = allocateServices({ pools, services: [...lost, ...holders] });
+        for (const [key, ips] of assigned(first.results)) {
+          const r = second.results.get(key);
+          expect(r?.status === 'assigned' && r.ips.map(formatIP), key).toEqual(ips.map(formatIP));
+        }
+      }),
       RUNS,
     );
   });
