@@ -1,6 +1,5 @@
 import { type IP, cidrContains } from '../ip';
 import type { ResolvedPool } from './pool-order';
-import { compareNames } from './pool-order';
 
 const LAST_OCTET_MASK = 0xffn;
 const NETWORK_OCTET = 0n;
@@ -24,9 +23,9 @@ export function poolHolds(pool: ResolvedPool, ip: IP): boolean {
 
 /**
  * MetalLB poolFor: the pool that holds every one of the addresses. Pools never overlap (validation refuses
- * it), so at most one pool holds a given address; MetalLB scans its map in random order, mlb by name.
+ * it), so at most one pool holds a given address; MetalLB scans its map in random order, mlb in the order
+ * given, which AllocatorState keeps sorted by name.
  */
 export function poolHoldingAll(pools: readonly ResolvedPool[], ips: readonly IP[]): ResolvedPool | undefined {
-  const sorted = [...pools].sort((a, b) => compareNames(a.name, b.name));
-  return sorted.find((p) => ips.every((ip) => poolHolds(p, ip)));
+  return pools.find((p) => ips.every((ip) => poolHolds(p, ip)));
 }

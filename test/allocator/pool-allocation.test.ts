@@ -162,6 +162,35 @@ describe('which pool (MetalLB Allocate)', () => {
     expect(unknown.get('shop/a')).toMatch(/^default /);
   });
 
+  it('needs both the namespace and a service selector when a pool lists both', () => {
+    const pools = [
+      pool('default', ['10.0.0.0/30']),
+      pool('both', ['10.0.1.0/30'], {
+        serviceAllocation: { priority: 1, namespaces: ['shop'], serviceSelectors: [selector({ team: 'a' })] },
+      }),
+    ];
+    const r = run({
+      pools,
+      services: [
+        service('yes', { namespace: 'shop', labels: { team: 'a' } }),
+        service('ns-only', { namespace: 'shop', labels: { team: 'b' } }),
+        service('label-only', { namespace: 'dev', labels: { team: 'a' } }),
+      ],
+    });
+    expect(r.get('shop/yes')).toBe('both 10.0.1.0 (pinnedPool)');
+    expect(r.get('shop/ns-only')).toMatch(/^default /);
+    expect(r.get('dev/label-only')).toMatch(/^default /);
+  });
+
+  it('keeps MetalLB’s quirk: namespaceSelectors matching no known namespace pin nobody but admit requests from anywhere', () => {
+    const pools = [
+      pool('sel', ['10.0.1.0/30'], { serviceAllocation: { namespaceSelectors: [selector({ env: 'prod' })] } }),
+    ];
+    const r = run({ pools, services: [service('auto'), service('asks', { requestIPs: '10.0.1.1' })] });
+    expect(r.get('demo/auto')).toBe('failed: no available IPs');
+    expect(r.get('demo/asks')).toBe('sel 10.0.1.1 (requested)');
+  });
+
   it('allocates from the annotated pool, which must admit the service', () => {
     const pools = [
       pool('default', ['10.0.0.0/30']),
