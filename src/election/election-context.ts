@@ -150,11 +150,5 @@ export class ElectionContext {
 }
 
 function finishCode(unit: ElectionUnit, staticCode: ReasonCodeValue, name: string, live: boolean): number {
-  const facts = {
-    anyEndpoint: unit.anyEndpoint,
-    localPolicy: unit.localPolicy,
-    hasLocalEndpoint: unit.localPolicy && unit.endpoints.servingNodes.has(name),
-    live,
-  };
-  return unit.protocol === 'layer2' ? finishL2Reason(staticCode, facts) : finishBGPReason(staticCode, facts);
+  return unit.protocol === 'layer2' ? finishL2Reason(staticCode, unit, name, live) : finishBGPReason(staticCode, unit, name, live);
 }

@@ -4,7 +4,8 @@
  * membership change. The index instead:
  *  - hashes each (node, first IP) pair once and keeps, per IP text, every known node in hash order plus each
  *    node's position in it (shared by services on the same IP);
- *  - keeps per L2 unit the position of its winner, and per node id its liveness;
+ *  - keeps per L2 unit the position and id of its winner, and per node id its liveness and its position in every
+ *    unit's order (a node-major matrix, so a join scans one contiguous row instead of touching 10,000 objects);
  *  - on a leave, re-elects only the L2 units that node won (scanning on from its position) and the BGP units
  *    it announced; on a join, only the L2 units where the node is eligible and ranks before the winner, and
  *    the BGP units where it is eligible.
@@ -19,14 +20,33 @@ import { ReasonCode, reasonOfCode } from './reasons';
 import { compareNames, unknownLiveMembers, type NodeReason } from './verdict';
 import { unitsOf } from './elect';
 
-/** Every known node in hash order for one IP text, and the inverse (node id -> position). */
+/**
+ * The nodes a unit can ever elect, in hash order. Usually every known node, shared by all units on the same IP
+ * text; for externalTrafficPolicy Local only the nodes with a local endpoint (no other node can ever be
+ * eligible), hashed like MetalLB hashes its short candidate list.
+ */
 interface HashOrder {
   readonly order: NodeIndexArray;
-  readonly position: NodeIndexArray;
 }
 
 /** No winner: no eligible live node. */
 const NO_WINNER = -1;
+
+/**
+ * A positions row holds positions below the node count, plus ABSENT ("not in this order"): the maximum value of
+ * its element type, 16-bit while the nodes leave room for it.
+ */
+const UINT16_ABSENT = 0xffff;
+const UINT32_ABSENT = 0xffff_ffff;
+
+function absentFor(nodeCount: number): number {
+  return nodeCount < UINT16_ABSENT ? UINT16_ABSENT : UINT32_ABSENT;
+}
+
+function newPositionRow(unitCount: number, nodeCount: number): NodeIndexArray {
+  const row = nodeCount < UINT16_ABSENT ? new Uint16Array(unitCount) : new Uint32Array(unitCount);
+  return row.fill(absentFor(nodeCount));
+}
 
 /** One IP of a unit whose outcome changed. */
 export interface ElectionChange {
@@ -49,6 +69,15 @@ export class ElectionIndex {
   private unitOrders: (HashOrder | undefined)[] = [];
   /** Per L2 unit: the winner's position in its hash order, or NO_WINNER. Unused for BGP units. */
   private winnerPos = new Int32Array(0);
+  /** Per L2 unit: the winner's node id, or NO_WINNER (a leave scans this contiguous array). */
+  private winnerId = new Int32Array(0);
+  /** Per unit: 1 for BGP. Kept apart from the unit objects so the hot loops stay in contiguous memory. */
+  private isBGP = new Uint8Array(0);
+  /**
+   * Node-major positions: positions[id][u] is node id's position in L2 unit u's order, or the array's maximum
+   * value (ABSENT) when the node is not in it. Filled when a unit's order is built.
+   */
+  private positions: NodeIndexArray[] = [];
   /** Per node id: 1 while a live member. */
   private live: Uint8Array;
   /** Memberlist disabled: every Node counts as live (until the first membership change). */
@@ -68,11 +97,21 @@ export class ElectionIndex {
     for (let id = 0; id < ctx.nodeNames.length; id++) this.live[id] = live === undefined || live.has(ctx.nodeNames[id] as string) ? 1 : 0;
     if (live) for (const name of unknownLiveMembers(ctx, live)) this.unknownLive.add(name);
     this.units = unitsOf(ctx, services);
-    this.unitOrders = new Array(this.units.length);
-    this.winnerPos = new Int32Array(this.units.length).fill(NO_WINNER);
-    for (let u = 0; u < this.units.length; u++) {
+    const count = this.units.length;
+    this.unitOrders = new Array(count);
+    this.winnerPos = new Int32Array(count).fill(NO_WINNER);
+    this.winnerId = new Int32Array(count).fill(NO_WINNER);
+    this.isBGP = new Uint8Array(count);
+    this.positions = ctx.nodeNames.map(() => newPositionRow(count, ctx.nodeNames.length));
+    for (let u = 0; u < count; u++) {
       const unit = this.units[u] as ElectionUnit;
-      if (unit.protocol === 'layer2') this.winnerPos[u] = this.scanWinner(u, 0);
+      if (unit.protocol === 'bgp') {
+        this.isBGP[u] = 1;
+        continue;
+      }
+      const { order } = this.orderOf(u);
+      for (let i = 0; i < order.length; i++) (this.positions[order[i] as number] as NodeIndexArray)[u] = i;
+      this.setWinner(u, this.scanWinner(u, 0));
     }
     return this.outcomes();
   }
@@ -112,29 +151,30 @@ export class ElectionIndex {
     this.live[id] = nowLive;
     const name = change.node;
     const changes: ElectionChange[] = [];
+    const row = this.positions[id] as NodeIndexArray;
+    const absent = absentFor(ctx.nodeNames.length);
     for (let u = 0; u < this.units.length; u++) {
-      const unit = this.units[u] as ElectionUnit;
-      if (unit.protocol === 'bgp') {
+      if (this.isBGP[u] === 1) {
+        const unit = this.units[u] as ElectionUnit;
         if (ctx.nodeCode(unit, id, true) !== ReasonCode.eligible) continue;
         pushChanges(changes, unit, null, null, nowLive ? [name] : [], nowLive ? [] : [name]);
         continue;
       }
       const pos = this.winnerPos[u] as number;
-      const order = this.orderOf(u);
-      const before = pos === NO_WINNER ? null : (order.order[pos] as number);
+      const before = this.winnerId[u] as number;
       if (nowLive) {
-        const mine = order.position[id] as number;
-        if (pos !== NO_WINNER && mine > pos) continue;
-        if (ctx.nodeCode(unit, id, true) !== ReasonCode.eligible) continue;
-        this.winnerPos[u] = mine;
+        const mine = row[u] as number;
+        if (mine === absent || (pos !== NO_WINNER && mine > pos)) continue;
+        if (ctx.nodeCode(this.units[u] as ElectionUnit, id, true) !== ReasonCode.eligible) continue;
+        this.setWinner(u, mine);
       } else {
         if (before !== id) continue;
-        this.winnerPos[u] = this.scanWinner(u, pos + 1);
+        this.setWinner(u, this.scanWinner(u, pos + 1));
       }
-      const afterPos = this.winnerPos[u] as number;
-      const after = afterPos === NO_WINNER ? null : (ctx.nodeNames[order.order[afterPos] as number] as string);
-      const beforeName = before === null ? null : (ctx.nodeNames[before] as string);
-      pushChanges(changes, unit, after, beforeName, after === null ? [] : [after], beforeName === null ? [] : [beforeName]);
+      const afterId = this.winnerId[u] as number;
+      const after = afterId === NO_WINNER ? null : (ctx.nodeNames[afterId] as string);
+      const beforeName = before === NO_WINNER ? null : (ctx.nodeNames[before] as string);
+      pushChanges(changes, this.units[u] as ElectionUnit, after, beforeName, after === null ? [] : [after], beforeName === null ? [] : [beforeName]);
     }
     return changes;
   }
@@ -157,14 +197,17 @@ export class ElectionIndex {
   private explainAt(u: number, unit: ElectionUnit): Explanation[] {
     const ctx = this.context;
     const { order } = this.orderOf(u);
-    const eligible: string[] = [];
+    const codes = new Uint8Array(ctx.nodeNames.length);
     const ineligible: NodeReason[] = [];
+    for (let id = 0; id < codes.length; id++) {
+      const code = ctx.nodeCode(unit, id, this.live[id] === 1);
+      codes[id] = code;
+      if (code !== ReasonCode.eligible) ineligible.push({ node: ctx.nodeNames[id] as string, reason: reasonOfCode(code) });
+    }
+    const eligible: string[] = [];
     for (let i = 0; i < order.length; i++) {
       const id = order[i] as number;
-      const code = ctx.nodeCode(unit, id, this.live[id] === 1);
-      const node = ctx.nodeNames[id] as string;
-      if (code === ReasonCode.eligible) eligible.push(node);
-      else ineligible.push({ node, reason: reasonOfCode(code) });
+      if (codes[id] === ReasonCode.eligible) eligible.push(ctx.nodeNames[id] as string);
     }
     for (const node of this.unknownLive) {
       ineligible.push({ node, reason: reasonOfCode(ctx.unknownMemberCode(unit, node)) });
@@ -176,15 +219,19 @@ export class ElectionIndex {
   private outcomeAt(u: number, unit: ElectionUnit): ElectionOutcome {
     const ctx = this.context;
     if (unit.protocol === 'layer2') {
-      const pos = this.winnerPos[u] as number;
-      const winner = pos === NO_WINNER ? [] : [ctx.nodeNames[this.orderOf(u).order[pos] as number] as string];
-      return outcomeOf(unit, winner);
+      const id = this.winnerId[u] as number;
+      return outcomeOf(unit, id === NO_WINNER ? [] : [ctx.nodeNames[id] as string]);
     }
     const announcing: string[] = [];
     for (let id = 0; id < ctx.nodeNames.length; id++) {
       if (ctx.nodeCode(unit, id, this.live[id] === 1) === ReasonCode.eligible) announcing.push(ctx.nodeNames[id] as string);
     }
     return outcomeOf(unit, announcing);
+  }
+
+  private setWinner(u: number, pos: number): void {
+    this.winnerPos[u] = pos;
+    this.winnerId[u] = pos === NO_WINNER ? NO_WINNER : (this.orderOf(u).order[pos] as number);
   }
 
   /** The first eligible live node at or after position `from` in the unit's hash order. */
@@ -203,16 +250,31 @@ export class ElectionIndex {
     let order = this.unitOrders[u];
     if (order) return order;
     const unit = this.units[u] as ElectionUnit;
+    if (unit.localPolicy) {
+      order = this.localOrder(unit);
+      this.unitOrders[u] = order;
+      return order;
+    }
     order = this.orders.get(unit.hashText);
     if (!order) {
-      const sorted = hashOrderIndices(this.context.nodeNames, unit.hashText);
-      const position = newIndexArray(sorted.length);
-      for (let i = 0; i < sorted.length; i++) position[sorted[i] as number] = i;
-      order = { order: sorted, position };
+      order = { order: hashOrderIndices(this.context.nodeNames, unit.hashText) };
       this.orders.set(unit.hashText, order);
     }
     this.unitOrders[u] = order;
     return order;
+  }
+
+  private localOrder(unit: ElectionUnit): HashOrder {
+    const ids: number[] = [];
+    for (const name of unit.endpoints.servingNodes) {
+      const id = this.context.nodeIds.get(name);
+      if (id !== undefined) ids.push(id);
+    }
+    const names = ids.map((id) => this.context.nodeNames[id] as string);
+    const sorted = hashOrderIndices(names, unit.hashText);
+    const order = newIndexArray(sorted.length);
+    for (let i = 0; i < sorted.length; i++) order[i] = ids[sorted[i] as number] as number;
+    return { order };
   }
 }
 

@@ -8,7 +8,7 @@
 import type { BGPAdvertisement, IPAddressPool, L2Advertisement, Node } from '../model';
 import { EXCLUDE_LB_LABEL, NETWORK_UNAVAILABLE_CONDITION } from '../model';
 import { advertisementSelectsNode, findBGPConflict } from './advertisement-match';
-import type { ElectionOptions } from './election-input';
+import type { ElectionOptions, ServiceEndpoints } from './election-input';
 import { ReasonCode, type ReasonCodeValue } from './reasons';
 
 /** internal/k8s/nodes/nodes.go IsNetworkUnavailable: the condition's status is exactly "True". */
@@ -63,31 +63,36 @@ export function bgpStaticReason(
   return nodeFactsReason(node, options);
 }
 
-/** The per-service, per-moment facts about one node. */
-export interface DynamicFacts {
+/** The per-service facts the dynamic part reads (an ElectionUnit has them). */
+export interface EndpointFacts {
   readonly anyEndpoint: boolean;
   readonly localPolicy: boolean;
-  readonly hasLocalEndpoint: boolean;
-  readonly live: boolean;
+  readonly endpoints: ServiceEndpoints;
+}
+
+/** ETP Local: a node without a serving endpoint of its own must not attract the traffic. */
+function lacksLocalEndpoint(f: EndpointFacts, node: string): boolean {
+  return f.localPolicy && !f.endpoints.servingNodes.has(node);
 }
 
 /**
  * L2 order: no endpoint anywhere first (MetalLB returns before looking at nodes), then the static filters, then
  * ETP Local, then liveness last, so a down node that would otherwise be a candidate says exactly that.
+ * Allocation-free: the index calls this in its inner loops.
  */
-export function finishL2Reason(staticCode: ReasonCodeValue, f: DynamicFacts): ReasonCodeValue {
+export function finishL2Reason(staticCode: ReasonCodeValue, f: EndpointFacts, node: string, live: boolean): ReasonCodeValue {
   if (!f.anyEndpoint) return ReasonCode.noEndpoints;
   if (staticCode !== ReasonCode.eligible) return staticCode;
-  if (f.localPolicy && !f.hasLocalEndpoint) return ReasonCode.noLocalEndpoints;
-  if (!f.live) return ReasonCode.notLiveMember;
+  if (lacksLocalEndpoint(f, node)) return ReasonCode.noLocalEndpoints;
+  if (!live) return ReasonCode.notLiveMember;
   return ReasonCode.eligible;
 }
 
 /** BGP order: MetalLB checks endpoints after the node (noLocalEndpoints, then noEndpoints); liveness last. */
-export function finishBGPReason(staticCode: ReasonCodeValue, f: DynamicFacts): ReasonCodeValue {
+export function finishBGPReason(staticCode: ReasonCodeValue, f: EndpointFacts, node: string, live: boolean): ReasonCodeValue {
   if (staticCode !== ReasonCode.eligible) return staticCode;
-  if (f.localPolicy && !f.hasLocalEndpoint) return ReasonCode.noLocalEndpoints;
+  if (lacksLocalEndpoint(f, node)) return ReasonCode.noLocalEndpoints;
   if (!f.anyEndpoint) return ReasonCode.noEndpoints;
-  if (!f.live) return ReasonCode.notLiveMember;
+  if (!live) return ReasonCode.notLiveMember;
   return ReasonCode.eligible;
 }

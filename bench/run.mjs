@@ -1,0 +1,24 @@
+// Runs every bench/*.bench.ts with tsx, one process each (a clean heap per benchmark), and fails if any fails.
+// Usage: node --expose-gc bench/run.mjs [filter]   (npm run bench builds first)
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const filter = process.argv[2] ?? '';
+const benches = readdirSync(here).filter((f) => f.endsWith('.bench.ts') && f.includes(filter)).sort();
+if (benches.length === 0) {
+  console.error(`bench: no bench/*.bench.ts matches "${filter}"`);
+  process.exit(2);
+}
+let failed = 0;
+for (const file of benches) {
+  console.log(`\n=== ${file}`);
+  const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(here, file)], { stdio: 'inherit' });
+  if (r.status !== 0) {
+    failed++;
+    console.error(`bench: ${file} ${r.signal ? `killed by ${r.signal}` : `exited ${r.status}`}`);
+  }
+}
+process.exit(failed > 0 ? 1 : 0);
