@@ -2,8 +2,8 @@
  * The incremental election. MetalLB recomputes every service on every memberlist event ("node event - forcing
  * sync"), hashing inside its sort comparator; with 10,000 services and 1,000 nodes that is ~10^8 hashes per
  * membership change. The index instead:
- *  - hashes each (node, first IP) pair once and keeps, per IP text, every known node in hash order plus each
- *    node's position in it (shared by services on the same IP);
+ *  - hashes each (node, first IP) pair once and keeps, per IP text, every known node in hash order (shared by
+ *    services on the same IP; ETP Local units rank only their endpoint nodes);
  *  - keeps per L2 unit the position and id of its winner, and per node id its liveness and its position in every
  *    unit's order (a node-major matrix, so a join scans one contiguous row instead of touching 10,000 objects);
  *  - on a leave, re-elects only the L2 units that node won (scanning on from its position) and the BGP units
