@@ -4,3 +4,4 @@ export * from './snapshot';
 export * from './diagnostic';
 export * from './label-selector';
 export * from './well-known';
+export * from './parse';

@@ -137,6 +137,8 @@ export interface BGPPeer {
   readonly enableGracefulRestart: boolean;
   readonly ebgpMultiHop: boolean;
   readonly vrf?: string;
+  /** FRR's "local-as" replacement ASN (v1beta2 localASN); undefined when not set. */
+  readonly localASN?: number;
   readonly disableMP: boolean;
   readonly dualStackAddressFamily: boolean;
 }

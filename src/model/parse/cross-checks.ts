@@ -1,0 +1,114 @@
+/**
+ * Errors that need more than one object: duplicate names, overlapping pools, aggregation lengths against pool
+ * prefixes, BFD profile references and duplicate peers. Rules from internal/config/config.go (poolsFor,
+ * peersFor, validateBGPAdvPerPool) unless marked as mlb's own.
+ */
+import { cidrsOverlap, formatCIDR, type CIDR } from '../../ip';
+import type { AnyObject } from '../types';
+import { DiagnosticCode } from './diagnostic-codes';
+import { didYouMean } from './did-you-mean';
+import { coveredPools } from './coverage';
+import { peerEndpoint } from './bgp-peer';
+import { type Parsed, type ParsedObjects, reportAt } from './parsed-objects';
+import { parsePoolAddress } from './pool';
+import { selectorText } from './selectors';
+
+export function runCrossChecks(parsed: ParsedObjects): void {
+  checkDuplicateNames(parsed);
+  checkPoolOverlaps(parsed);
+  checkAggregationLengths(parsed);
+  checkPeers(parsed);
+}
+
+/**
+ * Pools, peers and BFD profiles are referred to by bare name (annotations, advertisements, bfdProfile), so
+ * their names must be unique across namespaces; other kinds per namespace, as the API server requires.
+ */
+function checkDuplicateNames(parsed: ParsedObjects): void {
+  const byName = <T extends AnyObject>(list: Parsed<T>[], message: (o: T) => string, scoped: boolean): void => {
+    const seen = new Set<string>();
+    for (const p of list) {
+      const key = scoped ? `${p.object.meta.namespace}/${p.object.meta.name}` : p.object.meta.name;
+      if (seen.has(key)) reportAt(p, 'error', DiagnosticCode.duplicateName, message(p.object), 'metadata.name');
+      seen.add(key);
+    }
+  };
+  const qualified = (o: AnyObject): string =>
+    o.meta.namespace === '' ? `"${o.meta.name}"` : `"${o.meta.namespace}/${o.meta.name}"`;
+  byName(parsed.pools, (o) => `duplicate definition of pool "${o.meta.name}"`, false);
+  byName(parsed.bgpPeers, (o) => `duplicate definition of BGPPeer "${o.meta.name}"`, false);
+  byName(parsed.bfdProfiles, (o) => `found duplicate bfd profile name ${o.meta.name}`, false);
+  byName(parsed.l2Advertisements, (o) => `duplicate definition of L2Advertisement ${qualified(o)}`, true);
+  byName(parsed.bgpAdvertisements, (o) => `duplicate definition of BGPAdvertisement ${qualified(o)}`, true);
+  byName(parsed.communities, (o) => `duplicate definition of Community ${qualified(o)}`, true);
+  byName(parsed.services, (o) => `duplicate definition of Service ${qualified(o)}`, true);
+  byName(parsed.nodes, (o) => `duplicate definition of Node ${qualified(o)}`, true);
+}
+
+/** Every CIDR against every one defined before it, in file order, as MetalLB does: one message per entry. */
+function checkPoolOverlaps(parsed: ParsedObjects): void {
+  const defined: CIDR[] = [];
+  for (const p of parsed.pools) {
+    p.object.addresses.forEach((text, index) => {
+      const entry = parsePoolAddress(text, p.object.meta.name);
+      if (!entry.ok) return;
+      for (const cidr of entry.cidrs) {
+        const clash = defined.find((d) => cidrsOverlap(d, cidr));
+        if (clash) {
+          reportAt(p, 'error', DiagnosticCode.overlappingCIDR,
+            `CIDR "${formatCIDR(cidr)}" in pool "${p.object.meta.name}" overlaps with already defined CIDR "${formatCIDR(clash)}"`,
+            `spec.addresses[${index}]`);
+          break;
+        }
+      }
+      defined.push(...entry.cidrs);
+    });
+  }
+}
+
+/** An aggregation length shorter than a pool entry's own prefix would announce addresses outside the pool. */
+function checkAggregationLengths(parsed: ParsedObjects): void {
+  const pools = parsed.pools.map((p) => p.object);
+  for (const ad of parsed.bgpAdvertisements) {
+    for (const pool of coveredPools(ad.object, pools)) {
+      for (const text of pool.addresses) {
+        const entry = parsePoolAddress(text, pool.meta.name);
+        if (!entry.ok || entry.cidrs.length === 0) continue;
+        const first = entry.cidrs[0] as CIDR;
+        const v4 = first.ip.family === 4;
+        const length = v4 ? ad.object.aggregationLength : ad.object.aggregationLengthV6;
+        const lowest = Math.min(...entry.cidrs.map((c) => c.prefix));
+        if (length < lowest) {
+          reportAt(ad, 'error', DiagnosticCode.invalidAggregationLength,
+            `invalid aggregation length ${length}: prefix ${lowest} in this pool is more specific than the aggregation length for addresses ${text} (pool "${pool.meta.name}")`,
+            v4 ? 'spec.aggregationLength' : 'spec.aggregationLengthV6');
+        }
+      }
+    }
+  }
+}
+
+function checkPeers(parsed: ParsedObjects): void {
+  const profiles = parsed.bfdProfiles.map((p) => p.object.meta.name);
+  const seen: Parsed<(typeof parsed.bgpPeers)[number]['object']>[] = [];
+  for (const p of parsed.bgpPeers) {
+    const peer = p.object;
+    if (peer.bfdProfile !== undefined && !profiles.includes(peer.bfdProfile)) {
+      reportAt(p, 'error', DiagnosticCode.bfdProfileNotFound,
+        `peer ${peer.meta.name} referencing non existing bfd profile ${peer.bfdProfile}${didYouMean(peer.bfdProfile, profiles)}`,
+        'spec.bfdProfile');
+    }
+    if (!peer.peerAddress && peer.interface === undefined) continue;
+    // mlb's rule (MetalLB compares whole peers, FRR mode addresses): two sessions to one endpoint from the
+    // same nodes would fight over one TCP connection.
+    const nodes = peer.nodeSelectors.map(selectorText).sort().join(' | ');
+    const twin = seen.find((o) => peerEndpoint(o.object) === peerEndpoint(peer)
+      && o.object.nodeSelectors.map(selectorText).sort().join(' | ') === nodes);
+    if (twin) {
+      reportAt(p, 'error', DiagnosticCode.duplicatePeer,
+        `peer ${peer.meta.name} already exists: peer ${twin.object.meta.name} has the same address (${peerEndpoint(peer)}) and nodeSelectors`,
+        peer.peerAddress ? 'spec.peerAddress' : 'spec.interface');
+    }
+    seen.push(p);
+  }
+}

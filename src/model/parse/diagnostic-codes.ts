@@ -1,0 +1,77 @@
+/**
+ * The stable codes of configuration diagnostics. Scripts, tests and `mlb validate --json` match on these, so
+ * the table is append-only: never rename or reuse a code. Messages may improve; codes do not change.
+ */
+export const DiagnosticCode = {
+  // --- reading the file
+  /** The file could not be read (missing, permissions). */
+  fileUnreadable: 'fileUnreadable',
+  /** YAML the parser rejects (bad indentation, unterminated quote, duplicate key, ...). */
+  yamlSyntax: 'yamlSyntax',
+  /** A document that is not a mapping (a list or a bare value at the top level). */
+  notAnObject: 'notAnObject',
+  unknownKind: 'unknownKind',
+  unknownApiVersion: 'unknownApiVersion',
+  unknownField: 'unknownField',
+  missingField: 'missingField',
+  wrongType: 'wrongType',
+  outOfRange: 'outOfRange',
+  /** A value outside an enumeration (protocol, ipFamilyPolicy, dynamicASN, condition status, ...). */
+  invalidValue: 'invalidValue',
+  invalidName: 'invalidName',
+  invalidLabel: 'invalidLabel',
+  invalidSelector: 'invalidSelector',
+  invalidDuration: 'invalidDuration',
+  invalidIP: 'invalidIP',
+  // --- objects
+  /** Two objects of one kind with one name (per namespace; pools, peers and BFD profiles cluster-wide). */
+  duplicateName: 'duplicateName',
+  /** The same entry twice in a list MetalLB requires unique (ipAddressPools, peers, selectors, ports, ...). */
+  duplicateEntry: 'duplicateEntry',
+  /** An IPAddressPool address that is neither a CIDR nor a range. */
+  invalidCIDR: 'invalidCIDR',
+  /** A range whose start IP is after its end IP. */
+  reversedRange: 'reversedRange',
+  /** A range from an IPv4 to an IPv6 address (or the reverse). */
+  mixedFamilyRange: 'mixedFamilyRange',
+  overlappingCIDR: 'overlappingCIDR',
+  /** "pool has no prefixes defined". */
+  emptyPool: 'emptyPool',
+  invalidAggregationLength: 'invalidAggregationLength',
+  /** serviceSelectors together with a non-default aggregation length (MetalLB forbids the pair). */
+  aggregationWithServiceSelectors: 'aggregationWithServiceSelectors',
+  invalidCommunity: 'invalidCommunity',
+  unknownCommunity: 'unknownCommunity',
+  duplicateCommunity: 'duplicateCommunity',
+  missingLocalASN: 'missingLocalASN',
+  missingPeerASN: 'missingPeerASN',
+  /** Both peerASN and dynamicASN. */
+  peerASNConflict: 'peerASNConflict',
+  missingPeerAddress: 'missingPeerAddress',
+  /** Both peerAddress and interface. */
+  peerAddressConflict: 'peerAddressConflict',
+  passwordConflict: 'passwordConflict',
+  ebgpMultiHopForIBGP: 'ebgpMultiHopForIBGP',
+  invalidHoldTime: 'invalidHoldTime',
+  invalidKeepaliveTime: 'invalidKeepaliveTime',
+  invalidConnectTime: 'invalidConnectTime',
+  bfdProfileNotFound: 'bfdProfileNotFound',
+  duplicatePeer: 'duplicatePeer',
+  /** A mlb.io/subnets annotation entry that is not a CIDR. */
+  invalidSubnet: 'invalidSubnet',
+  // --- warnings (the configuration still runs)
+  /** An advertisement names a pool that does not exist (MetalLB silently ignores it). */
+  poolNotFound: 'poolNotFound',
+  /** An ipAddressPoolSelector that selects no pool. */
+  poolSelectorMatchesNothing: 'poolSelectorMatchesNothing',
+  /** A BGPAdvertisement names a peer that does not exist. */
+  peerNotFound: 'peerNotFound',
+  /** Every Node an advertisement selects carries the exclude-from-external-load-balancers label. */
+  excludedNodesOnly: 'excludedNodesOnly',
+  /** An L2-advertised pool address outside every known node subnet: nobody on the segment will ARP for it. */
+  addressOutsideSubnets: 'addressOutsideSubnets',
+  /** A pool no L2Advertisement or BGPAdvertisement covers: its addresses are assigned but never announced. */
+  poolNotAdvertised: 'poolNotAdvertised',
+} as const;
+
+export type DiagnosticCodeName = (typeof DiagnosticCode)[keyof typeof DiagnosticCode];

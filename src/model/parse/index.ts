@@ -1,0 +1,11 @@
+// src/model/parse: YAML text to a validated Snapshot, with positions. Pure.
+export { parseConfig, type ParseOptions, type ParseResult } from './parse-config';
+export { DiagnosticCode, type DiagnosticCodeName } from './diagnostic-codes';
+export { parseDuration, type DurationResult } from './duration';
+export { parseCommunity, type CommunityParse } from './community';
+export { parsePoolAddress, type AddressEntryResult, POOL_DEFAULTS } from './pool';
+export { BGP_PEER_LIMITS } from './bgp-peer';
+export { BFD_LIMITS } from './bfd-profile';
+export { BGP_ADVERTISEMENT_LIMITS } from './advertisements';
+export { closestMatch, didYouMean, editDistance } from './did-you-mean';
+export { sortDiagnostics } from './diagnostic-sink';

@@ -1,0 +1,150 @@
+/**
+ * One YAML document to one object: apiVersion and kind decide the reader; metadata is read the same way for
+ * all. `kind: List` (what `kubectl get -o yaml` prints) is unwrapped, so cluster output can be used as it is.
+ */
+import { type Node as YamlNode, isMap, isScalar } from 'yaml';
+import { DEFAULT_METALLB_NAMESPACE } from '../well-known';
+import type { ObjectMeta } from '../types';
+import { readBGPAdvertisement, readL2Advertisement } from './advertisements';
+import { readBFDProfile } from './bfd-profile';
+import { readBGPPeer } from './bgp-peer';
+import { readCommunity } from './community';
+import { DiagnosticCode } from './diagnostic-codes';
+import type { DiagnosticSink } from './diagnostic-sink';
+import { closestMatch } from './did-you-mean';
+import { MapReader, ObjectScope } from './field-reader';
+import { type MetadataRules, readMetadata } from './metadata';
+import { readNode } from './node';
+import type { ParsedObjects } from './parsed-objects';
+import { readIPAddressPool } from './pool';
+import { readService } from './service';
+import { type SourceText, type YamlDocument, positionOfNode, resolveAlias } from './yaml-documents';
+
+const METALLB_V1BETA1 = 'metallb.io/v1beta1';
+const METALLB_V1BETA2 = 'metallb.io/v1beta2';
+const CORE_V1 = 'v1';
+/** Services without a namespace live in "default", as kubectl applies them. */
+const DEFAULT_SERVICE_NAMESPACE = 'default';
+
+const METALLB_RULES: MetadataRules = { defaultNamespace: DEFAULT_METALLB_NAMESPACE, nameRule: 'subdomain' };
+
+/** The API versions each kind is read in; the first is the current one (named in messages). */
+export const KIND_VERSIONS: Readonly<Record<string, readonly string[]>> = {
+  IPAddressPool: [METALLB_V1BETA1],
+  L2Advertisement: [METALLB_V1BETA1],
+  BGPAdvertisement: [METALLB_V1BETA1],
+  BGPPeer: [METALLB_V1BETA2, METALLB_V1BETA1],
+  BFDProfile: [METALLB_V1BETA1],
+  Community: [METALLB_V1BETA1],
+  Service: [CORE_V1],
+  Node: [CORE_V1],
+  List: [CORE_V1],
+};
+
+/** Top-level fields every object may carry; status is only read for Service and Node. */
+const TOP_FIELDS = ['apiVersion', 'kind', 'metadata', 'spec', 'status'];
+
+export function readDocument(source: SourceText, document: YamlDocument, sink: DiagnosticSink, into: ParsedObjects): void {
+  if (document.root === undefined) return;
+  readObjectNode(source, document, resolveAlias(document.doc, document.root), sink, into);
+}
+
+function scalarText(node: unknown): string | undefined {
+  return isScalar(node) && typeof node.value === 'string' ? node.value : undefined;
+}
+
+function readObjectNode(
+  source: SourceText, document: YamlDocument, node: YamlNode, sink: DiagnosticSink, into: ParsedObjects,
+): void {
+  if (!isMap(node)) {
+    sink.error(DiagnosticCode.notAnObject,
+      'a configuration document must be a mapping with apiVersion, kind and metadata', positionOfNode(source, node));
+    return;
+  }
+  const kindNode = node.get('kind', true);
+  const kind = scalarText(kindNode);
+  const scope = new ObjectScope(source, document.doc, sink, kind ?? 'object');
+  const top = new MapReader(scope, node, kind ?? 'object', '');
+  scope.positions.set('', top.position);
+  if (kind === undefined) {
+    if (kindNode === undefined) top.missing('kind');
+    else top.wrongType('kind', 'a string', kindNode as YamlNode);
+    return;
+  }
+  const versions = KIND_VERSIONS[kind];
+  if (!versions) {
+    const suggestion = closestMatch(kind, Object.keys(KIND_VERSIONS));
+    const hint = suggestion ? ` (did you mean "${suggestion}"?)`
+      : `: mlb reads ${Object.keys(KIND_VERSIONS).join(', ')}`;
+    top.error(DiagnosticCode.unknownKind, `unknown kind "${kind}"${hint}`, 'kind');
+    return;
+  }
+  const apiVersion = top.string('apiVersion', { required: true });
+  if (apiVersion === undefined) return;
+  if (!versions.includes(apiVersion)) {
+    top.error(DiagnosticCode.unknownApiVersion,
+      `unknown apiVersion "${apiVersion}" for kind ${kind}: expected ${versions.join(' or ')}`, 'apiVersion');
+    return;
+  }
+  top.ignore(...TOP_FIELDS);
+  if (kind === 'List') {
+    top.ignore('items');
+    const items = top.list('items') ?? [];
+    for (const item of items) readObjectNode(source, document, item.value, sink, into);
+    scope.finishAll();
+    return;
+  }
+  readKind(kind, apiVersion, top, scope, into);
+  scope.finishAll();
+}
+
+function readKind(kind: string, apiVersion: string, top: MapReader, scope: ObjectScope, into: ParsedObjects): void {
+  const metaFor = (rules: MetadataRules): ObjectMeta | undefined => readMetadata(top, kind, rules);
+  switch (kind) {
+    case 'IPAddressPool': {
+      const meta = metaFor(METALLB_RULES);
+      top.ignore('status'); // assignedIPv4 ... are written by the controller
+      if (meta) into.pools.push({ object: readIPAddressPool(top, meta), apiVersion, scope });
+      return;
+    }
+    case 'L2Advertisement': {
+      const meta = metaFor(METALLB_RULES);
+      if (meta) into.l2Advertisements.push({ object: readL2Advertisement(top, meta), apiVersion, scope });
+      return;
+    }
+    case 'BGPAdvertisement': {
+      const meta = metaFor(METALLB_RULES);
+      if (meta) into.bgpAdvertisements.push({ object: readBGPAdvertisement(top, meta), apiVersion, scope });
+      return;
+    }
+    case 'BGPPeer': {
+      const meta = metaFor(METALLB_RULES);
+      const peer = meta && readBGPPeer(top, meta, apiVersion);
+      if (peer) into.bgpPeers.push({ object: peer, apiVersion, scope });
+      return;
+    }
+    case 'BFDProfile': {
+      const meta = metaFor(METALLB_RULES);
+      if (meta) into.bfdProfiles.push({ object: readBFDProfile(top, meta), apiVersion, scope });
+      return;
+    }
+    case 'Community': {
+      const meta = metaFor(METALLB_RULES);
+      if (meta) {
+        const { object, entries } = readCommunity(top, meta);
+        into.communities.push({ object, entries, apiVersion, scope });
+      }
+      return;
+    }
+    case 'Service': {
+      const meta = metaFor({ defaultNamespace: DEFAULT_SERVICE_NAMESPACE, nameRule: 'serviceName' });
+      if (meta) into.services.push({ object: readService(top, meta), apiVersion, scope });
+      return;
+    }
+    case 'Node': {
+      const meta = metaFor({ defaultNamespace: '', nameRule: 'subdomain', clusterScoped: true });
+      if (meta) into.nodes.push({ object: readNode(top, meta), apiVersion, scope });
+      return;
+    }
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The configuration parser: multi-document YAML text in, a validated Snapshot or the reasons it is not one
+ * out. Pure and synchronous (no files, no clock): sources/file reads the file and calls this.
+ */
+import type { CIDR } from '../../ip';
+import type { Diagnostic } from '../diagnostic';
+import type { Snapshot } from '../snapshot';
+import { buildSnapshot } from './build-snapshot';
+import { collectAliases, resolveCommunities } from './community-aliases';
+import { runCrossChecks } from './cross-checks';
+import { DiagnosticSink } from './diagnostic-sink';
+import { readDocument } from './objects';
+import { emptyParsedObjects } from './parsed-objects';
+import { collectWarnings } from './warnings';
+import { splitDocuments } from './yaml-documents';
+
+export interface ParseOptions {
+  /**
+   * Subnets the caller knows hosts are attached to (the daemon passes its own interfaces' networks), added to
+   * Nodes' mlb.io/subnets annotations for the addressOutsideSubnets warning. No subnets known: no warning.
+   */
+  readonly knownSubnets?: readonly CIDR[];
+}
+
+export type ParseResult =
+  | { readonly ok: true; readonly snapshot: Snapshot; readonly diagnostics: readonly Diagnostic[] }
+  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
+
+/**
+ * Reads `text` (named `file` in positions and messages). ok: no diagnostic is an error; diagnostics hold every
+ * error and warning, sorted by line and column. Objects keep the order of the file only for MetalLB's
+ * order-dependent checks (pool overlaps); the Snapshot lists are sorted by namespace and name.
+ */
+export function parseConfig(text: string, file: string, options: ParseOptions = {}): ParseResult {
+  const sink = new DiagnosticSink();
+  const { source, documents } = splitDocuments(text, file, sink);
+  const parsed = emptyParsedObjects();
+  for (const document of documents) readDocument(source, document, sink, parsed);
+  runCrossChecks(parsed);
+  const aliases = collectAliases(parsed);
+  const bgpAdvertisements = parsed.bgpAdvertisements.map((ad) => resolveCommunities(ad, aliases));
+  collectWarnings(parsed, options.knownSubnets ?? []);
+  const diagnostics = sink.sorted();
+  if (sink.hasErrors) return { ok: false, diagnostics };
+  const warnings = diagnostics.filter((d) => d.severity === 'warning');
+  return { ok: true, snapshot: buildSnapshot(parsed, bgpAdvertisements, warnings), diagnostics };
+}

@@ -1,0 +1,156 @@
+/**
+ * v1 Service: the fields allocation and election read. Every Service in the file is kept, whatever its type;
+ * only type LoadBalancer services are given or announce an address downstream (MetalLB's speaker withdraws
+ * others with reason notLoadBalancer), so a ClusterIP service in the file is valid and simply ignored.
+ * metadata.annotations are kept raw: the allocator reads MetalLB's annotations through serviceAnnotation().
+ */
+import { type IP, parseIP } from '../../ip';
+import type {
+  ExternalTrafficPolicy, IPFamilyName, IPFamilyPolicy, ObjectMeta, Service, ServicePort, ServiceProtocol,
+} from '../types';
+import { DiagnosticCode } from './diagnostic-codes';
+import { didYouMean } from './did-you-mean';
+import type { MapReader } from './field-reader';
+import { readLabels } from './metadata';
+
+export const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'] as const;
+/** The Kubernetes default when spec.type is not given. */
+export const DEFAULT_SERVICE_TYPE = 'ClusterIP';
+const PROTOCOLS: readonly ServiceProtocol[] = ['TCP', 'UDP', 'SCTP'];
+/** Kubernetes' default protocol for a port. */
+const DEFAULT_PROTOCOL: ServiceProtocol = 'TCP';
+const TRAFFIC_POLICIES: readonly ExternalTrafficPolicy[] = ['Cluster', 'Local'];
+const DEFAULT_TRAFFIC_POLICY: ExternalTrafficPolicy = 'Cluster';
+const FAMILY_POLICIES: readonly IPFamilyPolicy[] = ['SingleStack', 'PreferDualStack', 'RequireDualStack'];
+const DEFAULT_FAMILY_POLICY: IPFamilyPolicy = 'SingleStack';
+const FAMILIES: readonly IPFamilyName[] = ['IPv4', 'IPv6'];
+/** A single-stack cluster's family; mlb has no cluster to ask, so IPv4 as in types.ts. */
+const DEFAULT_FAMILY: IPFamilyName = 'IPv4';
+const PORT_MIN = 1;
+const PORT_MAX = 65535;
+
+/** Service spec fields Kubernetes has and mlb does not read; accepted so cluster YAML can be pasted. */
+const IGNORED_SPEC_FIELDS = [
+  'clusterIP', 'clusterIPs', 'sessionAffinity', 'sessionAffinityConfig', 'internalTrafficPolicy',
+  'healthCheckNodePort', 'loadBalancerSourceRanges', 'allocateLoadBalancerNodePorts', 'externalIPs',
+  'externalName', 'publishNotReadyAddresses', 'trafficDistribution',
+];
+
+/** One of a fixed set of strings, with a suggestion for near misses ("Loadbalancer"). */
+export function readEnum<T extends string>(r: MapReader, key: string, allowed: readonly T[]): T | undefined {
+  const text = r.string(key);
+  if (text === undefined) return undefined;
+  if ((allowed as readonly string[]).includes(text)) return text as T;
+  r.error(DiagnosticCode.invalidValue,
+    `invalid ${key} "${text}" in ${r.where}: must be one of ${allowed.join(', ')}${didYouMean(text, allowed)}`, key);
+  return undefined;
+}
+
+export function readService(top: MapReader, meta: ObjectMeta): Service {
+  const spec = top.map('spec');
+  spec?.ignore(...IGNORED_SPEC_FIELDS);
+  const type = (spec && readEnum(spec, 'type', SERVICE_TYPES)) ?? DEFAULT_SERVICE_TYPE;
+  const ports = spec ? readPorts(spec, type) : [];
+  const selector = spec ? readLabels(spec, 'selector') : {};
+  const loadBalancerIP = spec?.string('loadBalancerIP');
+  if (spec && loadBalancerIP !== undefined && loadBalancerIP !== '' && !parseIP(loadBalancerIP)) {
+    spec.error(DiagnosticCode.invalidIP, `invalid loadBalancerIP "${loadBalancerIP}": must be a valid IP address`,
+      'loadBalancerIP');
+  }
+  const loadBalancerClass = spec?.string('loadBalancerClass');
+  const externalTrafficPolicy = (spec && readEnum(spec, 'externalTrafficPolicy', TRAFFIC_POLICIES))
+    ?? DEFAULT_TRAFFIC_POLICY;
+  const ipFamilyPolicy = (spec && readEnum(spec, 'ipFamilyPolicy', FAMILY_POLICIES)) ?? DEFAULT_FAMILY_POLICY;
+  const ipFamilies = spec ? readFamilies(spec, ipFamilyPolicy) : [DEFAULT_FAMILY];
+  return {
+    kind: 'Service',
+    meta,
+    type,
+    ports,
+    selector,
+    ...(loadBalancerIP ? { loadBalancerIP } : {}),
+    ...(loadBalancerClass ? { loadBalancerClass } : {}),
+    externalTrafficPolicy,
+    ipFamilyPolicy,
+    ipFamilies,
+    ingressIPs: readIngress(top),
+  };
+}
+
+function readPorts(spec: MapReader, type: string): ServicePort[] {
+  const items = spec.mapList('ports');
+  if (items.length === 0 && type === 'LoadBalancer' && !spec.has('ports')) {
+    // Kubernetes requires ports on every Service but ExternalName; sharing an IP needs them too.
+    spec.missing('ports');
+  }
+  const ports: ServicePort[] = [];
+  const seenPorts = new Set<string>();
+  const seenNames = new Set<string>();
+  for (const item of items) {
+    const r = item.value;
+    const name = r.string('name');
+    const protocol = readEnum(r, 'protocol', PROTOCOLS) ?? DEFAULT_PROTOCOL;
+    const port = r.integer('port', { required: true });
+    r.ignore('targetPort', 'nodePort', 'appProtocol');
+    if (port !== undefined && (port < PORT_MIN || port > PORT_MAX)) {
+      r.error(DiagnosticCode.outOfRange, `invalid port ${port}: must be between ${PORT_MIN} and ${PORT_MAX}`, 'port');
+      continue;
+    }
+    if (items.length > 1 && !name) {
+      r.error(DiagnosticCode.missingField, 'a port must have a name when the Service has more than one port');
+    }
+    if (name) {
+      if (seenNames.has(name)) r.error(DiagnosticCode.duplicateEntry, `duplicate port name "${name}"`, 'name');
+      seenNames.add(name);
+    }
+    if (port === undefined) continue;
+    const key = `${protocol}/${port}`;
+    if (seenPorts.has(key)) r.error(DiagnosticCode.duplicateEntry, `duplicate port ${key}`, 'port');
+    seenPorts.add(key);
+    ports.push({ ...(name ? { name } : {}), protocol, port });
+  }
+  return ports;
+}
+
+/** Kubernetes' rules: one or two distinct families; SingleStack has one; RequireDualStack gets both. */
+function readFamilies(spec: MapReader, policy: IPFamilyPolicy): IPFamilyName[] {
+  const families: IPFamilyName[] = [];
+  for (const item of spec.stringList('ipFamilies')) {
+    if (!(FAMILIES as readonly string[]).includes(item.value)) {
+      spec.scope.error(DiagnosticCode.invalidValue,
+        `invalid ipFamilies entry "${item.value}": must be IPv4 or IPv6${didYouMean(item.value, FAMILIES)}`,
+        item.position);
+    } else if (families.includes(item.value as IPFamilyName)) {
+      spec.scope.error(DiagnosticCode.duplicateEntry, `duplicate ipFamilies entry "${item.value}"`, item.position);
+    } else {
+      families.push(item.value as IPFamilyName);
+    }
+  }
+  if (policy === 'SingleStack' && families.length > 1) {
+    spec.error(DiagnosticCode.invalidValue,
+      'ipFamilies must have exactly one entry when ipFamilyPolicy is SingleStack', 'ipFamilies');
+  }
+  if (families.length === 0) families.push(DEFAULT_FAMILY);
+  if (policy === 'RequireDualStack' && families.length === 1) {
+    families.push(families[0] === 'IPv4' ? 'IPv6' : 'IPv4');
+  }
+  return families;
+}
+
+/** status.loadBalancer.ingress[].ip: the assignment the file records (hostname entries carry no IP). */
+function readIngress(top: MapReader): IP[] {
+  const status = top.map('status');
+  const loadBalancer = status?.map('loadBalancer');
+  status?.ignore('conditions');
+  const ips: IP[] = [];
+  for (const item of loadBalancer?.mapList('ingress') ?? []) {
+    const r = item.value;
+    const text = r.string('ip');
+    r.ignore('hostname', 'ipMode', 'ports');
+    if (text === undefined) continue;
+    const ip = parseIP(text);
+    if (ip) ips.push(ip);
+    else r.error(DiagnosticCode.invalidIP, `invalid ingress IP "${text}"`, 'ip');
+  }
+  return ips;
+}

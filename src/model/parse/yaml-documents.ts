@@ -1,0 +1,68 @@
+/**
+ * Splits a multi-document YAML text into its documents with the `yaml` package, keeping a line counter so every
+ * node can be turned into a 1-based line:column. Syntax errors become diagnostics; a document with one is not
+ * read further (its half-parsed content would only produce confusing follow-up errors).
+ */
+import { type Document, LineCounter, type Node as YamlNode, isAlias, parseAllDocuments } from 'yaml';
+import type { SourcePosition } from '../types';
+import { DiagnosticCode } from './diagnostic-codes';
+import type { DiagnosticSink } from './diagnostic-sink';
+
+/** Where a text came from, so node offsets can be turned into positions. */
+export interface SourceText {
+  readonly file: string;
+  readonly lines: LineCounter;
+}
+
+export interface YamlDocument {
+  readonly doc: Document.Parsed;
+  /** The document's top-level node; undefined for an empty document ("---" alone, comments only). */
+  readonly root: YamlNode | undefined;
+}
+
+export function positionAt(source: SourceText, offset: number): SourcePosition {
+  const { line, col } = source.lines.linePos(offset);
+  return { file: source.file, line, column: col };
+}
+
+export function positionOfNode(source: SourceText, node: YamlNode): SourcePosition {
+  return positionAt(source, node.range?.[0] ?? 0);
+}
+
+/** Follows an alias (*anchor) to the node it names; other nodes are returned as they are. */
+export function resolveAlias(doc: Document.Parsed, node: YamlNode): YamlNode {
+  let current: unknown = node;
+  // Anchors cannot form cycles in valid YAML, but a bound keeps a crafted file from spinning.
+  for (let hops = 0; hops < 100 && isAlias(current); hops++) current = current.resolve(doc);
+  return current as YamlNode;
+}
+
+/** The yaml package appends " at line L, column C:" and a source excerpt; the position is given separately. */
+function plainMessage(message: string): string {
+  const cut = message.indexOf(' at line ');
+  return cut === -1 ? message : message.slice(0, cut);
+}
+
+export function splitDocuments(text: string, file: string, sink: DiagnosticSink): {
+  source: SourceText; documents: YamlDocument[];
+} {
+  const lines = new LineCounter();
+  const source: SourceText = { file, lines };
+  // The core schema (YAML 1.2) is what the Kubernetes API effectively accepts for these fields: "65000:100"
+  // stays a string (YAML 1.1 would read it as a base-60 number).
+  const parsed = parseAllDocuments(text, { lineCounter: lines, prettyErrors: true });
+  const all = Array.isArray(parsed) ? parsed : [];
+  const documents: YamlDocument[] = [];
+  for (const doc of all) {
+    if (doc.errors.length > 0) {
+      for (const error of doc.errors) {
+        sink.error(DiagnosticCode.yamlSyntax, `YAML syntax error: ${plainMessage(error.message)}`,
+          positionAt(source, error.pos[0]));
+      }
+      continue;
+    }
+    const root = doc.contents ?? undefined;
+    documents.push({ doc, root: root === null ? undefined : root });
+  }
+  return { source, documents };
+}
