@@ -54,7 +54,8 @@ export function readBGPPeer(top: MapReader, meta: ObjectMeta, apiVersion: string
   const peerASN = readASN(spec, 'peerASN', asnMax);
   const dynamicASN = v1beta1 ? undefined : readDynamicASN(spec);
   const dynamicWritten = !v1beta1 && spec.has('dynamicASN');
-  if (!peerASN && dynamicASN === undefined && !dynamicWritten) {
+  // 0 is "not set" for MetalLB; an out-of-range or mistyped value has had its own error already.
+  if ((peerASN === 0 || !spec.has('peerASN')) && !dynamicWritten) {
     spec.error(DiagnosticCode.missingPeerASN, 'missing peer ASN and dynamicASN',
       spec.has('peerASN') ? 'peerASN' : undefined);
   }

@@ -7,20 +7,26 @@
 /** Suggestions further than this many edits away are more confusing than helpful. */
 const MAX_SUGGESTION_DISTANCE = 3;
 
-/** Levenshtein distance with case differences costing nothing ("autoassign" is one typo from "autoAssign"). */
+/**
+ * Edit distance counting insertions, deletions, substitutions and swaps of neighbours as one edit each
+ * (optimal string alignment), case-insensitively: "nmae" is one typo from "name", "autoassign" none from
+ * "autoAssign".
+ */
 export function editDistance(a: string, b: string): number {
   const s = a.toLowerCase();
   const t = b.toLowerCase();
-  let previous = Array.from({ length: t.length + 1 }, (_, j) => j);
+  const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) =>
+    Array.from({ length: t.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const at = (i: number, j: number): number => (d[i] as number[])[j] as number;
   for (let i = 1; i <= s.length; i++) {
-    const current = [i];
     for (let j = 1; j <= t.length; j++) {
-      const substitution = (previous[j - 1] as number) + (s[i - 1] === t[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, substitution));
+      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
+      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
+      (d[i] as number[])[j] = best;
     }
-    previous = current;
   }
-  return previous[t.length] as number;
+  return at(s.length, t.length);
 }
 
 /** The closest candidate within reach (ties: the first in candidate order), or undefined. */

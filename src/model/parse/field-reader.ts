@@ -119,7 +119,7 @@ export class MapReader {
     this.asked.add(key);
     const entry = this.entries.get(key);
     if (entry?.value === undefined) return undefined;
-    this.scope.positions.set(this.fieldPath(key), this.scope.positionOf(entry.value));
+    this.scope.positions.set(this.fieldPath(key), this.entryPosition(entry));
     return entry.value;
   }
 
@@ -137,11 +137,16 @@ export class MapReader {
     return entry ? this.scope.positionOf(entry.key) : this.position;
   }
 
-  /** Where the key's value was written, else the key, else this mapping. */
+  /** Where the key's value was written (the key itself for a mapping or list), else this mapping. */
   valuePosition(key: string): SourcePosition {
     const entry = this.entries.get(key);
-    if (entry?.value) return this.scope.positionOf(entry.value);
-    return this.keyPosition(key);
+    return entry ? this.entryPosition(entry) : this.position;
+  }
+
+  /** A scalar is pointed at where it is written; a block mapping or list by its key, where a reader looks. */
+  private entryPosition(entry: Entry): SourcePosition {
+    if (entry.value === undefined || isMap(entry.value) || isSeq(entry.value)) return this.scope.positionOf(entry.key);
+    return this.scope.positionOf(entry.value);
   }
 
   error(code: DiagnosticCodeName, message: string, key?: string): void {

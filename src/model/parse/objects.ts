@@ -63,8 +63,8 @@ function readObjectNode(
   }
   const kindNode = node.get('kind', true);
   const kind = scalarText(kindNode);
-  const scope = new ObjectScope(source, document.doc, sink, kind ?? 'object');
-  const top = new MapReader(scope, node, kind ?? 'object', '');
+  const scope = new ObjectScope(source, document.doc, sink, kind ?? 'document');
+  const top = new MapReader(scope, node, kind ?? 'document', '');
   scope.positions.set('', top.position);
   if (kind === undefined) {
     if (kindNode === undefined) top.missing('kind');
