@@ -3,7 +3,7 @@
  * node can be turned into a 1-based line:column. Syntax errors become diagnostics; a document with one is not
  * read further (its half-parsed content would only produce confusing follow-up errors).
  */
-import { type Document, LineCounter, type Node as YamlNode, isAlias, parseAllDocuments } from 'yaml';
+import { type Document, LineCounter, type Node as YamlNode, isAlias, isScalar, parseAllDocuments } from 'yaml';
 import type { SourcePosition } from '../types';
 import { DiagnosticCode } from './diagnostic-codes';
 import type { DiagnosticSink } from './diagnostic-sink';
@@ -54,15 +54,17 @@ export function splitDocuments(text: string, file: string, sink: DiagnosticSink)
   const all = Array.isArray(parsed) ? parsed : [];
   const documents: YamlDocument[] = [];
   for (const doc of all) {
-    if (doc.errors.length > 0) {
-      for (const error of doc.errors) {
-        sink.error(DiagnosticCode.yamlSyntax, `YAML syntax error: ${plainMessage(error.message)}`,
-          positionAt(source, error.pos[0]));
-      }
+    const [first] = doc.errors;
+    if (first) {
+      // Only the first: the parser's later errors in the same document are mostly echoes of it.
+      sink.error(DiagnosticCode.yamlSyntax, `YAML syntax error: ${plainMessage(first.message)}`,
+        positionAt(source, first.pos[0]));
       continue;
     }
-    const root = doc.contents ?? undefined;
-    documents.push({ doc, root: root === null ? undefined : root });
+    const root = doc.contents;
+    // "---" alone or a comment-only document parses as a null scalar: nothing to read.
+    const empty = root === null || (isScalar(root) && root.value === null);
+    documents.push({ doc, root: empty ? undefined : root });
   }
   return { source, documents };
 }
