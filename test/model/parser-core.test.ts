@@ -29,10 +29,15 @@ describe('suggestions', () => {
 });
 
 describe('documents', () => {
-  it('skips empty documents and comments, and reads YAML anchors', () => {
-    const text = `---\n# nothing here\n---\n${POOL('a', '10.0.0.0/24')}  serviceAllocation: &alloc\n    priority: 5\n---\n${POOL('b', '10.1.0.0/24')}  serviceAllocation: *alloc\n---\n${L2_ALL}---\n`;
-    const snapshot = parseOk(text);
-    expect(snapshot.pools.map((p) => p.serviceAllocation?.priority)).toEqual([5, 5]);
+  it('skips empty documents and comments, and reads YAML anchors within a document', () => {
+    const sel = 'apiVersion: metallb.io/v1beta1\nkind: L2Advertisement\nmetadata:\n  name: l2\nspec:\n  nodeSelectors:\n    - &rack {matchLabels: {rack: r1}}\n  serviceSelectors:\n    - *rack\n';
+    const snapshot = parseOk(`---\n# nothing here\n---\n${POOL('a', '10.0.0.0/24')}---\n${sel}---\n`);
+    expect(snapshot.l2Advertisements[0]?.serviceSelectors).toEqual([{ matchLabels: { rack: 'r1' }, matchExpressions: [] }]);
+  });
+
+  it('refuses an alias to an anchor of another document', () => {
+    const text = `${POOL('a', '10.0.0.0/24')}  serviceAllocation: &alloc\n    priority: 5\n---\n${POOL('b', '10.1.0.0/24')}  serviceAllocation: *alloc\n`;
+    expect(where(parseErrors(text))).toEqual(['18:22 yamlSyntax']);
   });
 
   it('an empty file is a valid, empty configuration', () => {

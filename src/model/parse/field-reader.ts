@@ -3,7 +3,7 @@
  * written (by field path, e.g. "spec.addresses[1]"), so checks that run after reading can still point at the
  * offending value. Keys nobody asked for are reported by finish() as unknown fields with a suggestion.
  */
-import { type Document, type Node as YamlNode, type YAMLMap, isMap, isScalar, isSeq } from 'yaml';
+import { type Document, type Node as YamlNode, type YAMLMap, isAlias, isMap, isScalar, isSeq } from 'yaml';
 import type { SourcePosition } from '../types';
 import { DiagnosticCode, type DiagnosticCodeName } from './diagnostic-codes';
 import type { DiagnosticSink } from './diagnostic-sink';
@@ -28,6 +28,16 @@ export class ObjectScope {
 
   positionOf(node: YamlNode): SourcePosition {
     return positionOfNode(this.source, node);
+  }
+
+  /** The node an alias names; an alias to nothing is reported and read as "not set". */
+  resolve(node: YamlNode): YamlNode | undefined {
+    const resolved = resolveAlias(this.doc, node);
+    if (resolved === undefined) {
+      this.error(DiagnosticCode.yamlSyntax,
+        `YAML alias *${isAlias(node) ? node.source : ''} names no anchor defined before it in this document`, this.positionOf(node));
+    }
+    return resolved;
   }
 
   error(code: DiagnosticCodeName, message: string, position: SourcePosition | undefined): void {
@@ -92,10 +102,10 @@ export class MapReader {
     for (const pair of node.items) {
       const key = pair.key as YamlNode | null;
       if (key === null) continue;
-      const keyNode = resolveAlias(scope.doc, key);
+      const keyNode = scope.resolve(key) ?? key;
       const name = isScalar(keyNode) ? String(keyNode.value) : '';
       const raw = pair.value as YamlNode | null;
-      let value = raw === null ? undefined : resolveAlias(scope.doc, raw);
+      let value = raw === null ? undefined : scope.resolve(raw);
       // `field:` and `field: null` mean "not set", as JSON null does for the Kubernetes API.
       if (value !== undefined && isScalar(value) && value.value === null) value = undefined;
       this.entries.set(name, { key: keyNode, value });
@@ -249,7 +259,8 @@ export class MapReader {
     const base = this.fieldPath(key);
     const items: ListItem<YamlNode>[] = [];
     node.items.forEach((item, index) => {
-      const value = resolveAlias(this.scope.doc, item as YamlNode);
+      const value = this.scope.resolve(item as YamlNode);
+      if (value === undefined) return;
       const path = `${base}[${index}]`;
       const position = this.scope.positionOf(value);
       this.scope.positions.set(path, position);

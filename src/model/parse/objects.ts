@@ -45,8 +45,8 @@ export const KIND_VERSIONS: Readonly<Record<string, readonly string[]>> = {
 const TOP_FIELDS = ['apiVersion', 'kind', 'metadata', 'spec', 'status'];
 
 export function readDocument(source: SourceText, document: YamlDocument, sink: DiagnosticSink, into: ParsedObjects): void {
-  if (document.root === undefined) return;
-  readObjectNode(source, document, resolveAlias(document.doc, document.root), sink, into);
+  const root = document.root === undefined ? undefined : resolveAlias(document.doc, document.root);
+  if (root !== undefined) readObjectNode(source, document, root, sink, into);
 }
 
 function scalarText(node: unknown): string | undefined {

@@ -29,12 +29,15 @@ export function positionOfNode(source: SourceText, node: YamlNode): SourcePositi
   return positionAt(source, node.range?.[0] ?? 0);
 }
 
-/** Follows an alias (*anchor) to the node it names; other nodes are returned as they are. */
-export function resolveAlias(doc: Document.Parsed, node: YamlNode): YamlNode {
+/**
+ * Follows an alias (*anchor) to the node it names; other nodes are returned as they are. Undefined when the
+ * anchor is not defined earlier in the same document (anchors do not cross "---").
+ */
+export function resolveAlias(doc: Document.Parsed, node: YamlNode): YamlNode | undefined {
   let current: unknown = node;
   // Anchors cannot form cycles in valid YAML, but a bound keeps a crafted file from spinning.
   for (let hops = 0; hops < 100 && isAlias(current); hops++) current = current.resolve(doc);
-  return current as YamlNode;
+  return isAlias(current) ? undefined : (current as YamlNode | undefined);
 }
 
 /** The yaml package appends " at line L, column C:" and a source excerpt; the position is given separately. */
