@@ -76,6 +76,8 @@ export class FileSource {
   private current: FileSourceState = { snapshot: undefined, stale: false, diagnostics: [], loadedAt: undefined };
   private readonly listeners = new Set<FileSourceListener>();
   private readonly path: string;
+  /** The path as the caller wrote it, for messages and positions. */
+  private readonly displayPath: string;
   private readonly now: () => number;
   private readonly scheduler: Scheduler;
   private watcher: FSWatcher | undefined;
@@ -93,8 +95,6 @@ export class FileSource {
     this.now = options.now ?? Date.now;
     this.scheduler = options.scheduler ?? nodeScheduler;
   }
-
-  private readonly displayPath: string;
 
   get state(): FileSourceState {
     return this.current;

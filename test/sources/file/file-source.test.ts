@@ -1,0 +1,187 @@
+// The file source against real files in a temporary directory: editors' rename-and-replace saves, invalid
+// edits, deletions, and the stat fallback when fs.watch is off.
+import { mkdtempSync, rmSync, writeFileSync, renameSync, unlinkSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  ConfigLoadError, FileSource, type FileSourceOptions, type FileSourceState, loadConfigFile,
+} from '../../../src/sources/file';
+
+const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
+const SEED_L2 = readFileSync(join(FIXTURES, 'valid', 'seed-003-l2.yaml'), 'utf8');
+const SEED_BGP = readFileSync(join(FIXTURES, 'valid', 'seed-003-bgp.yaml'), 'utf8');
+const REVERSED = readFileSync(join(FIXTURES, 'invalid', 'reversed-range.yaml'), 'utf8');
+/** Generous: CI machines are slow; the tests never assert on timing, only on outcomes. */
+const WAIT_MS = 10_000;
+
+let dir: string;
+let file: string;
+const sources: FileSource[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mlb-file-source-'));
+  file = join(dir, 'mlb.yaml');
+});
+
+afterEach(() => {
+  for (const s of sources.splice(0)) s.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Saves the way editors do: write a temporary file beside it, then rename it over the original. */
+function saveLikeAnEditor(text: string): void {
+  const temp = join(dir, '.mlb.yaml.swp');
+  writeFileSync(temp, text);
+  renameSync(temp, file);
+}
+
+function source(options: FileSourceOptions = {}): FileSource {
+  const s = new FileSource(file, { debounceMs: 20, pollIntervalMs: 100, ...options });
+  sources.push(s);
+  return s;
+}
+
+function nextState(s: FileSource, accept: (state: FileSourceState) => boolean): Promise<FileSourceState> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`no matching state within ${WAIT_MS} ms; last: ${JSON.stringify(s.state.diagnostics)}`));
+    }, WAIT_MS);
+    const off = s.onChange((state) => {
+      if (!accept(state)) return;
+      clearTimeout(timer);
+      off();
+      resolve(state);
+    });
+  });
+}
+
+const poolNames = (state: FileSourceState): string[] => state.snapshot?.pools.map((p) => p.meta.name) ?? [];
+
+describe('loadConfigFile', () => {
+  it('validates a file and names it in positions', async () => {
+    writeFileSync(file, REVERSED);
+    const result = await loadConfigFile(file);
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics.find((d) => d.code === 'reversedRange')?.position).toEqual({ file, line: 9, column: 7 });
+  });
+
+  it('rejects with the fs error for a missing file', async () => {
+    await expect(loadConfigFile(join(dir, 'nope.yaml'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('FileSource', () => {
+  it('starts from a valid file with the clock it was given', async () => {
+    writeFileSync(file, SEED_L2);
+    const state = await source({ now: () => 1234 }).start();
+    expect(state).toMatchObject({ stale: false, loadedAt: 1234, diagnostics: [] });
+    expect(poolNames(state)).toEqual(['default']);
+  });
+
+  it('refuses to start from an invalid file, with the reasons', async () => {
+    writeFileSync(file, REVERSED);
+    const s = source();
+    const error = await s.start().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigLoadError);
+    expect((error as ConfigLoadError).diagnostics.map((d) => d.code)).toContain('reversedRange');
+    expect(s.state.snapshot).toBeUndefined();
+  });
+
+  it('refuses to start without a file', async () => {
+    await expect(source().start()).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('picks up an editor-style save as a new snapshot', async () => {
+    writeFileSync(file, SEED_L2);
+    const s = source({ pollIntervalMs: 60_000 }); // fs.watch alone
+    await s.start();
+    const changed = nextState(s, (state) => poolNames(state).includes('bgp'));
+    saveLikeAnEditor(SEED_BGP);
+    const state = await changed;
+    expect(state.stale).toBe(false);
+    expect(state.snapshot?.bgpPeers.map((p) => p.meta.name)).toEqual(['router']);
+  });
+
+  it('keeps the last good snapshot through an invalid edit, reports stale, and recovers', async () => {
+    writeFileSync(file, SEED_L2);
+    let clock = 1;
+    const s = source({ now: () => clock });
+    const first = await s.start();
+    clock = 2;
+    const stale = nextState(s, (state) => state.stale);
+    saveLikeAnEditor(REVERSED);
+    const staleState = await stale;
+    expect(staleState.snapshot).toBe(first.snapshot);
+    expect(staleState.loadedAt).toBe(1);
+    expect(staleState.diagnostics.find((d) => d.severity === 'error')?.message)
+      .toContain('start IP "192.168.10.210" is after the end IP "192.168.10.200"');
+
+    const fresh = nextState(s, (state) => !state.stale);
+    saveLikeAnEditor(SEED_BGP);
+    const freshState = await fresh;
+    expect(poolNames(freshState)).toEqual(['bgp']);
+    expect(freshState.loadedAt).toBe(2);
+  });
+
+  it('reports a deleted file as stale and recovers when it comes back', async () => {
+    writeFileSync(file, SEED_L2);
+    const s = source();
+    await s.start();
+    const gone = nextState(s, (state) => state.stale);
+    unlinkSync(file);
+    const goneState = await gone;
+    expect(goneState.diagnostics[0]?.code).toBe('fileUnreadable');
+    expect(poolNames(goneState)).toEqual(['default']);
+    const back = nextState(s, (state) => !state.stale);
+    writeFileSync(file, SEED_L2);
+    expect(poolNames(await back)).toEqual(['default']);
+  });
+
+  it('notices edits through the stat poll when fs.watch is off', async () => {
+    writeFileSync(file, SEED_L2);
+    const s = source({ useFsWatch: false, pollIntervalMs: 50 });
+    await s.start();
+    const changed = nextState(s, (state) => poolNames(state).includes('bgp'));
+    writeFileSync(file, SEED_BGP);
+    expect((await changed).stale).toBe(false);
+  });
+
+  it('does not announce a new snapshot when the file is rewritten unchanged', async () => {
+    writeFileSync(file, SEED_L2);
+    const s = source({ useFsWatch: false, pollIntervalMs: 60_000 });
+    const first = await s.start();
+    const seen: FileSourceState[] = [];
+    s.onChange((state) => seen.push(state));
+    writeFileSync(file, SEED_L2);
+    const state = await s.reload();
+    expect(seen).toEqual([]);
+    expect(state.snapshot).toBe(first.snapshot);
+  });
+
+  it('debounces change notices through the injected scheduler: nothing is read until the timer fires', async () => {
+    writeFileSync(file, SEED_L2);
+    const timeouts = new Map<number, () => void>();
+    let nextId = 1;
+    let pollTick: (() => void) | undefined;
+    const scheduler = {
+      setTimeout: (fn: () => void) => { timeouts.set(nextId, fn); return nextId++; },
+      clearTimeout: (id: unknown) => { timeouts.delete(id as number); },
+      setInterval: (fn: () => void) => { pollTick = fn; return 0; },
+      clearInterval: () => undefined,
+    };
+    const s = source({ scheduler, useFsWatch: false });
+    await s.start();
+    writeFileSync(file, SEED_BGP);
+    pollTick?.();
+    await vi.waitFor(() => expect(timeouts.size).toBe(1));
+    pollTick?.(); // a second notice replaces the pending timer instead of adding one
+    await vi.waitFor(() => expect([...timeouts.keys()]).toEqual([2]));
+    expect(poolNames(s.state)).toEqual(['default']);
+    const changed = nextState(s, (state) => poolNames(state).includes('bgp'));
+    timeouts.get(2)?.();
+    expect(poolNames(await changed)).toEqual(['bgp']);
+  });
+});
