@@ -1,0 +1,92 @@
+import type { CommandModule } from 'yargs';
+import { formatIP } from '../../ip';
+import { type Diagnostic, formatDiagnostic } from '../../model';
+import type { AllocateServicesOutput, AllocationResult } from '../../allocator';
+import { diagnosticJSON, readConfig } from '../config-input';
+import { allocate } from '../offline-cluster';
+import { ExitCode } from '../exit-codes';
+import { renderTable } from '../render-table';
+
+interface ValidateArgs {
+  config: string;
+  json: boolean;
+}
+
+export const validateCommand: CommandModule<object, ValidateArgs> = {
+  command: 'validate',
+  describe: 'Check a configuration file and show the IP each service would get',
+  builder: (y) =>
+    y
+      .option('config', { alias: 'c', type: 'string', demandOption: true, describe: 'The YAML file: metallb.io objects, v1 Services and v1 Nodes' })
+      .option('json', { type: 'boolean', default: false, describe: 'Print {valid, errors, warnings, services, pools} as JSON' })
+      .example('mlb validate --config /etc/mlb/mlb.yaml', 'errors as file:line:column, then the allocation')
+      .epilogue(
+        'Exit 0 when the file is valid (warnings allowed), 1 when it is not. A service that cannot get an address\n' +
+          'does not make the file invalid: its line shows MetalLB\'s AllocationFailed text instead.',
+      ),
+  handler: async (args) => {
+    const loaded = await readConfig(args.config);
+    const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
+    const warnings = loaded.diagnostics.filter((d) => d.severity === 'warning');
+    const allocation = loaded.snapshot ? allocate(loaded.snapshot) : undefined;
+    if (args.json) {
+      process.stdout.write(`${JSON.stringify(validationJSON(loaded.file, errors.length === 0, loaded.diagnostics, allocation), null, 2)}\n`);
+    } else {
+      for (const d of loaded.diagnostics) process.stdout.write(`${formatDiagnostic(d)}\n`);
+      if (!loaded.snapshot) {
+        process.stdout.write(`${loaded.file}: invalid: ${errors.length} error(s); nothing would change on a running daemon\n`);
+      } else {
+        const s = loaded.snapshot;
+        process.stdout.write(
+          `${loaded.file}: valid (${s.pools.length} pools, ${s.l2Advertisements.length + s.bgpAdvertisements.length} advertisements, ` +
+            `${s.bgpPeers.length} BGP peers, ${s.services.length} services, ${s.nodes.length} nodes; ${warnings.length} warning(s))\n`,
+        );
+        if (allocation && allocation.results.size > 0) process.stdout.write(`\n${allocationTable(allocation)}`);
+      }
+    }
+    process.exitCode = loaded.snapshot ? ExitCode.ok : ExitCode.failure;
+  },
+};
+
+function resultJSON(r: AllocationResult): Record<string, unknown> {
+  switch (r.status) {
+    case 'assigned':
+      return { service: r.service, status: r.status, ips: r.ips.map(formatIP), pool: r.pool, reason: r.reason };
+    case 'failed':
+      return { service: r.service, status: r.status, code: r.code, error: r.error, event: r.event };
+    case 'skipped':
+      return { service: r.service, status: r.status, reason: r.reason, message: r.message };
+  }
+}
+
+function validationJSON(
+  file: string, valid: boolean, diagnostics: readonly Diagnostic[], allocation?: AllocateServicesOutput,
+): Record<string, unknown> {
+  return {
+    file,
+    valid,
+    errors: diagnostics.filter((d) => d.severity === 'error').map(diagnosticJSON),
+    warnings: diagnostics.filter((d) => d.severity === 'warning').map(diagnosticJSON),
+    services: allocation ? [...allocation.results.values()].map(resultJSON) : [],
+    pools: allocation
+      ? allocation.usage.map((u) => ({
+          pool: u.pool, total: u.total.toString(), inUse: u.inUse,
+          availableIPv4: u.availableIPv4.toString(), availableIPv6: u.availableIPv6.toString(),
+        }))
+      : [],
+  };
+}
+
+function allocationTable(allocation: AllocateServicesOutput): string {
+  const rows = [...allocation.results.values()].map((r) => {
+    switch (r.status) {
+      case 'assigned':
+        return [r.service, r.ips.map(formatIP).join(','), r.pool, r.reason];
+      case 'failed':
+        return [r.service, '-', '-', r.event];
+      case 'skipped':
+        return [r.service, '-', '-', `skipped: ${r.message}`];
+    }
+  });
+  return renderTable(['SERVICE', 'IPS', 'POOL', 'WHY'], rows);
+}

@@ -1,0 +1,24 @@
+/** mlb's exit codes (ARCHITECTURE.md, "CLI"): scripts branch on them, so they never change meaning. */
+export const ExitCode = {
+  ok: 0,
+  /** The command ran and the answer is "no": an invalid configuration, a failed check. */
+  failure: 1,
+  /** The command line itself was wrong: unknown flag, missing argument. */
+  usage: 2,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** A problem with the command line; main prints it with a hint and exits 2. */
+export class UsageError extends Error {
+  readonly code = 'usage';
+}
+
+/** A failure the user can act on (unreadable file...); main prints the message, no stack, and exits 1. */
+export class CommandError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}

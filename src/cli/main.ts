@@ -1,0 +1,66 @@
+/**
+ * The `mlb` command line. Each command lives in commands/, one file each; this file only assembles them and
+ * owns the exit codes: 0 ok, 1 failure, 2 usage error (ARCHITECTURE.md, "CLI").
+ */
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { CommandError, ExitCode, UsageError } from './exit-codes';
+import { versionCommand } from './commands/version';
+import { validateCommand } from './commands/validate';
+import { explainCommand } from './commands/explain';
+
+async function main(argv: string[]): Promise<void> {
+  const cli = yargs(argv)
+    .scriptName('mlb')
+    .usage(
+      'mlb: a highly available IP address for bare-metal services.\n' +
+        'MetalLB\'s objects, allocation and election, on plain Linux hosts or Kubernetes.\n\n' +
+        'Usage: mlb <command> [options]',
+    )
+    // Every flag can also come from the environment: --config is MLB_CONFIG, --nodes is MLB_NODES.
+    .env('MLB')
+    .command(validateCommand)
+    .command(explainCommand)
+    .command(versionCommand)
+    .demandCommand(1, 'Name a command: see the list above.')
+    .strict()
+    .recommendCommands()
+    .help()
+    .alias('help', 'h')
+    .version(false)
+    .wrap(Math.min(110, process.stdout.columns || 100))
+    .epilogue(
+      'Exit codes: 0 ok, 1 failure (e.g. an invalid configuration), 2 usage error.\n' +
+        'Start with: mlb validate --config examples/plain-host.yaml',
+    )
+    .fail((message, error, y) => {
+      if (error) throw error;
+      throw new UsageError(`${message}\n\nRun "mlb ${commandName(argv)}--help" for the options.`);
+      void y;
+    });
+  await cli.parseAsync();
+}
+
+function commandName(argv: string[]): string {
+  const first = argv.find((a) => !a.startsWith('-'));
+  return first ? `${first} ` : '';
+}
+
+main(hideBin(process.argv)).then(
+  () => {
+    process.exitCode ??= ExitCode.ok;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`mlb: ${error.message}\n`);
+      process.exitCode = ExitCode.usage;
+    } else if (error instanceof CommandError) {
+      process.stderr.write(`mlb: ${error.message}\n`);
+      process.exitCode = ExitCode.failure;
+    } else {
+      // A bug, not a user error: keep the stack so it can be reported.
+      process.stderr.write(`mlb: internal error: ${error instanceof Error ? error.stack : String(error)}\n`);
+      process.exitCode = ExitCode.failure;
+    }
+  },
+);

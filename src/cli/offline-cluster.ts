@@ -1,0 +1,54 @@
+/**
+ * The cluster as a configuration file describes it, without a running daemon: the allocation mlb would make
+ * and the election over a given set of live nodes. `mlb validate` and `mlb explain --config` both read it.
+ */
+import { type AllocateServicesOutput, type AssignedResult, allocateServices } from '../allocator';
+import { type ElectionOptions, type Explanation, type ServiceElectionInput, electAll } from '../election';
+import type { Node, Snapshot } from '../model';
+
+export interface OfflineElection {
+  readonly explanations: readonly Explanation[];
+  /** Nodes named on the command line that no v1 Node document describes (taken as unlabelled). */
+  readonly undocumentedNodes: readonly string[];
+}
+
+export function allocate(snapshot: Snapshot): AllocateServicesOutput {
+  return allocateServices({ pools: snapshot.pools, services: snapshot.services });
+}
+
+/**
+ * Elects every allocated service IP. Without health data every live node counts as serving every service, which
+ * is what a plain host does for a service without a health check.
+ */
+export function electOffline(
+  snapshot: Snapshot, allocation: AllocateServicesOutput, liveNodes: readonly string[], options: ElectionOptions = {},
+): OfflineElection {
+  const documented = new Set(snapshot.nodes.map((n) => n.meta.name));
+  const undocumentedNodes = liveNodes.filter((name) => !documented.has(name));
+  const nodes: Node[] = [...snapshot.nodes, ...undocumentedNodes.map(unlabelledNode)];
+  const serving = new Set(liveNodes);
+  const poolsByName = new Map(snapshot.pools.map((p) => [p.meta.name, p]));
+  const inputs: ServiceElectionInput[] = [];
+  for (const service of snapshot.services) {
+    const result = allocation.results.get(`${service.meta.namespace}/${service.meta.name}`);
+    if (result?.status !== 'assigned') continue;
+    const assigned: AssignedResult = result;
+    inputs.push({
+      service,
+      ips: assigned.ips,
+      endpoints: { servingNodes: serving },
+      pool: poolsByName.get(assigned.pool) ?? null,
+    });
+  }
+  const election = electAll(
+    { nodes, pools: snapshot.pools, l2Advertisements: snapshot.l2Advertisements,
+      bgpAdvertisements: snapshot.bgpAdvertisements, bgpPeers: snapshot.bgpPeers, options },
+    inputs,
+    new Set(liveNodes),
+  );
+  return { explanations: election.explain(), undocumentedNodes };
+}
+
+function unlabelledNode(name: string): Node {
+  return { kind: 'Node', meta: { name, namespace: '', labels: {}, annotations: {} }, conditions: [], addresses: [], subnets: [] };
+}

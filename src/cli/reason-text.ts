@@ -1,0 +1,23 @@
+import { EXCLUDE_LB_LABEL } from '../model';
+import type { ReasonName } from '../election';
+
+/** One line a person reads next to each reason code (the code itself stays the stable part). */
+const REASON_TEXT: Record<ReasonName, string> = {
+  owner: 'first in hash order: answers for the IP',
+  announcing: 'advertises the route (ECMP with every other announcing node)',
+  notOwner: 'eligible, but another node ranks first',
+  noMatchingAdvertisement: 'no advertisement covering this pool and service selects this node',
+  conflictingAdvertisements: 'advertisements for this service disagree (localPref)',
+  nodeNetworkUnavailable: 'node condition NetworkUnavailable is True',
+  nodeLabeledExcludeBalancers: `labelled ${EXCLUDE_LB_LABEL} (any value counts)`,
+  noLocalEndpoints: 'externalTrafficPolicy Local and no serving endpoint on this node',
+  noEndpoints: 'the service has no serving endpoint anywhere',
+  ipNotAllowed: 'the IP lies in no pool',
+  noIPAllocated: 'the service has no IP yet',
+  notLiveMember: 'not a live member of the cluster',
+  unknownNode: 'no Node object describes this member',
+};
+
+export function reasonText(reason: ReasonName): string {
+  return REASON_TEXT[reason] ?? reason;
+}

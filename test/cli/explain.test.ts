@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { runMlb } from './run-cli';
+
+interface Candidate {
+  node: string;
+  rank: number | null;
+  eligible: boolean;
+  reason: string;
+}
+interface Explanation {
+  service: string;
+  ip: string;
+  protocol: string;
+  winner: string | null;
+  announcing: string[];
+  candidates: Candidate[];
+}
+
+function explain(args: string[]): Explanation[] {
+  const run = runMlb(['explain', ...args, '--json']);
+  expect(run.stderr).toBe('');
+  expect(run.status).toBe(0);
+  return JSON.parse(run.stdout) as Explanation[];
+}
+
+describe('mlb explain --config', () => {
+  it('elects exactly one owner per layer 2 IP and ranks every candidate', () => {
+    const all = explain(['--config', 'examples/plain-host.yaml', '--nodes', 'node-a,node-b,node-c']);
+    expect(all.length).toBeGreaterThanOrEqual(3);
+    for (const e of all) {
+      expect(Object.keys(e).slice(0, 6)).toEqual(['service', 'ip', 'protocol', 'winner', 'announcing', 'candidates']);
+      expect(e.protocol).toBe('layer2');
+      expect(e.announcing).toEqual([e.winner]);
+      expect(e.candidates.map((c) => c.rank)).toEqual([1, 2, 3]);
+      expect(e.candidates[0]).toEqual({ node: e.winner, rank: 1, eligible: true, reason: 'owner' });
+      expect(e.candidates.slice(1).every((c) => c.reason === 'notOwner')).toBe(true);
+    }
+  });
+
+  it('gives the shared IP one owner for both services, and accepts any spelling of an IP', () => {
+    const shared = explain(['192.168.10.210', '--config', 'examples/plain-host.yaml', '--nodes', 'node-a,node-b,node-c']);
+    expect(shared.map((e) => e.service).sort()).toEqual(['demo/dns-tcp', 'demo/dns-udp']);
+    expect(new Set(shared.map((e) => e.winner)).size).toBe(1);
+    const v6 = explain(['FD00:10:0:0::200', '--config', 'examples/plain-host.yaml', '--nodes', 'node-a,node-b,node-c']);
+    expect(v6).toHaveLength(1);
+    expect(v6[0]?.ip).toBe('fd00:10::200');
+  });
+
+  it('moves an IP only when its owner leaves', () => {
+    const before = explain(['demo/web', '--config', 'examples/plain-host.yaml', '--nodes', 'node-a,node-b,node-c'])[0]!;
+    const others = ['node-a', 'node-b', 'node-c'].filter((n) => n !== before.winner);
+    const ownerGone = explain(['demo/web', '--config', 'examples/plain-host.yaml', '--nodes', others.join(',')])[0]!;
+    expect(ownerGone.winner).toBe(before.candidates[1]?.node);
+    expect(ownerGone.candidates.find((c) => c.node === before.winner)).toMatchObject({ eligible: false, rank: null, reason: 'notLiveMember' });
+    const loser = before.candidates[2]!.node;
+    const loserGone = explain(['demo/web', '--config', 'examples/plain-host.yaml', '--nodes', ['node-a', 'node-b', 'node-c'].filter((n) => n !== loser).join(',')])[0]!;
+    expect(loserGone.winner).toBe(before.winner);
+  });
+
+  it('shows BGP announcing nodes and the excluded control plane with its reason', () => {
+    const [e] = explain(['--config', 'examples/bgp.yaml']);
+    expect(e).toMatchObject({ service: 'demo/hello-lb', ip: '192.168.20.100', protocol: 'bgp', winner: null });
+    expect(e!.announcing).toEqual(['k8s-node-1', 'k8s-node-2']);
+    expect(e!.candidates.find((c) => c.node === 'k8s-master-1')).toMatchObject({ eligible: false, reason: 'nodeLabeledExcludeBalancers' });
+  });
+
+  it('says plainly when a target matches nothing (exit 1)', () => {
+    const run = runMlb(['explain', '10.9.9.9', '--config', 'examples/plain-host.yaml']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('nothing announces "10.9.9.9"');
+  });
+
+  it('prints a table a person can read', () => {
+    const run = runMlb(['explain', 'demo/web', '--config', 'examples/plain-host.yaml', '--nodes', 'node-a,node-b,node-c']);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^demo\/web 192\.168\.10\.\d+ \(layer2\): owner node-[abc]\n/);
+    expect(run.stdout).toContain('first in hash order');
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * Every malformed configuration under test/fixtures/invalid must make `mlb validate` exit 1 with at least one
+ * "file:line:column: error: ..." line and never a stack trace; the messages themselves are asserted one by one
+ * in test/model.
+ */
+import { readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, runMlb } from './run-cli';
+
+const INVALID_DIR = 'test/fixtures/invalid';
+const files = readdirSync(`${REPO_ROOT}${INVALID_DIR}`).filter((f) => f.endsWith('.yaml')).sort();
+
+describe('mlb validate on malformed configurations', () => {
+  it('has at least 30 of them', () => {
+    expect(files.length).toBeGreaterThanOrEqual(30);
+  });
+
+  it.each(files)('%s: exit 1, a position and a message, no stack trace', (name) => {
+    const path = `${INVALID_DIR}/${name}`;
+    const run = runMlb(['validate', '--config', path]);
+    expect(run.status).toBe(1);
+    const escaped = path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    expect(run.stdout).toMatch(new RegExp(`^${escaped}:\\d+:\\d+: error: \\S.+$`, 'm'));
+    expect(run.stdout + run.stderr).not.toMatch(/internal error|\n\s+at .+:\d+:\d+\)?\n/);
+    const json = runMlb(['validate', '--config', path, '--json']);
+    expect(json.status).toBe(1);
+    const report = JSON.parse(json.stdout) as { valid: boolean; errors: { line: number; column: number; message: string }[] };
+    expect(report.valid).toBe(false);
+    expect(report.errors.length).toBeGreaterThan(0);
+    expect(report.errors.every((e) => e.line >= 1 && e.column >= 1 && e.message.length > 0)).toBe(true);
+  });
+
+  it('says so when the file does not exist (exit 1, no stack)', () => {
+    const run = runMlb(['validate', '--config', 'no/such/file.yaml']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe('mlb: cannot read --config no/such/file.yaml: no such file\n');
+  });
+
+  it('accepts both examples', () => {
+    for (const example of ['examples/plain-host.yaml', 'examples/bgp.yaml']) {
+      const run = runMlb(['validate', '--config', example, '--json']);
+      expect(run.status, run.stdout).toBe(0);
+      const report = JSON.parse(run.stdout) as { valid: boolean; errors: unknown[]; services: { status: string }[] };
+      expect(report.errors).toEqual([]);
+      expect(report.services.every((s) => s.status === 'assigned')).toBe(true);
+    }
+  });
+});
