@@ -29,7 +29,7 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
       .example('mlb explain --config examples/plain-host.yaml --nodes node-a,node-b,node-c', 'every service IP')
       .example('mlb explain demo/web 192.168.10.210 --config examples/plain-host.yaml --json', 'two of them, for a script')
       .epilogue(
-        'Candidates are ranked by sha256(node + "#" + ip) as MetalLB does; in layer 2 the first eligible node answers,\n' +
+        'Candidates are ranked by sha256(node + "#" + ip) as MetalLB does; in layer 2 the first eligible node answers, ' +
           'in BGP every eligible node announces. Without a running daemon every live node counts as serving every service.',
       ),
   handler: async (args) => {

@@ -21,7 +21,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       .option('json', { type: 'boolean', default: false, describe: 'Print {valid, errors, warnings, services, pools} as JSON' })
       .example('mlb validate --config /etc/mlb/mlb.yaml', 'errors as file:line:column, then the allocation')
       .epilogue(
-        'Exit 0 when the file is valid (warnings allowed), 1 when it is not. A service that cannot get an address\n' +
+        'Exit 0 when the file is valid (warnings allowed), 1 when it is not. A service that cannot get an address ' +
           'does not make the file invalid: its line shows MetalLB\'s AllocationFailed text instead.',
       ),
   handler: async (args) => {
