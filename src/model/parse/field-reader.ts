@@ -298,12 +298,13 @@ export class MapReader {
   stringMap(key: string): Record<string, string> {
     const reader = this.map(key);
     if (!reader) return {};
-    const out: Record<string, string> = {};
+    // Entries, not assignment: a key called "__proto__" must stay a key, not replace the prototype.
+    const entries: [string, string][] = [];
     for (const name of reader.keys()) {
       const value = reader.string(name);
-      if (value !== undefined) out[name] = value;
+      if (value !== undefined) entries.push([name, value]);
     }
-    return out;
+    return Object.fromEntries(entries);
   }
 
   /** The keys present, in file order (each marked known by the caller's reads). */
