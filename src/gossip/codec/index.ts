@@ -1,0 +1,42 @@
+/**
+ * memberlist's wire formats as pure, synchronous codecs (memberlist-wire.md). Messages are the types of
+ * ../messages.ts; bytes in, bytes out; time, randomness (nonces) and I/O are the caller's.
+ */
+export { DROP_REASONS, DropReason, type DropReasonName, type Drop, CodecError, DecodeError, EncodeErrorCode, isDropReason } from './drop-reasons';
+export * from './limits';
+export {
+  decodeMessage,
+  decodeStreamMessage,
+  encodeMessage,
+  encodeStreamMessage,
+} from './message-codec';
+export { decodeCompound, encodeCompound, type CompoundParts } from './compound';
+export { addCrc, checkCrc, crc32Ieee, hasCrcHeader, CRC_HEADER_BYTES } from './crc';
+export { lzwCompress, lzwDecompress } from './lzw';
+export { COMPRESSION_ALGO_LZW, decompressValue, encodeCompressed } from './compression';
+export { addLabel, labelHeader, splitLabel } from './label';
+export { AES_KEY_SIZES, Keyring } from './keyring';
+export {
+  decryptPayload,
+  ENCRYPTION_OVERHEAD,
+  encryptedLength,
+  encryptionVersionFor,
+  encryptPayload,
+  type EncryptionVersion,
+  MAX_ENCRYPTION_VERSION,
+  type NonceSource,
+  randomNonce,
+  streamAad,
+} from './encryption';
+export { METALLB_KEY_BYTES, metallbKeyFromSecret } from './metallb-key';
+export {
+  decodePacket,
+  type DecodedPacket,
+  encodePacket,
+  type PacketDecodeOptions,
+  type PacketEncodeOptions,
+  piggybackBudget,
+  selectPiggybacks,
+} from './packet-pipeline';
+export { StreamReader, type StreamDecodeOptions, type StreamOutput } from './stream-reader';
+export { encodeStream, encodeStreamBody, type StreamEncodeOptions, streamPreamble } from './stream-writer';

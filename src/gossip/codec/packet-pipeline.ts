@@ -1,0 +1,196 @@
+/**
+ * The UDP packet path as pure functions (memberlist net.go sendMsg, rawSendMsgPacket, ingestPacket,
+ * handleCommand; label.go).
+ *
+ * Sending, innermost first:
+ *   message | compound(messages)                        [07][n][n x u16][bodies]
+ *   -> compress wrapper, only if it is smaller          [09][{Algo:0, Buf}]
+ *   -> CRC header, when the receiver speaks >= 5        [0c][crc32 BE][...]
+ *   -> encryption with the primary key, AAD = label     [vsn][nonce][ciphertext+tag]
+ *   -> label header, when a label is configured          [f4][len][label][...]
+ * Receiving reverses it; compound and compress nest (up to PACKET_MAX_NESTING). decodePacket never throws:
+ * every failure becomes a Drop with a reason from drop-reasons.ts, and the good parts of a packet still count.
+ */
+import { type GossipMessage, MessageType } from '../messages';
+import { decodeCompound, encodeCompound } from './compound';
+import { decompressValue, encodeCompressed } from './compression';
+import { addCrc, checkCrc, hasCrcHeader } from './crc';
+import { CodecError, DecodeError, type Drop } from './drop-reasons';
+import { type EncryptionVersion, decryptPayload, ENCRYPTION_OVERHEAD, encryptPayload, type NonceSource, randomNonce } from './encryption';
+import type { Keyring } from './keyring';
+import { addLabel, labelBytes, labelOverhead, sameBytes, splitLabel } from './label';
+import {
+  COMPOUND_HEADER_OVERHEAD,
+  COMPOUND_MAX_PARTS,
+  COMPOUND_PART_OVERHEAD,
+  PACKET_MAX_DECOMPRESSED_BYTES,
+  PACKET_MAX_NESTING,
+  UDP_BUFFER_SIZE,
+  UDP_PACKET_MAX_BYTES,
+} from './limits';
+import { decodePacketMessage, encodeMessage, readComplete } from './message-codec';
+
+export interface PacketEncodeOptions {
+  /** memberlist EnableCompression (default true in Go and MetalLB): used only when it makes the packet smaller. */
+  readonly compress?: boolean;
+  /** Add the CRC header: Go does so when it knows the receiver and its pmax >= 5. */
+  readonly crc?: boolean;
+  /** Encrypt with the primary key. */
+  readonly keyring?: Keyring;
+  /** 1 (the default, protocol >= 2) or 0 (protocol 1, PKCS7-padded). */
+  readonly encryptionVersion?: EncryptionVersion;
+  readonly nonce?: NonceSource;
+  /** memberlist >= 0.3.0 Label; never set it in a cluster with 0.2.2 peers or MetalLB. */
+  readonly label?: string;
+  /** memberlist UDPBufferSize. */
+  readonly udpBufferSize?: number;
+}
+
+export interface PacketDecodeOptions {
+  readonly keyring?: Keyring;
+  /** memberlist GossipVerifyIncoming (default true): with a keyring, undecryptable packets are dropped. */
+  readonly verifyIncoming?: boolean;
+  readonly label?: string;
+  /** Decompressed bytes allowed for the whole packet, all compress wrappers together. */
+  readonly maxDecompressedBytes?: number;
+}
+
+export interface DecodedPacket {
+  readonly messages: GossipMessage[];
+  readonly drops: Drop[];
+}
+
+/** Message types memberlist handles from a packet (net.go handleCommand); the rest are dropped. */
+const PACKET_MESSAGE_TYPES: ReadonlySet<number> = new Set([
+  MessageType.ping,
+  MessageType.indirectPing,
+  MessageType.ack,
+  MessageType.suspect,
+  MessageType.alive,
+  MessageType.dead,
+  MessageType.user,
+  MessageType.nack,
+]);
+
+// ------------------------------------------------------------------------------------------ sending
+
+/**
+ * Bytes left for piggybacked messages after the primary one (memberlist net.go sendMsg): each piggybacked
+ * message costs its length plus COMPOUND_PART_OVERHEAD.
+ */
+export function piggybackBudget(primaryLength: number, opts: PacketEncodeOptions = {}): number {
+  let avail = (opts.udpBufferSize ?? UDP_BUFFER_SIZE) - primaryLength - COMPOUND_HEADER_OVERHEAD;
+  avail -= labelOverhead(labelBytes(opts.label));
+  if (opts.keyring) avail -= ENCRYPTION_OVERHEAD[opts.encryptionVersion ?? 1];
+  return avail;
+}
+
+/**
+ * Which candidates (encoded lengths, in priority order) fit beside the primary message: greedy like memberlist's
+ * broadcast queue (queue.go GetBroadcasts), skipping one that does not fit and trying smaller ones after it.
+ */
+export function selectPiggybacks(primaryLength: number, candidateLengths: readonly number[], opts: PacketEncodeOptions = {}): number[] {
+  let room = piggybackBudget(primaryLength, opts);
+  const chosen: number[] = [];
+  candidateLengths.forEach((len, i) => {
+    if (chosen.length + 1 >= COMPOUND_MAX_PARTS) return;
+    if (len + COMPOUND_PART_OVERHEAD <= room) {
+      chosen.push(i);
+      room -= len + COMPOUND_PART_OVERHEAD;
+    }
+  });
+  return chosen;
+}
+
+/**
+ * One packet for the given messages (already chosen to fit; see selectPiggybacks). Messages may be given
+ * pre-encoded (memberlist queues broadcasts as bytes). Throws CodecError for unsendable input.
+ */
+export function encodePacket(messages: readonly (GossipMessage | Uint8Array)[], opts: PacketEncodeOptions = {}): Uint8Array {
+  if (messages.length === 0) throw new CodecError('badMessage', 'a packet needs at least one message');
+  const parts = messages.map((m) => (m instanceof Uint8Array ? m : encodeMessage(m)));
+  let msg = parts.length === 1 ? (parts[0] as Uint8Array) : encodeCompound(parts);
+  if (opts.compress) {
+    const c = encodeCompressed(msg);
+    if (c.length < msg.length) msg = c;
+  }
+  if (opts.crc) msg = addCrc(msg);
+  const label = labelBytes(opts.label);
+  if (opts.keyring) msg = encryptPayload(opts.encryptionVersion ?? 1, opts.keyring.primary, msg, label, (opts.nonce ?? randomNonce)());
+  return addLabel(msg, label);
+}
+
+// ------------------------------------------------------------------------------------------ receiving
+
+class PacketDecoder {
+  readonly messages: GossipMessage[] = [];
+  readonly drops: Drop[] = [];
+  budget: number;
+  constructor(maxDecompressed: number) {
+    this.budget = maxDecompressed;
+  }
+
+  drop(e: unknown): void {
+    if (e instanceof DecodeError) this.drops.push(e.toDrop());
+    else if (e instanceof CodecError) this.drops.push({ reason: 'badMsgpack', detail: e.message });
+    else this.drops.push({ reason: 'badMsgpack', detail: `unexpected: ${String(e)}` });
+  }
+
+  /** memberlist handleCommand, recursive over compound and compress. */
+  dispatch(buf: Uint8Array, depth: number): void {
+    try {
+      if (buf.length === 0) throw new DecodeError('emptyMessage', 'empty message');
+      const type = buf[0] as number;
+      if (type === MessageType.compound || type === MessageType.compress) {
+        if (depth >= PACKET_MAX_NESTING) throw new DecodeError('tooDeep', `wrappers nested deeper than ${PACKET_MAX_NESTING}`);
+        if (type === MessageType.compound) {
+          const { parts, truncated } = decodeCompound(buf.subarray(1));
+          if (truncated > 0) this.drops.push({ reason: 'truncatedCompound', detail: `${truncated} of ${parts.length + truncated} parts cut off` });
+          for (const p of parts) this.dispatch(p, depth + 1);
+        } else {
+          const out = decompressValue(readComplete(buf, 1, 'compress').value, this.budget);
+          this.budget -= out.length;
+          this.dispatch(out, depth + 1);
+        }
+        return;
+      }
+      if (!PACKET_MESSAGE_TYPES.has(type)) throw new DecodeError('unknownType', `message type ${type} is not handled in a packet`);
+      this.messages.push(decodePacketMessage(buf, this.drops));
+    } catch (e) {
+      this.drop(e);
+    }
+  }
+}
+
+/** Decodes one received datagram. Never throws. */
+export function decodePacket(packet: Uint8Array, opts: PacketDecodeOptions = {}): DecodedPacket {
+  const d = new PacketDecoder(opts.maxDecompressedBytes ?? PACKET_MAX_DECOMPRESSED_BYTES);
+  try {
+    if (packet.length === 0 || packet.length > UDP_PACKET_MAX_BYTES) {
+      throw new DecodeError('badPacketSize', `packet of ${packet.length} bytes`);
+    }
+    const want = labelBytes(opts.label);
+    const split = splitLabel(packet, true);
+    if (split.kind === 'incomplete') throw new DecodeError('badLabel', 'label header truncated');
+    const got = split.kind === 'label' ? split.label : new Uint8Array(0);
+    if (!sameBytes(got, want)) throw new DecodeError('badLabel', 'packet label differs from the configured label');
+    let buf = split.rest;
+    if (opts.keyring) {
+      try {
+        buf = decryptPayload(opts.keyring, buf, want);
+      } catch (e) {
+        // GossipVerifyIncoming off (a rolling key introduction): an undecryptable packet is taken as plaintext.
+        if (opts.verifyIncoming ?? true) throw e;
+      }
+    }
+    if (hasCrcHeader(buf)) {
+      const body = checkCrc(buf);
+      if (body === undefined) throw new DecodeError('badCrc', 'CRC mismatch');
+      buf = body;
+    }
+    d.dispatch(buf, 0);
+  } catch (e) {
+    d.drop(e);
+  }
+  return { messages: d.messages, drops: d.drops };
+}
