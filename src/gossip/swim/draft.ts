@@ -1,0 +1,148 @@
+import type { GossipMessage } from '../messages';
+import type { PeerAddress } from './address';
+import { enqueueBroadcast, takeBroadcasts, type BroadcastNotify } from './broadcast-queue';
+import { retransmitLimit } from './config';
+import type { LogLevel, LogReason, SendReason, StreamPurpose, SwimEffect, SwimOutEvent } from './effects';
+import { encodedSize } from './message-size';
+import { protocolMax, type Member } from './member-table';
+import { Random } from './random';
+import type { PendingStream, SwimState, SwimStats } from './state';
+
+/**
+ * The working copy of one reducer step: SwimState with its collections copied and writable, the clock, a PRNG
+ * cursor and the effects produced so far. Handlers take a Draft and change it; the caller's state is untouched.
+ */
+type Writable<T> = T extends ReadonlyMap<infer K, infer V> ? Map<K, V> : T extends readonly (infer E)[] ? E[] : T;
+export type Draft = { -readonly [K in Exclude<keyof SwimState, 'rng'>]: Writable<SwimState[K]> } & {
+  readonly now: number;
+  readonly random: Random;
+  readonly effects: SwimEffect[];
+};
+
+/** memberlist net.go: assumed compound header bytes, bytes per compound entry, the user message type byte. */
+export const COMPOUND_HEADER_OVERHEAD = 2;
+export const COMPOUND_OVERHEAD = 2;
+export const USER_MESSAGE_OVERHEAD = 1;
+/** A compound holds at most 255 parts (its count is one byte). */
+export const MAX_COMPOUND_PARTS = 255;
+
+export function openDraft(state: SwimState, now: number): Draft {
+  const { rng, ...rest } = state;
+  return {
+    ...rest,
+    members: new Map(state.members),
+    probeOrder: [...state.probeOrder],
+    suspicions: new Map(state.suspicions),
+    relays: new Map(state.relays),
+    streams: new Map(state.streams),
+    joins: new Map(state.joins),
+    now,
+    random: new Random(rng),
+    effects: [],
+  };
+}
+
+export function closeDraft(d: Draft): SwimState {
+  const { now: _now, random, effects: _effects, ...rest } = d;
+  return { ...rest, rng: random.state };
+}
+
+export function log(
+  d: Draft,
+  level: LogLevel,
+  reason: LogReason,
+  message: string,
+  fields?: Record<string, string | number | boolean>,
+): void {
+  d.effects.push({ type: 'log', level, reason, message, ...(fields ? { fields } : {}) });
+}
+
+export function emit(d: Draft, event: SwimOutEvent): void {
+  d.effects.push({ type: 'emit', event });
+}
+
+export function bump(d: Draft, stat: keyof SwimStats, by = 1): void {
+  d.stats = { ...d.stats, [stat]: d.stats[stat] + by };
+}
+
+/** memberlist estNumNodes: every member in the table, ourselves and the not yet reaped dead included. */
+export function numNodes(d: Draft): number {
+  return d.members.size;
+}
+
+export function nextSeqNo(d: Draft): number {
+  d.seqNo = (d.seqNo + 1) >>> 0;
+  return d.seqNo;
+}
+
+export function selfMember(d: Draft): Member | undefined {
+  return d.members.get(d.self.name);
+}
+
+function recipientProtocol(d: Draft, to: PeerAddress): number | undefined {
+  const member = to.name === undefined ? undefined : d.members.get(to.name);
+  return member ? protocolMax(member) : undefined;
+}
+
+export function sendPacket(d: Draft, to: PeerAddress, messages: readonly GossipMessage[], reason: SendReason): void {
+  const pmax = recipientProtocol(d, to);
+  d.effects.push({ type: 'sendPacket', to, messages, reason, ...(pmax === undefined ? {} : { recipientProtocolMax: pmax }) });
+  bump(d, 'packetsSent');
+}
+
+/** Bytes of a packet left for messages once the transport's own overhead is paid. */
+function packetBudget(d: Draft): number {
+  return d.config.udpBufferSize - d.config.packetOverhead - COMPOUND_HEADER_OVERHEAD;
+}
+
+/**
+ * Takes pending broadcasts for `bytesAvailable` bytes: memberlist's own first, then user broadcasts in what is
+ * left (memberlist getBroadcasts with the delegate's GetBroadcasts).
+ */
+export function takePending(d: Draft, bytesAvailable: number, maxMessages: number): GossipMessage[] {
+  const limit = retransmitLimit(d.config.retransmitMult, numNodes(d));
+  const own = takeBroadcasts(d.memberQueue, COMPOUND_OVERHEAD, bytesAvailable, limit, maxMessages);
+  // Finished broadcasts need no callback: leave() watches its broadcast leave the queue (join-leave.ts).
+  d.memberQueue = own.queue;
+  const messages = [...own.messages];
+  const used = own.messages.reduce((sum, m) => sum + encodedSize(m) + COMPOUND_OVERHEAD, 0);
+  const avail = bytesAvailable - used;
+  if (avail > COMPOUND_OVERHEAD + USER_MESSAGE_OVERHEAD && messages.length < maxMessages) {
+    const user = takeBroadcasts(d.userQueue, COMPOUND_OVERHEAD + USER_MESSAGE_OVERHEAD, avail, limit, maxMessages - messages.length);
+    d.userQueue = user.queue;
+    messages.push(...user.messages);
+  }
+  return messages;
+}
+
+/** A direct message with whatever broadcasts fit beside it (memberlist sendMsg). */
+export function sendWithPiggyback(d: Draft, to: PeerAddress, message: GossipMessage, reason: SendReason): void {
+  const extra = takePending(d, packetBudget(d) - encodedSize(message), MAX_COMPOUND_PARTS - 1);
+  sendPacket(d, to, [message, ...extra], reason);
+}
+
+/** Broadcasts only, for a gossip round; empty when nothing is pending. */
+export function takeGossip(d: Draft): GossipMessage[] {
+  return takePending(d, packetBudget(d), MAX_COMPOUND_PARTS);
+}
+
+/** Queues a broadcast about node `key` (replacing older news about it). */
+export function broadcast(d: Draft, key: string, message: GossipMessage, notify?: BroadcastNotify): void {
+  const change = enqueueBroadcast(d.memberQueue, {
+    key,
+    message,
+    size: encodedSize(message),
+    ...(notify ? { notify } : {}),
+  });
+  d.memberQueue = change.queue;
+}
+
+/** Starts a stream exchange and remembers what its reply is for. Returns the stream id. */
+export function openStream(d: Draft, message: GossipMessage, pending: PendingStream): number {
+  const stream = d.nextStreamId;
+  d.nextStreamId = (d.nextStreamId + 1) % Number.MAX_SAFE_INTEGER;
+  d.streams.set(stream, pending);
+  const purpose: StreamPurpose = pending.purpose;
+  d.effects.push({ type: 'openStream', stream, to: pending.to, message, deadline: pending.deadline, purpose });
+  return stream;
+}

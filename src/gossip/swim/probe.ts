@@ -1,0 +1,181 @@
+import type { Ping } from '../messages';
+import { applyHealthDelta, failedProbeDelta, HealthDelta, scaleByHealth } from './awareness';
+import { bump, log, nextSeqNo, openStream, sendPacket, sendWithPiggyback, type Draft } from './draft';
+import {
+  addressOf,
+  isDeadOrLeft,
+  protocolMax,
+  PROTOCOL_NACK,
+  PROTOCOL_TCP_PING,
+  reapAndShuffle,
+  type Member,
+} from './member-table';
+import type { ProbeRound } from './state';
+import { suspectNode } from './suspect-dead';
+
+/**
+ * The probe round (memberlist state.go probe and probeNode), split at its three moments:
+ *   startProbe   (every ProbeInterval): ping the next member of the shuffled order;
+ *   probeIndirect (ProbeTimeout later, no ack yet): IndirectChecks alive peers relay a ping, with nack requests
+ *                for peers of protocol >= 4, and a TCP ping goes beside them (target protocol >= 3);
+ *   probeExpired (ProbeInterval x (health + 1) after the ping, still no ack): suspect the target, unless the
+ *                TCP ping got through; health rises by the nacks that did not come (or by 1 without nackers).
+ * An ack at any moment ends the round as a success and lowers health by one.
+ */
+
+/** The next member to probe, walking the order and reshuffling (and reaping) at each wrap. */
+function nextTarget(d: Draft): Member | undefined {
+  let checked = 0;
+  for (;;) {
+    if (checked >= d.probeOrder.length) return undefined;
+    if (d.probeIndex >= d.probeOrder.length) {
+      const reaped = reapAndShuffle(d.members, d.probeOrder, d.now, d.config.gossipToTheDeadTime, d.self.name, d.random);
+      for (const name of reaped) log(d, 'debug', 'reaped', `forgetting ${name}: gone longer than GossipToTheDeadTime`);
+      d.probeIndex = 0;
+      checked++;
+      continue;
+    }
+    const name = d.probeOrder[d.probeIndex]!;
+    d.probeIndex++;
+    const member = d.members.get(name);
+    if (name === d.self.name || !member || isDeadOrLeft(member)) {
+      checked++;
+      continue;
+    }
+    return member;
+  }
+}
+
+function pingFor(d: Draft, target: string, seqNo: number): Ping {
+  return {
+    type: 'ping',
+    seqNo,
+    node: target,
+    sourceAddr: d.self.addr,
+    sourcePort: d.self.port,
+    sourceNode: d.self.name,
+  };
+}
+
+export function startProbe(d: Draft): void {
+  const target = nextTarget(d);
+  if (!target) return;
+  const interval = scaleByHealth(d.config.probeInterval, d.health);
+  const seqNo = nextSeqNo(d);
+  const ping = pingFor(d, target.name, seqNo);
+  const to = addressOf(target);
+  if (target.state === 'alive') {
+    sendWithPiggyback(d, to, ping, 'ping');
+  } else {
+    // A suspect hears the accusation with the ping, so it can refute at once.
+    sendPacket(d, to, [ping, { type: 'suspect', incarnation: target.incarnation, node: target.name, from: d.self.name }],
+      'pingSuspect');
+  }
+  d.probe = {
+    target: target.name,
+    to,
+    targetProtocolMax: protocolMax(target),
+    seqNo,
+    incarnation: target.incarnation,
+    sentAt: d.now,
+    indirectAt: d.now + d.config.probeTimeout,
+    deadline: d.now + interval,
+    indirectSent: false,
+    expectedNacks: 0,
+    nacks: 0,
+    tcpContacted: false,
+  };
+  bump(d, 'probes');
+}
+
+export function probeIndirect(d: Draft): void {
+  const probe = d.probe;
+  if (!probe || probe.indirectSent) return;
+  const peers = d.random.pick(d.config.indirectChecks, [...d.members.values()],
+    (m) => m.name !== d.self.name && m.name !== probe.target && m.state === 'alive');
+  let expectedNacks = 0;
+  for (const peer of peers) {
+    const nack = protocolMax(peer) >= PROTOCOL_NACK;
+    if (nack) expectedNacks++;
+    sendWithPiggyback(d, addressOf(peer), {
+      type: 'indirectPing',
+      seqNo: probe.seqNo,
+      target: probe.to.addr,
+      port: probe.to.port,
+      node: probe.target,
+      nack,
+      sourceAddr: d.self.addr,
+      sourcePort: d.self.port,
+      sourceNode: d.self.name,
+    }, 'indirectPing');
+  }
+  let tcpStream: number | undefined;
+  if (!d.config.disableTcpPings && probe.targetProtocolMax >= PROTOCOL_TCP_PING) {
+    // A node cut off from UDP but reachable over TCP would otherwise flap (and spread stale state by push/pull).
+    tcpStream = openStream(d, pingFor(d, probe.target, probe.seqNo), {
+      purpose: 'tcpPing',
+      to: probe.to,
+      seqNo: probe.seqNo,
+      deadline: probe.deadline,
+    });
+  }
+  d.probe = { ...probe, indirectSent: true, expectedNacks, ...(tcpStream === undefined ? {} : { tcpStream }) };
+  log(d, 'debug', 'probeIndirect', `failed ping: ${probe.target} (timeout reached), asking ${peers.length} peers`, {
+    relays: peers.length,
+    expectedNacks,
+    tcp: tcpStream !== undefined,
+  });
+}
+
+function endProbe(d: Draft, probe: ProbeRound): void {
+  d.probe = undefined;
+  if (probe.tcpStream !== undefined) d.streams.delete(probe.tcpStream);
+}
+
+export function probeExpired(d: Draft): void {
+  const probe = d.probe;
+  if (!probe) return;
+  endProbe(d, probe);
+  if (probe.tcpContacted) {
+    d.health = applyHealthDelta(d.health, HealthDelta.probeSucceeded, d.config.awarenessMaxMultiplier);
+    log(d, 'warn', 'probeTcpOnly', `was able to connect to ${probe.target} but other probes failed, ` +
+      `network may be misconfigured`);
+    return;
+  }
+  const delta = failedProbeDelta(probe.expectedNacks, probe.nacks);
+  d.health = applyHealthDelta(d.health, delta, d.config.awarenessMaxMultiplier);
+  bump(d, 'probesFailed');
+  log(d, 'info', 'probeFailed', `suspect ${probe.target} has failed, no acks received`, {
+    expectedNacks: probe.expectedNacks,
+    nacks: probe.nacks,
+    health: d.health,
+  });
+  suspectNode(d, { type: 'suspect', incarnation: probe.incarnation, node: probe.target, from: d.self.name });
+}
+
+/** An ack for the probe in flight: success. Returns false when the ack is not for it. */
+export function probeAcked(d: Draft, seqNo: number): boolean {
+  const probe = d.probe;
+  if (!probe || probe.seqNo !== seqNo) return false;
+  endProbe(d, probe);
+  d.health = applyHealthDelta(d.health, HealthDelta.probeSucceeded, d.config.awarenessMaxMultiplier);
+  log(d, 'debug', 'probeAcked', `ack from ${probe.target}`, { rtt: d.now - probe.sentAt, indirect: probe.indirectSent });
+  return true;
+}
+
+/** A nack for the probe in flight: a relay is alive and could not reach the target either. */
+export function probeNacked(d: Draft, seqNo: number): boolean {
+  const probe = d.probe;
+  if (!probe || probe.seqNo !== seqNo) return false;
+  // memberlist buffers at most IndirectChecks + 1 nacks per probe.
+  d.probe = { ...probe, nacks: Math.min(probe.nacks + 1, d.config.indirectChecks + 1) };
+  return true;
+}
+
+/** The TCP ping's ack arrived: remember it; the round still waits for its deadline (as memberlist does). */
+export function probeTcpAcked(d: Draft, stream: number, seqNo: number): boolean {
+  const probe = d.probe;
+  if (!probe || probe.tcpStream !== stream || probe.seqNo !== seqNo) return false;
+  d.probe = { ...probe, tcpContacted: true };
+  return true;
+}
