@@ -45,12 +45,30 @@ function cacheRoot(): string {
   throw new Error('no writable cache directory for Go test programs');
 }
 
+/** GOPATH roots searched for library sources: $GOPATH's entries, then Debian's golang-*-dev packages. */
+const GOPATH_CANDIDATES = [...(process.env.GOPATH ?? '').split(':').filter(Boolean), '/usr/share/gocode'];
+
+/**
+ * The GOPATH root holding `importPath` (e.g. github.com/hashicorp/memberlist from Debian's
+ * golang-github-hashicorp-memberlist-dev), or undefined when no candidate has it.
+ */
+export function goPathWith(importPath: string): string | undefined {
+  return GOPATH_CANDIDATES.find((root) => existsSync(join(root, 'src', importPath)));
+}
+
+export interface GoBuildOptions {
+  /** GOPATH roots with the libraries the program imports (see goPathWith); searched after the private one. */
+  readonly gopath?: readonly string[];
+}
+
 /** Builds test/interop/go/<name> (if its sources changed) and returns the binary's path. */
-export function buildGoProgram(name: string): string {
+export function buildGoProgram(name: string, options: GoBuildOptions = {}): string {
   const srcDir = join(GO_DIR, name);
   const files = readdirSync(srcDir).filter((f) => f.endsWith('.go')).sort();
+  const deps = options.gopath ?? [];
   const hash = createHash('sha256');
   hash.update(goToolchain().version);
+  hash.update(deps.join(':')).update('\0');
   for (const f of files) hash.update(f).update('\0').update(readFileSync(join(srcDir, f))).update('\0');
   const binary = join(cacheRoot(), `${name}-${hash.digest('hex').slice(0, 16)}`);
   if (existsSync(binary)) return binary;
@@ -61,7 +79,7 @@ export function buildGoProgram(name: string): string {
       cwd: srcDir,
       encoding: 'utf8',
       timeout: BUILD_TIMEOUT_MS,
-      env: { ...process.env, GO111MODULE: 'off', GOCACHE: join(work, 'gocache'), GOPATH: join(work, 'gopath'), GOFLAGS: '' },
+      env: { ...process.env, GO111MODULE: 'off', GOCACHE: join(work, 'gocache'), GOPATH: [join(work, 'gopath'), ...deps].join(':'), GOFLAGS: '' },
     });
     if (r.status !== 0) throw new Error(`go build ${name} failed:\n${r.stderr || r.error?.message}`);
     renameSync(out, binary); // atomic: a parallel run sees the whole binary or none
@@ -71,9 +89,9 @@ export function buildGoProgram(name: string): string {
   }
 }
 
-/** Runs a built program with `input` on stdin and returns stdout. */
-export function runGoProgram(binary: string, input: string): string {
-  const r = spawnSync(binary, [], { input, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+/** Runs a built program with `input` on stdin (and optional arguments) and returns stdout. */
+export function runGoProgram(binary: string, input: string, args: readonly string[] = [], timeoutMs?: number): string {
+  const r = spawnSync(binary, args, { input, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: timeoutMs });
   if (r.status !== 0) throw new Error(`${binary} failed: ${r.stderr || r.error?.message}`);
   return r.stdout;
 }
