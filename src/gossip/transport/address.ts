@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import { ipFromBytes, ipToBytes, parseIP, formatIP } from '../../ip';
 
-/** A gossip peer's address: host (canonical IP text) and port. */
-export interface PeerAddress {
+/** A socket address: host (canonical IP text) and port. The state machine uses raw Addr bytes instead (swim/address.ts). */
+export interface HostPort {
   readonly host: string;
   readonly port: number;
 }
@@ -18,7 +18,7 @@ export class AddressError extends Error {
  * Reads "host:port", "[v6]:port", "host" (default port) or memberlist's "name/host:port" join form.
  * Only IP literals: a daemon that resolves names at join time fails in confusing ways when DNS is down.
  */
-export function parsePeerAddress(text: string, defaultPort = DEFAULT_GOSSIP_PORT): PeerAddress {
+export function parseHostPort(text: string, defaultPort = DEFAULT_GOSSIP_PORT): HostPort {
   const withoutName = text.includes('/') ? text.slice(text.indexOf('/') + 1) : text;
   let host = withoutName;
   let port = defaultPort;
@@ -37,7 +37,7 @@ export function parsePeerAddress(text: string, defaultPort = DEFAULT_GOSSIP_PORT
   return { host: formatIP(ip), port };
 }
 
-export function formatPeerAddress(a: PeerAddress): string {
+export function formatHostPort(a: HostPort): string {
   return isIP(a.host) === 6 ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`;
 }
 

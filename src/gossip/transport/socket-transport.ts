@@ -5,8 +5,8 @@
  */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, connect, isIP, type Server, type Socket } from 'node:net';
-import type { PeerAddress } from './address';
-import { formatPeerAddress } from './address';
+import type { HostPort } from './address';
+import { formatHostPort } from './address';
 
 /** memberlist's UDP receive buffer (net_transport.go udpPacketBufSize): larger datagrams are truncated by Go. */
 export const UDP_RECEIVE_BUFFER_BYTES = 65_536;
@@ -15,9 +15,9 @@ export const UDP_SOCKET_BUFFER_BYTES = 2 * 1024 * 1024;
 
 export interface TransportHandlers {
   /** A datagram arrived; `at` is the receive time (ms since epoch), kept for RTT and awareness maths. */
-  onPacket(bytes: Uint8Array, from: PeerAddress, at: number): void;
+  onPacket(bytes: Uint8Array, from: HostPort, at: number): void;
   /** A peer opened a stream (push/pull, TCP ping, user message); the handler owns the socket. */
-  onStream(socket: Socket, from: PeerAddress): void;
+  onStream(socket: Socket, from: HostPort): void;
   /** A socket-level problem worth a log line (send failure, server error); never fatal by itself. */
   onError?(what: string, error: Error): void;
 }
@@ -35,19 +35,19 @@ export class SocketTransport {
   private constructor(
     private readonly udp: UdpSocket,
     private readonly tcp: Server,
-    readonly local: PeerAddress,
+    readonly local: HostPort,
     private readonly handlers: TransportHandlers,
   ) {}
 
   /** Binds TCP first (port 0 picks a free one), then UDP on the same port, as memberlist does. */
-  static async listen(bind: PeerAddress, handlers: TransportHandlers): Promise<SocketTransport> {
+  static async listen(bind: HostPort, handlers: TransportHandlers): Promise<SocketTransport> {
     const family = isIP(bind.host) === 6 ? 'udp6' : 'udp4';
     const tcp = createServer({ noDelay: true });
     tcp.on('connection', (socket) => {
       handlers.onStream(socket, { host: stripMapped(socket.remoteAddress ?? ''), port: socket.remotePort ?? 0 });
     });
     await new Promise<void>((resolve, reject) => {
-      tcp.once('error', (e) => reject(new TransportError('bindFailed', `cannot listen on TCP ${formatPeerAddress(bind)}: ${e.message}`)));
+      tcp.once('error', (e) => reject(new TransportError('bindFailed', `cannot listen on TCP ${formatHostPort(bind)}: ${e.message}`)));
       tcp.listen({ host: bind.host, port: bind.port, exclusive: true }, resolve);
     });
     const port = (tcp.address() as { port: number }).port;
@@ -69,19 +69,19 @@ export class SocketTransport {
     return new SocketTransport(udp, tcp, { host: bind.host, port }, handlers);
   }
 
-  sendPacket(to: PeerAddress, bytes: Uint8Array): void {
+  sendPacket(to: HostPort, bytes: Uint8Array): void {
     this.udp.send(bytes, to.port, to.host, (error) => {
-      if (error) this.handlers.onError?.(`udp send to ${formatPeerAddress(to)}`, error);
+      if (error) this.handlers.onError?.(`udp send to ${formatHostPort(to)}`, error);
     });
   }
 
   /** Opens a stream to a peer, failing after timeoutMs (memberlist TCPTimeout). */
-  dialStream(to: PeerAddress, timeoutMs: number): Promise<Socket> {
+  dialStream(to: HostPort, timeoutMs: number): Promise<Socket> {
     return new Promise((resolve, reject) => {
       const socket = connect({ host: to.host, port: to.port, noDelay: true });
       const timer = setTimeout(() => {
         socket.destroy();
-        reject(new TransportError('dialTimeout', `no TCP connection to ${formatPeerAddress(to)} within ${timeoutMs} ms`));
+        reject(new TransportError('dialTimeout', `no TCP connection to ${formatHostPort(to)} within ${timeoutMs} ms`));
       }, timeoutMs);
       socket.once('connect', () => {
         clearTimeout(timer);
@@ -89,7 +89,7 @@ export class SocketTransport {
       });
       socket.once('error', (e) => {
         clearTimeout(timer);
-        reject(new TransportError('dialFailed', `cannot connect to ${formatPeerAddress(to)}: ${e.message}`));
+        reject(new TransportError('dialFailed', `cannot connect to ${formatHostPort(to)}: ${e.message}`));
       });
     });
   }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Socket } from 'node:net';
 import { SocketTransport, TransportError } from '../../../src/gossip/transport/socket-transport';
-import { addressBytes, hostFromBytes, parsePeerAddress, type PeerAddress } from '../../../src/gossip/transport/address';
+import { addressBytes, hostFromBytes, parseHostPort, type HostPort } from '../../../src/gossip/transport/address';
 
 const open: SocketTransport[] = [];
 afterEach(async () => {
@@ -9,8 +9,8 @@ afterEach(async () => {
 });
 
 interface Inbox {
-  packets: { bytes: Uint8Array; from: PeerAddress }[];
-  streams: { socket: Socket; from: PeerAddress }[];
+  packets: { bytes: Uint8Array; from: HostPort }[];
+  streams: { socket: Socket; from: HostPort }[];
 }
 
 async function listen(host: string): Promise<{ transport: SocketTransport; inbox: Inbox }> {
@@ -62,13 +62,13 @@ describe('dialling a closed port', () => {
 
 describe('peer addresses', () => {
   it('reads memberlist join forms', () => {
-    expect(parsePeerAddress('10.0.0.1:7946')).toEqual({ host: '10.0.0.1', port: 7946 });
-    expect(parsePeerAddress('node-b/10.0.0.2:8000')).toEqual({ host: '10.0.0.2', port: 8000 });
-    expect(parsePeerAddress('[FD00::1]:7000')).toEqual({ host: 'fd00::1', port: 7000 });
-    expect(parsePeerAddress('fd00::2')).toEqual({ host: 'fd00::2', port: 7946 });
-    expect(parsePeerAddress('10.0.0.3')).toEqual({ host: '10.0.0.3', port: 7946 });
-    expect(() => parsePeerAddress('example.com:7946')).toThrow(/IP address/);
-    expect(() => parsePeerAddress('10.0.0.1:70000')).toThrow(/1-65535/);
+    expect(parseHostPort('10.0.0.1:7946')).toEqual({ host: '10.0.0.1', port: 7946 });
+    expect(parseHostPort('node-b/10.0.0.2:8000')).toEqual({ host: '10.0.0.2', port: 8000 });
+    expect(parseHostPort('[FD00::1]:7000')).toEqual({ host: 'fd00::1', port: 7000 });
+    expect(parseHostPort('fd00::2')).toEqual({ host: 'fd00::2', port: 7946 });
+    expect(parseHostPort('10.0.0.3')).toEqual({ host: '10.0.0.3', port: 7946 });
+    expect(() => parseHostPort('example.com:7946')).toThrow(/IP address/);
+    expect(() => parseHostPort('10.0.0.1:70000')).toThrow(/1-65535/);
   });
 
   it('sends 4-byte Addr for IPv4 and 16 for IPv6, and reads both back', () => {
