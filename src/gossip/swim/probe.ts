@@ -23,27 +23,27 @@ import { suspectNode } from './suspect-dead';
  * An ack at any moment ends the round as a success and lowers health by one.
  */
 
-/** The next member to probe, walking the order and reshuffling (and reaping) at each wrap. */
+/**
+ * The next member to probe, walking the order and reshuffling (and reaping) at each wrap. memberlist gives up
+ * for the tick once it has looked at as many entries as the list holds, counting the wrap as one, so in a
+ * 3-node cluster a tick is sometimes lost when we sit at the end of one pass and the start of the next; here
+ * the walk may cover the rest of this pass and all of the next before it gives up.
+ */
 function nextTarget(d: Draft): Member | undefined {
-  let checked = 0;
-  for (;;) {
-    if (checked >= d.probeOrder.length) return undefined;
+  const limit = 2 * d.probeOrder.length + 1;
+  for (let looked = 0; looked < limit; looked++) {
     if (d.probeIndex >= d.probeOrder.length) {
       const reaped = reapAndShuffle(d.members, d.probeOrder, d.now, d.config.gossipToTheDeadTime, d.self.name, d.random);
       for (const name of reaped) log(d, 'debug', 'reaped', `forgetting ${name}: gone longer than GossipToTheDeadTime`);
       d.probeIndex = 0;
-      checked++;
       continue;
     }
     const name = d.probeOrder[d.probeIndex]!;
     d.probeIndex++;
     const member = d.members.get(name);
-    if (name === d.self.name || !member || isDeadOrLeft(member)) {
-      checked++;
-      continue;
-    }
-    return member;
+    if (name !== d.self.name && member && !isDeadOrLeft(member)) return member;
   }
+  return undefined;
 }
 
 function pingFor(d: Draft, target: string, seqNo: number): Ping {
