@@ -76,7 +76,9 @@ const PACKET_MESSAGE_TYPES: ReadonlySet<number> = new Set([
 
 /**
  * Bytes left for piggybacked messages after the primary one (memberlist net.go sendMsg): each piggybacked
- * message costs its length plus COMPOUND_PART_OVERHEAD.
+ * message costs its length plus COMPOUND_PART_OVERHEAD. Go's sum leaves out the primary message's own u16
+ * length entry, so a full packet can be UDPBufferSize + 2 bytes; mlb keeps the same arithmetic (the receive
+ * buffer is 64 KiB, so nothing breaks) so both pack the same broadcasts.
  */
 export function piggybackBudget(primaryLength: number, opts: PacketEncodeOptions = {}): number {
   let avail = (opts.udpBufferSize ?? UDP_BUFFER_SIZE) - primaryLength - COMPOUND_HEADER_OVERHEAD;

@@ -333,7 +333,7 @@ func main() {
 	}
 	// A 22-character unpadded base64 secret like MetalLB's Secret; the trailing newline variant shows that the
 	// file is used verbatim.
-	secret := []byte("c2VjcmV0LWtleS1vZi1tbGI")[:22]
+	secret := []byte("c2VjcmV0LWtleS1vZi1tbG")
 	scenarios := []scenario{
 		{name: "plain", compression: false, protocol: 2, nodeNames: []string{"alpha", "beta", "gamma"}},
 		{name: "compressed", compression: true, protocol: 2, nodeNames: []string{"alpha", "beta", "127.0.0.1"}},
