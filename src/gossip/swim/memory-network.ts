@@ -62,6 +62,9 @@ interface SimNode {
   tickAt: number;
   busyUntil: number;
   cpuCost: number;
+  /** Virtual ms spent handling events (cpuCost each), and the longest wait of an event for the CPU. */
+  busyTime: number;
+  maxQueueDelay: number;
   meta?: Uint8Array;
 }
 
@@ -172,6 +175,8 @@ export class MemoryNetwork {
       tickAt: Number.POSITIVE_INFINITY,
       busyUntil: 0,
       cpuCost: options.cpuCost ?? 0,
+      busyTime: 0,
+      maxQueueDelay: 0,
       ...(options.meta ? { meta: options.meta } : {}),
     };
     this.nodes.set(name, node);
@@ -235,6 +240,12 @@ export class MemoryNetwork {
     this.boot(node, options.seed);
     if (options.join && options.join.length > 0) this.join(name, options.join);
     if (this.rejoinInterval > 0) this.scheduleRejoin(node, node.epoch);
+  }
+
+  /** The CPU load of a node since it was added: busy fraction and the longest wait of an event. */
+  cpuLoad(name: string): { utilization: number; maxQueueDelay: number } {
+    const node = this.mustGet(name);
+    return { utilization: this.now > 0 ? node.busyTime / this.now : 0, maxQueueDelay: node.maxQueueDelay };
   }
 
   setCpuCost(name: string, cpuCost: number): void {
@@ -351,12 +362,14 @@ export class MemoryNetwork {
     this.queue.push(time, () => this.process(node, epoch, event));
   }
 
-  private process(node: SimNode, epoch: number, event: SwimEvent): void {
+  private process(node: SimNode, epoch: number, event: SwimEvent, queuedAt = this.now): void {
     if (node.epoch !== epoch || !node.state) return;
     if (node.cpuCost > 0 && node.busyUntil > this.now) {
-      this.schedule(node, epoch, node.busyUntil, event);
+      this.queue.push(node.busyUntil, () => this.process(node, epoch, event, queuedAt));
       return;
     }
+    node.busyTime += node.cpuCost;
+    node.maxQueueDelay = Math.max(node.maxQueueDelay, this.now - queuedAt);
     const result = step(node.state, event, this.now);
     node.state = result.state;
     const doneAt = this.now + node.cpuCost;
