@@ -58,6 +58,8 @@ export interface PacketDecodeOptions {
 export interface DecodedPacket {
   readonly messages: GossipMessage[];
   readonly drops: Drop[];
+  /** Bytes produced by decompression for this packet (at most maxDecompressedBytes): a metric, and a test hook. */
+  readonly decompressedBytes: number;
 }
 
 /** Message types memberlist handles from a packet (net.go handleCommand); the rest are dropped. */
@@ -128,6 +130,7 @@ class PacketDecoder {
   readonly messages: GossipMessage[] = [];
   readonly drops: Drop[] = [];
   budget: number;
+  decompressed = 0;
   constructor(maxDecompressed: number) {
     this.budget = maxDecompressed;
   }
@@ -152,6 +155,7 @@ class PacketDecoder {
         } else {
           const out = decompressValue(readComplete(buf, 1, 'compress').value, this.budget);
           this.budget -= out.length;
+          this.decompressed += out.length;
           this.dispatch(out, depth + 1);
         }
         return;
@@ -194,5 +198,5 @@ export function decodePacket(packet: Uint8Array, opts: PacketDecodeOptions = {})
   } catch (e) {
     d.drop(e);
   }
-  return { messages: d.messages, drops: d.drops };
+  return { messages: d.messages, drops: d.drops, decompressedBytes: d.decompressed };
 }

@@ -77,11 +77,17 @@ export class StreamReader {
   private readonly maxDecompressed: number;
   private readonly maxMessage: number;
   private out: StreamOutput = { messages: [], drops: [] };
+  private largestDecompressed = 0;
 
   constructor(private readonly opts: StreamDecodeOptions = {}) {
     this.label = labelBytes(opts.label);
     this.maxDecompressed = opts.maxDecompressedBytes ?? STREAM_MAX_DECOMPRESSED_BYTES;
     this.maxMessage = opts.maxMessageBytes ?? STREAM_MAX_MESSAGE_BYTES;
+  }
+
+  /** The largest decompressed message so far (at most maxDecompressedBytes): a metric, and a test hook. */
+  get maxDecompressedSeen(): number {
+    return this.largestDecompressed;
   }
 
   /** True once the stream was given up on; further input is ignored. */
@@ -186,8 +192,14 @@ export class StreamReader {
   /** A decrypted message, complete in memory: maybe compressed once (Go never nests compression on streams). */
   private decrypted(plain: Uint8Array): void {
     if (plain.length === 0) throw new DecodeError('emptyMessage', 'empty stream message');
-    if (plain[0] === MessageType.compress) this.complete(decompressValue(readComplete(plain, 1, 'compress').value, this.maxDecompressed));
+    if (plain[0] === MessageType.compress) this.complete(this.decompress(readComplete(plain, 1, 'compress').value));
     else this.complete(plain);
+  }
+
+  private decompress(v: MsgValue): Uint8Array {
+    const out = decompressValue(v, this.maxDecompressed);
+    this.largestDecompressed = Math.max(this.largestDecompressed, out.length);
+    return out;
   }
 
   /** An uncompressed message, complete in memory. */
@@ -251,7 +263,7 @@ export class StreamReader {
         case 'compressed': {
           const v = this.value();
           if (v === undefined) return;
-          this.complete(decompressValue(v, this.maxDecompressed));
+          this.complete(this.decompress(v));
           break;
         }
         case 'simple': {

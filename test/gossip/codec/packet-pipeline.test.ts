@@ -102,7 +102,7 @@ describe('decodePacket drops', () => {
 
   it('CRC mismatch', () => {
     const p = encodePacket([ping], { crc: true });
-    p[p.length - 1] ^= 0x40;
+    p[p.length - 1] = (p[p.length - 1] as number) ^ 0x40;
     expect(reasons(p)).toEqual(['badCrc']);
     // Under 5 bytes a leading 12 is no CRC header, just an unknown type.
     expect(reasons(Uint8Array.of(12, 1, 2))).toEqual(['unknownType']);
