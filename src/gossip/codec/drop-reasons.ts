@@ -49,8 +49,6 @@ export const DropReason = {
   streamTooLarge: 'streamTooLarge',
   /** The stream ended in the middle of a message. */
   truncatedStream: 'truncatedStream',
-  /** Bytes after the end of a stream message (Go reads one message per stream and closes). */
-  trailingStreamBytes: 'trailingStreamBytes',
 } as const;
 export type DropReasonName = keyof typeof DropReason;
 
@@ -82,7 +80,7 @@ export class CodecError extends Error {
   }
 }
 
-/** Reasons an encoder refuses its input (never seen on receive). */
+/** Reasons an encoder refuses its input (never seen on receive; thrown as CodecError). */
 export const EncodeErrorCode = {
   labelTooLong: 'labelTooLong',
   badKey: 'badKey',

@@ -17,7 +17,6 @@ import {
   type Ack,
   type Alive,
   type Dead,
-  DEFAULT_VSN,
   type ErrorResponse,
   type GossipMessage,
   type IndirectPing,
@@ -36,8 +35,6 @@ import { PUSH_PULL_MAX_NODES, USER_MESSAGE_MAX_BYTES, USER_STATE_MAX_BYTES } fro
 import { type FieldValue, MsgpackWriter } from './msgpack-writer';
 import { MsgpackIncomplete, type MsgValue, readValue } from './msgpack-reader';
 import { StructFields, U16_MAX, U32_MAX, U8_MAX } from './struct-fields';
-
-export { DEFAULT_VSN };
 
 // ------------------------------------------------------------------------------------------ encoding
 

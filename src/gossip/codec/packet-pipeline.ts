@@ -137,7 +137,8 @@ class PacketDecoder {
 
   drop(e: unknown): void {
     if (e instanceof DecodeError) this.drops.push(e.toDrop());
-    else if (e instanceof CodecError) this.drops.push({ reason: 'badMsgpack', detail: e.message });
+    // A configured label over 255 bytes cannot match any packet's label.
+    else if (e instanceof CodecError) this.drops.push({ reason: e.code === 'labelTooLong' ? 'badLabel' : 'badMsgpack', detail: e.message });
     else this.drops.push({ reason: 'badMsgpack', detail: `unexpected: ${String(e)}` });
   }
 

@@ -79,6 +79,7 @@ export class StreamReader {
   private out: StreamOutput = { messages: [], drops: [] };
   private largestDecompressed = 0;
 
+  /** Throws CodecError('labelTooLong') for a configured label over 255 bytes (a configuration error). */
   constructor(private readonly opts: StreamDecodeOptions = {}) {
     this.label = labelBytes(opts.label);
     this.maxDecompressed = opts.maxDecompressedBytes ?? STREAM_MAX_DECOMPRESSED_BYTES;
@@ -139,7 +140,7 @@ export class StreamReader {
 
   private append(chunk: Uint8Array): void {
     // Start of a message: drop what was consumed so the buffer holds at most one message and what follows it.
-    if (this.msgStart > 0 && (this.phase.k === 'type' || this.phase.k === 'label')) {
+    if (this.pos > 0 && this.phase.k === 'type') {
       this.buf.copyWithin(0, this.pos, this.fill);
       this.fill -= this.pos;
       this.waitFor = Math.max(0, this.waitFor - this.pos);
