@@ -1,0 +1,332 @@
+/**
+ * A memberlist-compatible gossip node: the imperative shell around the pure SWIM reducer (swim/) and codecs
+ * (codec/), on real sockets (transport/). It performs the reducer's effects, feeds it packets, streams and
+ * ticks at exactly its next deadline, and exposes the API the daemon uses: join, leave, members, events,
+ * meta, broadcasts and push/pull user state.
+ */
+import { EventEmitter } from 'node:events';
+import type { Socket } from 'node:net';
+import { randomInt } from 'node:crypto';
+import { decodePacket, encodePacket, encodeStream, Keyring, StreamReader } from './codec';
+import type { GossipMessage } from './messages';
+import {
+  createSwimNode, LAN_CONFIG, liveMembers, step, type LeaveOutcome, type LogLine, type Member, type PeerAddress,
+  type SwimConfig, type SwimEffect, type SwimEvent, type SwimOutEvent, type SwimState, type OpenStream,
+} from './swim';
+import { SocketTransport } from './transport/socket-transport';
+import { addressBytes, formatHostPort, hostFromBytes, type HostPort } from './transport/address';
+import { countDrop, emptyCounters, type GossipCounters } from './gossip-stats';
+
+/** memberlist EnableCompression: on by default (LAN and WAN) and MetalLB keeps it. */
+export const DEFAULT_COMPRESSION = true;
+/** An inbound stream that sends nothing for this long is closed (memberlist uses TCPTimeout as the deadline). */
+const INBOUND_STREAM_IDLE_FACTOR = 1;
+
+export interface GossipNodeOptions {
+  readonly name: string;
+  /** Where to listen; port 0 picks a free one. */
+  readonly bind: HostPort;
+  /** The address peers reach us at (default: the bind host; required when binding 0.0.0.0 or ::). */
+  readonly advertiseHost?: string;
+  readonly config?: SwimConfig;
+  /** Encrypts everything with the primary key; without one, traffic is plain. */
+  readonly keyring?: Keyring;
+  readonly meta?: Uint8Array;
+  readonly compress?: boolean;
+  /** Seed of the reducer's PRNG (default: random); tests fix it. */
+  readonly seed?: number;
+  readonly now?: () => number;
+  /** Every reducer log line and shell problem, for the daemon's logger. */
+  readonly onLog?: (line: LogLine | { level: 'debug' | 'warn'; reason: string; message: string }) => void;
+}
+
+export interface JoinResult {
+  readonly joined: number;
+  readonly errors: readonly { readonly to: string; readonly error: string }[];
+}
+
+export interface GossipNodeEvents {
+  join: [Member];
+  leave: [Member];
+  update: [Member];
+  conflict: [Extract<SwimOutEvent, { type: 'conflict' }>];
+  userMessage: [Uint8Array, HostPort];
+  remoteState: [Uint8Array, boolean];
+}
+
+export class GossipNode extends EventEmitter<GossipNodeEvents> {
+  readonly counters: GossipCounters = emptyCounters();
+  private state!: SwimState;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly inbound = new Map<number, Socket>();
+  private nextInboundId = 1;
+  private readonly joinWaiters = new Map<number, (r: JoinResult) => void>();
+  private leaveWaiter: ((o: LeaveOutcome) => void) | undefined;
+  private closed = false;
+  private readonly now: () => number;
+  private readonly compress: boolean;
+
+  private constructor(
+    private readonly options: GossipNodeOptions,
+    private readonly transport: SocketTransport,
+  ) {
+    super();
+    this.now = options.now ?? Date.now;
+    this.compress = options.compress ?? DEFAULT_COMPRESSION;
+  }
+
+  /** Binds the sockets and starts the node alive at incarnation 1 (memberlist Create). */
+  static async create(options: GossipNodeOptions): Promise<GossipNode> {
+    let node: GossipNode | undefined;
+    const transport = await SocketTransport.listen(options.bind, {
+      onPacket: (bytes, from) => node?.receivePacket(bytes, from),
+      onStream: (socket, from) => (node ? node.acceptStream(socket, from) : socket.destroy()),
+      onError: (what, error) => node?.shellLog('debug', 'socketError', `${what}: ${error.message}`),
+    });
+    node = new GossipNode(options, transport);
+    const advertise = options.advertiseHost ?? options.bind.host;
+    const result = createSwimNode({
+      name: options.name,
+      addr: addressBytes(advertise),
+      port: transport.local.port,
+      ...(options.meta ? { meta: options.meta } : {}),
+      config: options.config ?? LAN_CONFIG,
+      seed: options.seed ?? randomInt(2 ** 31),
+      now: node.now(),
+    });
+    node.apply(result.state, result.effects, result.nextDeadline);
+    return node;
+  }
+
+  get localAddress(): HostPort {
+    return this.transport.local;
+  }
+
+  /** Every known member with its state (alive, suspect, dead, left), ourselves included. */
+  members(): Member[] {
+    return [...this.state.members.values()].filter((m) => Number.isFinite(m.stateChange));
+  }
+
+  /** Alive or suspect members: MetalLB's "usable speakers". */
+  liveMembers(): Member[] {
+    return liveMembers(this.state);
+  }
+
+  /** memberlist Join: a push/pull with every address; resolves when all have answered or failed. */
+  join(addresses: readonly HostPort[]): Promise<JoinResult> {
+    const id = this.state.nextJoinId;
+    const done = new Promise<JoinResult>((resolve) => this.joinWaiters.set(id, resolve));
+    this.dispatch({ type: 'join', targets: addresses.map((a) => ({ addr: addressBytes(a.host), port: a.port })) });
+    return done;
+  }
+
+  /** memberlist Leave(timeout): tells the cluster we are leaving and waits until that went out. */
+  leave(timeoutMs: number): Promise<LeaveOutcome> {
+    const done = new Promise<LeaveOutcome>((resolve) => (this.leaveWaiter = resolve));
+    this.dispatch({ type: 'leave', timeout: timeoutMs });
+    return done;
+  }
+
+  setMeta(meta: Uint8Array): void {
+    this.dispatch({ type: 'setMeta', meta });
+  }
+
+  /** Gossips bytes to every member (a newer broadcast with the same key replaces a queued one). */
+  broadcast(payload: Uint8Array, key?: string): void {
+    this.dispatch({ type: 'broadcast', payload, ...(key === undefined ? {} : { key }) });
+  }
+
+  /** The user state sent with every push/pull (memberlist Delegate.LocalState). */
+  setLocalState(userState: Uint8Array): void {
+    this.dispatch({ type: 'setLocalState', userState });
+  }
+
+  healthScore(): number {
+    return this.state.health;
+  }
+
+  /** Stops timers and sockets without telling anyone (memberlist Shutdown); call leave() first to be polite. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const socket of this.inbound.values()) socket.destroy();
+    await this.transport.close();
+  }
+
+  // ------------------------------------------------------------------------------------------ the loop
+
+  private dispatch(event: SwimEvent): void {
+    if (this.closed) return;
+    const result = step(this.state, event, this.now());
+    this.apply(result.state, result.effects, result.nextDeadline);
+  }
+
+  private apply(state: SwimState, effects: readonly SwimEffect[], deadline: number): void {
+    this.state = state;
+    for (const effect of effects) this.perform(effect);
+    if (this.timer) clearTimeout(this.timer);
+    if (Number.isFinite(deadline) && !this.closed) {
+      this.timer = setTimeout(() => this.dispatch({ type: 'tick' }), Math.max(0, deadline - this.now()));
+    }
+  }
+
+  private perform(effect: SwimEffect): void {
+    switch (effect.type) {
+      case 'sendPacket':
+        this.sendPacket(effect.to, effect.messages, (effect.recipientProtocolMax ?? 0) >= 5);
+        return;
+      case 'openStream':
+        void this.openStream(effect);
+        return;
+      case 'replyStream':
+        this.replyStream(effect.stream, effect.message);
+        return;
+      case 'emit':
+        this.emitOut(effect.event);
+        return;
+      case 'log':
+        this.options.onLog?.(effect);
+        return;
+    }
+  }
+
+  private emitOut(event: SwimOutEvent): void {
+    switch (event.type) {
+      case 'join':
+      case 'leave':
+      case 'update':
+        this.emit(event.type, event.member);
+        return;
+      case 'conflict':
+        this.emit('conflict', event);
+        return;
+      case 'userMessage':
+        this.emit('userMessage', event.payload, toHostPort(event.from));
+        return;
+      case 'remoteState':
+        this.emit('remoteState', event.userState, event.join);
+        return;
+      case 'joinResult': {
+        const waiter = this.joinWaiters.get(event.request);
+        this.joinWaiters.delete(event.request);
+        waiter?.({ joined: event.joined, errors: event.errors.map((e) => ({ to: formatHostPort(toHostPort(e.to)), error: e.error })) });
+        return;
+      }
+      case 'leaveResult':
+        this.leaveWaiter?.(event.outcome);
+        this.leaveWaiter = undefined;
+        return;
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------ packets
+
+  private receivePacket(bytes: Uint8Array, from: HostPort): void {
+    this.counters.packetsReceived++;
+    this.counters.bytesReceived += bytes.length;
+    const decoded = decodePacket(bytes, this.options.keyring ? { keyring: this.options.keyring, verifyIncoming: true } : {});
+    for (const drop of decoded.drops) {
+      countDrop(this.counters, drop.reason);
+      this.shellLog('debug', drop.reason, `dropped part of a packet from ${formatHostPort(from)}: ${drop.reason}`);
+    }
+    if (decoded.messages.length > 0) {
+      this.dispatch({ type: 'packet', from: { addr: addressBytes(from.host), port: from.port }, messages: decoded.messages });
+    }
+  }
+
+  private sendPacket(to: PeerAddress, messages: readonly GossipMessage[], crc: boolean): void {
+    const host = hostFromBytes(to.addr);
+    if (!host) return;
+    const bytes = encodePacket(messages, {
+      compress: this.compress, crc, ...(this.options.keyring ? { keyring: this.options.keyring } : {}),
+    });
+    this.counters.packetsSent++;
+    this.counters.bytesSent += bytes.length;
+    this.transport.sendPacket({ host, port: to.port }, bytes);
+  }
+
+  // ------------------------------------------------------------------------------------------ streams
+
+  private streamOptions() {
+    return { compress: this.compress, ...(this.options.keyring ? { keyring: this.options.keyring, verifyIncoming: true } : {}) };
+  }
+
+  /** A peer's push/pull, TCP ping or user message: read one message, hand it to the reducer, which replies. */
+  private acceptStream(socket: Socket, from: HostPort): void {
+    this.counters.streamsAccepted++;
+    const id = this.nextInboundId++;
+    this.inbound.set(id, socket);
+    const reader = new StreamReader(this.streamOptions());
+    let delivered = false;
+    socket.setTimeout(this.state.config.tcpTimeout * INBOUND_STREAM_IDLE_FACTOR, () => socket.destroy());
+    socket.on('data', (chunk) => {
+      if (delivered) return;
+      const out = reader.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      for (const drop of out.drops) countDrop(this.counters, drop.reason);
+      const message = out.messages[0];
+      if (message) {
+        delivered = true;
+        this.dispatch({ type: 'inboundStream', stream: id, from: { addr: addressBytes(from.host), port: from.port }, message });
+      } else if (reader.failed) {
+        socket.destroy();
+      }
+    });
+    socket.on('close', () => this.inbound.delete(id));
+    socket.on('error', () => socket.destroy());
+  }
+
+  private replyStream(id: number, message: GossipMessage | undefined): void {
+    const socket = this.inbound.get(id);
+    if (!socket) return;
+    this.inbound.delete(id);
+    if (message) socket.end(encodeStream(message, this.streamOptions()));
+    else socket.end();
+  }
+
+  /** Our push/pull, join or TCP ping: dial, write, read one reply, report it before the deadline. */
+  private async openStream(effect: OpenStream): Promise<void> {
+    this.counters.streamsOpened++;
+    const to = toHostPort(effect.to);
+    const budget = Math.max(1, effect.deadline - this.now());
+    let socket: Socket | undefined;
+    try {
+      socket = await this.transport.dialStream(to, budget);
+      socket.write(encodeStream(effect.message, this.streamOptions()));
+      const reply = await readOneMessage(socket, new StreamReader(this.streamOptions()), Math.max(1, effect.deadline - this.now()), (r) => countDrop(this.counters, r));
+      this.dispatch({ type: 'streamReply', stream: effect.stream, message: reply });
+    } catch (error) {
+      this.counters.streamFailures++;
+      this.dispatch({ type: 'streamFailed', stream: effect.stream, error: (error as Error).message });
+    } finally {
+      socket?.destroy();
+    }
+  }
+
+  private shellLog(level: 'debug' | 'warn', reason: string, message: string): void {
+    this.options.onLog?.({ level, reason, message });
+  }
+}
+
+function toHostPort(a: PeerAddress): HostPort {
+  return { host: hostFromBytes(a.addr) ?? '0.0.0.0', port: a.port };
+}
+
+function readOneMessage(socket: Socket, reader: StreamReader, timeoutMs: number, onDrop: (reason: string) => void): Promise<GossipMessage> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no reply within ${timeoutMs} ms`)), timeoutMs);
+    const finish = (fn: () => void) => {
+      clearTimeout(timer);
+      socket.removeAllListeners('data');
+      fn();
+    };
+    socket.on('data', (chunk: Buffer) => {
+      const out = reader.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      for (const drop of out.drops) onDrop(drop.reason);
+      const message = out.messages[0];
+      if (message) finish(() => resolve(message));
+      else if (reader.failed) finish(() => reject(new Error(`undecodable reply: ${out.drops.map((d) => d.reason).join(', ')}`)));
+    });
+    socket.once('end', () => finish(() => reject(new Error('stream closed without a reply'))));
+    socket.once('error', (e) => finish(() => reject(e)));
+  });
+}
