@@ -8,6 +8,7 @@ import { CommandError, ExitCode, UsageError } from './exit-codes';
 import { versionCommand } from './commands/version';
 import { validateCommand } from './commands/validate';
 import { explainCommand } from './commands/explain';
+import { daemonCommand } from './commands/daemon';
 
 async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)
@@ -19,6 +20,7 @@ async function main(argv: string[]): Promise<void> {
     )
     // Every flag can also come from the environment: --config is MLB_CONFIG, --nodes is MLB_NODES.
     .env('MLB')
+    .command(daemonCommand)
     .command(validateCommand)
     .command(explainCommand)
     .command(versionCommand)

@@ -1,0 +1,105 @@
+import { hostname } from 'node:os';
+import { isIP } from 'node:net';
+import type { CommandModule } from 'yargs';
+import { createLogger, DEFAULT_LOG_LEVEL, LOG_LEVELS, type LogLevel } from '../../daemon/logger';
+import { loadGossipKeyring } from '../../daemon/gossip-key';
+import { parseNodeLabels } from '../../daemon/node-facts';
+import { ensureStateDir } from '../../daemon/state-dir';
+import { Speaker } from '../../daemon/speaker';
+import { SWIM_PROFILES, type SwimProfileName } from '../../gossip/swim';
+import { parseHostPort } from '../../gossip/transport/address';
+import { CommandError, UsageError } from '../exit-codes';
+import { ConfigLoadError } from '../../sources/file';
+import { formatDiagnostic } from '../../model';
+
+interface DaemonArgs {
+  config: string;
+  'node-name': string;
+  'node-labels'?: string;
+  'gossip-bind': string;
+  'gossip-advertise'?: string;
+  'gossip-profile': SwimProfileName;
+  join?: string;
+  'gossip-key-file'?: string;
+  'state-dir': string;
+  'log-level': LogLevel;
+}
+
+/** Plain hosts default to the fast failure-detection profile (about 1 s to declare a crashed node dead). */
+const PLAIN_HOST_PROFILE: SwimProfileName = 'fast';
+/** Where a systemd unit keeps state (StateDirectory=mlb). */
+const DEFAULT_STATE_DIR = '/var/lib/mlb';
+
+export const daemonCommand: CommandModule<object, DaemonArgs> = {
+  command: 'daemon',
+  describe: 'Run the speaker on this host: configuration file, gossip membership (announcing comes next)',
+  builder: (y) =>
+    y
+      .option('config', { alias: 'c', type: 'string', demandOption: true, describe: 'The YAML file; edits are picked up live, a bad edit keeps the last good configuration' })
+      .option('node-name', { type: 'string', default: hostname(), describe: 'This node\'s name in the cluster (the election hashes it)' })
+      .option('node-labels', { type: 'string', describe: 'k=v,k2=v2: labels published in gossip, over those of the v1 Node document of the same name' })
+      .option('gossip-bind', { type: 'string', demandOption: true, describe: 'HOST:PORT to listen on for gossip (UDP and TCP), e.g. 10.0.0.11:7946' })
+      .option('gossip-advertise', { type: 'string', describe: 'The address peers reach us at (required when --gossip-bind is 0.0.0.0 or ::)' })
+      .option('gossip-profile', { choices: ['fast', 'lan', 'wan'] as const, default: PLAIN_HOST_PROFILE, describe: 'Failure detection timers: fast (~1 s to declare a crashed node dead), lan (memberlist and MetalLB defaults, ~5-8 s), wan' })
+      .option('join', { type: 'string', describe: 'HOST:PORT[,HOST:PORT...] of existing members (memberlist\'s name/HOST:PORT form works too)' })
+      .option('gossip-key-file', { type: 'string', describe: 'File holding MetalLB\'s memberlist secretkey: encrypts gossip exactly as MetalLB does. Without it gossip is plain.' })
+      .option('state-dir', { type: 'string', default: DEFAULT_STATE_DIR, describe: 'Where state that must survive a restart lives (known peers)' })
+      .option('log-level', { choices: LOG_LEVELS, default: DEFAULT_LOG_LEVEL, describe: 'debug adds every gossip decision' })
+      .example('mlb daemon --config /etc/mlb/mlb.yaml --node-name node-a --gossip-bind 10.0.0.11:7946 --join 10.0.0.12:7946,10.0.0.13:7946', 'one host of three')
+      .epilogue('Stops on SIGTERM or SIGINT after telling the cluster it is leaving. Logs are JSON lines (MetalLB\'s field names) unless stdout is a terminal.'),
+  handler: async (args) => {
+    const bind = parseOrUsage(() => parseHostPort(args['gossip-bind']), '--gossip-bind');
+    const wildcard = isIP(bind.host) && /^(0\.0\.0\.0|::)$/.test(bind.host);
+    if (wildcard && !args['gossip-advertise']) {
+      throw new UsageError(`--gossip-bind ${args['gossip-bind']} listens everywhere: say which address peers reach us at with --gossip-advertise`);
+    }
+    const advertise = args['gossip-advertise'] ? parseOrUsage(() => parseHostPort(args['gossip-advertise']!), '--gossip-advertise').host : undefined;
+    const join = (args.join ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((a) => parseOrUsage(() => parseHostPort(a), '--join'));
+    const nodeLabels = parseOrUsage(() => parseNodeLabels(args['node-labels'] ?? ''), '--node-labels');
+    const logger = createLogger({ level: args['log-level'], base: { node: args['node-name'] } });
+
+    const keyring = args['gossip-key-file'] ? await asCommandError(() => loadGossipKeyring(args['gossip-key-file']!)) : undefined;
+    if (!keyring) logger.warn({ event: 'gossipUnencrypted' }, 'no --gossip-key-file: gossip travels in plain text and anyone on the network can join');
+    await asCommandError(() => ensureStateDir(args['state-dir']));
+
+    const speaker = new Speaker({
+      nodeName: args['node-name'], configFile: args.config, bind, ...(advertise ? { advertiseHost: advertise } : {}), join, keyring,
+      stateDir: args['state-dir'], nodeLabels, gossipConfig: SWIM_PROFILES[args['gossip-profile']], profileName: args['gossip-profile'], logger,
+    });
+    // Signals are taken before start-up finishes: a SIGTERM during the first join must still leave politely
+    // and keep what was learnt, not kill the process with the default action.
+    const stopped = new Promise<void>((resolve) => {
+      const stop = (signal: string) => {
+        logger.info({ event: 'shutdown', signal }, `${signal}: leaving the cluster`);
+        void started.catch(() => undefined).then(() => speaker.stop()).then(resolve);
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+    const started = speaker.start();
+    await asCommandError(() => started);
+    await stopped;
+  },
+};
+
+function parseOrUsage<T>(parse: () => T, flag: string): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new UsageError(`${flag}: ${(error as Error).message}`);
+  }
+}
+
+/** Turns a known failure at start-up (bad key file, unusable state dir, invalid config) into exit 1 with its message. */
+async function asCommandError<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof ConfigLoadError) {
+      throw new CommandError(`${error.message}:\n${error.diagnostics.map((d) => `  ${formatDiagnostic(d)}`).join('\n')}`, error.code);
+    }
+    const e = error as Error & { code?: unknown };
+    if (typeof e.code === 'string') throw new CommandError(e.message, e.code);
+    throw error;
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * The members this node last saw alive, kept under --state-dir so a restarted node can rejoin the cluster even
+ * when the --join seeds are down (they may be exactly the nodes that went away).
+ */
+import { join } from 'node:path';
+import type { HostPort } from '../gossip/transport/address';
+import { readJSONState, writeFileAtomic } from './state-dir';
+
+export const KNOWN_PEERS_FILE = 'known-peers.json';
+/** Enough addresses to find the cluster again; more only slows the join down. */
+export const MAX_KNOWN_PEERS = 16;
+
+interface KnownPeersFile {
+  readonly version: 1;
+  readonly peers: readonly { readonly name: string; readonly host: string; readonly port: number }[];
+}
+
+function isKnownPeersFile(v: unknown): v is KnownPeersFile {
+  const f = v as KnownPeersFile;
+  return typeof f === 'object' && f !== null && f.version === 1 && Array.isArray(f.peers)
+    && f.peers.every((p) => typeof p.name === 'string' && typeof p.host === 'string' && Number.isInteger(p.port));
+}
+
+export interface KnownPeer extends HostPort {
+  readonly name: string;
+}
+
+export async function loadKnownPeers(stateDir: string): Promise<KnownPeer[]> {
+  const file = await readJSONState(join(stateDir, KNOWN_PEERS_FILE), isKnownPeersFile);
+  return (file?.peers ?? []).map((p) => ({ name: p.name, host: p.host, port: p.port }));
+}
+
+/** Keeps the first MAX_KNOWN_PEERS (callers put the freshest first), one entry per name. */
+export async function saveKnownPeers(stateDir: string, peers: readonly KnownPeer[]): Promise<void> {
+  const byName = new Map<string, KnownPeer>();
+  for (const p of peers) if (!byName.has(p.name)) byName.set(p.name, { name: p.name, host: p.host, port: p.port });
+  const file: KnownPeersFile = { version: 1, peers: [...byName.values()].slice(0, MAX_KNOWN_PEERS) };
+  await writeFileAtomic(join(stateDir, KNOWN_PEERS_FILE), `${JSON.stringify(file, null, 2)}\n`);
+}

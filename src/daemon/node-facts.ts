@@ -1,0 +1,38 @@
+/**
+ * What this node publishes about itself in gossip meta: its labels and conditions (from the v1 Node document
+ * of the same name in the configuration, overridden by --node-labels) and its drain and warm-up flags. Every
+ * node elects from the same facts because each publishes its own (ARCHITECTURE.md, "Node facts travel in
+ * gossip").
+ */
+import type { Snapshot } from '../model';
+import type { NodeMeta } from '../gossip/node-meta';
+
+export interface NodeFactsInput {
+  readonly nodeName: string;
+  readonly snapshot?: Snapshot;
+  /** --node-labels: win over the Node document's labels. */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly draining: boolean;
+  readonly warmingUp: boolean;
+}
+
+export function nodeFacts(input: NodeFactsInput): NodeMeta {
+  const document = input.snapshot?.nodes.find((n) => n.meta.name === input.nodeName);
+  return {
+    labels: { ...(document?.meta.labels ?? {}), ...input.labels },
+    conditions: (document?.conditions ?? []).map((c) => ({ type: c.type, status: c.status })),
+    draining: input.draining,
+    warmingUp: input.warmingUp,
+  };
+}
+
+/** "k=v,k2=v2" (an empty value is allowed: "node.kubernetes.io/exclude-from-external-load-balancers="). */
+export function parseNodeLabels(text: string): Record<string, string> {
+  const entries: [string, string][] = [];
+  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) throw new Error(`--node-labels: "${part}" is not key=value`);
+    entries.push([part.slice(0, eq), part.slice(eq + 1)]);
+  }
+  return Object.fromEntries(entries);
+}

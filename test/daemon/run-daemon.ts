@@ -1,0 +1,56 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { MLB_BUNDLE, REPO_ROOT } from '../cli/run-cli';
+
+export interface RunningDaemon {
+  readonly child: ChildProcess;
+  /** Parsed JSON log lines so far. */
+  readonly lines: Record<string, unknown>[];
+  readonly stderr: string[];
+  /** Resolves with the first log line matching, or rejects after timeoutMs. */
+  waitFor(match: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  exited(): Promise<number | null>;
+}
+
+const WAIT_MS = 15_000;
+
+/** Starts `mlb daemon` from the built bundle with JSON logs on stdout. */
+export function startDaemon(args: string[]): RunningDaemon {
+  const child = spawn(process.execPath, [MLB_BUNDLE, 'daemon', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: Record<string, unknown>[] = [];
+  const stderr: string[] = [];
+  const waiters: { match: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
+  let buffer = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString('utf8');
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const text = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      if (!text) continue;
+      const line = JSON.parse(text) as Record<string, unknown>;
+      lines.push(line);
+      for (const w of [...waiters]) {
+        if (w.match(line)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(line);
+        }
+      }
+    }
+  });
+  child.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    lines,
+    stderr,
+    waitFor(match, timeoutMs = WAIT_MS) {
+      const found = lines.find(match);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no matching log line within ${timeoutMs} ms; got:\n${lines.map((l) => JSON.stringify(l)).join('\n')}\n${stderr.join('')}`)), timeoutMs);
+        waiters.push({ match, resolve: (l) => { clearTimeout(timer); resolve(l); } });
+      });
+    },
+    exited: () => exit,
+  };
+}
