@@ -1,7 +1,11 @@
 // memberlist-node: a real hashicorp/memberlist node (Debian's v0.2.2) for mlb's interop tests.
 // It prints one JSON line per event on stdout and reads commands on stdin:
-//   members      -> {"event":"members","members":[{"name","addr","port","state","meta"}]}
-//   leave        -> graceful Leave(1s) then exit, as MetalLB's speaker does on shutdown
+//   members      -> {"event":"members","members":[...],"nodes":[...]}, each {"name","addr","port","state","incarnation","meta"}:
+//                   members is memberlist's Members() (what MetalLB uses: dead and left nodes omitted), nodes is
+//                   every node memberlist still knows, dead and left ones included until they are reaped
+//   leave        -> graceful Leave(1s) then exit, as MetalLB's speaker does on shutdown ({"event":"left"})
+// "state" is memberlist's real node state (0 alive, 1 suspect, 2 dead, 3 left). memberlist 0.2.2 does not expose
+// it: Node.State is never set (nodeState.State shadows it), so it is read from the embedding nodeState.
 // Flags mirror what MetalLB sets: LAN defaults, name, bind address and port, optional secret key file read
 // verbatim and turned into the AES key as MetalLB does (the secret followed by sha256(""), cut to 32 bytes).
 package main
@@ -15,9 +19,11 @@ import (
 	"fmt"
 	"io/ioutil"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/hashicorp/memberlist"
 )
@@ -36,8 +42,50 @@ func emit(v map[string]interface{}) {
 
 type events struct{}
 
+// nodeStateType is memberlist's unexported nodeState, which embeds Node first (offset 0): every *Node memberlist
+// hands out (Members(), events) points into one.
+var nodeStateType reflect.Type
+
+func init() {
+	f, ok := reflect.TypeOf((*memberlist.Memberlist)(nil)).Elem().FieldByName("nodes")
+	if !ok || f.Type.Kind() != reflect.Slice || f.Type.Elem().Kind() != reflect.Ptr {
+		panic("memberlist.Memberlist has no nodes []*nodeState field: this memberlist version is not supported")
+	}
+	nodeStateType = f.Type.Elem().Elem()
+	if first := nodeStateType.Field(0); first.Name != "Node" || first.Offset != 0 {
+		panic("nodeState does not embed Node first")
+	}
+}
+
+// stateOf reads the nodeState around n: its real state and incarnation. Callers hold memberlist's node lock
+// (events run under it; members takes it).
+func stateOf(n *memberlist.Node) (int64, uint64) {
+	ns := reflect.NewAt(nodeStateType, unsafe.Pointer(n)).Elem()
+	return ns.FieldByName("State").Int(), ns.FieldByName("Incarnation").Uint()
+}
+
 func nodeJSON(n *memberlist.Node) map[string]interface{} {
-	return map[string]interface{}{"name": n.Name, "addr": n.Addr.String(), "port": n.Port, "meta": hex.EncodeToString(n.Meta), "state": n.State}
+	state, incarnation := stateOf(n)
+	return map[string]interface{}{"name": n.Name, "addr": n.Addr.String(), "port": n.Port, "meta": hex.EncodeToString(n.Meta), "state": state, "incarnation": incarnation}
+}
+
+// membersJSON lists Members() and every known node (dead and left too), under memberlist's node lock.
+func membersJSON(ml *memberlist.Memberlist) ([]map[string]interface{}, []map[string]interface{}) {
+	v := reflect.ValueOf(ml).Elem()
+	lock := (*sync.RWMutex)(unsafe.Pointer(v.FieldByName("nodeLock").UnsafeAddr()))
+	public := ml.Members() // takes the read lock itself
+	lock.RLock()
+	defer lock.RUnlock()
+	members := []map[string]interface{}{}
+	for _, n := range public {
+		members = append(members, nodeJSON(n))
+	}
+	nodes := []map[string]interface{}{}
+	all := v.FieldByName("nodes")
+	for i := 0; i < all.Len(); i++ {
+		nodes = append(nodes, nodeJSON((*memberlist.Node)(unsafe.Pointer(all.Index(i).Pointer()))))
+	}
+	return members, nodes
 }
 
 func (events) NotifyJoin(n *memberlist.Node)   { emit(map[string]interface{}{"event": "join", "node": nodeJSON(n)}) }
@@ -106,15 +154,15 @@ func main() {
 	for scanner.Scan() {
 		switch strings.TrimSpace(scanner.Text()) {
 		case "members":
-			var ms []map[string]interface{}
-			for _, n := range ml.Members() {
-				ms = append(ms, nodeJSON(n))
-			}
-			emit(map[string]interface{}{"event": "members", "members": ms})
+			members, nodes := membersJSON(ml)
+			emit(map[string]interface{}{"event": "members", "members": members, "nodes": nodes})
 		case "leave":
-			_ = ml.Leave(time.Second)
+			res := map[string]interface{}{"event": "left"}
+			if err := ml.Leave(time.Second); err != nil {
+				res["error"] = err.Error()
+			}
 			_ = ml.Shutdown()
-			emit(map[string]interface{}{"event": "left"})
+			emit(res)
 			os.Exit(0)
 		}
 	}
