@@ -14,18 +14,8 @@ import { confirmSuspicion, startSuspicion } from './suspicion';
  * - Otherwise: re-broadcast, mark suspect, and start the timer (k, min, max for the current cluster size).
  */
 export function suspectNode(d: Draft, s: Suspect): void {
-  const member = d.members.get(s.node);
-  if (!member) {
-    log(d, 'debug', 'unknownNode', `suspect about unknown node ${s.node}`, { from: s.from });
-    return;
-  }
-  if (s.incarnation < member.incarnation) {
-    log(d, 'debug', 'staleIncarnation', `suspect about ${s.node} is older`, {
-      incarnation: s.incarnation,
-      known: member.incarnation,
-    });
-    return;
-  }
+  const member = currentMember(d, 'suspect', s);
+  if (!member) return;
   const running = d.suspicions.get(s.node);
   if (running) {
     const confirmed = confirmSuspicion(running, s.from);
@@ -81,18 +71,8 @@ export function suspicionExpired(d: Draft, node: string): void {
  * - Otherwise: re-broadcast; Left when the node itself sent it (From == Node), else Dead; a leave event.
  */
 export function deadNode(d: Draft, msg: Dead): void {
-  const member = d.members.get(msg.node);
-  if (!member) {
-    log(d, 'debug', 'unknownNode', `dead about unknown node ${msg.node}`, { from: msg.from });
-    return;
-  }
-  if (msg.incarnation < member.incarnation) {
-    log(d, 'debug', 'staleIncarnation', `dead about ${msg.node} is older`, {
-      incarnation: msg.incarnation,
-      known: member.incarnation,
-    });
-    return;
-  }
+  const member = currentMember(d, 'dead', msg);
+  if (!member) return;
   d.suspicions.delete(msg.node);
   if (isDeadOrLeft(member)) return;
 
@@ -115,4 +95,21 @@ export function deadNode(d: Draft, msg: Dead): void {
     incarnation: msg.incarnation,
   });
   emit(d, { type: 'leave', member: gone });
+}
+
+/** The member a suspect or dead message is about, unless it is unknown or the news is older (both logged). */
+function currentMember(d: Draft, kind: 'suspect' | 'dead', msg: Suspect | Dead): Member | undefined {
+  const member = d.members.get(msg.node);
+  if (!member) {
+    log(d, 'debug', 'unknownNode', `${kind} about unknown node ${msg.node}`, { from: msg.from });
+    return undefined;
+  }
+  if (msg.incarnation < member.incarnation) {
+    log(d, 'debug', 'staleIncarnation', `${kind} about ${msg.node} is older`, {
+      incarnation: msg.incarnation,
+      known: member.incarnation,
+    });
+    return undefined;
+  }
+  return member;
 }
