@@ -122,9 +122,14 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
 
   /** memberlist Leave(timeout): tells the cluster we are leaving and waits until that went out. */
   leave(timeoutMs: number): Promise<LeaveOutcome> {
-    const done = new Promise<LeaveOutcome>((resolve) => (this.leaveWaiter = resolve));
-    this.dispatch({ type: 'leave', timeout: timeoutMs });
-    return done;
+    return new Promise<LeaveOutcome>((resolve) => {
+      const pending = this.leaveWaiter;
+      this.leaveWaiter = resolve;
+      this.dispatch({ type: 'leave', timeout: timeoutMs });
+      // A second leave() while the first is under way is answered at once ('alreadyLeft'); the first call keeps
+      // waiting for the outcome of its broadcast.
+      if (pending && this.leaveWaiter === undefined) this.leaveWaiter = pending;
+    });
   }
 
   setMeta(meta: Uint8Array): void {
