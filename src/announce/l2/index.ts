@@ -11,3 +11,5 @@ export * from './ndp-options';
 export * from './ndp-packet';
 export * from './solicited-node';
 export * from './l2-interface';
+export * from './arp-responder';
+export * from './ndp-responder';

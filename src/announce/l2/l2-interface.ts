@@ -58,6 +58,7 @@ export interface ResponderDrop {
   readonly drop: L2DropReason;
   readonly detail?: string;
   readonly reply?: undefined;
+  readonly target?: undefined;
   readonly conflict?: ObservedConflict;
 }
 
