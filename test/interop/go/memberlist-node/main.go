@@ -1,9 +1,11 @@
 // memberlist-node: a real hashicorp/memberlist node (Debian's v0.2.2) for mlb's interop tests.
 // It prints one JSON line per event on stdout and reads commands on stdin:
-//   members      -> {"event":"members","members":[...],"nodes":[...]}, each {"name","addr","port","state","incarnation","meta"}:
-//                   members is memberlist's Members() (what MetalLB uses: dead and left nodes omitted), nodes is
-//                   every node memberlist still knows, dead and left ones included until they are reaped
-//   leave        -> graceful Leave(1s) then exit, as MetalLB's speaker does on shutdown ({"event":"left"})
+//
+//	members      -> {"event":"members","members":[...],"nodes":[...]}, each {"name","addr","port","state","incarnation","meta"}:
+//	                members is memberlist's Members() (what MetalLB uses: dead and left nodes omitted), nodes is
+//	                every node memberlist still knows, dead and left ones included until they are reaped
+//	leave        -> graceful Leave(1s) then exit, as MetalLB's speaker does on shutdown ({"event":"left"})
+//
 // "state" is memberlist's real node state (0 alive, 1 suspect, 2 dead, 3 left). memberlist 0.2.2 does not expose
 // it: Node.State is never set (nodeState.State shadows it), so it is read from the embedding nodeState.
 // Flags mirror what MetalLB sets: LAN defaults, name, bind address and port, optional secret key file read
@@ -88,9 +90,15 @@ func membersJSON(ml *memberlist.Memberlist) ([]map[string]interface{}, []map[str
 	return members, nodes
 }
 
-func (events) NotifyJoin(n *memberlist.Node)   { emit(map[string]interface{}{"event": "join", "node": nodeJSON(n)}) }
-func (events) NotifyLeave(n *memberlist.Node)  { emit(map[string]interface{}{"event": "leave", "node": nodeJSON(n)}) }
-func (events) NotifyUpdate(n *memberlist.Node) { emit(map[string]interface{}{"event": "update", "node": nodeJSON(n)}) }
+func (events) NotifyJoin(n *memberlist.Node) {
+	emit(map[string]interface{}{"event": "join", "node": nodeJSON(n)})
+}
+func (events) NotifyLeave(n *memberlist.Node) {
+	emit(map[string]interface{}{"event": "leave", "node": nodeJSON(n)})
+}
+func (events) NotifyUpdate(n *memberlist.Node) {
+	emit(map[string]interface{}{"event": "update", "node": nodeJSON(n)})
+}
 
 type metaDelegate struct{ meta []byte }
 
