@@ -13,3 +13,5 @@ export * from './solicited-node';
 export * from './l2-interface';
 export * from './arp-responder';
 export * from './ndp-responder';
+export * from './l2-responder';
+export * from './gratuitous-schedule';
