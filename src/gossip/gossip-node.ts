@@ -21,6 +21,13 @@ import { countDrop, emptyCounters, type GossipCounters } from './gossip-stats';
 export const DEFAULT_COMPRESSION = true;
 /** An inbound stream that sends nothing for this long is closed (memberlist uses TCPTimeout as the deadline). */
 const INBOUND_STREAM_IDLE_FACTOR = 1;
+const CLOSED_ERROR = 'the gossip node was closed';
+/** Addresses that mean "every interface": peers cannot reach us there, so an advertised address is required. */
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::']);
+
+export class GossipNodeError extends Error {
+  readonly code = 'advertiseRequired';
+}
 
 export interface GossipNodeOptions {
   readonly name: string;
@@ -77,6 +84,9 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
 
   /** Binds the sockets and starts the node alive at incarnation 1 (memberlist Create). */
   static async create(options: GossipNodeOptions): Promise<GossipNode> {
+    if (WILDCARD_HOSTS.has(options.advertiseHost ?? options.bind.host)) {
+      throw new GossipNodeError(`bound to ${options.bind.host}: peers need a concrete address (advertiseHost) to reach this node`);
+    }
     let node: GossipNode | undefined;
     const transport = await SocketTransport.listen(options.bind, {
       onPacket: (bytes, from) => node?.receivePacket(bytes, from),
@@ -114,6 +124,7 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
 
   /** memberlist Join: a push/pull with every address; resolves when all have answered or failed. */
   join(addresses: readonly HostPort[]): Promise<JoinResult> {
+    if (this.closed) return Promise.resolve({ joined: 0, errors: [{ to: '*', error: CLOSED_ERROR }] });
     const id = this.state.nextJoinId;
     const done = new Promise<JoinResult>((resolve) => this.joinWaiters.set(id, resolve));
     this.dispatch({ type: 'join', targets: addresses.map((a) => ({ addr: addressBytes(a.host), port: a.port })) });
@@ -122,6 +133,7 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
 
   /** memberlist Leave(timeout): tells the cluster we are leaving and waits until that went out. */
   leave(timeoutMs: number): Promise<LeaveOutcome> {
+    if (this.closed) return Promise.resolve('alreadyLeft');
     return new Promise<LeaveOutcome>((resolve) => {
       const pending = this.leaveWaiter;
       this.leaveWaiter = resolve;
@@ -152,8 +164,14 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
 
   /** Stops timers and sockets without telling anyone (memberlist Shutdown); call leave() first to be polite. */
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    // Nobody may wait forever on a closed node: pending joins fail, a pending leave timed out.
+    for (const waiter of this.joinWaiters.values()) waiter({ joined: 0, errors: [{ to: '*', error: CLOSED_ERROR }] });
+    this.joinWaiters.clear();
+    this.leaveWaiter?.('timeout');
+    this.leaveWaiter = undefined;
     for (const socket of this.inbound.values()) socket.destroy();
     await this.transport.close();
   }
