@@ -15,3 +15,4 @@ export * from './arp-responder';
 export * from './ndp-responder';
 export * from './l2-responder';
 export * from './gratuitous-schedule';
+export * from './l2-announcer-state';
