@@ -2,7 +2,7 @@
 // `mlb version` must name the commit it was built from, so a build without one fails instead of saying "dev".
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readFileSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -39,4 +39,9 @@ await build({
   logLevel: 'warning',
 });
 chmodSync(outfile, 0o755);
+// The AF_PACKET addon (src/native) goes beside the bundle, where src/native/native-addon.ts looks first. Without it
+// (no g++ at install) the bundle still runs; only the commands that need raw sockets fail, saying why.
+const addon = 'build/Release/mlb_native.node';
+if (existsSync(addon)) copyFileSync(addon, 'dist/mlb_native.node');
+else console.warn(`build: ${addon} is missing (npm rebuild builds it); dist/mlb.mjs will run without raw sockets`);
 console.log(`built ${outfile} (mlb ${pkg.version})`);

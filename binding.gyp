@@ -1,0 +1,15 @@
+# The native addon (src/native): AF_PACKET sockets, built by node-gyp at `npm install` (package.json "install").
+# C++17 with C++ exceptions: node-addon-api turns a pending JS exception into a C++ throw and back.
+{
+  "targets": [
+    {
+      "target_name": "mlb_native",
+      "sources": ["src/native/packet-socket.cc"],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
+      "cflags!": ["-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions", "-std=gnu++17", "-std=gnu++20"],
+      "cflags_cc": ["-std=c++17", "-fexceptions", "-Wall", "-Wextra"]
+    }
+  ]
+}

@@ -1,0 +1,86 @@
+/**
+ * Finds and loads build/Release/mlb_native.node, once, on first use, so that importing src/native never fails:
+ * a CLI built without the addon runs every command that needs no raw socket, and the others fail with
+ * `addonMissing`.
+ *
+ * Where it looks, relative to this module's own file (import.meta.url):
+ * - from source (vitest, tsx): src/native/ -> ../../build/Release/
+ * - from the bundle dist/mlb.mjs: dist/mlb_native.node (scripts/build.mjs copies it there), then ../build/Release/
+ * MLB_NATIVE_ADDON names another file (a packager's layout); it is tried first.
+ */
+import { existsSync } from 'node:fs';
+import { constants } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ADDON_MISSING_MESSAGE, PacketSocketError } from './packet-socket-error';
+
+export const ADDON_FILE_NAME = 'mlb_native.node';
+
+/** What the C++ side exports (src/native/packet-socket.cc). */
+export interface NativeAddon {
+  PacketSocket: new (
+    ifindex: number,
+    protocol: number,
+    filter: readonly { code: number; jt: number; jf: number; k: number }[] | undefined,
+    receiveOutgoing: boolean,
+    receiveBufferBytes: number,
+    onFrame: (frame: Buffer, pkttype: number, ifindex: number) => void,
+    onError: (error: Error) => void,
+  ) => NativePacketSocket;
+  ifNameToIndex(name: string): number;
+}
+
+export interface NativePacketSocket {
+  send(frame: Buffer): boolean;
+  addMembership(mac: Buffer): void;
+  dropMembership(mac: Buffer): void;
+  ref(): void;
+  unref(): void;
+  close(): void;
+}
+
+export type AddonStatus = { loaded: true; path: string } | { loaded: false; why: string; looked: string[] };
+
+let status: AddonStatus | undefined;
+let addon: NativeAddon | undefined;
+
+export function addonCandidates(): string[] {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const candidates = [
+    join(here, ADDON_FILE_NAME),
+    join(here, '..', 'build', 'Release', ADDON_FILE_NAME),
+    join(here, '..', '..', 'build', 'Release', ADDON_FILE_NAME),
+  ];
+  const override = process.env.MLB_NATIVE_ADDON;
+  return override ? [override, ...candidates] : candidates;
+}
+
+/** Loads the addon if it has not been tried yet; never throws. */
+export function nativeAddonStatus(): AddonStatus {
+  if (status) return status;
+  const looked = addonCandidates();
+  const path = looked.find((p) => existsSync(p));
+  if (path === undefined) {
+    status = { loaded: false, why: `no ${ADDON_FILE_NAME} found`, looked };
+    return status;
+  }
+  try {
+    const module = { exports: {} as NativeAddon };
+    process.dlopen(module, path, constants.dlopen.RTLD_NOW);
+    addon = module.exports;
+    status = { loaded: true, path };
+  } catch (error) {
+    status = { loaded: false, why: `${path} did not load: ${(error as Error).message}`, looked };
+  }
+  return status;
+}
+
+/** The loaded addon, or a PacketSocketError('addonMissing') saying how to get it. */
+export function nativeAddon(): NativeAddon {
+  const s = nativeAddonStatus();
+  if (!s.loaded || !addon) {
+    const why = s.loaded ? 'unknown' : s.why;
+    throw new PacketSocketError('addonMissing', `${ADDON_MISSING_MESSAGE} (${why})`);
+  }
+  return addon;
+}

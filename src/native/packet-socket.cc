@@ -1,0 +1,340 @@
+// mlb_native: AF_PACKET sockets for Node, the one thing raw-socket cannot open (man 7 packet).
+//
+// One concept: a packet socket bound to one interface and one ethertype, nonblocking, watched by a uv_poll handle
+// on Node's own event loop (no thread per socket, no blocking call on the main thread). Whole Ethernet frames go
+// out with sendto(2) and come in through a JS callback, one call per frame.
+//
+//   open(ifindex, protocol, filter | undefined, receiveOutgoing, receiveBufferBytes, onFrame, onError) -> socket
+//   socket.send(frame: Buffer) -> boolean          false: the kernel's queue is full, the frame was not sent
+//   socket.addMembership(mac: Buffer) / dropMembership(mac: Buffer)     PACKET_MR_MULTICAST on the bound interface
+//   socket.ref() / unref() / close()
+//   ifNameToIndex(name) -> number                   0 when there is no such interface in this network namespace
+//
+//   onFrame(frame: Buffer, pkttype: number, ifindex: number)    pkttype: PACKET_HOST .. PACKET_OUTGOING
+//   onError(error)                                  asynchronous receive errors (ENETDOWN when the link goes down)
+//
+// Errors thrown or reported carry `errno` (number), `code` (its name, "EPERM") and `syscall`.
+#include <napi.h>
+#include <uv.h>
+
+#include <arpa/inet.h>
+#include <cerrno>
+#include <cstring>
+#include <linux/filter.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <memory>
+#include <net/if.h>
+#include <string>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+// Frames handled per readable event. uv_poll is level-triggered, so frames left in the queue wake the loop again
+// on its next turn: a burst cannot hold the event loop, and timers and setImmediate run between batches.
+constexpr int kFramesPerWakeup = 256;
+// Largest frame read. veth and other virtual links can hand a packet socket GRO-merged frames far above the MTU;
+// anything longer is reported truncated by MSG_TRUNC and dropped.
+constexpr size_t kReceiveBufferBytes = 65536;
+// The kernel's own limit on a classic BPF program (BPF_MAXINSNS).
+constexpr uint32_t kMaxFilterInstructions = 4096;
+constexpr size_t kMacBytes = 6;
+constexpr size_t kEthernetHeaderBytes = 14;
+
+const char* kPermissionHint =
+    "opening an AF_PACKET socket needs CAP_NET_RAW: run as root or grant it "
+    "(setcap cap_net_raw+ep / systemd AmbientCapabilities=CAP_NET_RAW)";
+
+Napi::Error SystemError(Napi::Env env, int err, const char* syscall, const std::string& what) {
+  const char* name = uv_err_name(-err);
+  std::string message = what + ": " + syscall + " " + name + " (" + std::strerror(err) + ")";
+  if (err == EPERM || err == EACCES) message = std::string(kPermissionHint) + " [" + syscall + " " + name + "]";
+  Napi::Error error = Napi::Error::New(env, message);
+  error.Set("errno", Napi::Number::New(env, err));
+  error.Set("code", Napi::String::New(env, name));
+  error.Set("syscall", Napi::String::New(env, syscall));
+  return error;
+}
+
+[[noreturn]] void ThrowTypeError(Napi::Env env, const std::string& message) {
+  throw Napi::TypeError::New(env, message);
+}
+
+uint32_t UintArg(const Napi::CallbackInfo& info, size_t i, const char* what, uint32_t max) {
+  if (!info[i].IsNumber()) ThrowTypeError(info.Env(), std::string(what) + " must be a number");
+  double value = info[i].As<Napi::Number>().DoubleValue();
+  if (!(value >= 0 && value <= max) || value != static_cast<double>(static_cast<uint32_t>(value))) {
+    ThrowTypeError(info.Env(), std::string(what) + " must be an integer from 0 to " + std::to_string(max));
+  }
+  return static_cast<uint32_t>(value);
+}
+
+uint32_t FilterField(Napi::Env env, const Napi::Object& insn, const char* field, uint32_t max, uint32_t index) {
+  Napi::Value v = insn.Get(field);
+  double value = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1;
+  if (!(value >= 0 && value <= max) || value != static_cast<double>(static_cast<uint32_t>(value))) {
+    ThrowTypeError(env, "filter[" + std::to_string(index) + "]." + field + " must be an integer from 0 to " +
+                            std::to_string(max));
+  }
+  return static_cast<uint32_t>(value);
+}
+
+std::vector<sock_filter> ReadFilter(Napi::Env env, const Napi::Array& program) {
+  uint32_t length = program.Length();
+  if (length == 0 || length > kMaxFilterInstructions) {
+    ThrowTypeError(env, "a BPF filter has 1 to " + std::to_string(kMaxFilterInstructions) + " instructions");
+  }
+  std::vector<sock_filter> code(length);
+  for (uint32_t i = 0; i < length; i++) {
+    Napi::Value item = program.Get(i);
+    if (!item.IsObject()) ThrowTypeError(env, "filter[" + std::to_string(i) + "] must be {code, jt, jf, k}");
+    Napi::Object insn = item.As<Napi::Object>();
+    code[i].code = static_cast<uint16_t>(FilterField(env, insn, "code", 0xffff, i));
+    code[i].jt = static_cast<uint8_t>(FilterField(env, insn, "jt", 0xff, i));
+    code[i].jf = static_cast<uint8_t>(FilterField(env, insn, "jf", 0xff, i));
+    code[i].k = FilterField(env, insn, "k", 0xffffffffu, i);
+  }
+  return code;
+}
+
+class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "PacketSocket",
+                       {InstanceMethod<&PacketSocket::Send>("send"),
+                        InstanceMethod<&PacketSocket::AddMembership>("addMembership"),
+                        InstanceMethod<&PacketSocket::DropMembership>("dropMembership"),
+                        InstanceMethod<&PacketSocket::RefHandle>("ref"),
+                        InstanceMethod<&PacketSocket::UnrefHandle>("unref"),
+                        InstanceMethod<&PacketSocket::Close>("close")});
+  }
+
+  // new PacketSocket(ifindex, protocol, filter, receiveOutgoing, receiveBufferBytes, onFrame, onError)
+  explicit PacketSocket(const Napi::CallbackInfo& info) : Napi::ObjectWrap<PacketSocket>(info) {
+    Napi::Env env = info.Env();
+    ifindex_ = static_cast<int>(UintArg(info, 0, "ifindex", 0x7fffffff));
+    if (ifindex_ == 0) ThrowTypeError(env, "ifindex must name one interface (not 0)");
+    uint32_t protocol = UintArg(info, 1, "protocol", 0xffff);
+    std::vector<sock_filter> filter;
+    if (!info[2].IsUndefined() && !info[2].IsNull()) {
+      if (!info[2].IsArray()) ThrowTypeError(env, "filter must be an array of {code, jt, jf, k}");
+      filter = ReadFilter(env, info[2].As<Napi::Array>());
+    }
+    receiveOutgoing_ = info[3].ToBoolean().Value();
+    uint32_t receiveBufferBytes = UintArg(info, 4, "receiveBufferBytes", 0x7fffffff);
+    if (!info[5].IsFunction() || !info[6].IsFunction()) ThrowTypeError(env, "onFrame and onError must be functions");
+
+    // Protocol 0 at first: the socket receives nothing until bind(2) names the interface and ethertype, so no frame
+    // from another interface, or one the filter would refuse, is queued in between.
+    fd_ = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd_ < 0) throw SystemError(env, errno, "socket", "cannot open an AF_PACKET socket");
+    try {
+      Configure(env, filter, receiveBufferBytes);
+      sockaddr_ll addr{};
+      addr.sll_family = AF_PACKET;
+      addr.sll_protocol = htons(static_cast<uint16_t>(protocol));
+      addr.sll_ifindex = ifindex_;
+      if (bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0) {
+        throw SystemError(env, errno, "bind", "cannot bind the packet socket to interface " + std::to_string(ifindex_));
+      }
+      poll_ = new uv_poll_t;
+      uv_loop_t* loop = nullptr;
+      if (napi_get_uv_event_loop(env, &loop) != napi_ok) throw Napi::Error::New(env, "no event loop");
+      int rc = uv_poll_init(loop, poll_, fd_);
+      if (rc < 0) {
+        delete poll_;
+        poll_ = nullptr;
+        throw SystemError(env, -rc, "uv_poll_init", "cannot watch the packet socket");
+      }
+      poll_->data = this;
+      rc = uv_poll_start(poll_, UV_READABLE, &PacketSocket::OnPoll);
+      if (rc < 0) throw SystemError(env, -rc, "uv_poll_start", "cannot watch the packet socket");
+    } catch (...) {
+      Release();
+      throw;
+    }
+    onFrame_ = Napi::Persistent(info[5].As<Napi::Function>());
+    onError_ = Napi::Persistent(info[6].As<Napi::Function>());
+    context_ = std::make_unique<Napi::AsyncContext>(env, "mlb:PacketSocket", info.This().As<Napi::Object>());
+    Ref();  // an open socket stays alive while its poll handle may call back, as a net.Socket does
+  }
+
+  ~PacketSocket() override { Release(); }
+
+ private:
+  void Configure(Napi::Env env, const std::vector<sock_filter>& filter, uint32_t receiveBufferBytes) {
+    if (!filter.empty()) {
+      sock_fprog program{static_cast<unsigned short>(filter.size()), const_cast<sock_filter*>(filter.data())};
+      if (setsockopt(fd_, SOL_SOCKET, SO_ATTACH_FILTER, &program, sizeof program) < 0) {
+        throw SystemError(env, errno, "setsockopt", "the kernel refused the BPF filter (SO_ATTACH_FILTER)");
+      }
+    }
+    if (!receiveOutgoing_) {
+      // Our own sends never reach our own socket (Linux 4.20+); older kernels still get the pkttype check below.
+      int one = 1;
+      setsockopt(fd_, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);
+    }
+    if (receiveBufferBytes > 0) {
+      int bytes = static_cast<int>(receiveBufferBytes);
+      // SO_RCVBUFFORCE passes net.core.rmem_max with CAP_NET_ADMIN; without it SO_RCVBUF is capped there.
+      if (setsockopt(fd_, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof bytes) < 0 &&
+          setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes) < 0) {
+        throw SystemError(env, errno, "setsockopt", "cannot set the receive buffer (SO_RCVBUF)");
+      }
+    }
+  }
+
+  // Stops watching and closes the descriptor; the uv handle is freed by libuv once it has closed.
+  void Release() {
+    if (poll_ != nullptr) {
+      uv_close(reinterpret_cast<uv_handle_t*>(poll_), [](uv_handle_t* h) { delete reinterpret_cast<uv_poll_t*>(h); });
+      poll_ = nullptr;
+    }
+    if (fd_ >= 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+
+  void RequireOpen(Napi::Env env, const char* what) {
+    if (fd_ < 0) {
+      Napi::Error error = Napi::Error::New(env, std::string("cannot ") + what + ": the packet socket is closed");
+      error.Set("code", Napi::String::New(env, "ECLOSED"));
+      throw error;
+    }
+  }
+
+  Napi::Value Send(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    RequireOpen(env, "send");
+    if (!info[0].IsBuffer()) ThrowTypeError(env, "send takes a Buffer holding a whole Ethernet frame");
+    Napi::Buffer<uint8_t> frame = info[0].As<Napi::Buffer<uint8_t>>();
+    if (frame.Length() < kEthernetHeaderBytes) ThrowTypeError(env, "a frame holds at least a 14-byte Ethernet header");
+    sockaddr_ll to{};
+    to.sll_family = AF_PACKET;
+    to.sll_ifindex = ifindex_;
+    std::memcpy(&to.sll_protocol, frame.Data() + 12, 2);  // the frame's own ethertype, already in network order
+    to.sll_halen = kMacBytes;
+    std::memcpy(to.sll_addr, frame.Data(), kMacBytes);
+    ssize_t n;
+    do {
+      n = sendto(fd_, frame.Data(), frame.Length(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) return Napi::Boolean::New(env, false);
+      throw SystemError(env, errno, "sendto", "cannot send a frame");
+    }
+    return Napi::Boolean::New(env, true);
+  }
+
+  void Membership(const Napi::CallbackInfo& info, int option, const char* what) {
+    Napi::Env env = info.Env();
+    RequireOpen(env, what);
+    if (!info[0].IsBuffer() || info[0].As<Napi::Buffer<uint8_t>>().Length() != kMacBytes) {
+      ThrowTypeError(env, std::string(what) + " takes a 6-byte MAC address");
+    }
+    packet_mreq request{};
+    request.mr_ifindex = ifindex_;
+    request.mr_type = PACKET_MR_MULTICAST;
+    request.mr_alen = kMacBytes;
+    std::memcpy(request.mr_address, info[0].As<Napi::Buffer<uint8_t>>().Data(), kMacBytes);
+    if (setsockopt(fd_, SOL_PACKET, option, &request, sizeof request) < 0) {
+      throw SystemError(env, errno, "setsockopt", std::string("cannot ") + what);
+    }
+  }
+
+  void AddMembership(const Napi::CallbackInfo& info) { Membership(info, PACKET_ADD_MEMBERSHIP, "addMembership"); }
+  void DropMembership(const Napi::CallbackInfo& info) { Membership(info, PACKET_DROP_MEMBERSHIP, "dropMembership"); }
+
+  void RefHandle(const Napi::CallbackInfo&) {
+    if (poll_ != nullptr) uv_ref(reinterpret_cast<uv_handle_t*>(poll_));
+  }
+  void UnrefHandle(const Napi::CallbackInfo&) {
+    if (poll_ != nullptr) uv_unref(reinterpret_cast<uv_handle_t*>(poll_));
+  }
+
+  // Idempotent; safe inside onFrame (the drain stops after the current frame).
+  void Close(const Napi::CallbackInfo&) {
+    if (fd_ < 0) return;
+    Release();  // closing the socket drops its multicast memberships too
+    onFrame_.Reset();
+    onError_.Reset();
+    Unref();
+  }
+
+  static void OnPoll(uv_poll_t* handle, int status, int /*events*/) {
+    auto* self = static_cast<PacketSocket*>(handle->data);
+    Napi::Env env = self->Env();
+    Napi::HandleScope scope(env);
+    Napi::Object keep = self->Value();  // alive until this callback returns, even if onFrame closes the socket
+    (void)keep;
+    Napi::CallbackScope callbackScope(env, *self->context_);  // microtasks and nextTicks run once, after the batch
+    if (status < 0) {
+      uv_poll_stop(handle);  // a failed handle would fail again on every turn of the loop
+      self->Report(SystemError(env, -status, "poll", "the packet socket's poll handle failed"));
+      return;
+    }
+    self->Drain(env);
+  }
+
+  void Drain(Napi::Env env) {
+    for (int i = 0; i < kFramesPerWakeup && fd_ >= 0; i++) {
+      sockaddr_ll from{};
+      socklen_t fromLength = sizeof from;
+      ssize_t n = recvfrom(fd_, buffer_, sizeof buffer_, MSG_TRUNC, reinterpret_cast<sockaddr*>(&from), &fromLength);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+        // ENETDOWN (the link went down) and the like: reported, and the socket stays open for when it comes back.
+        Report(SystemError(env, errno, "recvfrom", "cannot receive on the packet socket"));
+        return;
+      }
+      if (static_cast<size_t>(n) > sizeof buffer_) continue;  // truncated: dropped, never half a frame
+      if (from.sll_pkttype == PACKET_OUTGOING && !receiveOutgoing_) continue;
+      try {
+        onFrame_.Call({Napi::Buffer<uint8_t>::Copy(env, buffer_, static_cast<size_t>(n)),
+                       Napi::Number::New(env, from.sll_pkttype), Napi::Number::New(env, from.sll_ifindex)});
+      } catch (const Napi::Error& e) {
+        napi_fatal_exception(env, e.Value());  // as an exception in any event callback: process 'uncaughtException'
+        return;
+      }
+    }
+  }
+
+  void Report(const Napi::Error& error) {
+    if (onError_.IsEmpty()) return;
+    try {
+      onError_.Call({error.Value()});
+    } catch (const Napi::Error& e) {
+      napi_fatal_exception(Env(), e.Value());
+    }
+  }
+
+  int fd_ = -1;
+  int ifindex_ = 0;
+  bool receiveOutgoing_ = false;
+  uv_poll_t* poll_ = nullptr;
+  Napi::FunctionReference onFrame_;
+  Napi::FunctionReference onError_;
+  std::unique_ptr<Napi::AsyncContext> context_;
+  uint8_t buffer_[kReceiveBufferBytes];
+};
+
+Napi::Value IfNameToIndex(const Napi::CallbackInfo& info) {
+  if (!info[0].IsString()) ThrowTypeError(info.Env(), "ifNameToIndex takes an interface name");
+  std::string name = info[0].As<Napi::String>().Utf8Value();
+  if (name.empty() || name.size() >= IF_NAMESIZE) return Napi::Number::New(info.Env(), 0);
+  return Napi::Number::New(info.Env(), if_nametoindex(name.c_str()));
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("PacketSocket", PacketSocket::Define(env));
+  exports.Set("ifNameToIndex", Napi::Function::New<IfNameToIndex>(env, "ifNameToIndex"));
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(mlb_native, Init)
