@@ -1,0 +1,316 @@
+// bench/gossip-soak: does the fast profile stay quiet under stress? 3 `mlb daemon --gossip-profile fast
+// --log-level debug` in a netns lab, for --minutes (default 10):
+//   - node-c starved of CPU: its daemon is pinned to one CPU (taskset -c 1) together with --hogs (default 2)
+//     busy-loop shells (`sh -c 'while :; do :; done'`) at nice -5, i.e. 3x node-c's CFS weight each, so node-c
+//     gets about 1/7 of that CPU whenever it wants to run and waits behind the hogs at every wake-up.
+//     node-a and node-b are pinned to CPU 0, away from the hogs.
+//     Sessions: the kernel's autogroup scheduling (kernel.sched_autogroup_enabled=1 here) shares CPU between
+//     sessions before tasks, and a session's weight on a CPU shrinks with the load it has on the others. So each
+//     daemon and each hog runs in a session of its own (setsid), and each hog's session gets nice -5 too
+//     (/proc/PID/autogroup): otherwise hogs sharing a session with node-a/node-b would starve those as well
+//     (seen in a first version: node-a waited as long per wake-up as node-c).
+//   - --loss percent (default 5) random loss on every host: nftables in each namespace, input hook,
+//     `iifname eth0 counter` then `iifname eth0 numgen random mod 100 < 5 counter drop`.
+// Evidence that the stress is real, printed at the end: the nft counters (packets in, dropped), the kernel's
+// schedstat of each daemon's main (event-loop) thread (run-queue wait per wake-up, CPU used) and the probe round
+// trips the daemons log (debug `probeAcked` rtt), each for a 20 s baseline without stress and for the soak.
+// Counted during the soak: false suspicions (gossip debug lines with reason "suspect"; none of the nodes
+// crashes, so every one is false), refutations, failed probes, and false deaths (memberFailed). Exit 1 on any
+// false death, on a daemon exiting, or when the measured loss is not near the configured one.
+//
+// Not part of `npm run bench`. Run as root: node --import tsx bench/gossip-soak.ts [--minutes 10] [--loss 5] [--hogs 2] [--nice -5]
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import { FAST_CONFIG } from '../src/gossip/swim/config';
+import {
+  converged, destroyLab, fmtMs, installCleanup, newLab, preflight, printTable, quantile, sleep, startMlb, type LabNode,
+} from './gossip/lab-nodes';
+import type { LabHost, NetnsLab } from '../test/support/netns-lab';
+
+const TOOL = 'bench/gossip-soak';
+const { values: flags } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '10' },
+    loss: { type: 'string', default: '5' },
+    hogs: { type: 'string', default: '2' },
+    nice: { type: 'string', default: '-5' },
+    baseline: { type: 'string', default: '20' },
+  },
+  strict: true,
+});
+const MINUTES = Number(flags.minutes);
+const LOSS = Number(flags.loss);
+const HOGS = Number(flags.hogs);
+const NICE = Number(flags.nice);
+const BASELINE_S = Number(flags.baseline);
+if (![MINUTES, LOSS, HOGS, NICE, BASELINE_S].every(Number.isFinite) || MINUTES <= 0 || LOSS < 0 || LOSS > 100 || HOGS < 0) {
+  console.error(`${TOOL}: bad arguments (--minutes > 0, --loss 0..100, --hogs >= 0, --nice N, --baseline seconds)`);
+  process.exit(2);
+}
+const HOG_CPU = 1;
+const CALM_CPU = 0;
+const STARVED = 'node-c';
+const NFT_TABLE = 'mlbsoak';
+
+type Phase = 'baseline' | 'soak';
+
+/** Everything counted from the daemons' lines, per phase. */
+class Tally {
+  /** observer -> suspected -> suspect lines (the observer started or relayed a suspicion of that node). */
+  readonly suspectLines = new Map<string, Map<string, number>>();
+  /** Suspicions an observer started itself (from == observer): its own failed probe. */
+  readonly suspicionsStarted = new Map<string, number>();
+  readonly refutes = new Map<string, number>();
+  readonly probeFailed = new Map<string, number>();
+  readonly probeTcpOnly = new Map<string, number>();
+  readonly suspicionTimeouts = new Map<string, number>();
+  readonly deaths: string[] = [];
+  readonly rejoins: string[] = [];
+  /** "observer>target" -> round trips (ms) of probes answered by the direct ping, before indirect pings went out. */
+  readonly rtts = new Map<string, number[]>();
+  /** "observer>target" -> probes answered only after indirect pings went out (the direct ping or its ack was late or lost). */
+  readonly indirectAcks = new Map<string, number>();
+  maxHealth = 0;
+
+  static bump(map: Map<string, number>, key: string, by = 1): void {
+    map.set(key, (map.get(key) ?? 0) + by);
+  }
+
+  total(map: Map<string, number>): number {
+    return [...map.values()].reduce((a, b) => a + b, 0);
+  }
+
+  suspectLinesAbout(node: string): number {
+    return [...this.suspectLines.values()].reduce((sum, m) => sum + (m.get(node) ?? 0), 0);
+  }
+}
+
+const tallies: Record<Phase, Tally> = { baseline: new Tally(), soak: new Tally() };
+let phase: Phase | 'setup' = 'setup';
+
+function observe(node: LabNode, record: Record<string, unknown>): void {
+  if (phase === 'setup') return;
+  const tally = tallies[phase];
+  const msg = typeof record.msg === 'string' ? record.msg : '';
+  if (record.event === 'memberFailed') tally.deaths.push(`${node.name} declared ${String(record.member)} dead at ${String(record.ts)}`);
+  if (record.event === 'memberJoined') tally.rejoins.push(`${node.name} saw ${String(record.member)} (re)join at ${String(record.ts)}`);
+  if (record.event !== 'gossip') return;
+  switch (record.reason) {
+    case 'suspect': {
+      const m = /^suspect (\S+) \(from: (\S+)\)/.exec(msg);
+      if (!m) return;
+      const [, suspected, from] = m as unknown as [string, string, string];
+      if (!tally.suspectLines.has(node.name)) tally.suspectLines.set(node.name, new Map());
+      Tally.bump(tally.suspectLines.get(node.name)!, suspected);
+      if (from === node.name) Tally.bump(tally.suspicionsStarted, `${node.name}>${suspected}`);
+      return;
+    }
+    case 'refute':
+      Tally.bump(tally.refutes, node.name);
+      return;
+    case 'probeFailed':
+      Tally.bump(tally.probeFailed, node.name);
+      if (typeof record.health === 'number') tally.maxHealth = Math.max(tally.maxHealth, record.health);
+      return;
+    case 'probeTcpOnly':
+      Tally.bump(tally.probeTcpOnly, node.name);
+      return;
+    case 'suspicionTimeout':
+      Tally.bump(tally.suspicionTimeouts, node.name);
+      return;
+    case 'probeAcked': {
+      const target = /^ack from (\S+)/.exec(msg)?.[1];
+      if (!target || typeof record.rtt !== 'number') return;
+      const key = `${node.name}>${target}`;
+      if (record.indirect === true) {
+        Tally.bump(tally.indirectAcks, key);
+        return;
+      }
+      if (!tally.rtts.has(key)) tally.rtts.set(key, []);
+      tally.rtts.get(key)!.push(record.rtt);
+      return;
+    }
+    default:
+  }
+}
+
+// ---- stress ----------------------------------------------------------------------------------------------------
+
+function nft(lab: NetnsLab, host: LabHost, ...args: string[]): string {
+  return lab.execIn(host, 'nft', args);
+}
+
+function addLoss(lab: NetnsLab, host: LabHost): void {
+  nft(lab, host, 'add', 'table', 'inet', NFT_TABLE);
+  nft(lab, host, 'add', 'chain', 'inet', NFT_TABLE, 'in', '{ type filter hook input priority 0; }');
+  nft(lab, host, 'add', 'rule', 'inet', NFT_TABLE, 'in', 'iifname', 'eth0', 'counter');
+  nft(lab, host, 'add', 'rule', 'inet', NFT_TABLE, 'in', 'iifname', 'eth0', 'numgen', 'random', 'mod', '100', '<', String(LOSS), 'counter', 'drop');
+}
+
+/** [packets that reached the input hook on eth0, packets the random rule dropped]. */
+function lossCounters(lab: NetnsLab, host: LabHost): [number, number] {
+  const text = nft(lab, host, 'list', 'chain', 'inet', NFT_TABLE, 'in');
+  const counts = [...text.matchAll(/counter packets (\d+)/g)].map((m) => Number(m[1]));
+  return [counts[0] ?? 0, counts[1] ?? 0];
+}
+
+/** The kernel's scheduler statistics of a thread: ns on CPU, ns waiting in the run queue, time slices. */
+function schedstat(pid: number): { run: number; wait: number; slices: number } | undefined {
+  try {
+    const [run, wait, slices] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(/\s+/).map(Number);
+    return { run: run!, wait: wait!, slices: slices! };
+  } catch {
+    return undefined;
+  }
+}
+
+type Sched = NonNullable<ReturnType<typeof schedstat>>;
+
+function schedDelta(a: Sched | undefined, b: Sched | undefined, seconds: number) {
+  if (!a || !b || b.slices === a.slices) return undefined;
+  return {
+    cpuPct: ((b.run - a.run) / 1e9 / seconds) * 100,
+    waitPerSliceMs: (b.wait - a.wait) / 1e6 / (b.slices - a.slices),
+    waitPct: ((b.wait - a.wait) / 1e9 / seconds) * 100,
+  };
+}
+
+/** The nice value of the task's session (autogroup), when the kernel groups by session; else nothing to do. */
+function setAutogroupNice(pid: number, nice: number): void {
+  const file = `/proc/${pid}/autogroup`;
+  if (!existsSync(file)) return;
+  writeFileSync(file, String(nice));
+}
+
+const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+// ---- main --------------------------------------------------------------------------------------------------------
+
+function rttRow(label: string, key: string, p: Phase): string[] {
+  const values = [...(tallies[p].rtts.get(key) ?? [])].sort((a, b) => a - b);
+  const late = tallies[p].indirectAcks.get(key) ?? 0;
+  return [label, p, String(values.length), fmtMs(quantile(values, 0.5)), fmtMs(quantile(values, 0.9)), fmtMs(quantile(values, 0.99)),
+    fmtMs(values[values.length - 1] ?? NaN), `${late} (${((late / Math.max(1, late + values.length)) * 100).toFixed(1)}%)`];
+}
+
+async function main(): Promise<number> {
+  preflight(TOOL);
+  installCleanup(TOOL);
+  const lab = newLab();
+  const hosts = ['a', 'b', 'c'].map((n) => lab.addHost(n));
+  const cpuOf = (name: string) => (name === STARVED ? HOG_CPU : CALM_CPU);
+  const start = (i: number, join: LabNode[]) => startMlb(lab, hosts[i]!, `node-${hosts[i]!.name}`,
+    { profile: 'fast', logLevel: 'debug', join, cpu: cpuOf(`node-${hosts[i]!.name}`), ownSession: true });
+  const seed = start(0, []);
+  await seed.until('ready', () => seed.first('ready') !== undefined, 20_000);
+  const nodes = [seed, start(1, [seed]), start(2, [seed])];
+  for (const n of nodes) n.onRecord = (r) => observe(n, r);
+  await converged(nodes, 20_000);
+  const starved = nodes.find((n) => n.name === STARVED)!;
+  console.log(`machine: ${cpus().length} CPUs, loadavg ${loadavg()} before the stress (other users' load included)`);
+  console.log(`${TOOL}: 3 mlb daemons (profile fast, debug logs) in lab ${lab.id}; node-a, node-b on CPU ${CALM_CPU}, ${STARVED} on CPU ${HOG_CPU}`);
+
+  // Baseline: no loss, no hogs.
+  phase = 'baseline';
+  let sched0 = new Map(nodes.map((n) => [n.name, schedstat(n.pid)]));
+  await sleep(BASELINE_S * 1000);
+  const baselineSched = new Map(nodes.map((n) => [n.name, schedDelta(sched0.get(n.name), schedstat(n.pid), BASELINE_S)]));
+
+  // Stress on.
+  for (const host of hosts) addLoss(lab, host);
+  const hogs = Array.from({ length: HOGS }, () => lab.spawnIn(starved.host, 'nice',
+    ['-n', String(NICE), 'taskset', '-c', String(HOG_CPU), 'sh', '-c', 'while :; do :; done'], { stdio: 'ignore', detached: true }));
+  await sleep(200);
+  for (const hog of hogs) {
+    if (hog.exitCode !== null) throw new Error(`a CPU hog exited at once (code ${hog.exitCode}): cannot saturate CPU ${HOG_CPU}`);
+    setAutogroupNice(hog.pid!, NICE);
+  }
+  console.log(`stress on: ${LOSS}% input loss on every host (nftables), ${HOGS} busy loops at nice ${NICE} pinned with ${STARVED} to CPU ${HOG_CPU}`);
+  console.log(`soaking ${MINUTES} min ...`);
+  phase = 'soak';
+  sched0 = new Map(nodes.map((n) => [n.name, schedstat(n.pid)]));
+  const hogSched0 = hogs.map((h) => schedstat(h.pid!));
+  const began = Date.now();
+  const end = began + MINUTES * 60_000;
+  let exited: string | undefined;
+  while (Date.now() < end) {
+    await sleep(Math.min(60_000, end - Date.now()));
+    exited = nodes.find((n) => !n.running)?.describe();
+    const t = tallies.soak;
+    const [inSum, dropSum] = hosts.map((h) => lossCounters(lab, h)).reduce(([a, b], [c, d]) => [a + c, b + d], [0, 0]);
+    console.log(`  ${((Date.now() - began) / 60_000).toFixed(1)} min: suspicions started ${t.total(t.suspicionsStarted)}, ` +
+      `suspect lines ${[...t.suspectLines.values()].reduce((s, m) => s + [...m.values()].reduce((a, b) => a + b, 0), 0)}, ` +
+      `refutes ${t.total(t.refutes)}, false deaths ${t.deaths.length}, loss ${((dropSum / Math.max(1, inSum)) * 100).toFixed(1)}% of ${inSum} packets, loadavg ${loadavg()}`);
+    if (exited) break;
+  }
+  const seconds = (Date.now() - began) / 1000;
+  const soakSched = new Map(nodes.map((n) => [n.name, schedDelta(sched0.get(n.name), schedstat(n.pid), seconds)]));
+  const hogSched = hogs.map((h, i) => schedDelta(hogSched0[i], schedstat(h.pid!), seconds));
+  phase = 'setup';
+  const loss = hosts.map((h) => ({ host: h, counters: lossCounters(lab, h) }));
+  destroyLab(lab);
+
+  // ---- report ----
+  const t = tallies.soak;
+  console.log(`\n== soak: ${(seconds / 60).toFixed(1)} min, profile fast (probe ${FAST_CONFIG.probeInterval} ms, timeout ${FAST_CONFIG.probeTimeout} ms, ` +
+    `suspicion ${FAST_CONFIG.suspicionMult}x/${FAST_CONFIG.suspicionMaxTimeoutMult}x)\n`);
+  console.log('packet loss (nftables counters, input on eth0):');
+  printTable(['host', 'packets in', 'dropped', 'loss'], loss.map(({ host, counters: [seen, dropped] }) =>
+    [`node-${host.name}`, String(seen), String(dropped), `${((dropped / Math.max(1, seen)) * 100).toFixed(2)}%`]));
+  const seenAll = loss.reduce((s, l) => s + l.counters[0], 0);
+  const droppedAll = loss.reduce((s, l) => s + l.counters[1], 0);
+  const measuredLoss = (droppedAll / Math.max(1, seenAll)) * 100;
+  console.log(`all: ${droppedAll} of ${seenAll} dropped = ${measuredLoss.toFixed(2)}% (configured ${LOSS}%)\n`);
+
+  console.log(`CPU starvation (kernel schedstat of each daemon's event-loop thread; hogs: ${HOGS} x nice ${NICE} on CPU ${HOG_CPU}):`);
+  const schedRows: string[][] = [];
+  for (const n of nodes) {
+    for (const [p, d] of [['baseline', baselineSched.get(n.name)], ['soak', soakSched.get(n.name)]] as const) {
+      schedRows.push([n.name, p, d ? `${d.cpuPct.toFixed(2)}%` : '-', d ? `${d.waitPct.toFixed(2)}%` : '-', d ? `${d.waitPerSliceMs.toFixed(2)} ms` : '-']);
+    }
+  }
+  hogSched.forEach((d, i) => schedRows.push([`hog ${i + 1}`, 'soak', d ? `${d.cpuPct.toFixed(1)}%` : '-', d ? `${d.waitPct.toFixed(2)}%` : '-', d ? `${d.waitPerSliceMs.toFixed(2)} ms` : '-']));
+  printTable(['thread', 'phase', 'CPU used', 'time runnable but waiting', 'wait per wake-up (mean)'], schedRows);
+
+  console.log('\nprobe round trips (debug probeAcked rtt of direct acks, i.e. within the 100 ms probe timeout; both ends\' scheduling');
+  console.log('delay is in them; "after indirect" = acks that came only after indirect pings went out: late or lost direct ping/ack):');
+  const pairs: [string, string][] = [['node-a>node-c', 'a probes starved c'], ['node-b>node-c', 'b probes starved c'],
+    ['node-c>node-a', 'starved c probes a'], ['node-c>node-b', 'starved c probes b'], ['node-a>node-b', 'a probes b'], ['node-b>node-a', 'b probes a']];
+  printTable(['pair', 'phase', 'direct acks', 'p50', 'p90', 'p99', 'max', 'after indirect'],
+    pairs.flatMap(([key, label]) => [rttRow(`${key} (${label})`, key, 'baseline'), rttRow(`${key} (${label})`, key, 'soak')]));
+
+  console.log('\nsuspicions during the soak (nobody crashed: every one is false):');
+  const names = nodes.map((n) => n.name);
+  printTable(['about', 'suspicions started (by a, b, c)', 'suspect lines (all nodes)', 'refutations by it'],
+    names.map((about) => [about, names.map((o) => String(t.suspicionsStarted.get(`${o}>${about}`) ?? 0)).join(' / '),
+      String(t.suspectLinesAbout(about)), String(t.refutes.get(about) ?? 0)]));
+  console.log(`failed probes (a/b/c): ${names.map((n) => t.probeFailed.get(n) ?? 0).join(' / ')}; rescued by TCP ping only: ` +
+    `${names.map((n) => t.probeTcpOnly.get(n) ?? 0).join(' / ')}; suspicion timeouts: ${t.total(t.suspicionTimeouts)}; max health score ${t.maxHealth}`);
+  console.log(`baseline (${BASELINE_S} s, no stress): suspicions started ${tallies.baseline.total(tallies.baseline.suspicionsStarted)}, false deaths ${tallies.baseline.deaths.length}`);
+
+  const starvedSoak = soakSched.get(STARVED);
+  const calmSoak = soakSched.get('node-a');
+  const starvedBase = baselineSched.get(STARVED);
+  // Starved = waits per wake-up several times longer than before the stress and than a node away from the hogs.
+  const starvedOk = starvedSoak && calmSoak && starvedBase &&
+    starvedSoak.waitPerSliceMs > 3 * Math.max(0.05, calmSoak.waitPerSliceMs) && starvedSoak.waitPerSliceMs > 3 * Math.max(0.05, starvedBase.waitPerSliceMs);
+  const lossOk = LOSS === 0 || Math.abs(measuredLoss - LOSS) <= Math.max(1.5, LOSS * 0.3);
+  const falseDeaths = t.deaths.length + tallies.baseline.deaths.length;
+  console.log('');
+  printTable(['result', 'value', ''], [
+    ['false suspicions (started)', String(t.total(t.suspicionsStarted)), ''],
+    ['false suspect lines (all nodes)', String([...t.suspectLines.values()].reduce((s, m) => s + [...m.values()].reduce((a, b) => a + b, 0), 0)), ''],
+    ['false deaths', String(falseDeaths), falseDeaths === 0 ? 'ok' : 'FAILED'],
+    ['measured loss', `${measuredLoss.toFixed(2)}%`, lossOk ? 'ok' : 'FAILED (the loss rule is not doing its job)'],
+    [`${STARVED} starved (wait per wake-up: soak / its baseline / node-a soak)`, starvedSoak && calmSoak && starvedBase
+      ? `${starvedSoak.waitPerSliceMs.toFixed(2)} / ${starvedBase.waitPerSliceMs.toFixed(2)} / ${calmSoak.waitPerSliceMs.toFixed(2)} ms` : '-',
+      starvedOk ? 'ok' : 'WARNING: not clearly starved'],
+    ['daemons alive to the end', exited ? `no: ${exited}` : 'yes', exited ? 'FAILED' : 'ok'],
+  ]);
+  for (const d of [...tallies.baseline.deaths, ...t.deaths]) console.log(`  false death: ${d}`);
+  for (const r of t.rejoins) console.log(`  rejoin: ${r}`);
+  return falseDeaths === 0 && lossOk && !exited ? 0 : 1;
+}
+
+process.exitCode = await main();
