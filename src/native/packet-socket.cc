@@ -272,11 +272,26 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
     (void)keep;
     Napi::CallbackScope callbackScope(env, *self->context_);  // microtasks and nextTicks run once, after the batch
     if (status < 0) {
-      uv_poll_stop(handle);  // a failed handle would fail again on every turn of the loop
-      self->Report(SystemError(env, -status, "poll", "the packet socket's poll handle failed"));
+      self->OnPollError(env, handle, status);
       return;
     }
     self->Drain(env);
+  }
+
+  // libuv reports POLLERR as UV_EBADF and stops the handle. On a packet socket POLLERR means a pending socket error,
+  // such as ENETDOWN when the bound link goes down: read it (SO_ERROR clears it), watch again, report it. The
+  // socket receives again once the link is up. Anything else stops the socket's receiving for good.
+  void OnPollError(Napi::Env env, uv_poll_t* handle, int status) {
+    int pending = 0;
+    socklen_t length = sizeof pending;
+    if (status == UV_EBADF && fd_ >= 0 && getsockopt(fd_, SOL_SOCKET, SO_ERROR, &pending, &length) == 0 && pending != 0) {
+      int rc = uv_poll_start(handle, UV_READABLE, &PacketSocket::OnPoll);
+      Report(SystemError(env, pending, "recvfrom", "cannot receive on the packet socket"));
+      if (rc < 0 && fd_ >= 0) Report(SystemError(env, -rc, "uv_poll_start", "cannot watch the packet socket again"));
+      return;
+    }
+    uv_poll_stop(handle);
+    Report(SystemError(env, -status, "poll", "the packet socket's poll handle failed; it receives no more"));
   }
 
   void Drain(Napi::Env env) {
