@@ -125,6 +125,10 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
     receiveOutgoing_ = info[3].ToBoolean().Value();
     uint32_t receiveBufferBytes = UintArg(info, 4, "receiveBufferBytes", 0x7fffffff);
     if (!info[5].IsFunction() || !info[6].IsFunction()) ThrowTypeError(env, "onFrame and onError must be functions");
+    onFrame_ = Napi::Persistent(info[5].As<Napi::Function>());
+    onError_ = Napi::Persistent(info[6].As<Napi::Function>());
+    // No resource object: one would hold this socket strongly for as long as the context lives.
+    context_ = std::make_unique<Napi::AsyncContext>(env, "mlb:PacketSocket");
 
     // Protocol 0 at first: the socket receives nothing until bind(2) names the interface and ethertype, so no frame
     // from another interface, or one the filter would refuse, is queued in between.
@@ -155,9 +159,6 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
       Release();
       throw;
     }
-    onFrame_ = Napi::Persistent(info[5].As<Napi::Function>());
-    onError_ = Napi::Persistent(info[6].As<Napi::Function>());
-    context_ = std::make_unique<Napi::AsyncContext>(env, "mlb:PacketSocket", info.This().As<Napi::Object>());
     Ref();  // an open socket stays alive while its poll handle may call back, as a net.Socket does
   }
 

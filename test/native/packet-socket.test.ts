@@ -6,7 +6,7 @@
  * Without root or network namespaces the socket tests skip, saying why. In CI (CI set) a missing addon fails.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -200,6 +200,18 @@ describe.skipIf(skipSockets !== undefined)('receiving on lo, in this process', (
       rx.close();
       tx.close();
     }
+  });
+
+  it('close() gives back the descriptor: 200 sockets opened and closed leave none behind', async () => {
+    const fds = (): number => readdirSync('/proc/self/fd').length;
+    const before = fds();
+    for (let i = 0; i < 200; i++) {
+      const socket = openPacketSocket({ ifname: 'lo', protocol: 'ipv6', filter: acceptEthertypes(ETHERTYPE_TEST), onFrame() {}, onError() {} });
+      socket.addMembership('33:33:ff:13:00:01');
+      socket.close();
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(fds()).toBe(before);
   });
 
   it('close() inside onFrame stops delivery at once, even with frames still queued', async () => {
