@@ -1,0 +1,4 @@
+// src/announce/l2/interfaces: which interfaces answer for a VIP (pure selection with a reason per interface) and
+// the netlink adapter that keeps the link table current.
+export * from './interface-selection';
+export * from './netlink-links';
