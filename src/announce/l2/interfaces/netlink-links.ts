@@ -129,7 +129,9 @@ export class NetlinkLinks implements LinkSource {
 
   private async dump(): Promise<void> {
     try {
-      const [links, addresses] = await Promise.all([this.requests.getLinks(), this.requests.getAddresses()]);
+      // One dump at a time: two concurrent dumps on one socket interleave their multipart replies.
+      const links = await this.requests.getLinks();
+      const addresses = await this.requests.getAddresses();
       if (this.closed) return;
       this.stats.scans++;
       const next = linksFromNetlink(links, addresses);

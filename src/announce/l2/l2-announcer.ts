@@ -1,0 +1,418 @@
+/**
+ * The L2 announcer: carries out reconcileL2's effects with real packet sockets and timers. Not pure.
+ *
+ * The daemon calls reconcile() with the full set of (IP, interfaces) this node owns, every time; the announcer
+ * converges to it: an ARP socket (ARP-only BPF filter) per interface with an IPv4 address to answer for, an NDP
+ * socket (Neighbor-Solicitation-only filter) per interface with an IPv6 one, the solicited-node groups joined on
+ * it, and the gratuitous schedule (reduceGratuitous) driven by one timer. Every received frame goes through
+ * respondToFrame; a reply goes back out of the socket it came in on.
+ *
+ * Interfaces are followed through a LinkSource (netlink): a link that disappears loses its sockets, a link that
+ * comes back (a new ifindex) gets new ones and a fresh burst, a link coming up or changing MAC is re-announced.
+ * Nothing thrown while handling a frame leaves the receive loop: it is caught and counted.
+ *
+ * Counters (MetalLB's names, plain counters here; the metrics endpoint exposes them later):
+ * metallb_layer2_requests_received{ip} (requests for an owned IP that reached the answer), responses_sent{ip}
+ * (replies the kernel accepted), gratuitous_sent{ip} (one per burst per interface, as MetalLB counts).
+ */
+import { formatIP, type IP } from '../../ip';
+import {
+  acceptEthertypes,
+  openPacketSocket,
+  PacketSocketError,
+  type PacketSocket,
+  type PacketSocketOptions,
+} from '../../native';
+import type { L2DropReason } from './drop-reasons';
+import { EMPTY_GRATUITOUS_STATE, METALLB_GRATUITOUS, reduceGratuitous, type GratuitousConfig, type GratuitousEvent, type GratuitousState } from './gratuitous-schedule';
+import type { LinkInfo } from './interfaces/interface-selection';
+import type { LinkSource } from './interfaces/netlink-links';
+import {
+  announcedPairs,
+  EMPTY_L2_ANNOUNCER_STATE,
+  ownedOn,
+  reconcileL2,
+  type DesiredAnnouncement,
+  type L2AnnouncerState,
+  type L2Effect,
+} from './l2-announcer-state';
+import { ipKey, ownedIPSet, type L2Interface, type ObservedConflict, type OwnedIPs } from './l2-interface';
+import { respondToFrame } from './l2-responder';
+import { formatMAC, macEquals } from './mac-address';
+import { acceptNeighborSolicitations } from './neighbor-solicitation-filter';
+
+const ETH_P_ARP = 0x0806;
+
+/** The subset of a pino logger the announcer uses. */
+export interface L2Logger {
+  info(fields: object, msg?: string): void;
+  warn(fields: object, msg?: string): void;
+  error(fields: object, msg?: string): void;
+  debug(fields: object, msg?: string): void;
+}
+
+const SILENT: L2Logger = { info() {}, warn() {}, error() {}, debug() {} };
+
+export interface L2AnnouncerOptions {
+  readonly links: LinkSource;
+  readonly logger?: L2Logger;
+  readonly gratuitous?: GratuitousConfig;
+  /** Injected in unit tests; openPacketSocket otherwise. */
+  readonly openSocket?: (options: PacketSocketOptions) => PacketSocket;
+  /** Monotonic milliseconds; performance.now by default. */
+  readonly now?: () => number;
+}
+
+export interface L2AnnouncerStats {
+  readonly requestsReceived: Record<string, number>;
+  readonly responsesSent: Record<string, number>;
+  readonly gratuitousSent: Record<string, number>;
+  readonly drops: Partial<Record<L2DropReason, number>>;
+  /** Replies or announcements the kernel refused (queue full, link down, socket missing). */
+  readonly sendFailures: number;
+  /** Frames whose handling threw (should stay 0: the responder never throws). */
+  readonly handlerErrors: number;
+  /** Another MAC claimed an address we announce. */
+  readonly conflicts: number;
+  /** Socket errors by PacketSocketError code (interfaceDown, permissionDenied ...). */
+  readonly socketErrors: Record<string, number>;
+  /** Open sockets: interface -> { arp, ndp, ifindex, groups }. */
+  readonly interfaces: Record<string, { ifindex?: number; arp: boolean; ndp: boolean; groups: string[] }>;
+}
+
+export interface L2Metric {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+interface Port {
+  readonly name: string;
+  link: LinkInfo | undefined;
+  iface: L2Interface | undefined;
+  owned: OwnedIPs;
+  wantArp: boolean;
+  wantNdp: boolean;
+  arp: PacketSocket | undefined;
+  ndp: PacketSocket | undefined;
+  /** Solicited-node group MACs (text) to be joined on the NDP socket. */
+  readonly groups: Set<string>;
+}
+
+export class L2Announcer {
+  private state: L2AnnouncerState = EMPTY_L2_ANNOUNCER_STATE;
+  private gratuitousState: GratuitousState = EMPTY_GRATUITOUS_STATE;
+  private gratuitousTimer: NodeJS.Timeout | undefined;
+  private readonly ports = new Map<string, Port>();
+  private readonly log: L2Logger;
+  private readonly open: (options: PacketSocketOptions) => PacketSocket;
+  private readonly now: () => number;
+  private readonly config: GratuitousConfig;
+  private readonly unsubscribe: () => void;
+  private closed = false;
+  private readonly counters = {
+    requestsReceived: new Map<string, number>(),
+    responsesSent: new Map<string, number>(),
+    gratuitousSent: new Map<string, number>(),
+    drops: new Map<L2DropReason, number>(),
+    socketErrors: new Map<string, number>(),
+    sendFailures: 0,
+    handlerErrors: 0,
+    conflicts: 0,
+  };
+  private readonly conflictsSeen = new Set<string>();
+
+  constructor(private readonly options: L2AnnouncerOptions) {
+    this.log = options.logger ?? SILENT;
+    this.open = options.openSocket ?? openPacketSocket;
+    this.now = options.now ?? (() => performance.now());
+    this.config = options.gratuitous ?? METALLB_GRATUITOUS;
+    this.unsubscribe = options.links.onChange(() => this.syncLinks());
+  }
+
+  /** Converges to `desired` (the full set this node owns); returns the effects applied, in order. */
+  reconcile(desired: readonly DesiredAnnouncement[]): readonly L2Effect[] {
+    if (this.closed) throw new Error('L2Announcer is closed');
+    const { state, effects } = reconcileL2(this.state, desired);
+    this.state = state;
+    for (const name of new Set([...this.ports.keys(), ...announcedPairs(state).map((p) => p.iface)])) {
+      this.port(name).owned = ownedOn(state, name);
+    }
+    for (const effect of effects) this.apply(effect);
+    // Interfaces whose sockets failed to open earlier get another chance on every reconcile.
+    for (const port of this.ports.values()) this.ensureSockets(port);
+    this.dropIdlePorts();
+    return effects;
+  }
+
+  /** What is announced now: ip -> interfaces. */
+  announced(): { ip: IP; interfaces: string[] }[] {
+    return [...this.state.announced.values()].map((a) => ({ ip: a.ip, interfaces: [...a.interfaces].sort() }));
+  }
+
+  stats(): L2AnnouncerStats {
+    const obj = <K extends string>(m: Map<K, number>) => Object.fromEntries(m) as Record<K, number>;
+    const interfaces: L2AnnouncerStats['interfaces'] = {};
+    for (const p of this.ports.values()) {
+      interfaces[p.name] = { ifindex: p.link?.index, arp: p.arp !== undefined, ndp: p.ndp !== undefined, groups: [...p.groups].sort() };
+    }
+    return {
+      requestsReceived: obj(this.counters.requestsReceived),
+      responsesSent: obj(this.counters.responsesSent),
+      gratuitousSent: obj(this.counters.gratuitousSent),
+      drops: obj(this.counters.drops),
+      sendFailures: this.counters.sendFailures,
+      handlerErrors: this.counters.handlerErrors,
+      conflicts: this.counters.conflicts,
+      socketErrors: obj(this.counters.socketErrors),
+      interfaces,
+    };
+  }
+
+  /** The counters under MetalLB's metric names. */
+  metrics(): L2Metric[] {
+    const out: L2Metric[] = [];
+    const add = (name: string, m: Map<string, number>) => {
+      for (const [ip, value] of [...m].sort()) out.push({ name, labels: { ip }, value });
+    };
+    add('metallb_layer2_requests_received', this.counters.requestsReceived);
+    add('metallb_layer2_responses_sent', this.counters.responsesSent);
+    add('metallb_layer2_gratuitous_sent', this.counters.gratuitousSent);
+    return out;
+  }
+
+  /** Withdraws everything (without a last announcement), closes every socket and stops the timer. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.reconcile([]);
+    this.closed = true;
+    this.unsubscribe();
+    clearTimeout(this.gratuitousTimer);
+    for (const port of this.ports.values()) this.closeSockets(port);
+    this.ports.clear();
+  }
+
+  // --- effects -------------------------------------------------------------------------------------------------
+
+  private apply(effect: L2Effect): void {
+    const port = this.port(effect.interface);
+    switch (effect.kind) {
+      case 'createARPResponder':
+      case 'createNDPResponder':
+      case 'deleteARPResponder':
+      case 'deleteNDPResponder': {
+        const arp = effect.kind.endsWith('ARPResponder');
+        const create = effect.kind.startsWith('create');
+        if (arp) port.wantArp = create;
+        else port.wantNdp = create;
+        this.log.info({ event: effect.kind, interface: effect.interface, reason: effect.reason }, `${create ? 'created' : 'deleted'} ${arp ? 'ARP' : 'NDP'} responder for interface`);
+        if (create) this.ensureSockets(port);
+        else this.closeSocket(port, arp ? 'arp' : 'ndp');
+        return;
+      }
+      case 'joinSolicitedNodeGroup': {
+        const mac = formatMAC(effect.mac);
+        port.groups.add(mac);
+        this.membership(port, mac, true);
+        this.log.debug({ event: effect.kind, interface: effect.interface, group: formatIP(effect.group), reason: effect.reason }, 'joined solicited-node group');
+        return;
+      }
+      case 'leaveSolicitedNodeGroup': {
+        const mac = formatMAC(effect.mac);
+        port.groups.delete(mac);
+        this.membership(port, mac, false);
+        this.log.debug({ event: effect.kind, interface: effect.interface, group: formatIP(effect.group), reason: effect.reason }, 'left solicited-node group');
+        return;
+      }
+      case 'startGratuitous':
+        if (port.iface) this.gratuitous({ kind: 'gained', ip: effect.ip, iface: port.iface });
+        else this.log.warn({ event: 'announceDeferred', interface: effect.interface, ip: formatIP(effect.ip) }, 'interface not present: announcing when it appears');
+        return;
+      case 'stopGratuitous':
+        this.gratuitous({ kind: 'lost', ip: effect.ip, interfaceName: effect.interface });
+        return;
+    }
+  }
+
+  private port(name: string): Port {
+    let port = this.ports.get(name);
+    if (!port) {
+      port = { name, link: undefined, iface: undefined, owned: ownedIPSet([]), wantArp: false, wantNdp: false, arp: undefined, ndp: undefined, groups: new Set() };
+      this.refreshLink(port);
+      this.ports.set(name, port);
+    }
+    return port;
+  }
+
+  private dropIdlePorts(): void {
+    for (const [name, port] of this.ports) {
+      if (!port.wantArp && !port.wantNdp && port.groups.size === 0) {
+        this.closeSockets(port);
+        this.ports.delete(name);
+      }
+    }
+  }
+
+  /** Reads the port's link from the source; true when its ifindex changed (gone, new, or re-created). */
+  private refreshLink(port: Port): { indexChanged: boolean; macChanged: boolean; cameUp: boolean } {
+    const before = port.link;
+    const link = this.options.links.link(port.name);
+    port.link = link;
+    port.iface = link?.mac ? { name: port.name, mac: link.mac, addresses: link.addresses.map((a) => a.ip) } : undefined;
+    return {
+      indexChanged: before?.index !== link?.index,
+      macChanged: before?.mac !== undefined && link?.mac !== undefined && !macEquals(before.mac, link.mac),
+      cameUp: before !== undefined && !before.up && link?.up === true,
+    };
+  }
+
+  /** Follows a link table change: reopen on a new ifindex, re-announce on a new ifindex, MAC or link up. */
+  private syncLinks(): void {
+    if (this.closed) return;
+    for (const port of this.ports.values()) {
+      const hadLink = port.link !== undefined;
+      const { indexChanged, macChanged, cameUp } = this.refreshLink(port);
+      if (indexChanged) {
+        this.closeSockets(port);
+        if (port.link) this.log.info({ event: hadLink ? 'interfaceRecreated' : 'interfaceAppeared', interface: port.name, ifindex: port.link.index }, 'reopening responders');
+        else this.log.warn({ event: 'interfaceGone', interface: port.name }, 'interface removed: responders closed until it returns');
+      }
+      this.ensureSockets(port);
+      if (port.iface && (indexChanged || macChanged || cameUp)) {
+        for (const { ip, iface } of announcedPairs(this.state)) {
+          if (iface === port.name) this.gratuitous({ kind: 'gained', ip, iface: port.iface });
+        }
+      }
+    }
+  }
+
+  // --- sockets -------------------------------------------------------------------------------------------------
+
+  private ensureSockets(port: Port): void {
+    if (this.closed || !port.link) return;
+    if (port.wantArp && !port.arp) port.arp = this.openSocket(port, 'arp');
+    if (port.wantNdp && !port.ndp) {
+      port.ndp = this.openSocket(port, 'ndp');
+      for (const mac of port.groups) this.membership(port, mac, true);
+    }
+  }
+
+  private openSocket(port: Port, kind: 'arp' | 'ndp'): PacketSocket | undefined {
+    const link = port.link;
+    if (!link) return undefined;
+    let socket: PacketSocket | undefined;
+    try {
+      socket = this.open({
+        ifindex: link.index,
+        protocol: kind === 'arp' ? 'arp' : 'ipv6',
+        filter: kind === 'arp' ? acceptEthertypes(ETH_P_ARP) : acceptNeighborSolicitations(),
+        onFrame: (frame) => {
+          if (socket) this.receive(port, socket, frame);
+        },
+        onError: (error) => this.socketError(port, kind, error),
+      });
+      this.log.debug({ event: 'socketOpened', interface: port.name, ifindex: link.index, protocol: kind }, 'packet socket open');
+      return socket;
+    } catch (error) {
+      this.socketError(port, kind, PacketSocketError.fromNative(error, port.name));
+      return undefined;
+    }
+  }
+
+  private closeSocket(port: Port, kind: 'arp' | 'ndp'): void {
+    const socket = port[kind];
+    port[kind] = undefined;
+    try {
+      socket?.close();
+    } catch {
+      // closing never matters more than going on
+    }
+  }
+
+  private closeSockets(port: Port): void {
+    this.closeSocket(port, 'arp');
+    this.closeSocket(port, 'ndp');
+  }
+
+  private membership(port: Port, mac: string, join: boolean): void {
+    const socket = port.ndp;
+    if (!socket) return;
+    try {
+      if (join) socket.addMembership(mac);
+      else socket.dropMembership(mac);
+    } catch (error) {
+      this.socketError(port, 'ndp', PacketSocketError.fromNative(error, port.name));
+    }
+  }
+
+  private socketError(port: Port, kind: 'arp' | 'ndp', error: PacketSocketError): void {
+    increment(this.counters.socketErrors, error.code);
+    const fields = { event: 'socketError', interface: port.name, protocol: kind, code: error.code, error: error.message };
+    if (error.code === 'interfaceDown') this.log.debug(fields, 'interface is down');
+    else this.log.error(fields, 'packet socket error');
+  }
+
+  // --- receive -------------------------------------------------------------------------------------------------
+
+  private receive(port: Port, socket: PacketSocket, frame: Uint8Array): void {
+    try {
+      const iface = port.iface;
+      if (!iface) return;
+      const result = respondToFrame(frame, iface, port.owned);
+      if (result.conflict) this.conflict(result.conflict);
+      if (result.reply === undefined) {
+        increment(this.counters.drops, result.drop);
+        return;
+      }
+      const ip = ipKey(result.target);
+      increment(this.counters.requestsReceived, ip);
+      if (socket.send(result.reply)) increment(this.counters.responsesSent, ip);
+      else this.counters.sendFailures++;
+    } catch (error) {
+      this.counters.handlerErrors++;
+      this.log.error({ event: 'responderFailed', interface: port.name, error: String((error as Error)?.message ?? error) }, 'frame handling threw');
+    }
+  }
+
+  private conflict(conflict: ObservedConflict): void {
+    this.counters.conflicts++;
+    const key = `${formatIP(conflict.ip)}|${formatMAC(conflict.mac)}|${conflict.interface}`;
+    if (this.conflictsSeen.has(key)) return;
+    this.conflictsSeen.add(key);
+    this.log.warn(
+      { event: 'addressConflict', ip: formatIP(conflict.ip), mac: formatMAC(conflict.mac), interface: conflict.interface, evidence: conflict.evidence },
+      'another MAC claims an address this node announces',
+    );
+  }
+
+  // --- gratuitous ----------------------------------------------------------------------------------------------
+
+  private gratuitous(event: GratuitousEvent): void {
+    const step = reduceGratuitous(this.gratuitousState, event, this.now(), this.config);
+    this.gratuitousState = step.state;
+    for (const burst of step.bursts) {
+      const port = this.ports.get(burst.interface);
+      const socket = burst.ip.family === 4 ? port?.arp : port?.ndp;
+      let sent = socket !== undefined;
+      for (const frame of burst.frames) {
+        try {
+          if (!socket?.send(frame)) sent = false;
+        } catch {
+          sent = false;
+        }
+      }
+      if (sent) increment(this.counters.gratuitousSent, ipKey(burst.ip));
+      else this.counters.sendFailures++;
+      this.log.debug({ event: 'gratuitousSent', interface: burst.interface, ip: formatIP(burst.ip), cause: burst.cause, ok: sent }, 'gratuitous announcement');
+    }
+    clearTimeout(this.gratuitousTimer);
+    this.gratuitousTimer = undefined;
+    if (step.nextDeadline !== undefined && !this.closed) {
+      this.gratuitousTimer = setTimeout(() => this.gratuitous({ kind: 'tick' }), Math.max(0, Math.ceil(step.nextDeadline - this.now())));
+    }
+  }
+}
+
+function increment<K>(map: Map<K, number>, key: K): void {
+  map.set(key, (map.get(key) ?? 0) + 1);
+}
