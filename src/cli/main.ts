@@ -9,6 +9,7 @@ import { versionCommand } from './commands/version';
 import { validateCommand } from './commands/validate';
 import { explainCommand } from './commands/explain';
 import { daemonCommand } from './commands/daemon';
+import { arpingCommand } from './commands/arping';
 
 async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)
@@ -23,6 +24,7 @@ async function main(argv: string[]): Promise<void> {
     .command(daemonCommand)
     .command(validateCommand)
     .command(explainCommand)
+    .command(arpingCommand)
     .command(versionCommand)
     .demandCommand(1, 'Name a command: see the list above.')
     .strict()
