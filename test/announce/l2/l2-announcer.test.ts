@@ -1,0 +1,149 @@
+/**
+ * L2Announcer with a hand-written link table and fake packet sockets: which sockets it opens (filters, groups),
+ * what it does with a frame, and how it follows an interface that goes away and comes back with a new ifindex.
+ * The real sockets, timers and kernels are in l2-announcer.lab.test.ts.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseIP } from '../../../src/ip';
+import { arpRequest, encodeArpFrame } from '../../../src/announce/l2/arp-packet';
+import type { LinkInfo, LinkSource } from '../../../src/announce/l2/interfaces';
+import { L2Announcer } from '../../../src/announce/l2/l2-announcer';
+import { BROADCAST_MAC, parseMAC } from '../../../src/announce/l2/mac-address';
+import { acceptNeighborSolicitations } from '../../../src/announce/l2/neighbor-solicitation-filter';
+import { acceptEthertypes, type PacketSocket, type PacketSocketOptions } from '../../../src/native';
+
+const VIP4 = parseIP('10.0.0.100')!;
+const VIP6 = parseIP('fd00::100')!;
+const MAC = parseMAC('02:00:00:00:00:02')!;
+const CLIENT = parseMAC('02:00:00:00:00:01')!;
+
+class FakeLinks implements LinkSource {
+  private listener: ((links: readonly LinkInfo[]) => void) | undefined;
+  constructor(public table: LinkInfo[]) {}
+  links() {
+    return this.table;
+  }
+  link(name: string) {
+    return this.table.find((l) => l.name === name);
+  }
+  onChange(listener: (links: readonly LinkInfo[]) => void) {
+    this.listener = listener;
+    return () => (this.listener = undefined);
+  }
+  set(table: LinkInfo[]) {
+    this.table = table;
+    this.listener?.(table);
+  }
+}
+
+interface FakeSocket extends PacketSocket {
+  readonly options: PacketSocketOptions;
+  readonly sentFrames: Uint8Array[];
+  readonly groups: Set<string>;
+  throwOnSend: boolean;
+}
+
+function fakeOpener() {
+  const opened: FakeSocket[] = [];
+  const open = (options: PacketSocketOptions): PacketSocket => {
+    const sentFrames: Uint8Array[] = [];
+    const groups = new Set<string>();
+    let closed = false;
+    const socket: FakeSocket = {
+      options, sentFrames, groups, throwOnSend: false,
+      ifindex: options.ifindex!, protocol: options.protocol,
+      stats: { received: 0, sent: 0, sendQueueFull: 0, handlerErrors: 0 },
+      get closed() { return closed; },
+      send(frame) {
+        if (socket.throwOnSend) throw new Error('boom');
+        sentFrames.push(frame);
+        return true;
+      },
+      addMembership: (mac) => void groups.add(String(mac)),
+      dropMembership: (mac) => void groups.delete(String(mac)),
+      ref() {}, unref() {},
+      close() { closed = true; },
+    };
+    opened.push(socket);
+    return socket;
+  };
+  return { opened, open };
+}
+
+const eth0 = (index: number): LinkInfo => ({ index, name: 'eth0', mac: MAC, up: true, master: undefined, noarp: false, addresses: [] });
+
+let announcer: L2Announcer | undefined;
+afterEach(() => announcer?.close());
+
+describe('L2Announcer', () => {
+  it('opens an ARP socket (ARP filter) and an NDP socket (NS filter, solicited-node group), answers, counts, closes on withdraw', () => {
+    const links = new FakeLinks([eth0(2)]);
+    const { opened, open } = fakeOpener();
+    announcer = new L2Announcer({ links, openSocket: open });
+    announcer.reconcile([{ ip: VIP4, interfaces: ['eth0'] }, { ip: VIP6, interfaces: ['eth0'] }]);
+    expect(opened.map((s) => [s.options.protocol, s.options.ifindex])).toEqual([['arp', 2], ['ipv6', 2]]);
+    const [arp, ndp] = opened as [FakeSocket, FakeSocket];
+    expect(arp.options.filter).toEqual(acceptEthertypes(0x0806));
+    expect(ndp.options.filter).toEqual(acceptNeighborSolicitations());
+    expect([...ndp.groups]).toEqual(['33:33:ff:00:01:00']);
+    // One burst at once on each: ARP request announcement + reply; one unsolicited NA.
+    expect(arp.sentFrames).toHaveLength(2);
+    expect(ndp.sentFrames).toHaveLength(1);
+
+    const request = encodeArpFrame(arpRequest(CLIENT, parseIP('10.0.0.1')!, VIP4), BROADCAST_MAC, CLIENT);
+    arp.options.onFrame(Buffer.from(request), { ifindex: 2, pkttype: 'broadcast' });
+    arp.options.onFrame(Buffer.from([1, 2, 3]), { ifindex: 2, pkttype: 'broadcast' });
+    expect(arp.sentFrames).toHaveLength(3);
+    const stats = announcer.stats();
+    expect(stats.requestsReceived).toEqual({ '10.0.0.100': 1 });
+    expect(stats.responsesSent).toEqual({ '10.0.0.100': 1 });
+    expect(stats.gratuitousSent).toEqual({ '10.0.0.100': 1, 'fd00::100': 1 });
+    expect(stats.drops).toEqual({ truncated: 1 });
+    expect(announcer.metrics().map((m) => `${m.name}{ip=${m.labels.ip}} ${m.value}`)).toContain('metallb_layer2_responses_sent{ip=10.0.0.100} 1');
+
+    announcer.reconcile([{ ip: VIP6, interfaces: ['eth0'] }]);
+    expect(arp.closed).toBe(true);
+    expect(ndp.closed).toBe(false);
+    announcer.reconcile([]);
+    expect(ndp.closed).toBe(true);
+    expect(announcer.stats().interfaces).toEqual({});
+  });
+
+  it('never lets a throw out of the receive path', () => {
+    const links = new FakeLinks([eth0(2)]);
+    const { opened, open } = fakeOpener();
+    announcer = new L2Announcer({ links, openSocket: open });
+    announcer.reconcile([{ ip: VIP4, interfaces: ['eth0'] }]);
+    const arp = opened[0]!;
+    arp.throwOnSend = true;
+    const request = encodeArpFrame(arpRequest(CLIENT, parseIP('10.0.0.1')!, VIP4), BROADCAST_MAC, CLIENT);
+    expect(() => arp.options.onFrame(Buffer.from(request), { ifindex: 2, pkttype: 'broadcast' })).not.toThrow();
+    expect(announcer.stats().handlerErrors).toBe(1);
+  });
+
+  it('waits for a missing interface, and reopens (rejoining groups, announcing again) when it comes back with a new ifindex', () => {
+    const links = new FakeLinks([]);
+    const { opened, open } = fakeOpener();
+    const logs: string[] = [];
+    const log = (level: string) => (fields: object) => logs.push(`${level} ${(fields as { event?: string }).event}`);
+    announcer = new L2Announcer({ links, openSocket: open, logger: { info: log('info'), warn: log('warn'), error: log('error'), debug: log('debug') } });
+    announcer.reconcile([{ ip: VIP6, interfaces: ['eth0'] }]);
+    expect(opened).toHaveLength(0);
+    expect(logs).toContain('info createNDPResponder');
+    expect(logs).toContain('warn announceDeferred');
+
+    links.set([eth0(5)]);
+    expect(opened.map((s) => s.options.ifindex)).toEqual([5]);
+    expect([...opened[0]!.groups]).toEqual(['33:33:ff:00:01:00']);
+    expect(opened[0]!.sentFrames).toHaveLength(1);
+
+    links.set([]);
+    expect(opened[0]!.closed).toBe(true);
+    expect(logs).toContain('warn interfaceGone');
+    links.set([eth0(9)]);
+    expect(opened.map((s) => s.options.ifindex)).toEqual([5, 9]);
+    expect([...opened[1]!.groups]).toEqual(['33:33:ff:00:01:00']);
+    expect(opened[1]!.closed).toBe(false);
+    expect(logs).toContain('info interfaceAppeared');
+  });
+});
