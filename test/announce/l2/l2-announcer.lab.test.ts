@@ -69,10 +69,10 @@ function neighbour(l: NetnsLab, client: LabHost, target: string): string | undef
   return /lladdr ([0-9a-f:]{17})/.exec(out)?.[1];
 }
 
-async function until<T>(what: string, timeoutMs: number, probe: () => T | undefined): Promise<T> {
+async function until<T>(what: string, timeoutMs: number, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
@@ -211,6 +211,38 @@ describe.skipIf(skip !== undefined)('L2 announcer in network namespaces', () => 
     udp(lab, client, VIP6);
     expect(await until('the IPv6 VIP to resolve after the burst', 5_000, () => neighbour(lab, client, VIP6))).toBe(a.mac);
     console.info(`malformed burst: ${frames.length} frames, drops ${JSON.stringify(stats.drops)}`);
+  });
+
+  it('(e) the link table follows netlink events (not the 10 s rescan): a new interface in the VIP subnet is chosen well within the 10 s rescan, with reasons', async () => {
+    const { lab, hosts, runners } = await setup('a');
+    const [a] = hosts as [LabHost];
+    const [runner] = runners as [AnnouncerPeer];
+    type Selection = { selected: string[]; warning?: string; choices: { interface: string; reason: string }[] };
+    const before = (await runner.ok({ op: 'select', ip: '10.213.5.1' })) as unknown as Selection;
+    expect(before.selected).toEqual(['eth0']);
+    expect(before.warning).toBe('noInterfaceInVipSubnet');
+    expect(before.choices).toContainEqual(expect.objectContaining({ interface: 'lo', reason: 'excluded' }));
+
+    const started = Date.now();
+    for (const args of [
+      ['link', 'add', 'lan1', 'type', 'veth', 'peer', 'name', 'lan1p'],
+      ['link', 'add', 'br9', 'type', 'bridge'],
+      ['link', 'set', 'lan1p', 'master', 'br9', 'up'],
+      ['addr', 'add', '10.213.5.2/24', 'dev', 'lan1'],
+      ['link', 'set', 'lan1', 'up'],
+    ]) expect(spawnSync('ip', ['-n', a.netns, ...args]).status).toBe(0);
+    const after = await until('lan1 to be chosen for 10.213.5.1', 2_000, async () => {
+      const s = (await runner.ok({ op: 'select', ip: '10.213.5.1' })) as unknown as Selection;
+      return s.selected.includes('lan1') ? s : undefined;
+    });
+    const tookMs = Date.now() - started;
+    expect(after.selected).toEqual(['lan1']);
+    expect(after.warning).toBeUndefined();
+    const reasons = Object.fromEntries(after.choices.map((c) => [c.interface, c.reason]));
+    expect(reasons).toMatchObject({ lan1: 'subnetContainsVip', lan1p: 'enslaved', eth0: 'subnetMismatch', lo: 'excluded' });
+    expect(tookMs).toBeLessThan(2_000);
+    const { stats } = (await runner.ok({ op: 'links' })) as unknown as { stats: { events: number } };
+    expect(stats.events).toBeGreaterThan(0);
   });
 });
 

@@ -105,13 +105,17 @@ function regex(pattern: string): RegExp {
   return r;
 }
 
-/** The filters that do not depend on the VIP: undefined when usable, else why not. */
+/** MetalLB's state filters (up, no master, not NOARP): undefined when they pass, else why not. */
 export function linkUnusable(link: LinkInfo): { reason: InterfaceReason; detail?: string } | undefined {
   if (!link.up) return { reason: 'down' };
   if (link.master !== undefined) return { reason: 'enslaved', detail: `master ifindex ${link.master}` };
   if (link.noarp) return { reason: 'noarp' };
-  if (link.mac === undefined || link.mac.every((b) => b === 0)) return { reason: 'noLinkLayerAddress' };
   return undefined;
+}
+
+/** A link with no MAC (tun, wireguard) or an all-zero one (lo) has nothing to answer with. */
+export function hasLinkLayerAddress(link: LinkInfo): boolean {
+  return link.mac !== undefined && link.mac.some((b) => b !== 0);
 }
 
 /** The first exclude pattern `name` matches, if any. */
@@ -146,6 +150,10 @@ export function selectInterfaces(ip: IP, links: readonly LinkInfo[], options: Se
         choices.push({ interface: link.name, selected: false, reason: 'excluded', detail: pattern });
         continue;
       }
+    }
+    if (!hasLinkLayerAddress(link)) {
+      choices.push({ interface: link.name, selected: false, reason: 'noLinkLayerAddress' });
+      continue;
     }
     candidates.push({ link, subnet: subnetContaining(link, ip) });
   }
