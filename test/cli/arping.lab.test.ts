@@ -186,3 +186,16 @@ describe('mlb arping usage errors (exit 2, no socket needed)', () => {
     expect(run.status).toBe(2);
   });
 });
+
+describe('mlb arping --help', () => {
+  it('is listed by mlb --help and explains its exit codes with examples', () => {
+    expect(runMlb(['--help']).stdout).toContain('mlb arping <ip>');
+    const run = runMlb(['arping', '--help']);
+    expect(run.status).toBe(0);
+    for (const text of ['-I, --interface', '-c, --count', '-w, --deadline', '--json', 'Examples:', 'mlb arping -I ens18 -c 10 192.168.10.200']) {
+      expect(run.stdout).toContain(text);
+    }
+    expect(run.stdout.replace(/\s+/g, ' ')).toContain('Exit codes: 0 exactly one MAC answered (one owner); 1 no reply');
+    expect(run.stdout.replace(/\s+/g, ' ')).toContain('3 several MACs answered: SPLIT BRAIN');
+  });
+});
