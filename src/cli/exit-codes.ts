@@ -5,6 +5,8 @@ export const ExitCode = {
   failure: 1,
   /** The command line itself was wrong: unknown flag, missing argument. */
   usage: 2,
+  /** `mlb arping`: more than one MAC answers for the IP (two owners, or the address is taken elsewhere). */
+  splitBrain: 3,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

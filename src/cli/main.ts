@@ -34,7 +34,7 @@ async function main(argv: string[]): Promise<void> {
     .version(false)
     .wrap(Math.min(110, process.stdout.columns || 100))
     .epilogue(
-      'Exit codes: 0 ok, 1 failure (e.g. an invalid configuration), 2 usage error.\n' +
+      'Exit codes: 0 ok, 1 failure (e.g. an invalid configuration), 2 usage error, 3 split brain (mlb arping).\n' +
         'Start with: mlb validate --config examples/plain-host.yaml',
     )
     .fail((message, error, y) => {

@@ -27,6 +27,7 @@ import { BROADCAST_MAC, formatMAC, macEquals, type MacAddress } from '../../anno
 import { decodeNdp, encodeNdpFrame, NDP_HOP_LIMIT } from '../../announce/l2/ndp-packet';
 import { isLinkLocalIPv6, solicitedNodeAddress, solicitedNodeMAC } from '../../announce/l2/solicited-node';
 import type { BpfInstruction } from '../../native/bpf-filter';
+import { ExitCode } from '../exit-codes';
 
 /** One probe a second: iputils arping's default interval, and what seed 003's operators are used to reading. */
 export const ARPING_PROBE_INTERVAL_MS = 1000;
@@ -52,9 +53,9 @@ export const ArpingVerdict = {
 export type ArpingVerdict = keyof typeof ArpingVerdict;
 
 export const ARPING_EXIT_CODES: Readonly<Record<ArpingVerdict, number>> = {
-  oneOwner: 0,
-  noReply: 1,
-  splitBrain: 3,
+  oneOwner: ExitCode.ok,
+  noReply: ExitCode.failure,
+  splitBrain: ExitCode.splitBrain,
 };
 
 /** An address on an interface with its prefix length (10.213.0.1/24 is { ip: 10.213.0.1, prefix: 24 }). */
