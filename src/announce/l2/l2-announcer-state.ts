@@ -48,7 +48,7 @@ export type L2Effect =
   | {
       readonly kind: 'joinSolicitedNodeGroup' | 'leaveSolicitedNodeGroup';
       readonly interface: string;
-      /** ff02::1:ffXX:XXXX */
+      /** ff02::1:ff00:0/104 + low 24 bits */
       readonly group: IP;
       /** 33:33:ff:XX:XX:XX, the link-layer group the packet socket joins. */
       readonly mac: MacAddress;

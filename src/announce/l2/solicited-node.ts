@@ -4,7 +4,7 @@
  * Solicited-node address (RFC 4291 section 2.7.1): ff02::1:ff00:0/104 plus the low 24 bits of the unicast address.
  *   |   8    |  4 |  4 |         80 bits             |   24 bits    |
  *   +--------+----+----+-----------------------------+--------------+
- *   |11111111|0000|0010| 0 ... 0 0000 0001 1111 1111 |  low 24 bits |   = ff02::1:ffXX:XXXX
+ *   |11111111|0000|0010| 0 ... 0 0000 0001 1111 1111 |  low 24 bits |   = ff02::1:ff00:0/104 + low 24 bits
  *   +--------+----+----+-----------------------------+--------------+
  * A host resolving the VIP sends its Neighbor Solicitation there, so the announcer joins that group for every
  * IPv6 address it answers for (MetalLB's ndpResponder.Watch), refcounted since addresses may share a group.
