@@ -199,7 +199,7 @@ async function main(lab: NetnsLab): Promise<number> {
   ]);
   const who: Record<Who, string> = { kernel: node.ipv4, mlb: VIP, floor: FLOOR_IP };
   const responder: Partial<Record<Who, JsonChild>> = { mlb: announcer, floor };
-  const ourPids = [generator.pid, announcer.pid, floor.pid];
+  const ourPids = [generator.pid, announcer.pid, floor.pid].filter((pid): pid is number => pid !== undefined);
   console.log(`arp: client ${client.ipv4} (${client.mac}) -> node ${node.ipv4} (${node.mac}) over a bridge, node ${process.version}, ${CORES} cores`);
   console.log(`kernel reference K = ${node.ipv4} (node eth0); mlb VIP A = ${VIP} (on no interface); broadcast requests, unique sender MAC each;`);
   console.log(`a request without a reply within ${TIMEOUT_MS} ms is lost. ${ROUNDS} rounds x rates ${RATES.join(', ')}/s x ${SECONDS} s, kernel and mlb alternating.`);

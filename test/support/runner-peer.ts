@@ -14,6 +14,13 @@ export const RUNNER_START_TIMEOUT_MS = 20_000;
 export const RUNNER_REPLY_TIMEOUT_MS = 10_000;
 const STDERR_TAIL_BYTES = 4_000;
 
+export interface SpawnInLabOptions {
+  readonly prefix?: readonly string[];
+  readonly nodeArgs?: readonly string[];
+  readonly scriptArgs?: readonly string[];
+  readonly detached?: boolean;
+}
+
 export interface RunnerEvent {
   readonly ev: string;
   readonly [field: string]: unknown;
@@ -31,6 +38,7 @@ export class RunnerPeer {
   ) {
     child.stdin!.on('error', () => {});
     createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (this.takeLine(line)) return;
       try {
         this.events.push(JSON.parse(line) as RunnerEvent);
       } catch {
@@ -47,9 +55,23 @@ export class RunnerPeer {
     });
   }
 
-  /** Spawns `node --import tsx <runner>` inside a lab host's namespace. */
-  protected static spawnInLab(lab: NetnsLab, host: LabHost, runner: string): ChildProcess {
-    return lab.spawnIn(host, process.execPath, ['--import', 'tsx', runner], { cwd: REPO_ROOT });
+  /**
+   * Spawns `node [nodeArgs] --import tsx <runner> [scriptArgs]` inside a lab host's namespace, behind `prefix`
+   * (e.g. taskset) when given; `detached` puts it in a session of its own.
+   */
+  protected static spawnInLab(lab: NetnsLab, host: LabHost, runner: string, options: SpawnInLabOptions = {}): ChildProcess {
+    const node = [process.execPath, ...(options.nodeArgs ?? []), '--import', 'tsx', runner, ...(options.scriptArgs ?? [])];
+    const [command, ...args] = [...(options.prefix ?? []), ...node];
+    return lab.spawnIn(host, command!, args, { cwd: REPO_ROOT, ...(options.detached ? { detached: true } : {}) });
+  }
+
+  /** A subclass may consume stdout lines that are not events (returns true); by default every line is one. */
+  protected takeLine(_line: string): boolean {
+    return false;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
   }
 
   /** Spawns the runner in this namespace behind a wrapper command (e.g. setpriv dropping a capability). */
@@ -59,8 +81,8 @@ export class RunnerPeer {
   }
 
   /** Resolves once the runner printed {ev: 'ready'}. */
-  protected async ready(): Promise<this> {
-    await this.waitFor((e) => e.ev === 'ready', RUNNER_START_TIMEOUT_MS);
+  protected async ready(timeoutMs = RUNNER_START_TIMEOUT_MS): Promise<this> {
+    await this.waitFor((e) => e.ev === 'ready', timeoutMs);
     return this;
   }
 
