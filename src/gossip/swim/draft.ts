@@ -36,6 +36,7 @@ export function openDraft(state: SwimState, now: number): Draft {
     relays: new Map(state.relays),
     streams: new Map(state.streams),
     joins: new Map(state.joins),
+    recentRtt: new Map(state.recentRtt),
     now,
     random: new Random(rng),
     effects: [],

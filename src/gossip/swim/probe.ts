@@ -1,4 +1,5 @@
 import type { Ping } from '../messages';
+import { FAST_MEMBER_RTT_FRACTION } from './config';
 import { applyHealthDelta, failedProbeDelta, HealthDelta, scaleByHealth } from './awareness';
 import { bump, log, nextSeqNo, openStream, sendPacket, sendWithPiggyback, type Draft } from './draft';
 import {
@@ -34,7 +35,10 @@ function nextTarget(d: Draft): Member | undefined {
   for (let looked = 0; looked < limit; looked++) {
     if (d.probeIndex >= d.probeOrder.length) {
       const reaped = reapAndShuffle(d.members, d.probeOrder, d.now, d.config.gossipToTheDeadTime, d.self.name, d.random);
-      for (const name of reaped) log(d, 'debug', 'reaped', `forgetting ${name}: gone longer than GossipToTheDeadTime`);
+      for (const name of reaped) {
+        d.recentRtt.delete(name);
+        log(d, 'debug', 'reaped', `forgetting ${name}: gone longer than GossipToTheDeadTime`);
+      }
       d.probeIndex = 0;
       continue;
     }
@@ -91,6 +95,12 @@ export function startProbe(d: Draft): void {
 export function probeIndirect(d: Draft): void {
   const probe = d.probe;
   if (!probe || probe.indirectSent) return;
+  if (lateAckMeansLoss(d, probe.target)) {
+    // The target acks each copy with the probe's sequence number; the first ack ends the round.
+    for (let retry = 0; retry < d.config.directPingRetries; retry++) {
+      sendPacket(d, probe.to, [pingFor(d, probe.target, probe.seqNo)], 'ping');
+    }
+  }
   const peers = d.random.pick(d.config.indirectChecks, [...d.members.values()],
     (m) => m.name !== d.self.name && m.name !== probe.target && m.state === 'alive');
   let expectedNacks = 0;
@@ -153,11 +163,21 @@ export function probeExpired(d: Draft): void {
   suspectNode(d, { type: 'suspect', incarnation: probe.incarnation, node: probe.target, from: d.self.name });
 }
 
+/** mlb's directPingRetries: only for a member that answered quickly last time (see SwimConfig). */
+function lateAckMeansLoss(d: Draft, target: string): boolean {
+  if (d.config.directPingRetries <= 0) return false;
+  const rtt = d.recentRtt.get(target);
+  return rtt !== undefined && rtt <= d.config.probeTimeout * FAST_MEMBER_RTT_FRACTION;
+}
+
 /** An ack for the probe in flight: success. Returns false when the ack is not for it. */
 export function probeAcked(d: Draft, seqNo: number): boolean {
   const probe = d.probe;
   if (!probe || probe.seqNo !== seqNo) return false;
   endProbe(d, probe);
+  // A late ack (after retries or relays) marks the member slow until a quick one comes again, so a busy member
+  // never gets extra pings twice in a row: the retries cannot pile load onto a node that is already behind.
+  d.recentRtt.set(probe.target, d.now - probe.sentAt);
   d.health = applyHealthDelta(d.health, HealthDelta.probeSucceeded, d.config.awarenessMaxMultiplier);
   log(d, 'debug', 'probeAcked', `ack from ${probe.target}`, { rtt: d.now - probe.sentAt, indirect: probe.indirectSent });
   return true;

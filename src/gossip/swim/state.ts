@@ -102,6 +102,8 @@ export interface SwimState {
   readonly streams: ReadonlyMap<number, PendingStream>;
   readonly nextStreamId: number;
   readonly joins: ReadonlyMap<number, JoinRequest>;
+  /** The round trip of the last direct ack from each member (ms): tells a lost ping from a slow member. */
+  readonly recentRtt: ReadonlyMap<string, number>;
   readonly nextJoinId: number;
   /** leave() was called: alive messages about ourselves are ignored, dead ones are not refuted. */
   readonly leaving: boolean;

@@ -82,6 +82,7 @@ export function createSwimNode(options: SwimNodeOptions): StepResult {
     streams: new Map(),
     nextStreamId: 1,
     joins: new Map(),
+    recentRtt: new Map(),
     nextJoinId: 1,
     leaving: false,
     leaveDeadline: undefined,

@@ -243,6 +243,38 @@ describe('probe round', () => {
     expect(d.state.health).toBe(1); // 2 expected nacks, 1 received
   });
 
+  describe('directPingRetries (FAST only)', () => {
+    /** One probe of b acked `rttMs` after the ping, then the next probe of b left unanswered until its indirect moment. */
+    function lateSecondProbe(config: typeof LAN_CONFIG, rttMs: number) {
+      const d = new Driver(config);
+      d.learn('b');
+      d.advance(d.state.nextProbeAt);
+      const first = d.state.probe!;
+      d.advance(first.sentAt + rttMs);
+      d.packet(2, { type: 'ack', seqNo: first.seqNo });
+      d.advance(d.state.nextProbeAt);
+      const second = d.state.probe!;
+      const indirect = d.advance(second.indirectAt);
+      return messagesOf(indirect, 'ping').filter((p) => p.node === 'b' && p.seqNo === second.seqNo);
+    }
+
+    test('a member that answered quickly gets the direct ping twice more when its ack is late', () => {
+      // Two copies for the direct path, plus the TCP ping (a stream, not counted here).
+      const retries = lateSecondProbe(FAST_CONFIG, 1);
+      expect(retries.length).toBeGreaterThan(0);
+      expect(retries).toHaveLength(FAST_CONFIG.directPingRetries);
+    });
+
+    test('a member that answered slowly gets no extra pings (they would load a busy node)', () => {
+      expect(lateSecondProbe(FAST_CONFIG, FAST_CONFIG.probeTimeout - 1)).toHaveLength(0);
+    });
+
+    test('memberlist\'s own profiles never send them', () => {
+      expect(LAN_CONFIG.directPingRetries).toBe(0);
+      expect(lateSecondProbe(LAN_CONFIG, 1)).toHaveLength(0);
+    });
+  });
+
   test('an indirect ack saves the probe', () => {
     const d = new Driver();
     d.learn('b', 'c');
