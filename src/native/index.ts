@@ -8,6 +8,7 @@ export {
   DEFAULT_RECEIVE_BUFFER_BYTES,
   PACKET_PROTOCOLS,
   PACKET_TYPES,
+  type ArpFastPathStat,
   type FrameInfo,
   type PacketProtocol,
   type PacketSocket,

@@ -37,6 +37,19 @@ export interface NativePacketSocket {
   ref(): void;
   unref(): void;
   close(): void;
+  setArpFastPath(config: { mac: Buffer; ips: number[] } | null): void;
+  fastPathStats(): ArpFastPathStat[];
+}
+
+/** The ARP fast path's counters for one IPv4 address (host-order uint32), cumulative since the socket opened. */
+export interface ArpFastPathStat {
+  readonly ip: number;
+  /** Requests for `ip` answered in C++ (never delivered to onFrame). */
+  readonly requests: number;
+  /** Replies the kernel accepted. */
+  readonly replies: number;
+  /** Replies sendto(2) refused (queue full, link down). */
+  readonly sendFailures: number;
 }
 
 export type AddonStatus = { loaded: true; path: string } | { loaded: false; why: string; looked: string[] };

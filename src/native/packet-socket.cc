@@ -8,6 +8,9 @@
 //   socket.send(frame: Buffer) -> boolean          false: the kernel's queue is full, the frame was not sent
 //   socket.addMembership(mac: Buffer) / dropMembership(mac: Buffer)     PACKET_MR_MULTICAST on the bound interface
 //   socket.ref() / unref() / close()
+//   socket.setArpFastPath({ mac: Buffer(6), ips: number[] } | null)   answer ARP requests for these IPv4 addresses
+//                                                   (host-order uint32) in C++, without calling onFrame; null: off
+//   socket.fastPathStats() -> { ip, requests, replies, sendFailures }[]    cumulative, per IP, since open
 //   ifNameToIndex(name) -> number                   0 when there is no such interface in this network namespace
 //
 //   onFrame(frame: Buffer, pkttype: number, ifindex: number)    pkttype: PACKET_HOST .. PACKET_OUTGOING
@@ -28,6 +31,8 @@
 #include <string>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace {
@@ -42,6 +47,17 @@ constexpr size_t kReceiveBufferBytes = 65536;
 constexpr uint32_t kMaxFilterInstructions = 4096;
 constexpr size_t kMacBytes = 6;
 constexpr size_t kEthernetHeaderBytes = 14;
+// ARP for Ethernet/IPv4 (RFC 826): 8 fixed octets + 2 * (6 + 4), right after a 14-byte Ethernet II header.
+constexpr size_t kArpFrameBytes = kEthernetHeaderBytes + 28;
+// Replies are padded to the Ethernet minimum (60 octets without FCS), as encodeArpFrame does.
+constexpr size_t kEthernetMinFrameBytes = 60;
+constexpr uint16_t kEtherTypeArp = 0x0806;
+constexpr uint16_t kEtherTypeIpv4 = 0x0800;
+
+uint16_t ReadU16(const uint8_t* p) { return static_cast<uint16_t>((p[0] << 8) | p[1]); }
+uint32_t ReadU32(const uint8_t* p) {
+  return (static_cast<uint32_t>(p[0]) << 24) | (static_cast<uint32_t>(p[1]) << 16) | (static_cast<uint32_t>(p[2]) << 8) | p[3];
+}
 
 const char* kPermissionHint =
     "opening an AF_PACKET socket needs CAP_NET_RAW: run as root or grant it "
@@ -108,7 +124,9 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
                         InstanceMethod<&PacketSocket::DropMembership>("dropMembership"),
                         InstanceMethod<&PacketSocket::RefHandle>("ref"),
                         InstanceMethod<&PacketSocket::UnrefHandle>("unref"),
-                        InstanceMethod<&PacketSocket::Close>("close")});
+                        InstanceMethod<&PacketSocket::Close>("close"),
+                        InstanceMethod<&PacketSocket::SetArpFastPath>("setArpFastPath"),
+                        InstanceMethod<&PacketSocket::FastPathStats>("fastPathStats")});
   }
 
   // new PacketSocket(ifindex, protocol, filter, receiveOutgoing, receiveBufferBytes, onFrame, onError)
@@ -265,6 +283,107 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
     Unref();
   }
 
+  // setArpFastPath({ mac, ips } | null): replaces the whole table; counters are kept (they are per IP, cumulative).
+  void SetArpFastPath(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (info[0].IsNull() || info[0].IsUndefined()) {
+      fastPathOn_ = false;
+      fastPathIPs_.clear();
+      return;
+    }
+    if (!info[0].IsObject()) ThrowTypeError(env, "setArpFastPath takes { mac, ips } or null");
+    Napi::Object config = info[0].As<Napi::Object>();
+    Napi::Value mac = config.Get("mac");
+    if (!mac.IsBuffer() || mac.As<Napi::Buffer<uint8_t>>().Length() != kMacBytes) {
+      ThrowTypeError(env, "setArpFastPath: mac must be a 6-byte Buffer");
+    }
+    Napi::Value ipsValue = config.Get("ips");
+    if (!ipsValue.IsArray()) ThrowTypeError(env, "setArpFastPath: ips must be an array of IPv4 addresses (uint32)");
+    Napi::Array ips = ipsValue.As<Napi::Array>();
+    std::unordered_set<uint32_t> table;
+    for (uint32_t i = 0; i < ips.Length(); i++) {
+      Napi::Value v = ips.Get(i);
+      double value = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1;
+      if (!(value >= 0 && value <= 4294967295.0) || value != static_cast<double>(static_cast<uint32_t>(value))) {
+        ThrowTypeError(env, "setArpFastPath: ips[" + std::to_string(i) + "] must be an integer from 0 to 4294967295");
+      }
+      table.insert(static_cast<uint32_t>(value));
+    }
+    std::memcpy(fastPathMac_, mac.As<Napi::Buffer<uint8_t>>().Data(), kMacBytes);
+    fastPathIPs_ = std::move(table);
+    fastPathOn_ = true;
+  }
+
+  Napi::Value FastPathStats(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Napi::Array out = Napi::Array::New(env, fastPathCounts_.size());
+    uint32_t i = 0;
+    for (const auto& [ip, counts] : fastPathCounts_) {
+      Napi::Object entry = Napi::Object::New(env);
+      entry.Set("ip", Napi::Number::New(env, ip));
+      entry.Set("requests", Napi::Number::New(env, static_cast<double>(counts.requests)));
+      entry.Set("replies", Napi::Number::New(env, static_cast<double>(counts.replies)));
+      entry.Set("sendFailures", Napi::Number::New(env, static_cast<double>(counts.sendFailures)));
+      out.Set(i++, entry);
+    }
+    return out;
+  }
+
+  // The ARP fast path: true when the frame was a request for an address in the table and has been answered here
+  // (or the answer failed and was counted), so it is not delivered to JS. Mirrors respondArp (arp-responder.ts)
+  // for the frames it takes; everything it does not take (VLAN tags, replies, announcements, frames whose sender
+  // IP is owned (conflict evidence), unowned targets, malformed ones) goes to JS unchanged.
+  bool ArpFastPath(const uint8_t* f, size_t n) {
+    if (!fastPathOn_ || n < kArpFrameBytes) return false;
+    if (ReadU16(f + 12) != kEtherTypeArp) return false;                     // Ethernet II, no 802.1Q tag
+    const uint8_t* arp = f + kEthernetHeaderBytes;
+    if (ReadU16(arp) != 1 || ReadU16(arp + 2) != kEtherTypeIpv4 || arp[4] != kMacBytes || arp[5] != 4) return false;
+    if (ReadU16(arp + 6) != 1) return false;                                // requests only
+    if (std::memcmp(f + 6, fastPathMac_, kMacBytes) == 0) return false;     // from our own MAC: fromSelf in JS
+    static const uint8_t kBroadcast[kMacBytes] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    if (std::memcmp(f, kBroadcast, kMacBytes) != 0 && std::memcmp(f, fastPathMac_, kMacBytes) != 0) return false;
+    const uint8_t* senderMac = arp + 8;
+    uint32_t senderIp = ReadU32(arp + 14);
+    uint32_t targetIp = ReadU32(arp + 24);
+    if (senderMac[0] & 1) return false;                                     // multicast sender: badSender in JS
+    if (senderIp == targetIp) return false;                                 // announcement (or 0.0.0.0): JS decides
+    if (fastPathIPs_.count(targetIp) == 0) return false;                    // notOwned: JS counts the drop
+    if (fastPathIPs_.count(senderIp) != 0) return false;                    // another MAC claims an owned IP: JS
+    if (std::memcmp(senderMac, fastPathMac_, kMacBytes) == 0) return false; // our MAC as sender: JS
+
+    uint8_t reply[kEthernetMinFrameBytes] = {};
+    std::memcpy(reply, senderMac, kMacBytes);                               // unicast to the requester
+    std::memcpy(reply + 6, fastPathMac_, kMacBytes);
+    reply[12] = kEtherTypeArp >> 8;
+    reply[13] = kEtherTypeArp & 0xff;
+    uint8_t* r = reply + kEthernetHeaderBytes;
+    r[1] = 1;                                                               // htype 1
+    r[2] = kEtherTypeIpv4 >> 8;                                             // ptype 0x0800
+    r[4] = kMacBytes;
+    r[5] = 4;
+    r[7] = 2;                                                               // op: reply
+    std::memcpy(r + 8, fastPathMac_, kMacBytes);                            // sender: our MAC, the target IP
+    std::memcpy(r + 14, arp + 24, 4);
+    std::memcpy(r + 18, senderMac, kMacBytes);                              // target: the requester
+    std::memcpy(r + 24, arp + 14, 4);
+
+    FastPathCounts& counts = fastPathCounts_[targetIp];
+    counts.requests++;
+    sockaddr_ll to{};
+    to.sll_family = AF_PACKET;
+    to.sll_ifindex = ifindex_;
+    to.sll_protocol = htons(kEtherTypeArp);
+    to.sll_halen = kMacBytes;
+    std::memcpy(to.sll_addr, senderMac, kMacBytes);
+    ssize_t sent;
+    do {
+      sent = sendto(fd_, reply, sizeof reply, 0, reinterpret_cast<sockaddr*>(&to), sizeof to);
+    } while (sent < 0 && errno == EINTR);
+    if (sent < 0) counts.sendFailures++;
+    else counts.replies++;
+    return true;
+  }
+
   static void OnPoll(uv_poll_t* handle, int status, int /*events*/) {
     auto* self = static_cast<PacketSocket*>(handle->data);
     Napi::Env env = self->Env();
@@ -309,6 +428,7 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
       }
       if (static_cast<size_t>(n) > sizeof buffer_) continue;  // truncated: dropped, never half a frame
       if (from.sll_pkttype == PACKET_OUTGOING && !receiveOutgoing_) continue;
+      if (ArpFastPath(buffer_, static_cast<size_t>(n))) continue;
       try {
         onFrame_.Call({Napi::Buffer<uint8_t>::Copy(env, buffer_, static_cast<size_t>(n)),
                        Napi::Number::New(env, from.sll_pkttype), Napi::Number::New(env, from.sll_ifindex)});
@@ -335,6 +455,15 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
   Napi::FunctionReference onFrame_;
   Napi::FunctionReference onError_;
   std::unique_ptr<Napi::AsyncContext> context_;
+  struct FastPathCounts {
+    uint64_t requests = 0;
+    uint64_t replies = 0;
+    uint64_t sendFailures = 0;
+  };
+  bool fastPathOn_ = false;
+  uint8_t fastPathMac_[kMacBytes] = {};
+  std::unordered_set<uint32_t> fastPathIPs_;
+  std::unordered_map<uint32_t, FastPathCounts> fastPathCounts_;
   uint8_t buffer_[kReceiveBufferBytes];
 };
 

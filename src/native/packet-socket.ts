@@ -7,10 +7,17 @@
  * frame is not sent (a responder drops it and counts; a sender that must not lose it retries on a later turn).
  * Frames this socket itself sends are not received (PACKET_OUTGOING) unless receiveOutgoing is set.
  *
+ * The ARP fast path (setArpFastPath) answers ARP requests for a table of owned IPv4 addresses inside the addon,
+ * with the same reply bytes as the TS responder (arp-responder.ts), and never hands those frames to onFrame: no
+ * JS call and no frame copy per request. Only an untagged Ethernet II request (htype 1, ptype 0x0800, hlen 6,
+ * plen 4, op 1) to broadcast or our MAC, not from our MAC, from a unicast sender MAC, for an address in the table,
+ * whose sender IP is neither the target (an announcement) nor in the table (a conflict) takes it; every other
+ * frame reaches onFrame as before. Its counters are read with fastPathStats() (they do not count in `stats`).
+ *
  * The addon is loaded on the first open, so importing this module never fails (see native-addon.ts).
  */
 import type { BpfInstruction } from './bpf-filter';
-import { nativeAddon, type NativePacketSocket } from './native-addon';
+import { nativeAddon, type ArpFastPathStat, type NativePacketSocket } from './native-addon';
 import { PacketSocketError } from './packet-socket-error';
 
 /** The ethertypes a socket is bound to (linux/if_ether.h); append-only. */
@@ -76,7 +83,16 @@ export interface PacketSocket {
   unref(): void;
   /** Idempotent; also leaves every multicast group this socket joined. */
   close(): void;
+  /**
+   * Replaces the ARP fast path's table: answer requests for `ips` (IPv4, host-order uint32) with `mac`; null
+   * turns it off. Counters are kept across calls. Optional so that test doubles need not implement it.
+   */
+  setArpFastPath?(config: { mac: Uint8Array; ips: readonly number[] } | null): void;
+  /** The fast path's counters per IP, cumulative since open (also after close: the last values). */
+  fastPathStats?(): ArpFastPathStat[];
 }
+
+export type { ArpFastPathStat } from './native-addon';
 
 const MAC_TEXT = /^([0-9a-f]{2})[:-]([0-9a-f]{2})[:-]([0-9a-f]{2})[:-]([0-9a-f]{2})[:-]([0-9a-f]{2})[:-]([0-9a-f]{2})$/i;
 
@@ -166,5 +182,9 @@ export function openPacketSocket(options: PacketSocketOptions): PacketSocket {
       closed = true;
       native.close();
     },
+    setArpFastPath(config) {
+      call(() => native.setArpFastPath(config === null ? null : { mac: macBytes(config.mac), ips: [...config.ips] }));
+    },
+    fastPathStats: () => native.fastPathStats(),
   };
 }

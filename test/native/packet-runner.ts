@@ -8,6 +8,7 @@ import { createSocket } from 'node:dgram';
 import { createInterface } from 'node:readline';
 import {
   acceptEthertypes,
+  macBytes,
   openPacketSocket,
   PacketSocketError,
   PACKET_PROTOCOLS,
@@ -22,6 +23,8 @@ type Command =
   | { op: 'join' | 'leave'; sock: string; mac: string }
   | { op: 'close'; sock: string }
   | { op: 'stats'; sock: string }
+  | { op: 'fastPath'; sock: string; mac?: string; ips?: string[] }
+  | { op: 'fastPathStats'; sock: string }
   | { op: 'udp'; to: string; port: number };
 
 interface Burst {
@@ -123,6 +126,13 @@ async function run(command: Command): Promise<Record<string, unknown>> {
       const b = bursts.get(command.sock);
       return { stats: socketOf(command.sock).stats, burstCount: b?.count };
     }
+    case 'fastPath': {
+      const ipv4 = (ip: string): number => ip.split('.').reduce((n, part) => n * 256 + Number(part), 0);
+      socketOf(command.sock).setArpFastPath!(command.mac === undefined ? null : { mac: macBytes(command.mac), ips: (command.ips ?? []).map(ipv4) });
+      return {};
+    }
+    case 'fastPathStats':
+      return { stats: socketOf(command.sock).fastPathStats!(), received: socketOf(command.sock).stats.received };
     case 'udp': {
       // Any datagram to a neighbour makes this namespace's kernel resolve it with an ARP request first.
       const udp = createSocket('udp4');

@@ -20,6 +20,10 @@ import {
   openPacketSocket,
   PacketSocketError,
 } from '../../src/native';
+import { ownedIPSet, type L2Interface } from '../../src/announce/l2/l2-interface';
+import { respondToFrame } from '../../src/announce/l2/l2-responder';
+import { parseMAC } from '../../src/announce/l2/mac-address';
+import { parseIP, type IP } from '../../src/ip';
 import { canUseNetns, NetnsLab, type LabHost } from '../support/netns-lab';
 import { PacketPeer, type RunnerEvent } from './packet-peer';
 
@@ -390,6 +394,85 @@ describe.skipIf(skipLab !== undefined)('frames between two namespaces on a bridg
     expect(await reaches(group!)).toBe(false);
     await peerB.ok({ op: 'close', sock: 'mv' });
     lab.execIn(b, 'ip', ['link', 'del', 'mv0']);
+  });
+
+  it('the ARP fast path answers requests for its table in the addon with the TS responder\'s exact bytes, and hands every other frame to JS', async () => {
+    const VIP = '10.213.0.150';
+    const VIP2 = '10.213.0.151';
+    const ip = (text: string): IP => parseIP(text)!;
+    const iface: L2Interface = { name: 'eth0', mac: parseMAC(b.mac)!, addresses: [] };
+    const owned = ownedIPSet([ip(VIP), ip(VIP2)]);
+    const tsAnswer = (hex: string) => respondToFrame(Buffer.from(hex, 'hex'), iface, owned);
+    const body = (senderMac: string, senderIp: string, targetIp: string, op = '0001'): string =>
+      '0001' + '0800' + '06' + '04' + op + macHex(senderMac) + ipv4Hex(senderIp) + '000000000000' + ipv4Hex(targetIp);
+    const replyPrefix = macHex(a.mac) + macHex(b.mac) + hex16(ETH_P_ARP) + '0001080006040002';
+    const repliesOnA = (): string[] => peerA.frames('tx').map((e) => String(e.hex)).filter((h) => h.startsWith(replyPrefix));
+    const before = repliesOnA().length;
+    let vlanAnswered = false;
+
+    await peerB.ok({ op: 'open', sock: 'fp', ifname: 'eth0', protocol: 'arp' });
+    await peerB.ok({ op: 'fastPath', sock: 'fp', mac: b.mac, ips: [VIP, VIP2] });
+
+    // Answered in C++: broadcast, unicast to B's MAC, an RFC 5227 probe (sender 0.0.0.0).
+    const answered = [arpRequest(a, VIP), arpRequest(a, VIP, b.mac), ethernet(BROADCAST, a.mac, ETH_P_ARP, body(a.mac, '0.0.0.0', VIP2))];
+    for (const hex of answered) {
+      const expected = tsAnswer(hex);
+      expect(expected.reply, expected.drop).toBeDefined();
+      const replyHex = Buffer.from(expected.reply!).toString('hex');
+      const arrived = frameOn(peerA, 'tx', replyHex);
+      await peerA.ok({ op: 'send', sock: 'tx', hex });
+      expect(await arrived).toMatchObject({ pkttype: 'host' });
+    }
+
+    // Left to JS, each with the reason the TS responder gives it.
+    const toJs: [string, string][] = [
+      [arpRequest(a, '10.213.0.77'), 'notOwned'],
+      [arpRequest(a, VIP, '02:13:00:00:00:99'), 'notForUs'],
+      [ethernet(BROADCAST, a.mac, ETH_P_ARP, body(a.mac, VIP, VIP)), 'notRequest'], // an announcement
+      [ethernet(BROADCAST, a.mac, ETH_P_ARP, body(a.mac, VIP, VIP2)), 'conflict'], // another MAC using an owned IP
+      [ethernet('01:00:5e:00:00:01', a.mac, ETH_P_ARP, body(a.mac, a.ipv4, VIP)), 'notForUs'],
+      [ethernet(BROADCAST, a.mac, 0x8100, '0005' + hex16(ETH_P_ARP) + body(a.mac, a.ipv4, VIP)), 'vlan'],
+      // Last: a frame from B's own MAC makes the bridge learn B's MAC on A's port until B sends again.
+      [ethernet(BROADCAST, b.mac, ETH_P_ARP, body(a.mac, a.ipv4, VIP)), 'fromSelf'],
+    ];
+    for (const [hex, reason] of toJs) {
+      const result = tsAnswer(hex);
+      if (reason === 'conflict') expect(result.conflict).toBeDefined();
+      else if (reason !== 'vlan') expect(result).toMatchObject({ drop: reason });
+      const delivered = peerB.waitFor((e) => e.ev === 'frame' && e.sock === 'fp' && e.hex === hex, FRAME_MS).catch(() => undefined);
+      await peerA.ok({ op: 'send', sock: 'tx', hex });
+      if (reason !== 'vlan') expect(await delivered, reason).toBeDefined();
+      // A veth takes the 802.1Q tag off into the packet's metadata (rx VLAN offload): a packet socket, and so the
+      // TS responder too, then sees a plain request and answers it untagged. Either way both paths agree.
+      else vlanAnswered = (await delivered) === undefined;
+    }
+    // B answers again (a reply out of B teaches the bridge B's port back): the sentinel proves everything above was
+    // handled, in order, by B's socket.
+    const sentinel = arpRequest(a, VIP2);
+    const sentinelReply = frameOn(peerA, 'tx', Buffer.from(tsAnswer(sentinel).reply!).toString('hex'));
+    await peerA.ok({ op: 'send', sock: 'tx', hex: sentinel });
+    await sentinelReply;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(repliesOnA().slice(before).map((h) => h.slice(40, 84)), JSON.stringify(repliesOnA())).toHaveLength(answered.length + 1 + (vlanAnswered ? 1 : 0));
+
+    // The answered requests never reached JS; the fast path counted them per IP.
+    for (const hex of [...answered, sentinel]) expect(peerB.frames('fp', hex)).toEqual([]);
+    const { stats, received } = (await peerB.ok({ op: 'fastPathStats', sock: 'fp' })) as unknown as { stats: { ip: number }[]; received: number };
+    const u32 = (text: string) => Number(ip(text).value);
+    expect([...stats].sort((x, y) => x.ip - y.ip)).toEqual([
+      { ip: u32(VIP), requests: 2 + (vlanAnswered ? 1 : 0), replies: 2 + (vlanAnswered ? 1 : 0), sendFailures: 0 },
+      { ip: u32(VIP2), requests: 2, replies: 2, sendFailures: 0 },
+    ]);
+    expect(received).toBeGreaterThanOrEqual(toJs.length - (vlanAnswered ? 1 : 0));
+
+    // Off (null): the same request goes to JS and nothing answers it.
+    await peerB.ok({ op: 'fastPath', sock: 'fp' });
+    const again = arpRequest(a, VIP, b.mac);
+    const delivered = frameOn(peerB, 'fp', again);
+    await peerA.ok({ op: 'send', sock: 'tx', hex: again });
+    await delivered;
+    expect((await peerB.ok({ op: 'fastPathStats', sock: 'fp' })).stats).toHaveLength(2);
+    await peerB.ok({ op: 'close', sock: 'fp' });
   });
 
   // Last: it takes B's link down and up again.

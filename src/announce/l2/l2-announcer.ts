@@ -11,6 +11,12 @@
  * comes back (a new ifindex) gets new ones and a fresh burst, a link coming up or changing MAC is re-announced.
  * Nothing thrown while handling a frame leaves the receive loop: it is caught and counted.
  *
+ * ARP fast path: each ARP socket is also given the IPv4 addresses owned on its interface and the interface's MAC
+ * (setArpFastPath, refreshed on every reconcile and link change), so plain requests for them are answered inside
+ * the addon with the very bytes respondToFrame would send; everything else (unowned targets, conflicts,
+ * announcements, VLAN-tagged or malformed frames) still comes here. The addon's per-IP counters are folded into
+ * requests_received / responses_sent / sendFailures whenever stats or metrics are read and before a socket closes.
+ *
  * Counters (MetalLB's names, plain counters here; the metrics endpoint exposes them later):
  * metallb_layer2_requests_received{ip} (requests for an owned IP that reached the answer), responses_sent{ip}
  * (replies the kernel accepted), gratuitous_sent{ip} (one per burst per interface, as MetalLB counts).
@@ -95,6 +101,10 @@ interface Port {
   wantNdp: boolean;
   arp: PacketSocket | undefined;
   ndp: PacketSocket | undefined;
+  /** What the ARP socket's fast path table holds now ("" when off), to skip identical updates. */
+  fastPathKey: string;
+  /** The fast path counters of the ARP socket already folded into the announcer's counters: ip key -> counts. */
+  fastPathSeen: Map<number, { requests: number; replies: number; sendFailures: number }>;
   /** Solicited-node group MACs (text) to be joined on the NDP socket. */
   readonly groups: Set<string>;
 }
@@ -142,6 +152,7 @@ export class L2Announcer {
     // Interfaces whose sockets failed to open earlier get another chance on every reconcile.
     for (const port of this.ports.values()) this.ensureSockets(port);
     this.dropIdlePorts();
+    for (const port of this.ports.values()) this.updateFastPath(port);
     return effects;
   }
 
@@ -151,6 +162,7 @@ export class L2Announcer {
   }
 
   stats(): L2AnnouncerStats {
+    this.collectFastPath();
     const obj = <K extends string>(m: Map<K, number>) => Object.fromEntries(m) as Record<K, number>;
     const interfaces: L2AnnouncerStats['interfaces'] = {};
     for (const p of this.ports.values()) {
@@ -171,6 +183,7 @@ export class L2Announcer {
 
   /** The counters under MetalLB's metric names. */
   metrics(): L2Metric[] {
+    this.collectFastPath();
     const out: L2Metric[] = [];
     const add = (name: string, m: Map<string, number>) => {
       for (const [ip, value] of [...m].sort()) out.push({ name, labels: { ip }, value });
@@ -237,7 +250,19 @@ export class L2Announcer {
   private port(name: string): Port {
     let port = this.ports.get(name);
     if (!port) {
-      port = { name, link: undefined, iface: undefined, owned: ownedIPSet([]), wantArp: false, wantNdp: false, arp: undefined, ndp: undefined, groups: new Set() };
+      port = {
+        name,
+        link: undefined,
+        iface: undefined,
+        owned: ownedIPSet([]),
+        wantArp: false,
+        wantNdp: false,
+        arp: undefined,
+        ndp: undefined,
+        fastPathKey: '',
+        fastPathSeen: new Map(),
+        groups: new Set(),
+      };
       this.refreshLink(port);
       this.ports.set(name, port);
     }
@@ -278,6 +303,7 @@ export class L2Announcer {
         else this.log.warn({ event: 'interfaceGone', interface: port.name }, 'interface removed: responders closed until it returns');
       }
       this.ensureSockets(port);
+      this.updateFastPath(port);
       if (port.iface && (indexChanged || macChanged || cameUp)) {
         for (const { ip, iface } of announcedPairs(this.state)) {
           if (iface === port.name) this.gratuitous({ kind: 'gained', ip, iface: port.iface });
@@ -321,7 +347,12 @@ export class L2Announcer {
 
   private closeSocket(port: Port, kind: 'arp' | 'ndp'): void {
     const socket = port[kind];
+    if (kind === 'arp') this.collectPortFastPath(port);
     port[kind] = undefined;
+    if (kind === 'arp') {
+      port.fastPathKey = '';
+      port.fastPathSeen = new Map();
+    }
     try {
       socket?.close();
     } catch {
@@ -350,6 +381,54 @@ export class L2Announcer {
     const fields = { event: 'socketError', interface: port.name, protocol: kind, code: error.code, error: error.message };
     if (error.code === 'interfaceDown') this.log.debug(fields, 'interface is down');
     else this.log.error(fields, 'packet socket error');
+  }
+
+  // --- ARP fast path -------------------------------------------------------------------------------------------
+
+  /** Gives the ARP socket the IPv4 addresses owned on its interface now, with the interface's current MAC. */
+  private updateFastPath(port: Port): void {
+    const socket = port.arp;
+    if (!socket?.setArpFastPath) return;
+    const ips = port.iface
+      ? announcedPairs(this.state)
+          .filter((p) => p.iface === port.name && p.ip.family === 4)
+          .map((p) => Number(p.ip.value))
+          .sort((x, y) => x - y)
+      : [];
+    const key = port.iface && ips.length > 0 ? `${formatMAC(port.iface.mac)}|${ips.join(',')}` : '';
+    if (key === port.fastPathKey) return;
+    try {
+      socket.setArpFastPath(key === '' || !port.iface ? null : { mac: port.iface.mac, ips });
+      port.fastPathKey = key;
+    } catch (error) {
+      // Without the fast path every request still reaches respondToFrame: slower, never wrong.
+      port.fastPathKey = '';
+      this.log.error({ event: 'fastPathFailed', interface: port.name, error: String((error as Error)?.message ?? error) }, 'cannot set the ARP fast path');
+    }
+  }
+
+  private collectFastPath(): void {
+    for (const port of this.ports.values()) this.collectPortFastPath(port);
+  }
+
+  /** Adds what the addon counted since the last look to requests_received / responses_sent / sendFailures. */
+  private collectPortFastPath(port: Port): void {
+    const socket = port.arp;
+    if (!socket?.fastPathStats) return;
+    let stats;
+    try {
+      stats = socket.fastPathStats();
+    } catch {
+      return;
+    }
+    for (const stat of stats) {
+      const seen = port.fastPathSeen.get(stat.ip) ?? { requests: 0, replies: 0, sendFailures: 0 };
+      const key = ipKey({ family: 4, value: BigInt(stat.ip) });
+      add(this.counters.requestsReceived, key, stat.requests - seen.requests);
+      add(this.counters.responsesSent, key, stat.replies - seen.replies);
+      this.counters.sendFailures += stat.sendFailures - seen.sendFailures;
+      port.fastPathSeen.set(stat.ip, { requests: stat.requests, replies: stat.replies, sendFailures: stat.sendFailures });
+    }
   }
 
   // --- receive -------------------------------------------------------------------------------------------------
@@ -415,4 +494,8 @@ export class L2Announcer {
 
 function increment<K>(map: Map<K, number>, key: K): void {
   map.set(key, (map.get(key) ?? 0) + 1);
+}
+
+function add<K>(map: Map<K, number>, key: K, n: number): void {
+  if (n > 0) map.set(key, (map.get(key) ?? 0) + n);
 }

@@ -100,10 +100,25 @@ describe.skipIf(skip !== undefined)('L2 announcer in network namespaces', () => 
     expect(silent.status).toBe(1);
     expect(silent.macs).toEqual([]);
 
-    const { stats } = (await runner.ok({ op: 'stats' })) as unknown as { stats: { requestsReceived: Record<string, number>; responsesSent: Record<string, number>; drops: Record<string, number> } };
+    const { stats, metrics } = (await runner.ok({ op: 'stats' })) as unknown as {
+      stats: { requestsReceived: Record<string, number>; responsesSent: Record<string, number>; drops: Record<string, number>; sendFailures: number };
+      metrics: { name: string; labels: { ip: string }; value: number }[];
+    };
+    // The requests are answered by the addon's ARP fast path; its counters are folded in exactly.
     expect(stats.requestsReceived[VIP4]).toBeGreaterThanOrEqual(4);
     expect(stats.responsesSent[VIP4]).toBe(stats.requestsReceived[VIP4]);
+    expect(stats.sendFailures).toBe(0);
     expect(stats.drops.notOwned).toBeGreaterThanOrEqual(2);
+    const metric = (name: string) => metrics.find((m) => m.name === name && m.labels.ip === VIP4)?.value;
+    expect(metric('metallb_layer2_requests_received')).toBe(stats.requestsReceived[VIP4]);
+    expect(metric('metallb_layer2_responses_sent')).toBe(stats.responsesSent[VIP4]);
+
+    // Exactly one more request per arping probe: 5 probes, 5 replies, 5 more counted.
+    const more = arping(lab, client, VIP4, 5);
+    expect(more.macs).toHaveLength(5);
+    const after = (await runner.ok({ op: 'stats' })) as unknown as { stats: { requestsReceived: Record<string, number>; responsesSent: Record<string, number> } };
+    expect(after.stats.requestsReceived[VIP4]! - stats.requestsReceived[VIP4]!).toBe(5);
+    expect(after.stats.responsesSent[VIP4]! - stats.responsesSent[VIP4]!).toBe(5);
   });
 
   it('(b) an IPv6 VIP is resolved by the client kernel (NS to the solicited-node group) to the announcer\'s MAC', async () => {

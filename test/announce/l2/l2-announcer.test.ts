@@ -109,6 +109,48 @@ describe('L2Announcer', () => {
     expect(announcer.stats().interfaces).toEqual({});
   });
 
+  it('keeps the ARP fast path table equal to the IPv4 addresses owned per interface, and folds its counters into the metrics exactly', () => {
+    const links = new FakeLinks([eth0(2)]);
+    const { opened, open } = fakeOpener();
+    const tables: ({ mac: string; ips: number[] } | null)[] = [];
+    let counts = new Map<number, { requests: number; replies: number; sendFailures: number }>();
+    const withFastPath = (options: PacketSocketOptions): PacketSocket => {
+      const socket = open(options);
+      return Object.assign(socket, {
+        setArpFastPath: (config: { mac: Uint8Array; ips: readonly number[] } | null) =>
+          void tables.push(config && { mac: Buffer.from(config.mac).toString('hex'), ips: [...config.ips] }),
+        fastPathStats: () => [...counts].map(([ip, c]) => ({ ip, ...c })),
+      });
+    };
+    announcer = new L2Announcer({ links, openSocket: withFastPath });
+    const VIP4B = parseIP('10.0.0.101')!;
+    announcer.reconcile([{ ip: VIP4, interfaces: ['eth0'] }, { ip: VIP6, interfaces: ['eth0'] }]);
+    expect(tables).toEqual([{ mac: '020000000002', ips: [Number(VIP4.value)] }]);
+    announcer.reconcile([{ ip: VIP4, interfaces: ['eth0'] }, { ip: VIP6, interfaces: ['eth0'] }]);
+    expect(tables).toHaveLength(1); // unchanged: not set again
+    announcer.reconcile([{ ip: VIP4, interfaces: ['eth0'] }, { ip: VIP4B, interfaces: ['eth0'] }]);
+    expect(tables.at(-1)).toEqual({ mac: '020000000002', ips: [Number(VIP4.value), Number(VIP4B.value)] });
+
+    counts.set(Number(VIP4.value), { requests: 5, replies: 4, sendFailures: 1 });
+    expect(announcer.stats()).toMatchObject({ requestsReceived: { '10.0.0.100': 5 }, responsesSent: { '10.0.0.100': 4 }, sendFailures: 1 });
+    // A request the fast path left to JS adds to the same counters.
+    const request = encodeArpFrame(arpRequest(CLIENT, parseIP('10.0.0.1')!, VIP4), BROADCAST_MAC, CLIENT);
+    opened[0]!.options.onFrame(Buffer.from(request), { ifindex: 2, pkttype: 'broadcast' });
+    counts.set(Number(VIP4.value), { requests: 7, replies: 6, sendFailures: 1 });
+    counts.set(Number(VIP4B.value), { requests: 1, replies: 1, sendFailures: 0 });
+    expect(announcer.metrics().map((m) => `${m.name}{ip=${m.labels.ip}} ${m.value}`)).toEqual(expect.arrayContaining([
+      'metallb_layer2_requests_received{ip=10.0.0.100} 8',
+      'metallb_layer2_responses_sent{ip=10.0.0.100} 7',
+      'metallb_layer2_requests_received{ip=10.0.0.101} 1',
+    ]));
+    // Counted at close too: what the socket answered after the last look is not lost.
+    counts.set(Number(VIP4B.value), { requests: 3, replies: 3, sendFailures: 0 });
+    announcer.reconcile([{ ip: VIP6, interfaces: ['eth0'] }]);
+    expect(opened[0]!.closed).toBe(true);
+    counts = new Map();
+    expect(announcer.stats()).toMatchObject({ requestsReceived: { '10.0.0.100': 8, '10.0.0.101': 3 }, responsesSent: { '10.0.0.100': 7, '10.0.0.101': 3 }, sendFailures: 1 });
+  });
+
   it('never lets a throw out of the receive path', () => {
     const links = new FakeLinks([eth0(2)]);
     const { opened, open } = fakeOpener();
