@@ -46,6 +46,9 @@ import { ipKey, ownedIPSet, type L2Interface, type ObservedConflict, type OwnedI
 import { respondToFrame } from './l2-responder';
 import { formatMAC, macEquals } from './mac-address';
 import { acceptNeighborSolicitations } from './neighbor-solicitation-filter';
+import { increment, L2Counters, type FastPathCount, type L2Metric } from './l2-counters';
+
+export type { L2Metric } from './l2-counters';
 
 const ETH_P_ARP = 0x0806;
 
@@ -86,12 +89,6 @@ export interface L2AnnouncerStats {
   readonly interfaces: Record<string, { ifindex?: number; arp: boolean; ndp: boolean; groups: string[] }>;
 }
 
-export interface L2Metric {
-  readonly name: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly value: number;
-}
-
 interface Port {
   readonly name: string;
   link: LinkInfo | undefined;
@@ -104,7 +101,7 @@ interface Port {
   /** What the ARP socket's fast path table holds now ("" when off), to skip identical updates. */
   fastPathKey: string;
   /** The fast path counters of the ARP socket already folded into the announcer's counters: ip key -> counts. */
-  fastPathSeen: Map<number, { requests: number; replies: number; sendFailures: number }>;
+  fastPathSeen: Map<number, FastPathCount>;
   /** Solicited-node group MACs (text) to be joined on the NDP socket. */
   readonly groups: Set<string>;
 }
@@ -120,16 +117,7 @@ export class L2Announcer {
   private readonly config: GratuitousConfig;
   private readonly unsubscribe: () => void;
   private closed = false;
-  private readonly counters = {
-    requestsReceived: new Map<string, number>(),
-    responsesSent: new Map<string, number>(),
-    gratuitousSent: new Map<string, number>(),
-    drops: new Map<L2DropReason, number>(),
-    socketErrors: new Map<string, number>(),
-    sendFailures: 0,
-    handlerErrors: 0,
-    conflicts: 0,
-  };
+  private readonly counters = new L2Counters();
   private readonly conflictsSeen = new Set<string>();
 
   constructor(private readonly options: L2AnnouncerOptions) {
@@ -184,14 +172,7 @@ export class L2Announcer {
   /** The counters under MetalLB's metric names. */
   metrics(): L2Metric[] {
     this.collectFastPath();
-    const out: L2Metric[] = [];
-    const add = (name: string, m: Map<string, number>) => {
-      for (const [ip, value] of [...m].sort()) out.push({ name, labels: { ip }, value });
-    };
-    add('metallb_layer2_requests_received', this.counters.requestsReceived);
-    add('metallb_layer2_responses_sent', this.counters.responsesSent);
-    add('metallb_layer2_gratuitous_sent', this.counters.gratuitousSent);
-    return out;
+    return this.counters.metrics();
   }
 
   /** Withdraws everything (without a last announcement), closes every socket and stops the timer. Idempotent. */
@@ -421,14 +402,7 @@ export class L2Announcer {
     } catch {
       return;
     }
-    for (const stat of stats) {
-      const seen = port.fastPathSeen.get(stat.ip) ?? { requests: 0, replies: 0, sendFailures: 0 };
-      const key = ipKey({ family: 4, value: BigInt(stat.ip) });
-      add(this.counters.requestsReceived, key, stat.requests - seen.requests);
-      add(this.counters.responsesSent, key, stat.replies - seen.replies);
-      this.counters.sendFailures += stat.sendFailures - seen.sendFailures;
-      port.fastPathSeen.set(stat.ip, { requests: stat.requests, replies: stat.replies, sendFailures: stat.sendFailures });
-    }
+    this.counters.foldFastPath(stats, port.fastPathSeen, (ip) => ipKey({ family: 4, value: BigInt(ip) }));
   }
 
   // --- receive -------------------------------------------------------------------------------------------------
@@ -492,10 +466,3 @@ export class L2Announcer {
   }
 }
 
-function increment<K>(map: Map<K, number>, key: K): void {
-  map.set(key, (map.get(key) ?? 0) + 1);
-}
-
-function add<K>(map: Map<K, number>, key: K, n: number): void {
-  if (n > 0) map.set(key, (map.get(key) ?? 0) + n);
-}
