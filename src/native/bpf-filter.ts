@@ -15,6 +15,8 @@ export interface BpfInstruction {
 export const BPF_OPCODES = {
   /** A <- the 16-bit big-endian word at absolute offset k. */
   ldhAbs: 0x28,
+  /** A <- the byte at absolute offset k. */
+  ldbAbs: 0x30,
   /** if (A == k) skip jt else skip jf. */
   jeqK: 0x15,
   /** Accept k bytes of the frame (0 drops it). */

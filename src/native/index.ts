@@ -16,6 +16,6 @@ export {
   type PacketSocketStats,
   type PacketType,
 } from './packet-socket';
-export { acceptEthertypes, BPF_OPCODES, type BpfInstruction } from './bpf-filter';
+export { acceptEthertypes, ACCEPT_WHOLE_FRAME, BPF_OPCODES, ETHERTYPE_OFFSET, type BpfInstruction } from './bpf-filter';
 export { PacketSocketError, PACKET_SOCKET_ERROR_CODES, ADDON_MISSING_MESSAGE, type PacketSocketErrorCode } from './packet-socket-error';
 export { nativeAddonStatus, type AddonStatus } from './native-addon';

@@ -26,7 +26,8 @@ import { decodeEthernet, EtherType } from '../../announce/l2/ethernet';
 import { BROADCAST_MAC, formatMAC, macEquals, type MacAddress } from '../../announce/l2/mac-address';
 import { decodeNdp, encodeNdpFrame, NDP_HOP_LIMIT } from '../../announce/l2/ndp-packet';
 import { isLinkLocalIPv6, solicitedNodeAddress, solicitedNodeMAC } from '../../announce/l2/solicited-node';
-import type { BpfInstruction } from '../../native/bpf-filter';
+import { ACCEPT_WHOLE_FRAME, BPF_OPCODES, ETHERTYPE_OFFSET, type BpfInstruction } from '../../native/bpf-filter';
+import { acceptNeighborAdvertisements } from '../../announce/l2/neighbor-solicitation-filter';
 import { ExitCode } from '../exit-codes';
 
 /** One probe a second: iputils arping's default interval, and what seed 003's operators are used to reading. */
@@ -123,42 +124,23 @@ export function buildProbe(target: IP, iface: ArpingInterface): ProbeResult {
   return { ok: true, probe: { kind: 'ndp', frame, source } };
 }
 
-/** classic BPF opcodes used below (linux/bpf_common.h): class | size | mode. */
-const BPF = { ldhAbs: 0x28, ldbAbs: 0x30, jeqK: 0x15, retK: 0x06 } as const;
-const ACCEPT = 0xffffffff;
-/** Offsets in an untagged frame: ethertype; ARP operation (14 + 6); IPv6 next header (14 + 6); ICMPv6 type (14 + 40). */
-const OFFSET_ETHERTYPE = 12;
+/** The ARP operation in an untagged frame: 14 + 6. */
 const OFFSET_ARP_OPERATION = 20;
-const OFFSET_IPV6_NEXT_HEADER = 20;
-const OFFSET_ICMPV6_TYPE = 54;
-const NEXT_HEADER_ICMPV6 = 58;
-const ICMPV6_NEIGHBOR_ADVERTISEMENT = 136;
 
 /**
  * The kernel-side filter: ARP replies only, or ICMPv6 Neighbor Advertisements only, so a busy segment's requests
  * and other IPv6 traffic never wake the process. receive() still checks everything the filter lets through.
  */
 export function replyFilter(kind: ArpingProbe['kind']): BpfInstruction[] {
-  const i = (code: number, k: number, jt = 0, jf = 0): BpfInstruction => ({ code, jt, jf, k });
-  if (kind === 'arp') {
-    return [
-      i(BPF.ldhAbs, OFFSET_ETHERTYPE),
-      i(BPF.jeqK, EtherType.arp, 0, 3),
-      i(BPF.ldhAbs, OFFSET_ARP_OPERATION),
-      i(BPF.jeqK, ArpOperation.reply, 0, 1),
-      i(BPF.retK, ACCEPT),
-      i(BPF.retK, 0),
-    ];
-  }
+  if (kind === 'ndp') return acceptNeighborAdvertisements();
+  const { ldhAbs, jeqK, retK } = BPF_OPCODES;
   return [
-    i(BPF.ldhAbs, OFFSET_ETHERTYPE),
-    i(BPF.jeqK, EtherType.ipv6, 0, 5),
-    i(BPF.ldbAbs, OFFSET_IPV6_NEXT_HEADER),
-    i(BPF.jeqK, NEXT_HEADER_ICMPV6, 0, 3),
-    i(BPF.ldbAbs, OFFSET_ICMPV6_TYPE),
-    i(BPF.jeqK, ICMPV6_NEIGHBOR_ADVERTISEMENT, 0, 1),
-    i(BPF.retK, ACCEPT),
-    i(BPF.retK, 0),
+    { code: ldhAbs, jt: 0, jf: 0, k: ETHERTYPE_OFFSET },
+    { code: jeqK, jt: 0, jf: 3, k: EtherType.arp },
+    { code: ldhAbs, jt: 0, jf: 0, k: OFFSET_ARP_OPERATION },
+    { code: jeqK, jt: 0, jf: 1, k: ArpOperation.reply },
+    { code: retK, jt: 0, jf: 0, k: ACCEPT_WHOLE_FRAME },
+    { code: retK, jt: 0, jf: 0, k: 0 },
   ];
 }
 
