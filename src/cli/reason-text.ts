@@ -16,6 +16,9 @@ const REASON_TEXT: Record<ReasonName, string> = {
   noIPAllocated: 'the service has no IP yet',
   notLiveMember: 'not a live member of the cluster',
   unknownNode: 'no Node object describes this member',
+  healthCheckFailing: 'this node\'s own health check for the service is not passing',
+  nodeDraining: 'draining (mlb drain or shutting down): defers to every other eligible node',
+  nodeWarmingUp: 'warming up after recent restarts (flap damping): defers to steadier nodes',
 };
 
 export function reasonText(reason: ReasonName): string {

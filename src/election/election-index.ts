@@ -86,6 +86,9 @@ export class ElectionIndex {
 
   constructor(config: ElectionConfig | ElectionContext) {
     this.context = config instanceof ElectionContext ? config : new ElectionContext(config);
+    // The preference tiers (deferral.ts) re-rank across nodes, which the per-node rows here cannot express. The
+    // index serves MetalLB-sized clusters (Kubernetes mode, benchmarks); plain hosts elect with electAll.
+    if (this.context.config.mlb) throw new Error('ElectionIndex does not take mlb preference tiers (drain, warm-up): use electAll');
     this.live = new Uint8Array(this.context.nodeNames.length);
   }
 

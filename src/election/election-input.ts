@@ -26,6 +26,21 @@ export interface ElectionConfig {
   readonly bgpAdvertisements: readonly BGPAdvertisement[];
   readonly bgpPeers: readonly BGPPeer[];
   readonly options?: ElectionOptions;
+  /**
+   * mlb-only inputs, set by the daemon only while every live member speaks mlb (ARCHITECTURE.md, "Compatibility
+   * first"); absent, the election is exactly MetalLB's.
+   */
+  readonly mlb?: MlbNodeStates;
+}
+
+/**
+ * Nodes that should hand their IPs to others. They are not excluded outright: a draining or warming-up node is
+ * still elected when no steadier node is eligible, because an IP held by a node that wants to leave is better
+ * than an IP nobody answers (preference tiers, see deferral.ts).
+ */
+export interface MlbNodeStates {
+  readonly draining: ReadonlySet<string>;
+  readonly warmingUp: ReadonlySet<string>;
 }
 
 /**
@@ -40,6 +55,12 @@ export interface ServiceEndpoints {
    * noEndpoints) but never as a local endpoint.
    */
   readonly servingWithoutNode?: boolean;
+  /**
+   * mlb (file mode): the service has a health check. On a plain host nothing forwards traffic between nodes, so
+   * only a node whose own check passes may hold the IP, whatever the externalTrafficPolicy; servingNodes are the
+   * nodes whose latest report passes.
+   */
+  readonly healthChecked?: boolean;
 }
 
 /** One service to elect for. */

@@ -7,6 +7,7 @@ export * from './node-eligibility';
 export * from './bgp-announcement';
 export * from './election-context';
 export * from './verdict';
+export * from './deferral';
 export * from './explain';
 export * from './l2-should-announce';
 export * from './bgp-should-announce';

@@ -81,6 +81,7 @@ function lacksLocalEndpoint(f: EndpointFacts, node: string): boolean {
  * Allocation-free: the index calls this in its inner loops.
  */
 export function finishL2Reason(staticCode: ReasonCodeValue, f: EndpointFacts, node: string, live: boolean): ReasonCodeValue {
+  if (f.endpoints.healthChecked) return finishHealthChecked(staticCode, f, node, live);
   if (!f.anyEndpoint) return ReasonCode.noEndpoints;
   if (staticCode !== ReasonCode.eligible) return staticCode;
   if (lacksLocalEndpoint(f, node)) return ReasonCode.noLocalEndpoints;
@@ -90,9 +91,22 @@ export function finishL2Reason(staticCode: ReasonCodeValue, f: EndpointFacts, no
 
 /** BGP order: MetalLB checks endpoints after the node (noLocalEndpoints, then noEndpoints); liveness last. */
 export function finishBGPReason(staticCode: ReasonCodeValue, f: EndpointFacts, node: string, live: boolean): ReasonCodeValue {
+  if (f.endpoints.healthChecked) return finishHealthChecked(staticCode, f, node, live);
   if (staticCode !== ReasonCode.eligible) return staticCode;
   if (lacksLocalEndpoint(f, node)) return ReasonCode.noLocalEndpoints;
   if (!f.anyEndpoint) return ReasonCode.noEndpoints;
   if (!live) return ReasonCode.notLiveMember;
+  return ReasonCode.eligible;
+}
+
+/**
+ * mlb file mode, a service with a health check (both protocols): the node filters, then liveness (a dead node's
+ * last report is stale, so "not live" is the truer reason), then the node's own check. Each node gets its own
+ * reason even when every check fails, so "nobody announces" names every node's failing check.
+ */
+function finishHealthChecked(staticCode: ReasonCodeValue, f: EndpointFacts, node: string, live: boolean): ReasonCodeValue {
+  if (staticCode !== ReasonCode.eligible) return staticCode;
+  if (!live) return ReasonCode.notLiveMember;
+  if (!f.endpoints.servingNodes.has(node)) return ReasonCode.healthCheckFailing;
   return ReasonCode.eligible;
 }

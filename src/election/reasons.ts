@@ -39,6 +39,12 @@ export const Reason = {
   notLiveMember: 'notLiveMember',
   /** A live member that no Node object describes: MetalLB's node selection only knows Node objects. */
   unknownNode: 'unknownNode',
+  /** mlb (file mode): the service has a health check and this node's own check is not passing. */
+  healthCheckFailing: 'healthCheckFailing',
+  /** mlb: the node is draining (`mlb drain`, or stopping): others take its IPs; it keeps them only if nobody can. */
+  nodeDraining: 'nodeDraining',
+  /** mlb: flap damping; the node restarted recently and defers to steadier nodes until its warm-up ends. */
+  nodeWarmingUp: 'nodeWarmingUp',
 } as const;
 
 export type ReasonName = (typeof Reason)[keyof typeof Reason];
@@ -88,7 +94,12 @@ export function metallbBGPReason(reason: ReasonName): MetalLBReason {
     case Reason.unknownNode:
     case Reason.notLiveMember:
     case Reason.owner:
+    case Reason.nodeDraining:
+    case Reason.nodeWarmingUp:
       return Reason.notOwner;
+    // The nearest MetalLB words: the node has no endpoint of its own that may take the traffic.
+    case Reason.healthCheckFailing:
+      return Reason.noLocalEndpoints;
     default:
       return reason;
   }
@@ -107,6 +118,9 @@ export const ReasonCode = {
   noEndpoints: 8,
   notLiveMember: 9,
   ipNotAllowed: 10,
+  healthCheckFailing: 11,
+  nodeDraining: 12,
+  nodeWarmingUp: 13,
 } as const;
 export type ReasonCodeValue = (typeof ReasonCode)[keyof typeof ReasonCode];
 
@@ -122,6 +136,9 @@ const CODE_NAMES: readonly ReasonName[] = [
   Reason.noEndpoints,
   Reason.notLiveMember,
   Reason.ipNotAllowed,
+  Reason.healthCheckFailing,
+  Reason.nodeDraining,
+  Reason.nodeWarmingUp,
 ];
 
 /** The reason of an ineligible code (eligible maps to notOwner: the ranking decides). */

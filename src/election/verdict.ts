@@ -4,6 +4,7 @@
  */
 import type { ElectionContext, ElectionUnit } from './election-context';
 import type { LiveMembers } from './election-input';
+import { deferByPreference } from './deferral';
 import { rankNodes } from './hash-order';
 import { ReasonCode, reasonOfCode, type ReasonName } from './reasons';
 
@@ -49,6 +50,8 @@ export function judgeUnit(ctx: ElectionContext, unit: ElectionUnit, live: LiveMe
   for (const node of unknownLiveMembers(ctx, live)) {
     ineligible.push({ node, reason: reasonOfCode(ctx.unknownMemberCode(unit, node)) });
   }
+  const preferred = deferByPreference(eligible, ctx.config.mlb);
+  ineligible.push(...preferred.deferred);
   ineligible.sort((a, b) => compareNames(a.node, b.node));
-  return { unit, eligible: rankNodes(eligible, unit.hashText), ineligible };
+  return { unit, eligible: rankNodes(preferred.eligible, unit.hashText), ineligible };
 }
