@@ -1,59 +1,27 @@
 /**
- * The pure core of `mlb arping` (src/cli/arping/arping-session.ts): probe frames, the kernel filter, matching
- * replies with round-trip times from an injected clock, the schedule (count, -w, the late-reply window) and the
- * verdicts with their exit codes. No root, no sockets.
+ * The pure core of `mlb arping` beyond one probe (src/cli/arping/arping-session.ts): matching replies with
+ * round-trip times from an injected clock, the schedule (count, -w, the late-reply window) and the verdicts with
+ * their exit codes, and the printed text. The probe frames and the kernel filter are tested with their module
+ * (test/announce/l2/arping/neighbor-probe.test.ts). No root, no sockets.
  */
 import { describe, expect, it } from 'vitest';
-import { parseIP, type IP } from '../../src/ip';
-import { arpReplyTo, ArpOperation, decodeArp, encodeArpFrame, isArpProbe, type ArpPacket } from '../../src/announce/l2/arp-packet';
-import { decodeEthernet, EtherType } from '../../src/announce/l2/ethernet';
-import { BROADCAST_MAC, formatMAC, parseMAC } from '../../src/announce/l2/mac-address';
-import { decodeNdp, encodeNdpFrame, NDP_HOP_LIMIT, type NdpPacket } from '../../src/announce/l2/ndp-packet';
-import { solicitedNodeMAC } from '../../src/announce/l2/solicited-node';
-import type { BpfInstruction } from '../../src/native/bpf-filter';
+import { type IP } from '../../src/ip';
+import { ArpOperation, encodeArpFrame } from '../../src/announce/l2/arp-packet';
+import { BROADCAST_MAC } from '../../src/announce/l2/mac-address';
 import {
   ARPING_EXIT_CODES,
   ARPING_LATE_REPLY_MS,
   ARPING_PROBE_INTERVAL_MS,
   ArpingSession,
-  buildProbe,
   headerLine,
-  replyFilter,
   replyLine,
   summaryJSON,
   summaryText,
   verdictLine,
   withNodes,
   type ArpingInterface,
-  type ArpingProbe,
 } from '../../src/cli/arping/arping-session';
-
-const ip = (text: string): IP => parseIP(text) as IP;
-const mac = (text: string): Uint8Array => parseMAC(text) as Uint8Array;
-
-const OUR_MAC = mac('02:13:00:00:00:01');
-const PEER_A = mac('02:13:00:00:00:02');
-const PEER_B = mac('02:13:00:00:00:03');
-const TARGET4 = ip('10.213.0.200');
-const TARGET6 = ip('fd00:213::200');
-const LINK_LOCAL = ip('fe80::13:ff:fe00:1');
-
-const eth0: ArpingInterface = {
-  name: 'eth0',
-  mac: OUR_MAC,
-  addresses: [
-    { ip: ip('192.168.1.5'), prefix: 24 },
-    { ip: ip('10.213.0.1'), prefix: 24 },
-    { ip: ip('fd00:213::1'), prefix: 64 },
-    { ip: LINK_LOCAL, prefix: 64 },
-  ],
-};
-
-function probeFor(target: IP, iface: ArpingInterface = eth0): ArpingProbe {
-  const built = buildProbe(target, iface);
-  if (!built.ok) throw new Error(built.problem);
-  return built.probe;
-}
+import { arpReplyFrame, eth0, ip, naFrame, OUR_MAC, PEER_A, PEER_B, probeFor, TARGET4, TARGET6 } from '../announce/l2/arping/probe-fixtures';
 
 function session(target: IP, options: { count?: number; deadlineMs?: number; iface?: ArpingInterface } = {}): ArpingSession {
   const iface = options.iface ?? eth0;
@@ -66,126 +34,6 @@ function session(target: IP, options: { count?: number; deadlineMs?: number; ifa
     ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
   });
 }
-
-/** What a Linux kernel sends back to our request: an ARP reply to our MAC. */
-function arpReplyFrame(from: Uint8Array, target: IP, to: Uint8Array = OUR_MAC, requesterIP: IP = ip('10.213.0.1')): Uint8Array {
-  const request: ArpPacket = { operation: ArpOperation.request, senderMAC: to, senderIP: requesterIP, targetMAC: new Uint8Array(6), targetIP: target };
-  return encodeArpFrame(arpReplyTo(request, from, target), to, from);
-}
-
-/** A Neighbor Advertisement from `from` for `target`, to `destination`. */
-function naFrame(
-  from: Uint8Array,
-  target: IP,
-  options: { solicited?: boolean; destination?: IP; tlla?: Uint8Array | null; ethDestination?: Uint8Array } = {},
-): Uint8Array {
-  const tlla = options.tlla === undefined ? from : options.tlla;
-  const packet: NdpPacket = {
-    source: ip('fe80::13:ff:fe00:2'),
-    destination: options.destination ?? LINK_LOCAL,
-    hopLimit: NDP_HOP_LIMIT,
-    message: {
-      kind: 'advertisement',
-      router: false,
-      solicited: options.solicited ?? true,
-      override: true,
-      target,
-      options: tlla === null ? [] : [{ kind: 'targetLinkLayer', mac: tlla }],
-    },
-  };
-  return encodeNdpFrame(packet, options.ethDestination ?? OUR_MAC, from);
-}
-
-/** A classic BPF interpreter for the four opcodes replyFilter uses: the number of bytes kept (0 = dropped). */
-function runBpf(program: readonly BpfInstruction[], frame: Uint8Array): number {
-  let a = 0;
-  for (let pc = 0; pc < program.length; pc++) {
-    const ins = program[pc] as BpfInstruction;
-    switch (ins.code) {
-      case 0x28:
-        if (ins.k + 2 > frame.length) return 0;
-        a = ((frame[ins.k] as number) << 8) | (frame[ins.k + 1] as number);
-        break;
-      case 0x30:
-        if (ins.k + 1 > frame.length) return 0;
-        a = frame[ins.k] as number;
-        break;
-      case 0x15:
-        pc += a === ins.k ? ins.jt : ins.jf;
-        break;
-      case 0x06:
-        return ins.k;
-      default:
-        throw new Error(`opcode 0x${ins.code.toString(16)}`);
-    }
-  }
-  throw new Error('fell off the end of the program');
-}
-
-describe('probes', () => {
-  it('IPv4: a broadcast ARP request from our MAC and our address on the target subnet, padded to 60 bytes', () => {
-    const probe = probeFor(TARGET4);
-    expect(probe.kind).toBe('arp');
-    expect(probe.frame.length).toBe(60);
-    const frame = decodeEthernet(probe.frame);
-    if (!frame.ok) throw new Error(frame.reason);
-    expect(frame.value.destination).toEqual(BROADCAST_MAC);
-    expect(frame.value.source).toEqual(OUR_MAC);
-    expect(frame.value.etherType).toBe(EtherType.arp);
-    const arp = decodeArp(frame.value.payload);
-    if (!arp.ok) throw new Error(arp.reason);
-    expect(arp.value.operation).toBe(ArpOperation.request);
-    expect(arp.value.senderMAC).toEqual(OUR_MAC);
-    expect(arp.value.senderIP).toEqual(ip('10.213.0.1'));
-    expect(arp.value.targetIP).toEqual(TARGET4);
-    expect(arp.value.targetMAC).toEqual(new Uint8Array(6));
-  });
-
-  it('IPv4 off every subnet: the first IPv4 address; none at all: an RFC 5227 probe from 0.0.0.0', () => {
-    expect(probeFor(ip('172.16.0.1')).source).toEqual(ip('192.168.1.5'));
-    const bare: ArpingInterface = { name: 'eth1', mac: OUR_MAC, addresses: [{ ip: LINK_LOCAL, prefix: 64 }] };
-    const probe = probeFor(TARGET4, bare);
-    expect(probe.source).toEqual(ip('0.0.0.0'));
-    const arp = decodeArp((decodeEthernet(probe.frame) as { value: { payload: Uint8Array } }).value.payload);
-    expect(arp.ok && isArpProbe(arp.value)).toBe(true);
-  });
-
-  it('IPv6: a Neighbor Solicitation to the solicited-node group, from the link-local address, with our MAC as option', () => {
-    const probe = probeFor(TARGET6);
-    expect(probe.kind).toBe('ndp');
-    expect(probe.source).toEqual(LINK_LOCAL);
-    const frame = decodeEthernet(probe.frame);
-    if (!frame.ok) throw new Error(frame.reason);
-    expect(formatMAC(frame.value.destination)).toBe('33:33:ff:00:02:00');
-    expect(frame.value.destination).toEqual(solicitedNodeMAC(TARGET6));
-    const ndp = decodeNdp(frame.value.payload);
-    if (!ndp.ok) throw new Error(ndp.reason);
-    expect(ndp.value.destination).toEqual(ip('ff02::1:ff00:200'));
-    expect(ndp.value.source).toEqual(LINK_LOCAL);
-    expect(ndp.value.hopLimit).toBe(255);
-    expect(ndp.value.message).toEqual({ kind: 'solicitation', target: TARGET6, options: [{ kind: 'sourceLinkLayer', mac: OUR_MAC }] });
-  });
-
-  it('IPv6 without a link-local address uses a global one; without any IPv6 it says why', () => {
-    const global: ArpingInterface = { name: 'eth2', mac: OUR_MAC, addresses: [{ ip: ip('fd00:213::1'), prefix: 64 }] };
-    expect(probeFor(TARGET6, global).source).toEqual(ip('fd00:213::1'));
-    const none = buildProbe(TARGET6, { name: 'eth3', mac: OUR_MAC, addresses: [{ ip: ip('10.0.0.1'), prefix: 8 }] });
-    expect(none.ok).toBe(false);
-    expect(!none.ok && none.problem).toMatch(/eth3 has no IPv6 address.*disable_ipv6/);
-  });
-
-  it('the kernel filter keeps ARP replies and Neighbor Advertisements only', () => {
-    const arp = replyFilter('arp');
-    expect(runBpf(arp, arpReplyFrame(PEER_A, TARGET4))).toBeGreaterThan(0);
-    expect(runBpf(arp, probeFor(TARGET4).frame)).toBe(0);
-    expect(runBpf(arp, naFrame(PEER_A, TARGET6))).toBe(0);
-    const ndp = replyFilter('ndp');
-    expect(runBpf(ndp, naFrame(PEER_A, TARGET6))).toBeGreaterThan(0);
-    expect(runBpf(ndp, probeFor(TARGET6).frame)).toBe(0);
-    expect(runBpf(ndp, arpReplyFrame(PEER_A, TARGET4))).toBe(0);
-    expect(runBpf(ndp, new Uint8Array(20))).toBe(0);
-  });
-});
 
 describe('schedule', () => {
   it('COUNT probes one interval apart, then the late-reply window', () => {

@@ -1,29 +1,16 @@
 /**
  * Which interface `mlb arping` asks on: -I names it; otherwise the one interface whose subnet holds the target.
- * chooseInterface is pure; readHostInterfaces reads this network namespace (os.networkInterfaces() for addresses,
- * /sys/class/net for the interfaces that have none, their link type and whether they are up).
+ * chooseInterface is pure; readHostInterfaces (src/announce/l2/arping/host-interfaces.ts, shared with the daemon's
+ * self-check) reads this network namespace and is re-exported here for the command.
  *
  * This is deliberately simpler than the announcer's interface selection (src/announce/l2): arping is a probe an
  * operator aims, so an ambiguous choice is a usage error naming the candidates, never a guess.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { networkInterfaces } from 'node:os';
-import { cidrContains, formatIP, makeCIDR, parseIP, type IP } from '../../ip';
-import { parseMAC, type MacAddress } from '../../announce/l2/mac-address';
-import type { ArpingInterface, InterfaceAddress } from './arping-session';
+import { cidrContains, formatIP, makeCIDR, type IP } from '../../ip';
+import type { HostInterface } from '../../announce/l2/arping/host-interfaces';
+import type { ArpingInterface } from '../../announce/l2/arping/neighbor-probe';
 
-/** ARPHRD_ETHER (linux/if_arp.h): the only link type ARP and NDP frames are built for here. */
-export const ARPHRD_ETHER = 1;
-/** IFF_UP (linux/if.h). */
-const IFF_UP = 0x1;
-
-export interface HostInterface {
-  readonly name: string;
-  /** Undefined when the link has no Ethernet address (loopback, tun, wireguard). */
-  readonly mac: MacAddress | undefined;
-  readonly up: boolean;
-  readonly addresses: readonly InterfaceAddress[];
-}
+export { ARPHRD_ETHER, readHostInterfaces, type HostInterface } from '../../announce/l2/arping/host-interfaces';
 
 export type InterfaceChoice = { readonly ok: true; readonly iface: ArpingInterface } | { readonly ok: false; readonly problem: string };
 
@@ -65,42 +52,4 @@ export function chooseInterface(target: IP, interfaces: readonly HostInterface[]
       `no interface has a subnet holding ${formatIP(target)}; choose one with -I. ` +
       `Candidates: ${ethernet.filter((i) => i.up).map(describe).join(', ') || '(no Ethernet interface is up)'}`,
   };
-}
-
-function readSys(name: string, file: string): string | undefined {
-  try {
-    return readFileSync(`/sys/class/net/${name}/${file}`, 'utf8').trim();
-  } catch {
-    return undefined;
-  }
-}
-
-/** The interfaces of this network namespace, in name order. */
-export function readHostInterfaces(): HostInterface[] {
-  const fromOs = networkInterfaces();
-  let names: string[];
-  try {
-    names = readdirSync('/sys/class/net');
-  } catch {
-    names = [];
-  }
-  const all = [...new Set([...names, ...Object.keys(fromOs)])].sort();
-  return all.map((name) => {
-    const entries = fromOs[name] ?? [];
-    const addresses: InterfaceAddress[] = [];
-    for (const e of entries) {
-      const ip = parseIP(e.address.split('%')[0] as string);
-      const prefix = Number(e.cidr?.split('/')[1]);
-      if (ip && Number.isInteger(prefix)) addresses.push({ ip, prefix });
-    }
-    const type = readSys(name, 'type');
-    const internal = entries.some((e) => e.internal);
-    const macText = readSys(name, 'address') ?? entries[0]?.mac;
-    const isEthernet = type === undefined ? !internal : Number(type) === ARPHRD_ETHER;
-    const mac = isEthernet && macText ? parseMAC(macText) : undefined;
-    const flags = readSys(name, 'flags');
-    // Without /sys, an interface listed with addresses by the OS is taken as up.
-    const up = flags === undefined ? entries.length > 0 : (Number.parseInt(flags, 16) & IFF_UP) !== 0;
-    return { name, mac: mac && mac.some((b) => b !== 0) ? mac : undefined, up, addresses };
-  });
 }

@@ -1,34 +1,28 @@
 /**
- * The pure core of `mlb arping`: the probe frame, the schedule, matching replies to probes with round-trip times,
- * and the verdict. No sockets, timers or clocks: the shell (src/cli/commands/arping.ts) passes `now` (ms, any
- * monotonic origin) to every call and sends the frame when nextProbeAt() says so.
+ * The pure core of `mlb arping` beyond a single probe: the schedule (-c, -w, the late-reply window), round-trip
+ * times, the verdict with its exit code, and the text and JSON the command prints. No sockets, timers or clocks:
+ * the shell (src/cli/commands/arping.ts) passes `now` (ms, any monotonic origin) to every call and sends the frame
+ * when nextProbeAt() says so.
  *
- * Probes:
- * - IPv4: an ARP request (RFC 826) to ff:ff:ff:ff:ff:ff, sender = our MAC and our IPv4 on the interface (the one
- *   whose subnet holds the target, else the first), or 0.0.0.0 when the interface has none (an RFC 5227 probe,
- *   which Linux and mlb answer as well). Every probe is broadcast: unlike iputils arping, which asks the MAC it
- *   found directly after the first reply, we want every owner to hear every probe.
- * - IPv6: a Neighbor Solicitation (RFC 4861 7.2.2) to the target's solicited-node group and its 33:33:ff MAC,
- *   from our link-local address (else a global one) with a source link-layer address option, hop limit 255.
- *
- * A reply counts when it is the answer to our question and nothing else:
- * - ARP: operation reply, sender IP = the target, target MAC = our MAC (Linux answers an RFC 5227 probe to our
- *   MAC with target IP 0.0.0.0, so the target IP is not checked). The MAC is the ARP sender's, which is what
- *   a neighbour table learns. Gratuitous replies (target MAC broadcast) are announcements, not answers.
- * - NDP: a solicited Neighbor Advertisement (S=1) for the target, to our source address; the MAC is its target
- *   link-layer option, else the Ethernet source.
+ * The probe itself (the frame, the kernel filter, which frames answer it) is shared with the daemon's split-brain
+ * self-check and lives in src/announce/l2/arping/neighbor-probe.ts; it is re-exported here for the command.
  * ARP replies carry no identifier, so a reply's round-trip time is measured from the latest probe sent before it,
  * as iputils arping does.
  */
-import { cidrContains, formatIP, makeCIDR, type IP } from '../../ip';
-import { decodeArp, arpRequest, ArpOperation, encodeArpFrame } from '../../announce/l2/arp-packet';
-import { decodeEthernet, EtherType } from '../../announce/l2/ethernet';
-import { BROADCAST_MAC, formatMAC, macEquals, type MacAddress } from '../../announce/l2/mac-address';
-import { decodeNdp, encodeNdpFrame, NDP_HOP_LIMIT } from '../../announce/l2/ndp-packet';
-import { isLinkLocalIPv6, solicitedNodeAddress, solicitedNodeMAC } from '../../announce/l2/solicited-node';
-import { ACCEPT_WHOLE_FRAME, BPF_OPCODES, ETHERTYPE_OFFSET, type BpfInstruction } from '../../native/bpf-filter';
-import { acceptNeighborAdvertisements } from '../../announce/l2/neighbor-solicitation-filter';
+import { formatIP, type IP } from '../../ip';
+import { formatMAC } from '../../announce/l2/mac-address';
+import { matchReply, type ArpingInterface, type ArpingProbe, type ReplyMismatch } from '../../announce/l2/arping/neighbor-probe';
 import { ExitCode } from '../exit-codes';
+
+export {
+  buildProbe,
+  probeSource,
+  replyFilter,
+  type ArpingInterface,
+  type ArpingProbe,
+  type InterfaceAddress,
+  type ProbeResult,
+} from '../../announce/l2/arping/neighbor-probe';
 
 /** One probe a second: iputils arping's default interval, and what seed 003's operators are used to reading. */
 export const ARPING_PROBE_INTERVAL_MS = 1000;
@@ -59,91 +53,6 @@ export const ARPING_EXIT_CODES: Readonly<Record<ArpingVerdict, number>> = {
   splitBrain: ExitCode.splitBrain,
 };
 
-/** An address on an interface with its prefix length (10.213.0.1/24 is { ip: 10.213.0.1, prefix: 24 }). */
-export interface InterfaceAddress {
-  readonly ip: IP;
-  readonly prefix: number;
-}
-
-/** What the core needs to know about the interface it asks on. */
-export interface ArpingInterface {
-  readonly name: string;
-  readonly mac: MacAddress;
-  readonly addresses: readonly InterfaceAddress[];
-}
-
-export interface ArpingProbe {
-  readonly kind: 'arp' | 'ndp';
-  /** The whole Ethernet frame, sent unchanged for every probe. */
-  readonly frame: Uint8Array;
-  /** Our sender address in the probe: 0.0.0.0 for an RFC 5227 probe. */
-  readonly source: IP;
-}
-
-export type ProbeResult = { readonly ok: true; readonly probe: ArpingProbe } | { readonly ok: false; readonly problem: string };
-
-const IPV4_UNSPECIFIED: IP = { family: 4, value: 0n };
-
-/** The address we ask from: one on the target's subnet, else the first of the family (IPv6: link-local first). */
-export function probeSource(target: IP, iface: ArpingInterface): IP | undefined {
-  const same = iface.addresses.filter((a) => a.ip.family === target.family);
-  if (target.family === 6) {
-    const linkLocal = same.find((a) => isLinkLocalIPv6(a.ip));
-    if (linkLocal) return linkLocal.ip;
-  }
-  const onSubnet = same.find((a) => cidrContains(makeCIDR(a.ip, a.prefix), target));
-  return (onSubnet ?? same[0])?.ip;
-}
-
-export function buildProbe(target: IP, iface: ArpingInterface): ProbeResult {
-  if (target.family === 4) {
-    const source = probeSource(target, iface) ?? IPV4_UNSPECIFIED;
-    const frame = encodeArpFrame(arpRequest(iface.mac, source, target), BROADCAST_MAC, iface.mac);
-    return { ok: true, probe: { kind: 'arp', frame, source } };
-  }
-  const source = probeSource(target, iface);
-  if (!source) {
-    return {
-      ok: false,
-      problem:
-        `${iface.name} has no IPv6 address, not even a link-local one, to send a Neighbor Solicitation from ` +
-        `(is IPv6 disabled on it? sysctl net.ipv6.conf.${iface.name}.disable_ipv6)`,
-    };
-  }
-  const group = solicitedNodeAddress(target);
-  const frame = encodeNdpFrame(
-    {
-      source,
-      destination: group,
-      hopLimit: NDP_HOP_LIMIT,
-      message: { kind: 'solicitation', target, options: [{ kind: 'sourceLinkLayer', mac: iface.mac }] },
-    },
-    solicitedNodeMAC(target),
-    iface.mac,
-  );
-  return { ok: true, probe: { kind: 'ndp', frame, source } };
-}
-
-/** The ARP operation in an untagged frame: 14 + 6. */
-const OFFSET_ARP_OPERATION = 20;
-
-/**
- * The kernel-side filter: ARP replies only, or ICMPv6 Neighbor Advertisements only, so a busy segment's requests
- * and other IPv6 traffic never wake the process. receive() still checks everything the filter lets through.
- */
-export function replyFilter(kind: ArpingProbe['kind']): BpfInstruction[] {
-  if (kind === 'ndp') return acceptNeighborAdvertisements();
-  const { ldhAbs, jeqK, retK } = BPF_OPCODES;
-  return [
-    { code: ldhAbs, jt: 0, jf: 0, k: ETHERTYPE_OFFSET },
-    { code: jeqK, jt: 0, jf: 3, k: EtherType.arp },
-    { code: ldhAbs, jt: 0, jf: 0, k: OFFSET_ARP_OPERATION },
-    { code: jeqK, jt: 0, jf: 1, k: ArpOperation.reply },
-    { code: retK, jt: 0, jf: 0, k: ACCEPT_WHOLE_FRAME },
-    { code: retK, jt: 0, jf: 0, k: 0 },
-  ];
-}
-
 /** One reply as it arrives. */
 export interface ArpingReply {
   /** Lowercase, colon-separated. */
@@ -154,14 +63,7 @@ export interface ArpingReply {
 }
 
 /** Why a received frame is not a reply to us (for debugging and tests; never an error). */
-export type ArpingIgnoreReason =
-  | 'undecodable'
-  | 'otherProtocol'
-  | 'notAReply'
-  | 'otherTarget'
-  | 'notToUs'
-  | 'beforeFirstProbe'
-  | 'afterEnd';
+export type ArpingIgnoreReason = ReplyMismatch | 'beforeFirstProbe' | 'afterEnd';
 
 export type ReceiveResult = { readonly reply: ArpingReply; readonly ignored?: undefined } | { readonly ignored: ArpingIgnoreReason; readonly reply?: undefined };
 
@@ -255,8 +157,9 @@ export class ArpingSession {
   receive(frame: Uint8Array, now: number): ReceiveResult {
     if (this.lastProbeAt === undefined) return { ignored: 'beforeFirstProbe' };
     if (now > this.end) return { ignored: 'afterEnd' };
-    const mac = this.match(frame);
-    if (typeof mac !== 'string') return { ignored: mac.ignored };
+    const match = matchReply(frame, this.options);
+    if ('mismatch' in match) return { ignored: match.mismatch };
+    const mac = match.mac;
     const rttMs = Math.max(0, now - this.lastProbeAt);
     const state = this.macs.get(mac);
     if (state) {
@@ -268,32 +171,6 @@ export class ArpingSession {
       this.macs.set(mac, { count: 1, min: rttMs, max: rttMs, sum: rttMs });
     }
     return { reply: { mac, rttMs: roundMs(rttMs), probe: this.sent } };
-  }
-
-  /** The MAC that answers (lowercase text), or why the frame is not an answer. */
-  private match(frame: Uint8Array): string | { ignored: ArpingIgnoreReason } {
-    const { target, iface, probe } = this.options;
-    const ethernet = decodeEthernet(frame);
-    if (!ethernet.ok) return { ignored: 'undecodable' };
-    const { etherType, payload, destination, source } = ethernet.value;
-    if (probe.kind === 'arp') {
-      if (etherType !== EtherType.arp) return { ignored: 'otherProtocol' };
-      const arp = decodeArp(payload);
-      if (!arp.ok) return { ignored: 'undecodable' };
-      if (arp.value.operation !== ArpOperation.reply) return { ignored: 'notAReply' };
-      if (arp.value.senderIP.family !== 4 || arp.value.senderIP.value !== target.value) return { ignored: 'otherTarget' };
-      if (!macEquals(arp.value.targetMAC, iface.mac) || !macEquals(destination, iface.mac)) return { ignored: 'notToUs' };
-      return formatMAC(arp.value.senderMAC);
-    }
-    if (etherType !== EtherType.ipv6) return { ignored: 'otherProtocol' };
-    const ndp = decodeNdp(payload);
-    if (!ndp.ok) return { ignored: ndp.reason === 'notIcmpv6' || ndp.reason === 'notRequest' ? 'otherProtocol' : 'undecodable' };
-    const message = ndp.value.message;
-    if (message.kind !== 'advertisement' || !message.solicited) return { ignored: 'notAReply' };
-    if (message.target.value !== target.value) return { ignored: 'otherTarget' };
-    if (ndp.value.destination.value !== probe.source.value || !macEquals(destination, iface.mac)) return { ignored: 'notToUs' };
-    const tlla = message.options.find((o) => o.kind === 'targetLinkLayer');
-    return formatMAC(tlla?.kind === 'targetLinkLayer' ? tlla.mac : source);
   }
 
   summary(): ArpingSummary {
