@@ -1,0 +1,196 @@
+/**
+ * The allocation table as bytes, for gossip (one record of src/daemon/gossip-records.ts) and for
+ * allocations.json under --state-dir. Pure.
+ *
+ * UTF-8 JSON, because the same text is the state file an operator may read, and because a decoder of JSON
+ * written by hand cannot overrun a buffer. Compact: an entry is an array, and writers are named once, so an
+ * entry costs about 50 bytes plus its service key.
+ *
+ *   {"format":1,"version":12,"allocator":"node-b","writers":["node-a","node-b"],
+ *    "entries":[["demo/web",["192.0.2.10"],9,0,1718000000000],      key, ips, version, writer index, at
+ *               ["demo/old",["192.0.2.11"],12,1,1718000300000,1]]}   ... and 1 for a released entry
+ *
+ * Everything read is distrusted: the size is checked before parsing, every field's type and range after, IPs
+ * must be canonical text (the election hashes the text), a service appears once, and no entry may be newer
+ * than the table (whose (version, allocator) is the latest write). Anything else decodes to a reason, never an exception.
+ */
+import { MAX_ADDRESSES_PER_SERVICE } from '../../allocator';
+import { formatIP, parseIP } from '../../ip';
+import { type AllocationEntry, type AllocationTable, compareStrings, makeAllocationTable } from './allocation-table';
+
+/** Bumped when the layout changes; a node ignores a table of a format it does not know. */
+export const ALLOCATION_TABLE_FORMAT = 1;
+
+/**
+ * The largest encoded table. It travels inside one gossip user-state payload, which the daemon caps at 1 MiB
+ * together with the health reports (gossip-records.ts GOSSIP_RECORDS_MAX_BYTES); 896 KiB leaves them 128 KiB and
+ * holds about 15,000 services with keys of 20 characters.
+ */
+export const MAX_ALLOCATION_TABLE_BYTES = 896 * 1024;
+
+/** Kubernetes object names are DNS subdomains (253); node names too. */
+export const MAX_NAME_LENGTH = 253;
+/** Namespace (a DNS label, 63) + "/" + name (253). */
+export const MAX_SERVICE_KEY_LENGTH = 63 + 1 + MAX_NAME_LENGTH;
+
+export const AllocationTableDecodeFailure = {
+  tooLarge: 'tooLarge',
+  notUTF8: 'notUTF8',
+  notJSON: 'notJSON',
+  unknownFormat: 'unknownFormat',
+  badHeader: 'badHeader',
+  badEntry: 'badEntry',
+  duplicateService: 'duplicateService',
+  entryNewerThanTable: 'entryNewerThanTable',
+} as const;
+export type AllocationTableDecodeFailure = (typeof AllocationTableDecodeFailure)[keyof typeof AllocationTableDecodeFailure];
+
+export type AllocationTableDecoding =
+  | { readonly ok: true; readonly table: AllocationTable }
+  | { readonly ok: false; readonly reason: AllocationTableDecodeFailure; readonly detail: string };
+
+export class AllocationTableError extends Error {
+  override readonly name = 'AllocationTableError';
+  constructor(
+    readonly code: 'allocationTableTooLarge',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type EntryJSON = [string, string[], number, number, number] | [string, string[], number, number, number, 1];
+
+interface TableJSON {
+  format: number;
+  version: number;
+  allocator: string;
+  writers: string[];
+  entries: EntryJSON[];
+}
+
+/** The table as the JSON value both the wire and the state file carry. */
+export function allocationTableToJSON(table: AllocationTable): TableJSON {
+  const writers = [...new Set([...table.entries.values()].map((e) => e.writer))].sort(compareStrings);
+  const index = new Map(writers.map((w, i) => [w, i]));
+  const entries = [...table.entries.entries()]
+    .sort(([a], [b]) => compareStrings(a, b))
+    .map(([key, e]): EntryJSON => {
+      const base: [string, string[], number, number, number] = [key, [...e.ips], e.version, index.get(e.writer) as number, e.at];
+      return e.released ? [...base, 1] : base;
+    });
+  return { format: ALLOCATION_TABLE_FORMAT, version: table.version, allocator: table.allocator, writers, entries };
+}
+
+/**
+ * The JSON text: one entry per line, so the state file reads (and diffs) one service at a time. Throws
+ * AllocationTableError when it would exceed MAX_ALLOCATION_TABLE_BYTES (no peer would accept it).
+ */
+export function allocationTableText(table: AllocationTable): string {
+  const json = allocationTableToJSON(table);
+  const head = `{"format":${json.format},"version":${json.version},"allocator":${JSON.stringify(json.allocator)},"writers":${JSON.stringify(json.writers)},"entries":[`;
+  const lines = json.entries.map((e) => JSON.stringify(e));
+  const text = lines.length === 0 ? `${head}]}\n` : `${head}\n${lines.join(',\n')}\n]}\n`;
+  const size = Buffer.byteLength(text, 'utf8');
+  if (size > MAX_ALLOCATION_TABLE_BYTES) {
+    throw new AllocationTableError(
+      'allocationTableTooLarge',
+      `the allocation table is ${size} bytes with ${table.entries.size} entries; at most ${MAX_ALLOCATION_TABLE_BYTES} bytes travel in gossip`,
+    );
+  }
+  return text;
+}
+
+export function encodeAllocationTable(table: AllocationTable): Uint8Array {
+  return new TextEncoder().encode(allocationTableText(table));
+}
+
+export function decodeAllocationTable(bytes: Uint8Array): AllocationTable | undefined {
+  const decoded = readAllocationTable(bytes);
+  return decoded.ok ? decoded.table : undefined;
+}
+
+/** decodeAllocationTable with the reason it refused, for counters and debug logs. */
+export function readAllocationTable(bytes: Uint8Array): AllocationTableDecoding {
+  if (bytes.length > MAX_ALLOCATION_TABLE_BYTES) {
+    return fail('tooLarge', `${bytes.length} bytes, at most ${MAX_ALLOCATION_TABLE_BYTES}`);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return fail('notUTF8', 'not UTF-8 text');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return fail('notJSON', (error as Error).message);
+  }
+  return allocationTableFromJSON(value);
+}
+
+/** A parsed JSON value checked field by field. */
+export function allocationTableFromJSON(value: unknown): AllocationTableDecoding {
+  if (!isRecord(value)) return fail('badHeader', 'not an object');
+  if (value.format !== ALLOCATION_TABLE_FORMAT) return fail('unknownFormat', `format ${String(value.format)}, this node reads ${ALLOCATION_TABLE_FORMAT}`);
+  const { version, allocator, writers, entries } = value;
+  if (!isCount(version)) return fail('badHeader', 'version is not a non-negative integer');
+  if (!isName(allocator, true)) return fail('badHeader', 'allocator is not a node name');
+  if (!Array.isArray(writers) || !writers.every((w) => isName(w, false))) return fail('badHeader', 'writers is not a list of node names');
+  if (!Array.isArray(entries)) return fail('badHeader', 'entries is not a list');
+
+  const decoded = new Map<string, AllocationEntry>();
+  for (const [i, raw] of entries.entries()) {
+    const entry = readEntry(raw, writers as string[]);
+    if (typeof entry === 'string') return fail('badEntry', `entry ${i}: ${entry}`);
+    const [key, e] = entry;
+    if (decoded.has(key)) return fail('duplicateService', `${key} appears twice`);
+    if (e.version > version || (e.version === version && compareStrings(e.writer, allocator as string) > 0)) {
+      return fail('entryNewerThanTable', `${key} was written at ${e.version} by ${e.writer}, after the table (${version} by ${String(allocator)})`);
+    }
+    decoded.set(key, e);
+  }
+  return { ok: true, table: makeAllocationTable(version, allocator as string, decoded) };
+}
+
+function readEntry(raw: unknown, writers: readonly string[]): [string, AllocationEntry] | string {
+  if (!Array.isArray(raw) || raw.length < 5 || raw.length > 6) return 'not an entry';
+  const [key, ips, version, writer, at, released] = raw as unknown[];
+  if (!isServiceKey(key)) return 'not a "namespace/name" service key';
+  if (!isCount(version)) return `${key}: version is not a non-negative integer`;
+  if (!isCount(writer) || writer >= writers.length) return `${key}: writer is not an index into writers`;
+  if (!isCount(at)) return `${key}: at is not a time`;
+  if (raw.length === 6 && released !== 1) return `${key}: the sixth field must be 1 (released)`;
+  const isReleased = raw.length === 6;
+  if (!Array.isArray(ips) || ips.length > MAX_ADDRESSES_PER_SERVICE || (!isReleased && ips.length === 0)) {
+    return `${key}: ips must hold ${isReleased ? 0 : 1}-${MAX_ADDRESSES_PER_SERVICE} addresses`;
+  }
+  for (const ip of ips) {
+    const parsed = typeof ip === 'string' ? parseIP(ip) : undefined;
+    if (parsed === undefined || formatIP(parsed) !== ip) return `${key}: ${JSON.stringify(ip)} is not an IP in canonical form`;
+  }
+  return [key, { ips: ips as string[], version, writer: writers[writer] as string, at, released: isReleased }];
+}
+
+function fail(reason: AllocationTableDecodeFailure, detail: string): AllocationTableDecoding {
+  return { ok: false, reason, detail };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+function isName(v: unknown, mayBeEmpty: boolean): v is string {
+  return typeof v === 'string' && v.length <= MAX_NAME_LENGTH && (mayBeEmpty || v.length > 0);
+}
+
+function isServiceKey(v: unknown): v is string {
+  if (typeof v !== 'string' || v.length > MAX_SERVICE_KEY_LENGTH) return false;
+  const slash = v.indexOf('/');
+  return slash > 0 && slash < v.length - 1 && v.indexOf('/', slash + 1) === -1;
+}

@@ -1,0 +1,207 @@
+/**
+ * The allocation table of file mode: which addresses the allocator gave to which service, gossiped to every
+ * node and kept under --state-dir. Pure.
+ *
+ * Without an API server there is no Service status to hold an allocation, so the table is that status. It must
+ * survive restarts, a change of allocator and partitions in which two allocators write at once, so it is a
+ * state-based CRDT: a map from service key to a last-writer-wins entry, merged by a join that is commutative,
+ * associative and idempotent. Any two nodes that have seen the same tables hold the same table, whatever the
+ * order the tables reached them in.
+ *
+ * - The table version is a Lamport clock: a writer stamps what it writes with (its table's version + 1), and a
+ *   merge keeps the higher version, so a write made after seeing another always carries a higher version.
+ * - Two allocators in a partition both continue from the same version; their writes are told apart by the
+ *   writer's name, so (version, writer) orders every write totally (and the entry's content orders the last
+ *   case: one node writing twice under one version, e.g. after a crash lost its last write).
+ * - Per service the entry with the higher (version, writer, content) wins: a later change of a service's
+ *   addresses replaces the earlier one however old a table it meets. When both sides of a partition gave one
+ *   service different addresses, the write with the higher stamp wins (reported as a conflict).
+ * - Removing a service writes a tombstone ("released", keeping the addresses it had), or a merge with any
+ *   table still holding the entry would bring it back. Tombstones expire after RELEASED_ENTRY_TTL_MS (by each
+ *   node's clock, outside the merge: expiry is housekeeping, not a new version).
+ * - Two services holding one address is not resolved here: only the configuration knows whether they may share
+ *   it (metallb.io/allow-shared-ip). The merge keeps both entries and reports the address; the claim pass
+ *   (claim-addresses.ts) then gives it to the older entry, on every node alike.
+ */
+
+/** Code-unit order, the same on every node (localeCompare is not). */
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * How long a released entry (tombstone) is kept: it stops the entry coming back from a table that has not heard
+ * of the removal yet (a node that was down or partitioned), and a service that returns within this time gets
+ * its old addresses back when nobody took them. A day outlasts any outage worth healing; a node away longer
+ * may bring an entry back, and the allocator releases it again (a service not in its file holds nothing).
+ */
+export const RELEASED_ENTRY_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface AllocationEntry {
+  /** Canonical IP texts (Go's net.IP.String()), in the allocator's order: the first is the one elected on. */
+  readonly ips: readonly string[];
+  /** The table version this entry was written at. */
+  readonly version: number;
+  /** The node that wrote it. */
+  readonly writer: string;
+  /** The writer's clock when it wrote the entry, ms since the epoch: when a tombstone expires, and for explain. */
+  readonly at: number;
+  /** A tombstone: the service was released; ips are the addresses it had. */
+  readonly released: boolean;
+}
+
+export interface AllocationTable {
+  /** Only grows: at least the version of every entry. */
+  readonly version: number;
+  /** The node that wrote `version` ("" in the empty table). */
+  readonly allocator: string;
+  /** "namespace/name" -> entry, in key order. */
+  readonly entries: ReadonlyMap<string, AllocationEntry>;
+}
+
+export function emptyAllocationTable(): AllocationTable {
+  return { version: 0, allocator: '', entries: new Map() };
+}
+
+/** A table from its parts, entries sorted by key and the version raised to cover every entry. */
+export function makeAllocationTable(
+  version: number,
+  allocator: string,
+  entries: Iterable<readonly [string, AllocationEntry]>,
+): AllocationTable {
+  const sorted = [...entries].sort(([a], [b]) => compareStrings(a, b));
+  let top = { version, allocator };
+  for (const [, e] of sorted) top = higherStamp(top, { version: e.version, allocator: e.writer });
+  return { version: top.version, allocator: top.allocator, entries: new Map(sorted) };
+}
+
+interface Stamp {
+  readonly version: number;
+  readonly allocator: string;
+}
+
+function higherStamp(a: Stamp, b: Stamp): Stamp {
+  if (a.version !== b.version) return a.version > b.version ? a : b;
+  return compareStrings(a.allocator, b.allocator) >= 0 ? a : b;
+}
+
+/** The text that orders two entries with one stamp; equal only for equal entries. */
+function contentKey(e: AllocationEntry): string {
+  return JSON.stringify([e.released ? 1 : 0, e.at, e.ips]);
+}
+
+/** The total order of the last-writer-wins register: version, then writer, then content. */
+export function compareEntries(a: AllocationEntry, b: AllocationEntry): number {
+  if (a.version !== b.version) return a.version - b.version;
+  return compareStrings(a.writer, b.writer) || compareStrings(contentKey(a), contentKey(b));
+}
+
+export function sameEntry(a: AllocationEntry, b: AllocationEntry): boolean {
+  return compareEntries(a, b) === 0;
+}
+
+export function sameIPTexts(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((t, i) => t === b[i]);
+}
+
+/** One service both tables hold, live, with different addresses: the higher stamp won. */
+export interface EntryConflict {
+  readonly service: string;
+  readonly kept: AllocationEntry;
+  readonly dropped: AllocationEntry;
+}
+
+/** One address several live entries name (legitimate when the services share it, a partition's clash if not). */
+export interface SharedAddress {
+  readonly ip: string;
+  readonly services: readonly string[];
+}
+
+export interface MergeReason {
+  /** The result differs from the first table (the caller's own): persist and pass it on. */
+  readonly changed: boolean;
+  /** By service key. */
+  readonly conflicts: readonly EntryConflict[];
+  /** By address text, services by key. */
+  readonly sharedAddresses: readonly SharedAddress[];
+}
+
+/**
+ * The join of two tables: per service the higher entry, the higher (version, allocator) header. Commutative,
+ * associative and idempotent in the table; the reason's `changed` is relative to `a`, the rest symmetric.
+ */
+export function mergeAllocationTables(a: AllocationTable, b: AllocationTable): { table: AllocationTable; reason: MergeReason } {
+  const header = higherStamp(a, b);
+  const merged = new Map<string, AllocationEntry>(a.entries);
+  const conflicts: EntryConflict[] = [];
+  for (const [key, theirs] of b.entries) {
+    const ours = merged.get(key);
+    const order = ours === undefined ? -1 : compareEntries(ours, theirs);
+    if (ours !== undefined && order !== 0) {
+      const [kept, dropped] = order > 0 ? [ours, theirs] : [theirs, ours];
+      if (!kept.released && !dropped.released && !sameIPTexts(kept.ips, dropped.ips)) conflicts.push({ service: key, kept, dropped });
+    }
+    if (order < 0) merged.set(key, theirs);
+  }
+  const table = makeAllocationTable(header.version, header.allocator, merged);
+  conflicts.sort((x, y) => compareStrings(x.service, y.service));
+  const changed = !sameAllocationTable(table, a);
+  return { table, reason: { changed, conflicts, sharedAddresses: sharedAddresses(table) } };
+}
+
+/** Addresses named by more than one live entry. */
+export function sharedAddresses(table: AllocationTable): SharedAddress[] {
+  const byIP = new Map<string, string[]>();
+  for (const [key, e] of table.entries) {
+    if (e.released) continue;
+    for (const ip of e.ips) byIP.set(ip, [...(byIP.get(ip) ?? []), key]);
+  }
+  return [...byIP.entries()]
+    .filter(([, services]) => services.length > 1)
+    .map(([ip, services]) => ({ ip, services }))
+    .sort((x, y) => compareStrings(x.ip, y.ip));
+}
+
+/** Drops tombstones older than RELEASED_ENTRY_TTL_MS; the version stays (nothing anyone uses changed). */
+export function expireReleasedEntries(table: AllocationTable, now: number): AllocationTable {
+  let expired = false;
+  const kept = new Map<string, AllocationEntry>();
+  for (const [key, e] of table.entries) {
+    if (e.released && now - e.at >= RELEASED_ENTRY_TTL_MS) expired = true;
+    else kept.set(key, e);
+  }
+  return expired ? { version: table.version, allocator: table.allocator, entries: kept } : table;
+}
+
+export function sameAllocationTable(a: AllocationTable, b: AllocationTable): boolean {
+  if (a.version !== b.version || a.allocator !== b.allocator || a.entries.size !== b.entries.size) return false;
+  for (const [key, e] of a.entries) {
+    const other = b.entries.get(key);
+    if (other === undefined || !sameEntry(e, other)) return false;
+  }
+  return true;
+}
+
+/**
+ * What a node does with a table it received (a broadcast or push/pull user state): merge it into its own,
+ * expire old tombstones. `changed` says whether its own table changed, i.e. whether to persist it. Expiry
+ * runs after the merge, so a tombstone this node already dropped does not count as news every time a peer
+ * still holding it sends it again.
+ */
+export function receiveAllocationTable(
+  local: AllocationTable,
+  remote: AllocationTable,
+  now: number,
+): { table: AllocationTable; changed: boolean; reason: MergeReason } {
+  const { table, reason } = mergeAllocationTables(local, remote);
+  const expired = expireReleasedEntries(table, now);
+  const changed = !sameAllocationTable(expired, local);
+  return { table: expired, changed, reason: { ...reason, changed } };
+}
+
+/** The live entries' addresses, by service key. */
+export function liveAllocations(table: AllocationTable): Map<string, readonly string[]> {
+  const out = new Map<string, readonly string[]>();
+  for (const [key, e] of table.entries) if (!e.released) out.set(key, e.ips);
+  return out;
+}
