@@ -10,6 +10,8 @@ import { validateCommand } from './commands/validate';
 import { explainCommand } from './commands/explain';
 import { daemonCommand } from './commands/daemon';
 import { arpingCommand } from './commands/arping';
+import { statusCommand } from './commands/status';
+import { drainCommand, undrainCommand } from './commands/drain';
 
 async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)
@@ -25,6 +27,9 @@ async function main(argv: string[]): Promise<void> {
     .command(validateCommand)
     .command(explainCommand)
     .command(arpingCommand)
+    .command(statusCommand)
+    .command(drainCommand)
+    .command(undrainCommand)
     .command(versionCommand)
     .demandCommand(1, 'Name a command: see the list above.')
     .strict()

@@ -7,10 +7,12 @@ import { allocate, electOffline } from '../offline-cluster';
 import { CommandError, UsageError } from '../exit-codes';
 import { reasonText } from '../reason-text';
 import { renderTable } from '../render-table';
+import { connectControl, DEFAULT_CONTROL_SOCKET } from '../control-client';
 
 interface ExplainArgs {
   targets: string[];
-  config: string;
+  config?: string;
+  socket?: string;
   nodes?: string;
   json: boolean;
   'ignore-exclude-lb': boolean;
@@ -22,21 +24,28 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
   builder: (y) =>
     y
       .positional('targets', { type: 'string', array: true, default: [], describe: 'Service IPs (any spelling) or namespace/name; none: all' })
-      .option('config', { alias: 'c', type: 'string', demandOption: true, describe: 'The YAML file (metallb.io objects, v1 Services, v1 Nodes)' })
+      .option('config', { alias: 'c', type: 'string', describe: 'Elect offline from this YAML file (metallb.io objects, v1 Services, v1 Nodes); without it, ask the running daemon' })
+      .option('socket', { type: 'string', describe: `The running daemon's control socket (default ${DEFAULT_CONTROL_SOCKET}); its live election, health and drain included` })
       .option('nodes', { type: 'string', describe: 'Comma-separated live nodes (default: every v1 Node in the file). Labels and conditions come from the Node documents.' })
       .option('ignore-exclude-lb', { type: 'boolean', default: false, describe: 'As MetalLB\'s speaker flag: let nodes labelled exclude-from-external-load-balancers announce' })
       .option('json', { type: 'boolean', default: false, describe: 'Print [{service, ip, protocol, winner, announcing, candidates}] as JSON' })
-      .example('mlb explain --config examples/plain-host.yaml --nodes node-a,node-b,node-c', 'every service IP')
+      .example('mlb explain', 'every service IP, as the daemon on this host sees it now')
+      .example('mlb explain --config examples/plain-host.yaml --nodes node-a,node-b,node-c', 'every service IP, offline')
       .example('mlb explain demo/web 192.168.10.210 --config examples/plain-host.yaml --json', 'two of them, for a script')
       .epilogue(
         'Candidates are ranked by sha256(node + "#" + ip) as MetalLB does; in layer 2 the first eligible node answers, ' +
-          'in BGP every eligible node announces. Without a running daemon every live node counts as serving every service.',
+          'in BGP every eligible node announces. Offline (--config) every live node counts as serving every service.',
       ),
   handler: async (args) => {
-    const loaded = await readConfig(args.config);
+    if (args.config === undefined) return explainFromDaemon(args);
+    if (args.socket !== undefined) {
+      throw new UsageError('--config (elect offline from a file) and --socket (ask the daemon) exclude each other; MLB_SOCKET counts as --socket');
+    }
+    const config = args.config;
+    const loaded = await readConfig(config);
     if (!loaded.snapshot) {
       for (const d of loaded.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
-      throw new CommandError(`${args.config} is invalid: run "mlb validate --config ${args.config}" for details`, 'configInvalid');
+      throw new CommandError(`${config} is invalid: run "mlb validate --config ${config}" for details`, 'configInvalid');
     }
     const liveNodes = args.nodes !== undefined ? splitNodes(args.nodes) : loaded.snapshot.nodes.map((n) => n.meta.name);
     if (liveNodes.length === 0) {
@@ -45,18 +54,35 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
     const election = electOffline(loaded.snapshot, allocate(loaded.snapshot), liveNodes, {
       ignoreExcludeLB: args['ignore-exclude-lb'],
     });
-    const selected = selectExplanations(election.explanations, args.targets);
-    if (args.json) {
-      process.stdout.write(`${JSON.stringify(selected, contractFields, 2)}\n`);
-      return;
+    const selected = selectExplanations(election.explanations, args.targets, 'in this configuration');
+    if (!args.json) {
+      for (const name of election.undocumentedNodes) {
+        process.stderr.write(`note: node ${name} has no v1 Node document in ${config}: taken as unlabelled\n`);
+      }
     }
-    for (const name of election.undocumentedNodes) {
-      process.stderr.write(`note: node ${name} has no v1 Node document in ${args.config}: taken as unlabelled\n`);
-    }
-    if (selected.length === 0) process.stdout.write('no service has an IP to announce\n');
-    process.stdout.write(selected.map(renderExplanation).join('\n'));
+    printExplanations(selected, args.json);
   },
 };
+
+/** The daemon's live explanations (GET /v1/explain), selected and printed exactly as the offline ones. */
+async function explainFromDaemon(args: ExplainArgs): Promise<void> {
+  for (const flag of ['nodes', 'ignore-exclude-lb'] as const) {
+    if (args[flag] !== undefined && args[flag] !== false) {
+      throw new UsageError(`--${flag} only applies offline, with --config; the daemon elects from its live members`);
+    }
+  }
+  const all = await connectControl(args.socket ?? DEFAULT_CONTROL_SOCKET).getExplain();
+  printExplanations(selectExplanations(all, args.targets, 'the daemon knows'), args.json);
+}
+
+function printExplanations(selected: readonly Explanation[], json: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(selected, contractFields, 2)}\n`);
+    return;
+  }
+  if (selected.length === 0) process.stdout.write('no service has an IP to announce\n');
+  process.stdout.write(selected.map(renderExplanation).join('\n'));
+}
 
 function splitNodes(text: string): string[] {
   const names = text.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
@@ -64,7 +90,7 @@ function splitNodes(text: string): string[] {
 }
 
 /** Keeps the explanations a target names; a target that names nothing is an error, not silence. */
-function selectExplanations(all: readonly Explanation[], targets: readonly string[]): Explanation[] {
+function selectExplanations(all: readonly Explanation[], targets: readonly string[], where: string): Explanation[] {
   if (targets.length === 0) return [...all];
   const selected = new Set<Explanation>();
   for (const target of targets) {
@@ -74,7 +100,7 @@ function selectExplanations(all: readonly Explanation[], targets: readonly strin
       : all.filter((e) => e.service === target || e.service === `default/${target}`);
     if (matches.length === 0) {
       const known = [...new Set(all.map((e) => `${e.service} ${e.ip}`))].join(', ') || 'none';
-      throw new CommandError(`nothing announces ${JSON.stringify(target)}; service IPs in this configuration: ${known}`, 'targetNotFound');
+      throw new CommandError(`nothing announces ${JSON.stringify(target)}; service IPs ${where}: ${known}`, 'targetNotFound');
     }
     for (const m of matches) selected.add(m);
   }

@@ -1,0 +1,174 @@
+/**
+ * `mlb status`: who owns what, from the running daemon's snapshot (GET /v1/snapshot). --json prints the snapshot
+ * itself (the typed, versioned contract scripts use); --once prints plain tables that fit the terminal (80
+ * columns when there is none). The interactive Ink view arrives with issue 6; until then the default is --once.
+ * Rendering is pure (snapshot, width) -> text, so the future TUI and the tests share it.
+ */
+import type { CommandModule } from 'yargs';
+import type { ControlSnapshot } from '../../daemon/control/control-snapshot';
+import { connectControl, DEFAULT_CONTROL_SOCKET } from '../control-client';
+import { renderTable } from '../render-table';
+
+interface StatusArgs {
+  socket: string;
+  once?: boolean;
+  json?: boolean;
+}
+
+/** The width of a terminal nobody resized, and of a pipe (which has none): output must fit it. */
+export const STATUS_DEFAULT_WIDTH = 80;
+/** A column shrunk to fit never gets narrower than this: "demo/we…" still says which service it is. */
+const MIN_COLUMN_WIDTH = 8;
+/** Column gap of render-table.ts. */
+const COLUMN_GAP = 2;
+const ELLIPSIS = '…';
+/** "election  " : the summary's keys, then their values; continuation lines indent two more. */
+const SUMMARY_KEY_WIDTH = 10;
+/** What an empty cell shows, so columns stay readable. */
+const NONE = '-';
+
+export const statusCommand: CommandModule<object, StatusArgs> = {
+  command: 'status',
+  describe: 'Show who owns each service IP, the members and their state, from the running daemon',
+  builder: (y) =>
+    y
+      .option('socket', { type: 'string', default: DEFAULT_CONTROL_SOCKET, describe: 'The daemon\'s control socket' })
+      // No defaults: yargs counts a defaulted flag as given, and --once/--json would always conflict.
+      .option('once', { type: 'boolean', describe: 'Print plain tables once and exit' })
+      .option('json', { type: 'boolean', describe: 'Print the daemon\'s snapshot (apiVersion mlb.io/v1) as JSON' })
+      .conflicts('once', 'json')
+      .example('mlb status --once', 'services, owners and members as tables')
+      .example('mlb status --json | jq \'.services[] | {service, owner}\'', 'for a script'),
+  handler: async (args) => {
+    const snapshot = await connectControl(args.socket).getSnapshot();
+    if (args.json) {
+      process.stdout.write(`${JSON.stringify(snapshot, null, 2)}\n`);
+      return;
+    }
+    if (!args.once) process.stderr.write('note: the interactive view arrives in a later release; printing --once\n');
+    process.stdout.write(renderStatus(snapshot, process.stdout.columns || STATUS_DEFAULT_WIDTH));
+  },
+};
+
+/** The whole --once text: a summary, then services, members and conflicts, every line at most `width` wide. */
+export function renderStatus(s: ControlSnapshot, width: number): string {
+  const blocks = [renderSummary(s, width), renderServices(s, width), renderMembers(s, width)];
+  if (s.conflicts.length > 0) blocks.push(renderConflicts(s, width));
+  return blocks.map((block) => clipLines(block, width)).join('\n');
+}
+
+function renderSummary(s: ControlSnapshot, width: number): string {
+  const alive = s.members.filter((m) => m.state === 'alive').length;
+  const n = s.node;
+  const flags = [n.draining && 'draining', n.warmingUp && `warming up until ${n.warmUpUntil ?? '?'}`, n.leaving && 'leaving'].filter(Boolean);
+  const rows: [string, string][] = [
+    ['node', `${n.name} (mlb ${n.version}, up ${formatAge(n.startedAt, s.generatedAt)})${flags.length > 0 ? `: ${flags.join(', ')}` : ''}`],
+    ['cluster', `${alive}/${s.members.length} members alive; gossip ${n.gossip.bind} (${n.gossip.profile}${n.gossip.encrypted ? ', encrypted' : ', plain text'})`],
+    ['config', s.config.state === 'ok' ? `ok ${s.config.file}` : `STALE ${s.config.file}: the last good configuration keeps running`],
+    ...s.config.errors.map((e): [string, string] => ['', `- ${e}`]),
+    ['election', `mlb inputs (health, drain, warm-up) ${s.mlbOnlyInputs.allowed ? 'on' : 'off'}: ${s.mlbOnlyInputs.reason}`],
+  ];
+  if (s.allocation.allocator !== null) rows.push(['allocator', `${s.allocation.allocator} (table version ${s.allocation.version})`]);
+  return rows.map(([key, value]) => wrap(`${key.padEnd(SUMMARY_KEY_WIDTH)}${value}`, width, SUMMARY_KEY_WIDTH + 2)).join('');
+}
+
+function renderServices(s: ControlSnapshot, width: number): string {
+  if (s.services.length === 0) return 'no service has an IP to announce\n';
+  const rows = s.services.flatMap((svc) => {
+    const ips = svc.ips.length > 0 ? svc.ips : [NONE];
+    const owner = ownerText(svc);
+    const since = svc.since === null ? NONE : formatAge(svc.since, s.generatedAt);
+    const health = svc.health.checked ? `${svc.health.passing.length}/${svc.health.passing.length + svc.health.failing.length} ok` : NONE;
+    return ips.map((ip) => [svc.service, ip, svc.protocol, owner, since, health]);
+  });
+  const header = ['SERVICE', 'IP', 'PROTOCOL', 'OWNER', 'SINCE', 'HEALTH'];
+  const table = renderTable(header, fitColumns(header, rows, width, [[0, 3], [1]]));
+  const problems = s.services
+    .filter((svc) => svc.allocation.status !== 'ok')
+    .map((svc) => `  ${svc.service}: ${svc.allocation.status}${svc.allocation.message ? `: ${svc.allocation.message}` : ''}`);
+  return problems.length === 0 ? table : `${table}allocation problems:\n${problems.join('\n')}\n`;
+}
+
+/** layer2: the owner; BGP: every announcing node; nobody is said loudly (`mlb explain` says why). */
+function ownerText(svc: ControlSnapshot['services'][number]): string {
+  if (svc.protocol === 'layer2') return svc.owner ?? 'NOBODY';
+  return svc.announcing.length > 0 ? svc.announcing.join(',') : 'NOBODY';
+}
+
+function renderMembers(s: ControlSnapshot, width: number): string {
+  const rows = [...s.members]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((m) => {
+      const labels = Object.entries(m.labels).map(([k, v]) => `${k}=${v}`).sort().join(',') || NONE;
+      const flags = [m.name === s.node.name && 'self', !m.mlb && 'metallb', m.draining && 'draining', m.warmingUp && 'warming-up'].filter(Boolean);
+      return [m.name, m.state, labels, flags.join(',') || NONE];
+    });
+  const header = ['NAME', 'STATE', 'LABELS', 'FLAGS'];
+  return renderTable(header, fitColumns(header, rows, width, [[2], [0, 3]]));
+}
+
+function renderConflicts(s: ControlSnapshot, width: number): string {
+  const rows = s.conflicts.map((c) => [c.ip, c.mac, c.node ?? 'not a member', c.interface, `${formatAge(c.lastSeen, s.generatedAt)} ago`]);
+  const header = ['IP', 'MAC', 'NODE', 'INTERFACE', 'LAST SEEN'];
+  const heading = wrap('CONFLICTS: another MAC answers for an IP this node announces (mlb arping IP shows who)', width, 2);
+  return `${heading}${renderTable(header, fitColumns(header, rows, width, [[2, 3], [0]]))}`;
+}
+
+/**
+ * Truncates cells until the table fits `width`. `shrinkable` lists tiers of column indexes: the widest column of
+ * the first tier loses one character at a time until the tier is at MIN_COLUMN_WIDTH, then the next tier does
+ * (so names shrink before an IP does).
+ */
+export function fitColumns(
+  header: readonly string[], rows: readonly (readonly string[])[], width: number, shrinkable: readonly (readonly number[])[],
+): string[][] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const total = () => widths.reduce((a, b) => a + b, 0) + COLUMN_GAP * (widths.length - 1);
+  for (const tier of shrinkable) {
+    while (total() > width) {
+      const widest = tier.reduce((best, i) => ((widths[i] as number) > (widths[best] as number) ? i : best), tier[0] as number);
+      if ((widths[widest] as number) <= MIN_COLUMN_WIDTH) break;
+      widths[widest] = (widths[widest] as number) - 1;
+    }
+  }
+  // A table that still does not fit (a tiny terminal) is cut by clipLines.
+  return rows.map((r) => r.map((cell, i) => truncate(cell, widths[i] as number)));
+}
+
+/** Breaks text at spaces into lines of at most `width`, continuation lines indented; each line ends in \n. */
+export function wrap(text: string, width: number, indent: number): string {
+  const lines: string[] = [];
+  const leading = /^ */.exec(text)?.[0] ?? '';
+  let line = leading;
+  for (const word of text.slice(leading.length).trimEnd().split(' ')) {
+    const candidate = line.trim() === '' ? `${line}${word}` : `${line} ${word}`;
+    if (candidate.length <= width || line.trim() === '') {
+      line = candidate;
+    } else {
+      lines.push(line);
+      line = `${' '.repeat(indent)}${word}`;
+    }
+  }
+  lines.push(line);
+  return lines.map((l) => `${l.trimEnd()}\n`).join('');
+}
+
+function truncate(text: string, width: number): string {
+  return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}${ELLIPSIS}`;
+}
+
+function clipLines(text: string, width: number): string {
+  return text.split('\n').map((line) => truncate(line, width)).join('\n');
+}
+
+/** "45s", "12m", "3h20m", "2d4h": the time from `from` to `to` (ISO texts), 0s when reversed or unparsable. */
+export function formatAge(from: string, to: string): string {
+  const seconds = Math.max(0, Math.floor((Date.parse(to) - Date.parse(from)) / 1000)) || 0;
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours}h${minutes % 60 ? `${minutes % 60}m` : ''}`;
+  const days = Math.floor(hours / 24);
+  return `${days}d${hours % 24 ? `${hours % 24}h` : ''}`;
+}

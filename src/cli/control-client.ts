@@ -1,0 +1,210 @@
+/**
+ * The one client of the daemon's control API (src/daemon/control): every command that talks to a running daemon
+ * goes through it, so each failure reads the same everywhere and says what to do: no daemon, no permission,
+ * something else on the socket, or a daemon of another API version. Each call is one HTTP/1.1 request over the
+ * unix socket; nothing is kept open between calls.
+ */
+import { request, type IncomingMessage } from 'node:http';
+import { readFileSync, statSync } from 'node:fs';
+import type { Explanation } from '../election';
+import { CONTROL_API_HEADER, CONTROL_API_VERSION, isControlSnapshot, type ControlSnapshot } from '../daemon/control/control-snapshot';
+import { isControlErrorBody } from '../daemon/control/control-errors';
+import { ControlPath } from '../daemon/control/control-routes';
+import { EVERY_EXPLANATION, explainQuery, type ExplainFilter } from '../daemon/control/explain-filter';
+import type { DrainResult } from '../daemon/control/control-server';
+import { CommandError } from './exit-codes';
+
+/**
+ * Where the daemon listens unless told otherwise: the systemd unit sets RuntimeDirectory=mlb, so /run/mlb exists,
+ * belongs to the daemon and disappears with it; a socket there cannot outlive a stopped service.
+ */
+export const DEFAULT_CONTROL_SOCKET = '/run/mlb/mlb.sock';
+/** The daemon answers reads from memory; five seconds without an answer means it is stuck, not busy. */
+export const CONTROL_READ_TIMEOUT_MS = 5_000;
+/** A drain publishes the new flag in gossip and may wait for it to spread; give it longer than a read. */
+export const CONTROL_DRAIN_TIMEOUT_MS = 30_000;
+/** Far above a snapshot of thousands of services; anything bigger is not an mlb daemon talking. */
+export const CONTROL_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+export type ControlClientErrorCode =
+  /** No file at the socket path: the daemon is not running, or listens elsewhere. */
+  | 'controlSocketMissing'
+  /** A socket file, but nothing accepts on it (a daemon that crashed left it behind). */
+  | 'controlNotListening'
+  /** The socket's mode (0660) keeps this user out. */
+  | 'controlPermissionDenied'
+  /** Something answers, but not mlb's control API (or the path is not a socket). */
+  | 'notMlbSocket'
+  /** An mlb daemon speaking another API version. */
+  | 'controlVersionMismatch'
+  /** The daemon accepted the request and did not answer in time. */
+  | 'controlTimeout'
+  /** The daemon answered with an error body; daemonCode has its code. */
+  | 'controlDaemonError'
+  /** Any other failure to reach the socket. */
+  | 'controlConnectionFailed';
+
+/** A failure talking to the daemon: main prints the message and exits 1. */
+export class ControlClientError extends CommandError {
+  constructor(
+    message: string,
+    override readonly code: ControlClientErrorCode,
+    /** controlDaemonError only: the daemon's own error code (notFound, badRequest, internal...). */
+    readonly daemonCode?: string,
+  ) {
+    super(message, code);
+    this.name = 'ControlClientError';
+  }
+}
+
+export interface ControlClient {
+  readonly socketPath: string;
+  getSnapshot(): Promise<ControlSnapshot>;
+  /** The daemon's explanations, all of them or those the filter names. */
+  getExplain(filter?: Partial<ExplainFilter>): Promise<Explanation[]>;
+  drain(): Promise<DrainResult>;
+  undrain(): Promise<DrainResult>;
+}
+
+/** A client for the daemon at `socketPath`; connections are made per call, so this never fails by itself. */
+export function connectControl(socketPath: string = DEFAULT_CONTROL_SOCKET): ControlClient {
+  const call = (method: 'GET' | 'POST', path: string, timeoutMs: number) => callDaemon(socketPath, method, path, timeoutMs);
+  return {
+    socketPath,
+    async getSnapshot() {
+      const body = await call('GET', ControlPath.snapshot, CONTROL_READ_TIMEOUT_MS);
+      if (!isControlSnapshot(body)) {
+        const version = (body as { apiVersion?: unknown } | null)?.apiVersion;
+        if (typeof version === 'string' && version !== CONTROL_API_VERSION) throw versionMismatch(socketPath, version);
+        throw notMlb(socketPath, 'its snapshot is not an mlb.io/v1 snapshot');
+      }
+      return body;
+    },
+    async getExplain(filter = {}) {
+      const query = explainQuery({ ...EVERY_EXPLANATION, ...filter });
+      const body = await call('GET', `${ControlPath.explain}${query}`, CONTROL_READ_TIMEOUT_MS);
+      if (!Array.isArray(body) || !body.every(isExplanation)) throw notMlb(socketPath, 'its explanations are not a list of {service, ip, candidates}');
+      return body;
+    },
+    drain: () => call('POST', ControlPath.drain, CONTROL_DRAIN_TIMEOUT_MS).then((b) => asDrainResult(socketPath, b)),
+    undrain: () => call('POST', ControlPath.undrain, CONTROL_DRAIN_TIMEOUT_MS).then((b) => asDrainResult(socketPath, b)),
+  };
+}
+
+/** One request; resolves with the parsed JSON of a 200 answer, rejects with a ControlClientError otherwise. */
+function callDaemon(socketPath: string, method: string, path: string, timeoutMs: number): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath, method, path, agent: false, headers: { accept: 'application/json' } }, (res) => {
+      readAnswer(socketPath, res).then(resolve, reject);
+    });
+    req.setTimeout(timeoutMs, () => {
+      req.destroy(new ControlClientError(`the daemon on ${socketPath} did not answer within ${timeoutMs / 1000} s; its log may say why`, 'controlTimeout'));
+    });
+    req.once('error', (error: NodeJS.ErrnoException) => reject(error instanceof ControlClientError ? error : connectionError(socketPath, error)));
+    req.end();
+  });
+}
+
+async function readAnswer(socketPath: string, res: IncomingMessage): Promise<unknown> {
+  const version = res.headers[CONTROL_API_HEADER];
+  if (version === undefined) {
+    res.destroy();
+    throw notMlb(socketPath, `it answers HTTP without the ${CONTROL_API_HEADER} header`);
+  }
+  if (version !== CONTROL_API_VERSION) {
+    res.destroy();
+    throw versionMismatch(socketPath, String(version));
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > CONTROL_MAX_RESPONSE_BYTES) {
+      res.destroy();
+      throw notMlb(socketPath, `its answer exceeds ${CONTROL_MAX_RESPONSE_BYTES} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw notMlb(socketPath, 'its answer is not JSON');
+  }
+  if (res.statusCode === 200) return body;
+  if (isControlErrorBody(body)) {
+    throw new ControlClientError(`the daemon refused: ${body.error.message}`, 'controlDaemonError', body.error.code);
+  }
+  throw notMlb(socketPath, `it answered ${res.statusCode} without an error body`);
+}
+
+/** Turns a socket errno into what the user should do about it. */
+function connectionError(socketPath: string, error: NodeJS.ErrnoException): ControlClientError {
+  switch (error.code) {
+    case 'ENOENT':
+    case 'ENOTDIR':
+      return new ControlClientError(
+        `no control socket at ${socketPath}: is mlb daemon running? it listens on ${DEFAULT_CONTROL_SOCKET} by default; pass --socket (or set MLB_SOCKET) if it listens elsewhere`,
+        'controlSocketMissing',
+      );
+    case 'EACCES':
+    case 'EPERM':
+      return new ControlClientError(
+        `permission denied on ${socketPath} (mode 0660): run as root or a member of the socket's group${groupHint(socketPath)}`,
+        'controlPermissionDenied',
+      );
+    case 'ECONNREFUSED':
+      if (!isSocketFile(socketPath)) return notMlb(socketPath, 'it is not a socket');
+      return new ControlClientError(
+        `nothing listens on ${socketPath} (a daemon that stopped or crashed left it behind): is mlb daemon running?`,
+        'controlNotListening',
+      );
+    default:
+      if (error.code?.startsWith('HPE_')) return notMlb(socketPath, 'it does not speak HTTP');
+      return new ControlClientError(`cannot reach the daemon on ${socketPath}: ${error.message}`, 'controlConnectionFailed');
+  }
+}
+
+function notMlb(socketPath: string, why: string): ControlClientError {
+  return new ControlClientError(`${socketPath} is not an mlb daemon's control socket: ${why}; check --socket`, 'notMlbSocket');
+}
+
+function versionMismatch(socketPath: string, theirs: string): ControlClientError {
+  return new ControlClientError(
+    `the daemon on ${socketPath} speaks ${theirs}, this mlb speaks ${CONTROL_API_VERSION}: use the mlb binary that came with the daemon`,
+    'controlVersionMismatch',
+  );
+}
+
+function asDrainResult(socketPath: string, body: unknown): DrainResult {
+  const b = body as { changed?: unknown; message?: unknown } | null;
+  if (typeof b !== 'object' || b === null || typeof b.changed !== 'boolean' || typeof b.message !== 'string') {
+    throw notMlb(socketPath, 'its drain answer is not {changed, message}');
+  }
+  return { changed: b.changed, message: b.message };
+}
+
+function isExplanation(value: unknown): value is Explanation {
+  const e = value as Partial<Explanation> | null;
+  return typeof e === 'object' && e !== null && typeof e.service === 'string' && typeof e.ip === 'string' && Array.isArray(e.candidates);
+}
+
+function isSocketFile(path: string): boolean {
+  try {
+    return statSync(path).isSocket();
+  } catch {
+    return true; // Gone since the connect: report it as a daemon that is not listening.
+  }
+}
+
+/** ' "mlb" (e.g. sudo usermod -aG mlb "$USER", ...)' when the group's name can be found; best effort, never fails. */
+function groupHint(path: string): string {
+  try {
+    const gid = statSync(path).gid;
+    const line = readFileSync('/etc/group', 'utf8').split('\n').find((l) => l.split(':')[2] === String(gid));
+    const name = line?.split(':')[0];
+    return name ? ` "${name}" (e.g. sudo usermod -aG ${name} "$USER", then log in again)` : ` (gid ${gid})`;
+  } catch {
+    return '';
+  }
+}

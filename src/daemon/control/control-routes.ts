@@ -1,0 +1,83 @@
+/**
+ * The control API's routes as data, and the pure decision from (method, request target) to what the server does.
+ * The server only executes the decision, so every answer to a wrong path, method or query is testable without a
+ * socket. Issue 6 adds `GET /v1/events` (a live stream for the TUI) as one more row and one more Route kind.
+ */
+import { ControlErrorCode } from './control-errors';
+import { parseExplainFilter, type ExplainFilter } from './explain-filter';
+
+export const ControlPath = {
+  snapshot: '/v1/snapshot',
+  explain: '/v1/explain',
+  drain: '/v1/drain',
+  undrain: '/v1/undrain',
+} as const;
+
+/** What the server does with a request. */
+export type Route =
+  | { readonly kind: 'snapshot' }
+  | { readonly kind: 'explain'; readonly filter: ExplainFilter }
+  | { readonly kind: 'drain' }
+  | { readonly kind: 'undrain' }
+  | RouteError;
+
+export interface RouteError {
+  readonly kind: 'error';
+  readonly status: 400 | 404 | 405;
+  readonly code: ControlErrorCode;
+  readonly message: string;
+  /** 405 only: the methods the path accepts (the Allow header, RFC 9110 section 15.5.6). */
+  readonly allow?: readonly string[];
+}
+
+interface RouteRow {
+  readonly method: 'GET' | 'POST';
+  /** Query parameters the route accepts; any other is a 400, so a typo is not silently ignored. */
+  readonly params: readonly string[];
+  readonly decide: (query: URLSearchParams) => Route;
+}
+
+const ROUTES: Readonly<Record<string, RouteRow>> = {
+  [ControlPath.snapshot]: { method: 'GET', params: [], decide: () => ({ kind: 'snapshot' }) },
+  [ControlPath.explain]: { method: 'GET', params: ['service', 'ip'], decide: decideExplain },
+  [ControlPath.drain]: { method: 'POST', params: [], decide: () => ({ kind: 'drain' }) },
+  [ControlPath.undrain]: { method: 'POST', params: [], decide: () => ({ kind: 'undrain' }) },
+};
+
+/** Any host will do: the request target of a unix socket request is a path; URL only needs a base to parse it. */
+const URL_BASE = 'http://mlb.invalid';
+
+/** The route for a request; never throws, whatever the method or target. */
+export function routeRequest(method: string, target: string): Route {
+  let url: URL;
+  try {
+    url = new URL(target, URL_BASE);
+  } catch {
+    return routeError(400, ControlErrorCode.badRequest, `cannot parse the request target ${JSON.stringify(target)}`);
+  }
+  // An absolute-form target naming another host is not a path on this socket.
+  if (!target.startsWith('/')) return routeError(400, ControlErrorCode.badRequest, 'the request target must be a path, e.g. /v1/snapshot');
+  const row = Object.hasOwn(ROUTES, url.pathname) ? ROUTES[url.pathname] : undefined;
+  if (!row) {
+    return routeError(404, ControlErrorCode.notFound, `no route ${url.pathname}; the routes are ${Object.keys(ROUTES).join(', ')}`);
+  }
+  if (method !== row.method) {
+    return { ...routeError(405, ControlErrorCode.methodNotAllowed, `${url.pathname} takes ${row.method}, not ${method}`), allow: [row.method] };
+  }
+  const unknown = [...new Set(url.searchParams.keys())].filter((k) => !row.params.includes(k));
+  if (unknown.length > 0) {
+    const accepted = row.params.length > 0 ? `it accepts ${row.params.join(', ')}` : 'it accepts none';
+    return routeError(400, ControlErrorCode.badRequest, `${url.pathname}: unknown query parameter ${unknown.join(', ')}; ${accepted}`);
+  }
+  return row.decide(url.searchParams);
+}
+
+function decideExplain(query: URLSearchParams): Route {
+  const parsed = parseExplainFilter(query.getAll('service'), query.getAll('ip'));
+  if (!parsed.ok) return routeError(400, ControlErrorCode.badRequest, `${ControlPath.explain}: ${parsed.problem}`);
+  return { kind: 'explain', filter: parsed.filter };
+}
+
+function routeError(status: RouteError['status'], code: ControlErrorCode, message: string): RouteError {
+  return { kind: 'error', status, code, message };
+}

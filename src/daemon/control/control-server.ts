@@ -1,0 +1,245 @@
+/**
+ * The daemon's control API: HTTP/1.1 over a unix socket, the one interface `mlb status`, `mlb explain --socket`,
+ * `mlb drain` and (issue 6) the TUI talk to (ARCHITECTURE.md convention 10). A unix socket, not TCP: nothing
+ * leaves the host, and the file's owner, group and mode (0660) decide who may drain this node.
+ *
+ * The shell only: routing is control-routes.ts (pure), the data comes from a ControlProvider the speaker
+ * implements. A bad request gets a JSON error and never takes the daemon down.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { chmod, lstat, mkdir, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Explanation } from '../../election';
+import type { Logger } from '../logger';
+import { CONTROL_API_HEADER, CONTROL_API_VERSION, type ControlSnapshot } from './control-snapshot';
+import { ControlErrorCode, ControlSocketError, errorBody } from './control-errors';
+import { routeRequest, type Route } from './control-routes';
+import { filterExplanations } from './explain-filter';
+
+/** What `mlb drain` and `mlb undrain` get back. */
+export interface DrainResult {
+  /** false when the node already was in the asked state. */
+  readonly changed: boolean;
+  /** One line for the person who asked ("node-a is draining: its IPs move to ..."). */
+  readonly message: string;
+}
+
+/** What the daemon exposes; the speaker implements it (the server never reaches into daemon state itself). */
+export interface ControlProvider {
+  snapshot(): ControlSnapshot;
+  explain(): Explanation[];
+  drain(): Promise<DrainResult>;
+  undrain(): Promise<DrainResult>;
+}
+
+export interface ControlServerOptions {
+  readonly path: string;
+  readonly provider: ControlProvider;
+  readonly logger: Logger;
+}
+
+/** rw for the owner (root) and the socket's group, nothing for others: draining a node is an admin's act. */
+export const CONTROL_SOCKET_MODE = 0o660;
+/** A local client sends its request at once; one slower than this is stuck or hostile and holds a descriptor. */
+export const CONTROL_REQUEST_TIMEOUT_MS = 10_000;
+/** A handful of operators and one TUI each; a runaway script cannot use up the daemon's descriptors. */
+export const CONTROL_MAX_CONNECTIONS = 64;
+/** How long the stale-socket check waits for a live daemon to accept; a local accept takes microseconds. */
+const LIVE_PROBE_TIMEOUT_MS = 1_000;
+/** The directory holding the socket when mlb must create it (systemd's RuntimeDirectory= normally does). */
+const SOCKET_DIR_MODE = 0o755;
+
+interface Reply {
+  readonly status: number;
+  readonly body: unknown;
+  readonly allow?: readonly string[];
+}
+
+export class ControlServer {
+  private closed = false;
+
+  private constructor(
+    readonly path: string,
+    private readonly server: Server,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Listens on `path` (mode 0660), replacing a stale socket a crashed daemon left; refuses a live one with a
+   * ControlSocketError. Logs nothing on success: the caller says where the API listens.
+   */
+  static async listen(options: ControlServerOptions): Promise<ControlServer> {
+    const { path, logger } = options;
+    await removeStaleSocket(path);
+    await mkdir(dirname(path), { recursive: true, mode: SOCKET_DIR_MODE }).catch((error: Error) => {
+      throw new ControlSocketError(`cannot create the directory of the control socket ${path}: ${error.message}`, 'controlSocketUnusable');
+    });
+    const server = createServer({ requestTimeout: CONTROL_REQUEST_TIMEOUT_MS, headersTimeout: CONTROL_REQUEST_TIMEOUT_MS });
+    server.maxConnections = CONTROL_MAX_CONNECTIONS;
+    const control = new ControlServer(path, server, logger);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => control.handle(req, res, options.provider));
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => control.rejectUnparsable(error, socket));
+    await listenOn(server, path);
+    server.on('error', (error: Error) => logger.error({ event: 'controlServerError', err: error.message }, 'control socket failed'));
+    try {
+      await chmod(path, CONTROL_SOCKET_MODE);
+    } catch (error) {
+      await control.close();
+      throw new ControlSocketError(`cannot set mode 0660 on the control socket ${path}: ${(error as Error).message}`, 'controlSocketUnusable');
+    }
+    return control;
+  }
+
+  /** Stops accepting, ends open connections (a TUI's stream too) and removes the socket file. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const done = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    await done;
+    await unlink(this.path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') this.logger.warn({ event: 'controlSocketLeft', path: this.path, err: error.message }, 'could not remove the control socket');
+    });
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse, provider: ControlProvider): void {
+    // No route reads a body: drain it so the connection stays usable, and answer on the route alone.
+    req.resume();
+    const route = routeRequest(req.method ?? '', req.url ?? '');
+    void answer(route, provider).then(
+      (reply) => this.send(req, res, reply),
+      (error: unknown) => {
+        this.logger.error({ event: 'controlRequestFailed', path: req.url, err: errorText(error) }, 'control request failed');
+        this.send(req, res, { status: 500, body: errorBody(ControlErrorCode.internal, `the daemon failed answering: ${errorText(error)}`) });
+      },
+    );
+  }
+
+  private send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
+    let text: string;
+    let status = reply.status;
+    try {
+      text = `${JSON.stringify(reply.body, bigintAsText)}\n`;
+    } catch (error) {
+      status = 500;
+      text = `${JSON.stringify(errorBody(ControlErrorCode.internal, `cannot encode the answer: ${errorText(error)}`))}\n`;
+    }
+    this.logger.debug({ event: 'controlRequest', method: req.method, path: req.url, status }, 'control request');
+    if (res.headersSent || res.destroyed) return;
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+      'cache-control': 'no-store',
+      [CONTROL_API_HEADER]: CONTROL_API_VERSION,
+      ...(reply.allow ? { allow: reply.allow.join(', ') } : {}),
+    });
+    res.end(text);
+  }
+
+  /** Bytes that are not HTTP/1.1 (or a request too slow): one JSON 400 if the peer still listens, then close. */
+  private rejectUnparsable(error: NodeJS.ErrnoException, socket: Socket): void {
+    this.logger.debug({ event: 'controlBadRequest', err: error.message, code: error.code }, 'unparsable control request');
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const body = `${JSON.stringify(errorBody(ControlErrorCode.badRequest, `not an HTTP/1.1 request (${error.code ?? error.message})`))}\n`;
+    socket.end(
+      'HTTP/1.1 400 Bad Request\r\n' +
+        'content-type: application/json; charset=utf-8\r\n' +
+        `content-length: ${Buffer.byteLength(body)}\r\n` +
+        `${CONTROL_API_HEADER}: ${CONTROL_API_VERSION}\r\n` +
+        'connection: close\r\n\r\n' +
+        body,
+    );
+  }
+}
+
+/** Runs a route against the provider; provider failures become the caller's 500. */
+async function answer(route: Route, provider: ControlProvider): Promise<Reply> {
+  switch (route.kind) {
+    case 'snapshot':
+      return { status: 200, body: provider.snapshot() };
+    case 'explain':
+      return { status: 200, body: filterExplanations(provider.explain(), route.filter) };
+    case 'drain':
+      return { status: 200, body: await provider.drain() };
+    case 'undrain':
+      return { status: 200, body: await provider.undrain() };
+    case 'error':
+      return { status: route.status, body: errorBody(route.code, route.message), ...(route.allow ? { allow: route.allow } : {}) };
+  }
+}
+
+/**
+ * A socket file left at `path` is either a crashed daemon's (nobody accepts: remove it) or a live daemon's
+ * (refuse to start: two daemons on one host would fight over the same IPs). Anything else is not ours to delete.
+ */
+async function removeStaleSocket(path: string): Promise<void> {
+  let isSocket: boolean;
+  try {
+    isSocket = (await lstat(path)).isSocket();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw new ControlSocketError(`cannot inspect the control socket path ${path}: ${(error as Error).message}`, 'controlSocketUnusable');
+  }
+  if (!isSocket) {
+    throw new ControlSocketError(`${path} exists and is not a socket; move it away or choose another --control-socket`, 'controlSocketPathTaken');
+  }
+  const probe = await probeSocket(path);
+  if (probe === 'live') {
+    throw new ControlSocketError(
+      `another process answers on ${path}: is a second mlb daemon running on this host? Stop it, or give this one another --control-socket`,
+      'controlSocketInUse',
+    );
+  }
+  if (probe !== 'stale') {
+    throw new ControlSocketError(`cannot tell whether ${path} is in use: ${probe}`, 'controlSocketUnusable');
+  }
+  await unlink(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw new ControlSocketError(`cannot remove the stale control socket ${path}: ${error.message}`, 'controlSocketUnusable');
+  });
+}
+
+/** 'live' when something accepts on the socket, 'stale' when nothing listens, else why we cannot tell. */
+function probeSocket(path: string): Promise<'live' | 'stale' | string> {
+  return new Promise((resolve) => {
+    const socket = connect({ path });
+    const finish = (result: string) => {
+      socket.destroy();
+      resolve(result);
+    };
+    socket.setTimeout(LIVE_PROBE_TIMEOUT_MS, () => finish('live'));
+    socket.once('connect', () => finish('live'));
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      finish(error.code === 'ECONNREFUSED' || error.code === 'ENOENT' ? 'stale' : `${error.code ?? ''} ${error.message}`.trim()),
+    );
+  });
+}
+
+function listenOn(server: Server, path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new ControlSocketError(`${path} was taken while mlb started (a second daemon?)`, 'controlSocketInUse')
+          : new ControlSocketError(`cannot listen on the control socket ${path}: ${error.message}`, 'controlSocketUnusable'),
+      );
+    };
+    server.once('error', failed);
+    server.listen({ path }, () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+}
+
+/** Explanations may carry bigint-free data only, but a bigint must never turn into a 500 for the user. */
+function bigintAsText(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : value;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

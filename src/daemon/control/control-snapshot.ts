@@ -1,0 +1,129 @@
+/**
+ * What `GET /v1/snapshot` answers: the daemon's whole view at one instant, typed and versioned, so `mlb status`,
+ * `mlb status --json` in scripts and (issue 6) the TUI all read the same thing. The shape is a contract: add
+ * optional fields only; anything else is a new apiVersion. Times are ISO 8601 text in UTC.
+ */
+
+/** Versions the snapshot and every route under /v1; a breaking change is mlb.io/v2 under /v2. */
+export const CONTROL_API_VERSION = 'mlb.io/v1';
+
+/** Response header naming the API a socket speaks, so a client tells "not mlb" from "another mlb version". */
+export const CONTROL_API_HEADER = 'mlb-api-version';
+
+export interface ControlSnapshot {
+  apiVersion: typeof CONTROL_API_VERSION;
+  /** When the daemon built this snapshot (ISO time); ages in `mlb status` are measured from it. */
+  generatedAt: string;
+  /** This daemon. */
+  node: {
+    /** The name the election hashes (--node-name). */
+    name: string;
+    /** mlb's version (`mlb version`). */
+    version: string;
+    /** When the daemon process started (ISO time). */
+    startedAt: string;
+    /** `mlb drain`: this node asks the others not to elect it. */
+    draining: boolean;
+    /** Just started: not elected until warmUpUntil, so a restarting node does not grab IPs back at once. */
+    warmingUp: boolean;
+    /** End of warm-up (ISO time), null when not warming up. */
+    warmUpUntil: string | null;
+    /** Shutting down: has told the cluster it is leaving. */
+    leaving: boolean;
+    gossip: {
+      /** HOST:PORT gossip listens on. */
+      bind: string;
+      /** The failure-detection profile (fast, lan, wan). */
+      profile: string;
+      /** Whether gossip is encrypted with MetalLB's memberlist key. */
+      encrypted: boolean;
+      /** memberlist's awareness score: 0 is healthy, higher means this node is slow to answer probes. */
+      healthScore: number;
+    };
+  };
+  /** The configuration file. */
+  config: {
+    file: string;
+    /** stale: the last edit failed validation and the last good configuration still runs. */
+    state: 'ok' | 'stale';
+    /** When the running configuration was loaded (ISO time); null before the first good load. */
+    loadedAt: string | null;
+    /** Why the file is stale (file:line:column messages); empty when ok. */
+    errors: string[];
+  };
+  /** Every member gossip knows, this node included. */
+  members: {
+    name: string;
+    /** HOST:PORT of its gossip. */
+    addr: string;
+    /** memberlist's view of the member. */
+    state: 'alive' | 'suspect' | 'dead' | 'left';
+    /** Advertises mlb meta (false: a plain MetalLB speaker). */
+    mlb: boolean;
+    labels: Record<string, string>;
+    draining: boolean;
+    warmingUp: boolean;
+  }[];
+  /** Whether health, drain and warm-up take part in the election (only when every live member runs mlb). */
+  mlbOnlyInputs: { allowed: boolean; reason: string };
+  /** The allocation table for services that name no IP (file mode). */
+  allocation: {
+    /** The node that runs the allocator, null when none is elected yet. */
+    allocator: string | null;
+    /** The table's version; grows with every change. */
+    version: number;
+  };
+  /** One entry per service and protocol. */
+  services: {
+    /** "namespace/name". */
+    service: string;
+    /** Canonical IP texts (Go's spelling). */
+    ips: string[];
+    protocol: 'layer2' | 'bgp';
+    /** layer2: the elected node; bgp: null (every announcing node holds it). */
+    owner: string | null;
+    /** The nodes announcing the IPs (layer2: [owner] or []). */
+    announcing: string[];
+    /** Since when the current owner (layer2) or announcing set (bgp) holds the IPs (ISO time), null if nobody. */
+    since: string | null;
+    /** mlb.io/health-check results as published in gossip; checked false when the service has no check. */
+    health: { checked: boolean; passing: string[]; failing: string[] };
+    /** The allocator's verdict: "ok", or MetalLB's status and error text (message). */
+    allocation: { status: string; message?: string };
+    /** Every known node with its reason, as `mlb explain` gives it. */
+    candidates: { node: string; rank: number | null; eligible: boolean; reason: string }[];
+  }[];
+  /** What this node does right now. */
+  local: {
+    /** IPs it answers ARP/NDP for or advertises, and on which interfaces. */
+    announced: { ip: string; interfaces: string[] }[];
+    /** IPs bound to the local dummy interface (mlb0). */
+    bound: string[];
+  };
+  /** Another MAC answering for one of our IPs (split brain or an address taken elsewhere). */
+  conflicts: {
+    ip: string;
+    mac: string;
+    /** The mlb node that MAC belongs to, null when it is no member. */
+    node: string | null;
+    interface: string;
+    firstSeen: string;
+    lastSeen: string;
+  }[];
+}
+
+/** A shallow check that a parsed JSON value is a v1 snapshot; the client trusts nothing it did not check. */
+export function isControlSnapshot(value: unknown): value is ControlSnapshot {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    v.apiVersion === CONTROL_API_VERSION &&
+    typeof v.generatedAt === 'string' &&
+    typeof v.node === 'object' && v.node !== null &&
+    typeof v.config === 'object' && v.config !== null &&
+    Array.isArray(v.members) &&
+    Array.isArray(v.services) &&
+    Array.isArray(v.conflicts) &&
+    typeof v.local === 'object' && v.local !== null
+  );
+}
