@@ -59,23 +59,23 @@ export class AllocationTableError extends Error {
   }
 }
 
-type EntryJSON = [string, string[], number, number, number] | [string, string[], number, number, number, 1];
+export type AllocationEntryJSON = [string, string[], number, number, number] | [string, string[], number, number, number, 1];
 
-interface TableJSON {
+export interface AllocationTableJSON {
   format: number;
   version: number;
   allocator: string;
   writers: string[];
-  entries: EntryJSON[];
+  entries: AllocationEntryJSON[];
 }
 
 /** The table as the JSON value both the wire and the state file carry. */
-export function allocationTableToJSON(table: AllocationTable): TableJSON {
+export function allocationTableToJSON(table: AllocationTable): AllocationTableJSON {
   const writers = [...new Set([...table.entries.values()].map((e) => e.writer))].sort(compareStrings);
   const index = new Map(writers.map((w, i) => [w, i]));
   const entries = [...table.entries.entries()]
     .sort(([a], [b]) => compareStrings(a, b))
-    .map(([key, e]): EntryJSON => {
+    .map(([key, e]): AllocationEntryJSON => {
       const base: [string, string[], number, number, number] = [key, [...e.ips], e.version, index.get(e.writer) as number, e.at];
       return e.released ? [...base, 1] : base;
     });
