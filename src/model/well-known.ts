@@ -24,6 +24,14 @@ export type ServiceAnnotationName = (typeof ServiceAnnotation)[keyof typeof Serv
 
 /** mlb's own annotations (beyond MetalLB). */
 export const MLB_HEALTH_CHECK_ANNOTATION = 'mlb.io/health-check';
+/** On a v1 Service, beside mlb.io/health-check: how often to probe (a Go duration, "1s", "500ms"). */
+export const MLB_HEALTH_CHECK_INTERVAL_ANNOTATION = 'mlb.io/health-check-interval';
+/** How long one probe may take before it counts as failed (a Go duration, at most the interval). */
+export const MLB_HEALTH_CHECK_TIMEOUT_ANNOTATION = 'mlb.io/health-check-timeout';
+/** Consecutive passes that make a failing check pass again. */
+export const MLB_HEALTH_CHECK_RISE_ANNOTATION = 'mlb.io/health-check-rise';
+/** Consecutive failures that make a passing check fail. */
+export const MLB_HEALTH_CHECK_FALL_ANNOTATION = 'mlb.io/health-check-fall';
 /** On a v1 Node: comma-separated CIDRs the node is attached to (plain hosts publish theirs). */
 export const MLB_SUBNETS_ANNOTATION = 'mlb.io/subnets';
 

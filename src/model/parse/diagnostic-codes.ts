@@ -59,6 +59,8 @@ export const DiagnosticCode = {
   duplicatePeer: 'duplicatePeer',
   /** A mlb.io/subnets annotation entry that is not a CIDR. */
   invalidSubnet: 'invalidSubnet',
+  /** A Service's mlb.io/health-check annotations that mlb cannot run (scheme, port, duration, rise/fall...). */
+  invalidHealthCheck: 'invalidHealthCheck',
   // --- warnings (the configuration still runs)
   /** An advertisement names a pool that does not exist (MetalLB silently ignores it). */
   poolNotFound: 'poolNotFound',

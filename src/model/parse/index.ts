@@ -9,3 +9,7 @@ export { BFD_LIMITS } from './bfd-profile';
 export { BGP_ADVERTISEMENT_LIMITS } from './advertisements';
 export { closestMatch, didYouMean, editDistance } from './did-you-mean';
 export { sortDiagnostics } from './diagnostic-sink';
+export {
+  parseHealthCheck, HEALTH_CHECK_DEFAULTS, HEALTH_CHECK_LIMITS, HEALTH_CHECK_OPTION_ANNOTATIONS,
+  type HealthCheckKind, type HealthCheckParse, type HealthCheckProblem, type HealthCheckSpec, type HealthCheckTiming,
+} from './health-check';

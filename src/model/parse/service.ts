@@ -11,6 +11,7 @@ import type {
 import { DiagnosticCode } from './diagnostic-codes';
 import { didYouMean } from './did-you-mean';
 import type { MapReader } from './field-reader';
+import { parseHealthCheck } from './health-check';
 import { readLabels } from './metadata';
 
 export const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'] as const;
@@ -62,6 +63,7 @@ export function readService(top: MapReader, meta: ObjectMeta): Service {
     ?? DEFAULT_TRAFFIC_POLICY;
   const ipFamilyPolicy = (spec && readEnum(spec, 'ipFamilyPolicy', FAMILY_POLICIES)) ?? DEFAULT_FAMILY_POLICY;
   const ipFamilies = spec ? readFamilies(spec, ipFamilyPolicy) : [DEFAULT_FAMILY];
+  checkHealthCheck(top, meta);
   return {
     kind: 'Service',
     meta,
@@ -75,6 +77,21 @@ export function readService(top: MapReader, meta: ObjectMeta): Service {
     ipFamilies,
     ingressIPs: readIngress(top),
   };
+}
+
+/**
+ * mlb.io/health-check and its options: refused here, with the annotation's position, so a check the daemon
+ * could not run never gets past `mlb validate` or a reload. The daemon reads the same annotations again with
+ * the same parseHealthCheck.
+ */
+function checkHealthCheck(top: MapReader, meta: ObjectMeta): void {
+  const parsed = parseHealthCheck(meta.annotations);
+  if (parsed.ok) return;
+  for (const problem of parsed.errors) {
+    const position = top.scope.positions.get(`metadata.annotations.${problem.annotation}`) ?? top.position;
+    top.scope.error(DiagnosticCode.invalidHealthCheck,
+      `${problem.message} (Service ${meta.namespace}/${meta.name})`, position);
+  }
 }
 
 function readPorts(spec: MapReader, type: string): ServicePort[] {

@@ -1,0 +1,221 @@
+/**
+ * Runs the health checks of this node's services: one probe loop per health-checked Service, the results fed
+ * through the rise/fall reducer (health-state.ts), and a 'change' event when a verdict flips. The speaker
+ * passes the whole desired set to update() after every configuration load (reconcile, not react): a service
+ * whose spec did not change keeps its loop and its verdict untouched.
+ *
+ * - Probes of one service never overlap: the next starts `interval` after the previous one started, or as soon
+ *   as it ends when it took longer.
+ * - A new service reads 'failing' ("awaiting first probe") until its first probe decides; it is probed at once.
+ * - A changed interval, timeout, rise or fall keeps the verdict; a changed target starts over, but the old
+ *   verdict stays published until the new target's first probe decides, so an edit does not move the VIP twice.
+ * - Timers are unref'd: health checks alone never keep the daemon alive.
+ */
+import { EventEmitter } from 'node:events';
+import { performance } from 'node:perf_hooks';
+import type { HealthCheckSpec } from './health-check-spec';
+import { runProbe } from './health-probers';
+import {
+  type HealthChange, type HealthState, type ProbeResult, initialHealthState, reduceHealth, withThresholds,
+} from './health-state';
+
+export interface MonitoredService {
+  /** serviceKey(): "namespace/name". */
+  readonly key: string;
+  readonly spec: HealthCheckSpec | undefined;
+}
+
+/** What the node publishes for one service: passing means it may hold the service's IP. */
+export interface HealthResult {
+  readonly state: 'passing' | 'failing';
+  /** When `state` last flipped (or monitoring began), in the injected clock's milliseconds. */
+  readonly since: number;
+  /** The latest probe's detail, or why there is none yet. */
+  readonly detail: string;
+}
+
+export type Prober = (spec: HealthCheckSpec, signal: AbortSignal) => Promise<ProbeResult>;
+
+/** The subset of a pino logger the monitor uses. */
+export interface HealthLogger {
+  info(fields: object, msg?: string): void;
+  debug(fields: object, msg?: string): void;
+}
+
+export interface HealthMonitorOptions {
+  /** Wall clock for `since` (default Date.now). Scheduling uses a monotonic clock. */
+  readonly now?: () => number;
+  readonly logger?: HealthLogger;
+  /** Injected in tests; runProbe (tcp, http, exec) otherwise. */
+  readonly probe?: Prober;
+}
+
+export interface HealthMonitorEvents {
+  change: [key: string, result: HealthResult, change: HealthChange];
+}
+
+export const AWAITING_FIRST_PROBE = 'awaiting first probe';
+const SILENT: HealthLogger = { info() {}, debug() {} };
+
+interface Loop {
+  readonly key: string;
+  spec: HealthCheckSpec;
+  state: HealthState;
+  published: HealthResult;
+  timer: NodeJS.Timeout | undefined;
+  /** The probe under way; a replacement loop for the same key waits for it. */
+  inFlight: Promise<void> | undefined;
+  abort: AbortController | undefined;
+  /** Monotonic start of the latest probe. */
+  lastStart: number | undefined;
+  /** Bumped when the target changes or the loop stops: an older probe's result is dropped. */
+  generation: number;
+  stopped: boolean;
+}
+
+export class HealthMonitor extends EventEmitter<HealthMonitorEvents> {
+  private readonly loops = new Map<string, Loop>();
+  /** Probes of stopped loops still finishing; a service added again waits for its old probe. */
+  private readonly draining = new Map<string, Promise<void>>();
+  private readonly now: () => number;
+  private readonly log: HealthLogger;
+  private readonly probe: Prober;
+  private closed = false;
+
+  constructor(options: HealthMonitorOptions = {}) {
+    super();
+    this.now = options.now ?? Date.now;
+    this.log = options.logger ?? SILENT;
+    this.probe = options.probe ?? runProbe;
+  }
+
+  /** Converges to exactly these services: starts, re-configures and stops loops; the same spec changes nothing. */
+  update(services: readonly MonitoredService[]): void {
+    if (this.closed) return;
+    const wanted = new Map<string, HealthCheckSpec>();
+    for (const s of services) if (s.spec !== undefined) wanted.set(s.key, s.spec);
+    for (const [key, loop] of this.loops) {
+      if (!wanted.has(key)) this.stop(loop);
+    }
+    for (const [key, spec] of wanted) {
+      const loop = this.loops.get(key);
+      if (!loop) this.start(key, spec);
+      else if (!sameSpec(loop.spec, spec)) this.reconfigure(loop, spec);
+    }
+  }
+
+  /** Every health-checked service's verdict (services without a check are absent). */
+  results(): ReadonlyMap<string, HealthResult> {
+    return new Map([...this.loops].map(([key, loop]) => [key, loop.published]));
+  }
+
+  /** Stops every loop and aborts probes under way; resolves once they have ended. */
+  close(): Promise<void> {
+    this.closed = true;
+    for (const loop of this.loops.values()) this.stop(loop);
+    return Promise.all([...this.draining.values()]).then(() => undefined);
+  }
+
+  // ------------------------------------------------------------------------------------------ loops
+
+  private start(key: string, spec: HealthCheckSpec): void {
+    const loop: Loop = {
+      key, spec, state: initialHealthState(spec, this.now()),
+      published: { state: 'failing', since: this.now(), detail: AWAITING_FIRST_PROBE },
+      timer: undefined, inFlight: undefined, abort: undefined, lastStart: undefined, generation: 0, stopped: false,
+    };
+    this.loops.set(key, loop);
+    this.schedule(loop, 0);
+  }
+
+  private reconfigure(loop: Loop, spec: HealthCheckSpec): void {
+    const sameTarget = loop.spec.kind === spec.kind && loop.spec.target === spec.target;
+    loop.spec = spec;
+    if (sameTarget) {
+      loop.state = withThresholds(loop.state, spec);
+      // A pending wait follows the new interval; a probe under way schedules with it when it ends.
+      if (loop.timer) this.schedule(loop, this.delayAfter(loop));
+      return;
+    }
+    loop.generation++;
+    loop.state = initialHealthState(spec, this.now());
+    loop.abort?.abort();
+    if (!loop.inFlight) this.schedule(loop, 0);
+    // else: the aborted probe ends at once and its loop schedules the new target's first probe.
+  }
+
+  private stop(loop: Loop): void {
+    loop.stopped = true;
+    loop.generation++;
+    if (loop.timer) clearTimeout(loop.timer);
+    loop.timer = undefined;
+    loop.abort?.abort();
+    this.loops.delete(loop.key);
+    const pending = loop.inFlight;
+    if (pending) {
+      this.draining.set(loop.key, pending);
+      void pending.then(() => {
+        if (this.draining.get(loop.key) === pending) this.draining.delete(loop.key);
+      });
+    }
+  }
+
+  private schedule(loop: Loop, delayMs: number): void {
+    if (loop.stopped) return;
+    if (loop.timer) clearTimeout(loop.timer);
+    loop.timer = setTimeout(() => {
+      loop.timer = undefined;
+      this.runOnce(loop);
+    }, delayMs);
+    loop.timer.unref();
+  }
+
+  private delayAfter(loop: Loop): number {
+    if (loop.lastStart === undefined) return 0;
+    return Math.max(0, loop.lastStart + loop.spec.intervalMs - performance.now());
+  }
+
+  private runOnce(loop: Loop): void {
+    if (loop.stopped || loop.inFlight) return;
+    const previous = this.draining.get(loop.key);
+    if (previous) {
+      // The same service was removed and added back while its old probe was still running: no overlap.
+      void previous.then(() => this.schedule(loop, 0));
+      return;
+    }
+    const generation = loop.generation;
+    const spec = loop.spec;
+    const abort = new AbortController();
+    loop.abort = abort;
+    loop.lastStart = performance.now();
+    loop.inFlight = this.probe(spec, abort.signal)
+      .catch((error: unknown): ProbeResult => ({ ok: false, detail: `probe failed: ${String((error as Error)?.message ?? error)}` }))
+      .then((result) => {
+        loop.inFlight = undefined;
+        loop.abort = undefined;
+        if (loop.stopped) return;
+        if (generation === loop.generation) this.record(loop, spec, result);
+        this.schedule(loop, generation === loop.generation ? this.delayAfter(loop) : 0);
+      });
+  }
+
+  private record(loop: Loop, spec: HealthCheckSpec, result: ProbeResult): void {
+    const now = this.now();
+    const step = reduceHealth(loop.state, result, now);
+    loop.state = step.state;
+    this.log.debug({ event: 'healthProbe', service: loop.key, check: spec.target, ok: result.ok, detail: result.detail }, 'health probe');
+    const status = step.state.status === 'passing' ? 'passing' : 'failing';
+    const flipped = status !== loop.published.state;
+    loop.published = { state: status, since: flipped ? now : loop.published.since, detail: result.detail };
+    if (!flipped || !step.changed) return;
+    this.log.info(
+      { event: status === 'passing' ? 'healthCheckPassing' : 'healthCheckFailing', service: loop.key, check: spec.target, cause: step.changed.cause, reason: step.changed.reason },
+      `health check of ${loop.key} is ${status}: ${step.changed.reason}`,
+    );
+    this.emit('change', loop.key, loop.published, step.changed);
+  }
+}
+
+function sameSpec(a: HealthCheckSpec, b: HealthCheckSpec): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

@@ -1,0 +1,162 @@
+/**
+ * The probes behind mlb.io/health-check: a TCP connect, an HTTP GET, or running a program. Each resolves to
+ * { ok, detail } within its timeout and never rejects; `detail` is the short reason a person reads in the logs,
+ * `mlb status` and `mlb explain` ("connect ECONNREFUSED 127.0.0.1:8080", "HTTP 503", "exit 3", "timed out after
+ * 1000 ms"). An AbortSignal ends a probe early (the monitor closing), releasing its socket or process.
+ */
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import net from 'node:net';
+import type { HealthCheckSpec } from './health-check-spec';
+import type { ProbeResult } from './health-state';
+
+/** Of a program's output, only the end is kept: its last line explains a failure ("exit 2: db unreachable"). */
+export const EXEC_OUTPUT_KEEP_BYTES = 4096;
+/** A detail is one short line in a log or a table cell. */
+export const DETAIL_MAX_CHARS = 160;
+const USER_AGENT = 'mlb-health-check';
+
+/** Runs the probe a spec describes, with the spec's timeout. */
+export function runProbe(spec: HealthCheckSpec, signal?: AbortSignal): Promise<ProbeResult> {
+  switch (spec.kind) {
+    case 'tcp': return probeTcp(spec.host, spec.port, spec.timeoutMs, signal);
+    case 'http': return probeHttp(spec, spec.timeoutMs, signal);
+    case 'exec': return probeExec(spec.argv, spec.timeoutMs, signal);
+  }
+}
+
+/** Passes when the connection is accepted; the connection is closed at once, nothing is sent. */
+export function probeTcp(host: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<ProbeResult> {
+  return settle(timeoutMs, signal, (done) => {
+    const socket = net.connect({ host, port });
+    socket.once('connect', () => done({ ok: true, detail: `connected to ${hostPort(host, port)}` }));
+    socket.on('error', (error) => done({ ok: false, detail: describeError(error, `connect to ${hostPort(host, port)} failed`) }));
+    return () => socket.destroy();
+  });
+}
+
+/**
+ * GET host:port/path: 2xx passes. The body is not read and redirects are not followed (a redirect usually means
+ * a login page or a moved endpoint, not health). A fresh connection each time (no agent), closed after the
+ * status line, so a check never holds a connection slot of the service between probes.
+ */
+export function probeHttp(
+  target: { readonly host: string; readonly port: number; readonly path: string }, timeoutMs: number, signal?: AbortSignal,
+): Promise<ProbeResult> {
+  return settle(timeoutMs, signal, (done) => {
+    const request = http.request({
+      host: target.host, port: target.port, path: target.path, method: 'GET', agent: false,
+      headers: { 'user-agent': USER_AGENT, accept: '*/*', connection: 'close' },
+    }, (response) => {
+      response.on('error', () => {}); // destroyed below on purpose
+      response.resume();
+      const status = response.statusCode ?? 0;
+      if (status >= 200 && status < 300) done({ ok: true, detail: `HTTP ${status}` });
+      else if (status >= 300 && status < 400) done({ ok: false, detail: `HTTP ${status} (redirects are not followed)` });
+      else done({ ok: false, detail: `HTTP ${status}` });
+    });
+    request.on('error', (error) => done({ ok: false, detail: describeError(error, `GET ${hostPort(target.host, target.port)} failed`) }));
+    request.end();
+    return () => request.destroy();
+  });
+}
+
+/**
+ * Runs argv[0] with argv[1..] directly (no shell): exit 0 passes. The program gets its own process group, so a
+ * timeout kills whatever it started too (a script's `sleep`, a `curl`), not just the script. It runs in "/" with
+ * the daemon's environment and no stdin.
+ */
+export function probeExec(argv: readonly string[], timeoutMs: number, signal?: AbortSignal): Promise<ProbeResult> {
+  return settle(timeoutMs, signal, (done) => {
+    const [program, ...args] = argv;
+    if (program === undefined) {
+      done({ ok: false, detail: 'no program to run' });
+      return () => {};
+    }
+    const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, shell: false, cwd: '/' });
+    const output = { stdout: '', stderr: '' };
+    const keep = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+      output[stream] = (output[stream] + chunk.toString('utf8')).slice(-EXEC_OUTPUT_KEEP_BYTES);
+    };
+    child.stdout.on('data', keep('stdout'));
+    child.stderr.on('data', keep('stderr'));
+    child.on('error', (error) => done({ ok: false, detail: describeError(error, `cannot run ${program}`) }));
+    child.once('exit', (code, exitSignal) => {
+      if (code === 0) return done({ ok: true, detail: 'exit 0' });
+      const said = lastLine(output.stderr) || lastLine(output.stdout);
+      const how = exitSignal !== null ? `killed by ${exitSignal}` : `exit ${code}`;
+      done({ ok: false, detail: shorten(said ? `${how}: ${said}` : how) });
+    });
+    return () => {
+      // Still running (timeout or abort): its process group is certainly ours, so kill all of it.
+      if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          child.kill('SIGKILL');
+        }
+      }
+      // A grandchild may still hold the pipes open; nothing more is read from them.
+      child.stdout.destroy();
+      child.stderr.destroy();
+    };
+  });
+}
+
+/**
+ * Runs `start` until it calls done, the timeout passes or the signal aborts, whichever is first; then runs the
+ * cleanup `start` returned (once) and resolves with the first result.
+ */
+function settle(
+  timeoutMs: number, signal: AbortSignal | undefined, start: (done: (result: ProbeResult) => void) => () => void,
+): Promise<ProbeResult> {
+  return new Promise((resolve) => {
+    let finished = false;
+    let cleanup: (() => void) | undefined;
+    const onAbort = (): void => done({ ok: false, detail: 'aborted' });
+    const timer = setTimeout(() => done({ ok: false, detail: `timed out after ${timeoutMs} ms` }), timeoutMs);
+    timer.unref();
+    function done(result: ProbeResult): void {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      cleanup?.();
+      resolve(result);
+    }
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      cleanup = start(done);
+    } catch (error) {
+      done({ ok: false, detail: describeError(error, 'probe failed to start') });
+    }
+    // start() may have finished synchronously, before its cleanup was known.
+    if (finished) cleanup?.();
+  });
+}
+
+/** Node's own message ("connect ECONNREFUSED 127.0.0.1:8080"); several addresses tried give an AggregateError. */
+function describeError(error: unknown, fallback: string): string {
+  if (error instanceof AggregateError && error.message === '') {
+    const first = error.errors.find((e): e is Error => e instanceof Error && e.message !== '');
+    if (first) return shorten(first.message);
+  }
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return shorten(error.message || (code ? `${fallback}: ${code}` : fallback));
+  }
+  return fallback;
+}
+
+function lastLine(text: string): string {
+  return text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).pop() ?? '';
+}
+
+function shorten(text: string): string {
+  return text.length <= DETAIL_MAX_CHARS ? text : `${text.slice(0, DETAIL_MAX_CHARS - 3)}...`;
+}
+
+function hostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
