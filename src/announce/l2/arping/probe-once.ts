@@ -69,6 +69,8 @@ export async function probeOnce(request: ProbeOnceRequest, deps: ProbeOnceDeps =
     ifname: iface.name,
     protocol: probe.kind === 'arp' ? 'arp' : 'ipv6',
     filter: replyFilter(probe.kind),
+    // The kernel's default buffer: the filter lets only replies through, a handful per probe.
+    receiveBufferBytes: 0,
     onFrame: (frame) => {
       const match = matchReply(frame, { target, iface, probe });
       if ('mac' in match && !macs.includes(match.mac)) macs.push(match.mac);

@@ -1,0 +1,286 @@
+/**
+ * The daemon's split-brain self-check (beyond MetalLB): the owner of each IP asks "who has this IP?" on the
+ * interface it announces it on, now and then (self-check-schedule.ts), and any answer from a MAC that is not one
+ * of this host's own is a conflict: another node that also thinks it owns the IP (gossip cut between them), or a
+ * machine with the address configured. Conflicts are also fed passively by the L2 announcer (observe). Each new
+ * conflict is logged at warn, emitted ('conflict'), counted, and listed by conflicts() for the status API until
+ * it is forgotten (conflict-registry.ts).
+ *
+ * Replies from this host's own MACs are expected: our L2 responder answers our own probe when the announcer also
+ * listens on another interface of the same segment, and so does our kernel when the VIP is bound locally.
+ */
+import { EventEmitter } from 'node:events';
+import { formatIP, type IP } from '../../ip';
+import { formatMAC } from '../../announce/l2/mac-address';
+import type { ObservedConflict } from '../../announce/l2/l2-interface';
+import { readHostInterfaces, type HostInterface } from '../../announce/l2/arping/host-interfaces';
+import { probeOnce, type ProbeOnceOutcome } from '../../announce/l2/arping/probe-once';
+import type { ArpingInterface } from '../../announce/l2/arping/neighbor-probe';
+import {
+  conflictObserved,
+  emptySchedule,
+  isOwned,
+  isOwnedKey,
+  membershipChanged,
+  nextDueAt,
+  PROBE_REASON_TEXT,
+  probeDone,
+  setOwned,
+  takeDue,
+  type OwnedAddress,
+  type ScheduledProbe,
+  type SelfCheckSchedule,
+  type SelfCheckTiming,
+} from './self-check-schedule';
+import {
+  CONFLICT_FORGET_MS,
+  conflictText,
+  conflictView,
+  EMPTY_CONFLICT_REGISTRY,
+  forget,
+  listConflicts,
+  nextForgetAt,
+  recordSighting,
+  type Conflict,
+  type ConflictEvidence,
+  type ConflictRegistry,
+} from './conflict-registry';
+
+/** The subset of a pino logger used here. */
+export interface SelfCheckLogger {
+  info(fields: object, msg?: string): void;
+  warn(fields: object, msg?: string): void;
+  debug(fields: object, msg?: string): void;
+}
+
+export interface ProbeRequest {
+  readonly target: IP;
+  readonly iface: ArpingInterface;
+  /** Aborted by close(). */
+  readonly signal: AbortSignal;
+}
+
+/** Sends one probe and returns every MAC that answered (probe-once.ts by default). */
+export type Probe = (request: ProbeRequest) => Promise<ProbeOnceOutcome>;
+
+export interface SelfCheckerOptions {
+  readonly logger: SelfCheckLogger;
+  /** Injected in tests; probeOnce over a packet socket otherwise. */
+  readonly probe?: Probe;
+  /** This host's interfaces (their MACs are "ours"); readHostInterfaces by default, or the announcer's link table. */
+  readonly interfaces?: () => readonly HostInterface[];
+  /** Who owns each MAC (lowercase), from node facts in gossip; also settable later with setMacOwners. */
+  readonly macOwners?: ReadonlyMap<string, string>;
+  /** The defaults are the named constants of self-check-schedule.ts; tests shorten them. */
+  readonly timing?: Partial<SelfCheckTiming>;
+  readonly forgetMs?: number;
+  /** Epoch ms; Date.now by default. */
+  readonly now?: () => number;
+  /** [0, 1); Math.random by default (jitter only). */
+  readonly random?: () => number;
+}
+
+/** Counters for metrics (cumulative) and a gauge (active). */
+export interface SelfCheckStats {
+  probesSent: number;
+  /** Probes not sent: no such interface, no MAC, the socket could not be opened or the queue was full. */
+  probesFailed: number;
+  /** Answers from other MACs, and passive observations accepted. */
+  conflictSightings: number;
+  /** New (IP, MAC) conflicts. */
+  conflictsDetected: number;
+  /** Conflicts listed now. */
+  active: number;
+}
+
+export interface SelfCheckerEvents {
+  conflict: [Conflict];
+  conflictCleared: [Conflict, 'notSeen' | 'notOwned'];
+}
+
+export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
+  private schedule: SelfCheckSchedule;
+  private registry: ConflictRegistry = EMPTY_CONFLICT_REGISTRY;
+  private macOwners: ReadonlyMap<string, string>;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt: number | undefined;
+  private closed = false;
+  private readonly abort = new AbortController();
+  private readonly counters = { probesSent: 0, probesFailed: 0, conflictSightings: 0, conflictsDetected: 0 };
+  /** Probe failure kinds already warned about, so a missing capability is said once, not every half minute. */
+  private readonly warned = new Set<string>();
+  private readonly probe: Probe;
+  private readonly interfaces: () => readonly HostInterface[];
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private readonly forgetMs: number;
+
+  constructor(private readonly options: SelfCheckerOptions) {
+    super();
+    this.schedule = emptySchedule(options.timing);
+    this.macOwners = options.macOwners ?? new Map();
+    this.probe = options.probe ?? ((r) => probeOnce(r));
+    this.interfaces = options.interfaces ?? readHostInterfaces;
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+    this.forgetMs = options.forgetMs ?? CONFLICT_FORGET_MS;
+  }
+
+  /** The whole owned set (IP, interface it is announced on); new pairs are probed soon. */
+  setOwned(owned: readonly OwnedAddress[]): void {
+    if (this.closed) return;
+    this.schedule = setOwned(this.schedule, owned, this.now());
+    this.pump();
+  }
+
+  /** Gossip membership changed: every owned IP is probed soon. */
+  membershipChanged(): void {
+    if (this.closed) return;
+    this.schedule = membershipChanged(this.schedule, this.now());
+    this.pump();
+  }
+
+  /** The L2 announcer saw another MAC claim an IP we own; ignored for IPs not owned here and for our own MACs. */
+  observe(conflict: ObservedConflict): void {
+    if (this.closed || !isOwned(this.schedule, conflict.ip)) return;
+    const mac = formatMAC(conflict.mac);
+    if (this.ownMacs().has(mac)) return;
+    const now = this.now();
+    this.sighting({ ip: conflict.ip, mac, interface: conflict.interface, evidence: conflict.evidence, at: now });
+    this.schedule = conflictObserved(this.schedule, conflict.ip, now);
+    this.pump();
+  }
+
+  /** MAC (lowercase) -> node name, from the members' facts; used when listing, so a later answer names it too. */
+  setMacOwners(owners: ReadonlyMap<string, string>): void {
+    this.macOwners = owners;
+  }
+
+  conflicts(): Conflict[] {
+    return listConflicts(this.registry, this.nodeOf);
+  }
+
+  stats(): SelfCheckStats {
+    return { ...this.counters, active: this.registry.size };
+  }
+
+  /** Stops the timer and ends probes in flight; nothing is emitted afterwards. */
+  close(): void {
+    this.closed = true;
+    this.abort.abort();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private readonly nodeOf = (mac: string): string | undefined => this.macOwners.get(mac);
+
+  private ownMacs(): Set<string> {
+    const macs = new Set<string>();
+    for (const i of this.interfaces()) if (i.mac) macs.add(formatMAC(i.mac));
+    return macs;
+  }
+
+  /** Forgets stale conflicts, starts due probes, and sets the timer for whatever comes next. */
+  private pump(): void {
+    if (this.closed) return;
+    const now = this.now();
+    this.expire(now);
+    const taken = takeDue(this.schedule, now);
+    this.schedule = taken.schedule;
+    if (taken.due.length > 0) {
+      const interfaces = this.interfaces();
+      for (const p of taken.due) void this.run(p, interfaces);
+    }
+    this.arm();
+  }
+
+  private arm(): void {
+    const next = [nextDueAt(this.schedule), nextForgetAt(this.registry, this.forgetMs)].filter((t): t is number => t !== undefined);
+    const at = next.length > 0 ? Math.min(...next) : undefined;
+    if (at === this.timerAt && this.timer) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = at;
+    if (at === undefined) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = undefined;
+      this.pump();
+    }, Math.max(0, at - this.now()));
+    // The daemon's sockets keep the process alive; this timer alone must not.
+    this.timer.unref();
+  }
+
+  private async run(p: ScheduledProbe, interfaces: readonly HostInterface[]): Promise<void> {
+    const where = { ip: formatIP(p.ip), interface: p.interface };
+    let foreign: string[] = [];
+    const iface = interfaces.find((i) => i.name === p.interface);
+    if (!iface?.mac || !iface.up) {
+      this.failed('interface', where, !iface ? `no interface ${p.interface} here` : !iface.mac ? `${p.interface} has no MAC address` : `${p.interface} is down`);
+    } else {
+      this.options.logger.debug({ event: 'selfCheckProbe', ...where, reason: p.reason }, PROBE_REASON_TEXT[p.reason]);
+      try {
+        const outcome = await this.probe({ target: p.ip, iface: { name: iface.name, mac: iface.mac, addresses: iface.addresses }, signal: this.abort.signal });
+        if (outcome.sent) {
+          this.counters.probesSent++;
+          this.warned.clear();
+          const own = new Set(interfaces.filter((i) => i.mac).map((i) => formatMAC(i.mac as Uint8Array)));
+          foreign = outcome.macs.filter((m) => !own.has(m));
+        } else {
+          this.failed('queueFull', where, 'the send queue was full');
+        }
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        this.failed(typeof code === 'string' ? code : 'probeFailed', where, (error as Error).message ?? String(error));
+      }
+    }
+    if (this.closed) return;
+    const now = this.now();
+    // A result for an address released meanwhile is stale: the other MAC may be its rightful new owner.
+    const stillOwned = isOwnedKey(this.schedule, p.key);
+    if (stillOwned) for (const mac of foreign) this.sighting({ ip: p.ip, mac, interface: p.interface, evidence: 'probeReply', at: now });
+    this.schedule = probeDone(this.schedule, p.key, now, { conflict: stillOwned && foreign.length > 0 }, this.random);
+    this.pump();
+  }
+
+  private failed(kind: string, where: { ip: string; interface: string }, why: string): void {
+    this.counters.probesFailed++;
+    const first = !this.warned.has(kind);
+    this.warned.add(kind);
+    const line = { event: 'selfCheckProbeFailed', ...where, code: kind, error: why };
+    const msg = 'split-brain self-check: probe not sent';
+    if (first) this.options.logger.warn(line, `${msg} (said once until a probe succeeds)`);
+    else this.options.logger.debug(line, msg);
+  }
+
+  private sighting(s: { ip: IP; mac: string; interface: string; evidence: ConflictEvidence; at: number }): void {
+    this.counters.conflictSightings++;
+    const recorded = recordSighting(this.registry, s);
+    this.registry = recorded.registry;
+    if (!recorded.isNew) return;
+    this.counters.conflictsDetected++;
+    const conflict = conflictView(recorded.entry, this.nodeOf);
+    this.options.logger.warn({ event: 'splitBrainDetected', ...conflict }, conflictText(conflict));
+    this.tell('conflict', conflict);
+  }
+
+  private expire(now: number): void {
+    const result = forget(this.registry, now, (ip) => isOwned(this.schedule, ip), this.forgetMs);
+    this.registry = result.registry;
+    for (const { entry, reason } of result.forgotten) {
+      const conflict = conflictView(entry, this.nodeOf);
+      const why = reason === 'notOwned' ? 'this node no longer owns the address' : `not seen for ${Math.round(this.forgetMs / 1000)} s`;
+      this.options.logger.info({ event: 'splitBrainCleared', ...conflict, reason }, `conflict on ${conflict.ip} with ${conflict.mac} is over: ${why}`);
+      this.tell('conflictCleared', conflict, reason);
+    }
+  }
+
+  /** A listener that throws must not break the checker's loop: logged, not rethrown. */
+  private tell<K extends keyof SelfCheckerEvents>(event: K, ...args: SelfCheckerEvents[K]): void {
+    try {
+      (this.emit as (e: K, ...a: SelfCheckerEvents[K]) => boolean)(event, ...args);
+    } catch (error) {
+      this.options.logger.warn({ event: 'selfCheckListenerFailed', listener: event, error: (error as Error)?.message ?? String(error) }, 'a self-check listener threw');
+    }
+  }
+}

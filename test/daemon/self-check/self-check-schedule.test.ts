@@ -1,0 +1,138 @@
+/**
+ * When the self-check probes (src/daemon/self-check/self-check-schedule.ts), pure, with an injected clock and
+ * randomness: soon after a new ownership or a membership change, every half minute with jitter otherwise, every
+ * few seconds while a conflict lasts, never more than the in-flight limit at once.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseIP, type IP } from '../../../src/ip';
+import {
+  conflictObserved,
+  emptySchedule,
+  isOwned,
+  isOwnedKey,
+  membershipChanged,
+  nextDueAt,
+  probeDone,
+  SELF_CHECK_CONFLICT_RECHECK_MS,
+  SELF_CHECK_INTERVAL_MS,
+  SELF_CHECK_JITTER,
+  SELF_CHECK_MAX_IN_FLIGHT,
+  SELF_CHECK_SOON_MS,
+  setOwned,
+  takeDue,
+  type OwnedAddress,
+  type SelfCheckSchedule,
+} from '../../../src/daemon/self-check/self-check-schedule';
+
+const ip = (text: string): IP => parseIP(text) as IP;
+const owned = (...ips: string[]): OwnedAddress[] => ips.map((t) => ({ ip: ip(t), interface: 'eth0' }));
+const keys = (probes: readonly { key: string }[]): string[] => probes.map((p) => p.key);
+const half = (): number => 0.5;
+
+/** Takes and finishes every due probe at `now` (no conflict), returning their keys. */
+function runDue(s: SelfCheckSchedule, now: number, conflict = false): { s: SelfCheckSchedule; ran: string[] } {
+  const taken = takeDue(s, now);
+  let next = taken.schedule;
+  for (const p of taken.due) next = probeDone(next, p.key, now, { conflict }, half);
+  return { s: next, ran: keys(taken.due) };
+}
+
+describe('self-check schedule', () => {
+  it('a new ownership is probed soon, then every interval', () => {
+    let s = setOwned(emptySchedule(), owned('10.0.0.1'), 0);
+    expect(nextDueAt(s)).toBe(SELF_CHECK_SOON_MS);
+    expect(takeDue(s, SELF_CHECK_SOON_MS - 1).due).toEqual([]);
+    const taken = takeDue(s, SELF_CHECK_SOON_MS);
+    expect(taken.due).toMatchObject([{ key: '10.0.0.1%eth0', reason: 'newOwnership' }]);
+    s = probeDone(taken.schedule, '10.0.0.1%eth0', SELF_CHECK_SOON_MS + 500, { conflict: false }, half);
+    expect(nextDueAt(s)).toBe(SELF_CHECK_SOON_MS + 500 + SELF_CHECK_INTERVAL_MS);
+    expect(s.probes.get('10.0.0.1%eth0')?.reason).toBe('periodic');
+  });
+
+  it('the jitter spreads the period over ±10 %', () => {
+    const s = takeDue(setOwned(emptySchedule(), owned('10.0.0.1'), 0), SELF_CHECK_SOON_MS).schedule;
+    const at = (r: number): number | undefined => nextDueAt(probeDone(s, '10.0.0.1%eth0', 0, { conflict: false }, () => r));
+    expect(at(0)).toBe(SELF_CHECK_INTERVAL_MS * (1 - SELF_CHECK_JITTER));
+    expect(at(0.5)).toBe(SELF_CHECK_INTERVAL_MS);
+    expect(at(0.9999999)).toBe(SELF_CHECK_INTERVAL_MS * (1 + SELF_CHECK_JITTER));
+  });
+
+  it('kept addresses keep their turn; an IP on two interfaces is checked on each', () => {
+    let s = runDue(setOwned(emptySchedule(), owned('10.0.0.1'), 0), SELF_CHECK_SOON_MS).s;
+    const due = nextDueAt(s);
+    s = setOwned(s, [...owned('10.0.0.1'), { ip: ip('10.0.0.1'), interface: 'eth1' }], 5000);
+    expect(s.probes.get('10.0.0.1%eth0')?.dueAt).toBe(due);
+    expect(s.probes.get('10.0.0.1%eth1')).toMatchObject({ dueAt: 5000 + SELF_CHECK_SOON_MS, reason: 'newOwnership' });
+  });
+
+  it('a membership change brings every check forward to soon, never later; one in flight is repeated after it ends', () => {
+    let s = setOwned(emptySchedule(), owned('10.0.0.1', '10.0.0.2', '10.0.0.3'), 0);
+    s = runDue(s, SELF_CHECK_SOON_MS).s;
+    s = setOwned(s, owned('10.0.0.1', '10.0.0.2', '10.0.0.3', '10.0.0.4'), 2000);
+    s = takeDue(s, 2000 + SELF_CHECK_SOON_MS).schedule; // 10.0.0.4 in flight
+    s = membershipChanged(s, 10_000);
+    expect(s.probes.get('10.0.0.1%eth0')).toMatchObject({ dueAt: 10_000 + SELF_CHECK_SOON_MS, reason: 'membershipChanged' });
+    expect(s.probes.get('10.0.0.4%eth0')).toMatchObject({ inFlight: true, again: 'membershipChanged' });
+    s = probeDone(s, '10.0.0.4%eth0', 10_100, { conflict: false }, half);
+    expect(s.probes.get('10.0.0.4%eth0')).toMatchObject({ dueAt: 10_100 + SELF_CHECK_SOON_MS, reason: 'membershipChanged', inFlight: false });
+    expect(s.probes.get('10.0.0.4%eth0')?.again).toBeUndefined();
+  });
+
+  it('a conflict is rechecked every few seconds; an observed one brings only its IP forward', () => {
+    let s = setOwned(emptySchedule(), owned('10.0.0.1', '10.0.0.2'), 0);
+    s = runDue(s, SELF_CHECK_SOON_MS, true).s;
+    expect(s.probes.get('10.0.0.1%eth0')).toMatchObject({ dueAt: SELF_CHECK_SOON_MS + SELF_CHECK_CONFLICT_RECHECK_MS, reason: 'conflictRecheck' });
+    s = runDue(s, SELF_CHECK_SOON_MS + SELF_CHECK_CONFLICT_RECHECK_MS, false).s;
+    s = conflictObserved(s, ip('10.0.0.2'), 20_000);
+    expect(s.probes.get('10.0.0.2%eth0')).toMatchObject({ dueAt: 20_000 + SELF_CHECK_SOON_MS, reason: 'conflictObserved' });
+    expect(s.probes.get('10.0.0.1%eth0')?.reason).toBe('periodic');
+  });
+
+  it('never more than the in-flight limit, earliest first; released addresses still count until their probe ends', () => {
+    const many = Array.from({ length: 20 }, (_, i) => `10.0.1.${i + 1}`);
+    let s = setOwned(emptySchedule(), owned(...many.slice(0, 10)), 0);
+    s = setOwned(s, owned(...many), 100);
+    const first = takeDue(s, 5000);
+    expect(first.due).toHaveLength(SELF_CHECK_MAX_IN_FLIGHT);
+    expect(keys(first.due)).toEqual(many.slice(0, SELF_CHECK_MAX_IN_FLIGHT).map((t) => `${t}%eth0`));
+    expect(takeDue(first.schedule, 5000).due).toEqual([]);
+    // Everything released: the eight in flight still hold their slots.
+    s = setOwned(first.schedule, owned('10.0.2.1'), 5001);
+    expect(isOwned(s, ip('10.0.1.1'))).toBe(false);
+    expect(isOwnedKey(s, '10.0.1.1%eth0')).toBe(false);
+    expect(takeDue(s, 10_000).due).toEqual([]);
+    s = probeDone(s, '10.0.1.1%eth0', 10_000, { conflict: true }, half);
+    expect(s.probes.has('10.0.1.1%eth0')).toBe(false);
+    expect(keys(takeDue(s, 10_000).due)).toEqual(['10.0.2.1%eth0']);
+  });
+
+  it('over ten minutes, 40 owned IPs are each probed about every 30 s and never more than 8 at once', () => {
+    const ips = Array.from({ length: 40 }, (_, i) => `10.0.3.${i + 1}`);
+    let s = setOwned(emptySchedule(), owned(...ips), 0);
+    const probedAt = new Map<string, number[]>();
+    const inFlight: { key: string; endsAt: number }[] = [];
+    let seed = 7;
+    const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    let maxInFlight = 0;
+    for (let now = 0; now <= 10 * 60_000; now += 50) {
+      for (const f of inFlight.filter((f) => f.endsAt <= now)) {
+        s = probeDone(s, f.key, now, { conflict: false }, random);
+        inFlight.splice(inFlight.indexOf(f), 1);
+      }
+      const taken = takeDue(s, now);
+      s = taken.schedule;
+      for (const p of taken.due) {
+        inFlight.push({ key: p.key, endsAt: now + 500 });
+        probedAt.set(p.key, [...(probedAt.get(p.key) ?? []), now]);
+      }
+      maxInFlight = Math.max(maxInFlight, inFlight.length);
+    }
+    expect(maxInFlight).toBe(SELF_CHECK_MAX_IN_FLIGHT);
+    for (const times of probedAt.values()) {
+      const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
+      expect(Math.min(...gaps)).toBeGreaterThanOrEqual(SELF_CHECK_INTERVAL_MS * (1 - SELF_CHECK_JITTER));
+      expect(Math.max(...gaps)).toBeLessThanOrEqual(SELF_CHECK_INTERVAL_MS * (1 + SELF_CHECK_JITTER) + 1000);
+    }
+    expect(probedAt.size).toBe(40);
+  });
+});

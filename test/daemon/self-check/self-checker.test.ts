@@ -1,0 +1,209 @@
+/**
+ * The SelfChecker shell (src/daemon/self-check/self-checker.ts) with an injected probe standing in for the segment,
+ * a hand-written interface table and fake timers: what a user sees (the warn line naming the MAC and node, the
+ * 'conflict' event, conflicts() for status, the counters) and what must not be reported (our own MACs, a result
+ * for an address released meanwhile). The real probe on a real segment is in self-checker.lab.test.ts.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { parseIP, type IP } from '../../../src/ip';
+import { parseMAC } from '../../../src/announce/l2/mac-address';
+import type { HostInterface } from '../../../src/announce/l2/arping/host-interfaces';
+import { PacketSocketError } from '../../../src/native';
+import { SelfChecker, type ProbeRequest, type SelfCheckLogger } from '../../../src/daemon/self-check/self-checker';
+import { SELF_CHECK_CONFLICT_RECHECK_MS, SELF_CHECK_INTERVAL_MS, SELF_CHECK_MAX_IN_FLIGHT, SELF_CHECK_SOON_MS } from '../../../src/daemon/self-check/self-check-schedule';
+import { CONFLICT_FORGET_MS, type Conflict } from '../../../src/daemon/self-check/conflict-registry';
+
+const ip = (text: string): IP => parseIP(text) as IP;
+const VIP = ip('10.213.0.100');
+const OURS = '02:13:00:00:00:01';
+const OUR_OTHER = '02:13:00:00:00:11';
+const PEER = '02:13:00:00:00:02';
+const iface = (name: string, mac: string, up = true): HostInterface => ({ name, mac: parseMAC(mac), up, addresses: [{ ip: ip('10.213.0.1'), prefix: 24 }] });
+const HOST = [iface('eth0', OURS), iface('eth1', OUR_OTHER), { name: 'lo', mac: undefined, up: true, addresses: [] }];
+
+interface Line {
+  level: string;
+  fields: Record<string, unknown>;
+  msg?: string;
+}
+
+/** A segment where `answerers()` (MACs, lowercase) answer each probe at once; `calls` records every probe. */
+function harness(options: { answerers?: () => string[]; probe?: (r: ProbeRequest) => Promise<{ sent: boolean; macs: string[]; socketErrors: string[] }> } = {}) {
+  const lines: Line[] = [];
+  const at = (level: string) => (fields: object, msg?: string) => lines.push({ level, fields: fields as Record<string, unknown>, ...(msg === undefined ? {} : { msg }) });
+  const logger: SelfCheckLogger = { info: at('info'), warn: at('warn'), debug: at('debug') };
+  const calls: ProbeRequest[] = [];
+  const answerers = options.answerers ?? (() => []);
+  const checker = new SelfChecker({
+    logger,
+    interfaces: () => HOST,
+    random: () => 0.5,
+    macOwners: new Map([[PEER, 'node-b']]),
+    probe:
+      options.probe ??
+      (async (r) => {
+        calls.push(r);
+        return { sent: true, macs: answerers(), socketErrors: [] };
+      }),
+  });
+  const conflicts: Conflict[] = [];
+  const cleared: [Conflict, string][] = [];
+  checker.on('conflict', (c) => conflicts.push(c));
+  checker.on('conflictCleared', (c, why) => cleared.push([c, why]));
+  return { checker, lines, calls, conflicts, cleared };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: Date.parse('2026-10-04T08:00:00Z') });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('SelfChecker', () => {
+  it('probes a new ownership a second later on its interface; only our own MACs answering is no conflict', async () => {
+    const h = harness({ answerers: () => [OURS, OUR_OTHER] });
+    h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
+    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS - 1);
+    expect(h.calls).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(h.calls).toHaveLength(1);
+    expect(h.calls[0]).toMatchObject({ target: VIP, iface: { name: 'eth0', mac: parseMAC(OURS) } });
+    await vi.advanceTimersByTimeAsync(SELF_CHECK_INTERVAL_MS);
+    expect(h.calls).toHaveLength(2);
+    expect(h.conflicts).toEqual([]);
+    expect(h.checker.conflicts()).toEqual([]);
+    expect(h.checker.stats()).toEqual({ probesSent: 2, probesFailed: 0, conflictSightings: 0, conflictsDetected: 0, active: 0 });
+    h.checker.close();
+  });
+
+  it('another MAC answering is a conflict: warned once naming MAC and node, emitted, listed, followed, then cleared', async () => {
+    let peerAnswers = true;
+    const h = harness({ answerers: () => (peerAnswers ? [OURS, PEER] : [OURS]) });
+    h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
+    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
+    const expected = {
+      ip: '10.213.0.100', mac: PEER, node: 'node-b', interface: 'eth0', evidence: 'probeReply',
+      firstSeen: '2026-10-04T08:00:01.000Z', lastSeen: '2026-10-04T08:00:01.000Z', sightings: 1,
+    };
+    expect(h.conflicts).toEqual([expected]);
+    expect(h.checker.conflicts()).toEqual([expected]);
+    const warn = h.lines.filter((l) => l.level === 'warn');
+    expect(warn).toHaveLength(1);
+    expect(warn[0]).toMatchObject({ fields: { event: 'splitBrainDetected', ip: '10.213.0.100', mac: PEER, node: 'node-b' } });
+    expect(warn[0]?.msg).toMatch(/^10\.213\.0\.100 on eth0 is also answered by 02:13:00:00:00:02 \(node node-b\)/);
+
+    // Followed every few seconds while it lasts: lastSeen moves, no second warning or event.
+    await vi.advanceTimersByTimeAsync(SELF_CHECK_CONFLICT_RECHECK_MS);
+    expect(h.calls).toHaveLength(2);
+    expect(h.checker.conflicts()[0]).toMatchObject({ lastSeen: '2026-10-04T08:00:06.000Z', sightings: 2 });
+    expect(h.conflicts).toHaveLength(1);
+
+    peerAnswers = false;
+    await vi.advanceTimersByTimeAsync(SELF_CHECK_CONFLICT_RECHECK_MS);
+    expect(h.checker.conflicts()[0]?.lastSeen).toBe('2026-10-04T08:00:06.000Z');
+    await vi.advanceTimersByTimeAsync(CONFLICT_FORGET_MS);
+    expect(h.checker.conflicts()).toEqual([]);
+    expect(h.cleared).toMatchObject([[{ mac: PEER }, 'notSeen']]);
+    expect(h.lines.find((l) => l.fields.event === 'splitBrainCleared')).toMatchObject({ level: 'info', fields: { reason: 'notSeen', mac: PEER } });
+    expect(h.checker.stats()).toMatchObject({ conflictSightings: 2, conflictsDetected: 1, active: 0 });
+    h.checker.close();
+  });
+
+  it('a membership change probes every owned IP soon', async () => {
+    const h = harness();
+    h.checker.setOwned([{ ip: VIP, interface: 'eth0' }, { ip: ip('fd00:213::100'), interface: 'eth0' }]);
+    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
+    expect(h.calls).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(5000);
+    h.checker.membershipChanged();
+    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
+    expect(h.calls).toHaveLength(4);
+    h.checker.close();
+  });
+
+  it('passive observations from the announcer are merged and trigger a probe; ours and unowned IPs are ignored', async () => {
+    const h = harness();
+    h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
+    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
+    h.checker.observe({ ip: ip('10.213.0.7'), mac: parseMAC(PEER) as Uint8Array, interface: 'eth0', evidence: 'arpAnnouncement' });
+    h.checker.observe({ ip: VIP, mac: parseMAC(OUR_OTHER) as Uint8Array, interface: 'eth0', evidence: 'arpAnnouncement' });
+    expect(h.conflicts).toEqual([]);
+    h.checker.observe({ ip: VIP, mac: parseMAC(PEER) as Uint8Array, interface: 'eth0', evidence: 'arpAnnouncement' });
+    expect(h.conflicts).toMatchObject([{ ip: '10.213.0.100', mac: PEER, node: 'node-b', evidence: 'arpAnnouncement' }]);
+    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
+    expect(h.calls).toHaveLength(2);
+    h.checker.close();
+  });
+
+  it('releasing an IP clears its conflicts, and a probe in flight for it reports nothing', async () => {
+    let release: (() => void) | undefined;
+    const h = harness({
+      probe: (r) =>
+        new Promise((resolve) => {
+          release = () => resolve({ sent: true, macs: [PEER], socketErrors: [] });
+          void r;
+        }),
+    });
+    h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
+    h.checker.observe({ ip: VIP, mac: parseMAC(PEER) as Uint8Array, interface: 'eth0', evidence: 'neighborAdvertisement' });
+    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
+    expect(release).toBeDefined();
+    h.checker.setOwned([]);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(h.cleared).toMatchObject([[{ ip: '10.213.0.100' }, 'notOwned']]);
+    release?.();
+    await vi.advanceTimersByTimeAsync(SELF_CHECK_INTERVAL_MS * 2);
+    expect(h.checker.conflicts()).toEqual([]);
+    expect(h.checker.stats()).toMatchObject({ conflictSightings: 1, conflictsDetected: 1 });
+    h.checker.close();
+  });
+
+  it('at most the in-flight limit of probes at once', async () => {
+    const pending: (() => void)[] = [];
+    const h = harness({ probe: () => new Promise((resolve) => pending.push(() => resolve({ sent: true, macs: [], socketErrors: [] }))) });
+    h.checker.setOwned(Array.from({ length: 20 }, (_, i) => ({ ip: ip(`10.213.0.${100 + i}`), interface: 'eth0' })));
+    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
+    expect(pending).toHaveLength(SELF_CHECK_MAX_IN_FLIGHT);
+    pending[0]?.();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(pending).toHaveLength(SELF_CHECK_MAX_IN_FLIGHT + 1);
+    h.checker.close();
+  });
+
+  it('a probe that cannot be sent is warned once with its reason, then counted quietly', async () => {
+    const h = harness({
+      probe: () => Promise.reject(new PacketSocketError('permissionDenied', 'opening a packet socket needs CAP_NET_RAW')),
+    });
+    h.checker.setOwned([{ ip: VIP, interface: 'eth0' }, { ip: VIP, interface: 'eth7' }]);
+    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS + 2 * SELF_CHECK_INTERVAL_MS);
+    const warns = h.lines.filter((l) => l.level === 'warn');
+    expect(warns.map((l) => l.fields.code).sort()).toEqual(['interface', 'permissionDenied']);
+    expect(warns.find((l) => l.fields.code === 'interface')?.fields.error).toBe('no interface eth7 here');
+    expect(h.checker.stats().probesFailed).toBe(6);
+    expect(h.checker.stats().probesSent).toBe(0);
+    h.checker.close();
+  });
+
+  it('close() aborts probes in flight and nothing is reported afterwards; a throwing listener is logged, not thrown', async () => {
+    let signal: AbortSignal | undefined;
+    const h = harness({
+      probe: (r) => {
+        signal = r.signal;
+        return new Promise((resolve) => r.signal.addEventListener('abort', () => resolve({ sent: true, macs: [PEER], socketErrors: [] })));
+      },
+    });
+    h.checker.on('conflict', () => {
+      throw new Error('listener bug');
+    });
+    h.checker.observe({ ip: VIP, mac: parseMAC(PEER) as Uint8Array, interface: 'eth0', evidence: 'arpReply' });
+    h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
+    h.checker.observe({ ip: VIP, mac: parseMAC(PEER) as Uint8Array, interface: 'eth0', evidence: 'arpReply' });
+    expect(h.lines.some((l) => l.fields.event === 'selfCheckListenerFailed')).toBe(true);
+    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
+    h.checker.close();
+    expect(signal?.aborted).toBe(true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(h.checker.stats().conflictSightings).toBe(1);
+  });
+});
