@@ -1,23 +1,43 @@
 /**
- * The speaker on a plain host, as far as it goes today: the configuration file (hot reload, last good kept),
- * gossip membership with this node's facts in meta, membership logged and remembered, a graceful leave on
- * shutdown. Election and announcing hang off the same loop in the next issues.
+ * The speaker on a plain host: the configuration file (hot reload, last good kept), gossip membership with this
+ * node's facts in meta, health checks and the allocation table exchanged in gossip, the election of every
+ * service, and the L2 announcer and VIP binding for what this node owns. Every change anywhere schedules one
+ * recomputation from the whole state (decideCluster), and the announcer converges to the result, so events can
+ * be missed, repeated or reordered without effect (ARCHITECTURE.md, "One direction of data").
  */
 import type { Logger } from 'pino';
+import { L2Announcer } from '../announce/l2/l2-announcer';
+import { NetlinkLinks } from '../announce/l2/interfaces';
+import { VipBinder } from '../announce/addr';
+import { SelfChecker } from './self-check/self-checker';
+import type { ObservedConflict } from '../announce/l2/l2-interface';
+import { formatMAC } from '../announce/l2/mac-address';
 import { GossipNode } from '../gossip/gossip-node';
 import type { Keyring } from '../gossip/codec';
 import { encodeNodeMeta } from '../gossip/node-meta';
 import type { Member, SwimConfig } from '../gossip/swim';
 import { formatHostPort, hostFromBytes, type HostPort } from '../gossip/transport/address';
+import { formatIP } from '../ip';
+import { formatDiagnostic, type Snapshot } from '../model';
 import { FileSource, type FileSourceState } from '../sources/file';
-import { formatDiagnostic } from '../model';
+import type { Explanation } from '../election';
+import { decideCluster, type ClusterDecision } from './cluster-decision';
+import { ControlServer, type ControlProvider, type ControlSnapshot } from './control';
+import { controlView } from './control-view';
+import { trackOwners, type OwnerHistory } from './owner-history';
+import { ClusterGossip } from './cluster-gossip';
+import { handoverStatus } from './handover';
 import { loadKnownPeers, saveKnownPeers } from './known-peers';
+import { LocalAnnouncements } from './local-announcements';
 import { nodeFacts } from './node-facts';
+import { SpeakerFlags } from './speaker-flags';
 
 /** MetalLB rejoins its seeds every minute (speakerlist.go), healing partitions longer than the dead-node memory. */
 export const REJOIN_INTERVAL_MS = 60_000;
 /** MetalLB's speaker leaves with a 1 s timeout on shutdown. */
 export const LEAVE_TIMEOUT_MS = 1_000;
+/** How often a leaving node re-checks its handover between sightings (the election may change meanwhile). */
+const HANDOVER_POLL_MS = 50;
 
 export interface SpeakerOptions {
   readonly nodeName: string;
@@ -30,66 +50,292 @@ export interface SpeakerOptions {
   readonly nodeLabels: Readonly<Record<string, string>>;
   readonly gossipConfig: SwimConfig;
   readonly profileName: string;
+  /** Answer ARP/NDP for owned IPs (false: compute and report only, touching no interface). */
+  readonly announce: boolean;
+  /** Bind owned VIPs to this dummy interface (file mode default mlb0); undefined: do not bind. */
+  readonly vipInterface?: string;
+  /** The control API's unix socket. */
+  readonly controlSocket: string;
+  /** mlb's version, shown by the control API. */
+  readonly version: string;
   readonly logger: Logger;
 }
 
-export class Speaker {
+export class Speaker implements ControlProvider {
+  private control: ControlServer | undefined;
+  private owners: OwnerHistory = new Map();
   private gossip: GossipNode | undefined;
   private source: FileSource | undefined;
+  private links: NetlinkLinks | undefined;
+  private l2: L2Announcer | undefined;
+  private vips: VipBinder | undefined;
+  private selfCheck: SelfChecker | undefined;
+  private cluster: ClusterGossip | undefined;
+  private announcements!: LocalAnnouncements;
+  private flags!: SpeakerFlags;
+  private decision: ClusterDecision | undefined;
   private rejoinTimer: NodeJS.Timeout | undefined;
+  private recomputeQueued = false;
   private stopping = false;
+  private lastMlbInputs: boolean | undefined;
+  /** While leaving: the IPs held when the handover began, and those another MAC has announced since. */
+  private handover: { startedAt: number; held: string[]; claimed: Set<string> } | undefined;
   /** State writes run one after another, and stop() waits for the last: a restart must find what we saw. */
   private stateWrites: Promise<void> = Promise.resolve();
+  readonly startedAt = Date.now();
 
   constructor(private readonly options: SpeakerOptions) {}
 
   async start(): Promise<void> {
     const { logger } = this.options;
+    this.flags = await SpeakerFlags.load(this.options.stateDir, this.startedAt, logger, () => this.onFlagsChanged());
     this.source = new FileSource(this.options.configFile);
     const initial = await this.source.start();
     logger.info({ event: 'configLoaded', file: this.options.configFile, services: initial.snapshot?.services.length }, 'configuration loaded');
     this.source.onChange((state) => this.onConfig(state));
 
-    const meta = encodeNodeMeta(nodeFacts({
-      nodeName: this.options.nodeName, snapshot: initial.snapshot, labels: this.options.nodeLabels, draining: false, warmingUp: false,
-    }));
+    await this.startAnnouncing();
     this.gossip = await GossipNode.create({
       name: this.options.nodeName,
       bind: this.options.bind,
       ...(this.options.advertiseHost ? { advertiseHost: this.options.advertiseHost } : {}),
       config: this.options.gossipConfig,
       ...(this.options.keyring ? { keyring: this.options.keyring } : {}),
-      meta,
+      meta: this.meta(initial.snapshot),
       onLog: (line) => {
         const fields = { event: 'gossip', reason: line.reason, ...('fields' in line ? line.fields : {}) };
-        if (line.level === 'debug') logger.debug(fields, line.message);
-        else if (line.level === 'info') logger.debug(fields, line.message);
+        if (line.level === 'debug' || line.level === 'info') logger.debug(fields, line.message);
         else logger[line.level](fields, line.message);
       },
     });
     this.gossip.on('join', (m) => this.onMember('memberJoined', 'member joined', m));
     this.gossip.on('leave', (m) => this.onMember(m.state === 'left' ? 'memberLeft' : 'memberFailed', m.state === 'left' ? 'member left' : 'member declared dead', m));
     this.gossip.on('update', (m) => this.onMember('memberUpdated', 'member meta changed', m));
+    this.cluster = await ClusterGossip.start({
+      gossip: this.gossip, self: this.options.nodeName, epoch: this.startedAt, stateDir: this.options.stateDir, logger,
+      onChange: () => this.schedule(),
+    });
     logger.info(
       { event: 'gossipStarted', bind: formatHostPort(this.gossip.localAddress), profile: this.options.profileName, encrypted: this.options.keyring !== undefined },
       `gossip listening on ${formatHostPort(this.gossip.localAddress)}`,
     );
+    this.control = await ControlServer.listen({ path: this.options.controlSocket, provider: this, logger });
+    logger.info({ event: 'controlListening', socket: this.options.controlSocket }, `control API on ${this.options.controlSocket}`);
+    this.schedule();
     await this.joinCluster();
+    this.cluster.markJoined();
     this.rejoinTimer = setInterval(() => void this.joinCluster(), REJOIN_INTERVAL_MS);
   }
 
-  /** Leaves gracefully (the cluster hears "left", not "dead"), then stops everything. */
+  /**
+   * Leaves gracefully: hands every owned IP to its successor (announcing until the successor is heard), then
+   * withdraws, tells the cluster "left" (not "dead") and stops everything.
+   */
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    const { logger } = this.options;
     if (this.rejoinTimer) clearInterval(this.rejoinTimer);
     this.source?.stop();
+    if (this.gossip) await this.handOver();
+    this.announcements?.apply([], () => 'shuttingDown');
+    await this.announcements?.settled();
+    this.l2?.close();
+    this.selfCheck?.close();
+    await this.vips?.close({ keep: false });
+    this.links?.close();
+    await this.control?.close();
+    await this.cluster?.close();
     if (this.gossip) {
       const outcome = await this.gossip.leave(LEAVE_TIMEOUT_MS);
-      this.options.logger.info({ event: 'gossipLeft', outcome }, `left the cluster (${outcome})`);
+      logger.info({ event: 'gossipLeft', outcome }, `left the cluster (${outcome})`);
       await this.gossip.close();
     }
+    await this.flags?.markCleanStop();
+    await this.cluster?.flush();
     await this.stateWrites;
+  }
+
+  /** `mlb drain`: hand this node's IPs to others and keep them away until undrain (kept across restarts). */
+  async drain(): Promise<{ changed: boolean; message: string }> {
+    const changed = await this.flags.setDrained(true);
+    return { changed, message: changed ? `${this.options.nodeName} is draining: its IPs move to other nodes` : `${this.options.nodeName} was already draining` };
+  }
+
+  async undrain(): Promise<{ changed: boolean; message: string }> {
+    const changed = await this.flags.setDrained(false);
+    return { changed, message: changed ? `${this.options.nodeName} takes part again` : `${this.options.nodeName} was not draining` };
+  }
+
+  /** The control API's snapshot: exactly the state the last decision was made from. */
+  snapshot(): ControlSnapshot {
+    const cluster = this.cluster;
+    return controlView({
+      now: Date.now(),
+      node: {
+        name: this.options.nodeName, version: this.options.version, startedAt: this.startedAt,
+        draining: this.flags.draining, warmingUp: this.flags.warmingUp, warmUpUntil: this.flags.warmUpUntil, leaving: this.flags.isLeaving,
+      },
+      gossip: {
+        bind: this.gossip ? formatHostPort(this.gossip.localAddress) : formatHostPort(this.options.bind),
+        profile: this.options.profileName, encrypted: this.options.keyring !== undefined, healthScore: this.gossip?.healthScore() ?? 0,
+      },
+      configFile: this.options.configFile,
+      config: this.source?.state,
+      members: this.gossip?.members() ?? [],
+      decision: this.decision,
+      allocation: cluster?.allocationView() ?? { allocator: null, version: 0, results: new Map() },
+      health: cluster?.healthView(this.source?.state.snapshot) ?? new Map(),
+      owners: this.owners,
+      announced: this.announcements.announced(),
+      bound: this.vips?.bound().map(formatIP) ?? [],
+      conflicts: (this.selfCheck?.conflicts() ?? []).map((c) => ({
+        ip: c.ip, mac: c.mac, node: c.node, interface: c.interface, firstSeen: c.firstSeen, lastSeen: c.lastSeen,
+      })),
+    });
+  }
+
+  explain(): Explanation[] {
+    return this.decision?.explain() ?? [];
+  }
+
+  // --- the loop --------------------------------------------------------------------------------------------------
+
+  /** Coalesces bursts of events (a join brings meta, health and a table) into one recomputation. */
+  private schedule(): void {
+    if (this.recomputeQueued) return;
+    this.recomputeQueued = true;
+    setImmediate(() => {
+      this.recomputeQueued = false;
+      try {
+        this.recompute();
+      } catch (error) {
+        this.options.logger.error({ event: 'recomputeFailed', error: (error as Error).stack }, 'recomputing the election failed; keeping the current announcements');
+      }
+    });
+  }
+
+  private recompute(): void {
+    const snapshot = this.source?.state.snapshot;
+    if (!snapshot || !this.gossip || !this.cluster) return;
+    const live = this.gossip.liveMembers().map((m) => ({ name: m.name, ...(m.meta ? { meta: m.meta } : {}) }));
+    const liveNames = live.map((m) => m.name);
+    const allocation = this.cluster.allocate(snapshot, live);
+    this.cluster.updateHealthChecks(snapshot);
+    const decision = decideCluster({
+      self: this.options.nodeName, snapshot, live, addresses: allocation.addresses, passing: this.cluster.passing(snapshot, liveNames),
+    });
+    this.decision = decision;
+    const tracked = trackOwners(this.owners, decision.outcomes, Date.now());
+    this.owners = tracked.history;
+    for (const change of tracked.changes) {
+      this.options.logger.info(
+        { event: 'ownerChanged', service: change.service, protocol: change.protocol, ips: change.ips, from: change.from, to: change.to, unheldMs: change.unheldMs },
+        `${change.service} ${change.ips.join(',')}: ${change.from.join(',') || 'nobody'} -> ${change.to.join(',') || 'nobody'}`,
+      );
+    }
+    if (decision.mlbInputs.allowed !== this.lastMlbInputs) {
+      this.lastMlbInputs = decision.mlbInputs.allowed;
+      this.options.logger.info({ event: 'electionInputs', mlbOnlyInputs: decision.mlbInputs.allowed }, decision.mlbInputs.reason);
+    }
+    let owned = decision.ownedL2;
+    if (this.handover) {
+      // Still answering for what we held until each successor is heard (handover.ts).
+      const held = new Set(this.handover.held);
+      const previous = this.announcements.announced().filter((a) => held.has(a.ip));
+      const stillOwned = new Set(owned.map((o) => formatIP(o.ip)));
+      owned = [...owned, ...previous.filter((p) => !stillOwned.has(p.ip)).map((p) => ({ service: p.service, ip: p.address, interfaces: p.interfaces }))];
+    }
+    this.announcements.apply(owned, (service, ip) => this.withdrawReason(decision, service, ip));
+    this.selfCheck?.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
+  }
+
+  private withdrawReason(decision: ClusterDecision, service: string, ip: string): string {
+    const explanation = decision.explain().find((e) => e.service === service && e.ip === ip && e.protocol === 'layer2');
+    if (!explanation) return 'serviceDeleted';
+    return explanation.candidates.find((c) => c.node === this.options.nodeName)?.reason ?? 'notLiveMember';
+  }
+
+  // --- announcing ------------------------------------------------------------------------------------------------
+
+  private async startAnnouncing(): Promise<void> {
+    const { logger } = this.options;
+    if (!this.options.announce) {
+      logger.warn({ event: 'announcingOff' }, '--no-announce: electing and reporting only; no ARP/NDP answers, no VIP binding');
+      this.announcements = new LocalAnnouncements(undefined, undefined, logger);
+      return;
+    }
+    this.links = await NetlinkLinks.start({ onError: (e: Error) => logger.warn({ event: 'linkScanFailed' }, e.message) });
+    const links = this.links;
+    this.l2 = new L2Announcer({
+      links,
+      logger,
+      onConflict: (c) => this.onConflict(c),
+    });
+    const l2 = this.l2;
+    // Split-brain self-check: probes what we own now and then and after membership changes (self-check/).
+    this.selfCheck = new SelfChecker({ logger });
+    const vipInterface = this.options.vipInterface;
+    if (vipInterface) {
+      const vips = await VipBinder.open({ interfaceName: vipInterface, logger });
+      this.vips = vips;
+      // A VIP on mlb0 must never be answered by the kernel on a real interface, or a crashed daemon would keep
+      // attracting traffic (arp-sysctl-plan.ts). Interfaces come and go, and a new one starts from conf/default.
+      const prepare = () => void vips.prepareInterfaces(links.links().map((l) => l.name).filter((n) => n !== vipInterface && n !== 'lo'));
+      prepare();
+      links.onChange(prepare);
+    }
+    const vips = this.vips;
+    this.announcements = new LocalAnnouncements({
+      reconcileL2: (d) => void l2.reconcile(d),
+      ...(vips ? { bindVips: async (ips) => void (await vips.reconcile(ips)) } : {}),
+    }, this.links, logger);
+  }
+
+  private onConflict(conflict: ObservedConflict): void {
+    const ip = formatIP(conflict.ip);
+    // While handing over, the successor's announcement is expected, not a split brain.
+    if (!this.handover) this.selfCheck?.observe(conflict);
+    if (this.handover && this.handover.held.includes(ip) && !this.handover.claimed.has(ip)) {
+      this.handover.claimed.add(ip);
+      this.options.logger.info({ event: 'handoverClaimed', ip, mac: formatMAC(conflict.mac) }, `successor announced ${ip}`);
+    }
+  }
+
+  private async handOver(): Promise<void> {
+    const held = this.announcements.announced().map((a) => a.ip);
+    await this.flags.setLeaving();
+    if (held.length === 0 || !this.options.announce) return;
+    this.handover = { startedAt: Date.now(), held, claimed: new Set() };
+    this.schedule();
+    for (;;) {
+      await new Promise((r) => setTimeout(r, HANDOVER_POLL_MS));
+      const decision = this.decision;
+      const status = handoverStatus({
+        held, claimed: this.handover.claimed, self: this.options.nodeName, startedAt: this.handover.startedAt, now: Date.now(),
+        ownerOf: (ip) => decision?.outcomes.find((o) => o.protocol === 'layer2' && o.ips.includes(ip))?.winner ?? null,
+      });
+      if (!status.done) continue;
+      this.options.logger.info(
+        { event: 'handoverDone', reason: status.reason, waiting: status.waiting, orphaned: status.orphaned, ms: Date.now() - this.handover.startedAt },
+        status.reason === 'allClaimed' ? 'every successor has announced: stopping' : 'handover timed out: stopping anyway',
+      );
+      return;
+    }
+  }
+
+  // --- membership and configuration ------------------------------------------------------------------------------
+
+  private meta(snapshot: Snapshot | undefined): Uint8Array {
+    return encodeNodeMeta(nodeFacts({
+      nodeName: this.options.nodeName, snapshot, labels: this.options.nodeLabels,
+      draining: this.flags.draining, warmingUp: this.flags.warmingUp,
+    }));
+  }
+
+  private onFlagsChanged(): void {
+    this.gossip?.setMeta(this.meta(this.source?.state.snapshot));
+    this.schedule();
   }
 
   private async joinCluster(): Promise<void> {
@@ -110,6 +356,8 @@ export class Speaker {
   }
 
   private onMember(event: string, message: string, member: Member): void {
+    this.schedule();
+    if (event !== 'memberUpdated') this.selfCheck?.membershipChanged();
     if (member.name === this.options.nodeName) return;
     this.options.logger.info(
       { event, member: member.name, addr: `${hostFromBytes(member.addr)}:${member.port}`, incarnation: member.incarnation },
@@ -145,9 +393,8 @@ export class Speaker {
       return;
     }
     logger.info({ event: 'configLoaded', file: this.options.configFile, services: state.snapshot?.services.length }, 'configuration reloaded');
-    this.gossip?.setMeta(encodeNodeMeta(nodeFacts({
-      nodeName: this.options.nodeName, snapshot: state.snapshot, labels: this.options.nodeLabels, draining: false, warmingUp: false,
-    })));
+    this.gossip?.setMeta(this.meta(state.snapshot));
+    this.schedule();
   }
 }
 

@@ -22,8 +22,15 @@ function freshPort(): number {
   return nextPort++;
 }
 
+/**
+ * On loopback in the test machine's own namespace: announcing stays off (--no-announce), so nothing is sent on
+ * the host's real interfaces and no VIP is bound; the namespace tests in test/e2e cover announcing.
+ */
 function daemon(name: string, port: number, extra: string[] = [], config = 'examples/plain-host.yaml'): RunningDaemon {
-  const d = startDaemon(['--config', config, '--node-name', name, '--gossip-bind', `127.0.0.1:${port}`, '--state-dir', join(dir, name), ...extra]);
+  const d = startDaemon([
+    '--config', config, '--node-name', name, '--gossip-bind', `127.0.0.1:${port}`, '--state-dir', join(dir, name),
+    '--control-socket', join(dir, `${name}.sock`), '--no-announce', ...extra,
+  ]);
   running.push(d);
   return d;
 }

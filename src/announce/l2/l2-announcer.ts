@@ -70,6 +70,11 @@ export interface L2AnnouncerOptions {
   readonly openSocket?: (options: PacketSocketOptions) => PacketSocket;
   /** Monotonic milliseconds; performance.now by default. */
   readonly now?: () => number;
+  /**
+   * Every sighting of another MAC claiming an address we announce (logged once per ip, MAC and interface). The
+   * daemon feeds its split-brain registry from it, and a graceful handover waits for the new owner's announcement.
+   */
+  readonly onConflict?: (conflict: ObservedConflict) => void;
 }
 
 export interface L2AnnouncerStats {
@@ -429,6 +434,7 @@ export class L2Announcer {
 
   private conflict(conflict: ObservedConflict): void {
     this.counters.conflicts++;
+    this.options.onConflict?.(conflict);
     const key = `${formatIP(conflict.ip)}|${formatMAC(conflict.mac)}|${conflict.interface}`;
     if (this.conflictsSeen.has(key)) return;
     this.conflictsSeen.add(key);

@@ -6,6 +6,8 @@ import { loadGossipKeyring } from '../../daemon/gossip-key';
 import { parseNodeLabels } from '../../daemon/node-facts';
 import { ensureStateDir } from '../../daemon/state-dir';
 import { Speaker } from '../../daemon/speaker';
+import { DEFAULT_CONTROL_SOCKET } from '../control-client';
+import { buildInfo } from '../build-info';
 import { SWIM_PROFILES, type SwimProfileName } from '../../gossip/swim';
 import { parseHostPort } from '../../gossip/transport/address';
 import { CommandError, UsageError } from '../exit-codes';
@@ -22,6 +24,10 @@ interface DaemonArgs {
   join?: string;
   'gossip-key-file'?: string;
   'state-dir': string;
+  'control-socket': string;
+  announce: boolean;
+  'bind-vips': boolean;
+  'vip-interface': string;
   'log-level': LogLevel;
 }
 
@@ -29,10 +35,12 @@ interface DaemonArgs {
 const PLAIN_HOST_PROFILE: SwimProfileName = 'fast';
 /** Where a systemd unit keeps state (StateDirectory=mlb). */
 const DEFAULT_STATE_DIR = '/var/lib/mlb';
+/** A dummy link holds the VIPs: it never answers ARP itself (NOARP) and mlb owns every address on it. */
+const DEFAULT_VIP_INTERFACE = 'mlb0';
 
 export const daemonCommand: CommandModule<object, DaemonArgs> = {
   command: 'daemon',
-  describe: 'Run the speaker on this host: configuration file, gossip membership (announcing comes next)',
+  describe: 'Run the speaker on this host: configuration file, gossip membership, health checks, election, ARP/NDP answers for the IPs this node owns',
   builder: (y) =>
     y
       .option('config', { alias: 'c', type: 'string', demandOption: true, describe: 'The YAML file; edits are picked up live, a bad edit keeps the last good configuration' })
@@ -43,10 +51,14 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       .option('gossip-profile', { choices: ['fast', 'lan', 'wan'] as const, default: PLAIN_HOST_PROFILE, describe: 'Failure detection timers: fast (~1 s to declare a crashed node dead), lan (memberlist and MetalLB defaults, ~5-8 s), wan' })
       .option('join', { type: 'string', describe: 'HOST:PORT[,HOST:PORT...] of existing members (memberlist\'s name/HOST:PORT form works too)' })
       .option('gossip-key-file', { type: 'string', describe: 'File holding MetalLB\'s memberlist secretkey: encrypts gossip exactly as MetalLB does. Without it gossip is plain.' })
-      .option('state-dir', { type: 'string', default: DEFAULT_STATE_DIR, describe: 'Where state that must survive a restart lives (known peers)' })
+      .option('state-dir', { type: 'string', default: DEFAULT_STATE_DIR, describe: 'Where state that must survive a restart lives: known peers, the allocation table, drain and restart history' })
+      .option('control-socket', { type: 'string', default: DEFAULT_CONTROL_SOCKET, describe: 'Unix socket (mode 0660) for mlb status, mlb explain --socket, mlb drain / undrain' })
+      .option('announce', { type: 'boolean', default: true, describe: 'Answer ARP/NDP for the IPs this node owns; --no-announce elects and reports only (a dry run beside keepalived, or tests)' })
+      .option('bind-vips', { type: 'boolean', default: true, describe: 'Add owned IPs to --vip-interface so this host accepts their traffic (nothing like kube-proxy does it on a plain host)' })
+      .option('vip-interface', { type: 'string', default: DEFAULT_VIP_INTERFACE, describe: 'The dummy interface owned IPs are bound to (created if missing; its addresses are mlb\'s alone)' })
       .option('log-level', { choices: LOG_LEVELS, default: DEFAULT_LOG_LEVEL, describe: 'debug adds every gossip decision' })
       .example('mlb daemon --config /etc/mlb/mlb.yaml --node-name node-a --gossip-bind 10.0.0.11:7946 --join 10.0.0.12:7946,10.0.0.13:7946', 'one host of three')
-      .epilogue('Stops on SIGTERM or SIGINT after telling the cluster it is leaving. Logs are JSON lines (MetalLB\'s field names) unless stdout is a terminal.'),
+      .epilogue('On SIGTERM or SIGINT it hands its IPs to the next nodes, waits until they announce them (up to 3 s), then leaves the cluster. Logs are JSON lines (MetalLB\'s field names) unless stdout is a terminal.'),
   handler: async (args) => {
     const bind = parseOrUsage(() => parseHostPort(args['gossip-bind']), '--gossip-bind');
     const wildcard = isIP(bind.host) && /^(0\.0\.0\.0|::)$/.test(bind.host);
@@ -65,6 +77,8 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
     const speaker = new Speaker({
       nodeName: args['node-name'], configFile: args.config, bind, ...(advertise ? { advertiseHost: advertise } : {}), join, keyring,
       stateDir: args['state-dir'], nodeLabels, gossipConfig: SWIM_PROFILES[args['gossip-profile']], profileName: args['gossip-profile'], logger,
+      announce: args.announce, ...(args.announce && args['bind-vips'] ? { vipInterface: args['vip-interface'] } : {}),
+      controlSocket: args['control-socket'], version: buildInfo().version,
     });
     // Signals are taken before start-up finishes: a SIGTERM during the first join must still leave politely
     // and keep what was learnt, not kill the process with the default action.

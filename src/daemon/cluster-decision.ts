@@ -1,0 +1,170 @@
+/**
+ * The daemon's functional core: from everything a node knows (the configuration, the live members and their
+ * meta, the allocation, the health reports) to the election of every service and what this node must
+ * announce. Pure: the speaker calls it after any change and applies the difference, so a missed or duplicated
+ * event changes nothing (ARCHITECTURE.md, "One direction of data").
+ *
+ * Every node runs this on the same inputs (meta and health travel in gossip) and so agrees on one owner per IP
+ * without asking anyone, exactly as MetalLB's speakers do.
+ */
+import {
+  advertisementCoversPool, advertisementSelectsNode, electAll, l2AdsForService, poolForIPs,
+  type ElectionConfig, type ElectionOptions, type ElectionOutcome, type Explanation, type MlbNodeStates,
+  type ServiceElectionInput,
+} from '../election';
+import { memberFacts, type MemberFacts } from '../gossip/member-facts';
+import type { NodeMeta } from '../gossip/node-meta';
+import type { IP } from '../ip';
+import type { ServiceAddresses } from './allocation/effective-allocation';
+import { serviceKey, type IPAddressPool, type Node, type Service, type Snapshot } from '../model';
+
+export interface LiveMember {
+  readonly name: string;
+  readonly meta?: Uint8Array;
+}
+
+export type { ServiceAddresses };
+
+export interface ClusterInputs {
+  readonly self: string;
+  readonly snapshot: Snapshot;
+  /** Alive and suspect members (memberlist Members(), MetalLB's usable speakers), this node included. */
+  readonly live: readonly LiveMember[];
+  /** "namespace/name" -> addresses; services without an entry have no IP yet. */
+  readonly addresses: ReadonlyMap<string, ServiceAddresses>;
+  /** Health-checked services only: "namespace/name" -> nodes whose latest report passes. */
+  readonly passing: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly options?: ElectionOptions;
+}
+
+/** One IP this node must answer for at layer 2, and where. */
+export interface OwnedL2 {
+  readonly service: string;
+  readonly ip: IP;
+  /** L2Advertisement.interfaces of the advertisements selecting this node; empty: choose automatically. */
+  readonly interfaces: readonly string[];
+}
+
+export interface ClusterDecision {
+  readonly facts: MemberFacts;
+  /** Whether health, drain and warm-up took part, and why (logged when it changes). */
+  readonly mlbInputs: { readonly allowed: boolean; readonly reason: string };
+  readonly outcomes: readonly ElectionOutcome[];
+  /** Per IP and protocol, every node's reason (computed on demand: explain and status read it). */
+  explain(): Explanation[];
+  readonly ownedL2: readonly OwnedL2[];
+}
+
+export function decideCluster(inputs: ClusterInputs): ClusterDecision {
+  const facts = memberFacts(inputs.live);
+  const allowed = facts.mlbOnlyInputsAllowed;
+  const config: ElectionConfig = {
+    nodes: electionNodes(inputs.snapshot, facts),
+    pools: inputs.snapshot.pools,
+    l2Advertisements: inputs.snapshot.l2Advertisements,
+    bgpAdvertisements: inputs.snapshot.bgpAdvertisements,
+    bgpPeers: inputs.snapshot.bgpPeers,
+    ...(inputs.options ? { options: inputs.options } : {}),
+    ...(allowed ? { mlb: nodeStates(facts.facts) } : {}),
+  };
+  const services = serviceInputs(inputs, facts, allowed);
+  const election = electAll(config, services, new Set(facts.live));
+  const selfNode = config.nodes.find((n) => n.meta.name === inputs.self);
+  return {
+    facts,
+    mlbInputs: { allowed, reason: facts.reason },
+    outcomes: election.outcomes,
+    explain: () => election.explain(),
+    ownedL2: selfNode ? ownedL2(election.outcomes, services, inputs, selfNode) : [],
+  };
+}
+
+/**
+ * The Node objects of the election. A live mlb member is described by its own meta (labels and conditions it
+ * publishes); anyone else by the configuration's v1 Node document, or as an unlabelled node. Documented nodes
+ * that are not live stay listed, so explain says "notLiveMember" for them.
+ */
+export function electionNodes(snapshot: Snapshot, facts: MemberFacts): Node[] {
+  const documented = new Map(snapshot.nodes.map((n) => [n.meta.name, n]));
+  const names = [...new Set([...snapshot.nodes.map((n) => n.meta.name), ...facts.live])];
+  return names.map((name) => {
+    const meta = facts.facts.get(name);
+    const doc = documented.get(name);
+    if (!meta) return doc ?? unlabelledNode(name);
+    return {
+      kind: 'Node',
+      meta: { name, namespace: '', labels: meta.labels, annotations: doc?.meta.annotations ?? {} },
+      conditions: meta.conditions.map((c) => ({ type: c.type, status: c.status })),
+      addresses: doc?.addresses ?? [],
+      subnets: doc?.subnets ?? [],
+    };
+  });
+}
+
+function nodeStates(facts: ReadonlyMap<string, NodeMeta>): MlbNodeStates {
+  const draining = new Set<string>();
+  const warmingUp = new Set<string>();
+  for (const [name, meta] of facts) {
+    if (meta.draining) draining.add(name);
+    if (meta.warmingUp) warmingUp.add(name);
+  }
+  return { draining, warmingUp };
+}
+
+/**
+ * Endpoints on a plain host: a health-checked service is served by the live nodes whose check passes; any
+ * other by every live node (nothing else decides, ARCHITECTURE.md "Health checks"). With a plain MetalLB
+ * speaker present health is not an input, so every live node serves.
+ */
+function serviceInputs(inputs: ClusterInputs, facts: MemberFacts, healthAllowed: boolean): ServiceElectionInput[] {
+  const everyone = new Set(facts.live);
+  const poolsByName = new Map(inputs.snapshot.pools.map((p) => [p.meta.name, p]));
+  const out: ServiceElectionInput[] = [];
+  for (const service of inputs.snapshot.services) {
+    const key = serviceKey(service);
+    const addresses = inputs.addresses.get(key);
+    if (!addresses || addresses.ips.length === 0) continue;
+    const passing = healthAllowed ? inputs.passing.get(key) : undefined;
+    const pool = addresses.pool === undefined ? undefined : poolsByName.get(addresses.pool);
+    out.push({
+      service,
+      ips: addresses.ips,
+      endpoints: passing ? { servingNodes: new Set([...passing].filter((n) => everyone.has(n))), healthChecked: true } : { servingNodes: everyone },
+      ...(pool ? { pool } : {}),
+    });
+  }
+  return out;
+}
+
+function ownedL2(
+  outcomes: readonly ElectionOutcome[], services: readonly ServiceElectionInput[], inputs: ClusterInputs, self: Node,
+): OwnedL2[] {
+  const byKey = new Map(services.map((s) => [serviceKey(s.service), s]));
+  const owned: OwnedL2[] = [];
+  for (const outcome of outcomes) {
+    if (outcome.protocol !== 'layer2' || outcome.winner !== inputs.self) continue;
+    const input = byKey.get(outcome.service);
+    if (!input) continue;
+    const interfaces = advertisedInterfaces(inputs.snapshot, input, self);
+    for (const ip of input.ips ?? input.service.ingressIPs) owned.push({ service: outcome.service, ip, interfaces });
+  }
+  return owned;
+}
+
+/**
+ * MetalLB's layer2 announcer restricts the interfaces only when every advertisement selecting the node names
+ * some: one advertisement without a list means "all eligible interfaces".
+ */
+function advertisedInterfaces(snapshot: Snapshot, input: ServiceElectionInput, self: Node): string[] {
+  const ips = input.ips ?? input.service.ingressIPs;
+  const pool: IPAddressPool | undefined = input.pool ?? poolForIPs(snapshot.pools, ips);
+  if (!pool) return [];
+  const ads = l2AdsForService(snapshot.l2Advertisements.filter((ad) => advertisementCoversPool(ad, pool)), pool, input.service as Service)
+    .filter((ad) => advertisementSelectsNode(ad, self));
+  if (ads.length === 0 || ads.some((ad) => ad.interfaces.length === 0)) return [];
+  return [...new Set(ads.flatMap((ad) => ad.interfaces))].sort();
+}
+
+function unlabelledNode(name: string): Node {
+  return { kind: 'Node', meta: { name, namespace: '', labels: {}, annotations: {} }, conditions: [], addresses: [], subnets: [] };
+}

@@ -1,0 +1,244 @@
+/**
+ * The cluster state mlb daemons share beyond membership: every node's health report and the allocation table.
+ * Changes go out as gossip broadcasts at once; the whole state rides on every push/pull as user state, so a
+ * lost broadcast or a node that was away catches up within one anti-entropy round. Received tables are merged
+ * (allocation-table.ts) and persisted under --state-dir, so a restart, a new allocator or a healed partition
+ * keeps every allocation.
+ */
+import type { Logger } from 'pino';
+import type { GossipNode } from '../gossip/gossip-node';
+import { decodeNodeMeta } from '../gossip/node-meta';
+import { serviceKey, type Snapshot } from '../model';
+import { effectiveAllocation } from './allocation/effective-allocation';
+import { emptyAllocationTable, receiveAllocationTable, type AllocationTable } from './allocation/allocation-table';
+import { decodeAllocationTable, encodeAllocationTable } from './allocation/allocation-table-codec';
+import { loadAllocationTable, saveAllocationTable } from './allocation/allocation-store';
+import type { LiveMember, ServiceAddresses } from './cluster-decision';
+import { decodeGossipRecords, encodeGossipRecords, GossipRecordKind, type GossipRecord } from './gossip-records';
+import { parseHealthCheck, type HealthCheckSpec } from './health/health-check-spec';
+import { HealthMonitor } from './health/health-monitor';
+import {
+  decodeHealthReport, encodeHealthReport, healthVerdicts, mergeHealthReport, retainHealthReports, servingNodes,
+  type HealthReport,
+} from './health/health-report';
+
+/** Broadcast keys: a newer report or table replaces a queued older one instead of queueing behind it. */
+const HEALTH_BROADCAST_KEY = 'mlb-health';
+const TABLE_BROADCAST_KEY = 'mlb-allocation';
+
+export interface ClusterGossipOptions {
+  readonly gossip: GossipNode;
+  readonly self: string;
+  /** The daemon's start time: its health reports outrank those of its previous life. */
+  readonly epoch: number;
+  readonly stateDir: string;
+  readonly logger: Logger;
+  /** Something another node said, or a local check, changed an election input. */
+  readonly onChange: () => void;
+}
+
+export interface AllocationView {
+  readonly addresses: ReadonlyMap<string, ServiceAddresses>;
+  readonly allocator: string | null;
+}
+
+export class ClusterGossip {
+  private health: ReadonlyMap<string, HealthReport> = new Map();
+  private seq = 0;
+  private table: AllocationTable;
+  private results = new Map<string, { status: string; message?: string }>();
+  private allocator: string | null = null;
+  private ready = false;
+  private publishedHealth: string | undefined;
+  private writes: Promise<void> = Promise.resolve();
+  readonly drops = { notOurs: 0, badHealthReport: 0, badTable: 0 };
+  private readonly monitor: HealthMonitor;
+  private checked = new Map<string, HealthCheckSpec>();
+
+  private constructor(private readonly options: ClusterGossipOptions, table: AllocationTable) {
+    this.table = table;
+    this.monitor = new HealthMonitor({ logger: options.logger });
+    // The monitor logs each flip itself (healthCheckPassing / healthCheckFailing).
+    this.monitor.on('change', () => {
+      this.publishHealth();
+      options.onChange();
+    });
+    options.gossip.on('userMessage', (bytes) => this.receive(bytes));
+    options.gossip.on('remoteState', (bytes) => this.receive(bytes));
+  }
+
+  static async start(options: ClusterGossipOptions): Promise<ClusterGossip> {
+    const table = await loadAllocationTable(options.stateDir).catch((error: Error) => {
+      options.logger.error({ event: 'stateAllocationsUnreadable' }, `${error.message}: starting from the cluster's table`);
+      return undefined;
+    });
+    if (table) options.logger.info({ event: 'allocationsLoaded', version: table.version, services: table.entries.size }, `allocation table version ${table.version} restored`);
+    const cluster = new ClusterGossip(options, table ?? emptyAllocationTable());
+    cluster.publishHealth();
+    return cluster;
+  }
+
+  // --- health ------------------------------------------------------------------------------------------------------
+
+  /** Starts, changes or stops this node's checks to match the configuration. */
+  updateHealthChecks(snapshot: Snapshot): void {
+    const checked = new Map<string, HealthCheckSpec>();
+    for (const service of snapshot.services) {
+      const parsed = parseHealthCheck(service.meta.annotations);
+      if (parsed.ok && parsed.spec) checked.set(serviceKey(service), parsed.spec);
+    }
+    this.checked = checked;
+    this.monitor.update(snapshot.services.map((s) => ({ key: serviceKey(s), spec: checked.get(serviceKey(s)) })));
+    this.publishHealth();
+  }
+
+  /** Health-checked services -> the live nodes whose latest report passes. */
+  passing(snapshot: Snapshot, live: readonly string[]): Map<string, Set<string>> {
+    const out = new Map<string, Set<string>>();
+    for (const service of snapshot.services) {
+      const key = serviceKey(service);
+      if (this.checked.has(key)) out.set(key, servingNodes(this.health, key, live, true));
+    }
+    return out;
+  }
+
+  /** For status: per health-checked service, the nodes passing and failing (a node without a report fails). */
+  healthView(snapshot: Snapshot | undefined): Map<string, { passing: string[]; failing: string[] }> {
+    const out = new Map<string, { passing: string[]; failing: string[] }>();
+    if (!snapshot) return out;
+    const nodes = [...this.health.keys()];
+    for (const key of this.checked.keys()) {
+      const verdicts = healthVerdicts(this.health, key, nodes, true);
+      const passing = [...verdicts].filter(([, v]) => v.serving).map(([n]) => n).sort();
+      const failing = [...verdicts].filter(([, v]) => !v.serving).map(([n]) => n).sort();
+      out.set(key, { passing, failing });
+    }
+    return out;
+  }
+
+  /** Publishes this node's report when its content changed (never on every recomputation: that would echo). */
+  private publishHealth(): void {
+    const results: Record<string, boolean> = {};
+    for (const [key, result] of [...this.monitor.results()].sort(([a], [b]) => (a < b ? -1 : 1))) results[key] = result.state === 'passing';
+    const fingerprint = JSON.stringify(results);
+    if (fingerprint === this.publishedHealth) return;
+    this.publishedHealth = fingerprint;
+    const report: HealthReport = { node: this.options.self, epoch: this.options.epoch, seq: ++this.seq, results };
+    this.health = mergeHealthReport(this.health, report).table;
+    const record = { kind: GossipRecordKind.healthReport, bytes: encodeHealthReport(report) };
+    this.options.gossip.broadcast(encodeGossipRecords([record]), HEALTH_BROADCAST_KEY);
+    this.publishState();
+  }
+
+  // --- allocation --------------------------------------------------------------------------------------------------
+
+  /**
+   * The addresses to elect on. The allocator (first in hash order over "mlb-allocator") allocates and publishes a
+   * new table version when something changed; everyone uses the table, and explicit IPs straight from the file.
+   */
+  allocate(snapshot: Snapshot, live: readonly LiveMember[]): AllocationView {
+    const now = Date.now();
+    this.health = retainHealthReports(this.health, new Set(live.map((m) => m.name)));
+    // Only mlb nodes can allocate: a plain MetalLB speaker in the cluster is never chosen.
+    const mlbNodes = live.filter((m) => decodeNodeMeta(m.meta) !== undefined).map((m) => m.name);
+    const result = effectiveAllocation(snapshot, this.table, mlbNodes, this.options.self, now);
+    if (result.allocator !== this.allocator) {
+      this.allocator = result.allocator;
+      this.options.logger.info({ event: 'allocatorElected', allocator: this.allocator, role: result.reason.code }, result.reason.message);
+    }
+    this.results = new Map([...result.services].map(([key, s]) => [key, { status: s.code, message: s.message }]));
+    // Until the first join has merged the cluster's table, a restarted allocator must not write a version of its
+    // own: it could collide with a newer one and move an IP (the merge would settle it, but visibly).
+    if (result.changed && this.ready) {
+      this.table = result.table;
+      this.options.logger.info(
+        { event: 'allocationsPublished', version: this.table.version, changes: result.changes.map((c) => ({ service: c.service, ips: c.after.ips, released: c.after.released })) },
+        `allocation table version ${this.table.version} published`,
+      );
+      this.persist();
+      this.options.gossip.broadcast(encodeGossipRecords([this.tableRecord()]), TABLE_BROADCAST_KEY);
+      this.publishState();
+    }
+    return { addresses: result.addresses, allocator: this.allocator };
+  }
+
+  /** The first join is over (merged or nobody reachable): the allocator may write from now on. */
+  markJoined(): void {
+    if (this.ready) return;
+    this.ready = true;
+    this.options.onChange();
+  }
+
+  allocationView(): { allocator: string | null; version: number; results: ReadonlyMap<string, { status: string; message?: string }> } {
+    return { allocator: this.allocator, version: this.table.version, results: this.results };
+  }
+
+  private tableRecord(): GossipRecord {
+    return { kind: GossipRecordKind.allocationTable, bytes: encodeAllocationTable(this.table) };
+  }
+
+  private persist(): void {
+    const table = this.table;
+    this.writes = this.writes.then(() => saveAllocationTable(this.options.stateDir, table)).catch((error: Error) =>
+      this.options.logger.error({ event: 'stateWriteFailed' }, `cannot persist the allocation table: ${error.message}`));
+  }
+
+  // --- the wire ----------------------------------------------------------------------------------------------------
+
+  /** Push/pull carries our own report and the table. */
+  private publishState(): void {
+    const own = this.health.get(this.options.self);
+    const records: GossipRecord[] = [this.tableRecord()];
+    if (own) records.push({ kind: GossipRecordKind.healthReport, bytes: encodeHealthReport(own) });
+    this.options.gossip.setLocalState(encodeGossipRecords(records));
+  }
+
+  private receive(bytes: Uint8Array): void {
+    const records = decodeGossipRecords(bytes);
+    if (!records) {
+      this.drops.notOurs++;
+      return;
+    }
+    let changed = false;
+    for (const record of records) {
+      if (record.kind === GossipRecordKind.healthReport) changed = this.receiveHealth(record.bytes) || changed;
+      else changed = this.receiveTable(record.bytes) || changed;
+    }
+    if (changed) this.options.onChange();
+  }
+
+  private receiveHealth(bytes: Uint8Array): boolean {
+    const report = decodeHealthReport(bytes);
+    if (!report) {
+      this.drops.badHealthReport++;
+      return false;
+    }
+    if (report.node === this.options.self) return false;
+    const merged = mergeHealthReport(this.health, report);
+    this.health = merged.table;
+    return merged.changed;
+  }
+
+  private receiveTable(bytes: Uint8Array): boolean {
+    const remote = decodeAllocationTable(bytes);
+    if (!remote) {
+      this.drops.badTable++;
+      return false;
+    }
+    const merged = receiveAllocationTable(this.table, remote, Date.now());
+    if (!merged.changed) return false;
+    this.table = merged.table;
+    this.persist();
+    this.publishState();
+    return true;
+  }
+
+  close(): Promise<void> {
+    return this.monitor.close();
+  }
+
+  /** Resolves when the table has been written. */
+  flush(): Promise<void> {
+    return this.writes;
+  }
+}

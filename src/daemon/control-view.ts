@@ -1,0 +1,117 @@
+/**
+ * The control API's snapshot, built from the speaker's state at one instant. Pure: everything it shows is passed
+ * in, so what `mlb status` prints is exactly what the speaker decided from.
+ */
+import type { Member } from '../gossip/swim';
+import { decodeNodeMeta } from '../gossip/node-meta';
+import { hostFromBytes } from '../gossip/transport/address';
+import { formatDiagnostic } from '../model';
+import type { FileSourceState } from '../sources/file';
+import type { ClusterDecision } from './cluster-decision';
+import { CONTROL_API_VERSION, type ControlSnapshot } from './control/control-snapshot';
+import { holdingKey, type OwnerHistory } from './owner-history';
+
+export interface ControlViewInputs {
+  readonly now: number;
+  readonly node: {
+    readonly name: string;
+    readonly version: string;
+    readonly startedAt: number;
+    readonly draining: boolean;
+    readonly warmingUp: boolean;
+    readonly warmUpUntil: number | undefined;
+    readonly leaving: boolean;
+  };
+  readonly gossip: ControlSnapshot['node']['gossip'];
+  readonly configFile: string;
+  readonly config: FileSourceState | undefined;
+  readonly members: readonly Member[];
+  readonly decision: ClusterDecision | undefined;
+  readonly allocation: {
+    readonly allocator: string | null;
+    readonly version: number;
+    /** "namespace/name" -> the allocator's verdict. */
+    readonly results: ReadonlyMap<string, { status: string; message?: string }>;
+  };
+  /** Health-checked services: "namespace/name" -> nodes passing and failing (as published). */
+  readonly health: ReadonlyMap<string, { passing: readonly string[]; failing: readonly string[] }>;
+  readonly owners: OwnerHistory;
+  readonly announced: readonly { ip: string; interfaces: readonly string[] }[];
+  readonly bound: readonly string[];
+  readonly conflicts: ControlSnapshot['conflicts'];
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function controlView(inputs: ControlViewInputs): ControlSnapshot {
+  const { node, decision } = inputs;
+  return {
+    apiVersion: CONTROL_API_VERSION,
+    generatedAt: iso(inputs.now),
+    node: {
+      name: node.name,
+      version: node.version,
+      startedAt: iso(node.startedAt),
+      draining: node.draining,
+      warmingUp: node.warmingUp,
+      warmUpUntil: node.warmUpUntil === undefined ? null : iso(node.warmUpUntil),
+      leaving: node.leaving,
+      gossip: inputs.gossip,
+    },
+    config: {
+      file: inputs.configFile,
+      state: inputs.config?.stale ? 'stale' : 'ok',
+      loadedAt: inputs.config?.loadedAt === undefined ? null : iso(inputs.config.loadedAt),
+      errors: inputs.config?.stale ? inputs.config.diagnostics.map(formatDiagnostic) : [],
+    },
+    members: inputs.members.map(memberView).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    mlbOnlyInputs: decision ? { ...decision.mlbInputs } : { allowed: false, reason: 'no election yet' },
+    allocation: { allocator: inputs.allocation.allocator, version: inputs.allocation.version },
+    services: decision ? servicesView(inputs, decision) : [],
+    local: {
+      announced: inputs.announced.map((a) => ({ ip: a.ip, interfaces: [...a.interfaces] })),
+      bound: [...inputs.bound],
+    },
+    conflicts: inputs.conflicts,
+  };
+}
+
+function memberView(m: Member): ControlSnapshot['members'][number] {
+  const meta = decodeNodeMeta(m.meta);
+  return {
+    name: m.name,
+    addr: `${hostFromBytes(m.addr) ?? '?'}:${m.port}`,
+    state: m.state as ControlSnapshot['members'][number]['state'],
+    mlb: meta !== undefined,
+    labels: { ...(meta?.labels ?? {}) },
+    draining: meta?.draining ?? false,
+    warmingUp: meta?.warmingUp ?? false,
+  };
+}
+
+function servicesView(inputs: ControlViewInputs, decision: ClusterDecision): ControlSnapshot['services'] {
+  const explanations = decision.explain();
+  const elected = new Set(decision.outcomes.map((o) => o.service));
+  // Services without an IP (allocation failed, or waiting for the allocator) are listed too, with the reason.
+  const unelected = [...inputs.allocation.results].filter(([key]) => !elected.has(key)).map(([service, allocation]) => ({
+    service, ips: [], protocol: 'layer2' as const, owner: null, announcing: [], since: null,
+    health: { checked: inputs.health.has(service), passing: [...(inputs.health.get(service)?.passing ?? [])], failing: [...(inputs.health.get(service)?.failing ?? [])] },
+    allocation, candidates: [],
+  }));
+  return [...decision.outcomes.map((outcome) => {
+    const explanation = explanations.find((e) => e.service === outcome.service && e.protocol === outcome.protocol && e.ip === outcome.ips[0]);
+    const holding = inputs.owners.get(holdingKey(outcome));
+    const health = inputs.health.get(outcome.service);
+    return {
+      service: outcome.service,
+      ips: [...outcome.ips],
+      protocol: outcome.protocol,
+      owner: outcome.winner,
+      announcing: [...outcome.announcing],
+      since: holding && holding.holders.length > 0 ? iso(holding.since) : null,
+      health: health ? { checked: true, passing: [...health.passing], failing: [...health.failing] } : { checked: false, passing: [], failing: [] },
+      allocation: inputs.allocation.results.get(outcome.service) ?? { status: 'ok' },
+      candidates: (explanation?.candidates ?? []).map((c) => ({ node: c.node, rank: c.rank, eligible: c.eligible, reason: c.reason })),
+    };
+  }), ...unelected];
+}

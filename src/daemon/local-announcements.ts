@@ -1,0 +1,94 @@
+/**
+ * What this node does about the IPs it owns: answer ARP/NDP for them on the chosen interfaces (L2Announcer),
+ * accept their traffic (the VIP bound to mlb0), and log every change with MetalLB's event names
+ * (serviceAnnounced, serviceWithdrawn with the reason). Given the full owned set every time, it converges:
+ * calling it twice with the same set does nothing the second time.
+ */
+import type { Logger } from 'pino';
+import { selectInterfaces, type LinkSource } from '../announce/l2/interfaces';
+import type { DesiredAnnouncement } from '../announce/l2/l2-announcer-state';
+import { formatIP, type IP } from '../ip';
+import type { OwnedL2 } from './cluster-decision';
+
+/** The parts that touch the host, injectable so the daemon can run with announcing off (--no-announce). */
+export interface AnnouncePorts {
+  reconcileL2(desired: readonly DesiredAnnouncement[]): void;
+  /** Binds exactly these VIPs locally (mlb0); undefined when binding is off. */
+  bindVips?(ips: readonly IP[]): Promise<void>;
+}
+
+export interface AnnouncedIP {
+  readonly service: string;
+  readonly ip: string;
+  readonly address: IP;
+  readonly interfaces: readonly string[];
+  /** When this node started announcing it (epoch ms). */
+  readonly since: number;
+}
+
+export class LocalAnnouncements {
+  private current = new Map<string, AnnouncedIP>();
+  private bindQueue: Promise<void> = Promise.resolve();
+  private lastWarning = new Map<string, string>();
+
+  constructor(
+    private readonly ports: AnnouncePorts | undefined,
+    private readonly links: LinkSource | undefined,
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Converges to `owned`; `why` is the withdraw reason logged for each IP that stops (notOwner, nodeDraining ...). */
+  apply(owned: readonly OwnedL2[], why: (service: string, ip: string) => string): void {
+    const next = new Map<string, AnnouncedIP>();
+    const desired: DesiredAnnouncement[] = [];
+    for (const o of owned) {
+      const ip = formatIP(o.ip);
+      const interfaces = this.interfacesFor(o);
+      desired.push({ ip: o.ip, interfaces });
+      const previous = this.current.get(ip);
+      next.set(ip, { service: o.service, ip, address: o.ip, interfaces, since: previous?.since ?? this.now() });
+      if (!previous) {
+        this.logger.info({ event: 'serviceAnnounced', service: o.service, ip, interfaces, protocol: 'layer2' }, `announcing ${ip} for ${o.service}`);
+      }
+    }
+    for (const [ip, was] of this.current) {
+      if (next.has(ip)) continue;
+      const reason = why(was.service, ip);
+      this.logger.info({ event: 'serviceWithdrawn', service: was.service, ip, reason, protocol: 'layer2' }, `withdrawing ${ip} for ${was.service}: ${reason}`);
+    }
+    this.current = next;
+    this.ports?.reconcileL2(desired);
+    const bind = this.ports?.bindVips;
+    if (bind) {
+      const ips = owned.map((o) => o.ip);
+      this.bindQueue = this.bindQueue.then(() => bind(ips)).catch((error: Error) =>
+        this.logger.error({ event: 'vipBindFailed', error: error.message }, `cannot bind VIPs: ${error.message}`));
+    }
+  }
+
+  announced(): AnnouncedIP[] {
+    return [...this.current.values()];
+  }
+
+  /** Resolves when every VIP binding asked for so far is done. */
+  settled(): Promise<void> {
+    return this.bindQueue;
+  }
+
+  private interfacesFor(owned: OwnedL2): string[] {
+    if (!this.links) return [...owned.interfaces];
+    const selection = selectInterfaces(owned.ip, this.links.links(), owned.interfaces.length > 0 ? { interfaces: owned.interfaces } : {});
+    const ip = formatIP(owned.ip);
+    const warning = selection.warning ?? '';
+    if (this.lastWarning.get(ip) !== warning) {
+      this.lastWarning.set(ip, warning);
+      if (warning === 'noUsableInterface') {
+        this.logger.error({ event: 'noUsableInterface', ip, choices: selection.choices }, `no interface can announce ${ip}`);
+      } else if (warning === 'noInterfaceInVipSubnet') {
+        this.logger.warn({ event: 'noInterfaceInVipSubnet', ip, interfaces: selection.selected }, `no interface has a subnet containing ${ip}: announcing on every eligible one`);
+      }
+    }
+    return [...selection.selected];
+  }
+}
