@@ -1,0 +1,257 @@
+/**
+ * `mlb lab demo`: the README's first command. Builds a lab, points a client at demo/web's VIP and narrates what
+ * the client sees while the demo hurts the owner: a kill (failover time as the client saw it), the node's return,
+ * a health check failing, a configuration reload, a drain. Then it removes the lab (unless --keep).
+ *
+ * Every wait has a deadline; a step that does not happen in time ends the demo with the daemons' last log lines,
+ * so a failing demo says where to look instead of hanging.
+ */
+import { readFile } from 'node:fs/promises';
+import { Lab, type GossipProfile } from './lab';
+import { LabService, expectedServiceIPs, extraServiceText } from './lab-config';
+import { LabError } from './lab-errors';
+import { LAB_EXTRA_IP, hostPort, type LabPlan } from './lab-plan';
+import { failoverText, labSummary, logExcerpt, neighbourText, seconds, timestamp } from './narration';
+import type { ProbeRun } from './probe-run';
+import { latestAnswer, measureFailover, steadyOwner, type Failover } from './probe-samples';
+import { sleep } from './netns';
+
+/** From the daemons' start to the first answer: gossip join, allocation, election, binding, ARP. */
+export const VIP_ANSWER_TIMEOUT_MS = 30_000;
+/** The lan profile declares a dead node after 5-8 s (lab-cookbook.md); fast in about 1 s. */
+export const FAILOVER_TIMEOUT_MS = 20_000;
+/** Health: fall 2 x 500 ms, then gossip and a gratuitous ARP. */
+export const HEALTH_MOVE_TIMEOUT_MS = 15_000;
+/** A reload is noticed within the file source's debounce (fs.watch) or its 2 s stat poll, then announced. */
+export const RELOAD_ANSWER_TIMEOUT_MS = 15_000;
+/** A returning node warms up before the others elect it again; the demo waits this long for that to finish. */
+export const WARM_UP_WAIT_MS = 60_000;
+/** Without a control API to ask, how long the demo watches whether a returning node takes its IP back. */
+export const RETURN_WATCH_MS = 10_000;
+/** Answers from one node for this long make it "the owner" (the client saw no mix). */
+export const STEADY_MS = 1_000;
+/** Lines of each daemon's log shown when a step fails. */
+const FAILURE_LOG_LINES = 8;
+
+export type KillMode = 'node' | 'daemon';
+
+export interface DemoOptions {
+  readonly nodes: number;
+  readonly name?: string;
+  readonly dir?: string;
+  readonly mlbCommand: readonly string[];
+  readonly gossipProfile?: GossipProfile;
+  /** node: link down + daemon SIGKILL (a machine losing power); daemon: only the daemon gets SIGKILL. */
+  readonly kill: KillMode;
+  /** Leave the lab up at the end. */
+  readonly keep: boolean;
+  readonly write: (line: string) => void;
+  readonly now?: () => number;
+}
+
+export class Demo {
+  private lab: Lab | undefined;
+  private readonly started: number;
+  private readonly now: () => number;
+  private interrupted = false;
+  /** demo/web's IP once known. */
+  private vip: string | undefined;
+
+  constructor(private readonly options: DemoOptions) {
+    this.now = options.now ?? Date.now;
+    this.started = this.now();
+  }
+
+  /** Runs every step; true when all of them did what they should. The lab is removed unless --keep. */
+  async run(): Promise<boolean> {
+    let ok = false;
+    try {
+      const lab = await this.up();
+      const vip = this.webIP(await lab.readConfig());
+      this.vip = vip;
+      const probe = lab.startProbe(hostPort(vip));
+      let owner = await this.firstAnswer(lab, probe, vip);
+      owner = await this.killOwner(lab, probe, vip, owner);
+      await this.healthFailure(lab, probe, owner);
+      await this.reload(lab);
+      await this.drain(lab, probe);
+      ok = true;
+    } catch (error) {
+      if (this.interrupted) return false;
+      this.say(`the demo stopped: ${error instanceof Error ? error.message : String(error)}`);
+      if (this.lab) await this.showLogs(this.lab.plan);
+    }
+    await this.finish();
+    return ok;
+  }
+
+  /** Ctrl-C: remove the lab (even half-built) and say so. */
+  async interrupt(): Promise<void> {
+    this.interrupted = true;
+    this.say('interrupted: removing the lab');
+    const report = this.lab ? await this.lab.down() : await Lab.downByName({ name: this.options.name, dir: this.options.dir });
+    this.say(`removed ${report.namespaces.length} namespaces`);
+  }
+
+  private async up(): Promise<Lab> {
+    const { nodes, name, dir, mlbCommand, gossipProfile } = this.options;
+    this.say(`building a lab: ${nodes} nodes and a client, each in its own network namespace, on one bridge`);
+    const t = this.now();
+    this.lab = await Lab.up({
+      nodes, name, dir, mlbCommand, ...(gossipProfile ? { gossipProfile } : {}), onProgress: (line) => this.say(`  ${line}`),
+    });
+    this.say(labSummary(this.lab.plan, this.now() - t));
+    return this.lab;
+  }
+
+  /**
+   * demo/web's IP: what the allocator gives it over the lab's file. The daemons run the same deterministic allocator
+   * over the same file, so a fresh lab agrees; if they do not, the first step says so.
+   */
+  private webIP(configText: string): string {
+    const ip = expectedServiceIPs(configText).get(LabService.web)?.[0];
+    if (!ip) throw new LabError(`${LabService.web} gets no IP from the lab configuration`, 'commandFailed');
+    return ip;
+  }
+
+  private async firstAnswer(lab: Lab, probe: ProbeRun, vip: string): Promise<string> {
+    this.say(`${LabService.web} names no IP: the allocator gives it ${vip}; the client asks http://${vip}/ every 20 ms`);
+    const t = this.now();
+    const first = await probe.waitFor((s) => s.ok, VIP_ANSWER_TIMEOUT_MS, `${vip} answering the client`).catch(async (error: Error) => {
+      const daemons = await lab.ownership(LabService.web);
+      const view = daemons ? `the daemons give ${LabService.web} ${daemons.ips.join(', ') || 'no IP'}, owner ${daemons.owner ?? 'none'}` : 'no daemon answers on its control socket';
+      const last = probe.samples.at(-1);
+      throw new LabError(`${error.message} (${view}; the client's last request: ${last?.error ?? 'none'})`, 'timeout');
+    });
+    const owner = await this.steady(probe, VIP_ANSWER_TIMEOUT_MS, `one node answering for ${vip}`);
+    const daemons = await lab.ownership(LabService.web);
+    const agree = daemons?.owner ? (daemons.owner === owner ? '; the daemons agree' : `; the daemons say ${daemons.owner}`) : '';
+    this.say(`${vip} answers from ${owner} (first answer ${seconds(first.t - t)} s after the daemons started)${agree}`);
+    this.say(neighbourText(await lab.neighbour(vip)));
+    return owner;
+  }
+
+  private async killOwner(lab: Lab, probe: ProbeRun, vip: string, owner: string): Promise<string> {
+    const act = this.now();
+    if (this.options.kill === 'node') {
+      this.say(`killing ${owner} as a machine losing power: its link goes down and its daemon gets SIGKILL`);
+      await lab.linkDown(owner);
+    } else {
+      this.say(`killing ${owner}'s daemon with SIGKILL (the machine stays up)`);
+    }
+    await lab.killDaemon(owner, 'SIGKILL');
+    const failover = await this.moved(probe, owner, act, FAILOVER_TIMEOUT_MS, `${LabService.web} moving away from ${owner}`);
+    this.say(failoverText(failover, act));
+    this.say(neighbourText(await lab.neighbour(vip)));
+    const next = await this.steady(probe, FAILOVER_TIMEOUT_MS, `one node answering for ${vip} after the kill`);
+
+    this.say(`bringing ${owner} back: ${this.options.kill === 'node' ? 'link up, ' : ''}daemon restarted`);
+    const back = this.now();
+    if (this.options.kill === 'node') await lab.linkUp(owner);
+    await lab.startDaemon(owner);
+    this.say(`${owner}'s daemon is running again (${seconds(this.now() - back)} s)`);
+    return this.afterReturn(lab, probe, owner, next, back);
+  }
+
+  /**
+   * A returning node may take its IP back once its warm-up ends (the election ranks it first for this IP). Waits for
+   * that to play out, from the daemon's own word when it has a control API, else by watching the client.
+   */
+  private async afterReturn(lab: Lab, probe: ProbeRun, returning: string, current: string, back: number): Promise<string> {
+    const deadline = this.now() + WARM_UP_WAIT_MS;
+    let status = await lab.nodeStatus(returning);
+    if (status?.warmingUp) this.say(`${returning} is warming up: the others do not elect it until that ends`);
+    while (status?.warmingUp && this.now() < deadline) {
+      await sleep(200);
+      status = await lab.nodeStatus(returning);
+    }
+    if (!status) {
+      await probe.waitUntil(() => (latestAnswer(probe.samples, back)?.node === returning ? true : undefined), RETURN_WATCH_MS, `${returning} answering again`)
+        .catch(() => undefined); // Not taking it back within the watch is an outcome, not a failure.
+    }
+    await sleep(STEADY_MS);
+    const owner = await this.steady(probe, FAILOVER_TIMEOUT_MS, 'one node answering after the return');
+    const takeBack = measureFailover(probe.samples, current, back);
+    if (owner === returning && takeBack) this.say(`${returning} took ${LabService.web} back (it ranks first for this IP): ${failoverText(takeBack, back)}`);
+    else this.say(`${LabService.web} stays on ${owner}`);
+    return owner;
+  }
+
+  private async healthFailure(lab: Lab, probe: ProbeRun, owner: string): Promise<void> {
+    const act = this.now();
+    this.say(`making ${owner}'s health check fail: its /healthz now answers 503 (the service itself still answers)`);
+    await lab.setHealthy(owner, false);
+    const failover = await this.moved(probe, owner, act, HEALTH_MOVE_TIMEOUT_MS, `${LabService.web} leaving unhealthy ${owner}`);
+    this.say(failoverText(failover, act));
+    await this.steady(probe, HEALTH_MOVE_TIMEOUT_MS, 'one node answering after the health failure');
+    await lab.setHealthy(owner, true);
+    this.say(`${owner} is healthy again (after rise 2 x 500 ms it may be elected again)`);
+  }
+
+  private async reload(lab: Lab): Promise<void> {
+    const target = hostPort(LAB_EXTRA_IP);
+    this.say(`adding ${LabService.extra} with IP ${LAB_EXTRA_IP} to ${lab.plan.configFile}; no daemon is restarted`);
+    const act = this.now();
+    await lab.writeConfig(`${await lab.readConfig()}${extraServiceText()}`);
+    const probe = lab.startProbe(target, { intervalMs: 50 });
+    try {
+      const answer = await probe.waitFor((s) => s.ok, RELOAD_ANSWER_TIMEOUT_MS, `${LAB_EXTRA_IP} answering after the reload`);
+      this.say(`${LAB_EXTRA_IP} answers from ${answer.node} ${seconds(answer.t - act)} s after the edit`);
+    } finally {
+      await lab.stopProbe(probe);
+    }
+  }
+
+  private async drain(lab: Lab, probe: ProbeRun): Promise<void> {
+    const owner = await this.steady(probe, HEALTH_MOVE_TIMEOUT_MS, 'one node answering before the drain');
+    const socket = lab.controlSocket(owner);
+    this.say(`draining ${owner}: mlb drain --socket ${socket}`);
+    const act = this.now();
+    const result = await lab.mlb(['drain', '--socket', socket]);
+    if (result.status !== 0) throw new LabError(`mlb drain failed (exit ${result.status}): ${firstLine(result.stderr || result.stdout)}`, 'commandFailed');
+    const said = firstLine(result.stdout);
+    if (said) this.say(`  mlb drain: ${said}`);
+    const failover = await this.moved(probe, owner, act, HEALTH_MOVE_TIMEOUT_MS, `${LabService.web} leaving drained ${owner}`);
+    this.say(failoverText(failover, act));
+    const undrain = await lab.mlb(['undrain', '--socket', socket]);
+    this.say(undrain.status === 0 ? `undrained ${owner}` : `mlb undrain failed: ${firstLine(undrain.stderr || undrain.stdout)}`);
+  }
+
+  private async finish(): Promise<void> {
+    const lab = this.lab;
+    if (!lab) return;
+    if (this.options.keep) {
+      const p = lab.plan;
+      this.say(`the lab stays up (--keep): try "sudo ip netns exec ${p.client.netns} curl http://${this.vip ?? p.client.ipv4}/", ` +
+        `logs in ${p.dir}/node-N/, remove it with "mlb lab down${p.name === 'mlb-lab' ? '' : ` --name ${p.name}`}"`);
+      return;
+    }
+    const t = this.now();
+    const report = await lab.down();
+    this.say(`lab removed: ${report.namespaces.length} namespaces deleted in ${seconds(this.now() - t)} s`);
+  }
+
+  /** Waits for a move away from `from` after `act`, then for the client to see a steady new owner. */
+  private moved(probe: ProbeRun, from: string, act: number, timeoutMs: number, what: string): Promise<Failover> {
+    return probe.waitUntil(() => measureFailover(probe.samples, from, act), timeoutMs, what);
+  }
+
+  private steady(probe: ProbeRun, timeoutMs: number, what: string): Promise<string> {
+    return probe.waitUntil(() => steadyOwner(probe.samples, this.now(), STEADY_MS), timeoutMs, what);
+  }
+
+  private async showLogs(plan: LabPlan): Promise<void> {
+    for (const node of plan.nodes) {
+      const text = await readFile(node.daemonLog, 'utf8').catch(() => '');
+      for (const line of logExcerpt(`  ${node.daemonLog}`, text, FAILURE_LOG_LINES)) this.options.write(line);
+    }
+  }
+
+  private say(text: string): void {
+    this.options.write(`${timestamp(this.now() - this.started)} ${text}`);
+  }
+}
+
+function firstLine(text: string): string {
+  return text.trim().split('\n')[0] ?? '';
+}

@@ -1,0 +1,33 @@
+/** Why the lab could not do what was asked; the codes are stable (the CLI and tests branch on them). */
+
+export type LabErrorCode =
+  /** Not root: namespaces, veths and port 80 need it. */
+  | 'needsRoot'
+  /** No usable `ip netns` (iproute2 missing, or a kernel/container without network namespaces). */
+  | 'noNetns'
+  | 'badName'
+  | 'badNodeCount'
+  /** A lab of this name is already up (namespaces or a state file exist). */
+  | 'labExists'
+  /** No lab in this directory (no state file). */
+  | 'noLab'
+  | 'unknownNode'
+  /** An `ip` command failed; the message carries its stderr. */
+  | 'commandFailed'
+  /** A daemon or HTTP server exited while starting; the message carries its log's last lines. */
+  | 'processExited'
+  /** Something the lab waits for did not happen in time. */
+  | 'timeout';
+
+export class LabError extends Error {
+  constructor(
+    message: string,
+    readonly code: LabErrorCode,
+  ) {
+    super(message);
+    this.name = 'LabError';
+  }
+}
+
+/** The one sentence a user without root sees (the README quotes it). */
+export const NEEDS_ROOT_MESSAGE = 'mlb lab needs root (network namespaces): run it with sudo';
