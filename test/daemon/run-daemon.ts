@@ -13,9 +13,15 @@ export interface RunningDaemon {
 
 const WAIT_MS = 15_000;
 
-/** Starts `mlb daemon` from the built bundle with JSON logs on stdout. */
-export function startDaemon(args: string[]): RunningDaemon {
-  const child = spawn(process.execPath, [MLB_BUNDLE, 'daemon', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `mlb daemon` from the built bundle with JSON logs on stdout; `netns` runs it inside that network
+ * namespace (ip netns exec).
+ */
+export function startDaemon(args: string[], netns?: string): RunningDaemon {
+  const argv = [MLB_BUNDLE, 'daemon', ...args];
+  const child = netns
+    ? spawn('ip', ['netns', 'exec', netns, process.execPath, ...argv], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, argv, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Record<string, unknown>[] = [];
   const stderr: string[] = [];
   const waiters: { match: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];

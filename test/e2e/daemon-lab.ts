@@ -1,0 +1,200 @@
+/**
+ * Plain hosts in network namespaces, as an operator runs them: N nodes and a client on one segment, `mlb daemon`
+ * in each node with the same YAML file, an HTTP server per node behind a health check, and the client looking
+ * at the VIPs with iputils arping, curl and its kernel neighbour table.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, existsSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MLB_BUNDLE, REPO_ROOT } from '../cli/run-cli';
+import { startDaemon, type RunningDaemon } from '../daemon/run-daemon';
+import { NetnsLab, type LabHost } from '../support/netns-lab';
+
+export const HTTP_PORT = 8080;
+export const WEB_SERVICE = 'demo/web';
+export const API_SERVICE = 'demo/api';
+export const API_IP = '10.213.0.210';
+
+/** The lab's configuration: a pool on the lab segment, one L2Advertisement, a health-checked and a pinned service. */
+export function labConfig(extraServices = ''): string {
+  return `apiVersion: metallb.io/v1beta1
+kind: IPAddressPool
+metadata: { name: lab, namespace: metallb-system }
+spec:
+  addresses: [10.213.0.200-10.213.0.220]
+---
+apiVersion: metallb.io/v1beta1
+kind: L2Advertisement
+metadata: { name: lab, namespace: metallb-system }
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: demo
+  annotations:
+    mlb.io/health-check: http://127.0.0.1:${HTTP_PORT}/healthz
+    mlb.io/health-check-interval: 200ms
+    mlb.io/health-check-rise: "2"
+    mlb.io/health-check-fall: "2"
+spec:
+  type: LoadBalancer
+  ports: [{ port: ${HTTP_PORT}, protocol: TCP }]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: api
+  namespace: demo
+  annotations:
+    metallb.io/loadBalancerIPs: ${API_IP}
+spec:
+  type: LoadBalancer
+  ports: [{ port: ${HTTP_PORT}, protocol: TCP }]
+${extraServices}`;
+}
+
+/** A tiny HTTP server: "/" answers the node's name, "/healthz" 200 unless the node's unhealthy file exists. */
+const SERVER = `
+const http = require('node:http'); const fs = require('node:fs');
+const [name, flag, port] = process.argv.slice(1);
+http.createServer((req, res) => {
+  if (req.url === '/healthz') { res.statusCode = fs.existsSync(flag) ? 503 : 200; return res.end(); }
+  res.end(name);
+}).listen(Number(port), '0.0.0.0');`;
+
+export interface StatusService {
+  service: string; ips: string[]; protocol: string; owner: string | null;
+  candidates: { node: string; rank: number | null; eligible: boolean; reason: string }[];
+}
+
+export class DaemonLab {
+  readonly lab = new NetnsLab();
+  readonly dir = mkdtempSync(join(tmpdir(), 'mlb-e2e-'));
+  readonly nodes: LabHost[];
+  readonly client: LabHost;
+  readonly configFile = join(this.dir, 'mlb.yaml');
+  readonly daemons = new Map<string, RunningDaemon>();
+
+  constructor(nodeCount: number, readonly extraArgs: string[] = []) {
+    this.nodes = Array.from({ length: nodeCount }, (_, i) => this.lab.addHost(`node-${i + 1}`));
+    this.client = this.lab.addHost('client');
+    writeFileSync(this.configFile, labConfig());
+    for (const node of this.nodes) {
+      this.lab.spawnIn(node, process.execPath, ['-e', SERVER, node.name, this.unhealthyFile(node.name), String(HTTP_PORT)], { stdio: 'ignore' });
+    }
+  }
+
+  host(name: string): LabHost {
+    const host = this.lab.hosts.find((h) => h.name === name);
+    if (!host) throw new Error(`no lab host ${name}`);
+    return host;
+  }
+
+  socket(name: string): string {
+    return join(this.dir, `${name}.sock`);
+  }
+
+  unhealthyFile(name: string): string {
+    return join(this.dir, `${name}.unhealthy`);
+  }
+
+  setHealthy(name: string, healthy: boolean): void {
+    if (healthy) {
+      if (existsSync(this.unhealthyFile(name))) unlinkSync(this.unhealthyFile(name));
+    } else writeFileSync(this.unhealthyFile(name), '');
+  }
+
+  start(name: string, extra: string[] = []): RunningDaemon {
+    const host = this.host(name);
+    const others = this.nodes.filter((n) => n.name !== name).map((n) => `${n.ipv4}:7946`);
+    const daemon = startDaemon([
+      '--config', this.configFile, '--node-name', name, '--gossip-bind', `${host.ipv4}:7946`, '--join', others.join(','),
+      '--state-dir', join(this.dir, name), '--control-socket', this.socket(name), ...this.extraArgs, ...extra,
+    ], host.netns);
+    this.daemons.set(name, daemon);
+    return daemon;
+  }
+
+  startAll(): void {
+    for (const node of this.nodes) this.start(node.name);
+  }
+
+  daemon(name: string): RunningDaemon {
+    const d = this.daemons.get(name);
+    if (!d) throw new Error(`${name} has no daemon`);
+    return d;
+  }
+
+  /** `mlb status --json` of a node (the socket is a file: reachable from the test's namespace). */
+  status(name: string): { services: StatusService[]; members: { name: string; state: string }[]; local: { bound: string[] } } {
+    const run = spawnSync(process.execPath, [MLB_BUNDLE, 'status', '--json', '--socket', this.socket(name)], { cwd: REPO_ROOT, encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`mlb status on ${name} failed: ${run.stderr}`);
+    return JSON.parse(run.stdout);
+  }
+
+  ownerOf(name: string, service: string): string | null {
+    return this.status(name).services.find((s) => s.service === service && s.protocol === 'layer2')?.owner ?? null;
+  }
+
+  ipOf(name: string, service: string): string | undefined {
+    return this.status(name).services.find((s) => s.service === service)?.ips[0];
+  }
+
+  /** `mlb explain SERVICE --socket --json` of a node. */
+  explain(name: string, service: string): { winner: string | null; candidates: StatusService['candidates'] }[] {
+    const run = spawnSync(process.execPath, [MLB_BUNDLE, 'explain', service, '--json', '--socket', this.socket(name)], { cwd: REPO_ROOT, encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`mlb explain on ${name} failed: ${run.stderr}`);
+    return JSON.parse(run.stdout);
+  }
+
+  /** The MACs answering ARP for `ip` from the client (iputils arping, `count` probes). */
+  arpingMacs(ip: string, count = 2): string[] {
+    const run = spawnSync('ip', ['netns', 'exec', this.client.netns, 'arping', '-c', String(count), '-w', String(count + 1), '-I', 'eth0', ip], { encoding: 'utf8' });
+    return [...new Set([...run.stdout.matchAll(/reply from \S+ \[([0-9a-f:]+)\]/gi)].map((m) => (m[1] as string).toLowerCase()))];
+  }
+
+  /** The node whose HTTP server answered on ip:8080 from the client, or undefined. */
+  curl(ip: string): string | undefined {
+    const run = spawnSync('ip', ['netns', 'exec', this.client.netns, 'curl', '-s', '--max-time', '1', `http://${ip}:${HTTP_PORT}/`], { encoding: 'utf8' });
+    return run.status === 0 ? run.stdout : undefined;
+  }
+
+  /** The client's neighbour entry for ip: its MAC, or undefined. */
+  clientNeighbour(ip: string): string | undefined {
+    const out = execFileSync('ip', ['-n', this.client.netns, '-j', 'neigh', 'show', ip], { encoding: 'utf8' });
+    const entries = JSON.parse(out || '[]') as { lladdr?: string }[];
+    return entries[0]?.lladdr?.toLowerCase();
+  }
+
+  macOf(name: string): string {
+    return this.host(name).mac;
+  }
+
+  nameOfMac(mac: string): string | undefined {
+    return this.lab.hosts.find((h) => h.mac === mac)?.name;
+  }
+
+  destroy(): void {
+    for (const d of this.daemons.values()) if (d.child.exitCode === null) d.child.kill('SIGKILL');
+    this.lab.destroy();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Polls until `check` returns a value that is not undefined (or throws after timeoutMs with the last error). */
+export async function eventually<T>(check: () => T | undefined, timeoutMs = 15_000, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
