@@ -32,8 +32,12 @@ import { LocalAnnouncements } from './local-announcements';
 import { nodeFacts } from './node-facts';
 import { SpeakerFlags } from './speaker-flags';
 
-/** MetalLB rejoins its seeds every minute (speakerlist.go), healing partitions longer than the dead-node memory. */
-export const REJOIN_INTERVAL_MS = 60_000;
+/**
+ * MetalLB rejoins its seeds every minute (speakerlist.go), healing partitions longer than memberlist's memory of
+ * dead nodes. mlb retries only the known peers that are not live members, so it can afford to do it every 5 s:
+ * a host whose link came back would otherwise answer for "its" IPs beside their new owners for up to a minute.
+ */
+export const REJOIN_INTERVAL_MS = 5_000;
 /** MetalLB's speaker leaves with a 1 s timeout on shutdown. */
 export const LEAVE_TIMEOUT_MS = 1_000;
 /** How often a leaving node re-checks its handover between sightings (the election may change meanwhile). */
@@ -78,6 +82,7 @@ export class Speaker implements ControlProvider {
   private recomputeQueued = false;
   private stopping = false;
   private lastMlbInputs: boolean | undefined;
+  private lastJoinOutcome: string | undefined;
   /** While leaving: the IPs held when the handover began, and those another MAC has announced since. */
   private handover: { startedAt: number; held: string[]; claimed: Set<string> } | undefined;
   /** State writes run one after another, and stop() waits for the last: a restart must find what we saw. */
@@ -345,10 +350,15 @@ export class Speaker implements ControlProvider {
       return [];
     });
     const self = formatHostPort(this.gossip.localAddress);
-    const targets = uniqueAddresses([...this.options.join, ...known]).filter((a) => formatHostPort(a) !== self);
+    const live = new Set(this.gossip.liveMembers().map((m) => formatHostPort({ host: hostFromBytes(m.addr) ?? '', port: m.port })));
+    const targets = uniqueAddresses([...this.options.join, ...known])
+      .filter((a) => formatHostPort(a) !== self && !live.has(formatHostPort(a)));
     if (targets.length === 0) return;
     const result = await this.gossip.join(targets);
-    const level = result.joined === 0 ? 'warn' : 'info';
+    // Retried every few seconds while peers are away: say it when the outcome changes, not every time.
+    const outcome = `${result.joined}/${targets.length}`;
+    const level = outcome === this.lastJoinOutcome ? 'debug' : result.joined === 0 ? 'warn' : 'info';
+    this.lastJoinOutcome = outcome;
     this.options.logger[level](
       { event: 'gossipJoin', joined: result.joined, tried: targets.length, errors: result.errors },
       result.joined === 0 ? `could not reach any of ${targets.length} peers; waiting for them to reach us` : `joined through ${result.joined} of ${targets.length} peers`,

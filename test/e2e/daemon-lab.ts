@@ -64,6 +64,20 @@ http.createServer((req, res) => {
   res.end(name);
 }).listen(Number(port), '0.0.0.0');`;
 
+/** The client's view over time: GET / on ip:8080 every 20 ms (300 ms timeout), one JSON line per answer. */
+const CLIENT_LOOP = `
+const http = require('node:http'); const [ip, port] = process.argv.slice(1);
+const once = () => { const t = Date.now(); const req = http.get({ host: ip, port: Number(port), path: '/', timeout: 300, agent: false }, (res) => {
+  let body = ''; res.on('data', (c) => body += c); res.on('end', () => { console.log(JSON.stringify({ t, node: body })); setTimeout(once, 20); }); });
+  req.on('timeout', () => req.destroy(new Error('timeout')));
+  req.on('error', () => { console.log(JSON.stringify({ t, node: null })); setTimeout(once, 20); }); };
+once();`;
+
+export interface ClientSample {
+  readonly t: number;
+  readonly node: string | null;
+}
+
 export interface StatusService {
   service: string; ips: string[]; protocol: string; owner: string | null;
   candidates: { node: string; rank: number | null; eligible: boolean; reason: string }[];
@@ -166,6 +180,20 @@ export class DaemonLab {
     const out = execFileSync('ip', ['-n', this.client.netns, '-j', 'neigh', 'show', ip], { encoding: 'utf8' });
     const entries = JSON.parse(out || '[]') as { lladdr?: string }[];
     return entries[0]?.lladdr?.toLowerCase();
+  }
+
+  /** Starts the client's request loop against ip:8080; stop() ends it and returns every sample. */
+  clientLoop(ip: string): { samples: ClientSample[]; stop(): ClientSample[] } {
+    const child = this.lab.spawnIn(this.client, process.execPath, ['-e', CLIENT_LOOP, ip, String(HTTP_PORT)]);
+    const samples: ClientSample[] = [];
+    let buffer = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      const lines = buffer.split('\n');
+      buffer = lines.pop() ?? '';
+      for (const line of lines) if (line) samples.push(JSON.parse(line) as ClientSample);
+    });
+    return { samples, stop: () => { child.kill('SIGKILL'); return samples; } };
   }
 
   macOf(name: string): string {

@@ -2,9 +2,12 @@
  * Issue 5's acceptance on plain hosts, in network namespaces: three nodes running `mlb daemon` with one YAML
  * file, a client looking at the VIPs with iputils arping, curl and its neighbour table.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MLB_BUNDLE } from '../cli/run-cli';
 import { canUseNetns } from '../support/netns-lab';
-import { API_IP, API_SERVICE, DaemonLab, WEB_SERVICE, eventually } from './daemon-lab';
+import { API_IP, API_SERVICE, DaemonLab, WEB_SERVICE, eventually, labConfig } from './daemon-lab';
 
 const netns = canUseNetns();
 const event = (name: string) => (l: Record<string, unknown>) => l.event === name;
@@ -36,4 +39,131 @@ describe.skipIf(!netns.ok)(`three plain hosts${netns.ok ? '' : ` (skipped: ${net
       expect(await eventually(() => lab.curl(ip))).toBe(owner);
     }
   });
+
+  /** The owner and the next node in hash order, as a node that is not the owner explains them. */
+  function ranked(service: string): [string, string] {
+    const explanation = lab.explain('node-1', service)[0]!;
+    const eligible = explanation.candidates.filter((c) => c.eligible).map((c) => c.node);
+    expect(eligible.length).toBeGreaterThanOrEqual(2);
+    return [eligible[0]!, eligible[1]!];
+  }
+
+  const observer = (not: string) => lab.nodes.map((n) => n.name).find((n) => n !== not && lab.daemons.get(n)?.child.exitCode === null)!;
+  const until = (check: () => boolean, timeoutMs?: number) => eventually(() => (check() ? true : undefined), timeoutMs);
+
+  async function restart(name: string): Promise<void> {
+    const daemon = lab.start(name);
+    await daemon.waitFor(event('gossipStarted'));
+    await until(() => lab.status(observer(name)).members.some((m) => m.name === name && m.state === 'alive'));
+  }
+
+  it('mlb drain moves a node\'s IPs away and mlb undrain lets it take part again', async () => {
+    const [owner, next] = ranked(API_SERVICE);
+    const drain = spawnSync(process.execPath, [MLB_BUNDLE, 'drain', '--socket', lab.socket(owner)], { encoding: 'utf8' });
+    expect(drain.status).toBe(0);
+    expect(drain.stdout).toContain('draining');
+    await until(() => lab.clientNeighbour(API_IP) === lab.macOf(next) && lab.curl(API_IP) === next);
+    expect(lab.explain(next, API_SERVICE)[0]!.candidates.find((c) => c.node === owner)?.reason).toBe('nodeDraining');
+    expect(spawnSync(process.execPath, [MLB_BUNDLE, 'undrain', '--socket', lab.socket(owner)]).status).toBe(0);
+    await until(() => lab.explain(next, API_SERVICE)[0]!.candidates.find((c) => c.node === owner)?.reason !== 'nodeDraining');
+  }, 60_000);
+
+  it('a failing health check moves the VIP away; failing everywhere announces nothing and explain says why', async () => {
+    const webIP = (await eventually(() => lab.ipOf('node-1', WEB_SERVICE)))!;
+    const [owner] = ranked(WEB_SERVICE);
+    lab.setHealthy(owner, false);
+    await until(() => lab.ownerOf(observer(owner), WEB_SERVICE) !== owner && lab.curl(webIP) !== owner && lab.curl(webIP) !== undefined);
+    for (const node of lab.nodes) lab.setHealthy(node.name, false);
+    await until(() => lab.ownerOf('node-1', WEB_SERVICE) === null);
+    const explanation = lab.explain('node-1', WEB_SERVICE)[0]!;
+    expect(explanation.winner).toBeNull();
+    expect(explanation.candidates.map((c) => c.reason)).toEqual(lab.nodes.map(() => 'healthCheckFailing'));
+    await until(() => lab.arpingMacs(webIP).length === 0);
+    for (const node of lab.nodes) lab.setHealthy(node.name, true);
+    await until(() => lab.curl(webIP) !== undefined);
+  }, 60_000);
+
+  it('a service added to the file is announced everywhere; an invalid edit keeps every VIP and says where', async () => {
+    const added = `---
+apiVersion: v1
+kind: Service
+metadata: { name: extra, namespace: demo, annotations: { metallb.io/loadBalancerIPs: 10.213.0.215 } }
+spec: { type: LoadBalancer, ports: [{ port: 8080, protocol: TCP }] }
+`;
+    writeFileSync(lab.configFile, labConfig(added));
+    const written = Date.now();
+    await until(() => lab.nodes.every((n) => lab.ownerOf(n.name, 'demo/extra') !== null) && lab.arpingMacs('10.213.0.215', 1).length === 1);
+    console.log(`new service announced everywhere ${Date.now() - written} ms after the edit`);
+    writeFileSync(lab.configFile, readFileSync(lab.configFile, 'utf8').replace('10.213.0.200-10.213.0.220', '10.213.0.220-10.213.0.200'));
+    for (const node of lab.nodes) {
+      const stale = await lab.daemon(node.name).waitFor(event('configStale'));
+      expect(JSON.stringify(stale.errors)).toMatch(/mlb\.yaml:5:\d+: error/);
+    }
+    expect(lab.arpingMacs(API_IP)).toHaveLength(1);
+    expect(lab.arpingMacs('10.213.0.215')).toHaveLength(1);
+    writeFileSync(lab.configFile, labConfig());
+    await until(() => lab.ownerOf('node-1', 'demo/extra') === null);
+  }, 60_000);
+
+  it('kill -9 of the owner: the client\'s neighbour entry moves to the next node in hash order, and no kernel answers for the dead one', async () => {
+    const [owner, next] = ranked(API_SERVICE);
+    expect(await eventually(() => lab.curl(API_IP))).toBe(owner);
+    expect(lab.clientNeighbour(API_IP)).toBe(lab.macOf(owner));
+    lab.daemon(owner).child.kill('SIGKILL');
+    await until(() => lab.clientNeighbour(API_IP) === lab.macOf(next));
+    // The dead daemon left the VIP on its mlb0, but arp_ignore keeps its kernel from answering for it.
+    expect(lab.arpingMacs(API_IP, 3)).toEqual([lab.macOf(next)]);
+    expect(await eventually(() => lab.curl(API_IP))).toBe(next);
+    await restart(owner);
+    // Back from a crash it warms up (flap damping), so the IP stays where it is.
+    expect(lab.status(owner).services.find((s) => s.service === API_SERVICE)?.candidates.find((c) => c.node === owner)?.reason).toBe('nodeWarmingUp');
+    expect(lab.ownerOf(owner, API_SERVICE)).toBe(next);
+  }, 60_000);
+
+  it('the owner\'s link goes down: the next node takes over; when it comes back the cluster heals', async () => {
+    const [owner, next] = ranked(API_SERVICE);
+    expect(await eventually(() => lab.curl(API_IP))).toBe(owner);
+    lab.lab.unplug(lab.host(owner));
+    await until(() => lab.clientNeighbour(API_IP) === lab.macOf(next));
+    expect(lab.arpingMacs(API_IP)).toEqual([lab.macOf(next)]);
+    lab.lab.plug(lab.host(owner));
+    await until(() => lab.status(next).members.filter((m) => m.state === 'alive').length === 3, 20_000);
+    await until(() => lab.arpingMacs(API_IP).length === 1 && lab.ownerOf(next, API_SERVICE) === lab.ownerOf(owner, API_SERVICE));
+    expect(lab.arpingMacs(API_IP)).toEqual([lab.macOf(lab.ownerOf(next, API_SERVICE)!)]);
+  }, 60_000);
+
+  it('SIGTERM: the next owner announces while the old one still answers, so the client sees no gap', async () => {
+    const [owner, next] = ranked(API_SERVICE);
+    const loop = lab.clientLoop(API_IP);
+    await until(() => loop.samples.some((s) => s.node === owner));
+    lab.daemon(owner).child.kill('SIGTERM');
+    expect(await lab.daemon(owner).exited()).toBe(0);
+    await until(() => loop.samples.some((s) => s.node === next));
+    await new Promise((r) => setTimeout(r, 300));
+    const samples = loop.stop();
+    const from = samples.findIndex((s) => s.node === owner);
+    const answered = samples.slice(from);
+    expect(answered.filter((s) => s.node === null)).toEqual([]);
+    expect(answered.at(-1)?.node).toBe(next);
+    const done = lab.daemon(owner).lines.find(event('handoverDone'));
+    expect(done?.reason).toBe('allClaimed');
+    await restart(owner);
+  }, 60_000);
+
+  it('restarting every node one by one, and killing the allocator, keeps every IP', async () => {
+    const before = await eventually(() => lab.ipOf('node-1', WEB_SERVICE));
+    for (const node of lab.nodes) {
+      lab.daemon(node.name).child.kill('SIGTERM');
+      await lab.daemon(node.name).exited();
+      await restart(node.name);
+    }
+    for (const node of lab.nodes) expect(lab.ipOf(node.name, WEB_SERVICE)).toBe(before);
+    const allocator = (lab.status('node-1') as unknown as { allocation: { allocator: string } }).allocation.allocator;
+    lab.daemon(allocator).child.kill('SIGKILL');
+    const survivor = observer(allocator);
+    await until(() => (lab.status(survivor) as unknown as { allocation: { allocator: string } }).allocation.allocator !== allocator);
+    expect(lab.ipOf(survivor, WEB_SERVICE)).toBe(before);
+    await restart(allocator);
+    for (const node of lab.nodes) expect(lab.ipOf(node.name, WEB_SERVICE)).toBe(before);
+  }, 120_000);
 });
