@@ -9,6 +9,8 @@ export interface ServiceOwnership {
   readonly ips: readonly string[];
   /** The elected node (layer 2), null when nobody holds it. */
   readonly owner: string | null;
+  /** Nodes whose mlb.io/health-check of the service passes, as gossip tells this daemon (empty without a check). */
+  readonly passing: readonly string[];
 }
 
 /** The `services` entry of a /v1/snapshot body for `service`, or undefined. */
@@ -17,10 +19,9 @@ export function parseServiceOwnership(json: string, service: string): ServiceOwn
   const services = (body as { services?: unknown } | null)?.services;
   if (!Array.isArray(services)) return undefined;
   for (const entry of services as unknown[]) {
-    const e = entry as { service?: unknown; ips?: unknown; owner?: unknown } | null;
+    const e = entry as { service?: unknown; ips?: unknown; owner?: unknown; health?: { passing?: unknown } } | null;
     if (typeof e !== 'object' || e === null || e.service !== service) continue;
-    const ips = Array.isArray(e.ips) ? e.ips.filter((ip): ip is string => typeof ip === 'string') : [];
-    return { service, ips, owner: typeof e.owner === 'string' ? e.owner : null };
+    return { service, ips: strings(e.ips), owner: typeof e.owner === 'string' ? e.owner : null, passing: strings(e.health?.passing) };
   }
   return undefined;
 }
@@ -31,12 +32,19 @@ export interface NodeStatus {
   readonly draining: boolean;
   /** Just (re)started: the others do not elect it yet. */
   readonly warmingUp: boolean;
+  /** When the warm-up ends (epoch ms), undefined when not warming up or not said. */
+  readonly warmUpUntil: number | undefined;
 }
 
 export function parseNodeStatus(json: string): NodeStatus | undefined {
-  const node = (parseJSON(json) as { node?: unknown } | null | undefined)?.node as Partial<NodeStatus> | null | undefined;
+  const node = (parseJSON(json) as { node?: unknown } | null | undefined)?.node as
+    { name?: unknown; draining?: unknown; warmingUp?: unknown; warmUpUntil?: unknown } | null | undefined;
   if (typeof node !== 'object' || node === null || typeof node.name !== 'string') return undefined;
-  return { name: node.name, draining: node.draining === true, warmingUp: node.warmingUp === true };
+  const until = typeof node.warmUpUntil === 'string' ? Date.parse(node.warmUpUntil) : Number.NaN;
+  return {
+    name: node.name, draining: node.draining === true, warmingUp: node.warmingUp === true,
+    warmUpUntil: Number.isFinite(until) ? until : undefined,
+  };
 }
 
 export interface NeighbourEntry {
@@ -54,8 +62,7 @@ export function parseNeighbourJSON(json: string, ip: string): NeighbourEntry | u
   for (const row of rows as unknown[]) {
     const r = row as { dst?: unknown; lladdr?: unknown; state?: unknown } | null;
     if (typeof r !== 'object' || r === null || r.dst !== ip) continue;
-    const state = Array.isArray(r.state) ? r.state.filter((s): s is string => typeof s === 'string') : [];
-    return { ip, mac: typeof r.lladdr === 'string' ? r.lladdr.toLowerCase() : undefined, state };
+    return { ip, mac: typeof r.lladdr === 'string' ? r.lladdr.toLowerCase() : undefined, state: strings(r.state) };
   }
   return undefined;
 }
@@ -66,4 +73,8 @@ function parseJSON(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }

@@ -193,14 +193,22 @@ function downFlags(name: string, dir: string): string {
 
 /** Ctrl-C while `mlb lab up` builds: remove what was built so far, then exit 1. */
 async function withCleanupOnSignal<T>(args: LabArgs, run: () => Promise<T>): Promise<T> {
+  let cleanup: Promise<never> | undefined;
   const onSignal = () => {
     process.stderr.write('mlb: interrupted: removing the half-built lab\n');
-    void Lab.downByName({ name: args.name, dir: args.dir }).catch(() => undefined).finally(() => process.exit(ExitCode.failure));
+    cleanup = Lab.downByName({ name: args.name, dir: args.dir }).catch(() => undefined).then(() => process.exit(ExitCode.failure));
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    return await run();
+    const result = await run().catch(async (error: unknown) => {
+      // Up failing because the cleanup removed what it was waiting for is the interrupt, not an error to report.
+      if (cleanup) await cleanup;
+      throw error;
+    });
+    // Interrupted as the last step finished: the cleanup wins, nothing says the lab is up.
+    if (cleanup) await cleanup;
+    return result;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
