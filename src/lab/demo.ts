@@ -11,7 +11,7 @@ import { Lab, type GossipProfile } from './lab';
 import { LabService, expectedServiceIPs, extraServiceText } from './lab-config';
 import { LabError } from './lab-errors';
 import { LAB_EXTRA_IP, hostPort, type LabPlan } from './lab-plan';
-import { failoverText, labSummary, logExcerpt, neighbourText, seconds, timestamp } from './narration';
+import { downCommandText, failoverText, labSummary, logExcerpt, neighbourText, seconds, timestamp } from './narration';
 import type { ProbeRun } from './probe-run';
 import { measureFailover, steadyOwner, type Failover } from './probe-samples';
 import { sleep } from './netns';
@@ -131,8 +131,8 @@ export class Demo {
       throw new LabError(`${error.message} (${view}; the client's last request: ${last?.error ?? 'none'})`, 'timeout');
     });
     const owner = await this.steady(probe, VIP_ANSWER_TIMEOUT_MS, `one node answering for ${vip}`);
-    const daemons = await lab.ownership(LabService.web);
-    const agree = daemons?.owner ? (daemons.owner === owner ? '; the daemons agree' : `; the daemons say ${daemons.owner}`) : '';
+    const daemons = await lab.ownership(LabService.web, owner);
+    const agree = daemons ? (daemons.owner === owner ? `; ${owner}'s daemon agrees` : `; ${owner}'s daemon says ${daemons.owner ?? 'nobody'} owns it`) : '';
     this.say(`${vip} answers from ${owner} (first answer ${seconds(first.t - t)} s after the lab was up)${agree}`);
     this.say(neighbourText(await lab.neighbour(vip)));
     return owner;
@@ -211,7 +211,8 @@ export class Demo {
     this.say(`${owner}'s /healthz answers 200 again`);
     // The daemons count rise passes before it is a candidate again; then the election may give it the IP back.
     const passing = await this.poll(async () => {
-      const view = await lab.ownership(LabService.web);
+      // The current owner's view: it is the one that hands the IP back once it hears the news.
+      const view = await lab.ownership(LabService.web, next);
       return view === undefined || view.passing.includes(owner) ? true : undefined;
     }, HEALTH_MOVE_TIMEOUT_MS, `${owner} passing its health check again`);
     if (passing) this.say(`${owner} passes its check again after ${seconds(this.now() - restored)} s`);
@@ -255,9 +256,10 @@ export class Demo {
     const lab = this.lab;
     if (!lab) return;
     if (this.options.keep) {
+      await lab.stopProbes();
       const p = lab.plan;
       this.say(`the lab stays up (--keep): try "sudo ip netns exec ${p.client.netns} curl http://${this.vip ?? p.client.ipv4}/", ` +
-        `logs in ${p.dir}/node-N/, remove it with "mlb lab down${p.name === 'mlb-lab' ? '' : ` --name ${p.name}`}"`);
+        `logs in ${p.dir}/node-N/, remove it with "${downCommandText(p)}"`);
       return;
     }
     const t = this.now();
@@ -275,16 +277,17 @@ export class Demo {
   }
 
   /**
-   * The owner once the client and the daemons agree: the client has had answers from one node for STEADY_MS, and
-   * the daemons (when they answer on their control sockets) name the same node. Nothing moves behind the next step.
+   * The owner once the client and the owner agree: the client has had answers from one node for STEADY_MS, and that
+   * node's daemon (when it answers on its control socket) says it is the owner, so nothing is about to move behind
+   * the next step. The owner's word, not any daemon's: the owner is the one that would give the IP away.
    */
   private async settle(lab: Lab, probe: ProbeRun, timeoutMs: number, what: string): Promise<string> {
     let seen = '';
     return this.poll(async () => {
       const client = steadyOwner(probe.samples, this.now(), STEADY_MS);
-      const daemons = (await lab.ownership(LabService.web))?.owner;
-      seen = `the client sees ${client ?? 'no steady answer'}, the daemons say ${daemons ?? 'nothing'}`;
-      return client !== undefined && (daemons === undefined || daemons === client) ? client : undefined;
+      const view = client === undefined ? undefined : await lab.ownership(LabService.web, client);
+      seen = `the client sees ${client ?? 'no steady answer'}${view ? `, whose daemon says the owner is ${view.owner ?? 'nobody'}` : ''}`;
+      return client !== undefined && (view === undefined || view.owner === client) ? client : undefined;
     }, timeoutMs, () => `${what} (${seen})`);
   }
 

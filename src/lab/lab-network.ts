@@ -5,9 +5,8 @@
  */
 import { readdir, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { LabError } from './lab-errors';
-import {
-  DEFAULT_LAB_DIR, DEFAULT_LAB_NAME, LAB_BRIDGE, LAB_INTERFACE, isLabNamespace, labNamespaces, type LabHostPlan, type LabPlan,
-} from './lab-plan';
+import { LAB_BRIDGE, LAB_INTERFACE, isLabNamespace, labNamespaces, type LabHostPlan, type LabPlan } from './lab-plan';
+import { downCommandText } from './narration';
 import { deleteNetns, ip, listNetns, run } from './netns';
 
 export interface LabDownReport {
@@ -22,8 +21,7 @@ export async function refuseExisting(plan: LabPlan): Promise<void> {
   const stateFile = await stat(plan.stateFile).then(() => true, () => false);
   if (existing.length > 0 || stateFile) {
     throw new LabError(
-      `a lab named ${plan.name} is already up (${existing.length > 0 ? existing.join(', ') : plan.stateFile}): ` +
-        `remove it with "mlb lab down${plan.name === DEFAULT_LAB_NAME ? '' : ` --name ${plan.name}`}${plan.dir === DEFAULT_LAB_DIR ? '' : ` --dir ${plan.dir}`}"`,
+      `a lab named ${plan.name} is already up (${existing.length > 0 ? existing.join(', ') : plan.stateFile}): remove it with "${downCommandText(plan)}"`,
       'labExists',
     );
   }

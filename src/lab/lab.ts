@@ -32,6 +32,8 @@ export type { LabDownReport } from './lab-network';
 
 /** A daemon on a busy 2-core machine loads Node, the config and binds gossip within a few seconds; 20 s is stuck. */
 export const DAEMON_START_TIMEOUT_MS = 20_000;
+/** A first join in the lab takes milliseconds (or fails at once while the others start); see startDaemon. */
+const JOIN_LOG_GRACE_MS = 3_000;
 /** The HTTP server is a few lines of Node. */
 export const SERVER_START_TIMEOUT_MS = 10_000;
 /** A SIGTERMed daemon leaves the cluster (1 s) and saves state; then it gets SIGKILL. */
@@ -131,8 +133,7 @@ export class Lab {
 
   /** Kills everything the lab started, deletes its namespaces and files. Idempotent. */
   async down(): Promise<LabDownReport> {
-    await Promise.all([...this.probes].map((p) => p.stop()));
-    this.probes.clear();
+    await this.stopProbes();
     await this.stateWrites.catch(() => undefined);
     return removeLab(this.plan);
   }
@@ -146,10 +147,15 @@ export class Lab {
     const logStart = await fileSize(node.daemonLog);
     const pid = spawnDetached(node.netns, argv, node.daemonLog);
     await this.recordPid(node.name, 'daemon', pid);
-    // Up when it says so in this run's part of the log: gossip bound, or the control API listening (a socket file
-    // alone proves nothing: a SIGKILLed daemon leaves its socket behind).
-    await waitForStart(pid, `${node.name}'s daemon`, node.daemonLog, logStart, DAEMON_START_TIMEOUT_MS, (log) =>
-      log.includes('"event":"gossipStarted"') || log.includes('"event":"controlListening"'));
+    // Up when this run's part of the log says its first join attempt is over (joined, or nobody to reach yet):
+    // before that a daemon sees a cluster of one. A daemon that never logs the join counts as up JOIN_LOG_GRACE_MS
+    // after gossip started. (A socket file proves nothing: a SIGKILLed daemon leaves its socket behind.)
+    let gossipSeenAt: number | undefined;
+    await waitForStart(pid, `${node.name}'s daemon`, node.daemonLog, logStart, DAEMON_START_TIMEOUT_MS, (log) => {
+      if (log.includes('"event":"gossipJoin"')) return true;
+      if (gossipSeenAt === undefined && log.includes('"event":"gossipStarted"')) gossipSeenAt = Date.now();
+      return gossipSeenAt !== undefined && Date.now() - gossipSeenAt >= JOIN_LOG_GRACE_MS;
+    });
   }
 
   /** Signals node's daemon and waits for it to exit (SIGTERM: a graceful leave; SIGKILL after DAEMON_STOP_TIMEOUT_MS). */
@@ -219,6 +225,11 @@ export class Lab {
     this.probes.delete(probe);
   }
 
+  /** Stops every probe this Lab object started (the lab itself stays up). */
+  async stopProbes(): Promise<void> {
+    await Promise.all([...this.probes].map((p) => this.stopProbe(p)));
+  }
+
   /** The client's neighbour entry for `ip` (the MAC it sends the VIP's traffic to), with the lab host owning that MAC. */
   async neighbour(ipText: string): Promise<(NeighbourEntry & { host?: string }) | undefined> {
     const result = await run(['ip', '-n', this.plan.client.netns, '-j', 'neigh', 'show', 'to', ipText, 'dev', LAB_INTERFACE]);
@@ -229,10 +240,14 @@ export class Lab {
     return host ? { ...entry, host } : entry;
   }
 
-  /** Who the daemons say owns `service`: the first running daemon that answers on its control socket. */
-  async ownership(service: string, except: readonly string[] = []): Promise<ServiceOwnership | undefined> {
-    for (const node of this.plan.nodes) {
-      if (except.includes(node.name) || !this.isDaemonRunning(node.name)) continue;
+  /**
+   * Who the daemons say owns `service` ("namespace/name"): node `askNode`'s daemon when named, else the first running
+   * daemon that answers on its control socket. Undefined when none answers.
+   */
+  async ownership(service: string, askNode?: string): Promise<ServiceOwnership | undefined> {
+    const nodes = askNode === undefined ? this.plan.nodes : [this.node(askNode)];
+    for (const node of nodes) {
+      if (!this.isDaemonRunning(node.name)) continue;
       const text = await readSnapshotText(node.controlSocket);
       const answer = text === undefined ? undefined : parseServiceOwnership(text, service);
       if (answer) return answer;

@@ -2,7 +2,7 @@
  * The demo's sentences, from facts to text: one line per step, plain words, times in seconds. Pure, so what a user
  * reads is tested without a lab; demo.ts decides what happened, this file only says it.
  */
-import type { LabHostPlan, LabPlan } from './lab-plan';
+import { DEFAULT_LAB_DIR, DEFAULT_LAB_NAME, type LabHostPlan, type LabPlan } from './lab-plan';
 import type { Failover } from './probe-samples';
 import type { NeighbourEntry } from './service-ownership';
 
@@ -65,4 +65,9 @@ export function readableLogLine(line: string): string {
   if (typeof e !== 'object' || e === null || typeof e.msg !== 'string') return line;
   const time = typeof e.ts === 'string' ? (/T([0-9:.]+)/.exec(e.ts)?.[1] ?? e.ts) : '';
   return [time, typeof e.level === 'string' ? e.level : '', e.msg].filter((p) => p !== '').join(' ');
+}
+
+/** The command that removes this lab, with only the flags that differ from the defaults. */
+export function downCommandText(plan: Pick<LabPlan, 'name' | 'dir'>): string {
+  return `mlb lab down${plan.name === DEFAULT_LAB_NAME ? '' : ` --name ${plan.name}`}${plan.dir === DEFAULT_LAB_DIR ? '' : ` --dir ${plan.dir}`}`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failoverText, labSummary, logExcerpt, neighbourText, readableLogLine, seconds, timestamp } from '../../src/lab/narration';
+import { downCommandText, failoverText, labSummary, logExcerpt, neighbourText, readableLogLine, seconds, timestamp } from '../../src/lab/narration';
 import { planLab } from '../../src/lab/lab-plan';
 
 describe('the demo\'s sentences', () => {
@@ -41,5 +41,10 @@ describe('the demo\'s sentences', () => {
     expect(readableLogLine('plain text')).toBe('plain text');
     expect(logExcerpt('log', `a\nb\n${line}\n`, 2)).toEqual(['log:', '    b', '    10:23:24.018 info joined through 2 of 2 peers']);
     expect(logExcerpt('log', '', 2)).toEqual(['log:', '    (empty)']);
+  });
+
+  it('gives the down command with only the flags that differ from the defaults', () => {
+    expect(downCommandText(planLab())).toBe('mlb lab down');
+    expect(downCommandText(planLab({ name: 'x', dir: '/tmp/x' }))).toBe('mlb lab down --name x --dir /tmp/x');
   });
 });

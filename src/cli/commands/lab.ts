@@ -12,7 +12,7 @@ import { startLabHttpServer } from '../../lab/lab-http-server';
 import {
   DEFAULT_LAB_DIR, DEFAULT_LAB_NAME, DEFAULT_LAB_NODES, LAB_HTTP_PORT, MAX_LAB_NODES, MIN_LAB_NODES, planLab,
 } from '../../lab/lab-plan';
-import { labSummary } from '../../lab/narration';
+import { downCommandText, labSummary } from '../../lab/narration';
 import { checkLabPrerequisites } from '../../lab/netns';
 import {
   DEFAULT_PROBE_INTERVAL_MS, DEFAULT_PROBE_TIMEOUT_MS, MAX_PROBE_TIMEOUT_MS, MIN_PROBE_INTERVAL_MS, runProbeLoop,
@@ -72,7 +72,7 @@ const upCommand: CommandModule<object, LabArgs> = {
       `  try:    sudo ip netns exec ${p.client.netns} curl http://${vip}/`,
       `          mlb status --socket ${p.nodes[0]?.controlSocket}`,
       `  logs:   ${p.dir}/node-N/daemon.log`,
-      `  remove: mlb lab down${downFlags(p.name, p.dir)}`,
+      `  remove: ${downCommandText(p)}`,
       '',
     ].join('\n'));
   },
@@ -185,10 +185,6 @@ function selfCommand(): string[] {
   const script = process.argv[1];
   if (!script) throw new CommandError('cannot tell where this mlb program is (no script path)', 'labNoSelf');
   return [process.execPath, ...process.execArgv, script];
-}
-
-function downFlags(name: string, dir: string): string {
-  return `${name === DEFAULT_LAB_NAME ? '' : ` --name ${name}`}${dir === DEFAULT_LAB_DIR ? '' : ` --dir ${dir}`}`;
 }
 
 /** Ctrl-C while `mlb lab up` builds: remove what was built so far, then exit 1. */
