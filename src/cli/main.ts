@@ -10,6 +10,7 @@ import { validateCommand } from './commands/validate';
 import { explainCommand } from './commands/explain';
 import { daemonCommand } from './commands/daemon';
 import { arpingCommand } from './commands/arping';
+import { labCommand } from './commands/lab';
 import { statusCommand } from './commands/status';
 import { drainCommand, undrainCommand } from './commands/drain';
 
@@ -21,8 +22,9 @@ async function main(argv: string[]): Promise<void> {
         'MetalLB\'s objects, allocation and election, on plain Linux hosts or Kubernetes.\n\n' +
         'Usage: mlb <command> [options]',
     )
-    // Every flag can also come from the environment: --config is MLB_CONFIG, --nodes is MLB_NODES.
-    .env('MLB')
+    // Every flag can also come from the environment: --config is MLB_CONFIG, --nodes is MLB_NODES. The prefix
+    // includes the underscore, or yargs would read MLBT_X (anything starting with MLB) as --t-x.
+    .env('MLB_')
     .command(daemonCommand)
     .command(validateCommand)
     .command(explainCommand)
@@ -30,6 +32,7 @@ async function main(argv: string[]): Promise<void> {
     .command(statusCommand)
     .command(drainCommand)
     .command(undrainCommand)
+    .command(labCommand)
     .command(versionCommand)
     .demandCommand(1, 'Name a command: see the list above.')
     .strict()

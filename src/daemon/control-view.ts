@@ -86,6 +86,7 @@ function memberView(m: Member): ControlSnapshot['members'][number] {
     labels: { ...(meta?.labels ?? {}) },
     draining: meta?.draining ?? false,
     warmingUp: meta?.warmingUp ?? false,
+    ...(meta?.macs ? { macs: [...meta.macs] } : {}),
   };
 }
 

@@ -14,7 +14,15 @@ export interface NodeFactsInput {
   readonly labels: Readonly<Record<string, string>>;
   readonly draining: boolean;
   readonly warmingUp: boolean;
+  /** The MACs this node may answer from (named in split-brain reports and by `mlb arping`). */
+  readonly macs?: readonly string[];
 }
+
+/**
+ * At most this many MACs are published: meta has 512 bytes for labels too, and a host with more interfaces
+ * up than this is rare; the ones left out only lose their name in conflict reports.
+ */
+export const MAX_PUBLISHED_MACS = 16;
 
 export function nodeFacts(input: NodeFactsInput): NodeMeta {
   const document = input.snapshot?.nodes.find((n) => n.meta.name === input.nodeName);
@@ -23,6 +31,7 @@ export function nodeFacts(input: NodeFactsInput): NodeMeta {
     conditions: (document?.conditions ?? []).map((c) => ({ type: c.type, status: c.status })),
     draining: input.draining,
     warmingUp: input.warmingUp,
+    ...(input.macs ? { macs: [...new Set(input.macs)].sort().slice(0, MAX_PUBLISHED_MACS) } : {}),
   };
 }
 

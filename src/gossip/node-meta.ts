@@ -12,7 +12,9 @@
  *   | "mlb"| version| flags   | labels | labels x ([klen][key][vlen][value]) | conds | conds x ([tlen][type][status]) |
  *   +------+--------+---------+--------+-----------------------------+---------------------------------+
  * flags: bit 0 draining, bit 1 warming up. status: 0 False, 1 True, 2 Unknown.
- * A decoder ignores bytes after the conditions, so later versions can append fields.
+ * A decoder ignores bytes after the conditions, so later versions can append fields. Appended since: the node's
+ * link-layer addresses, [count u8] then 6 bytes each, so a split-brain report and `mlb arping` can name the node
+ * behind a MAC (a decoder that predates them stops before them, as promised).
  */
 import { META_MAX_BYTES } from './messages';
 
@@ -32,11 +34,13 @@ export interface NodeMeta {
   readonly draining: boolean;
   /** Flap damping: a node back from a crash does not take IPs until its warm-up ends. */
   readonly warmingUp: boolean;
+  /** The MACs of the interfaces it may announce on, lowercase "aa:bb:cc:dd:ee:ff" (absent from older nodes). */
+  readonly macs?: readonly string[];
 }
 
 export class NodeMetaError extends Error {
   constructor(
-    readonly code: 'metaTooLarge' | 'metaStringTooLong',
+    readonly code: 'metaTooLarge' | 'metaStringTooLong' | 'metaBadMac',
     message: string,
   ) {
     super(message);
@@ -59,6 +63,10 @@ export function encodeNodeMeta(meta: NodeMeta): Uint8Array {
   for (const c of meta.conditions) {
     pushString(parts, c.type);
     parts.push(STATUS_CODES.indexOf(c.status));
+  }
+  if (meta.macs !== undefined) {
+    pushCount(parts, meta.macs.length, 'MACs');
+    for (const mac of meta.macs) parts.push(...macBytes(mac));
   }
   if (parts.length > META_MAX_BYTES) {
     throw new NodeMetaError(
@@ -91,10 +99,22 @@ export function decodeNodeMeta(bytes: Uint8Array | undefined): NodeMeta | undefi
       if (!status) return undefined;
       conditions.push({ type, status });
     }
-    return { labels, conditions, draining: (flags & FLAG_DRAINING) !== 0, warmingUp: (flags & FLAG_WARMING_UP) !== 0 };
+    const decoded: NodeMeta = { labels, conditions, draining: (flags & FLAG_DRAINING) !== 0, warmingUp: (flags & FLAG_WARMING_UP) !== 0 };
+    if (reader.remaining() === 0) return decoded;
+    const macs: string[] = [];
+    for (let n = reader.byte(); n > 0; n--) macs.push(reader.mac());
+    return { ...decoded, macs };
   } catch {
     return undefined;
   }
+}
+
+const MAC_BYTES = 6;
+
+function macBytes(mac: string): number[] {
+  const bytes = mac.split(':').map((h) => Number.parseInt(h, 16));
+  if (bytes.length !== MAC_BYTES || bytes.some((b) => !(b >= 0 && b <= 255))) throw new NodeMetaError('metaBadMac', `"${mac}" is not a MAC address`);
+  return bytes;
 }
 
 function pushCount(parts: number[], n: number, what: string): void {
@@ -120,6 +140,17 @@ class Reader {
     const b = this.bytes[this.offset++];
     if (b === undefined) throw new RangeError('meta truncated');
     return b;
+  }
+
+  remaining(): number {
+    return this.bytes.length - this.offset;
+  }
+
+  mac(): string {
+    if (this.offset + MAC_BYTES > this.bytes.length) throw new RangeError('meta truncated');
+    const text = [...this.bytes.subarray(this.offset, this.offset + MAC_BYTES)].map((b) => b.toString(16).padStart(2, '0')).join(':');
+    this.offset += MAC_BYTES;
+    return text;
   }
 
   string(): string {

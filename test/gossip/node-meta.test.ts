@@ -29,6 +29,15 @@ describe('mlb node meta', () => {
     expect(decodeNodeMeta(bytes.subarray(0, bytes.length - 1))).toBeUndefined();
   });
 
+  it('carries the node\'s MACs after the conditions, where older decoders stop reading', () => {
+    const withMacs: NodeMeta = { ...meta, macs: ['02:13:00:00:00:01', 'aa:bb:cc:dd:ee:ff'] };
+    const bytes = encodeNodeMeta(withMacs);
+    expect(decodeNodeMeta(bytes)).toEqual(withMacs);
+    expect(bytes.subarray(0, encodeNodeMeta(meta).length)).toEqual(encodeNodeMeta(meta));
+    expect(decodeNodeMeta(bytes.subarray(0, bytes.length - 1))).toBeUndefined();
+    expect(() => encodeNodeMeta({ ...meta, macs: ['02:13:00'] })).toThrow(/not a MAC address/);
+  });
+
   it('refuses meta over 512 bytes with advice', () => {
     const labels = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`example.com/label-${i}`, 'x'.repeat(20)]));
     expect(() => encodeNodeMeta({ ...meta, labels })).toThrow(NodeMetaError);

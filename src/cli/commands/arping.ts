@@ -11,6 +11,8 @@ import type { CommandModule } from 'yargs';
 import { parseIP, type IP } from '../../ip';
 import { openPacketSocket, PacketSocketError, type PacketSocket, type PacketSocketOptions } from '../../native';
 import { CommandError, UsageError } from '../exit-codes';
+import { existsSync } from 'node:fs';
+import { connectControl, DEFAULT_CONTROL_SOCKET } from '../control-client';
 import {
   ARPING_DEFAULT_COUNT,
   ARPING_MAX_COUNT,
@@ -28,6 +30,7 @@ import {
 import { chooseInterface, readHostInterfaces, type HostInterface } from '../arping/arping-interface';
 
 interface ArpingArgs {
+  socket?: string;
   ip: string;
   interface?: string;
   count: number;
@@ -156,6 +159,28 @@ function wholeNumber(value: unknown, flag: string, min: number, max: number, uni
   return n;
 }
 
+/**
+ * The nodes behind MACs, from a daemon's snapshot (members publish their MACs in gossip meta). Asked only when a
+ * socket is named or the default one exists; a daemon that cannot be reached costs the names, never the answer.
+ */
+function macOwnersFrom(socket: string | undefined): { macOwners?: MacOwnerLookup } {
+  const path = socket ?? (existsSync(DEFAULT_CONTROL_SOCKET) ? DEFAULT_CONTROL_SOCKET : undefined);
+  if (!path) return {};
+  return {
+    macOwners: {
+      nodesOf: async () => {
+        try {
+          const snapshot = await connectControl(path).getSnapshot();
+          return new Map(snapshot.members.flatMap((m) => (m.macs ?? []).map((mac) => [mac, m.name] as [string, string])));
+        } catch (error) {
+          process.stderr.write(`mlb arping: cannot name the nodes behind the MACs: ${(error as Error).message}\n`);
+          return new Map();
+        }
+      },
+    },
+  };
+}
+
 export const arpingCommand: CommandModule<object, ArpingArgs> = {
   command: 'arping <ip>',
   describe: 'Ask who answers ARP (or IPv6 Neighbor Solicitation) for an IP; exit 3 if several MACs do',
@@ -183,6 +208,10 @@ export const arpingCommand: CommandModule<object, ArpingArgs> = {
         default: false,
         describe: 'Print {ip, interface, sent, replies:[{mac, count, rttMs:{min,avg,max}}], verdict, exitCode}',
       })
+      .option('socket', {
+        type: 'string',
+        describe: `A running daemon's control socket: name the mlb node behind each MAC (default ${DEFAULT_CONTROL_SOCKET} when it exists)`,
+      })
       .example('mlb arping 192.168.10.200', 'three probes on the interface whose subnet holds the IP')
       .example('mlb arping -I ens18 -c 10 192.168.10.200', 'ten probes on ens18')
       .example('mlb arping fd00:10::200 --json', 'IPv6 (Neighbor Solicitation), for a script')
@@ -206,7 +235,7 @@ export const arpingCommand: CommandModule<object, ArpingArgs> = {
         ...(args.interface === undefined ? {} : { interface: args.interface }),
         ...(deadline === undefined ? {} : { deadlineSeconds: deadline }),
       },
-      defaultArpingDeps,
+      { ...defaultArpingDeps, ...macOwnersFrom(args.socket) },
     );
     process.exitCode = summary.exitCode;
   },

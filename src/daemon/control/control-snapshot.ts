@@ -63,6 +63,8 @@ export interface ControlSnapshot {
     labels: Record<string, string>;
     draining: boolean;
     warmingUp: boolean;
+    /** The MACs it announces from, as it publishes them (absent for members that do not say). */
+    macs?: string[];
   }[];
   /** Whether health, drain and warm-up take part in the election (only when every live member runs mlb). */
   mlbOnlyInputs: { allowed: boolean; reason: string };
