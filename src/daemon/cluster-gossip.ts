@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { GossipNode } from '../gossip/gossip-node';
 import { decodeNodeMeta } from '../gossip/node-meta';
 import { serviceKey, type Snapshot } from '../model';
-import { effectiveAllocation } from './allocation/effective-allocation';
+import { AllocationStatusCode, effectiveAllocation } from './allocation/effective-allocation';
 import { emptyAllocationTable, receiveAllocationTable, type AllocationTable } from './allocation/allocation-table';
 import { decodeAllocationTable, encodeAllocationTable } from './allocation/allocation-table-codec';
 import { loadAllocationTable, saveAllocationTable } from './allocation/allocation-store';
@@ -21,6 +21,8 @@ import {
   decodeHealthReport, encodeHealthReport, healthVerdicts, mergeHealthReport, retainHealthReports, servingNodes,
   type HealthReport,
 } from './health/health-report';
+
+const HAS_ADDRESSES: ReadonlySet<string> = new Set([AllocationStatusCode.requested, AllocationStatusCode.allocated, AllocationStatusCode.fromTable]);
 
 /** Broadcast keys: a newer report or table replaces a queued older one instead of queueing behind it. */
 const HEALTH_BROADCAST_KEY = 'mlb-health';
@@ -50,6 +52,8 @@ export class ClusterGossip {
   private allocator: string | null = null;
   private ready = false;
   private publishedHealth: string | undefined;
+  /** A received report changed the table: the next push/pull must carry it. */
+  private stateDirty = false;
   private writes: Promise<void> = Promise.resolve();
   readonly drops = { notOurs: 0, badHealthReport: 0, badTable: 0 };
   private readonly monitor: HealthMonitor;
@@ -146,7 +150,8 @@ export class ClusterGossip {
       this.allocator = result.allocator;
       this.options.logger.info({ event: 'allocatorElected', allocator: this.allocator, role: result.reason.code }, result.reason.message);
     }
-    this.results = new Map([...result.services].map(([key, s]) => [key, { status: s.code, message: s.message }]));
+    // The control API's contract: "ok" for a service that has its addresses, else the code and the reason.
+    this.results = new Map([...result.services].map(([key, s]) => [key, HAS_ADDRESSES.has(s.code) ? { status: 'ok' } : { status: s.code, message: s.message }]));
     // Until the first join has merged the cluster's table, a restarted allocator must not write a version of its
     // own: it could collide with a newer one and move an IP (the merge would settle it, but visibly).
     if (result.changed && this.ready) {
@@ -185,11 +190,14 @@ export class ClusterGossip {
 
   // --- the wire ----------------------------------------------------------------------------------------------------
 
-  /** Push/pull carries our own report and the table. */
+  /**
+   * Push/pull carries the table and every health report this node holds, not only its own: a broadcast lost on
+   * the way (or sent before a peer joined) reaches everyone through whichever pair exchanges state next, and a
+   * join (itself a push/pull) brings the newcomer the whole picture at once.
+   */
   private publishState(): void {
-    const own = this.health.get(this.options.self);
     const records: GossipRecord[] = [this.tableRecord()];
-    if (own) records.push({ kind: GossipRecordKind.healthReport, bytes: encodeHealthReport(own) });
+    for (const report of this.health.values()) records.push({ kind: GossipRecordKind.healthReport, bytes: encodeHealthReport(report) });
     this.options.gossip.setLocalState(encodeGossipRecords(records));
   }
 
@@ -204,6 +212,10 @@ export class ClusterGossip {
       if (record.kind === GossipRecordKind.healthReport) changed = this.receiveHealth(record.bytes) || changed;
       else changed = this.receiveTable(record.bytes) || changed;
     }
+    if (this.stateDirty) {
+      this.stateDirty = false;
+      this.publishState();
+    }
     if (changed) this.options.onChange();
   }
 
@@ -216,6 +228,7 @@ export class ClusterGossip {
     if (report.node === this.options.self) return false;
     const merged = mergeHealthReport(this.health, report);
     this.health = merged.table;
+    if (merged.changed) this.stateDirty = true;
     return merged.changed;
   }
 

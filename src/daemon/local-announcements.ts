@@ -29,6 +29,8 @@ export interface AnnouncedIP {
 export class LocalAnnouncements {
   private current = new Map<string, AnnouncedIP>();
   private bindQueue: Promise<void> = Promise.resolve();
+  /** The VIPs the last completed binding left bound. */
+  private boundNow: readonly IP[] = [];
   private lastWarning = new Map<string, string>();
 
   constructor(
@@ -58,13 +60,24 @@ export class LocalAnnouncements {
       this.logger.info({ event: 'serviceWithdrawn', service: was.service, ip, reason, protocol: 'layer2' }, `withdrawing ${ip} for ${was.service}: ${reason}`);
     }
     this.current = next;
-    this.ports?.reconcileL2(desired);
-    const bind = this.ports?.bindVips;
-    if (bind) {
-      const ips = owned.map((o) => o.ip);
-      this.bindQueue = this.bindQueue.then(() => bind(ips)).catch((error: Error) =>
-        this.logger.error({ event: 'vipBindFailed', error: error.message }, `cannot bind VIPs: ${error.message}`));
+    const ports = this.ports;
+    if (!ports) return;
+    const bind = ports.bindVips;
+    if (!bind) {
+      ports.reconcileL2(desired);
+      return;
     }
+    // Order matters to a client: a new VIP is bound before the gratuitous ARP sends traffic to it (or the first
+    // connections would be refused), and a withdrawn one is unbound only after its announcing stopped.
+    const ips = owned.map((o) => o.ip);
+    this.bindQueue = this.bindQueue
+      .then(async () => {
+        await bind([...this.boundNow, ...ips]);
+        ports.reconcileL2(desired);
+        await bind(ips);
+        this.boundNow = ips;
+      })
+      .catch((error: Error) => this.logger.error({ event: 'vipBindFailed', error: error.message }, `cannot bind VIPs: ${error.message}`));
   }
 
   announced(): AnnouncedIP[] {

@@ -7,14 +7,14 @@
  */
 import type { Logger } from 'pino';
 import { L2Announcer } from '../announce/l2/l2-announcer';
-import { NetlinkLinks } from '../announce/l2/interfaces';
+import { hasLinkLayerAddress, NetlinkLinks } from '../announce/l2/interfaces';
 import { VipBinder } from '../announce/addr';
 import { SelfChecker } from './self-check/self-checker';
 import type { ObservedConflict } from '../announce/l2/l2-interface';
 import { formatMAC } from '../announce/l2/mac-address';
 import { GossipNode } from '../gossip/gossip-node';
 import type { Keyring } from '../gossip/codec';
-import { encodeNodeMeta } from '../gossip/node-meta';
+import { decodeNodeMeta, encodeNodeMeta } from '../gossip/node-meta';
 import type { Member, SwimConfig } from '../gossip/swim';
 import { formatHostPort, hostFromBytes, type HostPort } from '../gossip/transport/address';
 import { formatIP } from '../ip';
@@ -83,6 +83,8 @@ export class Speaker implements ControlProvider {
   private stopping = false;
   private lastMlbInputs: boolean | undefined;
   private lastJoinOutcome: string | undefined;
+  /** The first join attempt is over: the election now sees the cluster, not just this node. */
+  private joined = false;
   /** While leaving: the IPs held when the handover began, and those another MAC has announced since. */
   private handover: { startedAt: number; held: string[]; claimed: Set<string> } | undefined;
   /** State writes run one after another, and stop() waits for the last: a restart must find what we saw. */
@@ -128,6 +130,7 @@ export class Speaker implements ControlProvider {
     logger.info({ event: 'controlListening', socket: this.options.controlSocket }, `control API on ${this.options.controlSocket}`);
     this.schedule();
     await this.joinCluster();
+    this.joined = true;
     this.cluster.markJoined();
     this.rejoinTimer = setInterval(() => void this.joinCluster(), REJOIN_INTERVAL_MS);
   }
@@ -243,7 +246,9 @@ export class Speaker implements ControlProvider {
       this.lastMlbInputs = decision.mlbInputs.allowed;
       this.options.logger.info({ event: 'electionInputs', mlbOnlyInputs: decision.mlbInputs.allowed }, decision.mlbInputs.reason);
     }
-    let owned = decision.ownedL2;
+    // Until the first join is over this node only knows itself and would elect itself for everything: its
+    // gratuitous ARP would pull every VIP to it for a moment. It announces only once it has heard the cluster.
+    let owned = this.joined ? decision.ownedL2 : [];
     if (this.handover) {
       // Still answering for what we held until each successor is heard (handover.ts).
       const held = new Set(this.handover.held);
@@ -252,6 +257,7 @@ export class Speaker implements ControlProvider {
       owned = [...owned, ...previous.filter((p) => !stillOwned.has(p.ip)).map((p) => ({ service: p.service, ip: p.address, interfaces: p.interfaces }))];
     }
     this.announcements.apply(owned, (service, ip) => this.withdrawReason(decision, service, ip));
+    this.selfCheck?.setMacOwners(new Map(this.gossip.members().flatMap((m) => (decodeNodeMeta(m.meta)?.macs ?? []).map((mac) => [mac, m.name] as [string, string]))));
     this.selfCheck?.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
   }
 
@@ -272,6 +278,15 @@ export class Speaker implements ControlProvider {
     }
     this.links = await NetlinkLinks.start({ onError: (e: Error) => logger.warn({ event: 'linkScanFailed' }, e.message) });
     const links = this.links;
+    // A new or changed link changes the MACs this node publishes.
+    let publishedMacs = this.announcingMacs()?.join(',');
+    links.onChange(() => {
+      const macs = this.announcingMacs()?.join(',');
+      if (macs !== publishedMacs) {
+        publishedMacs = macs;
+        this.onFlagsChanged();
+      }
+    });
     this.l2 = new L2Announcer({
       links,
       logger,
@@ -334,8 +349,16 @@ export class Speaker implements ControlProvider {
   private meta(snapshot: Snapshot | undefined): Uint8Array {
     return encodeNodeMeta(nodeFacts({
       nodeName: this.options.nodeName, snapshot, labels: this.options.nodeLabels,
-      draining: this.flags.draining, warmingUp: this.flags.warmingUp,
+      draining: this.flags.draining, warmingUp: this.flags.warmingUp, macs: this.announcingMacs(),
     }));
+  }
+
+  /** The MACs of the links this node could answer on (not loopback, not the VIP interface). */
+  private announcingMacs(): string[] | undefined {
+    if (!this.links) return undefined;
+    return this.links.links()
+      .filter((l) => l.up && l.name !== this.options.vipInterface && hasLinkLayerAddress(l))
+      .map((l) => formatMAC(l.mac!));
   }
 
   private onFlagsChanged(): void {

@@ -70,12 +70,13 @@ const http = require('node:http'); const [ip, port] = process.argv.slice(1);
 const once = () => { const t = Date.now(); const req = http.get({ host: ip, port: Number(port), path: '/', timeout: 300, agent: false }, (res) => {
   let body = ''; res.on('data', (c) => body += c); res.on('end', () => { console.log(JSON.stringify({ t, node: body })); setTimeout(once, 20); }); });
   req.on('timeout', () => req.destroy(new Error('timeout')));
-  req.on('error', () => { console.log(JSON.stringify({ t, node: null })); setTimeout(once, 20); }); };
+  req.on('error', (e) => { console.log(JSON.stringify({ t, node: null, error: e.message })); setTimeout(once, 20); }); };
 once();`;
 
 export interface ClientSample {
   readonly t: number;
   readonly node: string | null;
+  readonly error?: string;
 }
 
 export interface StatusService {

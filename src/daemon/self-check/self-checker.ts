@@ -260,7 +260,7 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     if (!recorded.isNew) return;
     this.counters.conflictsDetected++;
     const conflict = conflictView(recorded.entry, this.nodeOf);
-    this.options.logger.warn({ event: 'splitBrainDetected', ...conflict }, conflictText(conflict));
+    this.options.logger.warn({ event: 'splitBrainDetected', ...logFields(conflict) }, conflictText(conflict));
     this.tell('conflict', conflict);
   }
 
@@ -270,7 +270,7 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     for (const { entry, reason } of result.forgotten) {
       const conflict = conflictView(entry, this.nodeOf);
       const why = reason === 'notOwned' ? 'this node no longer owns the address' : `not seen for ${Math.round(this.forgetMs / 1000)} s`;
-      this.options.logger.info({ event: 'splitBrainCleared', ...conflict, reason }, `conflict on ${conflict.ip} with ${conflict.mac} is over: ${why}`);
+      this.options.logger.info({ event: 'splitBrainCleared', ...logFields(conflict), reason }, `conflict on ${conflict.ip} with ${conflict.mac} is over: ${why}`);
       this.tell('conflictCleared', conflict, reason);
     }
   }
@@ -283,4 +283,13 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
       this.options.logger.warn({ event: 'selfCheckListenerFailed', listener: event, error: (error as Error)?.message ?? String(error) }, 'a self-check listener threw');
     }
   }
+}
+
+/**
+ * A conflict as log fields: the other party's node goes in `macOwner`, because `node` is the logging node's own
+ * name in every line (logger.ts) and must not be overwritten.
+ */
+function logFields(conflict: Conflict): Record<string, unknown> {
+  const { node, ...rest } = conflict;
+  return { ...rest, macOwner: node };
 }
