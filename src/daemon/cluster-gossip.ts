@@ -37,6 +37,8 @@ export interface ClusterGossipOptions {
   readonly logger: Logger;
   /** Something another node said, or a local check, changed an election input. */
   readonly onChange: () => void;
+  /** This node's own check of a service flipped. */
+  readonly onHealthChange?: (service: string, passing: boolean, detail: string) => void;
 }
 
 export interface AllocationView {
@@ -63,7 +65,8 @@ export class ClusterGossip {
     this.table = table;
     this.monitor = new HealthMonitor({ logger: options.logger });
     // The monitor logs each flip itself (healthCheckPassing / healthCheckFailing).
-    this.monitor.on('change', () => {
+    this.monitor.on('change', (key, result) => {
+      options.onHealthChange?.(key, result.state === 'passing', result.detail);
       this.publishHealth();
       options.onChange();
     });

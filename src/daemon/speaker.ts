@@ -25,6 +25,7 @@ import { decideCluster, type ClusterDecision } from './cluster-decision';
 import { ControlServer, type ControlProvider, type ControlSnapshot } from './control';
 import { controlView } from './control-view';
 import { trackOwners, type OwnerHistory } from './owner-history';
+import { EventLog, type DaemonEvent } from './daemon-events';
 import { ClusterGossip } from './cluster-gossip';
 import { handoverStatus } from './handover';
 import { loadKnownPeers, saveKnownPeers } from './known-peers';
@@ -90,6 +91,8 @@ export class Speaker implements ControlProvider {
   /** State writes run one after another, and stop() waits for the last: a restart must find what we saw. */
   private stateWrites: Promise<void> = Promise.resolve();
   readonly startedAt = Date.now();
+  /** Everything worth telling an operator, in order: the control API streams it (daemon-events.ts). */
+  readonly events = new EventLog();
 
   constructor(private readonly options: SpeakerOptions) {}
 
@@ -121,6 +124,7 @@ export class Speaker implements ControlProvider {
     this.cluster = await ClusterGossip.start({
       gossip: this.gossip, self: this.options.nodeName, epoch: this.startedAt, stateDir: this.options.stateDir, logger,
       onChange: () => this.schedule(),
+      onHealthChange: (service, passing, detail) => this.events.record({ type: 'healthChanged', service, node: this.options.nodeName, passing, detail }),
     });
     logger.info(
       { event: 'gossipStarted', bind: formatHostPort(this.gossip.localAddress), profile: this.options.profileName, encrypted: this.options.keyring !== undefined },
@@ -167,11 +171,13 @@ export class Speaker implements ControlProvider {
   /** `mlb drain`: hand this node's IPs to others and keep them away until undrain (kept across restarts). */
   async drain(): Promise<{ changed: boolean; message: string }> {
     const changed = await this.flags.setDrained(true);
+    if (changed) this.events.record({ type: 'drainChanged', draining: true });
     return { changed, message: changed ? `${this.options.nodeName} is draining: its IPs move to other nodes` : `${this.options.nodeName} was already draining` };
   }
 
   async undrain(): Promise<{ changed: boolean; message: string }> {
     const changed = await this.flags.setDrained(false);
+    if (changed) this.events.record({ type: 'drainChanged', draining: false });
     return { changed, message: changed ? `${this.options.nodeName} takes part again` : `${this.options.nodeName} was not draining` };
   }
 
@@ -207,6 +213,16 @@ export class Speaker implements ControlProvider {
     return this.decision?.explain() ?? [];
   }
 
+  /** Events after `afterSeq` still held in memory, oldest first (the control API's /v1/events replay). */
+  eventsSince(afterSeq: number): DaemonEvent[] {
+    return this.events.since(afterSeq);
+  }
+
+  /** Live events from now on; returns the unsubscribe function. */
+  subscribeEvents(listener: (event: DaemonEvent) => void): () => void {
+    return this.events.subscribe(listener);
+  }
+
   // --- the loop --------------------------------------------------------------------------------------------------
 
   /** Coalesces bursts of events (a join brings meta, health and a table) into one recomputation. */
@@ -237,6 +253,7 @@ export class Speaker implements ControlProvider {
     const tracked = trackOwners(this.owners, decision.outcomes, Date.now());
     this.owners = tracked.history;
     for (const change of tracked.changes) {
+      this.events.record({ type: 'ownerChanged', service: change.service, protocol: change.protocol, ips: change.ips, from: change.from, to: change.to, unheldMs: change.unheldMs });
       this.options.logger.info(
         { event: 'ownerChanged', service: change.service, protocol: change.protocol, ips: change.ips, from: change.from, to: change.to, unheldMs: change.unheldMs },
         `${change.service} ${change.ips.join(',')}: ${change.from.join(',') || 'nobody'} -> ${change.to.join(',') || 'nobody'}`,
@@ -295,6 +312,10 @@ export class Speaker implements ControlProvider {
     const l2 = this.l2;
     // Split-brain self-check: probes what we own now and then and after membership changes (self-check/).
     this.selfCheck = new SelfChecker({ logger });
+    const conflictEvent = (type: 'conflict' | 'conflictCleared') => (c: { ip: string; mac: string; node: string | null; interface: string }) =>
+      this.events.record({ type, ip: c.ip, mac: c.mac, node: c.node, interface: c.interface });
+    this.selfCheck.on('conflict', conflictEvent('conflict'));
+    this.selfCheck.on('conflictCleared', conflictEvent('conflictCleared'));
     const vipInterface = this.options.vipInterface;
     if (vipInterface) {
       const vips = await VipBinder.open({ interfaceName: vipInterface, logger });
@@ -392,6 +413,7 @@ export class Speaker implements ControlProvider {
     this.schedule();
     if (event !== 'memberUpdated') this.selfCheck?.membershipChanged();
     if (member.name === this.options.nodeName) return;
+    this.events.record({ type: event as 'memberJoined' | 'memberLeft' | 'memberFailed' | 'memberUpdated', member: member.name });
     this.options.logger.info(
       { event, member: member.name, addr: `${hostFromBytes(member.addr)}:${member.port}`, incarnation: member.incarnation },
       `${message}: ${member.name}`,
@@ -423,8 +445,10 @@ export class Speaker implements ControlProvider {
         { event: 'configStale', file: this.options.configFile, errors: state.diagnostics.map(formatDiagnostic) },
         'configuration rejected: keeping the last good one',
       );
+      this.events.record({ type: 'configStale', file: this.options.configFile, errors: state.diagnostics.map(formatDiagnostic) });
       return;
     }
+    this.events.record({ type: 'configReloaded', file: this.options.configFile });
     logger.info({ event: 'configLoaded', file: this.options.configFile, services: state.snapshot?.services.length }, 'configuration reloaded');
     this.gossip?.setMeta(this.meta(state.snapshot));
     this.schedule();
