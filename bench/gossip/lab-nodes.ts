@@ -260,8 +260,11 @@ export interface MlbOptions {
 
 /** `node dist/mlb.mjs daemon` in the host's namespace, with its own state dir. */
 export function startMlb(lab: NetnsLab, host: LabHost, name: string, options: MlbOptions): LabNode {
+  const stateDir = tempDir('mlb-bench-state-');
+  // Membership only: no announcing (the gossip bench measures failure detection), a control socket of its own.
   const args = [MLB_CLI, 'daemon', '--config', DAEMON_CONFIG, '--node-name', name, '--gossip-bind', `${host.ipv4}:${GOSSIP_PORT}`,
-    '--state-dir', tempDir('mlb-bench-state-'), '--gossip-profile', options.profile, '--log-level', options.logLevel ?? 'info'];
+    '--state-dir', stateDir, '--control-socket', `${stateDir}/mlb.sock`, '--no-announce',
+    '--gossip-profile', options.profile, '--log-level', options.logLevel ?? 'info'];
   if (options.join?.length) args.push('--join', options.join.map((n) => n.address).join(','));
   const [command, argv] = options.cpu === undefined
     ? [process.execPath, args]
