@@ -49,7 +49,26 @@ describe.skipIf(!netns.ok)(`three plain hosts${netns.ok ? '' : ` (skipped: ${net
   }
 
   const observer = (not: string) => lab.nodes.map((n) => n.name).find((n) => n !== not && lab.daemons.get(n)?.child.exitCode === null)!;
-  const until = (check: () => boolean, timeoutMs?: number) => eventually(() => (check() ? true : undefined), timeoutMs);
+  const until = async (check: () => boolean, timeoutMs?: number): Promise<true> => {
+    try {
+      return await eventually(() => (check() ? true : undefined), timeoutMs);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n${situation()}`);
+    }
+  };
+
+  /** What the lab looks like, for a failure message. */
+  function situation(): string {
+    const live = lab.nodes.map((n) => n.name).filter((n) => lab.daemons.get(n)?.child.exitCode === null);
+    const owners = live.map((n) => {
+      try {
+        return `${n} sees ${API_SERVICE} on ${lab.ownerOf(n, API_SERVICE)}`;
+      } catch (e) {
+        return `${n}: ${(e as Error).message}`;
+      }
+    });
+    return [`client neighbour ${API_IP}: ${lab.clientNeighbour(API_IP)}`, `arping: ${lab.arpingMacs(API_IP, 1).join(' ')}`, ...owners].join('\n');
+  }
 
   async function restart(name: string): Promise<void> {
     const daemon = lab.start(name);

@@ -90,7 +90,9 @@ describe('SelfChecker', () => {
     expect(h.checker.conflicts()).toEqual([expected]);
     const warn = h.lines.filter((l) => l.level === 'warn');
     expect(warn).toHaveLength(1);
-    expect(warn[0]).toMatchObject({ fields: { event: 'splitBrainDetected', ip: '10.213.0.100', mac: PEER, node: 'node-b' } });
+    expect(warn[0]).toMatchObject({ fields: { event: 'splitBrainDetected', ip: '10.213.0.100', mac: PEER, macOwner: 'node-b' } });
+    // `node` stays the logging node's own name (logger.ts); the other party is macOwner.
+    expect((warn[0] as { fields: Record<string, unknown> }).fields).not.toHaveProperty('node');
     expect(warn[0]?.msg).toMatch(/^10\.213\.0\.100 on eth0 is also answered by 02:13:00:00:00:02 \(node node-b\)/);
 
     // Followed every few seconds while it lasts: lastSeen moves, no second warning or event.
