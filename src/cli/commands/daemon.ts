@@ -6,6 +6,8 @@ import { loadGossipKeyring } from '../../daemon/gossip-key';
 import { parseNodeLabels } from '../../daemon/node-facts';
 import { ensureStateDir } from '../../daemon/state-dir';
 import { Speaker } from '../../daemon/speaker';
+import { METALLB_METRICS_PORT } from '../../daemon/metrics/metrics-port';
+import type { MetricsServer } from '../../daemon/metrics';
 import { DEFAULT_CONTROL_SOCKET } from '../control-client';
 import { buildInfo } from '../build-info';
 import { SWIM_PROFILES, type SwimProfileName } from '../../gossip/swim';
@@ -28,6 +30,7 @@ interface DaemonArgs {
   announce: boolean;
   'bind-vips': boolean;
   'vip-interface': string;
+  'metrics-bind'?: string;
   'log-level': LogLevel;
 }
 
@@ -56,6 +59,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       .option('announce', { type: 'boolean', default: true, describe: 'Answer ARP/NDP for the IPs this node owns; --no-announce elects and reports only (a dry run beside keepalived, or tests)' })
       .option('bind-vips', { type: 'boolean', default: true, describe: 'Add owned IPs to --vip-interface so this host accepts their traffic (nothing like kube-proxy does it on a plain host)' })
       .option('vip-interface', { type: 'string', default: DEFAULT_VIP_INTERFACE, describe: 'The dummy interface owned IPs are bound to (created if missing; its addresses are mlb\'s alone)' })
+      .option('metrics-bind', { type: 'string', describe: `HOST[:PORT] to serve Prometheus metrics on (GET /metrics; port ${METALLB_METRICS_PORT}, MetalLB's, when left out), e.g. 0.0.0.0:${METALLB_METRICS_PORT}. Off unless given: the page names every service, IP and node to whoever can reach it` })
       .option('log-level', { choices: LOG_LEVELS, default: DEFAULT_LOG_LEVEL, describe: 'debug adds every gossip decision' })
       .example('mlb daemon --config /etc/mlb/mlb.yaml --node-name node-a --gossip-bind 10.0.0.11:7946 --join 10.0.0.12:7946,10.0.0.13:7946', 'one host of three')
       .epilogue('On SIGTERM or SIGINT it hands its IPs to the next nodes, waits until they announce them (up to 3 s), then leaves the cluster. Logs are JSON lines (MetalLB\'s field names) unless stdout is a terminal.'),
@@ -68,6 +72,9 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
     const advertise = args['gossip-advertise'] ? parseOrUsage(() => parseHostPort(args['gossip-advertise']!), '--gossip-advertise').host : undefined;
     const join = (args.join ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((a) => parseOrUsage(() => parseHostPort(a), '--join'));
     const nodeLabels = parseOrUsage(() => parseNodeLabels(args['node-labels'] ?? ''), '--node-labels');
+    const metricsBind = args['metrics-bind'] === undefined
+      ? undefined
+      : parseOrUsage(() => parseHostPort(args['metrics-bind']!, METALLB_METRICS_PORT), '--metrics-bind');
     const logger = createLogger({ level: args['log-level'], base: { node: args['node-name'] } });
 
     const keyring = args['gossip-key-file'] ? await asCommandError(() => loadGossipKeyring(args['gossip-key-file']!)) : undefined;
@@ -80,6 +87,17 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       announce: args.announce, ...(args.announce && args['bind-vips'] ? { vipInterface: args['vip-interface'] } : {}),
       controlSocket: args['control-socket'], version: buildInfo().version,
     });
+    // Metrics listen before the speaker starts: a taken port fails the start before this node joins the cluster
+    // (not after, which the others would see as a flap), and owner changes from the first election on are
+    // counted. Scrapes get 503 until the speaker has started.
+    let running = false;
+    const metrics: MetricsServer | undefined = metricsBind
+      ? await asCommandError(async () => {
+        // Loaded only when asked for: prom-client would add tens of milliseconds to every `mlb` start.
+        const { startMetricsServer } = await import('../../daemon/metrics');
+        return startMetricsServer({ bind: metricsBind, source: speaker, logger, ready: () => running });
+      })
+      : undefined;
     // Signals are taken before start-up finishes: a SIGTERM during the first join must still leave politely
     // and keep what was learnt, not kill the process with the default action.
     const stopped = new Promise<void>((resolve) => {
@@ -91,8 +109,13 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       process.once('SIGINT', () => stop('SIGINT'));
     });
     const started = speaker.start();
-    await asCommandError(() => started);
-    await stopped;
+    try {
+      await asCommandError(() => started);
+      running = true;
+      await stopped;
+    } finally {
+      await metrics?.close();
+    }
   },
 };
 

@@ -1,0 +1,127 @@
+/**
+ * The metrics endpoint (--metrics-bind): plain HTTP, GET /metrics in the Prometheus text format, GET / a short
+ * page pointing there, 404 for anything else. Each scrape reads the daemon's state once (metrics-registry.ts);
+ * nothing runs between scrapes. A scrape that cannot be answered gets 503, never a crash of the daemon.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { formatHostPort, type HostPort } from '../../gossip/transport/address';
+import type { Logger } from '../logger';
+import { createMetricsRegistry } from './metrics-registry';
+import type { MetricsSource } from './metrics-source';
+
+export { METALLB_METRICS_PORT } from './metrics-port';
+/** A Prometheus server or two and an operator's curl; a runaway client cannot use up the daemon's descriptors. */
+export const METRICS_MAX_CONNECTIONS = 16;
+/** Prometheus's default scrape timeout; a client slower than this to send its request holds a descriptor for nothing. */
+export const METRICS_REQUEST_TIMEOUT_MS = 10_000;
+
+export const MetricsErrorCode = {
+  /** The address is taken, not local, or not allowed (a port below 1024 without the capability). */
+  bindFailed: 'metricsBindFailed',
+} as const;
+export type MetricsErrorCode = (typeof MetricsErrorCode)[keyof typeof MetricsErrorCode];
+
+export class MetricsServerError extends Error {
+  constructor(message: string, readonly code: MetricsErrorCode) {
+    super(message);
+  }
+}
+
+export interface MetricsServerOptions {
+  readonly bind: HostPort;
+  readonly source: MetricsSource;
+  readonly logger: Logger;
+  /** False while the source cannot answer yet (the daemon starting): scrapes get 503. Default: always ready. */
+  readonly ready?: () => boolean;
+}
+
+export interface MetricsServer {
+  /** Where it listens (the real port when asked for port 0). */
+  readonly address: HostPort;
+  /** Stops listening, ends open connections and stops following the event stream. */
+  close(): Promise<void>;
+}
+
+export type MetricsRoute = 'metrics' | 'index' | 'notFound' | 'methodNotAllowed';
+
+/** GET and HEAD on / and /metrics (a query string is ignored, as Prometheus adds none but a person might). */
+export function routeMetricsRequest(method: string | undefined, url: string | undefined): MetricsRoute {
+  const path = (url ?? '/').split('?')[0];
+  if (path !== '/' && path !== '/metrics') return 'notFound';
+  if (method !== 'GET' && method !== 'HEAD') return 'methodNotAllowed';
+  return path === '/metrics' ? 'metrics' : 'index';
+}
+
+const INDEX_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>mlb daemon</title></head>
+<body><h1>mlb daemon</h1><p>Prometheus metrics: <a href="/metrics">/metrics</a></p></body></html>
+`;
+
+/** Listens on `bind` and resolves once listening; rejects with MetricsServerError when it cannot. */
+export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
+  const { logger } = options;
+  const ready = options.ready ?? (() => true);
+  const metrics = createMetricsRegistry(options.source);
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: Error) => {
+      logger.warn({ event: 'metricsRequestFailed', error: error.message }, 'a metrics request failed');
+      res.destroy();
+    });
+  });
+  server.maxConnections = METRICS_MAX_CONNECTIONS;
+  server.requestTimeout = METRICS_REQUEST_TIMEOUT_MS;
+  server.headersTimeout = METRICS_REQUEST_TIMEOUT_MS;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const route = routeMetricsRequest(req.method, req.url);
+    if (route === 'notFound') return reply(res, 404, 'text/plain; charset=utf-8', 'not found: the metrics are at /metrics\n');
+    if (route === 'methodNotAllowed') {
+      res.setHeader('allow', 'GET, HEAD');
+      return reply(res, 405, 'text/plain; charset=utf-8', 'only GET and HEAD\n');
+    }
+    if (route === 'index') return reply(res, 200, 'text/html; charset=utf-8', INDEX_PAGE);
+    if (!ready()) return reply(res, 503, 'text/plain; charset=utf-8', 'the daemon is starting\n');
+    try {
+      reply(res, 200, metrics.contentType, await metrics.render());
+    } catch (error) {
+      logger.warn({ event: 'metricsScrapeFailed', error: (error as Error).message }, 'a metrics scrape failed');
+      reply(res, 503, 'text/plain; charset=utf-8', `metrics unavailable: ${(error as Error).message}\n`);
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    const fail = (error: Error) => {
+      metrics.close();
+      reject(new MetricsServerError(`cannot serve metrics on ${formatHostPort(options.bind)}: ${error.message}`, MetricsErrorCode.bindFailed));
+    };
+    server.once('error', fail);
+    server.listen(options.bind.port, options.bind.host, () => {
+      server.off('error', fail);
+      resolve();
+    });
+  });
+  // After start-up a server error (descriptors exhausted on accept) is logged; the daemon keeps running.
+  server.on('error', (error) => logger.warn({ event: 'metricsServerError', error: error.message }, 'metrics server error'));
+  const info = server.address() as AddressInfo;
+  const address = { host: info.address, port: info.port };
+  logger.info({ event: 'metricsListening', bind: formatHostPort(address) }, `metrics on http://${formatHostPort(address)}/metrics`);
+
+  let closing: Promise<void> | undefined;
+  return {
+    address,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        metrics.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+function reply(res: ServerResponse, status: number, contentType: string, body: string): void {
+  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
