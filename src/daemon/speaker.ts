@@ -32,6 +32,10 @@ import { loadKnownPeers, saveKnownPeers } from './known-peers';
 import { LocalAnnouncements } from './local-announcements';
 import { nodeFacts } from './node-facts';
 import { SpeakerFlags } from './speaker-flags';
+// Not './metrics': its index loads prom-client, which only --metrics-bind should load (daemon.ts imports it lazily).
+import type { MetricsCounters, MetricsSource } from './metrics/metrics-source';
+import { poolMetrics } from './metrics/pool-metrics';
+import type { ServiceAddresses } from './cluster-decision';
 
 /**
  * MetalLB rejoins its seeds every minute (speakerlist.go), healing partitions longer than memberlist's memory of
@@ -66,7 +70,7 @@ export interface SpeakerOptions {
   readonly logger: Logger;
 }
 
-export class Speaker implements ControlProvider {
+export class Speaker implements ControlProvider, MetricsSource {
   private control: ControlServer | undefined;
   private owners: OwnerHistory = new Map();
   private gossip: GossipNode | undefined;
@@ -79,6 +83,8 @@ export class Speaker implements ControlProvider {
   private announcements!: LocalAnnouncements;
   private flags!: SpeakerFlags;
   private decision: ClusterDecision | undefined;
+  /** The addresses the last recomputation used: the allocator metrics count them per pool. */
+  private addresses: ReadonlyMap<string, ServiceAddresses> = new Map();
   private rejoinTimer: NodeJS.Timeout | undefined;
   private recomputeQueued = false;
   private stopping = false;
@@ -209,6 +215,20 @@ export class Speaker implements ControlProvider {
     });
   }
 
+  /** What the metrics endpoint reads at each scrape besides the snapshot (metrics/metrics-source.ts). */
+  metricsCounters(): MetricsCounters {
+    const l2 = this.l2;
+    const l2Stats = l2?.stats();
+    const config = this.source?.state.snapshot;
+    return {
+      ...(l2 && l2Stats ? { layer2: l2.metrics(), layer2Drops: l2Stats.drops, layer2SendFailures: l2Stats.sendFailures } : {}),
+      ...(this.gossip ? { gossip: this.gossip.counters } : {}),
+      ...(this.cluster ? { gossipRecordDrops: this.cluster.drops } : {}),
+      ...(this.selfCheck ? { selfCheck: this.selfCheck.stats() } : {}),
+      ...(config ? { pools: poolMetrics(config.pools, this.addresses) } : {}),
+    };
+  }
+
   explain(): Explanation[] {
     return this.decision?.explain() ?? [];
   }
@@ -245,6 +265,7 @@ export class Speaker implements ControlProvider {
     const live = this.gossip.liveMembers().map((m) => ({ name: m.name, ...(m.meta ? { meta: m.meta } : {}) }));
     const liveNames = live.map((m) => m.name);
     const allocation = this.cluster.allocate(snapshot, live);
+    this.addresses = allocation.addresses;
     this.cluster.updateHealthChecks(snapshot);
     const decision = decideCluster({
       self: this.options.nodeName, snapshot, live, addresses: allocation.addresses, passing: this.cluster.passing(snapshot, liveNames),

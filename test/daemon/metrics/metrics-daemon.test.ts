@@ -131,6 +131,27 @@ describe('mlb daemon --metrics-bind', () => {
     expect(valueOf(expo, 'mlb_owner_change_unheld_seconds_bucket', { protocol: 'layer2', le: '0' })).toBe(3);
   });
 
+  it('counts pool use, gossip traffic and drops from the speaker\'s counters', async () => {
+    const a = await daemonWithMetrics('node-a');
+    const expo = await scrapeUntil(a.url, (e) => announcedServices(e).length === 4, 'every service announced by node-a');
+    // examples/plain-host.yaml: lan is 192.168.10.200-220 (web took .200, dns-tcp and dns-udp share .210), lan-v6 a /124.
+    expect(valueOf(expo, 'metallb_allocator_addresses_total', { pool: 'lan' })).toBe(21);
+    expect(valueOf(expo, 'metallb_allocator_addresses_in_use_total', { pool: 'lan' })).toBe(2);
+    expect(valueOf(expo, 'metallb_allocator_services_allocated_total', { pool: 'lan' })).toBe(3);
+    expect(valueOf(expo, 'metallb_allocator_ipv6_addresses_total', { pool: 'lan-v6' })).toBe(16);
+    expect(valueOf(expo, 'metallb_allocator_ipv6_addresses_in_use_total', { pool: 'lan-v6' })).toBe(1);
+    // A peer encrypting with a key this node does not use: its packets are dropped, with the reason.
+    writeFileSync(join(dir, 'key'), 'c2VjcmV0c2VjcmV0c2VjcmV0');
+    await daemonWithMetrics('node-x', ['--gossip-key-file', join(dir, 'key'), '--join', `127.0.0.1:${a.gossipPort}`]);
+    const after = await scrapeUntil(a.url, (e) => samplesOf(e, 'mlb_gossip_drops_total').length > 0, 'a gossip drop');
+    expect(samplesOf(after, 'mlb_gossip_drops_total').map((s) => s.labels.reason)).toContain('unexpectedEncryption');
+    // Its join came as a TCP push/pull stream, accepted then refused.
+    expect(valueOf(after, 'mlb_gossip_streams_total', { direction: 'accepted' })).toBeGreaterThan(0);
+    expect(valueOf(after, 'mlb_gossip_record_drops_total', { reason: 'badTable' })).toBe(0);
+    // --no-announce: no L2 announcer, so no layer2 counters at all rather than zeros.
+    expect(samplesOf(after, 'mlb_layer2_send_failures_total')).toEqual([]);
+  });
+
   it('shows a stale configuration until it is fixed', async () => {
     const live = join(dir, 'live.yaml');
     writeFileSync(live, readFileSync(config, 'utf8'));
