@@ -136,9 +136,11 @@ spec: { type: LoadBalancer, ports: [{ port: 8080, protocol: TCP }] }
       // The owner's self-check probes every 30 s (sooner after a membership change).
       const conflict = await eventually(() => (lab.status(owner) as unknown as { conflicts: { ip: string; mac: string; node: string | null }[] }).conflicts.find((c) => c.ip === API_IP), 45_000, 500);
       expect(conflict).toMatchObject({ mac: lab.macOf(intruder), node: intruder });
-      expect(lab.daemon(owner).lines.some((l) => l.event === 'splitBrainDetected' && l.ip === API_IP)).toBe(true);
+      await lab.daemon(owner).waitFor((l) => l.event === 'splitBrainDetected' && l.ip === API_IP);
     } finally {
       lab.lab.execIn(lab.host(intruder), 'ip', ['addr', 'del', `${API_IP}/32`, 'dev', 'eth0']);
+      // The intruder's answers may have left the client pointing at it; the next test starts from a clean cache.
+      lab.lab.execIn(lab.client, 'ip', ['neigh', 'flush', 'to', API_IP]);
     }
   }, 60_000);
 
@@ -147,6 +149,7 @@ spec: { type: LoadBalancer, ports: [{ port: 8080, protocol: TCP }] }
     expect(await eventually(() => lab.curl(API_IP))).toBe(owner);
     expect(lab.clientNeighbour(API_IP)).toBe(lab.macOf(owner));
     lab.daemon(owner).child.kill('SIGKILL');
+    await lab.daemon(owner).exited();
     await until(() => lab.clientNeighbour(API_IP) === lab.macOf(next));
     // The dead daemon left the VIP on its mlb0, but arp_ignore keeps its kernel from answering for it.
     expect(lab.arpingMacs(API_IP, 3)).toEqual([lab.macOf(next)]);
