@@ -2,7 +2,7 @@
  * The one client of the daemon's control API (src/daemon/control): every command that talks to a running daemon
  * goes through it, so each failure reads the same everywhere and says what to do: no daemon, no permission,
  * something else on the socket, or a daemon of another API version. Each call is one HTTP/1.1 request over the
- * unix socket; nothing is kept open between calls.
+ * unix socket; nothing is kept open between calls, except by followEvents, whose answer is the live event stream.
  */
 import { request, type IncomingMessage } from 'node:http';
 import { readFileSync, statSync } from 'node:fs';
@@ -12,6 +12,9 @@ import { isControlErrorBody } from '../daemon/control/control-errors';
 import { ControlPath } from '../daemon/control/control-routes';
 import { EVERY_EXPLANATION, explainQuery, type ExplainFilter } from '../daemon/control/explain-filter';
 import type { DrainResult } from '../daemon/control/control-server';
+import { EventLineDecoder } from '../daemon/control/event-lines';
+import { EVENT_STREAM_HEARTBEAT_MS } from '../daemon/control/event-stream';
+import type { DaemonEvent } from '../daemon/daemon-events';
 import { CommandError } from './exit-codes';
 
 /**
@@ -25,6 +28,8 @@ export const CONTROL_READ_TIMEOUT_MS = 5_000;
 export const CONTROL_DRAIN_TIMEOUT_MS = 30_000;
 /** Far above a snapshot of thousands of services; anything bigger is not an mlb daemon talking. */
 export const CONTROL_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** An event stream silent for three heartbeats means a hung daemon (or a lost connection), not a quiet one. */
+export const EVENT_STREAM_IDLE_TIMEOUT_MS = 3 * EVENT_STREAM_HEARTBEAT_MS;
 
 export type ControlClientErrorCode =
   /** No file at the socket path: the daemon is not running, or listens elsewhere. */
@@ -41,6 +46,8 @@ export type ControlClientErrorCode =
   | 'controlTimeout'
   /** The daemon answered with an error body; daemonCode has its code. */
   | 'controlDaemonError'
+  /** The event stream broke off (the daemon died or cut a client that stopped reading). */
+  | 'controlStreamBroken'
   /** Any other failure to reach the socket. */
   | 'controlConnectionFailed';
 
@@ -64,6 +71,13 @@ export interface ControlClient {
   getExplain(filter?: Partial<ExplainFilter>): Promise<Explanation[]>;
   drain(): Promise<DrainResult>;
   undrain(): Promise<DrainResult>;
+  /**
+   * Follows the daemon's events: those after sequence number `after` it still holds (0: all of them), then live
+   * ones, each passed to onEvent in order. Resolves when the daemon ends the stream or `signal` aborts it; rejects
+   * with a ControlClientError when it cannot be opened, breaks off, or stays silent past
+   * EVENT_STREAM_IDLE_TIMEOUT_MS. Reconnecting (with the last seq seen) is the caller's choice.
+   */
+  followEvents(after: number, onEvent: (event: DaemonEvent) => void, signal: AbortSignal): Promise<void>;
 }
 
 /** A client for the daemon at `socketPath`; connections are made per call, so this never fails by itself. */
@@ -88,7 +102,65 @@ export function connectControl(socketPath: string = DEFAULT_CONTROL_SOCKET): Con
     },
     drain: () => call('POST', ControlPath.drain, CONTROL_DRAIN_TIMEOUT_MS).then((b) => asDrainResult(socketPath, b)),
     undrain: () => call('POST', ControlPath.undrain, CONTROL_DRAIN_TIMEOUT_MS).then((b) => asDrainResult(socketPath, b)),
+    followEvents: (after, onEvent, signal) => followDaemonEvents(socketPath, after, onEvent, signal),
   };
+}
+
+/** One GET /v1/events, read line by line until it ends; see ControlClient.followEvents. */
+function followDaemonEvents(socketPath: string, after: number, onEvent: (event: DaemonEvent) => void, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      resolve();
+      return;
+    }
+    let settled = false;
+    const settle = (error?: ControlClientError) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      req.destroy();
+      if (error) reject(error);
+      else resolve();
+    };
+    const onAbort = () => settle();
+    const path = `${ControlPath.events}?after=${after}`;
+    const req = request({ socketPath, method: 'GET', path, agent: false, headers: { accept: 'application/x-ndjson' } }, (res) => {
+      if (res.statusCode !== 200 || res.headers[CONTROL_API_HEADER] !== CONTROL_API_VERSION) {
+        // Not a stream: an error body, or not mlb at all; readAnswer says which.
+        readAnswer(socketPath, res).then(
+          () => settle(notMlb(socketPath, `it answered ${path} without a stream`)),
+          (error: ControlClientError) => settle(error),
+        );
+        return;
+      }
+      const decoder = new EventLineDecoder();
+      res.setEncoding('utf8');
+      res.on('data', (text: string) => {
+        for (const line of decoder.push(text)) {
+          if (settled) return;
+          if (line.kind === 'invalid') {
+            settle(notMlb(socketPath, `its event stream carries ${line.problem}`));
+            return;
+          }
+          onEvent(line.event);
+        }
+      });
+      res.once('end', () => settle(decoder.pending.trim() === '' ? undefined : streamBroken(socketPath, 'it ended mid-line')));
+      res.once('aborted', () => settle(streamBroken(socketPath, 'the daemon closed it mid-way (did it stop or crash?)')));
+      res.once('error', () => settle(streamBroken(socketPath, 'the connection failed')));
+      res.once('close', () => settle(res.complete ? undefined : streamBroken(socketPath, 'the connection closed mid-way')));
+    });
+    req.setTimeout(EVENT_STREAM_IDLE_TIMEOUT_MS, () => {
+      settle(new ControlClientError(`the daemon on ${socketPath} sent nothing for ${EVENT_STREAM_IDLE_TIMEOUT_MS / 1000} s, not even a heartbeat; is it hung?`, 'controlTimeout'));
+    });
+    req.once('error', (error: NodeJS.ErrnoException) => settle(error instanceof ControlClientError ? error : connectionError(socketPath, error)));
+    signal.addEventListener('abort', onAbort, { once: true });
+    req.end();
+  });
+}
+
+function streamBroken(socketPath: string, why: string): ControlClientError {
+  return new ControlClientError(`the event stream from ${socketPath} broke off: ${why}`, 'controlStreamBroken');
 }
 
 /** One request; resolves with the parsed JSON of a 200 answer, rejects with a ControlClientError otherwise. */

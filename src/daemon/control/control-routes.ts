@@ -1,7 +1,7 @@
 /**
  * The control API's routes as data, and the pure decision from (method, request target) to what the server does.
  * The server only executes the decision, so every answer to a wrong path, method or query is testable without a
- * socket. Issue 6 adds `GET /v1/events` (a live stream for the TUI) as one more row and one more Route kind.
+ * socket. `GET /v1/events` is the one streaming route: the server keeps its answer open (event-stream.ts).
  */
 import { ControlErrorCode } from './control-errors';
 import { parseExplainFilter, type ExplainFilter } from './explain-filter';
@@ -11,6 +11,7 @@ export const ControlPath = {
   explain: '/v1/explain',
   drain: '/v1/drain',
   undrain: '/v1/undrain',
+  events: '/v1/events',
 } as const;
 
 /** What the server does with a request. */
@@ -19,6 +20,8 @@ export type Route =
   | { readonly kind: 'explain'; readonly filter: ExplainFilter }
   | { readonly kind: 'drain' }
   | { readonly kind: 'undrain' }
+  /** The events after sequence number `after` still held, then live ones, as NDJSON kept open. */
+  | { readonly kind: 'events'; readonly after: number }
   | RouteError;
 
 export interface RouteError {
@@ -42,6 +45,7 @@ const ROUTES: Readonly<Record<string, RouteRow>> = {
   [ControlPath.explain]: { method: 'GET', params: ['service', 'ip'], decide: decideExplain },
   [ControlPath.drain]: { method: 'POST', params: [], decide: () => ({ kind: 'drain' }) },
   [ControlPath.undrain]: { method: 'POST', params: [], decide: () => ({ kind: 'undrain' }) },
+  [ControlPath.events]: { method: 'GET', params: ['after'], decide: decideEvents },
 };
 
 /** Any host will do: the request target of a unix socket request is a path; URL only needs a base to parse it. */
@@ -76,6 +80,18 @@ function decideExplain(query: URLSearchParams): Route {
   const parsed = parseExplainFilter(query.getAll('service'), query.getAll('ip'));
   if (!parsed.ok) return routeError(400, ControlErrorCode.badRequest, `${ControlPath.explain}: ${parsed.problem}`);
   return { kind: 'explain', filter: parsed.filter };
+}
+
+/** `after` is a sequence number the client saw (0 or absent: everything held); digits only, so "1e3" is refused. */
+function decideEvents(query: URLSearchParams): Route {
+  const values = query.getAll('after');
+  if (values.length === 0) return { kind: 'events', after: 0 };
+  const text = values[0] as string;
+  const after = Number(text);
+  if (values.length > 1 || !/^\d+$/.test(text) || !Number.isSafeInteger(after)) {
+    return routeError(400, ControlErrorCode.badRequest, `${ControlPath.events}: after=${JSON.stringify(values.join(','))} is not one sequence number (0, 1, 2 ...)`);
+  }
+  return { kind: 'events', after };
 }
 
 function routeError(status: RouteError['status'], code: ControlErrorCode, message: string): RouteError {

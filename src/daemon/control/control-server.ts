@@ -1,10 +1,11 @@
 /**
  * The daemon's control API: HTTP/1.1 over a unix socket, the one interface `mlb status`, `mlb explain --socket`,
- * `mlb drain` and (issue 6) the TUI talk to (ARCHITECTURE.md convention 10). A unix socket, not TCP: nothing
+ * `mlb drain` and the `mlb status` TUI talk to (ARCHITECTURE.md convention 10). A unix socket, not TCP: nothing
  * leaves the host, and the file's owner, group and mode (0660) decide who may drain this node.
  *
  * The shell only: routing is control-routes.ts (pure), the data comes from a ControlProvider the speaker
- * implements. A bad request gets a JSON error and never takes the daemon down.
+ * implements. A bad request gets a JSON error and never takes the daemon down. Every route answers once and
+ * closes its answer, except /v1/events, which stays open (event-stream.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -16,6 +17,8 @@ import { CONTROL_API_HEADER, CONTROL_API_VERSION, type ControlSnapshot } from '.
 import { ControlErrorCode, ControlSocketError, errorBody } from './control-errors';
 import { routeRequest, type Route } from './control-routes';
 import { filterExplanations } from './explain-filter';
+import { EventStream, type EventSource } from './event-stream';
+import type { DaemonEvent } from '../daemon-events';
 
 /** What `mlb drain` and `mlb undrain` get back. */
 export interface DrainResult {
@@ -25,8 +28,11 @@ export interface DrainResult {
   readonly message: string;
 }
 
-/** What the daemon exposes; the speaker implements it (the server never reaches into daemon state itself). */
-export interface ControlProvider {
+/**
+ * What the daemon exposes; the speaker implements it (the server never reaches into daemon state itself). The
+ * event methods (EventSource: eventsSince, subscribeEvents) feed GET /v1/events.
+ */
+export interface ControlProvider extends EventSource {
   snapshot(): ControlSnapshot;
   explain(): Explanation[];
   drain(): Promise<DrainResult>;
@@ -45,6 +51,8 @@ export const CONTROL_SOCKET_MODE = 0o660;
 export const CONTROL_REQUEST_TIMEOUT_MS = 10_000;
 /** A handful of operators and one TUI each; a runaway script cannot use up the daemon's descriptors. */
 export const CONTROL_MAX_CONNECTIONS = 64;
+/** On close, how long open event streams get to deliver their last bytes before their connections are cut. */
+const STREAM_END_GRACE_MS = 200;
 /** How long the stale-socket check waits for a live daemon to accept; a local accept takes microseconds. */
 const LIVE_PROBE_TIMEOUT_MS = 1_000;
 /** The directory holding the socket when mlb must create it (systemd's RuntimeDirectory= normally does). */
@@ -58,6 +66,8 @@ interface Reply {
 
 export class ControlServer {
   private closed = false;
+  /** Open /v1/events answers: close() ends them cleanly before cutting connections. */
+  private readonly streams = new Set<EventStream>();
 
   private constructor(
     readonly path: string,
@@ -91,11 +101,12 @@ export class ControlServer {
     return control;
   }
 
-  /** Stops accepting, ends open connections (a TUI's stream too) and removes the socket file. */
+  /** Stops accepting, ends open event streams cleanly, cuts the other connections and removes the socket file. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     const done = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.endStreams();
     this.server.closeAllConnections();
     await done;
     await unlink(this.path).catch((error: NodeJS.ErrnoException) => {
@@ -107,6 +118,10 @@ export class ControlServer {
     // No route reads a body: drain it so the connection stays usable, and answer on the route alone.
     req.resume();
     const route = routeRequest(req.method ?? '', req.url ?? '');
+    if (route.kind === 'events') {
+      this.openEventStream(req, res, provider, route.after);
+      return;
+    }
     void answer(route, provider).then(
       (reply) => this.send(req, res, reply),
       (error: unknown) => {
@@ -137,6 +152,41 @@ export class ControlServer {
     res.end(text);
   }
 
+  private openEventStream(req: IncomingMessage, res: ServerResponse, provider: ControlProvider, after: number): void {
+    let replay: DaemonEvent[];
+    try {
+      replay = provider.eventsSince(after);
+    } catch (error) {
+      this.logger.error({ event: 'controlRequestFailed', path: req.url, err: errorText(error) }, 'control request failed');
+      this.send(req, res, { status: 500, body: errorBody(ControlErrorCode.internal, `the daemon failed answering: ${errorText(error)}`) });
+      return;
+    }
+    if (this.closed) {
+      res.destroy();
+      return;
+    }
+    const stream = new EventStream(res, provider, after, replay, this.logger);
+    this.streams.add(stream);
+    this.logger.debug({ event: 'controlStreamOpened', after, replayed: replay.length }, 'event stream opened');
+    res.once('close', () => {
+      this.streams.delete(stream);
+      this.logger.debug({ event: 'controlStreamClosed' }, 'event stream closed');
+    });
+  }
+
+  /** Ends every open stream and waits (briefly) for their connections to close, so clients read a clean end. */
+  private async endStreams(): Promise<void> {
+    if (this.streams.size === 0) return;
+    const closed = [...this.streams].map((stream) => {
+      stream.end();
+      return stream.closed;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, STREAM_END_GRACE_MS)));
+    await Promise.race([Promise.all(closed), grace]);
+    clearTimeout(timer);
+  }
+
   /** Bytes that are not HTTP/1.1 (or a request too slow): one JSON 400 if the peer still listens, then close. */
   private rejectUnparsable(error: NodeJS.ErrnoException, socket: Socket): void {
     this.logger.debug({ event: 'controlBadRequest', err: error.message, code: error.code }, 'unparsable control request');
@@ -156,8 +206,8 @@ export class ControlServer {
   }
 }
 
-/** Runs a route against the provider; provider failures become the caller's 500. */
-async function answer(route: Route, provider: ControlProvider): Promise<Reply> {
+/** Runs a one-shot route against the provider; provider failures become the caller's 500. */
+async function answer(route: Exclude<Route, { kind: 'events' }>, provider: ControlProvider): Promise<Reply> {
   switch (route.kind) {
     case 'snapshot':
       return { status: 200, body: provider.snapshot() };

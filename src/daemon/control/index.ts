@@ -4,3 +4,5 @@ export * from './control-errors';
 export * from './explain-filter';
 export * from './control-routes';
 export * from './control-server';
+export * from './event-lines';
+export * from './event-stream';

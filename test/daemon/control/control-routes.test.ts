@@ -4,7 +4,8 @@ import { filterExplanations, parseExplainFilter, explainQuery, routeRequest, EVE
 import { exampleExplanations } from './fake-daemon';
 
 describe('routeRequest', () => {
-  it('maps the four routes to their handlers', () => {
+  it('maps the five routes to their handlers', () => {
+    expect(routeRequest('GET', '/v1/events?after=42')).toEqual({ kind: 'events', after: 42 });
     expect(routeRequest('GET', '/v1/snapshot')).toEqual({ kind: 'snapshot' });
     expect(routeRequest('GET', '/v1/explain')).toEqual({ kind: 'explain', filter: EVERY_EXPLANATION });
     expect(routeRequest('POST', '/v1/drain')).toEqual({ kind: 'drain' });
@@ -32,6 +33,18 @@ describe('routeRequest', () => {
     expect(badIP.kind === 'error' && badIP.message).toContain('10.0.0.300');
     expect(routeRequest('GET', '/v1/explain?service=a/b/c')).toMatchObject({ status: 400 });
     expect(routeRequest('GET', 'http://elsewhere.example/v1/snapshot')).toMatchObject({ status: 400 });
+  });
+
+  it('streams every held event without after=, and refuses an after that is not one sequence number', () => {
+    expect(routeRequest('GET', '/v1/events')).toEqual({ kind: 'events', after: 0 });
+    expect(routeRequest('GET', '/v1/events?after=0')).toEqual({ kind: 'events', after: 0 });
+    for (const bad of ['-1', '1.5', '1e3', '', 'x', '99999999999999999999', '1&after=2']) {
+      const route = routeRequest('GET', `/v1/events?after=${bad}`);
+      expect(route, bad).toMatchObject({ kind: 'error', status: 400, code: 'badRequest' });
+      expect(route.kind === 'error' && route.message, bad).toContain('after=');
+    }
+    expect(routeRequest('POST', '/v1/events')).toMatchObject({ status: 405, allow: ['GET'] });
+    expect(routeRequest('GET', '/v1/events?since=3')).toMatchObject({ status: 400, code: 'badRequest' });
   });
 
   it('canonicalises IPs and completes bare service names in the filter', () => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { CONTROL_SOCKET_MODE, ControlServer, ControlSocketError } from '../../../src/daemon/control';
 import { connectControl, ControlClientError } from '../../../src/cli/control-client';
-import { exampleExplanations, exampleSnapshot, silentLogger, socketDir, startFakeDaemon } from './fake-daemon';
+import { exampleExplanations, exampleSnapshot, FakeProvider, silentLogger, socketDir, startFakeDaemon } from './fake-daemon';
 
 const sockets = socketDir();
 afterAll(() => sockets.remove());
@@ -129,7 +129,7 @@ describe('ControlServer with the client', () => {
 
   it('refuses to start when a live daemon answers on the socket, and leaves that one running', async () => {
     const { path } = await daemonAt();
-    const second = ControlServer.listen({ path, provider: { snapshot: exampleSnapshot, explain: () => [], drain: async () => ({ changed: false, message: '' }), undrain: async () => ({ changed: false, message: '' }) }, logger: silentLogger });
+    const second = ControlServer.listen({ path, provider: new FakeProvider([]), logger: silentLogger });
     await expect(second).rejects.toBeInstanceOf(ControlSocketError);
     await expect(second).rejects.toMatchObject({ code: 'controlSocketInUse' });
     expect((await connectControl(path).getSnapshot()).node.name).toBe('node-a');

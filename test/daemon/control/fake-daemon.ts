@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import type { Explanation } from '../../../src/election';
 import { CONTROL_API_VERSION, ControlServer, type ControlProvider, type ControlSnapshot, type DrainResult } from '../../../src/daemon/control';
+import { EventLog, type DaemonEvent } from '../../../src/daemon/daemon-events';
 import { readConfig } from '../../../src/cli/config-input';
 import { allocate, electOffline } from '../../../src/cli/offline-cluster';
 import { MLB_BUNDLE, REPO_ROOT, type CliRun } from '../../cli/run-cli';
@@ -68,12 +69,33 @@ export function exampleSnapshot(draining = false): ControlSnapshot {
 export class FakeProvider implements ControlProvider {
   draining = false;
   failSnapshot = false;
+  failEvents = false;
+  /** The events /v1/events streams; a test records into it as the speaker would. */
+  readonly events = new EventLog();
+  /** A test replaces the snapshot to show a change (an owner moving, a config going stale). */
+  current: ControlSnapshot | null = null;
+  /** Open event subscriptions: each stream holds one until its client goes. */
+  subscriptions = 0;
 
   constructor(private readonly explanations: Explanation[]) {}
 
   snapshot(): ControlSnapshot {
     if (this.failSnapshot) throw new Error('snapshot exploded');
-    return exampleSnapshot(this.draining);
+    return this.current ?? exampleSnapshot(this.draining);
+  }
+  eventsSince(afterSeq: number): DaemonEvent[] {
+    if (this.failEvents) throw new Error('event log exploded');
+    return this.events.since(afterSeq);
+  }
+  subscribeEvents(listener: (event: DaemonEvent) => void): () => void {
+    const unsubscribe = this.events.subscribe(listener);
+    this.subscriptions++;
+    let done = false;
+    return () => {
+      if (!done) this.subscriptions--;
+      done = true;
+      unsubscribe();
+    };
   }
   explain(): Explanation[] {
     return this.explanations;
