@@ -1,5 +1,8 @@
 // Bundles the CLI and daemon into one file, dist/mlb.mjs, with the version and git commit baked in.
 // `mlb version` must name the commit it was built from, so a build without one fails instead of saying "dev".
+// The interactive `mlb status` (Ink, React, yoga's WebAssembly: twice the size of everything else) is a second
+// file beside it, dist/mlb-tui.mjs, loaded only when that view opens: in one file, every `mlb` command would
+// spend some 30 ms parsing code it never runs, and `mlb` must start in well under 200 ms.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, readFileSync } from 'node:fs';
@@ -18,30 +21,67 @@ function gitCommit() {
   }
 }
 
-const outfile = 'dist/mlb.mjs';
-await build({
-  entryPoints: ['src/cli/main.ts'],
-  outfile,
+/**
+ * Ink's developer mode (DEV=true in the environment) imports react-devtools-core and reads Ink's package.json beside
+ * the module; neither exists beside dist/mlb.mjs, so a user with DEV=true set for something else would get a crash.
+ * The bundle's Ink never enters that mode, and the devtools module is a stub that is never loaded.
+ */
+const inkWithoutDevMode = {
+  name: 'ink-without-dev-mode',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]ink[\\/]build[\\/]utils\.js$/ }, () => ({ contents: 'export const isDev = () => false;', loader: 'js' }));
+    b.onResolve({ filter: /^react-devtools-core$/ }, (args) => ({ path: args.path, namespace: 'mlb-stub' }));
+    b.onLoad({ filter: /.*/, namespace: 'mlb-stub' }, () => ({ contents: 'throw new Error("react-devtools-core is not part of the mlb bundle");', loader: 'js' }));
+  },
+};
+
+/** The TUI's entry, as src/cli/commands/status.ts imports it, and the file it becomes beside dist/mlb.mjs. */
+const TUI_ENTRY = 'src/cli/tui/run-status-tui.ts';
+const TUI_FILE = 'mlb-tui.mjs';
+/** In dist/mlb.mjs, `import('../tui/run-status-tui')` stays a dynamic import, of ./mlb-tui.mjs beside it. */
+const tuiBesideBundle = {
+  name: 'tui-beside-bundle',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/tui\/run-status-tui$/ }, () => ({ path: `./${TUI_FILE}`, external: true }));
+  },
+};
+
+const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
   format: 'esm',
   sourcemap: 'linked',
   legalComments: 'none',
-  banner: {
-    // A shebang so dist/mlb.mjs runs as `mlb`; createRequire lets bundled CommonJS packages load Node built-ins.
-    js: "#!/usr/bin/env node\nimport { createRequire as __mlbCreateRequire } from 'node:module';\nconst require = __mlbCreateRequire(import.meta.url);",
-  },
   define: {
     __MLB_VERSION__: JSON.stringify(pkg.version),
     __MLB_COMMIT__: JSON.stringify(gitCommit()),
   },
   logLevel: 'warning',
+};
+// createRequire lets bundled CommonJS packages (yargs, pino; react in the TUI) load Node built-ins.
+const requireBanner = "import { createRequire as __mlbCreateRequire } from 'node:module';\nconst require = __mlbCreateRequire(import.meta.url);";
+
+const outfile = 'dist/mlb.mjs';
+await build({
+  ...common,
+  entryPoints: ['src/cli/main.ts'],
+  outfile,
+  // A shebang so dist/mlb.mjs runs as `mlb`.
+  banner: { js: `#!/usr/bin/env node\n${requireBanner}` },
+  plugins: [tuiBesideBundle],
 });
 chmodSync(outfile, 0o755);
+await build({
+  ...common,
+  entryPoints: [TUI_ENTRY],
+  outfile: `dist/${TUI_FILE}`,
+  banner: { js: requireBanner },
+  plugins: [inkWithoutDevMode],
+});
 // The AF_PACKET addon (src/native) goes beside the bundle, where src/native/native-addon.ts looks first. Without it
 // (no g++ at install) the bundle still runs; only the commands that need raw sockets fail, saying why.
 const addon = 'build/Release/mlb_native.node';
 if (existsSync(addon)) copyFileSync(addon, 'dist/mlb_native.node');
 else console.warn(`build: ${addon} is missing (npm rebuild builds it); dist/mlb.mjs will run without raw sockets`);
-console.log(`built ${outfile} (mlb ${pkg.version})`);
+console.log(`built ${outfile} and dist/${TUI_FILE} (mlb ${pkg.version})`);

@@ -3,7 +3,7 @@
  * tables that fit 80 columns, and what a user is told when the daemon cannot be reached.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlServer } from '../../src/daemon/control';
@@ -54,11 +54,21 @@ describe('mlb status', () => {
     expect(run.stdout).toMatch(/^CONFLICTS: another MAC answers[^]*?\nIP +MAC +NODE +INTERFACE +LAST SEEN\n192\.168\.10\.200 +02:42:ac:11:00:99 +not a member +eth0 +30s ago\n/m);
   });
 
-  it('without --once or --json prints the same tables and says the interactive view comes later', async () => {
+  it('without a terminal (a pipe, a script) plain `mlb status` prints the --once tables, and nothing else', async () => {
     const [plain, once] = await Promise.all([runMlbAsync(['status', '--socket', path]), runMlbAsync(['status', '--socket', path, '--once'])]);
     expect(plain.status).toBe(0);
     expect(plain.stdout).toBe(once.stdout);
-    expect(plain.stderr).toContain('interactive view arrives in a later release');
+    expect(plain.stderr).toBe('');
+  });
+
+  it('keeps the live view out of dist/mlb.mjs: Ink, React and yoga load from dist/mlb-tui.mjs only when it opens', () => {
+    const main = readFileSync(MLB_BUNDLE, 'utf8');
+    const tui = readFileSync(join(REPO_ROOT, 'dist', 'mlb-tui.mjs'), 'utf8');
+    for (const marker of ['node_modules/ink/', 'node_modules/react-reconciler/', 'node_modules/yoga-layout/']) {
+      expect(main, marker).not.toContain(marker);
+      expect(tui, marker).toContain(marker);
+    }
+    expect(main).toContain('import("./mlb-tui.mjs")');
   });
 
   it('reads the socket from MLB_SOCKET', async () => {

@@ -12,6 +12,8 @@ import { startDaemon, type RunningDaemon } from '../daemon/run-daemon';
 import { NetnsLab, type LabHost } from '../support/netns-lab';
 
 export const HTTP_PORT = 8080;
+/** MetalLB's speaker metrics port. */
+export const METRICS_PORT = 7472;
 export const WEB_SERVICE = 'demo/web';
 export const API_SERVICE = 'demo/api';
 export const API_IP = '10.213.0.210';
@@ -126,7 +128,8 @@ export class DaemonLab {
     const others = this.nodes.filter((n) => n.name !== name).map((n) => `${n.ipv4}:7946`);
     const daemon = startDaemon([
       '--config', this.configFile, '--node-name', name, '--gossip-bind', `${host.ipv4}:7946`, '--join', others.join(','),
-      '--state-dir', join(this.dir, name), '--control-socket', this.socket(name), ...this.extraArgs, ...extra,
+      '--state-dir', join(this.dir, name), '--control-socket', this.socket(name), '--metrics-bind', `${host.ipv4}:${METRICS_PORT}`,
+      ...this.extraArgs, ...extra,
     ], host.netns);
     this.daemons.set(name, daemon);
     return daemon;
@@ -174,6 +177,13 @@ export class DaemonLab {
   curl(ip: string): string | undefined {
     const run = spawnSync('ip', ['netns', 'exec', this.client.netns, 'curl', '-s', '--max-time', '1', `http://${ip}:${HTTP_PORT}/`], { encoding: 'utf8' });
     return run.status === 0 ? run.stdout : undefined;
+  }
+
+  /** A node's Prometheus exposition, scraped from the client as Prometheus would. */
+  metrics(name: string): string {
+    const run = spawnSync('ip', ['netns', 'exec', this.client.netns, 'curl', '-s', '--max-time', '2', `http://${this.host(name).ipv4}:${METRICS_PORT}/metrics`], { encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`cannot scrape ${name}: curl exit ${run.status}`);
+    return run.stdout;
   }
 
   /** The client's neighbour entry for ip: its MAC, or undefined. */

@@ -76,6 +76,20 @@ describe.skipIf(!netns.ok)(`three plain hosts${netns.ok ? '' : ` (skipped: ${net
     await until(() => lab.status(observer(name)).members.some((m) => m.name === name && m.state === 'alive'));
   }
 
+  it('the owner\'s metrics carry metallb_speaker_announced and the layer2 counters with MetalLB\'s labels', async () => {
+    const owner = await eventually(() => lab.ownerOf('node-1', API_SERVICE) ?? undefined);
+    expect(lab.arpingMacs(API_IP, 1)).toEqual([lab.macOf(owner)]);
+    const exposition = await eventually(() => {
+      const text = lab.metrics(owner);
+      return /^metallb_layer2_requests_received\{ip="10\.213\.0\.210"\} [1-9]/m.test(text) ? text : undefined;
+    });
+    expect(exposition).toMatch(new RegExp(`^metallb_speaker_announced\\{(?=.*ip="${API_IP.replace(/\./g, '\\.')}")(?=.*node="${owner}")(?=.*protocol="layer2")(?=.*service="${API_SERVICE}").*\\} 1$`, 'm'));
+    expect(exposition).toMatch(/^metallb_layer2_responses_sent\{ip="10\.213\.0\.210"\} [1-9]/m);
+    expect(exposition).toMatch(/^metallb_layer2_gratuitous_sent\{ip="10\.213\.0\.210"\} [1-9]/m);
+    const other = lab.nodes.map((n) => n.name).find((n) => n !== owner)!;
+    expect(lab.metrics(other)).not.toMatch(new RegExp(`^metallb_speaker_announced\\{.*ip="${API_IP.replace(/\./g, '\\.')}"`, 'm'));
+  });
+
   it('mlb drain moves a node\'s IPs away and mlb undrain lets it take part again', async () => {
     const [owner, next] = ranked(API_SERVICE);
     const drain = spawnSync(process.execPath, [MLB_BUNDLE, 'drain', '--socket', lab.socket(owner)], { encoding: 'utf8' });
@@ -120,6 +134,7 @@ spec: { type: LoadBalancer, ports: [{ port: 8080, protocol: TCP }] }
     }
     expect(lab.arpingMacs(API_IP)).toHaveLength(1);
     expect(lab.arpingMacs('10.213.0.215')).toHaveLength(1);
+    for (const node of lab.nodes) expect(lab.metrics(node.name)).toMatch(/^metallb_k8s_client_config_stale_bool 1$/m);
     writeFileSync(lab.configFile, labConfig());
     await until(() => lab.ownerOf('node-1', 'demo/extra') === null);
   }, 60_000);
@@ -137,6 +152,7 @@ spec: { type: LoadBalancer, ports: [{ port: 8080, protocol: TCP }] }
       const conflict = await eventually(() => (lab.status(owner) as unknown as { conflicts: { ip: string; mac: string; node: string | null }[] }).conflicts.find((c) => c.ip === API_IP), 45_000, 500);
       expect(conflict).toMatchObject({ mac: lab.macOf(intruder), node: intruder });
       await lab.daemon(owner).waitFor((l) => l.event === 'splitBrainDetected' && l.ip === API_IP);
+      expect(lab.metrics(owner)).toMatch(/^mlb_conflicts_active 1$/m);
     } finally {
       lab.lab.execIn(lab.host(intruder), 'ip', ['addr', 'del', `${API_IP}/32`, 'dev', 'eth0']);
       // The intruder's answers may have left the client pointing at it; the next test starts from a clean cache.

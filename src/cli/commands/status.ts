@@ -1,12 +1,14 @@
 /**
- * `mlb status`: who owns what, from the running daemon's snapshot (GET /v1/snapshot). --json prints the snapshot
- * itself (the typed, versioned contract scripts use); --once prints plain tables that fit the terminal (80
- * columns when there is none). The interactive Ink view arrives with issue 6; until then the default is --once.
- * Rendering is pure (snapshot, width) -> text, so the future TUI and the tests share it.
+ * `mlb status`: who owns what, from the running daemon's snapshot (GET /v1/snapshot). In a terminal it opens the
+ * interactive Ink view (tui/), following the daemon's events; --json prints the snapshot itself (the typed,
+ * versioned contract scripts use); --once, and any run whose output is not a terminal, prints plain tables that
+ * fit the terminal (80 columns when there is none). Rendering is pure (snapshot, width) -> text; the TUI cuts
+ * its columns with the same fitColumns.
  */
 import type { CommandModule } from 'yargs';
 import type { ControlSnapshot } from '../../daemon/control/control-snapshot';
 import { connectControl, DEFAULT_CONTROL_SOCKET } from '../control-client';
+import { CommandError } from '../exit-codes';
 import { renderTable } from '../render-table';
 
 interface StatusArgs {
@@ -29,26 +31,54 @@ const NONE = '-';
 
 export const statusCommand: CommandModule<object, StatusArgs> = {
   command: 'status',
-  describe: 'Show who owns each service IP, the members and their state, from the running daemon',
+  describe: 'Show who owns each service IP, the members and their state, from the running daemon (live in a terminal)',
   builder: (y) =>
     y
       .option('socket', { type: 'string', default: DEFAULT_CONTROL_SOCKET, describe: 'The daemon\'s control socket' })
       // No defaults: yargs counts a defaulted flag as given, and --once/--json would always conflict.
-      .option('once', { type: 'boolean', describe: 'Print plain tables once and exit' })
+      .option('once', { type: 'boolean', describe: 'Print plain tables once and exit (the default when stdout is not a terminal)' })
       .option('json', { type: 'boolean', describe: 'Print the daemon\'s snapshot (apiVersion mlb.io/v1) as JSON' })
       .conflicts('once', 'json')
+      .example('mlb status', 'the live view: up/down select, Enter shows why, / filters, q quits')
       .example('mlb status --once', 'services, owners and members as tables')
       .example('mlb status --json | jq \'.services[] | {service, owner}\'', 'for a script'),
   handler: async (args) => {
-    const snapshot = await connectControl(args.socket).getSnapshot();
+    const client = connectControl(args.socket);
+    // Read once before anything is drawn: a daemon that cannot be reached fails the command with its reason.
+    const snapshot = await client.getSnapshot();
     if (args.json) {
       process.stdout.write(`${JSON.stringify(snapshot, null, 2)}\n`);
       return;
     }
-    if (!args.once) process.stderr.write('note: the interactive view arrives in a later release; printing --once\n');
+    if (!args.once && isInteractive()) {
+      const { runStatusTui } = await loadStatusTui();
+      await runStatusTui(client, snapshot);
+      return;
+    }
     process.stdout.write(renderStatus(snapshot, process.stdout.columns || STATUS_DEFAULT_WIDTH));
   },
 };
+
+/**
+ * Ink, React and yoga load here only: every other command starts without them. In the bundle this import is of
+ * dist/mlb-tui.mjs beside dist/mlb.mjs (scripts/build.mjs); an install that copied mlb.mjs alone lacks it.
+ */
+async function loadStatusTui(): Promise<typeof import('../tui/run-status-tui')> {
+  try {
+    return await import('../tui/run-status-tui');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    throw new CommandError(
+      `the live view is missing (${(error as Error).message.split('\n')[0]}): copy mlb-tui.mjs from dist/ beside mlb.mjs, or use mlb status --once`,
+      'statusViewMissing',
+    );
+  }
+}
+
+/** The live view needs a terminal to draw on and one to read keys from; a pipe or a script gets --once. */
+function isInteractive(): boolean {
+  return process.stdout.isTTY === true && process.stdin.isTTY === true;
+}
 
 /** The whole --once text: a summary, then services, members and conflicts, every line at most `width` wide. */
 export function renderStatus(s: ControlSnapshot, width: number): string {
@@ -90,21 +120,28 @@ function renderServices(s: ControlSnapshot, width: number): string {
 }
 
 /** layer2: the owner; BGP: every announcing node; nobody is said loudly (`mlb explain` says why). */
-function ownerText(svc: ControlSnapshot['services'][number]): string {
+export function ownerText(svc: ControlSnapshot['services'][number]): string {
   if (svc.protocol === 'layer2') return svc.owner ?? 'NOBODY';
   return svc.announcing.length > 0 ? svc.announcing.join(',') : 'NOBODY';
 }
 
 function renderMembers(s: ControlSnapshot, width: number): string {
-  const rows = [...s.members]
+  return renderTable(MEMBER_HEADER, fitColumns(MEMBER_HEADER, memberCells(s), width, MEMBER_SHRINK));
+}
+
+export const MEMBER_HEADER = ['NAME', 'STATE', 'LABELS', 'FLAGS'] as const;
+/** Labels give way first, then names and flags; the state is never cut. */
+export const MEMBER_SHRINK = [[2], [0, 3]] as const;
+
+/** The members table's cells, by name: NAME, STATE, LABELS, FLAGS (self, metallb, draining, warming-up). */
+export function memberCells(s: ControlSnapshot): string[][] {
+  return [...s.members]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((m) => {
       const labels = Object.entries(m.labels).map(([k, v]) => `${k}=${v}`).sort().join(',') || NONE;
       const flags = [m.name === s.node.name && 'self', !m.mlb && 'metallb', m.draining && 'draining', m.warmingUp && 'warming-up'].filter(Boolean);
       return [m.name, m.state, labels, flags.join(',') || NONE];
     });
-  const header = ['NAME', 'STATE', 'LABELS', 'FLAGS'];
-  return renderTable(header, fitColumns(header, rows, width, [[2], [0, 3]]));
 }
 
 function renderConflicts(s: ControlSnapshot, width: number): string {
@@ -153,7 +190,8 @@ export function wrap(text: string, width: number, indent: number): string {
   return lines.map((l) => `${l.trimEnd()}\n`).join('');
 }
 
-function truncate(text: string, width: number): string {
+/** Cuts text to `width` characters, the last one an ellipsis when anything was cut. */
+export function truncate(text: string, width: number): string {
   return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}${ELLIPSIS}`;
 }
 

@@ -1,0 +1,13 @@
+/** Conflicts, in red: another MAC answers for an IP this node announces (split brain, or the IP taken elsewhere). */
+import { createElement as h, type ReactElement } from 'react';
+import { Box, Text } from 'ink';
+import { truncate } from '../commands/status';
+
+export function ConflictsList({ lines, width }: { readonly lines: readonly string[]; readonly width: number }): ReactElement {
+  return h(
+    Box,
+    { flexDirection: 'column' },
+    h(Text, { color: 'red', bold: true, wrap: 'truncate-end' }, truncate('CONFLICTS: another MAC answers for an IP this node announces (mlb arping IP)', width)),
+    ...lines.map((line, i) => h(Text, { key: i, color: 'red', wrap: 'truncate-end' }, line)),
+  );
+}
