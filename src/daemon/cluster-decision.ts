@@ -30,6 +30,8 @@ export interface ClusterInputs {
   readonly snapshot: Snapshot;
   /** Alive and suspect members (memberlist Members(), MetalLB's usable speakers), this node included. */
   readonly live: readonly LiveMember[];
+  /** Every member gossip still remembers (dead and left ones too), so explain lists them as notLiveMember. */
+  readonly known?: readonly string[];
   /** "namespace/name" -> addresses; services without an entry have no IP yet. */
   readonly addresses: ReadonlyMap<string, ServiceAddresses>;
   /** Health-checked services only: "namespace/name" -> nodes whose latest report passes. */
@@ -59,7 +61,7 @@ export function decideCluster(inputs: ClusterInputs): ClusterDecision {
   const facts = memberFacts(inputs.live);
   const allowed = facts.mlbOnlyInputsAllowed;
   const config: ElectionConfig = {
-    nodes: electionNodes(inputs.snapshot, facts),
+    nodes: electionNodes(inputs.snapshot, facts, inputs.known),
     pools: inputs.snapshot.pools,
     l2Advertisements: inputs.snapshot.l2Advertisements,
     bgpAdvertisements: inputs.snapshot.bgpAdvertisements,
@@ -84,9 +86,9 @@ export function decideCluster(inputs: ClusterInputs): ClusterDecision {
  * publishes); anyone else by the configuration's v1 Node document, or as an unlabelled node. Documented nodes
  * that are not live stay listed, so explain says "notLiveMember" for them.
  */
-export function electionNodes(snapshot: Snapshot, facts: MemberFacts): Node[] {
+export function electionNodes(snapshot: Snapshot, facts: MemberFacts, known: readonly string[] = []): Node[] {
   const documented = new Map(snapshot.nodes.map((n) => [n.meta.name, n]));
-  const names = [...new Set([...snapshot.nodes.map((n) => n.meta.name), ...facts.live])];
+  const names = [...new Set([...snapshot.nodes.map((n) => n.meta.name), ...facts.live, ...known])];
   return names.map((name) => {
     const meta = facts.facts.get(name);
     const doc = documented.get(name);

@@ -268,7 +268,8 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.addresses = allocation.addresses;
     this.cluster.updateHealthChecks(snapshot);
     const decision = decideCluster({
-      self: this.options.nodeName, snapshot, live, addresses: allocation.addresses, passing: this.cluster.passing(snapshot, liveNames),
+      self: this.options.nodeName, snapshot, live, known: this.gossip.members().map((m) => m.name),
+      addresses: allocation.addresses, passing: this.cluster.passing(snapshot, liveNames),
     });
     this.decision = decision;
     const tracked = trackOwners(this.owners, decision.outcomes, Date.now());

@@ -169,6 +169,7 @@ spec: { type: LoadBalancer, ports: [{ port: 8080, protocol: TCP }] }
     await until(() => lab.clientNeighbour(API_IP) === lab.macOf(next));
     // The dead daemon left the VIP on its mlb0, but arp_ignore keeps its kernel from answering for it.
     expect(lab.arpingMacs(API_IP, 3)).toEqual([lab.macOf(next)]);
+    expect(lab.explain(next, API_SERVICE)[0]!.candidates.find((c) => c.node === owner)?.reason).toBe('notLiveMember');
     expect(await eventually(() => lab.curl(API_IP))).toBe(next);
     await restart(owner);
     // Back from a crash it warms up (flap damping), so the IP stays where it is.
