@@ -4,21 +4,13 @@
  * configuration's pools and the addresses services use on this node. In MetalLB only the controller exports
  * them; on plain hosts every node knows the whole allocation table, so every node can. Pure.
  */
-import { poolCapacity } from '../../allocator';
+import { poolCapacity, type PoolUsage } from '../../allocator';
 import { poolForIPs } from '../../election';
 import { formatIP, type IP } from '../../ip';
 import type { IPAddressPool } from '../../model';
 
-export interface PoolMetrics {
-  readonly pool: string;
-  /** Usable addresses as MetalLB counts them (poolCapacity: avoidBuggyIPs, huge CIDRs saturate at MaxInt64). */
-  readonly total: bigint;
-  readonly totalIPv4: bigint;
-  readonly totalIPv6: bigint;
-  /** Distinct addresses with at least one service (a shared address counts once). */
-  readonly inUse: number;
-  readonly inUseIPv4: number;
-  readonly inUseIPv6: number;
+/** The allocator's per-pool counters (PoolUsage, counted the same way) without its status-only fields. */
+export interface PoolMetrics extends Omit<PoolUsage, 'availableIPv4' | 'availableIPv6'> {
   /** Services holding at least one address of the pool. */
   readonly servicesAllocated: number;
 }
