@@ -40,6 +40,13 @@ export const UpdateErrorSubcode = {
   attributeLengthError: 5, invalidOriginAttribute: 6, invalidNextHopAttribute: 8, optionalAttributeError: 9,
   invalidNetworkField: 10, malformedAsPath: 11,
 } as const;
+/** RFC 4271 6.2: an OPEN optional parameter that is recognized but malformed; also the generic "no subcode". */
+export const UNSPECIFIC_SUBCODE = 0;
+/** RFC 7313 section 5: ROUTE-REFRESH Message Error subcodes. */
+export const RouteRefreshErrorSubcode = { invalidMessageLength: 1 } as const;
+/** RFC 7313: the ROUTE-REFRESH message subtypes. */
+export const RouteRefreshSubtype = { normal: 0, beginningOfRouteRefresh: 1, endOfRouteRefresh: 2 } as const;
+
 export const CeaseSubcode = {
   maximumPrefixesReached: 1, administrativeShutdown: 2, peerDeconfigured: 3, administrativeReset: 4,
   connectionRejected: 5, otherConfigurationChange: 6, connectionCollisionResolution: 7, outOfResources: 8,
@@ -106,6 +113,14 @@ export interface BgpUpdate {
   readonly attributes: PathAttributes;
   /** IPv4 NLRI. */
   readonly nlri: readonly CIDR[];
+  /**
+   * Set by the decoder only: RFC 7606 "treat-as-withdraw". An attribute was malformed in a way that leaves the
+   * message parseable, so every prefix it carries (nlri, mpReach.nlri, and the withdrawn lists) must be treated as
+   * withdrawn and the session stays up. Never encoded.
+   */
+  readonly treatAsWithdraw?: { readonly reason: string };
+  /** Set by the decoder only: attributes dropped under RFC 7606 "attribute discard" (the rest of the UPDATE stands). */
+  readonly discardedAttributes?: readonly { readonly type: number; readonly reason: string }[];
 }
 
 export interface BgpNotification {
@@ -124,6 +139,11 @@ export interface BgpRouteRefresh {
   readonly type: 'routeRefresh';
   readonly afi: number;
   readonly safi: number;
+  /**
+   * RFC 7313 message subtype (the octet RFC 2918 called Reserved): absent or 0 = a request to resend, 1 = BoRR,
+   * 2 = EoRR; any other value MUST be ignored by the receiver (RFC 7313 section 5).
+   */
+  readonly subtype?: number;
 }
 
 export type BgpMessage = BgpOpen | BgpUpdate | BgpNotification | BgpKeepalive | BgpRouteRefresh;
