@@ -5,7 +5,7 @@
 // spend some 30 ms parsing code it never runs, and `mlb` must start in well under 200 ms.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readFileSync, renameSync } from 'node:fs';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -82,6 +82,11 @@ await build({
 // The AF_PACKET addon (src/native) goes beside the bundle, where src/native/native-addon.ts looks first. Without it
 // (no g++ at install) the bundle still runs; only the commands that need raw sockets fail, saying why.
 const addon = 'build/Release/mlb_native.node';
-if (existsSync(addon)) copyFileSync(addon, 'dist/mlb_native.node');
+// Copy, then rename over the old file: overwriting it in place changes the pages of a shared object that running
+// daemons have mapped, and they crash (seen: SIGSEGV in the PacketSocket constructor after a rebuild).
+if (existsSync(addon)) {
+  copyFileSync(addon, 'dist/mlb_native.node.tmp');
+  renameSync('dist/mlb_native.node.tmp', 'dist/mlb_native.node');
+}
 else console.warn(`build: ${addon} is missing (npm rebuild builds it); dist/mlb.mjs will run without raw sockets`);
 console.log(`built ${outfile} and dist/${TUI_FILE} (mlb ${pkg.version})`);

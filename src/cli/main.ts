@@ -25,6 +25,9 @@ async function main(argv: string[]): Promise<void> {
     // Every flag can also come from the environment: --config is MLB_CONFIG, --nodes is MLB_NODES. The prefix
     // includes the underscore, or yargs would read MLBT_X (anything starting with MLB) as --t-x.
     .env('MLB_')
+    // MLB_NATIVE_ADDON (src/native/native-addon.ts, a packager's addon path) is read from the environment where
+    // the addon loads; declaring it keeps strict parsing from refusing it as an unknown MLB_ variable.
+    .option('native-addon', { type: 'string', hidden: true, global: true, describe: 'Path of mlb_native.node (MLB_NATIVE_ADDON)' })
     .command(daemonCommand)
     .command(validateCommand)
     .command(explainCommand)
