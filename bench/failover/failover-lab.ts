@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectControl } from '../../src/cli/control-client';
 import type { ControlSnapshot } from '../../src/daemon/control/control-snapshot';
-import { API_IP, API_SERVICE, DaemonLab, HTTP_PORT } from '../../test/e2e/daemon-lab';
+import { API_IP, API_SERVICE, API_SERVICE_YAML, DaemonLab, HTTP_PORT, LAB_POOL_YAML } from '../../test/e2e/daemon-lab';
 import { JsonChild } from '../arp/json-child';
 import type { SeenEvent } from './client-probe';
 import { KeepalivedNode } from './keepalived';
@@ -66,27 +66,8 @@ export interface Observation {
 
 /** A minimal file: one pinned service, so the bench measures one VIP and nothing else moves. */
 function benchConfig(): string {
-  return `apiVersion: metallb.io/v1beta1
-kind: IPAddressPool
-metadata: { name: lab, namespace: metallb-system }
-spec:
-  addresses: [10.213.0.200-10.213.0.220]
----
-apiVersion: metallb.io/v1beta1
-kind: L2Advertisement
-metadata: { name: lab, namespace: metallb-system }
----
-apiVersion: v1
-kind: Service
-metadata:
-  name: api
-  namespace: demo
-  annotations:
-    metallb.io/loadBalancerIPs: ${API_IP}
-spec:
-  type: LoadBalancer
-  ports: [{ port: ${HTTP_PORT}, protocol: TCP }]
-`;
+  return `${LAB_POOL_YAML}---
+${API_SERVICE_YAML}`;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

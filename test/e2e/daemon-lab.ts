@@ -18,9 +18,8 @@ export const WEB_SERVICE = 'demo/web';
 export const API_SERVICE = 'demo/api';
 export const API_IP = '10.213.0.210';
 
-/** The lab's configuration: a pool on the lab segment, one L2Advertisement, a health-checked and a pinned service. */
-export function labConfig(extraServices = ''): string {
-  return `apiVersion: metallb.io/v1beta1
+/** The pool on the lab segment and one L2Advertisement for it. */
+export const LAB_POOL_YAML = `apiVersion: metallb.io/v1beta1
 kind: IPAddressPool
 metadata: { name: lab, namespace: metallb-system }
 spec:
@@ -29,7 +28,24 @@ spec:
 apiVersion: metallb.io/v1beta1
 kind: L2Advertisement
 metadata: { name: lab, namespace: metallb-system }
----
+`;
+
+/** demo/api, pinned to API_IP: the service whose owner the failover tests and the bench watch. */
+export const API_SERVICE_YAML = `apiVersion: v1
+kind: Service
+metadata:
+  name: api
+  namespace: demo
+  annotations:
+    metallb.io/loadBalancerIPs: ${API_IP}
+spec:
+  type: LoadBalancer
+  ports: [{ port: ${HTTP_PORT}, protocol: TCP }]
+`;
+
+/** The lab's configuration: the pool, a health-checked service without an IP, and the pinned demo/api. */
+export function labConfig(extraServices = ''): string {
+  return `${LAB_POOL_YAML}---
 apiVersion: v1
 kind: Service
 metadata:
@@ -44,17 +60,7 @@ spec:
   type: LoadBalancer
   ports: [{ port: ${HTTP_PORT}, protocol: TCP }]
 ---
-apiVersion: v1
-kind: Service
-metadata:
-  name: api
-  namespace: demo
-  annotations:
-    metallb.io/loadBalancerIPs: ${API_IP}
-spec:
-  type: LoadBalancer
-  ports: [{ port: ${HTTP_PORT}, protocol: TCP }]
-${extraServices}`;
+${API_SERVICE_YAML}${extraServices}`;
 }
 
 /** A tiny HTTP server: "/" answers the node's name, "/healthz" 200 unless the node's unhealthy file exists. */
