@@ -39,6 +39,14 @@ export interface SwimConfig {
    * load). On the wire it is just another ping.
    */
   readonly directPingRetries: number;
+  /**
+   * mlb (not memberlist): when a probe round ends without an ack but a packet from the target arrived during the
+   * round, the target is alive and only slow or unlucky (a CPU-starved event loop, a lost ack): the round is
+   * extended once by another probe interval with a fresh direct ping instead of suspecting it. A crashed node
+   * sends nothing, so its detection time is unchanged; a node that keeps talking but never acks is suspected
+   * after the second deadline. Local behaviour only: nothing changes on the wire.
+   */
+  readonly extendWhenHeard: boolean;
   /** Skip the TCP ping that runs beside indirect pings (peers with pmax >= 3). */
   readonly disableTcpPings: boolean;
   /** A dead node's name may be claimed from another address after this long; 0 = never (memberlist's default). */
@@ -64,6 +72,7 @@ export const LAN_CONFIG: SwimConfig = Object.freeze({
   pushPullInterval: 30_000, // full state exchange is expensive: low frequency
   tcpTimeout: 10_000,
   directPingRetries: 0, // memberlist sends one direct ping per probe
+  extendWhenHeard: false, // memberlist suspects at the deadline whatever else it heard
   disableTcpPings: false, // TCP pings are safe, even with mixed versions
   deadNodeReclaimTime: 0, // a dead node's name cannot move to another address
   udpBufferSize: 1_400, // fits a 1500-byte MTU with IP/UDP headers to spare
@@ -106,7 +115,9 @@ export const WAN_CONFIG: SwimConfig = Object.freeze({
  * second member independently fails to reach the node, ample for the refutation (alive, incarnation + 1) to
  * travel by 100 ms gossip. A CPU-saturated node: its own probes fail (acks are handled late), nacks do not
  * arrive, its health rises and its probe deadline stretches (Lifeguard), and its lone suspicions of others sit
- * at max until refuted; suspicions of it are refuted in its next busy slot.
+ * at max until refuted; suspicions of it are refuted in its next busy slot. And since a starved node still
+ * sends its own pings and gossip, only late, a round that hears from the target but gets no ack is extended once
+ * (extendWhenHeard) instead of suspecting it; a crashed node is silent, so T above is unchanged.
  */
 export const FAST_CONFIG: SwimConfig = Object.freeze({
   ...LAN_CONFIG,
@@ -121,6 +132,9 @@ export const FAST_CONFIG: SwimConfig = Object.freeze({
   // At 5% loss a lone direct ping fails ~10% of the time; two more copies to a member that answers quickly make
   // that ~0.1%, and with the indirect path and the TCP ping a healthy node is almost never suspected.
   directPingRetries: 2,
+  // A starved node still gossips, late: what it says proves it alive, so its slowness costs one more round, not
+  // a suspicion (the soak's starved node was suspected about once in 10 minutes without this).
+  extendWhenHeard: true,
 });
 
 /** A member whose last direct ack came within this fraction of probeTimeout is quick: a late ack means loss. */

@@ -37,6 +37,7 @@ export function openDraft(state: SwimState, now: number): Draft {
     streams: new Map(state.streams),
     joins: new Map(state.joins),
     recentRtt: new Map(state.recentRtt),
+    lastHeard: new Map(state.lastHeard),
     now,
     random: new Random(rng),
     effects: [],

@@ -102,6 +102,7 @@ export type LogReason =
   | 'started'
   | 'probeAcked'
   | 'probeIndirect'
+  | 'probeExtended'
   | 'probeFailed'
   | 'probeTcpOnly'
   | 'suspect'

@@ -37,6 +37,7 @@ function nextTarget(d: Draft): Member | undefined {
       const reaped = reapAndShuffle(d.members, d.probeOrder, d.now, d.config.gossipToTheDeadTime, d.self.name, d.random);
       for (const name of reaped) {
         d.recentRtt.delete(name);
+        d.lastHeard.delete(name);
         log(d, 'debug', 'reaped', `forgetting ${name}: gone longer than GossipToTheDeadTime`);
       }
       d.probeIndex = 0;
@@ -145,6 +146,16 @@ function endProbe(d: Draft, probe: ProbeRound): void {
 export function probeExpired(d: Draft): void {
   const probe = d.probe;
   if (!probe) return;
+  if (heardDuringRound(d, probe)) {
+    const interval = scaleByHealth(d.config.probeInterval, d.health);
+    sendPacket(d, probe.to, [pingFor(d, probe.target, probe.seqNo)], 'ping');
+    d.probe = { ...probe, extended: true, deadline: d.now + interval };
+    bump(d, 'probesExtended');
+    log(d, 'debug', 'probeExtended', `no ack from ${probe.target}, but it was heard from during the round: one more round`, {
+      heardMsAgo: d.now - (d.lastHeard.get(probe.target) ?? d.now),
+    });
+    return;
+  }
   endProbe(d, probe);
   if (probe.tcpContacted) {
     d.health = applyHealthDelta(d.health, HealthDelta.probeSucceeded, d.config.awarenessMaxMultiplier);
@@ -161,6 +172,13 @@ export function probeExpired(d: Draft): void {
     health: d.health,
   });
   suspectNode(d, { type: 'suspect', incarnation: probe.incarnation, node: probe.target, from: d.self.name });
+}
+
+/** extendWhenHeard: the target sent us a packet since this round began, and the round was not extended yet. */
+function heardDuringRound(d: Draft, probe: ProbeRound): boolean {
+  if (!d.config.extendWhenHeard || probe.extended) return false;
+  const heard = d.lastHeard.get(probe.target);
+  return heard !== undefined && heard >= probe.sentAt;
 }
 
 /** mlb's directPingRetries: only for a member that answered quickly last time (see SwimConfig). */

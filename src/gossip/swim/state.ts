@@ -32,6 +32,8 @@ export interface ProbeRound {
   readonly nacks: number;
   readonly tcpStream?: number;
   readonly tcpContacted: boolean;
+  /** The round was extended once because the target was heard from (SwimConfig.extendWhenHeard). */
+  readonly extended?: boolean;
 }
 
 /** An indirect ping we relay for another member (memberlist handleIndirectPing). */
@@ -61,6 +63,8 @@ export interface JoinRequest {
 export interface SwimStats {
   readonly probes: number;
   readonly probesFailed: number;
+  /** Rounds extended because the target was heard from (extendWhenHeard). */
+  readonly probesExtended: number;
   readonly suspicionsStarted: number;
   readonly deadDeclared: number;
   readonly refutations: number;
@@ -71,6 +75,7 @@ export interface SwimStats {
 export const ZERO_STATS: SwimStats = Object.freeze({
   probes: 0,
   probesFailed: 0,
+  probesExtended: 0,
   suspicionsStarted: 0,
   deadDeclared: 0,
   refutations: 0,
@@ -104,6 +109,8 @@ export interface SwimState {
   readonly joins: ReadonlyMap<number, JoinRequest>;
   /** The round trip of the last direct ack from each member (ms): tells a lost ping from a slow member. */
   readonly recentRtt: ReadonlyMap<string, number>;
+  /** When each member last sent us a packet (only kept with SwimConfig.extendWhenHeard). */
+  readonly lastHeard: ReadonlyMap<string, number>;
   readonly nextJoinId: number;
   /** leave() was called: alive messages about ourselves are ignored, dead ones are not refuted. */
   readonly leaving: boolean;

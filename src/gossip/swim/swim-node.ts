@@ -83,6 +83,7 @@ export function createSwimNode(options: SwimNodeOptions): StepResult {
     nextStreamId: 1,
     joins: new Map(),
     recentRtt: new Map(),
+    lastHeard: new Map(),
     nextJoinId: 1,
     leaving: false,
     leaveDeadline: undefined,
@@ -143,11 +144,26 @@ function handleMessage(d: Draft, message: GossipMessage, from: PeerAddress): voi
   }
 }
 
+/** Remembers when the member at `from` last sent us anything (extendWhenHeard). */
+function noteHeard(d: Draft, from: PeerAddress): void {
+  for (const member of d.members.values()) {
+    if (member.port === from.port && sameBytes(member.addr, from.addr)) {
+      d.lastHeard.set(member.name, d.now);
+      return;
+    }
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
 function handleEvent(d: Draft, event: SwimEvent): void {
   switch (event.type) {
     case 'tick':
       return;
     case 'packet':
+      if (d.config.extendWhenHeard) noteHeard(d, event.from);
       for (const message of event.messages) handleMessage(d, message, event.from);
       return;
     case 'inboundStream':

@@ -275,6 +275,50 @@ describe('probe round', () => {
     });
   });
 
+  describe('extendWhenHeard (FAST only)', () => {
+    /** A probe of b that nobody acks; b may say something else to us during the round. */
+    function unanswered(config: typeof LAN_CONFIG, heard: boolean) {
+      const d = new Driver(config);
+      d.learn('b');
+      d.advance(d.state.nextProbeAt);
+      const probe = d.state.probe!;
+      if (heard) d.advance(probe.sentAt + 10), d.packet(2, { type: 'ping', seqNo: 99, node: 'me', sourceAddr: ip(2), sourcePort: PORT, sourceNode: 'b' });
+      const expired = d.advance(probe.deadline);
+      return { d, probe, expired };
+    }
+
+    test('a member heard from during the round gets one more round and a fresh ping, not a suspicion', () => {
+      const { d, probe, expired } = unanswered(FAST_CONFIG, true);
+      expect(reasons(expired)).toContain('probeExtended');
+      expect(reasons(expired)).not.toContain('suspect');
+      expect(d.stateOf('b')).toBe('alive');
+      expect(messagesOf(expired, 'ping').filter((p) => p.node === 'b' && p.seqNo === probe.seqNo)).toHaveLength(1);
+      d.packet(2, { type: 'ack', seqNo: probe.seqNo });
+      expect(d.state.probe?.seqNo).not.toBe(probe.seqNo);
+      expect(d.state.stats).toMatchObject({ probesExtended: 1, probesFailed: 0, suspicionsStarted: 0 });
+      expect(d.stateOf('b')).toBe('alive');
+    });
+
+    test('one extension only: still no ack at the second deadline is a suspicion', () => {
+      const { d } = unanswered(FAST_CONFIG, true);
+      d.packet(2, { type: 'ping', seqNo: 100, node: 'me', sourceAddr: ip(2), sourcePort: PORT, sourceNode: 'b' });
+      const expired = d.advance(d.state.probe!.deadline);
+      expect(reasons(expired)).toContain('suspect');
+      expect(d.stateOf('b')).toBe('suspect');
+    });
+
+    test('a silent member (crashed) is suspected at the first deadline: detection time is unchanged', () => {
+      const { d, expired } = unanswered(FAST_CONFIG, false);
+      expect(reasons(expired)).toContain('suspect');
+      expect(d.stateOf('b')).toBe('suspect');
+    });
+
+    test('memberlist\'s own profiles suspect at the deadline whatever they heard', () => {
+      expect(LAN_CONFIG.extendWhenHeard).toBe(false);
+      expect(unanswered(LAN_CONFIG, true).d.stateOf('b')).toBe('suspect');
+    });
+  });
+
   test('an indirect ack saves the probe', () => {
     const d = new Driver();
     d.learn('b', 'c');
