@@ -1,10 +1,21 @@
 # The native addon (src/native): AF_PACKET sockets, built by node-gyp at `npm install` (package.json "install").
 # C++17 with C++ exceptions: node-addon-api turns a pending JS exception into a C++ throw and back.
+# mlb_udp_ttl (src/native/udp-ttl.cc) is a module of its own: a UDP socket that reports the received TTL, for BFD's
+# single-hop check (RFC 5881 section 5); src/native/udp-ttl-addon.ts loads it.
 {
   "targets": [
     {
       "target_name": "mlb_native",
       "sources": ["src/native/packet-socket.cc"],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
+      "cflags!": ["-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions", "-std=gnu++17", "-std=gnu++20"],
+      "cflags_cc": ["-std=c++17", "-fexceptions", "-Wall", "-Wextra"]
+    },
+    {
+      "target_name": "mlb_udp_ttl",
+      "sources": ["src/native/udp-ttl.cc"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
       "cflags!": ["-fno-exceptions"],

@@ -1,0 +1,299 @@
+/**
+ * BfdSession: one BFD session with one peer, the imperative shell around the pure reducer (bfd-session.ts). It
+ * owns the session's transmit socket and its two timers, feeds the reducer packets (from the endpoint) and timer
+ * firings, and carries out its effects: send, arm timers, log, count, and tell the client.
+ *
+ * Events (what a BGP session listens to, RFC 5882 section 3):
+ *   'up'                               the session reached Up
+ *   'down' (BfdDownEvent)              it left Up; `failure` is true unless the peer or we went AdminDown
+ *                                      (RFC 5882 section 3.2: AdminDown is no path failure), and a client
+ *                                      protocol takes its session down at once when it is true
+ *   'stateChange' (BfdStateChange)     every state change, with the diagnostic and the reason
+ * Sessions are made by BfdEndpoint.session(); see bfd-endpoint.ts.
+ */
+import { EventEmitter } from 'node:events';
+import { formatIP, type IP } from '../../ip';
+import type { BfdDropReason } from './bfd-drop-reasons';
+import { emptyDropCounters } from './bfd-drop-reasons';
+import { BfdError } from './bfd-error';
+import { bfdDiagName, encodeBfdControl, type BfdControlPacket, type BfdState } from './bfd-packet';
+import { bfdTimersFromProfile, type BfdProfileInput } from './bfd-profile';
+import {
+  currentDetectionTimeMs,
+  initialBfdSession,
+  stepBfdSession,
+  type BfdSessionEffect,
+  type BfdSessionEvent,
+  type BfdSessionState,
+  type BfdTimerName,
+} from './bfd-session';
+import type { BfdTransmitSocket } from './bfd-socket';
+
+/** pino's shape (src/daemon/logger.ts), so the daemon's logger fits; tests pass a small recorder. */
+export interface BfdLogger {
+  info(fields: object, msg?: string): void;
+  warn(fields: object, msg?: string): void;
+  debug(fields: object, msg?: string): void;
+  error(fields: object, msg?: string): void;
+}
+
+export const SILENT_BFD_LOGGER: BfdLogger = { info: () => {}, warn: () => {}, debug: () => {}, error: () => {} };
+
+export interface BfdDownEvent {
+  readonly diag: number;
+  /** "controlDetectionTimeExpired", "neighborSignaledSessionDown", "administrativelyDown" ... */
+  readonly diagName: string;
+  readonly remoteAdminDown: boolean;
+  readonly administrative: boolean;
+  /** A path failure: the client protocol should go down now (RFC 5882 sections 3 and 3.2). */
+  readonly failure: boolean;
+}
+
+export interface BfdStateChange {
+  readonly from: BfdState;
+  readonly to: BfdState;
+  readonly diag: number;
+  readonly diagName: string;
+  readonly reason: string;
+}
+
+export interface BfdSessionCounters {
+  packetsSent: number;
+  /** Of packetsSent, the answers to the peer's Polls. */
+  finalsSent: number;
+  packetsReceived: number;
+  sendErrors: number;
+  upTransitions: number;
+  downTransitions: number;
+  dropped: Record<BfdDropReason, number>;
+}
+
+/** What a session needs from its endpoint (an interface, so the two files do not import each other). */
+export interface BfdSessionHost {
+  readonly localAddressText: string;
+  readonly peerPort: number;
+  readonly logger: BfdLogger;
+  now(): number;
+  random(): number;
+  openTransmit(onError: (error: Error) => void): Promise<BfdTransmitSocket>;
+  /** The session has finished stopping (or was aborted): forget it. */
+  release(session: BfdSession): void;
+}
+
+export interface BfdSessionEvents {
+  up: [];
+  down: [BfdDownEvent];
+  stateChange: [BfdStateChange];
+}
+
+export class BfdSession extends EventEmitter<BfdSessionEvents> {
+  readonly peerText: string;
+  readonly counters: BfdSessionCounters = {
+    packetsSent: 0,
+    finalsSent: 0,
+    packetsReceived: 0,
+    sendErrors: 0,
+    upTransitions: 0,
+    downTransitions: 0,
+    dropped: emptyDropCounters(),
+  };
+  /** Profile settings that have no effect (echo mode), each with why. */
+  readonly ignoredSettings: readonly string[];
+  private core: BfdSessionState;
+  private tx: BfdTransmitSocket | undefined;
+  private readonly timers = new Map<BfdTimerName, NodeJS.Timeout>();
+  private readonly queue: BfdSessionEvent[] = [];
+  private dispatching = false;
+  private starting: Promise<void> | undefined;
+  private stopped: { promise: Promise<void>; resolve: () => void } | undefined;
+  private released = false;
+
+  constructor(
+    private readonly host: BfdSessionHost,
+    readonly peer: IP,
+    profile: BfdProfileInput | undefined,
+    localDiscriminator: number,
+  ) {
+    super();
+    this.peerText = formatIP(peer);
+    const mapping = bfdTimersFromProfile(profile);
+    this.ignoredSettings = mapping.ignored;
+    this.core = initialBfdSession(mapping.config, localDiscriminator);
+    for (const why of mapping.ignored) host.logger.warn({ event: 'bfdProfileIgnored', peer: this.peerText, why }, 'BFD profile setting ignored');
+  }
+
+  /** bfd.SessionState: AdminDown before start() and after stop(). */
+  get state(): BfdState {
+    return this.core.state;
+  }
+
+  get localDiscriminator(): number {
+    return this.core.localDiscriminator;
+  }
+
+  get remoteDiscriminator(): number {
+    return this.core.remoteDiscriminator;
+  }
+
+  /** The Detection Time in force (ms), once the peer has been heard. */
+  get detectionTimeMs(): number | undefined {
+    return currentDetectionTimeMs(this.core);
+  }
+
+  /** A read-only copy of the reducer's state (for status views and tests). */
+  get snapshot(): BfdSessionState {
+    return this.core;
+  }
+
+  /** Opens the transmit socket and begins the handshake; resolves once running. Idempotent. */
+  start(): Promise<void> {
+    if (this.released) return Promise.reject(new BfdError('closed', `the BFD session with ${this.peerText} is closed`));
+    this.starting ??= this.host
+      .openTransmit((error) => this.onSendError(error))
+      .then((tx) => {
+        if (this.released) {
+          tx.close();
+          throw new BfdError('closed', `the BFD session with ${this.peerText} closed while starting`);
+        }
+        this.tx = tx;
+        this.dispatch({ type: 'start' });
+      });
+    return this.starting;
+  }
+
+  /**
+   * Administrative stop (RFC 5880 section 6.8.16): AdminDown with diag 7, sent for a Detection Time so the peer
+   * goes Down without calling it a failure; then the socket closes and the endpoint forgets the session.
+   * Resolves when that is over. Idempotent.
+   */
+  stop(): Promise<void> {
+    if (!this.stopped) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.stopped = { promise, resolve };
+      if (!this.core.active || this.released) this.finish();
+      else this.dispatch({ type: 'stop' });
+    }
+    return this.stopped.promise;
+  }
+
+  /** New intervals or multiplier; while Up they take effect through a Poll Sequence (RFC 5880 section 6.8.3). */
+  configure(profile: BfdProfileInput): void {
+    this.dispatch({ type: 'configure', config: bfdTimersFromProfile(profile).config });
+  }
+
+  /** @internal The endpoint hands over a packet it matched to this session; returns the drop reason, if any. */
+  receive(packet: BfdControlPacket): BfdDropReason | undefined {
+    this.counters.packetsReceived++;
+    const dropped = this.dispatch({ type: 'receive', packet });
+    if (dropped) this.counters.dropped[dropped]++;
+    return dropped;
+  }
+
+  /** @internal The endpoint closed: stop at once, no AdminDown (as a crash would). */
+  abort(): void {
+    this.finish();
+  }
+
+  private dispatch(event: BfdSessionEvent): BfdDropReason | undefined {
+    if (this.released) return event.type === 'receive' ? 'notStarted' : undefined;
+    if (this.dispatching) {
+      this.queue.push(event);
+      return undefined;
+    }
+    this.dispatching = true;
+    let dropped: BfdDropReason | undefined;
+    try {
+      let next: BfdSessionEvent | undefined = event;
+      while (next) {
+        const result = stepBfdSession(this.core, next, { now: this.host.now(), random: () => this.host.random() });
+        this.core = result.state;
+        if (next === event) dropped = result.dropped;
+        for (const effect of result.effects) this.apply(effect);
+        next = this.released ? undefined : this.queue.shift();
+      }
+    } finally {
+      this.dispatching = false;
+    }
+    return dropped;
+  }
+
+  private apply(effect: BfdSessionEffect): void {
+    const log = this.host.logger;
+    switch (effect.type) {
+      case 'send':
+        this.send(effect.packet, effect.why);
+        return;
+      case 'setTimer':
+        this.arm(effect.timer, effect.at);
+        return;
+      case 'stateChange': {
+        const change: BfdStateChange = { from: effect.from, to: effect.to, diag: effect.diag, diagName: bfdDiagName(effect.diag), reason: effect.reason };
+        log.info({ event: 'bfdStateChange', peer: this.peerText, ...change }, `BFD ${effect.from} -> ${effect.to}`);
+        this.emit('stateChange', change);
+        return;
+      }
+      case 'up':
+        this.counters.upTransitions++;
+        log.info({ event: 'bfdSessionUp', peer: this.peerText, detectionTimeMs: this.detectionTimeMs }, 'BFD session up');
+        this.emit('up');
+        return;
+      case 'down': {
+        this.counters.downTransitions++;
+        const down: BfdDownEvent = { ...effect, failure: !effect.remoteAdminDown && !effect.administrative };
+        delete (down as { type?: string }).type;
+        log.info({ event: 'bfdSessionDown', peer: this.peerText, diag: down.diag, reason: down.diagName, failure: down.failure }, 'BFD session down');
+        this.emit('down', down);
+        return;
+      }
+      case 'stopped':
+        this.finish();
+        return;
+    }
+  }
+
+  private send(packet: BfdControlPacket, why: 'periodic' | 'final'): void {
+    if (!this.tx) return;
+    this.tx.send(encodeBfdControl(packet), this.peerText, this.host.peerPort);
+    this.counters.packetsSent++;
+    if (why === 'final') this.counters.finalsSent++;
+  }
+
+  private onSendError(error: Error): void {
+    this.counters.sendErrors++;
+    this.host.logger.debug({ event: 'bfdSendFailed', peer: this.peerText, error: error.message }, 'BFD send failed');
+  }
+
+  /** Arms a timer for the reducer's deadline; one that fires a hair early (clock rounding) is re-armed. */
+  private arm(timer: BfdTimerName, at: number | undefined): void {
+    const pending = this.timers.get(timer);
+    if (pending) clearTimeout(pending);
+    this.timers.delete(timer);
+    if (at === undefined || this.released) return;
+    const delay = Math.max(0, at - this.host.now());
+    this.timers.set(
+      timer,
+      setTimeout(() => {
+        this.timers.delete(timer);
+        this.dispatch({ type: 'timer', timer });
+        const deadline = timer === 'transmit' ? this.core.transmitAt : this.core.detectAt;
+        if (!this.timers.has(timer) && deadline !== undefined) this.arm(timer, deadline);
+      }, Math.ceil(delay)),
+    );
+  }
+
+  private finish(): void {
+    if (this.released) {
+      this.stopped?.resolve();
+      return;
+    }
+    this.released = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    this.queue.length = 0;
+    this.tx?.close();
+    this.tx = undefined;
+    this.host.release(this);
+    this.stopped?.resolve();
+  }
+}
