@@ -98,6 +98,36 @@ describe('vectors', () => {
   });
 });
 
+/**
+ * UDP payloads captured from FRR 8.4.4 bfdd (Debian 12) in a two-namespace lab, `tcpdump -x`, while it brought a
+ * session up with mlb (bfd / peer 10.213.9.2, receive- and transmit-interval 300). FRR's discriminator 0x143da796,
+ * mlb's 0xa9d958fe. FRR keeps diag 1 from the session's last timeout until Up, slows both TX and RX to 1 s while
+ * not Up, advertises Echo RX 50 ms, answers a Poll and polls itself in the same instant.
+ */
+const FRR = {
+  down: hex('21 40 03 18  143da796  00000000  000f4240  000f4240  0000c350'),
+  init: hex('21 80 03 18  143da796  a9d958fe  000f4240  000f4240  0000c350'),
+  upPoll: hex('20 e0 03 18  143da796  a9d958fe  000493e0  000493e0  0000c350'),
+  upFinal: hex('20 d0 03 18  143da796  a9d958fe  000493e0  000493e0  0000c350'),
+};
+
+describe('packets captured from FRR bfdd', () => {
+  it('decode field by field, and re-encode to the same bytes', () => {
+    const frr = { ...base, myDiscriminator: 0x143da796, requiredMinEchoRxUs: 50_000 };
+    const expected = {
+      down: { ...frr, diag: 1, state: 'Down', yourDiscriminator: 0, desiredMinTxUs: 1_000_000, requiredMinRxUs: 1_000_000 },
+      init: { ...frr, diag: 1, state: 'Init', yourDiscriminator: 0xa9d958fe, desiredMinTxUs: 1_000_000, requiredMinRxUs: 1_000_000 },
+      upPoll: { ...frr, state: 'Up', poll: true, yourDiscriminator: 0xa9d958fe, desiredMinTxUs: 300_000, requiredMinRxUs: 300_000 },
+      upFinal: { ...frr, state: 'Up', final: true, yourDiscriminator: 0xa9d958fe, desiredMinTxUs: 300_000, requiredMinRxUs: 300_000 },
+    };
+    for (const [name, bytes] of Object.entries(FRR)) {
+      const d = decodeBfdControl(bytes);
+      expect(d.ok && d.value, name).toEqual(expected[name as keyof typeof FRR]);
+      expect(d.ok && Buffer.from(encodeBfdControl(d.value)).equals(Buffer.from(bytes)), name).toBe(true);
+    }
+  });
+});
+
 describe('6.8.6 drops, one reason each', () => {
   const cases: [string, string, Uint8Array][] = [
     ['truncated', '23 octets', DOWN_HELLO.slice(0, 23)],
