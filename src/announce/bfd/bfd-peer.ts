@@ -240,8 +240,8 @@ export class BfdSession extends EventEmitter<BfdSessionEvents> {
         return;
       case 'down': {
         this.counters.downTransitions++;
-        const down: BfdDownEvent = { ...effect, failure: !effect.remoteAdminDown && !effect.administrative };
-        delete (down as { type?: string }).type;
+        const { type: _type, ...fields } = effect;
+        const down: BfdDownEvent = { ...fields, failure: !effect.remoteAdminDown && !effect.administrative };
         log.info({ event: 'bfdSessionDown', peer: this.peerText, diag: down.diag, reason: down.diagName, failure: down.failure }, 'BFD session down');
         this.emit('down', down);
         return;

@@ -4,7 +4,7 @@
  * packet by packet.
  */
 import { describe, expect, it } from 'vitest';
-import { BfdDiag } from '../../../src/announce/bfd/bfd-packet';
+import { BfdDiag, decodeBfdControl, type BfdControlPacket } from '../../../src/announce/bfd/bfd-packet';
 import {
   initialBfdSession,
   stepBfdSession,
@@ -332,5 +332,28 @@ describe('refused packets (RFC 5880 section 6.8.6)', () => {
     const r = stepBfdSession(s, { type: 'timer', timer: 'transmit' }, ctx(s.transmitAt! - 1));
     expect(r.effects).toEqual([]);
     expect(r.state).toEqual(s);
+  });
+});
+
+describe("FRR bfdd's own packets (captured in the lab, see bfd-packet.test.ts)", () => {
+  const frr = (hex: string): BfdControlPacket => {
+    const d = decodeBfdControl(Uint8Array.from(Buffer.from(hex.replace(/\s+/g, ''), 'hex')));
+    if (!d.ok) throw new Error(d.reason);
+    return d.value;
+  };
+  // Our discriminator in that capture was 0xa9d958fe.
+  const init = frr('21 80 03 18  143da796  a9d958fe  000f4240  000f4240  0000c350');
+  const upPoll = frr('20 e0 03 18  143da796  a9d958fe  000493e0  000493e0  0000c350');
+
+  it('its Init takes a Down session Up; its Poll is answered with Final; its 300 ms give a 900 ms Detection Time', () => {
+    const s = stepBfdSession(initialBfdSession(DEFAULT_TIMERS, 0xa9d958fe), { type: 'start' }, ctx(0)).state;
+    const up = stepBfdSession(s, { type: 'receive', packet: init }, ctx(100));
+    expect(up.state.state).toBe('Up');
+    expect(up.state.detectAt).toBe(100 + 3_000); // FRR still advertises 1 s while not Up
+    const polled = stepBfdSession(up.state, { type: 'receive', packet: upPoll }, ctx(200));
+    expect(polled.effects.filter((e) => e.type === 'send')).toEqual([
+      { type: 'send', why: 'final', packet: expect.objectContaining({ state: 'Up', final: true, poll: false, yourDiscriminator: 0x143da796, desiredMinTxUs: 300_000 }) },
+    ]);
+    expect(polled.state.detectAt).toBe(200 + 900);
   });
 });
