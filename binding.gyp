@@ -1,7 +1,7 @@
 # The native addon (src/native): AF_PACKET sockets, built by node-gyp at `npm install` (package.json "install").
 # C++17 with C++ exceptions: node-addon-api turns a pending JS exception into a C++ throw and back.
 # mlb_udp_ttl (src/native/udp-ttl.cc) is a module of its own: a UDP socket that reports the received TTL, for BFD's
-# single-hop check (RFC 5881 section 5); src/native/udp-ttl-addon.ts loads it.
+# single-hop check (RFC 5881 section 5); src/native/udp-ttl.ts loads it.
 {
   "targets": [
     {
