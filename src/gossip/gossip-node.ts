@@ -189,7 +189,10 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
     for (const effect of effects) this.perform(effect);
     if (this.timer) clearTimeout(this.timer);
     if (Number.isFinite(deadline) && !this.closed) {
-      this.timer = setTimeout(() => this.dispatch({ type: 'tick' }), Math.max(0, deadline - this.now()));
+      // The tick waits one turn of the event loop (setImmediate runs after the I/O poll): after the loop was
+      // blocked (a starved CPU, a GC pause), Node runs due timers before it reads the sockets, so an ack already
+      // waiting in the buffer would otherwise lose to the probe deadline and a live member be suspected.
+      this.timer = setTimeout(() => setImmediate(() => this.dispatch({ type: 'tick' })), Math.max(0, deadline - this.now()));
     }
   }
 
