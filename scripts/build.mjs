@@ -5,7 +5,8 @@
 // spend some 30 ms parsing code it never runs, and `mlb` must start in well under 200 ms.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, readFileSync, renameSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -79,14 +80,18 @@ await build({
   banner: { js: requireBanner },
   plugins: [inkWithoutDevMode],
 });
-// The AF_PACKET addon (src/native) goes beside the bundle, where src/native/native-addon.ts looks first. Without it
-// (no g++ at install) the bundle still runs; only the commands that need raw sockets fail, saying why.
-const addon = 'build/Release/mlb_native.node';
-// Copy, then rename over the old file: overwriting it in place changes the pages of a shared object that running
-// daemons have mapped, and they crash (seen: SIGSEGV in the PacketSocket constructor after a rebuild).
-if (existsSync(addon)) {
-  copyFileSync(addon, 'dist/mlb_native.node.tmp');
-  renameSync('dist/mlb_native.node.tmp', 'dist/mlb_native.node');
+// The native addons (src/native: AF_PACKET sockets, and the UDP socket that reports TTLs for BFD) go beside the
+// bundle, where the loaders look first. Without them (no g++ at install) the bundle still runs; only what needs
+// them fails, saying why.
+const releaseDir = 'build/Release';
+const addons = existsSync(releaseDir) ? readdirSync(releaseDir).filter((f) => f.endsWith('.node')) : [];
+for (const file of addons) {
+  // Copy, then rename over the old file: overwriting it in place changes the pages of a shared object that running
+  // daemons have mapped, and they crash (seen: SIGSEGV in the PacketSocket constructor after a rebuild).
+  copyFileSync(join(releaseDir, file), `dist/${file}.tmp`);
+  renameSync(`dist/${file}.tmp`, `dist/${file}`);
 }
-else console.warn(`build: ${addon} is missing (npm rebuild builds it); dist/mlb.mjs will run without raw sockets`);
+if (!addons.includes('mlb_native.node')) {
+  console.warn(`build: ${releaseDir}/mlb_native.node is missing (npm rebuild builds it); dist/mlb.mjs will run without raw sockets`);
+}
 console.log(`built ${outfile} and dist/${TUI_FILE} (mlb ${pkg.version})`);
