@@ -1,4 +1,5 @@
-# The native addon (src/native): AF_PACKET sockets, built by node-gyp at `npm install` (package.json "install").
+# The native addon (src/native): AF_PACKET sockets and TCP sockets keyed for RFC 2385 MD5 (tcp-md5.cc), built by
+# node-gyp at `npm install` (package.json "install").
 # C++17 with C++ exceptions: node-addon-api turns a pending JS exception into a C++ throw and back.
 # mlb_udp_ttl (src/native/udp-ttl.cc) is a module of its own: a UDP socket that reports the received TTL, for BFD's
 # single-hop check (RFC 5881 section 5); src/native/udp-ttl.ts loads it.
@@ -6,7 +7,7 @@
   "targets": [
     {
       "target_name": "mlb_native",
-      "sources": ["src/native/packet-socket.cc"],
+      "sources": ["src/native/packet-socket.cc", "src/native/tcp-md5.cc"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
       "cflags!": ["-fno-exceptions"],

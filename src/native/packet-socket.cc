@@ -35,6 +35,10 @@
 #include <unordered_set>
 #include <vector>
 
+namespace mlb {
+void RegisterTcpMd5(Napi::Env env, Napi::Object exports);
+}
+
 namespace {
 
 // Frames handled per readable event. uv_poll is level-triggered, so frames left in the queue wake the loop again
@@ -475,6 +479,7 @@ Napi::Value IfNameToIndex(const Napi::CallbackInfo& info) {
 }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  mlb::RegisterTcpMd5(env, exports);  // tcp-md5.cc: TCP sockets keyed for RFC 2385
   exports.Set("PacketSocket", PacketSocket::Define(env));
   exports.Set("ifNameToIndex", Napi::Function::New<IfNameToIndex>(env, "ifNameToIndex"));
   return exports;
