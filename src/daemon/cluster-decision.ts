@@ -8,8 +8,8 @@
  * without asking anyone, exactly as MetalLB's speakers do.
  */
 import {
-  advertisementCoversPool, advertisementSelectsNode, electAll, l2AdsForService, poolForIPs,
-  type ElectionConfig, type ElectionOptions, type ElectionOutcome, type Explanation, type MlbNodeStates,
+  advertisementCoversPool, advertisementSelectsNode, electAll, l2AdsForService, peersOnNode, poolForIPs,
+  type BGPAnnouncement, type ElectionConfig, type ElectionOptions, type ElectionOutcome, type Explanation, type MlbNodeStates,
   type ServiceElectionInput,
 } from '../election';
 import { memberFacts, type MemberFacts } from '../gossip/member-facts';
@@ -55,6 +55,12 @@ export interface ClusterDecision {
   /** Per IP and protocol, every node's reason (computed on demand: explain and status read it). */
   explain(): Explanation[];
   readonly ownedL2: readonly OwnedL2[];
+  /** The routes this node advertises (BGP: every eligible node announces), one per advertisement and IP. */
+  readonly ownedBGP: readonly BGPAnnouncement[];
+  /** The IPs this node advertises by BGP (bound locally like L2-owned ones, so their traffic is accepted). */
+  readonly bgpIPs: readonly IP[];
+  /** BGPPeer names whose nodeSelectors select this node: it keeps a session with each, routes or not. */
+  readonly peersOnSelf: readonly string[];
 }
 
 export function decideCluster(inputs: ClusterInputs): ClusterDecision {
@@ -72,12 +78,18 @@ export function decideCluster(inputs: ClusterInputs): ClusterDecision {
   const services = serviceInputs(inputs, facts, allowed);
   const election = electAll(config, services, new Set(facts.live));
   const selfNode = config.nodes.find((n) => n.meta.name === inputs.self);
+  let explanations: Explanation[] | undefined;
+  const explain = () => (explanations ??= election.explain());
+  const bgp = ownedBGP(election.outcomes, services, inputs.self, explain);
   return {
     facts,
     mlbInputs: { allowed, reason: facts.reason },
     outcomes: election.outcomes,
-    explain: () => election.explain(),
+    explain,
     ownedL2: selfNode ? ownedL2(election.outcomes, services, inputs, selfNode) : [],
+    ownedBGP: bgp.announcements,
+    bgpIPs: bgp.ips,
+    peersOnSelf: selfNode ? peersOnNode(inputs.snapshot.bgpPeers, selfNode) : [],
   };
 }
 
@@ -165,6 +177,23 @@ function advertisedInterfaces(snapshot: Snapshot, input: ServiceElectionInput, s
     .filter((ad) => advertisementSelectsNode(ad, self));
   if (ads.length === 0 || ads.some((ad) => ad.interfaces.length === 0)) return [];
   return [...new Set(ads.flatMap((ad) => ad.interfaces))].sort();
+}
+
+/**
+ * This node's BGP routes: the explanations of the BGP units it announces carry them (election/explain.ts), and
+ * the explanations are only built when there is such a unit.
+ */
+function ownedBGP(
+  outcomes: readonly ElectionOutcome[], services: readonly ServiceElectionInput[], self: string, explain: () => Explanation[],
+): { announcements: BGPAnnouncement[]; ips: IP[] } {
+  const mine = outcomes.filter((o) => o.protocol === 'bgp' && o.announcing.includes(self));
+  if (mine.length === 0) return { announcements: [], ips: [] };
+  const announcements = explain()
+    .filter((e) => e.protocol === 'bgp')
+    .flatMap((e) => (e.announcements ?? []).filter((a) => a.node === self));
+  const keys = new Set(mine.map((o) => o.service));
+  const ips = services.filter((s) => keys.has(serviceKey(s.service))).flatMap((s) => [...(s.ips ?? s.service.ingressIPs)]);
+  return { announcements, ips };
 }
 
 function unlabelledNode(name: string): Node {

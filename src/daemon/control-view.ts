@@ -10,6 +10,7 @@ import type { FileSourceState } from '../sources/file';
 import type { ClusterDecision } from './cluster-decision';
 import { CONTROL_API_VERSION, type ControlSnapshot } from './control/control-snapshot';
 import { holdingKey, type OwnerHistory } from './owner-history';
+import type { BgpPeerStatus } from '../announce/bgp/bgp-announcer';
 
 export interface ControlViewInputs {
   readonly now: number;
@@ -39,6 +40,8 @@ export interface ControlViewInputs {
   readonly announced: readonly { ip: string; interfaces: readonly string[] }[];
   readonly bound: readonly string[];
   readonly conflicts: ControlSnapshot['conflicts'];
+  /** BGP sessions of this node (empty without BGP peers). */
+  readonly bgp: readonly BgpPeerStatus[];
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -73,6 +76,7 @@ export function controlView(inputs: ControlViewInputs): ControlSnapshot {
       bound: [...inputs.bound],
     },
     conflicts: inputs.conflicts,
+    ...(inputs.bgp.length > 0 ? { bgp: inputs.bgp.map((b) => ({ ...b, establishedSince: b.establishedSince === null ? null : iso(b.establishedSince) })) } : {}),
   };
 }
 

@@ -40,8 +40,11 @@ export class LocalAnnouncements {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Converges to `owned`; `why` is the withdraw reason logged for each IP that stops (notOwner, nodeDraining ...). */
-  apply(owned: readonly OwnedL2[], why: (service: string, ip: string) => string): void {
+  /**
+   * Converges to `owned`; `why` is the withdraw reason logged for each IP that stops (notOwner, nodeDraining ...).
+   * `alsoBound`: IPs advertised by BGP, which need binding but no ARP/NDP answers.
+   */
+  apply(owned: readonly OwnedL2[], why: (service: string, ip: string) => string, alsoBound: readonly IP[] = []): void {
     const next = new Map<string, AnnouncedIP>();
     const desired: DesiredAnnouncement[] = [];
     for (const o of owned) {
@@ -69,7 +72,7 @@ export class LocalAnnouncements {
     }
     // Order matters to a client: a new VIP is bound before the gratuitous ARP sends traffic to it (or the first
     // connections would be refused), and a withdrawn one is unbound only after its announcing stopped.
-    const ips = owned.map((o) => o.ip);
+    const ips = [...owned.map((o) => o.ip), ...alsoBound];
     this.bindQueue = this.bindQueue
       .then(async () => {
         await bind([...this.boundNow, ...ips]);

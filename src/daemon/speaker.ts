@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { L2Announcer } from '../announce/l2/l2-announcer';
 import { hasLinkLayerAddress, NetlinkLinks } from '../announce/l2/interfaces';
 import { VipBinder } from '../announce/addr';
+import { BgpAnnouncer } from '../announce/bgp/bgp-announcer';
 import { SelfChecker } from './self-check/self-checker';
 import type { ObservedConflict } from '../announce/l2/l2-interface';
 import { formatMAC } from '../announce/l2/mac-address';
@@ -79,6 +80,8 @@ export class Speaker implements ControlProvider, MetricsSource {
   private l2: L2Announcer | undefined;
   private vips: VipBinder | undefined;
   private selfCheck: SelfChecker | undefined;
+  private bgp: BgpAnnouncer | undefined;
+  private bgpQueue: Promise<void> = Promise.resolve();
   private cluster: ClusterGossip | undefined;
   private announcements!: LocalAnnouncements;
   private flags!: SpeakerFlags;
@@ -157,6 +160,8 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.source?.stop();
     if (this.gossip) await this.handOver();
     this.announcements?.apply([], () => 'shuttingDown');
+    await this.bgpQueue;
+    await this.bgp?.close();
     await this.announcements?.settled();
     this.l2?.close();
     this.selfCheck?.close();
@@ -209,6 +214,7 @@ export class Speaker implements ControlProvider, MetricsSource {
       owners: this.owners,
       announced: this.announcements.announced(),
       bound: this.vips?.bound().map(formatIP) ?? [],
+      bgp: this.bgp?.status() ?? [],
       conflicts: (this.selfCheck?.conflicts() ?? []).map((c) => ({
         ip: c.ip, mac: c.mac, node: c.node, interface: c.interface, firstSeen: c.firstSeen, lastSeen: c.lastSeen,
       })),
@@ -295,9 +301,23 @@ export class Speaker implements ControlProvider, MetricsSource {
       const stillOwned = new Set(owned.map((o) => formatIP(o.ip)));
       owned = [...owned, ...previous.filter((p) => !stillOwned.has(p.ip)).map((p) => ({ service: p.service, ip: p.address, interfaces: p.interfaces }))];
     }
-    this.announcements.apply(owned, (service, ip) => this.withdrawReason(decision, service, ip));
+    this.announcements.apply(owned, (service, ip) => this.withdrawReason(decision, service, ip), this.joined ? decision.bgpIPs : []);
+    if (this.bgp && this.joined) this.reconcileBgp(snapshot, decision);
     this.selfCheck?.setMacOwners(new Map(this.gossip.members().flatMap((m) => (decodeNodeMeta(m.meta)?.macs ?? []).map((mac) => [mac, m.name] as [string, string]))));
     this.selfCheck?.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
+  }
+
+  /** Sessions with the peers that select this node, carrying its routes; one reconcile at a time, in order. */
+  private reconcileBgp(snapshot: Snapshot, decision: ClusterDecision): void {
+    const bgp = this.bgp!;
+    const names = new Set(decision.peersOnSelf);
+    const plans = snapshot.bgpPeers.filter((p) => names.has(p.meta.name)).map((peer) => {
+      const profile = peer.bfdProfile ? snapshot.bfdProfiles.find((b) => b.meta.name === peer.bfdProfile) : undefined;
+      return profile ? { peer, bfdProfile: profile } : { peer };
+    });
+    const announcements = this.handover ? [] : decision.ownedBGP;
+    this.bgpQueue = this.bgpQueue.then(() => bgp.reconcile(plans, announcements)).catch((error: Error) =>
+      this.options.logger.error({ event: 'bgpReconcileFailed', error: error.stack }, `BGP: ${error.message}`));
   }
 
   private withdrawReason(decision: ClusterDecision, service: string, ip: string): string {
@@ -332,6 +352,7 @@ export class Speaker implements ControlProvider, MetricsSource {
       onConflict: (c) => this.onConflict(c),
     });
     const l2 = this.l2;
+    this.bgp = new BgpAnnouncer(logger);
     // Split-brain self-check: probes what we own now and then and after membership changes (self-check/).
     this.selfCheck = new SelfChecker({ logger });
     const conflictEvent = (type: 'conflict' | 'conflictCleared') => (c: { ip: string; mac: string; node: string | null; interface: string }) =>

@@ -102,6 +102,21 @@ export interface ControlSnapshot {
     /** IPs bound to the local dummy interface (mlb0). */
     bound: string[];
   };
+  /** BGP sessions of this node, one per BGPPeer that selects it (absent without BGP peers). */
+  bgp?: {
+    peer: string;
+    address: string;
+    /** The session's state (Idle, Connect, Active, OpenSent, OpenConfirm, Established). */
+    phase: string;
+    /** ISO time, null when not Established. */
+    establishedSince: string | null;
+    /** Prefixes the peer holds from this node. */
+    prefixes: number;
+    updatesSent: number;
+    /** The BFD session's state, null without a bfdProfile. */
+    bfd: 'up' | 'down' | 'init' | 'adminDown' | null;
+    lastProblem: string | null;
+  }[];
   /** Another MAC answering for one of our IPs (split brain or an address taken elsewhere). */
   conflicts: {
     ip: string;
