@@ -107,6 +107,18 @@ describe.skipIf(routerSkip !== undefined)(`mlb's BGP speaker with FRR 8.4${route
     expect(hops).toEqual(nodeAddresses());
   }, 60_000);
 
+  it('the metrics say so under MetalLB\'s names', async () => {
+    const peer = router.ipv4.replace(/\./g, '\\.');
+    const text = await waitFor('BFD up in the metrics', () => {
+      const t = lab.metrics('node-1');
+      return new RegExp(`^metallb_bfd_session_up\\{peer="${peer}"\\} 1$`, 'm').test(t) ? t : undefined;
+    }, 20_000);
+    expect(text).toMatch(new RegExp(`^metallb_bgp_session_up\\{peer="${peer}"\\} 1$`, 'm'));
+    expect(text).toMatch(new RegExp(`^metallb_bgp_announced_prefixes_total\\{peer="${peer}"\\} 3$`, 'm'));
+    expect(text).toMatch(new RegExp(`^metallb_bgp_updates_total\\{peer="${peer}"\\} [1-9]`, 'm'));
+    expect(text).toMatch(/^metallb_speaker_announced\{(?=.*protocol="bgp")(?=.*ip="10\.213\.0\.240").*\} 1$/m);
+  });
+
   it('carries the communities and the large community; LOCAL_PREF stays off the eBGP session', () => {
     const paths = frr.routes(`${SERVICE_V4}/32`);
     expect(paths).toHaveLength(2);

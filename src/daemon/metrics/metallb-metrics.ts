@@ -3,7 +3,7 @@
  * alerts written for MetalLB read mlb unchanged: metallb_speaker_announced (speaker/main.go), the layer2
  * counters (internal/layer2/stats.go), the allocator gauges (internal/allocator/stats.go) and the
  * configuration gauges (internal/k8s: metallb_k8s_client_config_*; on plain hosts they describe the file).
- * The BGP and BFD ones join when the speaker runs BGP. Help texts are mlb's own words.
+ * and the BGP and BFD session metrics (internal/bgp: per peer). Help texts are mlb's own words.
  */
 import type { ControlSnapshot } from '../control/control-snapshot';
 import { bool, single, type PulledMetric, type Sample } from './pulled-metric';
@@ -31,6 +31,16 @@ export const METALLB_METRICS: readonly PulledMetric[] = [
     labels: ['ip'],
     samples: ({ counters }) => (counters.layer2 ?? []).filter((m) => m.name === name).map((m): Sample => [{ ip: m.labels.ip ?? '' }, m.value]),
   })),
+  bgpGauge('metallb_bgp_session_up', 'BGP session with the peer is Established (1) or not (0)', (b) => (b.phase === 'Established' ? 1 : 0)),
+  bgpGauge('metallb_bgp_updates_total', 'BGP UPDATE messages sent to the peer', (b) => b.updatesSent, 'counter'),
+  bgpGauge('metallb_bgp_announced_prefixes_total', 'Prefixes the peer holds from this node', (b) => b.prefixes),
+  {
+    name: 'metallb_bfd_session_up',
+    help: 'BFD session with the peer is Up (1) or not (0); only peers with a bfdProfile',
+    type: 'gauge',
+    labels: ['peer'],
+    samples: ({ snapshot }) => (snapshot.bgp ?? []).filter((b) => b.bfd !== null).map((b): Sample => [{ peer: b.address }, b.bfd === 'up' ? 1 : 0]),
+  },
   poolGauge('metallb_allocator_addresses_total', 'Usable addresses in the pool', (p) => Number(p.total)),
   poolGauge('metallb_allocator_ipv4_addresses_total', 'Usable IPv4 addresses in the pool', (p) => Number(p.totalIPv4)),
   poolGauge('metallb_allocator_ipv6_addresses_total', 'Usable IPv6 addresses in the pool', (p) => Number(p.totalIPv6)),
@@ -75,4 +85,11 @@ export function announcedSamples(snapshot: ControlSnapshot): Sample[] {
     for (const ip of mine) out.push([{ service: s.service, protocol: s.protocol, node, ip }, 1]);
   }
   return out;
+}
+
+/** A per-peer BGP metric; MetalLB labels them with the peer's address. */
+function bgpGauge(
+  name: string, help: string, value: (b: NonNullable<ControlSnapshot['bgp']>[number]) => number, type: 'gauge' | 'counter' = 'gauge',
+): PulledMetric {
+  return { name, help, type, labels: ['peer'], samples: ({ snapshot }) => (snapshot.bgp ?? []).map((b): Sample => [{ peer: b.address }, value(b)]) };
 }
