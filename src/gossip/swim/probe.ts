@@ -151,8 +151,9 @@ export function probeExpired(d: Draft): void {
     sendPacket(d, probe.to, [pingFor(d, probe.target, probe.seqNo)], 'ping');
     d.probe = { ...probe, extended: true, deadline: d.now + interval };
     bump(d, 'probesExtended');
-    log(d, 'debug', 'probeExtended', `no ack from ${probe.target}, but it was heard from during the round: one more round`, {
+    log(d, 'debug', 'probeExtended', `no ack from ${probe.target}, but it was heard from during the round (or we ran late): one more round`, {
       heardMsAgo: d.now - (d.lastHeard.get(probe.target) ?? d.now),
+      lateMs: d.now - probe.deadline,
     });
     return;
   }
@@ -174,9 +175,19 @@ export function probeExpired(d: Draft): void {
   suspectNode(d, { type: 'suspect', incarnation: probe.incarnation, node: probe.target, from: d.self.name });
 }
 
-/** extendWhenHeard: the target sent us a packet since this round began, and the round was not extended yet. */
+/**
+ * A deadline handled this much later than it was due means our own event loop was blocked (a starved CPU, a long
+ * GC): what we did not hear may simply not have been read yet. Lifeguard's point: judge others only when healthy.
+ */
+export const LATE_DEADLINE_MS = 50;
+
+/**
+ * extendWhenHeard: the round was not extended yet, and either the target sent us a packet since it began, or we
+ * ourselves were too late to judge (the deadline fired LATE_DEADLINE_MS or more after it was due).
+ */
 function heardDuringRound(d: Draft, probe: ProbeRound): boolean {
   if (!d.config.extendWhenHeard || probe.extended) return false;
+  if (d.now - probe.deadline >= LATE_DEADLINE_MS) return true;
   const heard = d.lastHeard.get(probe.target);
   return heard !== undefined && heard >= probe.sentAt;
 }

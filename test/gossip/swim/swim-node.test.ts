@@ -8,6 +8,7 @@ import {
   type SwimState,
 } from '../../../src/gossip/swim';
 import type { Member } from '../../../src/gossip/swim';
+import { LATE_DEADLINE_MS } from '../../../src/gossip/swim/probe';
 import { Driver, addr, alive, emitted, ip, messagesOf, packets, PORT, reasons, streams } from './harness';
 
 describe('start', () => {
@@ -311,6 +312,17 @@ describe('probe round', () => {
       const { d, expired } = unanswered(FAST_CONFIG, false);
       expect(reasons(expired)).toContain('suspect');
       expect(d.stateOf('b')).toBe('suspect');
+    });
+
+    test('a prober that handles its deadline late (its own loop was blocked) gives the member one more round', () => {
+      const d = new Driver(FAST_CONFIG);
+      d.learn('b');
+      d.advance(d.state.nextProbeAt);
+      const probe = d.state.probe!;
+      // One tick, late: what a blocked event loop does (advance() would tick at the deadline itself).
+      const expired = d.send({ type: 'tick' }, probe.deadline + LATE_DEADLINE_MS);
+      expect(reasons(expired)).toContain('probeExtended');
+      expect(d.stateOf('b')).toBe('alive');
     });
 
     test('memberlist\'s own profiles suspect at the deadline whatever they heard', () => {
