@@ -7,68 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canUseNetns, type LabHost } from '../support/netns-lab';
 import { routerLabSkipReason, startFrr, waitFor, type FrrRouter } from '../support/routers';
 import { DaemonLab } from '../e2e/daemon-lab';
-
-const NODE_ASN = 64512;
-const ROUTER_ASN = 64513;
-const SERVICE_V4 = '10.213.0.240';
-const SERVICE_V6 = 'fd00:213::240';
-const AGGREGATED = '10.213.0.244';
+import { bgpLabConfig, NODE_ASN, ROUTER_ASN, SERVICE_V4, SERVICE_V6 } from './bgp-lab-config';
 
 function bgpConfig(router: LabHost, extra = ''): string {
-  return `apiVersion: metallb.io/v1beta1
-kind: IPAddressPool
-metadata: { name: bgp, namespace: metallb-system }
-spec: { addresses: [10.213.0.240-10.213.0.243, 'fd00:213::240/125'] }
----
-apiVersion: metallb.io/v1beta1
-kind: IPAddressPool
-metadata: { name: aggregated, namespace: metallb-system }
-spec: { addresses: [10.213.0.244/30] }
----
-apiVersion: metallb.io/v1beta1
-kind: BGPAdvertisement
-metadata: { name: bgp, namespace: metallb-system }
-spec:
-  ipAddressPools: [bgp]
-  communities: ['65000:100', 'large:64512:1:2']
-  localPref: 200
----
-apiVersion: metallb.io/v1beta1
-kind: BGPAdvertisement
-metadata: { name: aggregated, namespace: metallb-system }
-spec:
-  ipAddressPools: [aggregated]
-  aggregationLength: 30
----
-apiVersion: metallb.io/v1beta1
-kind: BFDProfile
-metadata: { name: fast, namespace: metallb-system }
-spec: { receiveInterval: 300, transmitInterval: 300, detectMultiplier: 3 }
----
-apiVersion: metallb.io/v1beta2
-kind: BGPPeer
-metadata: { name: router, namespace: metallb-system }
-spec:
-  myASN: ${NODE_ASN}
-  peerASN: ${ROUTER_ASN}
-  peerAddress: ${router.ipv4}
-  bfdProfile: fast
----
-apiVersion: v1
-kind: Service
-metadata: { name: web, namespace: demo, annotations: { metallb.io/loadBalancerIPs: ${SERVICE_V4} } }
-spec: { type: LoadBalancer, ports: [{ port: 8080, protocol: TCP }] }
----
-apiVersion: v1
-kind: Service
-metadata: { name: web6, namespace: demo, annotations: { metallb.io/loadBalancerIPs: '${SERVICE_V6}' } }
-spec: { type: LoadBalancer, ipFamilies: [IPv6], ports: [{ port: 8080, protocol: TCP }] }
----
-apiVersion: v1
-kind: Service
-metadata: { name: wide, namespace: demo, annotations: { metallb.io/loadBalancerIPs: ${AGGREGATED} } }
-spec: { type: LoadBalancer, ports: [{ port: 8080, protocol: TCP }] }
-${extra}`;
+  return bgpLabConfig([{ name: 'router', address: router.ipv4, bfdProfile: 'fast' }], extra);
 }
 
 const netns = canUseNetns();
