@@ -9,9 +9,15 @@ import { routerLabSkipReason, startFrr, waitFor, type FrrRouter } from '../suppo
 import { DaemonLab } from '../e2e/daemon-lab';
 import { bgpLabConfig, NODE_ASN, ROUTER_ASN, SERVICE_V4, SERVICE_V6 } from './bgp-lab-config';
 
+/** The seed 003 router (eBGP, BFD) and an iBGP route reflector-like FRR that shows LOCAL_PREF. */
 function bgpConfig(router: LabHost, extra = ''): string {
-  return bgpLabConfig([{ name: 'router', address: router.ipv4, bfdProfile: 'fast' }], extra);
+  return bgpLabConfig([
+    { name: 'router', address: router.ipv4, bfdProfile: 'fast' },
+    { name: 'ibgp', address: ibgpHost.ipv4, asn: NODE_ASN },
+  ], extra);
 }
+
+let ibgpHost: LabHost;
 
 const netns = canUseNetns();
 const routerSkip = netns.ok ? routerLabSkipReason(['frr']) : netns.why;
@@ -20,10 +26,13 @@ describe.skipIf(routerSkip !== undefined)(`mlb's BGP speaker with FRR 8.4${route
   let lab: DaemonLab;
   let router: LabHost;
   let frr: FrrRouter;
+  let ibgp: FrrRouter;
 
   beforeAll(async () => {
     lab = new DaemonLab(2);
     router = lab.lab.addHost('router');
+    ibgpHost = lab.lab.addHost('ibgp');
+    ibgp = await startFrr(lab.lab, ibgpHost, { asn: NODE_ASN, routerId: ibgpHost.ipv4, listenRange: { prefix: '10.213.0.0/24', asn: NODE_ASN } });
     frr = await startFrr(lab.lab, router, {
       asn: ROUTER_ASN, routerId: router.ipv4, ipv6: true, prefixList32Only: true,
       neighbors: lab.nodes.map((n) => ({ address: n.ipv4, asn: NODE_ASN, bfdProfile: 'fast' })),
@@ -34,6 +43,7 @@ describe.skipIf(routerSkip !== undefined)(`mlb's BGP speaker with FRR 8.4${route
   }, 60_000);
   afterAll(() => {
     frr?.stop();
+    ibgp?.stop();
     lab?.destroy();
   });
 
@@ -71,6 +81,14 @@ describe.skipIf(routerSkip !== undefined)(`mlb's BGP speaker with FRR 8.4${route
       expect(path.localPref ?? null).toBeNull();
     }
   });
+
+  it('an iBGP peer gets LOCAL_PREF 200 from the advertisement', async () => {
+    const paths = await waitFor('the /32 on the iBGP router', () => {
+      const p = ibgp.routes(`${SERVICE_V4}/32`);
+      return p.length === 2 ? p : undefined;
+    }, 30_000);
+    for (const path of paths) expect(path.localPref).toBe(200);
+  }, 40_000);
 
   it('an IPv6 service reaches FRR over MP-BGP with each node\'s IPv6 next hop', async () => {
     const paths = await waitFor('the /128 over MP-BGP', () => {
