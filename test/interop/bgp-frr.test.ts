@@ -2,7 +2,9 @@
  * Issue 7 against a real router: two hosts running `mlb daemon` in BGP mode and FRR 8.4 configured as seed 003's
  * router (passive peer group, RFC 8212 policies, a /32-only prefix list, a BFD profile), in network namespaces.
  */
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { MLB_BUNDLE } from '../cli/run-cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canUseNetns, type LabHost } from '../support/netns-lab';
 import { routerLabSkipReason, startFrr, waitFor, type FrrRouter } from '../support/routers';
@@ -69,6 +71,12 @@ describe.skipIf(routerSkip !== undefined)(`mlb's BGP speaker with FRR 8.4${route
     expect(text).toMatch(new RegExp(`^metallb_bgp_announced_prefixes_total\\{peer="${peer}"\\} 3$`, 'm'));
     expect(text).toMatch(new RegExp(`^metallb_bgp_updates_total\\{peer="${peer}"\\} [1-9]`, 'm'));
     expect(text).toMatch(/^metallb_speaker_announced\{(?=.*protocol="bgp")(?=.*ip="10\.213\.0\.240").*\} 1$/m);
+  });
+
+  it('mlb status shows each session with what the peer holds from this node', () => {
+    const run = spawnSync(process.execPath, [MLB_BUNDLE, 'status', '--once', '--socket', lab.socket('node-1')], { encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`^router\\s+${router.ipv4.replace(/\./g, '\\.')}\\s+Established\\s+\\S+\\s+3\\s+up`, 'm'));
   });
 
   it('carries the communities and the large community; LOCAL_PREF stays off the eBGP session', () => {

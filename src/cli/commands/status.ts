@@ -83,6 +83,7 @@ function isInteractive(): boolean {
 /** The whole --once text: a summary, then services, members and conflicts, every line at most `width` wide. */
 export function renderStatus(s: ControlSnapshot, width: number): string {
   const blocks = [renderSummary(s, width), renderServices(s, width), renderMembers(s, width)];
+  if (s.bgp && s.bgp.length > 0) blocks.push(renderBgp(s, width));
   if (s.conflicts.length > 0) blocks.push(renderConflicts(s, width));
   return blocks.map((block) => clipLines(block, width)).join('\n');
 }
@@ -142,6 +143,16 @@ export function memberCells(s: ControlSnapshot): string[][] {
       const flags = [m.name === s.node.name && 'self', !m.mlb && 'metallb', m.draining && 'draining', m.warmingUp && 'warming-up'].filter(Boolean);
       return [m.name, m.state, labels, flags.join(',') || NONE];
     });
+}
+
+/** BGP sessions: one row per peer selecting this node, with what it holds from us and BFD's view. */
+function renderBgp(s: ControlSnapshot, width: number): string {
+  const rows = (s.bgp ?? []).map((b) => [
+    b.peer, b.address, b.phase, b.establishedSince ? formatAge(b.establishedSince, s.generatedAt) : NONE, String(b.prefixes), b.bfd ?? NONE,
+    b.phase === 'Established' ? '' : (b.lastProblem ?? ''),
+  ]);
+  const header = ['PEER', 'ADDRESS', 'STATE', 'UP', 'PREFIXES', 'BFD', 'LAST PROBLEM'];
+  return renderTable(header, fitColumns(header, rows, width, [[6], [0], [2]]));
 }
 
 function renderConflicts(s: ControlSnapshot, width: number): string {
