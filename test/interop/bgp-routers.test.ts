@@ -11,9 +11,11 @@
  *   - GoBGP as a peer: the /32 with its attributes, the /30 refused.
  *   - ExaBGP as a passive receiver: everything as sent, the /30 included (proof the others filtered it),
  *     and a withdrawal.
+ *   - GoBGP streaming an MRT table dump, the route source of bench/bgp's baseline, into FRR.
  * The top part checks the pure readers against answers captured from these router versions, without root.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeHostRoutesDump, hostRoutes } from '../../bench/bgp/mrt-table-dump';
 import { NetnsLab, type LabHost } from '../support/netns-lab';
 import { renderBirdConfig } from '../support/routers/bird-config';
 import { parseBirdBfdSessions, parseBirdProtocols, parseBirdRoutes } from '../support/routers/bird-show';
@@ -183,7 +185,7 @@ describe.skipIf(skipWhy !== undefined)('router harness in a lab: GoBGP as the sp
     try {
       return await waitFor(what, check, CONVERGE_MS);
     } catch (error) {
-      const logs = [frr, bird, exabgp, ...speakers].filter(Boolean).map((r) => `--- ${r.host.netns}\n${r.log().slice(-2000)}`).join('\n');
+      const logs = [frr, frrIbgp, bird, gobgpPeer, exabgp, ...(speakers ?? [])].filter(Boolean).map((r) => `--- ${r.host.netns}\n${r.log().slice(-2000)}`).join('\n');
       throw new Error(`${(error as Error).message}\n${logs}`);
     }
   };
@@ -290,6 +292,19 @@ describe.skipIf(skipWhy !== undefined)('router harness in a lab: GoBGP as the sp
     expect(path).toMatchObject({ nextHop: nodes[0]!.ipv4, peer: nodes[0]!.ipv4, asPath: [NODE_ASN], communities: [COMMUNITY], largeCommunities: [LARGE_COMMUNITY] });
     expect(path?.localPref).toBeUndefined();
     expect(gobgpPeer.routes(AGGREGATE_V4)).toEqual([]);
+  }, LAB_TEST_MS);
+
+  it('GoBGP streams an MRT table dump (bench/bgp\'s route source): 50 more /32s reach FRR\'s kernel', async () => {
+    const prefixes = hostRoutes(50, '10.214.0.0');
+    const dump = encodeHostRoutesDump({ prefixes, nextHop: nodes[1]!.ipv4, peerAddress: nodes[1]!.ipv4, peerAs: NODE_ASN, communities: [COMMUNITY], timestamp: Math.floor(Date.now() / 1000) });
+    const injection = speakers[1]!.injectMrt(dump);
+    try {
+      // 50 dump routes plus the service /32 (the /30 is refused).
+      await withLogs('zebra to hold the 51 BGP routes', () => frr.zebraBgpCounts(4).fib === 51);
+    } finally {
+      await injection.finish();
+    }
+    expect(frr.routes(prefixes[49]!)).toMatchObject([{ nextHop: nodes[1]!.ipv4, asPath: [NODE_ASN], communities: [COMMUNITY] }]);
   }, LAB_TEST_MS);
 
   it('ExaBGP receives everything as sent, the /30 too, and then the withdrawal of the /32', async () => {

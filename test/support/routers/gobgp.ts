@@ -4,7 +4,8 @@
  * the global RIB as RouterPaths), and a route source (announce/withdraw one prefix, inject an MRT table dump
  * of thousands) standing in for mlb in the self-test and serving as the baseline in bench/bgp.
  */
-import { openSync, readFileSync, writeFileSync, closeSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LabHost, NetnsLab } from '../netns-lab';
 import { GOBGP_API_PORT, renderGobgpConfig, type GobgpOptions } from './gobgp-config';
@@ -16,8 +17,8 @@ export type { GobgpNeighbor, GobgpOptions } from './gobgp-config';
 
 /** gobgpd answers its API within ~100 ms of starting; a loaded CI box gets a hundred times that. */
 const GOBGP_START_TIMEOUT_MS = 10_000;
-/** An MRT inject of 10,000 routes takes about a second; room for a slow box. */
-const MRT_INJECT_TIMEOUT_MS = 120_000;
+/** The CLI exits at once when its input ends; a hung one is killed after this. */
+const MRT_FINISH_TIMEOUT_MS = 10_000;
 
 export interface Announcement {
   /** Default: GoBGP picks its session address (IPv4); IPv6 routes over an IPv4 session need one. */
@@ -28,6 +29,11 @@ export interface Announcement {
   readonly largeCommunities?: readonly string[];
   /** Sent to iBGP peers only (GoBGP strips it towards eBGP peers, as RFC 4271 section 5.1.5 says). */
   readonly localPref?: number;
+}
+
+export interface MrtInjection {
+  /** Closes the CLI's input and waits for it to exit (killing it after a grace period). */
+  finish(): Promise<void>;
 }
 
 export interface GobgpRouter {
@@ -46,8 +52,13 @@ export interface GobgpRouter {
   ribSummary(family?: 4 | 6): { destinations: number; paths: number };
   announce(prefix: string, attributes?: Announcement): void;
   withdraw(prefix: string): void;
-  /** `gobgp mrt inject global FILE`: adds every route of an MRT TABLE_DUMP_V2 file to the global RIB. */
-  injectMrt(file: string): void;
+  /**
+   * Streams an MRT TABLE_DUMP_V2 dump into the global RIB (`gobgp mrt inject global /dev/stdin`). The CLI is
+   * kept connected until finish(): GoBGP 3.10's CLI returns without closing its gRPC stream, and the server
+   * drops whatever it had not processed yet when the CLI exits, so a plain inject of a file loses most routes.
+   * Call finish() once the routes are where they should be (the RIB, or the router downstream).
+   */
+  injectMrt(dump: Uint8Array): MrtInjection;
   log(): string;
   /** Kills gobgpd by pid and removes the directory. Idempotent, synchronous. */
   stop(): void;
@@ -90,6 +101,31 @@ export async function startGobgp(lab: NetnsLab, host: LabHost, options: GobgpOpt
   }
 }
 
+function streamMrt(host: LabHost, dump: Uint8Array): MrtInjection {
+  // Node gives a child a socket, not a pipe, as stdin, and the CLI cannot open /dev/stdin on a socket: cat
+  // turns it into a pipe.
+  const cli = `cat | gobgp -u 127.0.0.1 -p ${GOBGP_API_PORT} mrt inject global /dev/stdin`;
+  const child = spawn('ip', ['netns', 'exec', host.netns, 'sh', '-c', cli], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.stdin?.on('error', () => undefined); // an early exit is reported by finish(), not as an unhandled error
+  child.stdin?.write(dump);
+  return {
+    finish: async () => {
+      child.stdin?.end();
+      const timer = setTimeout(() => child.kill('SIGKILL'), MRT_FINISH_TIMEOUT_MS);
+      const code = await exited;
+      clearTimeout(timer);
+      if (code !== 0) throw new RouterError('commandFailed', `gobgp mrt inject exited ${code}: ${output.trim()}`);
+    },
+  };
+}
+
 function gobgpRouter(host: LabHost, dir: string, config: string, pid: number): GobgpRouter {
   let stopped = false;
   const cli = (...args: string[]): string =>
@@ -115,7 +151,7 @@ function gobgpRouter(host: LabHost, dir: string, config: string, pid: number): G
     ribSummary: (family = 4) => parseGobgpRibSummary(json('global', 'rib', 'summary', '-a', family === 6 ? 'ipv6' : 'ipv4')),
     announce: (prefix, attributes) => void cli(...announceArgs(prefix, attributes)),
     withdraw: (prefix) => void cli('global', 'rib', 'del', prefix, '-a', afi(prefix)),
-    injectMrt: (file) => void execInNetns(host, 'gobgp', ['-u', '127.0.0.1', '-p', String(GOBGP_API_PORT), 'mrt', 'inject', 'global', file], MRT_INJECT_TIMEOUT_MS),
+    injectMrt: (dump) => streamMrt(host, dump),
     log: () => {
       try {
         return readFileSync(join(dir, 'gobgpd.log'), 'utf8');

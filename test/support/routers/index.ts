@@ -8,7 +8,9 @@ export { startExabgp, type ExabgpLog, type ExabgpOptions, type ExabgpReceiver, t
 export {
   startFrr, type FrrBfd, type FrrBfdPeer, type FrrListenRange, type FrrNeighbor, type FrrOptions, type FrrRouter, type FrrSummary,
 } from './frr';
-export { announceArgs, startGobgp, type Announcement, type GobgpNeighbor, type GobgpOptions, type GobgpRouter } from './gobgp';
+export {
+  announceArgs, startGobgp, type Announcement, type GobgpNeighbor, type GobgpOptions, type GobgpRouter, type MrtInjection,
+} from './gobgp';
 export { kernelNextHops } from './kernel-routes';
 export { communityValue, familyOf, formatCommunity, nextHopsOf, type Origin, type PeerSession, type RouterPath } from './route-path';
 export { RouterError, waitFor, type RouterErrorCode } from './router-shell';
