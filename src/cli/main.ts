@@ -28,6 +28,8 @@ async function main(argv: string[]): Promise<void> {
     // MLB_NATIVE_ADDON (src/native/native-addon.ts, a packager's addon path) is read from the environment where
     // the addon loads; declaring it keeps strict parsing from refusing it as an unknown MLB_ variable.
     .option('native-addon', { type: 'string', hidden: true, global: true, describe: 'Path of mlb_native.node (MLB_NATIVE_ADDON)' })
+    // MLB_UDP_TTL_ADDON (src/native/udp-ttl.ts, BFD's TTL-reporting socket) likewise.
+    .option('udp-ttl-addon', { type: 'string', hidden: true, global: true, describe: 'Path of mlb_udp_ttl.node (MLB_UDP_TTL_ADDON)' })
     .command(daemonCommand)
     .command(validateCommand)
     .command(explainCommand)

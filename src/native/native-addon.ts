@@ -6,12 +6,10 @@
  * Where it looks, relative to this module's own file (import.meta.url):
  * - from source (vitest, tsx): src/native/ -> ../../build/Release/
  * - from the bundle dist/mlb.mjs: dist/mlb_native.node (scripts/build.mjs copies it there), then ../build/Release/
- * MLB_NATIVE_ADDON names another file (a packager's layout); it is tried first.
+ * MLB_NATIVE_ADDON names another file (a packager's layout); it is tried first. The looking and loading is
+ * addon-loader.ts's, shared with udp-ttl.ts.
  */
-import { existsSync } from 'node:fs';
-import { constants } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { addonCandidates as candidatesFor, loadAddon, type AddonStatus } from './addon-loader';
 import { ADDON_MISSING_MESSAGE, PacketSocketError } from './packet-socket-error';
 
 export const ADDON_FILE_NAME = 'mlb_native.node';
@@ -52,45 +50,22 @@ export interface ArpFastPathStat {
   readonly sendFailures: number;
 }
 
-export type AddonStatus = { loaded: true; path: string } | { loaded: false; why: string; looked: string[] };
+export type { AddonStatus };
 
-let status: AddonStatus | undefined;
-let addon: NativeAddon | undefined;
+const SPEC = { fileName: ADDON_FILE_NAME, overrideEnv: 'MLB_NATIVE_ADDON' } as const;
 
 export function addonCandidates(): string[] {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [
-    join(here, ADDON_FILE_NAME),
-    join(here, '..', 'build', 'Release', ADDON_FILE_NAME),
-    join(here, '..', '..', 'build', 'Release', ADDON_FILE_NAME),
-  ];
-  const override = process.env.MLB_NATIVE_ADDON;
-  return override ? [override, ...candidates] : candidates;
+  return candidatesFor(SPEC.fileName, SPEC.overrideEnv);
 }
 
 /** Loads the addon if it has not been tried yet; never throws. */
 export function nativeAddonStatus(): AddonStatus {
-  if (status) return status;
-  const looked = addonCandidates();
-  const path = looked.find((p) => existsSync(p));
-  if (path === undefined) {
-    status = { loaded: false, why: `no ${ADDON_FILE_NAME} found`, looked };
-    return status;
-  }
-  try {
-    const module = { exports: {} as NativeAddon };
-    process.dlopen(module, path, constants.dlopen.RTLD_NOW);
-    addon = module.exports;
-    status = { loaded: true, path };
-  } catch (error) {
-    status = { loaded: false, why: `${path} did not load: ${(error as Error).message}`, looked };
-  }
-  return status;
+  return loadAddon<NativeAddon>(SPEC).status;
 }
 
 /** The loaded addon, or a PacketSocketError('addonMissing') saying how to get it. */
 export function nativeAddon(): NativeAddon {
-  const s = nativeAddonStatus();
+  const { status: s, addon } = loadAddon<NativeAddon>(SPEC);
   if (!s.loaded || !addon) {
     const why = s.loaded ? 'unknown' : s.why;
     throw new PacketSocketError('addonMissing', `${ADDON_MISSING_MESSAGE} (${why})`);

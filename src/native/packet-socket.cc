@@ -17,20 +17,13 @@
 //   onError(error)                                  asynchronous receive errors (ENETDOWN when the link goes down)
 //
 // Errors thrown or reported carry `errno` (number), `code` (its name, "EPERM") and `syscall`.
-#include <napi.h>
-#include <uv.h>
+#include "addon-support.h"
 
-#include <arpa/inet.h>
-#include <cerrno>
-#include <cstring>
 #include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <memory>
 #include <net/if.h>
-#include <string>
-#include <sys/socket.h>
-#include <unistd.h>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -67,28 +60,16 @@ const char* kPermissionHint =
     "opening an AF_PACKET socket needs CAP_NET_RAW: run as root or grant it "
     "(setcap cap_net_raw+ep / systemd AmbientCapabilities=CAP_NET_RAW)";
 
+using mlb::ThrowTypeError;
+using mlb::UintArg;
+
+// mlb::SystemError, but EPERM and EACCES say how to grant CAP_NET_RAW.
 Napi::Error SystemError(Napi::Env env, int err, const char* syscall, const std::string& what) {
-  const char* name = uv_err_name(-err);
-  std::string message = what + ": " + syscall + " " + name + " (" + std::strerror(err) + ")";
-  if (err == EPERM || err == EACCES) message = std::string(kPermissionHint) + " [" + syscall + " " + name + "]";
-  Napi::Error error = Napi::Error::New(env, message);
-  error.Set("errno", Napi::Number::New(env, err));
-  error.Set("code", Napi::String::New(env, name));
-  error.Set("syscall", Napi::String::New(env, syscall));
-  return error;
-}
-
-[[noreturn]] void ThrowTypeError(Napi::Env env, const std::string& message) {
-  throw Napi::TypeError::New(env, message);
-}
-
-uint32_t UintArg(const Napi::CallbackInfo& info, size_t i, const char* what, uint32_t max) {
-  if (!info[i].IsNumber()) ThrowTypeError(info.Env(), std::string(what) + " must be a number");
-  double value = info[i].As<Napi::Number>().DoubleValue();
-  if (!(value >= 0 && value <= max) || value != static_cast<double>(static_cast<uint32_t>(value))) {
-    ThrowTypeError(info.Env(), std::string(what) + " must be an integer from 0 to " + std::to_string(max));
+  if (err == EPERM || err == EACCES) {
+    std::string hint = std::string(kPermissionHint) + " [" + syscall + " " + uv_err_name(-err) + "]";
+    return mlb::SystemErrorWithMessage(env, err, syscall, hint);
   }
-  return static_cast<uint32_t>(value);
+  return mlb::SystemError(env, err, syscall, what);
 }
 
 uint32_t FilterField(Napi::Env env, const Napi::Object& insn, const char* field, uint32_t max, uint32_t index) {
@@ -165,18 +146,7 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
       if (bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0) {
         throw SystemError(env, errno, "bind", "cannot bind the packet socket to interface " + std::to_string(ifindex_));
       }
-      poll_ = new uv_poll_t;
-      uv_loop_t* loop = nullptr;
-      if (napi_get_uv_event_loop(env, &loop) != napi_ok) throw Napi::Error::New(env, "no event loop");
-      int rc = uv_poll_init(loop, poll_, fd_);
-      if (rc < 0) {
-        delete poll_;
-        poll_ = nullptr;
-        throw SystemError(env, -rc, "uv_poll_init", "cannot watch the packet socket");
-      }
-      poll_->data = this;
-      rc = uv_poll_start(poll_, UV_READABLE, &PacketSocket::OnPoll);
-      if (rc < 0) throw SystemError(env, -rc, "uv_poll_start", "cannot watch the packet socket");
+      poll_ = mlb::WatchReadable(env, fd_, this, &PacketSocket::OnPoll, &SystemError, "cannot watch the packet socket");
     } catch (...) {
       Release();
       throw;
@@ -210,16 +180,7 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
   }
 
   // Stops watching and closes the descriptor; the uv handle is freed by libuv once it has closed.
-  void Release() {
-    if (poll_ != nullptr) {
-      uv_close(reinterpret_cast<uv_handle_t*>(poll_), [](uv_handle_t* h) { delete reinterpret_cast<uv_poll_t*>(h); });
-      poll_ = nullptr;
-    }
-    if (fd_ >= 0) {
-      ::close(fd_);
-      fd_ = -1;
-    }
-  }
+  void Release() { mlb::ReleasePolledFd(poll_, fd_); }
 
   void RequireOpen(Napi::Env env, const char* what) {
     if (fd_ < 0) {
@@ -271,12 +232,8 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
   void AddMembership(const Napi::CallbackInfo& info) { Membership(info, PACKET_ADD_MEMBERSHIP, "addMembership"); }
   void DropMembership(const Napi::CallbackInfo& info) { Membership(info, PACKET_DROP_MEMBERSHIP, "dropMembership"); }
 
-  void RefHandle(const Napi::CallbackInfo&) {
-    if (poll_ != nullptr) uv_ref(reinterpret_cast<uv_handle_t*>(poll_));
-  }
-  void UnrefHandle(const Napi::CallbackInfo&) {
-    if (poll_ != nullptr) uv_unref(reinterpret_cast<uv_handle_t*>(poll_));
-  }
+  void RefHandle(const Napi::CallbackInfo&) { mlb::RefPoll(poll_); }
+  void UnrefHandle(const Napi::CallbackInfo&) { mlb::UnrefPoll(poll_); }
 
   // Idempotent; safe inside onFrame (the drain stops after the current frame).
   void Close(const Napi::CallbackInfo&) {
@@ -390,25 +347,22 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
 
   static void OnPoll(uv_poll_t* handle, int status, int /*events*/) {
     auto* self = static_cast<PacketSocket*>(handle->data);
-    Napi::Env env = self->Env();
-    Napi::HandleScope scope(env);
-    Napi::Object keep = self->Value();  // alive until this callback returns, even if onFrame closes the socket
-    (void)keep;
-    Napi::CallbackScope callbackScope(env, *self->context_);  // microtasks and nextTicks run once, after the batch
-    if (status < 0) {
-      self->OnPollError(env, handle, status);
-      return;
-    }
-    self->Drain(env);
+    // The object outlives the batch even if onFrame closes the socket; microtasks and nextTicks run once, after it.
+    mlb::InPollCallback(self, *self->context_, [self, handle, status](Napi::Env env) {
+      if (status < 0) {
+        self->OnPollError(env, handle, status);
+        return;
+      }
+      self->Drain(env);
+    });
   }
 
   // libuv reports POLLERR as UV_EBADF and stops the handle. On a packet socket POLLERR means a pending socket error,
   // such as ENETDOWN when the bound link goes down: read it (SO_ERROR clears it), watch again, report it. The
   // socket receives again once the link is up. Anything else stops the socket's receiving for good.
   void OnPollError(Napi::Env env, uv_poll_t* handle, int status) {
-    int pending = 0;
-    socklen_t length = sizeof pending;
-    if (status == UV_EBADF && fd_ >= 0 && getsockopt(fd_, SOL_SOCKET, SO_ERROR, &pending, &length) == 0 && pending != 0) {
+    int pending = status == UV_EBADF ? mlb::TakePendingSocketError(fd_) : 0;
+    if (pending != 0) {
       int rc = uv_poll_start(handle, UV_READABLE, &PacketSocket::OnPoll);
       Report(SystemError(env, pending, "recvfrom", "cannot receive on the packet socket"));
       if (rc < 0 && fd_ >= 0) Report(SystemError(env, -rc, "uv_poll_start", "cannot watch the packet socket again"));
@@ -433,24 +387,15 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
       if (static_cast<size_t>(n) > sizeof buffer_) continue;  // truncated: dropped, never half a frame
       if (from.sll_pkttype == PACKET_OUTGOING && !receiveOutgoing_) continue;
       if (ArpFastPath(buffer_, static_cast<size_t>(n))) continue;
-      try {
-        onFrame_.Call({Napi::Buffer<uint8_t>::Copy(env, buffer_, static_cast<size_t>(n)),
-                       Napi::Number::New(env, from.sll_pkttype), Napi::Number::New(env, from.sll_ifindex)});
-      } catch (const Napi::Error& e) {
-        napi_fatal_exception(env, e.Value());  // as an exception in any event callback: process 'uncaughtException'
+      if (!mlb::CallFromEvent(env, onFrame_,
+                              {Napi::Buffer<uint8_t>::Copy(env, buffer_, static_cast<size_t>(n)),
+                               Napi::Number::New(env, from.sll_pkttype), Napi::Number::New(env, from.sll_ifindex)})) {
         return;
       }
     }
   }
 
-  void Report(const Napi::Error& error) {
-    if (onError_.IsEmpty()) return;
-    try {
-      onError_.Call({error.Value()});
-    } catch (const Napi::Error& e) {
-      napi_fatal_exception(Env(), e.Value());
-    }
-  }
+  void Report(const Napi::Error& error) { mlb::ReportError(Env(), onError_, error); }
 
   int fd_ = -1;
   int ifindex_ = 0;

@@ -14,17 +14,9 @@
 //   onError(error)                   asynchronous receive errors
 //
 // Errors thrown or reported carry `errno` (number), `code` (its name, "EADDRINUSE") and `syscall`.
-#include <napi.h>
-#include <uv.h>
+#include "addon-support.h"
 
-#include <arpa/inet.h>
-#include <cerrno>
-#include <cstring>
 #include <memory>
-#include <netinet/in.h>
-#include <string>
-#include <sys/socket.h>
-#include <unistd.h>
 
 namespace {
 
@@ -35,19 +27,8 @@ constexpr size_t kDatagramBufferBytes = 2048;
 // Room for one IP_TTL or IPV6_HOPLIMIT control message (an int each), with slack.
 constexpr size_t kControlBufferBytes = 128;
 
-Napi::Error SystemError(Napi::Env env, int err, const char* syscall, const std::string& what) {
-  const char* name = uv_err_name(-err);
-  std::string message = what + ": " + syscall + " " + name + " (" + std::strerror(err) + ")";
-  Napi::Error error = Napi::Error::New(env, message);
-  error.Set("errno", Napi::Number::New(env, err));
-  error.Set("code", Napi::String::New(env, name));
-  error.Set("syscall", Napi::String::New(env, syscall));
-  return error;
-}
-
-[[noreturn]] void ThrowTypeError(Napi::Env env, const std::string& message) {
-  throw Napi::TypeError::New(env, message);
-}
+using mlb::SystemError;
+using mlb::ThrowTypeError;
 
 class UdpTtlSocket : public Napi::ObjectWrap<UdpTtlSocket> {
  public:
@@ -60,30 +41,14 @@ class UdpTtlSocket : public Napi::ObjectWrap<UdpTtlSocket> {
 
   explicit UdpTtlSocket(const Napi::CallbackInfo& info) : Napi::ObjectWrap<UdpTtlSocket>(info) {
     Napi::Env env = info.Env();
-    if (!info[0].IsString()) ThrowTypeError(env, "address must be a string");
-    if (!info[1].IsNumber()) ThrowTypeError(env, "port must be a number");
-    double port = info[1].As<Napi::Number>().DoubleValue();
-    if (!(port >= 0 && port <= 65535) || port != static_cast<double>(static_cast<int>(port))) {
-      ThrowTypeError(env, "port must be an integer from 0 to 65535");
-    }
+    std::string address = mlb::StringArg(info, 0, "address");
+    uint32_t port = mlb::UintArg(info, 1, "port", 65535);
     if (!info[2].IsFunction() || !info[3].IsFunction()) ThrowTypeError(env, "onMessage and onError must be functions");
-    std::string address = info[0].As<Napi::String>().Utf8Value();
 
     sockaddr_storage local{};
     socklen_t localLength = 0;
-    auto* v4 = reinterpret_cast<sockaddr_in*>(&local);
-    auto* v6 = reinterpret_cast<sockaddr_in6*>(&local);
-    if (inet_pton(AF_INET, address.c_str(), &v4->sin_addr) == 1) {
-      family_ = AF_INET;
-      v4->sin_family = AF_INET;
-      v4->sin_port = htons(static_cast<uint16_t>(port));
-      localLength = sizeof *v4;
-    } else if (inet_pton(AF_INET6, address.c_str(), &v6->sin6_addr) == 1) {
-      family_ = AF_INET6;
-      v6->sin6_family = AF_INET6;
-      v6->sin6_port = htons(static_cast<uint16_t>(port));
-      localLength = sizeof *v6;
-    } else {
+    family_ = mlb::NumericAddressFamily(address);
+    if (family_ == AF_UNSPEC || !mlb::ParseAddress(address, family_, static_cast<uint16_t>(port), &local, &localLength)) {
       ThrowTypeError(env, "not an IPv4 or IPv6 address: \"" + address + "\"");
     }
     onMessage_ = Napi::Persistent(info[2].As<Napi::Function>());
@@ -108,18 +73,7 @@ class UdpTtlSocket : public Napi::ObjectWrap<UdpTtlSocket> {
       if (bind(fd_, reinterpret_cast<sockaddr*>(&local), localLength) < 0) {
         throw SystemError(env, errno, "bind", "cannot bind UDP " + address + " port " + std::to_string(static_cast<int>(port)));
       }
-      poll_ = new uv_poll_t;
-      uv_loop_t* loop = nullptr;
-      if (napi_get_uv_event_loop(env, &loop) != napi_ok) throw Napi::Error::New(env, "no event loop");
-      int rc = uv_poll_init(loop, poll_, fd_);
-      if (rc < 0) {
-        delete poll_;
-        poll_ = nullptr;
-        throw SystemError(env, -rc, "uv_poll_init", "cannot watch the UDP socket");
-      }
-      poll_->data = this;
-      rc = uv_poll_start(poll_, UV_READABLE, &UdpTtlSocket::OnPoll);
-      if (rc < 0) throw SystemError(env, -rc, "uv_poll_start", "cannot watch the UDP socket");
+      poll_ = mlb::WatchReadable(env, fd_, this, &UdpTtlSocket::OnPoll, &SystemError, "cannot watch the UDP socket");
     } catch (...) {
       Release();
       throw;
@@ -130,16 +84,7 @@ class UdpTtlSocket : public Napi::ObjectWrap<UdpTtlSocket> {
   ~UdpTtlSocket() override { Release(); }
 
  private:
-  void Release() {
-    if (poll_ != nullptr) {
-      uv_close(reinterpret_cast<uv_handle_t*>(poll_), [](uv_handle_t* h) { delete reinterpret_cast<uv_poll_t*>(h); });
-      poll_ = nullptr;
-    }
-    if (fd_ >= 0) {
-      ::close(fd_);
-      fd_ = -1;
-    }
-  }
+  void Release() { mlb::ReleasePolledFd(poll_, fd_); }
 
   Napi::Value Port(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
@@ -154,12 +99,8 @@ class UdpTtlSocket : public Napi::ObjectWrap<UdpTtlSocket> {
     return Napi::Number::New(env, ntohs(port));
   }
 
-  void RefHandle(const Napi::CallbackInfo&) {
-    if (poll_ != nullptr) uv_ref(reinterpret_cast<uv_handle_t*>(poll_));
-  }
-  void UnrefHandle(const Napi::CallbackInfo&) {
-    if (poll_ != nullptr) uv_unref(reinterpret_cast<uv_handle_t*>(poll_));
-  }
+  void RefHandle(const Napi::CallbackInfo&) { mlb::RefPoll(poll_); }
+  void UnrefHandle(const Napi::CallbackInfo&) { mlb::UnrefPoll(poll_); }
 
   // Idempotent; safe inside onMessage (the drain stops after the current datagram).
   void Close(const Napi::CallbackInfo&) {
@@ -172,25 +113,21 @@ class UdpTtlSocket : public Napi::ObjectWrap<UdpTtlSocket> {
 
   static void OnPoll(uv_poll_t* handle, int status, int /*events*/) {
     auto* self = static_cast<UdpTtlSocket*>(handle->data);
-    Napi::Env env = self->Env();
-    Napi::HandleScope scope(env);
-    Napi::Object keep = self->Value();  // alive until this callback returns, even if onMessage closes the socket
-    (void)keep;
-    Napi::CallbackScope callbackScope(env, *self->context_);
-    if (status < 0) {
-      // A pending socket error (an ICMP error queued on the socket): read it (SO_ERROR clears it), watch again.
-      int pending = 0;
-      socklen_t length = sizeof pending;
-      if (self->fd_ >= 0 && getsockopt(self->fd_, SOL_SOCKET, SO_ERROR, &pending, &length) == 0 && pending != 0) {
-        uv_poll_start(handle, UV_READABLE, &UdpTtlSocket::OnPoll);
-        self->Report(SystemError(env, pending, "recvmsg", "cannot receive on the UDP socket"));
+    mlb::InPollCallback(self, *self->context_, [self, handle, status](Napi::Env env) {
+      if (status < 0) {
+        // A pending socket error (an ICMP error queued on the socket): read it (SO_ERROR clears it), watch again.
+        int pending = mlb::TakePendingSocketError(self->fd_);
+        if (pending != 0) {
+          uv_poll_start(handle, UV_READABLE, &UdpTtlSocket::OnPoll);
+          self->Report(SystemError(env, pending, "recvmsg", "cannot receive on the UDP socket"));
+          return;
+        }
+        uv_poll_stop(handle);
+        self->Report(SystemError(env, -status, "poll", "the UDP socket's poll handle failed; it receives no more"));
         return;
       }
-      uv_poll_stop(handle);
-      self->Report(SystemError(env, -status, "poll", "the UDP socket's poll handle failed; it receives no more"));
-      return;
-    }
-    self->Drain(env);
+      self->Drain(env);
+    });
   }
 
   void Drain(Napi::Env env) {
@@ -230,24 +167,15 @@ class UdpTtlSocket : public Napi::ObjectWrap<UdpTtlSocket> {
         inet_ntop(AF_INET6, &a->sin6_addr, text, sizeof text);
         port = ntohs(a->sin6_port);
       }
-      try {
-        onMessage_.Call({Napi::Buffer<uint8_t>::Copy(env, buffer_, static_cast<size_t>(n)), Napi::String::New(env, text),
-                         Napi::Number::New(env, port), Napi::Number::New(env, ttl)});
-      } catch (const Napi::Error& e) {
-        napi_fatal_exception(env, e.Value());  // as an exception in any event callback: process 'uncaughtException'
+      if (!mlb::CallFromEvent(env, onMessage_,
+                              {Napi::Buffer<uint8_t>::Copy(env, buffer_, static_cast<size_t>(n)),
+                               Napi::String::New(env, text), Napi::Number::New(env, port), Napi::Number::New(env, ttl)})) {
         return;
       }
     }
   }
 
-  void Report(const Napi::Error& error) {
-    if (onError_.IsEmpty()) return;
-    try {
-      onError_.Call({error.Value()});
-    } catch (const Napi::Error& e) {
-      napi_fatal_exception(Env(), e.Value());
-    }
-  }
+  void Report(const Napi::Error& error) { mlb::ReportError(Env(), onError_, error); }
 
   int fd_ = -1;
   int family_ = AF_INET;

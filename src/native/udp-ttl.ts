@@ -3,15 +3,13 @@
  * node's dgram cannot, and what single-hop BFD's GTSM check needs (RFC 5881 section 5: discard unless 255).
  * The C++ side is udp-ttl.cc, built by node-gyp as its own module, build/Release/mlb_udp_ttl.node.
  *
- * Loading mirrors native-addon.ts: on first use, never at import, looking beside this module (the bundle's
- * dist/), then ../build/Release and ../../build/Release (from source); MLB_UDP_TTL_ADDON names another file.
+ * Loading is addon-loader.ts's, as for native-addon.ts: on first use, never at import, looking beside this
+ * module (the bundle's dist/), then ../build/Release and ../../build/Release (from source); MLB_UDP_TTL_ADDON
+ * names another file.
  * Without it, udpTtlAddonStatus() says why and openUdpTtlSocket() throws; callers fall back to dgram and say
  * that the TTL check is off.
  */
-import { existsSync } from 'node:fs';
-import { constants } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { loadAddon, type AddonStatus } from './addon-loader';
 
 export const UDP_TTL_ADDON_FILE_NAME = 'mlb_udp_ttl.node';
 
@@ -51,40 +49,17 @@ export interface UdpTtlSocket {
   close(): void;
 }
 
-export type UdpTtlAddonStatus = { loaded: true; path: string } | { loaded: false; why: string; looked: string[] };
+export type UdpTtlAddonStatus = AddonStatus;
 
-let status: UdpTtlAddonStatus | undefined;
-let addon: UdpTtlAddon | undefined;
-
-function candidates(): string[] {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const paths = [
-    join(here, UDP_TTL_ADDON_FILE_NAME),
-    join(here, '..', 'build', 'Release', UDP_TTL_ADDON_FILE_NAME),
-    join(here, '..', '..', 'build', 'Release', UDP_TTL_ADDON_FILE_NAME),
-  ];
-  const override = process.env.MLB_UDP_TTL_ADDON;
-  return override ? [override, ...paths] : paths;
-}
+const SPEC = {
+  fileName: UDP_TTL_ADDON_FILE_NAME,
+  overrideEnv: 'MLB_UDP_TTL_ADDON',
+  missingHint: '(npm rebuild builds it)',
+} as const;
 
 /** Loads the module if not yet tried; never throws. */
 export function udpTtlAddonStatus(): UdpTtlAddonStatus {
-  if (status) return status;
-  const looked = candidates();
-  const path = looked.find((p) => existsSync(p));
-  if (path === undefined) {
-    status = { loaded: false, why: `no ${UDP_TTL_ADDON_FILE_NAME} found (npm rebuild builds it)`, looked };
-    return status;
-  }
-  try {
-    const module = { exports: {} as UdpTtlAddon };
-    process.dlopen(module, path, constants.dlopen.RTLD_NOW);
-    addon = module.exports;
-    status = { loaded: true, path };
-  } catch (error) {
-    status = { loaded: false, why: `${path} did not load: ${(error as Error).message}`, looked };
-  }
-  return status;
+  return loadAddon<UdpTtlAddon>(SPEC).status;
 }
 
 /**
@@ -97,7 +72,7 @@ export function openUdpTtlSocket(options: {
   onMessage: (datagram: UdpTtlDatagram) => void;
   onError: (error: Error) => void;
 }): UdpTtlSocket {
-  const s = udpTtlAddonStatus();
+  const { status: s, addon } = loadAddon<UdpTtlAddon>(SPEC);
   if (!s.loaded || !addon) throw new Error(`the UDP TTL addon is not available: ${s.loaded ? 'unknown' : s.why}`);
   const { onMessage, onError } = options;
   const native = new addon.UdpTtlSocket(
