@@ -89,7 +89,7 @@ async function mlbLab(bfd: boolean, initialServices: number): Promise<MlbLab> {
     const configFile = join(dir, 'mlb.yaml');
     writeFileSync(configFile, baseConfig(router, bfd) + services(initialServices));
     daemon = startDaemon(['--config', configFile, '--node-name', 'node1', '--gossip-bind', `${node.ipv4}:7946`, '--state-dir', join(dir, 'state'),
-      '--control-socket', join(dir, 'mlb.sock'), '--log-level', 'warn'], node.netns);
+      '--control-socket', join(dir, 'mlb.sock'), '--log-level', 'info'], node.netns);
     const f = frr;
     await waitFor('mlb\'s session with FRR', () => f.bgpSummary().peers.some((p) => p.established), SESSION_TIMEOUT_MS);
     return { lab, node, frr, daemon, configFile, close };
@@ -106,6 +106,21 @@ async function mlbTrial(): Promise<{ bgpMs: number; fibMs: number }> {
     const since = Date.now();
     writeFileSync(l.configFile, text);
     return await timeUntilFrrHolds(l.frr, PREFIXES, { since });
+  } finally {
+    l.close();
+  }
+}
+
+/**
+ * The speaker alone: the daemon starts with the 10,000 services in its file, and the clock starts when FRR sees
+ * the session Established; what remains is the initial sync (UPDATE packing, TCP, FRR's processing).
+ */
+async function mlbInitialSyncTrial(): Promise<{ bgpMs: number; fibMs: number }> {
+  const l = await mlbLab(false, PREFIXES);
+  try {
+    // The daemon's own sessionUp line dates the moment the session came up (same clock, same machine).
+    const up = await l.daemon.waitFor((line) => line.event === 'sessionUp', SESSION_TIMEOUT_MS);
+    return await timeUntilFrrHolds(l.frr, PREFIXES, { since: Date.parse(String(up.ts ?? up.time)) });
   } finally {
     l.close();
   }
@@ -137,6 +152,8 @@ async function main(): Promise<number> {
   const gobgp = await gobgpBaseline(PREFIXES, TRIALS);
   const mlb: { bgpMs: number; fibMs: number }[] = [];
   for (let i = 0; i < TRIALS; i++) mlb.push(await mlbTrial());
+  const synced: { bgpMs: number; fibMs: number }[] = [];
+  for (let i = 0; i < TRIALS; i++) synced.push(await mlbInitialSyncTrial());
   const withdrawals: number[] = [];
   for (let i = 0; i < TRIALS; i++) withdrawals.push(await withdrawalTrial());
   const g = { bgp: median(gobgp.map((t) => t.bgpMs)), fib: median(gobgp.map((t) => t.fibMs)) };
@@ -145,7 +162,10 @@ async function main(): Promise<number> {
   console.log('\nwho sends                    FRR holds all (BGP)  in the kernel  trials');
   console.log(`GoBGP 3 (MRT injection)      ${String(g.bgp).padStart(8)} ms        ${String(g.fib).padStart(8)} ms   ${gobgp.map((t) => t.fibMs).join(', ')}`);
   console.log(`mlb (10k services in file)   ${String(m.bgp).padStart(8)} ms        ${String(m.fib).padStart(8)} ms   ${mlb.map((t) => t.fibMs).join(', ')}`);
-  console.log(`ratio mlb / GoBGP (kernel): ${(m.fib / g.fib).toFixed(2)}x (target <= 1)`);
+  const i = { bgp: median(synced.map((t) => t.bgpMs)), fib: median(synced.map((t) => t.fibMs)) };
+  console.log(`mlb (initial sync, from Est.) ${String(i.bgp).padStart(8)} ms        ${String(i.fib).padStart(8)} ms   ${synced.map((t) => t.fibMs).join(', ')}`);
+  console.log(`ratio mlb / GoBGP (kernel): from the file edit ${(m.fib / g.fib).toFixed(2)}x, initial sync ${(i.fib / g.fib).toFixed(2)}x (target <= 1)`);
+  console.log('  (from the file edit includes reading the 2 MB YAML of 10,000 Service documents with source positions)');
   console.log(`\ncrashed node (link down), BFD 300 ms x 3: FRR dropped its route after ${w} ms median (${withdrawals.join(', ')}); ` +
     `without BFD the hold time keeps it ${HOLD_TIME_MS / 1000} s (${(HOLD_TIME_MS / w).toFixed(0)}x longer); target <= ${WITHDRAW_TARGET_MS} ms`);
   const ok = m.fib <= g.fib && w <= WITHDRAW_TARGET_MS;
