@@ -6,6 +6,7 @@
 import { allocateServices } from '../allocator';
 import { formatIP } from '../ip';
 import { formatDiagnostic, parseConfig } from '../model';
+import { LAB_BFD_PROFILE, LAB_BGP_PEER, LAB_BGP_POOL, LAB_BGP_POOL_V4, LAB_NODE_ASN, LAB_ROUTER_ASN } from './lab-bgp';
 import { LabError } from './lab-errors';
 import {
   LAB_API_IP, LAB_EXTRA_IP, LAB_HTTP_PORT, LAB_POOL_V4, LAB_POOL_V6, LAB_SUBNET_V4, LAB_SUBNET_V6, type LabPlan,
@@ -21,6 +22,8 @@ export const LabService = {
   webV6: 'demo/web-v6',
   /** Not in the file at first: the demo appends it to show a reload. */
   extra: 'demo/extra',
+  /** With --bgp: a routed address every node advertises to the router (ECMP). */
+  bgp: 'demo/web-bgp',
 } as const;
 
 /**
@@ -36,7 +39,8 @@ const HEALTH = {
 } as const;
 
 export function labConfigText(plan: LabPlan): string {
-  return [header(plan), pools(), advertisement(), ...plan.nodes.map((n) => nodeDoc(n.name)), web(), api(), webV6()].join('---\n');
+  const bgp = plan.router ? bgpDocs(plan.router.ipv4) : [];
+  return [header(plan), pools(), advertisement(), ...plan.nodes.map((n) => nodeDoc(n.name)), web(), api(), webV6(), ...bgp].join('---\n');
 }
 
 /** The document the demo appends to show a reload: a service with its own IP, answered by whoever wins it. */
@@ -76,7 +80,7 @@ function pools(): string {
   ].join('');
 }
 
-function pool(name: string, addresses: string): string {
+function pool(name: string, addresses: string, autoAssign = true): string {
   return [
     'apiVersion: metallb.io/v1beta1',
     'kind: IPAddressPool',
@@ -86,8 +90,40 @@ function pool(name: string, addresses: string): string {
     'spec:',
     '  addresses:',
     `    - ${addresses}`,
+    ...(autoAssign ? [] : ['  autoAssign: false']),
     '',
   ].join('\n');
+}
+
+/**
+ * --bgp: the router as a BGPPeer with a BFD profile, a pool of routed addresses advertised over BGP (not L2), and
+ * a service in it. Every node advertises the service (no health check: every live node is an endpoint), so the
+ * router holds one path per node.
+ */
+function bgpDocs(routerIPv4: string): string[] {
+  const meta = (kind: string, name: string, apiVersion = 'metallb.io/v1beta1') =>
+    [`apiVersion: ${apiVersion}`, `kind: ${kind}`, 'metadata:', `  name: ${name}`, '  namespace: metallb-system', 'spec:'];
+  const bfd = LAB_BFD_PROFILE;
+  return [
+    `# --bgp: the lab's router (FRR in the router namespace). BFD takes a dead node's routes away in about a second.\n${[
+      ...meta('BGPPeer', LAB_BGP_PEER, 'metallb.io/v1beta2'),
+      `  myASN: ${LAB_NODE_ASN}`,
+      `  peerASN: ${LAB_ROUTER_ASN}`,
+      `  peerAddress: ${routerIPv4}`,
+      `  bfdProfile: ${bfd.name}`,
+      '',
+    ].join('\n')}`,
+    [
+      ...meta('BFDProfile', bfd.name),
+      `  receiveInterval: ${bfd.receiveMs}`,
+      `  transmitInterval: ${bfd.transmitMs}`,
+      `  detectMultiplier: ${bfd.multiplier}`,
+      '',
+    ].join('\n'),
+    `# Routed addresses: outside the lab segment, reached through the router. Only services that ask get one.\n${pool(LAB_BGP_POOL, LAB_BGP_POOL_V4, false)}`,
+    [...meta('BGPAdvertisement', LAB_BGP_POOL), '  ipAddressPools:', `    - ${LAB_BGP_POOL}`, ''].join('\n'),
+    `# Advertised over BGP by every node; the router spreads connections over them (ECMP).\n${serviceDoc('web-bgp', [`metallb.io/address-pool: ${LAB_BGP_POOL}`], [])}`,
+  ];
 }
 
 function advertisement(): string {

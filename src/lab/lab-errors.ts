@@ -17,7 +17,13 @@ export type LabErrorCode =
   /** A daemon or HTTP server exited while starting; the message carries its log's last lines. */
   | 'processExited'
   /** Something the lab waits for did not happen in time. */
-  | 'timeout';
+  | 'timeout'
+  /** --bgp on a machine without FRR (zebra, bgpd, bfdd, vtysh, user frr). */
+  | 'noFrr'
+  /** The lab's FRR router did not start, or did not answer. */
+  | 'routerFailed'
+  /** A BGP step on a lab built without --bgp. */
+  | 'noRouter';
 
 export class LabError extends Error {
   constructor(

@@ -3,10 +3,14 @@
  * `mlb lab` starts. Pure, so the names and addresses a user reads in `mlb lab up` and the README are tested without
  * root, and Lab (lab.ts) only executes the plan.
  *
- *        <name>-client (.2)      <name>-node-1 (.11)   <name>-node-2 (.12)   ...
- *             eth0                    eth0                  eth0
- *              |                       |                     |
- *   <name>-br: c0 ------------- br0 -- n1 ---------------- n2 ...        (a bridge in its own namespace)
+ *        <name>-client (.2)      <name>-node-1 (.11)   <name>-node-2 (.12)   ...   [<name>-router (.1), --bgp]
+ *             eth0                    eth0                  eth0                        eth0
+ *              |                       |                     |                           |
+ *   <name>-br: c0 ------------- br0 -- n1 ---------------- n2 ... ---------------------- r0
+ *                                      (a bridge in its own namespace)
+ *
+ * With --bgp the lab also has a router (FRR, lab-bgp.ts) that every node peers with; the client reaches the
+ * routed service addresses through it.
  *
  * Nothing is created in the root namespace: the bridge and every veth end live in lab namespaces, so deleting
  * the namespaces removes everything, and the host's own interfaces are never touched.
@@ -30,8 +34,10 @@ export const LAB_SUBNET_V4 = '172.31.213.0/24';
 export const LAB_SUBNET_V6 = 'fd00:31:213::/64';
 const V4_PREFIX = '172.31.213.';
 const V6_PREFIX = 'fd00:31:213::';
-/** The client is .2 (.1 is left free: it looks like a router and there is none). */
+/** The client is .2 (.1 is the router's, with --bgp; left free without one). */
 const CLIENT_HOST = 2;
+/** The router (--bgp) is .1, where people look for a router. */
+const ROUTER_HOST = 1;
 /** Node N is .1N (node-1 = .11): the last octet reads as the node number. */
 const NODE_HOST_BASE = 10;
 /**
@@ -79,11 +85,18 @@ export interface LabNodePlan extends LabHostPlan {
   readonly healthFile: string;
 }
 
+export interface LabRouterPlan extends LabHostPlan {
+  /** FRR's directory: configuration, log, pid files, vty sockets (owned by user frr). */
+  readonly dir: string;
+}
+
 export interface LabPlan {
   readonly name: string;
   readonly dir: string;
   readonly bridgeNs: string;
   readonly client: LabHostPlan;
+  /** The BGP router (FRR), with --bgp only. */
+  readonly router?: LabRouterPlan;
   readonly nodes: readonly LabNodePlan[];
   /** The configuration every daemon reads (and reloads). */
   readonly configFile: string;
@@ -103,7 +116,7 @@ export function checkNodeCount(nodes: number): void {
   }
 }
 
-export function planLab(options: { name?: string; dir?: string; nodes?: number } = {}): LabPlan {
+export function planLab(options: { name?: string; dir?: string; nodes?: number; bgp?: boolean } = {}): LabPlan {
   const name = options.name ?? DEFAULT_LAB_NAME;
   const dir = trimSlash(options.dir ?? DEFAULT_LAB_DIR);
   const count = options.nodes ?? DEFAULT_LAB_NODES;
@@ -111,12 +124,20 @@ export function planLab(options: { name?: string; dir?: string; nodes?: number }
   checkNodeCount(count);
   const client = host(name, 'client', 'c0', CLIENT_HOST);
   const nodes = Array.from({ length: count }, (_, i) => nodePlan(name, dir, i + 1));
-  return { name, dir, bridgeNs: `${name}-br`, client, nodes, configFile: `${dir}/mlb.yaml`, stateFile: `${dir}/lab.json` };
+  const router = options.bgp ? { ...host(name, 'router', 'r0', ROUTER_HOST), dir: `${dir}/router` } : undefined;
+  return {
+    name, dir, bridgeNs: `${name}-br`, client, ...(router ? { router } : {}), nodes, configFile: `${dir}/mlb.yaml`, stateFile: `${dir}/lab.json`,
+  };
+}
+
+/** The client, the router (with --bgp) and the nodes: every host on the bridge. */
+export function labHosts(plan: LabPlan): LabHostPlan[] {
+  return [plan.client, ...(plan.router ? [plan.router] : []), ...plan.nodes];
 }
 
 /** Every namespace of the lab, bridge last (deleting it last keeps the others' links valid until the end). */
 export function labNamespaces(plan: LabPlan): string[] {
-  return [plan.client.netns, ...plan.nodes.map((n) => n.netns), plan.bridgeNs];
+  return [...labHosts(plan).map((h) => h.netns), plan.bridgeNs];
 }
 
 /**
@@ -126,7 +147,7 @@ export function labNamespaces(plan: LabPlan): string[] {
 export function isLabNamespace(labName: string, netns: string): boolean {
   if (!netns.startsWith(`${labName}-`)) return false;
   const rest = netns.slice(labName.length + 1);
-  return rest === 'br' || rest === 'client' || /^node-[1-9][0-9]?$/.test(rest);
+  return rest === 'br' || rest === 'client' || rest === 'router' || /^node-[1-9][0-9]?$/.test(rest);
 }
 
 export function findNode(plan: LabPlan, nodeName: string): LabNodePlan {
@@ -138,7 +159,7 @@ export function findNode(plan: LabPlan, nodeName: string): LabNodePlan {
 /** The lab host whose interface has this MAC (case-insensitive), e.g. from the client's neighbour table. */
 export function hostByMac(plan: LabPlan, mac: string): LabHostPlan | undefined {
   const wanted = mac.toLowerCase();
-  return [plan.client, ...plan.nodes].find((h) => h.mac === wanted);
+  return labHosts(plan).find((h) => h.mac === wanted);
 }
 
 export interface DaemonArgvOptions {

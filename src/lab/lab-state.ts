@@ -20,6 +20,8 @@ export interface LabState {
   /** The mlb command (argv prefix) the lab starts daemons and servers with. */
   readonly mlbCommand: readonly string[];
   readonly gossipProfile?: 'fast' | 'lan' | 'wan';
+  /** Built with --bgp: a router namespace running FRR, and BGP objects in the configuration. */
+  readonly bgp?: boolean;
   /** building: up() has not finished (a crash here leaves something for down() to clean). */
   readonly phase: 'building' | 'up';
   /** By node name. */
@@ -35,6 +37,7 @@ export function isLabState(value: unknown): value is LabState {
     typeof v.dir === 'string' &&
     typeof v.nodes === 'number' &&
     Array.isArray(v.mlbCommand) && v.mlbCommand.every((a) => typeof a === 'string') &&
+    (v.bgp === undefined || typeof v.bgp === 'boolean') &&
     (v.phase === 'building' || v.phase === 'up') &&
     typeof v.processes === 'object' && v.processes !== null
   );

@@ -15,9 +15,11 @@ import { LabError } from './lab-errors';
 import { writeHealthFile } from './lab-http-server';
 import { buildNetwork, refuseExisting, removeLab, type LabDownReport } from './lab-network';
 import {
-  DEFAULT_LAB_DIR, DEFAULT_LAB_NAME, LAB_BRIDGE, LAB_INTERFACE, daemonArgv, findNode, planLab, probeArgv, serverArgv,
+  DEFAULT_LAB_DIR, DEFAULT_LAB_NAME, LAB_BRIDGE, LAB_INTERFACE, daemonArgv, findNode, hostByMac, planLab, probeArgv, serverArgv,
   type LabHostPlan, type LabNodePlan, type LabPlan, type ProbeArgvOptions,
 } from './lab-plan';
+import { LAB_DIR_MODE_WITH_ROUTER, checkFrr, labRouter, prepareLabRouterDir, startLabRouter } from './lab-router';
+import type { FrrRouter } from './frr-router';
 import { childEnv, fileSize, spawnDetached, waitForStart } from './lab-process';
 import { readLabState, writeLabState, type LabState } from './lab-state';
 import {
@@ -53,6 +55,8 @@ export interface LabUpOptions {
   readonly gossipProfile?: GossipProfile;
   /** false: namespaces and HTTP servers only, no daemon (start them later with startDaemon). Default true. */
   readonly daemons?: boolean;
+  /** A router namespace running FRR (seed 003's router) that every node peers with, and a BGP service. Needs FRR. */
+  readonly bgp?: boolean;
   /** One line per step while building, for a person watching. */
   readonly onProgress?: (line: string) => void;
 }
@@ -68,21 +72,29 @@ export class Lab {
 
   /** Builds the lab; on any failure it removes whatever it made and rethrows. */
   static async up(options: LabUpOptions): Promise<Lab> {
-    const plan = planLab({ name: options.name, dir: options.dir, nodes: options.nodes });
+    const plan = planLab({ name: options.name, dir: options.dir, nodes: options.nodes, bgp: options.bgp === true });
     await checkLabPrerequisites();
+    if (plan.router) checkFrr();
     const progress = options.onProgress ?? (() => undefined);
     await refuseExisting(plan);
     const lab = new Lab(plan, {
       version: 1, name: plan.name, dir: plan.dir, nodes: plan.nodes.length, mlbCommand: [...options.mlbCommand],
-      ...(options.gossipProfile ? { gossipProfile: options.gossipProfile } : {}), phase: 'building', processes: {},
+      ...(options.gossipProfile ? { gossipProfile: options.gossipProfile } : {}), ...(plan.router ? { bgp: true } : {}),
+      phase: 'building', processes: {},
     });
     try {
-      await mkdir(plan.dir, { recursive: true, mode: LAB_DIR_MODE });
+      await mkdir(plan.dir, { recursive: true, mode: plan.router ? LAB_DIR_MODE_WITH_ROUTER : LAB_DIR_MODE });
+      if (plan.router) await prepareLabRouterDir(plan);
       for (const node of plan.nodes) await mkdir(node.stateDir, { recursive: true, mode: LAB_DIR_MODE });
       await lab.saveState();
-      progress(`network: namespaces ${plan.nodes[0]?.netns} to ${plan.nodes.at(-1)?.netns} and ${plan.client.netns}, bridge ${LAB_BRIDGE} in ${plan.bridgeNs}`);
+      const router = plan.router ? ` and ${plan.router.netns}` : '';
+      progress(`network: namespaces ${plan.nodes[0]?.netns} to ${plan.nodes.at(-1)?.netns}, ${plan.client.netns}${router}, bridge ${LAB_BRIDGE} in ${plan.bridgeNs}`);
       await buildNetwork(plan);
       await writeFileAtomic(plan.configFile, labConfigText(plan));
+      if (plan.router) {
+        progress(`router: FRR (zebra, bfdd, bgpd) in ${plan.router.netns} ${plan.router.ipv4}, configured as seed 003's router, files in ${plan.router.dir}`);
+        await startLabRouter(plan);
+      }
       progress(`HTTP servers: ${plan.nodes.map((n) => `${n.name} http://${n.ipv4}/`).join(', ')}`);
       await Promise.all(plan.nodes.map((n) => lab.startServer(n)));
       if (options.daemons !== false) {
@@ -106,7 +118,7 @@ export class Lab {
       throw new LabError(`${probe.stateFile}: ${error.message}`, 'noLab');
     });
     if (!state) throw new LabError(`no lab in ${dir} (no ${probe.stateFile}): start one with mlb lab up`, 'noLab');
-    return new Lab(planLab({ name: state.name, dir: state.dir, nodes: state.nodes }), state);
+    return new Lab(planLab({ name: state.name, dir: state.dir, nodes: state.nodes, bgp: state.bgp === true }), state);
   }
 
   /**
@@ -129,6 +141,11 @@ export class Lab {
 
   node(name: string): LabNodePlan {
     return findNode(this.plan, name);
+  }
+
+  /** The lab's FRR router (built with bgp: true); its queries are vtysh commands in the router namespace. */
+  router(): FrrRouter {
+    return labRouter(this.plan);
   }
 
   /** Kills everything the lab started, deletes its namespaces and files. Idempotent. */
@@ -199,7 +216,7 @@ export class Lab {
     await writeFileAtomic(this.plan.configFile, yamlText);
   }
 
-  /** Runs argv inside a node's or the client's namespace. */
+  /** Runs argv inside a node's, the client's or the router's namespace. */
   exec(host: string, argv: readonly string[], timeoutMs?: number): Promise<ExecResult> {
     return run(['ip', 'netns', 'exec', this.host(host).netns, ...argv], timeoutMs, childEnv());
   }
@@ -236,7 +253,7 @@ export class Lab {
     if (result.status !== 0) return undefined;
     const entry = parseNeighbourJSON(result.stdout || '[]', ipText);
     if (!entry) return undefined;
-    const host = entry.mac ? [this.plan.client, ...this.plan.nodes].find((h) => h.mac === entry.mac)?.name : undefined;
+    const host = entry.mac ? hostByMac(this.plan, entry.mac)?.name : undefined;
     return host ? { ...entry, host } : entry;
   }
 
@@ -262,7 +279,9 @@ export class Lab {
   }
 
   private host(name: string): LabHostPlan {
-    return name === this.plan.client.name ? this.plan.client : this.node(name);
+    if (name === this.plan.client.name) return this.plan.client;
+    if (this.plan.router && name === this.plan.router.name) return this.plan.router;
+    return this.node(name);
   }
 
   /** Guards a signal against pid reuse: the pid must still be in the node's namespace and run what we started. */

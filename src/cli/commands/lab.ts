@@ -1,17 +1,20 @@
 /**
- * `mlb lab up | down | demo [--nodes N]`: a lab of network namespaces on this machine (src/lab). `demo` is the
- * README's first command. Two hidden subcommands run inside the lab: `serve` (each node's HTTP server) and `probe`
+ * `mlb lab up | down | demo [--nodes N] [--bgp]`: a lab of network namespaces on this machine (src/lab). `demo` is
+ * the README's first command; `demo --bgp` shows BGP mode against an FRR router. Two hidden subcommands run inside the lab: `serve` (each node's HTTP server) and `probe`
  * (the client's requests); they are mlb itself so the lab needs nothing but the one mlb file.
  */
 import type { Argv, CommandModule } from 'yargs';
+import { BgpDemo } from '../../lab/bgp-demo';
 import { Demo, type KillMode } from '../../lab/demo';
 import { Lab, type GossipProfile } from '../../lab/lab';
+import { LAB_BGP_PEER } from '../../lab/lab-bgp';
 import { LabService, expectedServiceIPs } from '../../lab/lab-config';
 import { LabError } from '../../lab/lab-errors';
 import { startLabHttpServer } from '../../lab/lab-http-server';
 import {
   DEFAULT_LAB_DIR, DEFAULT_LAB_NAME, DEFAULT_LAB_NODES, LAB_HTTP_PORT, MAX_LAB_NODES, MIN_LAB_NODES, planLab,
 } from '../../lab/lab-plan';
+import { checkFrr } from '../../lab/lab-router';
 import { downCommandText, labSummary } from '../../lab/narration';
 import { checkLabPrerequisites } from '../../lab/netns';
 import {
@@ -25,6 +28,7 @@ interface LabArgs {
   name: string;
   dir: string;
   'gossip-profile'?: GossipProfile;
+  bgp: boolean;
 }
 
 interface DemoArgs extends LabArgs {
@@ -50,27 +54,38 @@ function labOptions<T>(y: Argv<T>): Argv<T & LabArgs> {
     .option('nodes', { type: 'number', default: DEFAULT_LAB_NODES, describe: `How many nodes (${MIN_LAB_NODES}-${MAX_LAB_NODES}), each running mlb daemon` })
     .option('name', { type: 'string', default: DEFAULT_LAB_NAME, describe: 'Prefix of the namespaces: NAME-node-1.., NAME-client, NAME-br' })
     .option('dir', { type: 'string', default: DEFAULT_LAB_DIR, describe: 'Where the configuration, logs, state and control sockets go' })
-    .option('gossip-profile', { choices: ['fast', 'lan', 'wan'] as const, describe: 'The daemons\' failure detection (default: the daemon\'s, fast)' }) as Argv<T & LabArgs>;
+    .option('gossip-profile', { choices: ['fast', 'lan', 'wan'] as const, describe: 'The daemons\' failure detection (default: the daemon\'s, fast)' })
+    .option('bgp', { type: 'boolean', default: false, describe: 'Add a router (FRR, configured as seed 003\'s) that every node peers with, and a BGP service (needs the frr package)' }) as Argv<T & LabArgs>;
 }
 
 const upCommand: CommandModule<object, LabArgs> = {
   command: 'up',
   describe: 'Build the lab and leave it running',
-  builder: (y) => labOptions(y).example('sudo mlb lab up --nodes 3', 'then: sudo ip netns exec mlb-lab-client curl http://172.31.213.200/'),
+  builder: (y) => labOptions(y)
+    .example('sudo mlb lab up --nodes 3', 'then: sudo ip netns exec mlb-lab-client curl http://172.31.213.200/')
+    .example('sudo mlb lab up --bgp', 'the same with an FRR router: sudo ip netns exec mlb-lab-client curl http://172.31.214.10/'),
   handler: async (args) => {
     const t = Date.now();
     const lab = await withLabErrors(() => withCleanupOnSignal(args, () => Lab.up({
-      nodes: args.nodes, name: args.name, dir: args.dir, mlbCommand: selfCommand(),
+      nodes: args.nodes, name: args.name, dir: args.dir, mlbCommand: selfCommand(), bgp: args.bgp,
       ...(args['gossip-profile'] ? { gossipProfile: args['gossip-profile'] } : {}),
       onProgress: (line) => process.stdout.write(`${line}\n`),
     })));
     const p = lab.plan;
-    const vip = expectedServiceIPs(await lab.readConfig()).get(LabService.web)?.[0] ?? p.client.ipv4;
+    const ips = expectedServiceIPs(await lab.readConfig());
+    const vip = ips.get(LabService.web)?.[0] ?? p.client.ipv4;
+    const routed = ips.get(LabService.bgp)?.[0];
+    const router = p.router && routed ? [
+      `  router: ${p.router.netns} ${p.router.ipv4} (FRR; BGPPeer ${LAB_BGP_PEER}); ${LabService.bgp} is ${routed}, reached through it`,
+      `          sudo ip netns exec ${p.client.netns} curl http://${routed}/`,
+      `          sudo ip netns exec ${p.router.netns} vtysh --vty_socket ${p.router.dir} -c 'show bgp summary' -c 'show ip route ${routed}/32'`,
+    ] : [];
     process.stdout.write([
       labSummary(p, Date.now() - t),
       `  configuration: ${p.configFile} (edit it: every daemon reloads it)`,
       `  try:    sudo ip netns exec ${p.client.netns} curl http://${vip}/`,
       `          mlb status --socket ${p.nodes[0]?.controlSocket}`,
+      ...router,
       `  logs:   ${p.dir}/node-N/daemon.log`,
       `  remove: ${downCommandText(p)}`,
       '',
@@ -78,7 +93,7 @@ const upCommand: CommandModule<object, LabArgs> = {
   },
 };
 
-const downCommand: CommandModule<object, Omit<LabArgs, 'nodes'>> = {
+const downCommand: CommandModule<object, Pick<LabArgs, 'name' | 'dir'>> = {
   command: 'down',
   describe: 'Remove the lab: its processes, namespaces and files (also a half-built one)',
   builder: (y) => y
@@ -98,16 +113,19 @@ const demoCommand: CommandModule<object, DemoArgs> = {
   builder: (y) => labOptions(y)
     .option('keep', { type: 'boolean', default: false, describe: 'Leave the lab up at the end' })
     .option('kill', { choices: ['node', 'daemon'] as const, default: 'node' as KillMode, describe: 'node: the owner loses power (link down, daemon SIGKILL); daemon: only its daemon is killed' })
-    .example('sudo mlb lab demo', 'about a minute, every step narrated with its timing'),
+    .example('sudo mlb lab demo', 'about a minute, every step narrated with its timing')
+    .example('sudo mlb lab demo --bgp', 'BGP mode: sessions, ECMP and a BFD-fast withdrawal as FRR reports them'),
   handler: async (args) => {
     await withLabErrors(async () => {
-      planLab({ name: args.name, dir: args.dir, nodes: args.nodes });
+      planLab({ name: args.name, dir: args.dir, nodes: args.nodes, bgp: args.bgp });
       await checkLabPrerequisites();
-      const demo = new Demo({
-        nodes: args.nodes, name: args.name, dir: args.dir, mlbCommand: selfCommand(), keep: args.keep, kill: args.kill,
+      if (args.bgp) checkFrr();
+      const common = {
+        nodes: args.nodes, name: args.name, dir: args.dir, mlbCommand: selfCommand(), keep: args.keep,
         ...(args['gossip-profile'] ? { gossipProfile: args['gossip-profile'] } : {}),
-        write: (line) => process.stdout.write(`${line}\n`),
-      });
+        write: (line: string) => process.stdout.write(`${line}\n`),
+      };
+      const demo = args.bgp ? new BgpDemo(common) : new Demo({ ...common, kill: args.kill });
       const onSignal = () => void demo.interrupt().finally(() => process.exit(ExitCode.failure));
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);

@@ -3,13 +3,14 @@
  * it (where .ci/run installs them: a silently skipped interop test is a lost check).
  */
 import { existsSync } from 'node:fs';
+import { FRR_EXECUTABLES } from '../../../src/lab/frr-router';
 import { canUseNetns } from '../netns-lab';
 
 export type RouterKind = 'frr' | 'bird' | 'gobgp' | 'exabgp';
 
 /** The executables each harness runs, and the Debian package that ships them. */
 const REQUIREMENTS: Record<RouterKind, { readonly files: readonly string[]; readonly pkg: string }> = {
-  frr: { files: ['/usr/lib/frr/zebra', '/usr/lib/frr/bgpd', '/usr/lib/frr/bfdd', '/usr/bin/vtysh'], pkg: 'frr' },
+  frr: { files: FRR_EXECUTABLES, pkg: 'frr' },
   bird: { files: ['/usr/sbin/bird', '/usr/sbin/birdc'], pkg: 'bird2' },
   gobgp: { files: ['/usr/bin/gobgpd', '/usr/bin/gobgp'], pkg: 'gobgpd' },
   exabgp: { files: ['/usr/sbin/exabgp'], pkg: 'exabgp' },

@@ -1,129 +1,20 @@
 /**
- * FRR 8.4 as the lab's router: zebra, bfdd (when BFD is configured) and bgpd started inside a host's namespace
- * with per-instance paths (config, pid files, zserv socket, vty sockets in a private directory owned by user frr,
- * lab-cookbook.md), so several routers run side by side and none touches /etc/frr or /run/frr. Queries go through
- * vtysh on that instance's vty sockets; the JSON answers become the shared RouterPath/PeerSession shapes.
+ * FRR 8.4 as a test lab's router: the instance (src/lab/frr-router.ts, shared with `mlb lab up --bgp`) started in a
+ * NetnsLab host's namespace, in a private directory under the system's temporary directory owned by user frr, so
+ * several routers run side by side and none touches /etc/frr or /run/frr.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { frrOwner, startFrrIn, type FrrRouter } from '../../../src/lab/frr-router';
 import type { LabHost, NetnsLab } from '../netns-lab';
-import { renderFrrConfig, renderFrrDaemonConfigs, type FrrDaemon, type FrrOptions } from './frr-config';
-import {
-  parseFrrBfdPeers, parseFrrRoutes, parseFrrSummary, parseZebraBgpCounts, parseZebraNextHops, type FrrBfdPeer, type FrrSummary,
-} from './frr-json';
-import { familyOf, type RouterPath } from './route-path';
-import {
-  execInNetns, killByPidFiles, makeRouterDir, removeRouterDir, RouterError, userIds, waitFor, type NetnsTarget,
-} from './router-shell';
+import type { FrrOptions } from './frr-config';
+import { makeRouterDir } from './router-shell';
 
+export type { FrrRouter } from '../../../src/lab/frr-router';
 export type { FrrBfd, FrrListenRange, FrrNeighbor, FrrOptions } from './frr-config';
 export type { FrrBfdPeer, FrrSummary } from './frr-json';
-
-const FRR_DAEMON_DIR = '/usr/lib/frr';
-export const FRR_USER = 'frr';
-/** zebra + bgpd load a small config in well under a second; a loaded 2-core CI box gets ten times that. */
-const FRR_START_TIMEOUT_MS = 15_000;
-
-export interface FrrRouter {
-  readonly host: NetnsTarget;
-  /** The instance's directory: frr.conf (the whole config), <daemon>.conf, frr.log, pid files, sockets. */
-  readonly dir: string;
-  /** The rendered frr.conf, for error messages and transcripts. */
-  readonly config: string;
-  /** Runs vtysh commands on this instance (each a `-c`) and returns the text. */
-  vtysh(...commands: string[]): string;
-  /** Runs one vtysh command ending in `json` (appended when missing) and parses it. */
-  json(command: string): any;
-  /** Sessions of every activated family (`show bgp summary json`). */
-  bgpSummary(): FrrSummary;
-  /** The paths bgpd holds for a prefix (`show bgp ipv4|ipv6 unicast <prefix> json`); [] when none. */
-  routes(prefix: string): RouterPath[];
-  /** The next hops zebra installed for a prefix (`show ip|ipv6 route <prefix> json`), sorted; [] when none. */
-  installedNextHops(prefix: string): string[];
-  /** bfdd's sessions (`show bfd peers json`); [] when bfdd does not run. */
-  bfdPeers(): FrrBfdPeer[];
-  /** How many BGP routes of a family zebra holds and has in the kernel (`show ip route summary json`): cheap at 10,000 routes. */
-  zebraBgpCounts(family?: 4 | 6): { rib: number; fib: number };
-  /** The daemons' log file, for failure messages. */
-  log(): string;
-  /** Kills bgpd, bfdd and zebra by their pid files and removes the directory. Idempotent, synchronous. */
-  stop(): void;
-}
-
-function daemonArgs(daemon: FrrDaemon, dir: string): string[] {
-  const args = ['-d', '-f', join(dir, `${daemon}.conf`), '-i', join(dir, `${daemon}.pid`), '-z', join(dir, 'zserv.api'), '--vty_socket', dir];
-  // bfdd's control socket defaults to /run/frr/bfdd.sock, shared by every instance: give each its own.
-  if (daemon === 'bfdd') args.push('--bfdctl', join(dir, 'bfdd.sock'));
-  return args;
-}
+export { FRR_USER } from '../../../src/lab/frr-router';
 
 export async function startFrr(lab: NetnsLab, host: LabHost, options: Omit<FrrOptions, 'hostname' | 'logFile'>): Promise<FrrRouter> {
   void lab; // the namespaces are the lab's; FRR daemonizes, so its processes are stopped by pid file, not by the lab
-  const owner = userIds(FRR_USER);
-  if (!owner) throw new RouterError('startFailed', `user ${FRR_USER} does not exist: is FRR installed (apt-get install frr)?`);
-  const dir = makeRouterDir(`frr-${host.name}`, owner);
-  const full = { ...options, hostname: host.name, logFile: join(dir, 'frr.log') };
-  const config = renderFrrConfig(full);
-  writeFileSync(join(dir, 'frr.conf'), config);
-  for (const [daemon, text] of Object.entries(renderFrrDaemonConfigs(full))) writeFileSync(join(dir, `${daemon}.conf`), text);
-  const daemons: FrrDaemon[] = options.bfd ? ['zebra', 'bfdd', 'bgpd'] : ['zebra', 'bgpd'];
-  const router = frrRouter(host, dir, config, daemons);
-  try {
-    for (const daemon of daemons) execInNetns(host, join(FRR_DAEMON_DIR, daemon), daemonArgs(daemon, dir));
-    // Ready when bgpd answers on its vty with the configured AS (the config is loaded by then).
-    await waitFor(`FRR bgpd in ${host.netns} to load its configuration`, () => runningAsn(router) === options.asn, FRR_START_TIMEOUT_MS);
-    return router;
-  } catch (error) {
-    const log = safe(() => router.log());
-    router.stop();
-    throw new RouterError('startFailed', `FRR did not start in ${host.netns}: ${(error as Error).message}\nconfig:\n${config}\nlog:\n${log}`, { cause: error });
-  }
-}
-
-function runningAsn(router: FrrRouter): number | undefined {
-  const match = /^router bgp (\d+)/m.exec(router.vtysh('show running-config bgpd'));
-  return match ? Number(match[1]) : undefined;
-}
-
-function safe(read: () => string): string {
-  try {
-    return read();
-  } catch {
-    return '(unreadable)';
-  }
-}
-
-function frrRouter(host: LabHost, dir: string, config: string, daemons: readonly FrrDaemon[]): FrrRouter {
-  let stopped = false;
-  const vtysh = (...commands: string[]): string =>
-    execInNetns(host, 'vtysh', ['--vty_socket', dir, ...commands.flatMap((c) => ['-c', c])]);
-  const json = (command: string): any => {
-    const full = /\bjson$/.test(command) ? command : `${command} json`;
-    const text = vtysh(full);
-    try {
-      return JSON.parse(text.trim() === '' ? '{}' : text);
-    } catch (error) {
-      throw new RouterError('badOutput', `vtysh -c "${full}" did not print JSON: ${text.slice(0, 500)}`, { cause: error });
-    }
-  };
-  const afi = (prefix: string) => (familyOf(prefix) === 6 ? 'ipv6' : 'ipv4');
-  return {
-    host,
-    dir,
-    config,
-    vtysh,
-    json,
-    bgpSummary: () => parseFrrSummary(json('show bgp summary json')),
-    routes: (prefix) => parseFrrRoutes(json(`show bgp ${afi(prefix)} unicast ${prefix} json`)),
-    installedNextHops: (prefix) => parseZebraNextHops(json(`show ${afi(prefix) === 'ipv6' ? 'ipv6' : 'ip'} route ${prefix} json`), prefix),
-    bfdPeers: () => (daemons.includes('bfdd') ? parseFrrBfdPeers(json('show bfd peers json')) : []),
-    zebraBgpCounts: (family = 4) => parseZebraBgpCounts(json(`show ${family === 6 ? 'ipv6' : 'ip'} route summary json`)),
-    log: () => readFileSync(join(dir, 'frr.log'), 'utf8'),
-    stop: () => {
-      if (stopped) return;
-      stopped = true;
-      killByPidFiles([...daemons].reverse().map((d) => join(dir, `${d}.pid`)));
-      removeRouterDir(dir);
-    },
-  };
+  const dir = makeRouterDir(`frr-${host.name}`, frrOwner());
+  return startFrrIn(host, dir, { ...options, hostname: host.name });
 }
