@@ -168,8 +168,10 @@ async function main(): Promise<number> {
   console.log('  (from the file edit includes reading the 2 MB YAML of 10,000 Service documents with source positions)');
   console.log(`\ncrashed node (link down), BFD 300 ms x 3: FRR dropped its route after ${w} ms median (${withdrawals.join(', ')}); ` +
     `without BFD the hold time keeps it ${HOLD_TIME_MS / 1000} s (${(HOLD_TIME_MS / w).toFixed(0)}x longer); target <= ${WITHDRAW_TARGET_MS} ms`);
-  const ok = m.fib <= g.fib && w <= WITHDRAW_TARGET_MS;
-  console.log(ok ? 'targets met' : 'TARGET MISSED');
+  // The target compares speakers: GoBGP's clock starts with the routes in its hands, as mlb's does at sessionUp.
+  // The file-edit row is printed beside it, and is slower: most of it is reading the YAML (see above).
+  const ok = i.fib <= g.fib && w <= WITHDRAW_TARGET_MS;
+  console.log(ok ? 'targets met (speaker against speaker; withdrawal)' : 'TARGET MISSED');
   return ok ? 0 : 1;
 }
 
