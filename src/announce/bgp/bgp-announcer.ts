@@ -22,6 +22,8 @@ import {
 
 /** MetalLB's native speaker holds 90 s by default (BGPPeer.holdTime); keepalive 0 means hold / 3. */
 const DEFAULT_KEEPALIVE_S = 0;
+/** BGPPeer.enableGracefulRestart: FRR's and MetalLB's default restart time (RFC 4724 says at most 4095 s). */
+const GRACEFUL_RESTART_TIME_S = 120;
 
 export interface BgpPeerPlan {
   readonly peer: BGPPeer;
@@ -100,6 +102,10 @@ export class BgpAnnouncer {
   private async startPeer(plan: BgpPeerPlan): Promise<void> {
     const { peer } = plan;
     const name = peer.meta.name;
+    if (peer.passwordSecret && peer.password === undefined) {
+      this.logger.error({ event: 'bgpPeerUnsupported', peer: name }, `BGPPeer ${name}: passwordSecret needs Kubernetes; on plain hosts put the key in password`);
+      return;
+    }
     if (!peer.peerAddress) {
       this.logger.error({ event: 'bgpPeerUnsupported', peer: name }, `BGPPeer ${name}: interface-based (unnumbered) peering is not supported by the built-in speaker`);
       return;
@@ -124,6 +130,8 @@ export class BgpAnnouncer {
         // mlb's speaker offers both families (MetalLB's native one only IPv4): IPv6 prefixes need MP-BGP.
         families: ['ipv4', 'ipv6'],
         ...(peer.sourceAddress ? { sourceAddress: formatIP(peer.sourceAddress) } : {}),
+        // The VIPs stay bound while the daemon restarts, so forwarding survives it (the F bit).
+        ...(peer.enableGracefulRestart ? { gracefulRestart: { restartTimeS: GRACEFUL_RESTART_TIME_S, forwardingPreserved: true } } : {}),
       },
       logger: this.logger,
     });
