@@ -7,18 +7,18 @@
  * Every wait has a deadline; a step that does not happen in time ends the demo with the daemons' and FRR's last
  * log lines.
  */
-import { readFile } from 'node:fs/promises';
 import {
   bfdText, ecmpText, meanwhileText, resetReasonText, returnText, sessionsText, throughRouterText, withdrawalText, type NamedHost,
 } from './bgp-narration';
 import type { FrrRouter } from './frr-router';
-import { Lab, type GossipProfile } from './lab';
+import { DemoRunner } from './demo-runner';
+import type { Lab, GossipProfile } from './lab';
 import { LAB_BFD_PROFILE, LAB_BGP_SUBNET_V4, bfdDetectionMs } from './lab-bgp';
 import { LabService, expectedServiceIPs } from './lab-config';
 import { LabError } from './lab-errors';
-import { hostPort, type LabNodePlan, type LabPlan } from './lab-plan';
+import { hostPort, type LabNodePlan } from './lab-plan';
 import { asLabError } from './lab-router';
-import { downCommandText, labSummary, logExcerpt, seconds, timestamp } from './narration';
+import { downCommandText, labSummary, seconds } from './narration';
 import { sleep } from './netns';
 import type { ProbeRun } from './probe-run';
 
@@ -44,8 +44,6 @@ const TIMED_POLL_MS = 50;
 const POLL_MS = 200;
 /** A probe request fails after at most its own deadline (300 ms): wait that long before counting failures. */
 const PROBE_SETTLE_MS = 1_000;
-/** Lines of each log shown when a step fails. */
-const FAILURE_LOG_LINES = 8;
 
 export interface BgpDemoOptions {
   readonly nodes: number;
@@ -60,59 +58,49 @@ export interface BgpDemoOptions {
 }
 
 export class BgpDemo {
-  private lab: Lab | undefined;
-  private readonly started: number;
+  private readonly runner: DemoRunner;
   private readonly now: () => number;
-  private interrupted = false;
 
   constructor(private readonly options: BgpDemoOptions) {
-    this.now = options.now ?? Date.now;
-    this.started = this.now();
+    this.runner = new DemoRunner(options);
+    this.now = this.runner.now;
   }
 
   /** Runs every step; true when all of them did what they should. The lab is removed unless --keep. */
-  async run(): Promise<boolean> {
-    let ok = false;
-    try {
-      const lab = await this.up();
-      const router = lab.router();
-      const hosts: readonly NamedHost[] = lab.plan.nodes;
-      const holdTimeMs = await this.sessions(lab, router, hosts);
-      await this.bfd(lab, router, hosts);
-      const vip = this.serviceIP(await lab.readConfig());
-      await this.ecmp(lab, router, hosts, vip);
-      const probe = await this.throughRouter(lab, vip);
-      const victim = lab.plan.nodes.at(-1) as LabNodePlan;
-      await this.linkDown(lab, router, hosts, probe, vip, victim, holdTimeMs);
-      await this.linkBack(lab, router, hosts, vip, victim);
-      ok = true;
-    } catch (error) {
-      if (this.interrupted) return false;
-      const e = asLabError(error);
-      this.say(`the demo stopped: ${e instanceof Error ? e.message : String(e)}`);
-      if (this.lab) await this.showLogs(this.lab.plan);
-    }
-    await this.finish();
-    return ok;
+  run(): Promise<boolean> {
+    return this.runner.run(() => this.steps().catch((error: unknown) => {
+      throw asLabError(error);
+    }), {
+      failureLogs: (plan) => [...plan.nodes.map((n) => n.daemonLog), ...(plan.router ? [`${plan.router.dir}/frr.log`] : [])],
+      keptText: (p) => `the lab stays up (--keep): try "sudo ip netns exec ${p.router?.netns} vtysh --vty_socket ${p.router?.dir} -c 'show bgp summary'", ` +
+        `logs in ${p.dir}/node-N/ and ${p.router?.dir}/frr.log, remove it with "${downCommandText(p)}"`,
+    });
   }
 
   /** Ctrl-C: remove the lab (even half-built) and say so. */
-  async interrupt(): Promise<void> {
-    this.interrupted = true;
-    this.say('interrupted: removing the lab');
-    const report = this.lab ? await this.lab.down() : await Lab.downByName({ name: this.options.name, dir: this.options.dir });
-    this.say(`removed ${report.namespaces.length} namespaces`);
+  interrupt(): Promise<void> {
+    return this.runner.interrupt();
   }
 
-  private async up(): Promise<Lab> {
-    const { nodes, name, dir, mlbCommand, gossipProfile } = this.options;
-    this.say(`building a lab: ${nodes} nodes, a client and a router (FRR), each in its own network namespace, on one bridge`);
-    const t = this.now();
-    this.lab = await Lab.up({
-      nodes, name, dir, mlbCommand, bgp: true, ...(gossipProfile ? { gossipProfile } : {}), onProgress: (line) => this.say(`  ${line}`),
-    });
-    this.say(`${labSummary(this.lab.plan, this.now() - t)}; router ${this.lab.plan.router?.ipv4}`);
-    return this.lab;
+  private async steps(): Promise<void> {
+    const lab = await this.up();
+    const router = lab.router();
+    const hosts: readonly NamedHost[] = lab.plan.nodes;
+    const holdTimeMs = await this.sessions(lab, router, hosts);
+    await this.bfd(lab, router, hosts);
+    const vip = this.serviceIP(await lab.readConfig());
+    await this.ecmp(lab, router, hosts, vip);
+    const probe = await this.throughRouter(lab, vip);
+    const victim = lab.plan.nodes.at(-1) as LabNodePlan;
+    await this.linkDown(lab, router, hosts, probe, vip, victim, holdTimeMs);
+    await this.linkBack(lab, router, hosts, vip, victim);
+  }
+
+  private up(): Promise<Lab> {
+    const { nodes, mlbCommand, gossipProfile } = this.options;
+    return this.runner.up(`building a lab: ${nodes} nodes, a client and a router (FRR), each in its own network namespace, on one bridge`,
+      { nodes, mlbCommand, bgp: true, ...(gossipProfile ? { gossipProfile } : {}) },
+      (plan, elapsedMs) => `${labSummary(plan, elapsedMs)}; router ${plan.router?.ipv4}`);
   }
 
   /** Every node's session Established as FRR reports it, and the hold time bgpd negotiated. */
@@ -211,21 +199,6 @@ export class BgpDemo {
     this.say(returnText(hosts, victim.name, establishedAt - back, this.now() - establishedAt, hops));
   }
 
-  private async finish(): Promise<void> {
-    const lab = this.lab;
-    if (!lab) return;
-    if (this.options.keep) {
-      await lab.stopProbes();
-      const p = lab.plan;
-      this.say(`the lab stays up (--keep): try "sudo ip netns exec ${p.router?.netns} vtysh --vty_socket ${p.router?.dir} -c 'show bgp summary'", ` +
-        `logs in ${p.dir}/node-N/ and ${p.router?.dir}/frr.log, remove it with "${downCommandText(p)}"`);
-      return;
-    }
-    const t = this.now();
-    const report = await lab.down();
-    this.say(`lab removed: ${report.namespaces.length} namespaces deleted in ${seconds(this.now() - t)} s`);
-  }
-
   /**
    * Polls `check` until it returns a value; FRR query errors count as "not yet". After timeoutMs a LabError naming
    * `what`, with `state()` (what FRR says now) when given.
@@ -253,15 +226,7 @@ export class BgpDemo {
     }
   }
 
-  private async showLogs(plan: LabPlan): Promise<void> {
-    const logs = [...plan.nodes.map((n) => n.daemonLog), ...(plan.router ? [`${plan.router.dir}/frr.log`] : [])];
-    for (const file of logs) {
-      const text = await readFile(file, 'utf8').catch(() => '');
-      for (const line of logExcerpt(`  ${file}`, text, FAILURE_LOG_LINES)) this.options.write(line);
-    }
-  }
-
   private say(text: string): void {
-    this.options.write(`${timestamp(this.now() - this.started)} ${text}`);
+    this.runner.say(text);
   }
 }

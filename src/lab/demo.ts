@@ -6,12 +6,12 @@
  * Every wait has a deadline; a step that does not happen in time ends the demo with the daemons' last log lines,
  * so a failing demo says where to look instead of hanging.
  */
-import { readFile } from 'node:fs/promises';
-import { Lab, type GossipProfile } from './lab';
+import { DemoRunner } from './demo-runner';
+import type { Lab, GossipProfile } from './lab';
 import { LabService, expectedServiceIPs, extraServiceText } from './lab-config';
 import { LabError } from './lab-errors';
-import { LAB_EXTRA_IP, hostPort, type LabPlan } from './lab-plan';
-import { downCommandText, failoverText, labSummary, logExcerpt, neighbourText, seconds, timestamp } from './narration';
+import { LAB_EXTRA_IP, hostPort } from './lab-plan';
+import { downCommandText, failoverText, neighbourText, seconds } from './narration';
 import type { ProbeRun } from './probe-run';
 import { measureFailover, steadyOwner, type Failover } from './probe-samples';
 import { sleep } from './netns';
@@ -36,8 +36,6 @@ export const SETTLE_TIMEOUT_MS = 15_000;
 export const STEADY_MS = 1_000;
 /** How often the demo asks the daemons while it waits. */
 const POLL_MS = 100;
-/** Lines of each daemon's log shown when a step fails. */
-const FAILURE_LOG_LINES = 8;
 
 export type KillMode = 'node' | 'daemon';
 
@@ -56,22 +54,19 @@ export interface DemoOptions {
 }
 
 export class Demo {
-  private lab: Lab | undefined;
-  private readonly started: number;
+  private readonly runner: DemoRunner;
   private readonly now: () => number;
-  private interrupted = false;
   /** demo/web's IP once known. */
   private vip: string | undefined;
 
   constructor(private readonly options: DemoOptions) {
-    this.now = options.now ?? Date.now;
-    this.started = this.now();
+    this.runner = new DemoRunner(options);
+    this.now = this.runner.now;
   }
 
   /** Runs every step; true when all of them did what they should. The lab is removed unless --keep. */
-  async run(): Promise<boolean> {
-    let ok = false;
-    try {
+  run(): Promise<boolean> {
+    return this.runner.run(async () => {
       const lab = await this.up();
       const vip = this.webIP(await lab.readConfig());
       this.vip = vip;
@@ -82,33 +77,22 @@ export class Demo {
       await this.healthFailure(lab, probe, owner);
       await this.reload(lab);
       await this.drain(lab, probe);
-      ok = true;
-    } catch (error) {
-      if (this.interrupted) return false;
-      this.say(`the demo stopped: ${error instanceof Error ? error.message : String(error)}`);
-      if (this.lab) await this.showLogs(this.lab.plan);
-    }
-    await this.finish();
-    return ok;
+    }, {
+      failureLogs: (plan) => plan.nodes.map((n) => n.daemonLog),
+      keptText: (p) => `the lab stays up (--keep): try "sudo ip netns exec ${p.client.netns} curl http://${this.vip ?? p.client.ipv4}/", ` +
+        `logs in ${p.dir}/node-N/, remove it with "${downCommandText(p)}"`,
+    });
   }
 
   /** Ctrl-C: remove the lab (even half-built) and say so. */
-  async interrupt(): Promise<void> {
-    this.interrupted = true;
-    this.say('interrupted: removing the lab');
-    const report = this.lab ? await this.lab.down() : await Lab.downByName({ name: this.options.name, dir: this.options.dir });
-    this.say(`removed ${report.namespaces.length} namespaces`);
+  interrupt(): Promise<void> {
+    return this.runner.interrupt();
   }
 
-  private async up(): Promise<Lab> {
-    const { nodes, name, dir, mlbCommand, gossipProfile } = this.options;
-    this.say(`building a lab: ${nodes} nodes and a client, each in its own network namespace, on one bridge`);
-    const t = this.now();
-    this.lab = await Lab.up({
-      nodes, name, dir, mlbCommand, ...(gossipProfile ? { gossipProfile } : {}), onProgress: (line) => this.say(`  ${line}`),
-    });
-    this.say(labSummary(this.lab.plan, this.now() - t));
-    return this.lab;
+  private up(): Promise<Lab> {
+    const { nodes, mlbCommand, gossipProfile } = this.options;
+    return this.runner.up(`building a lab: ${nodes} nodes and a client, each in its own network namespace, on one bridge`,
+      { nodes, mlbCommand, ...(gossipProfile ? { gossipProfile } : {}) });
   }
 
   /**
@@ -252,21 +236,6 @@ export class Demo {
     this.say(undrain.status === 0 ? `undrained ${owner}` : `mlb undrain failed: ${firstLine(undrain.stderr || undrain.stdout)}`);
   }
 
-  private async finish(): Promise<void> {
-    const lab = this.lab;
-    if (!lab) return;
-    if (this.options.keep) {
-      await lab.stopProbes();
-      const p = lab.plan;
-      this.say(`the lab stays up (--keep): try "sudo ip netns exec ${p.client.netns} curl http://${this.vip ?? p.client.ipv4}/", ` +
-        `logs in ${p.dir}/node-N/, remove it with "${downCommandText(p)}"`);
-      return;
-    }
-    const t = this.now();
-    const report = await lab.down();
-    this.say(`lab removed: ${report.namespaces.length} namespaces deleted in ${seconds(this.now() - t)} s`);
-  }
-
   /** Waits for a move away from `from` after `act`, then for the client to see a steady new owner. */
   private moved(probe: ProbeRun, from: string, act: number, timeoutMs: number, what: string): Promise<Failover> {
     return probe.waitUntil(() => measureFailover(probe.samples, from, act), timeoutMs, what);
@@ -304,15 +273,8 @@ export class Demo {
     }
   }
 
-  private async showLogs(plan: LabPlan): Promise<void> {
-    for (const node of plan.nodes) {
-      const text = await readFile(node.daemonLog, 'utf8').catch(() => '');
-      for (const line of logExcerpt(`  ${node.daemonLog}`, text, FAILURE_LOG_LINES)) this.options.write(line);
-    }
-  }
-
   private say(text: string): void {
-    this.options.write(`${timestamp(this.now() - this.started)} ${text}`);
+    this.runner.say(text);
   }
 }
 
