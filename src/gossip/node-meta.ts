@@ -16,6 +16,7 @@
  * link-layer addresses, [count u8] then 6 bytes each, so a split-brain report and `mlb arping` can name the node
  * behind a MAC (a decoder that predates them stops before them, as promised).
  */
+import { CodedError } from '../errors/coded-error';
 import { META_MAX_BYTES } from './messages';
 
 export const META_MAGIC = Uint8Array.of(0x6d, 0x6c, 0x62); // "mlb"
@@ -38,14 +39,7 @@ export interface NodeMeta {
   readonly macs?: readonly string[];
 }
 
-export class NodeMetaError extends Error {
-  constructor(
-    readonly code: 'metaTooLarge' | 'metaStringTooLong' | 'metaBadMac',
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class NodeMetaError extends CodedError<'metaTooLarge' | 'metaStringTooLong' | 'metaBadMac'> {}
 
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true });

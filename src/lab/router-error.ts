@@ -1,5 +1,7 @@
 /** Why a router (FRR in the lab, or any router of the interop tests) could not do what was asked; stable codes. */
 
+import { CodedError } from '../errors/coded-error';
+
 export const ROUTER_ERROR_CODES = [
   /** A daemon did not start, or did not answer its control socket before the deadline. */
   'startFailed',
@@ -14,14 +16,4 @@ export const ROUTER_ERROR_CODES = [
 ] as const;
 export type RouterErrorCode = (typeof ROUTER_ERROR_CODES)[number];
 
-export class RouterError extends Error {
-  override readonly name = 'RouterError';
-
-  constructor(
-    readonly code: RouterErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+export class RouterError extends CodedError<RouterErrorCode> {}

@@ -3,6 +3,8 @@
  * The addon's own errors carry the errno name (`errno`: "EPERM") and the system call; the code says what it means.
  */
 
+import { CodedError } from '../errors/coded-error';
+
 export const PACKET_SOCKET_ERROR_CODES = [
   /** The native addon is not built or cannot be loaded: every raw-socket feature is unavailable. */
   'addonMissing',
@@ -39,18 +41,17 @@ const CODE_BY_ERRNO: Readonly<Record<string, PacketSocketErrorCode>> = {
   ECLOSED: 'closed',
 };
 
-export class PacketSocketError extends Error {
-  override readonly name = 'PacketSocketError';
+export class PacketSocketError extends CodedError<PacketSocketErrorCode> {
   /** The errno name ("EPERM") when a system call failed. */
   readonly errno: string | undefined;
   readonly syscall: string | undefined;
 
   constructor(
-    readonly code: PacketSocketErrorCode,
+    code: PacketSocketErrorCode,
     message: string,
     details: { errno?: string; syscall?: string; cause?: unknown } = {},
   ) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    super(code, message, details.cause === undefined ? undefined : { cause: details.cause });
     this.errno = details.errno;
     this.syscall = details.syscall;
   }

@@ -12,6 +12,7 @@
  * - listener: a bound descriptor goes to `server.listen({ fd })` (Node calls listen(2) on it); keys are added and
  *   removed per peer address at any time, and an accepted connection inherits its peer's key from the listener.
  */
+import { CodedError } from '../errors/coded-error';
 import { closeSync } from 'node:fs';
 import { isIP, Socket } from 'node:net';
 import { nativeAddon } from './native-addon';
@@ -31,15 +32,14 @@ export const TCP_MD5_ERROR_CODES = [
 ] as const;
 export type TcpMd5ErrorCode = (typeof TCP_MD5_ERROR_CODES)[number];
 
-export class TcpMd5Error extends Error {
-  override readonly name = 'TcpMd5Error';
+export class TcpMd5Error extends CodedError<TcpMd5ErrorCode> {
   constructor(
-    readonly code: TcpMd5ErrorCode,
+    code: TcpMd5ErrorCode,
     message: string,
     readonly errno?: string,
-    options?: { cause?: unknown },
+    options?: ErrorOptions,
   ) {
-    super(message, options);
+    super(code, message, options);
   }
 }
 

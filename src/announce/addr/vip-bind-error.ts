@@ -3,6 +3,8 @@
  * convention 6). Netlink failures carry the errno name the kernel gave (`errno`: "EPERM").
  */
 
+import { CodedError } from '../../errors/coded-error';
+
 export const VIP_BIND_ERROR_CODES = [
   /** The `netlink` package (prebuilt N-API binary) cannot be loaded. */
   'netlinkUnavailable',
@@ -28,19 +30,18 @@ export const VIP_BIND_ERROR_CODES = [
 
 export type VipBindErrorCode = (typeof VIP_BIND_ERROR_CODES)[number];
 
-export class VipBindError extends Error {
-  override readonly name = 'VipBindError';
+export class VipBindError extends CodedError<VipBindErrorCode> {
   /** The errno name ("EEXIST") when the kernel refused. */
   readonly errno: string | undefined;
   /** The address or sysctl concerned, as text. */
   readonly subject: string | undefined;
 
   constructor(
-    readonly code: VipBindErrorCode,
+    code: VipBindErrorCode,
     message: string,
     details: { errno?: string; subject?: string; cause?: unknown } = {},
   ) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    super(code, message, details.cause === undefined ? undefined : { cause: details.cause });
     this.errno = details.errno;
     this.subject = details.subject;
   }

@@ -3,6 +3,9 @@
  * convention 6). Received packets never raise these: they are dropped with a BfdDropReason. These are for
  * programming and set-up mistakes: encoding an impossible packet, a bad profile, a socket that cannot open.
  */
+
+import { CodedError } from '../../errors/coded-error';
+
 export const BFD_ERROR_CODES = [
   /** A packet field outside its wire range (encodeBfdControl). */
   'invalidField',
@@ -22,14 +25,4 @@ export const BFD_ERROR_CODES = [
 
 export type BfdErrorCode = (typeof BFD_ERROR_CODES)[number];
 
-export class BfdError extends Error {
-  override readonly name = 'BfdError';
-
-  constructor(
-    readonly code: BfdErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+export class BfdError extends CodedError<BfdErrorCode> {}

@@ -14,6 +14,8 @@
  * A decoder ignores bytes after the last entry, so a later version can append fields without a new version.
  */
 
+import { CodedError } from '../../errors/coded-error';
+
 export const HEALTH_REPORT_MAGIC = Uint8Array.of(0x6d, 0x6c, 0x62, 0x68); // "mlbh"
 export const HEALTH_REPORT_VERSION = 1;
 /**
@@ -39,14 +41,7 @@ export interface HealthReport {
   readonly results: Readonly<Record<string, boolean>>;
 }
 
-export class HealthReportError extends Error {
-  constructor(
-    readonly code: 'reportTooLarge' | 'stringTooLong' | 'invalidReport',
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class HealthReportError extends CodedError<'reportTooLarge' | 'stringTooLong' | 'invalidReport'> {}
 
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true });

@@ -3,6 +3,9 @@
  * run with, local meta over the limit), never for anything that arrives from the network: bad input from peers
  * is dropped with a log effect carrying the reason.
  */
+
+import { CodedError } from '../../errors/coded-error';
+
 export const SwimConfigErrorCode = {
   /** The local node's meta is longer than META_MAX_BYTES (memberlist panics; we refuse at configuration). */
   metaTooLong: 'metaTooLong',
@@ -15,12 +18,4 @@ export const SwimConfigErrorCode = {
 } as const;
 export type SwimConfigErrorCode = (typeof SwimConfigErrorCode)[keyof typeof SwimConfigErrorCode];
 
-export class SwimConfigError extends Error {
-  override readonly name = 'SwimConfigError';
-  constructor(
-    readonly code: SwimConfigErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class SwimConfigError extends CodedError<SwimConfigErrorCode> {}

@@ -3,6 +3,7 @@
  * (RFC 4271 section 6: every malformed message maps to an error code, a subcode and the data the RFC names), so a
  * decode failure is never a bare exception. A BgpEncodeError is a caller mistake or a message too big to send.
  */
+import { CodedError } from '../../../errors/coded-error';
 import {
   BGP_MAX_MESSAGE_BYTES,
   HeaderErrorSubcode,
@@ -50,10 +51,9 @@ export const BgpEncodeErrorCode = {
 } as const;
 export type BgpEncodeErrorCode = (typeof BgpEncodeErrorCode)[keyof typeof BgpEncodeErrorCode];
 
-export class BgpEncodeError extends Error {
-  override readonly name = 'BgpEncodeError';
-  constructor(readonly code: BgpEncodeErrorCode, readonly reason: string) {
-    super(`BGP encode error (${code}): ${reason}`);
+export class BgpEncodeError extends CodedError<BgpEncodeErrorCode> {
+  constructor(code: BgpEncodeErrorCode, readonly reason: string) {
+    super(code, `BGP encode error (${code}): ${reason}`);
   }
 }
 

@@ -2,6 +2,9 @@
  * The session's one error class, thrown only for its caller's mistakes (a configuration no session can run with,
  * a password without the addon). Anything a peer or the network does is a transition with a reason, never a throw.
  */
+
+import { CodedError } from '../../../errors/coded-error';
+
 export const BGP_SESSION_ERROR_CODES = [
   /** The configuration cannot work (ASN 0, hold time 1 or 2, no families, neither dialing nor accepting ...). */
   'invalidConfig',
@@ -12,13 +15,4 @@ export const BGP_SESSION_ERROR_CODES = [
 ] as const;
 export type BgpSessionErrorCode = (typeof BGP_SESSION_ERROR_CODES)[number];
 
-export class BgpSessionError extends Error {
-  override readonly name = 'BgpSessionError';
-  constructor(
-    readonly code: BgpSessionErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+export class BgpSessionError extends CodedError<BgpSessionErrorCode> {}

@@ -3,6 +3,8 @@
  * the election, which only hands over validated configuration, so these mean a bug upstream, not a user mistake.
  */
 
+import { CodedError } from '../../../errors/coded-error';
+
 export const SPEAKER_INPUT_ERROR_CODES = [
   /** A community text that is neither "a:b" (16-bit fields) nor "a:b:c" (32-bit fields). */
   'badCommunityText',
@@ -12,10 +14,4 @@ export const SPEAKER_INPUT_ERROR_CODES = [
 
 export type SpeakerInputErrorCode = (typeof SPEAKER_INPUT_ERROR_CODES)[number];
 
-export class SpeakerInputError extends Error {
-  override readonly name = 'SpeakerInputError';
-
-  constructor(readonly code: SpeakerInputErrorCode, message: string) {
-    super(message);
-  }
-}
+export class SpeakerInputError extends CodedError<SpeakerInputErrorCode> {}
