@@ -54,6 +54,9 @@ const common = {
   format: 'esm',
   sourcemap: 'linked',
   legalComments: 'none',
+  // Error classes take their name from new.target (src/errors/coded-error.ts): two classes of one name in the
+  // bundle must not be renamed to Foo2 in logs.
+  keepNames: true,
   define: {
     __MLB_VERSION__: JSON.stringify(pkg.version),
     __MLB_COMMIT__: JSON.stringify(gitCommit()),
