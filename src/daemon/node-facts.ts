@@ -6,6 +6,8 @@
  */
 import type { Snapshot } from '../model';
 import type { NodeMeta } from '../gossip/node-meta';
+import { hasLinkLayerAddress, type LinkSource } from '../announce/l2/interfaces';
+import { formatMAC } from '../announce/l2/mac-address';
 
 export interface NodeFactsInput {
   readonly nodeName: string;
@@ -33,6 +35,14 @@ export function nodeFacts(input: NodeFactsInput): NodeMeta {
     warmingUp: input.warmingUp,
     ...(input.macs ? { macs: [...new Set(input.macs)].sort().slice(0, MAX_PUBLISHED_MACS) } : {}),
   };
+}
+
+/** The MACs of the links this node could answer on (up, with a link-layer address, not the VIP interface). */
+export function linkMacs(links: LinkSource | undefined, vipInterface: string | undefined): string[] | undefined {
+  if (!links) return undefined;
+  return links.links()
+    .filter((l) => l.up && l.name !== vipInterface && hasLinkLayerAddress(l))
+    .map((l) => formatMAC(l.mac!));
 }
 
 /** "k=v,k2=v2" (an empty value is allowed: "node.kubernetes.io/exclude-from-external-load-balancers="). */

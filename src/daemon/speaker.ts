@@ -6,44 +6,37 @@
  * be missed, repeated or reordered without effect (ARCHITECTURE.md, "One direction of data").
  */
 import type { Logger } from 'pino';
-import { L2Announcer } from '../announce/l2/l2-announcer';
-import { hasLinkLayerAddress, NetlinkLinks } from '../announce/l2/interfaces';
 import { VipBinder } from '../announce/addr';
-import { BgpAnnouncer } from '../announce/bgp/bgp-announcer';
-import { SelfChecker } from './self-check/self-checker';
+import { BgpAnnouncer, bgpPeerPlans } from '../announce/bgp/bgp-announcer';
+import { NetlinkLinks } from '../announce/l2/interfaces';
+import { L2Announcer } from '../announce/l2/l2-announcer';
 import type { ObservedConflict } from '../announce/l2/l2-interface';
 import { formatMAC } from '../announce/l2/mac-address';
-import { GossipNode } from '../gossip/gossip-node';
+import type { Explanation } from '../election';
 import type { Keyring } from '../gossip/codec';
+import { GossipNode } from '../gossip/gossip-node';
 import { decodeNodeMeta, encodeNodeMeta } from '../gossip/node-meta';
 import type { Member, SwimConfig } from '../gossip/swim';
 import { formatHostPort, hostFromBytes, type HostPort } from '../gossip/transport/address';
 import { formatIP } from '../ip';
 import { formatDiagnostic, type Snapshot } from '../model';
 import { FileSource, type FileSourceState } from '../sources/file';
-import type { Explanation } from '../election';
-import { decideCluster, type ClusterDecision } from './cluster-decision';
+import { decideCluster, type ClusterDecision, type ServiceAddresses } from './cluster-decision';
+import { ClusterGossip } from './cluster-gossip';
+import { ClusterMembership } from './cluster-membership';
 import { ControlServer, type ControlProvider, type ControlSnapshot } from './control';
 import { controlView } from './control-view';
-import { trackOwners, type OwnerHistory } from './owner-history';
 import { EventLog, type DaemonEvent } from './daemon-events';
-import { ClusterGossip } from './cluster-gossip';
 import { handoverStatus } from './handover';
-import { loadKnownPeers, saveKnownPeers } from './known-peers';
 import { LocalAnnouncements } from './local-announcements';
-import { nodeFacts } from './node-facts';
-import { SpeakerFlags } from './speaker-flags';
 // Not './metrics': its index loads prom-client, which only --metrics-bind should load (daemon.ts imports it lazily).
 import type { MetricsCounters, MetricsSource } from './metrics/metrics-source';
 import { poolMetrics } from './metrics/pool-metrics';
-import type { ServiceAddresses } from './cluster-decision';
+import { linkMacs, nodeFacts } from './node-facts';
+import { trackOwners, type OwnerHistory } from './owner-history';
+import { SelfChecker } from './self-check/self-checker';
+import { SpeakerFlags } from './speaker-flags';
 
-/**
- * MetalLB rejoins its seeds every minute (speakerlist.go), healing partitions longer than memberlist's memory of
- * dead nodes. mlb retries only the known peers that are not live members, so it can afford to do it every 5 s:
- * a host whose link came back would otherwise answer for "its" IPs beside their new owners for up to a minute.
- */
-export const REJOIN_INTERVAL_MS = 5_000;
 /** MetalLB's speaker leaves with a 1 s timeout on shutdown. */
 export const LEAVE_TIMEOUT_MS = 1_000;
 /** How often a leaving node re-checks its handover between sightings (the election may change meanwhile). */
@@ -81,24 +74,20 @@ export class Speaker implements ControlProvider, MetricsSource {
   private vips: VipBinder | undefined;
   private selfCheck: SelfChecker | undefined;
   private bgp: BgpAnnouncer | undefined;
-  private bgpQueue: Promise<void> = Promise.resolve();
   private cluster: ClusterGossip | undefined;
   private announcements!: LocalAnnouncements;
   private flags!: SpeakerFlags;
   private decision: ClusterDecision | undefined;
   /** The addresses the last recomputation used: the allocator metrics count them per pool. */
   private addresses: ReadonlyMap<string, ServiceAddresses> = new Map();
-  private rejoinTimer: NodeJS.Timeout | undefined;
   private recomputeQueued = false;
   private stopping = false;
   private lastMlbInputs: boolean | undefined;
-  private lastJoinOutcome: string | undefined;
   /** The first join attempt is over: the election now sees the cluster, not just this node. */
   private joined = false;
   /** While leaving: the IPs held when the handover began, and those another MAC has announced since. */
   private handover: { startedAt: number; held: string[]; claimed: Set<string> } | undefined;
-  /** State writes run one after another, and stop() waits for the last: a restart must find what we saw. */
-  private stateWrites: Promise<void> = Promise.resolve();
+  private membership: ClusterMembership | undefined;
   readonly startedAt = Date.now();
   /** Everything worth telling an operator, in order: the control API streams it (daemon-events.ts). */
   readonly events = new EventLog();
@@ -142,10 +131,12 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.control = await ControlServer.listen({ path: this.options.controlSocket, provider: this, logger });
     logger.info({ event: 'controlListening', socket: this.options.controlSocket }, `control API on ${this.options.controlSocket}`);
     this.schedule();
-    await this.joinCluster();
+    this.membership = new ClusterMembership({
+      gossip: this.gossip, self: this.options.nodeName, seeds: this.options.join, stateDir: this.options.stateDir, logger,
+    });
+    await this.membership.start();
     this.joined = true;
     this.cluster.markJoined();
-    this.rejoinTimer = setInterval(() => void this.joinCluster(), REJOIN_INTERVAL_MS);
   }
 
   /**
@@ -156,11 +147,10 @@ export class Speaker implements ControlProvider, MetricsSource {
     if (this.stopping) return;
     this.stopping = true;
     const { logger } = this.options;
-    if (this.rejoinTimer) clearInterval(this.rejoinTimer);
+    this.membership?.stop();
     this.source?.stop();
     if (this.gossip) await this.handOver();
     this.announcements?.apply([], () => 'shuttingDown');
-    await this.bgpQueue;
     await this.bgp?.close();
     await this.announcements?.settled();
     this.l2?.close();
@@ -176,7 +166,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     }
     await this.flags?.markCleanStop();
     await this.cluster?.flush();
-    await this.stateWrites;
+    await this.membership?.flush();
   }
 
   /** `mlb drain`: hand this node's IPs to others and keep them away until undrain (kept across restarts). */
@@ -302,22 +292,12 @@ export class Speaker implements ControlProvider, MetricsSource {
       owned = [...owned, ...previous.filter((p) => !stillOwned.has(p.ip)).map((p) => ({ service: p.service, ip: p.address, interfaces: p.interfaces }))];
     }
     this.announcements.apply(owned, (service, ip) => this.withdrawReason(decision, service, ip), this.joined ? decision.bgpIPs : []);
-    if (this.bgp && this.joined) this.reconcileBgp(snapshot, decision);
+    // Sessions with the peers that select this node; while handing over, its routes are withdrawn first.
+    if (this.bgp && this.joined) {
+      this.bgp.update(bgpPeerPlans(snapshot.bgpPeers, snapshot.bfdProfiles, decision.peersOnSelf), this.handover ? [] : decision.ownedBGP);
+    }
     this.selfCheck?.setMacOwners(new Map(this.gossip.members().flatMap((m) => (decodeNodeMeta(m.meta)?.macs ?? []).map((mac) => [mac, m.name] as [string, string]))));
     this.selfCheck?.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
-  }
-
-  /** Sessions with the peers that select this node, carrying its routes; one reconcile at a time, in order. */
-  private reconcileBgp(snapshot: Snapshot, decision: ClusterDecision): void {
-    const bgp = this.bgp!;
-    const names = new Set(decision.peersOnSelf);
-    const plans = snapshot.bgpPeers.filter((p) => names.has(p.meta.name)).map((peer) => {
-      const profile = peer.bfdProfile ? snapshot.bfdProfiles.find((b) => b.meta.name === peer.bfdProfile) : undefined;
-      return profile ? { peer, bfdProfile: profile } : { peer };
-    });
-    const announcements = this.handover ? [] : decision.ownedBGP;
-    this.bgpQueue = this.bgpQueue.then(() => bgp.reconcile(plans, announcements)).catch((error: Error) =>
-      this.options.logger.error({ event: 'bgpReconcileFailed', error: error.stack }, `BGP: ${error.message}`));
   }
 
   private withdrawReason(decision: ClusterDecision, service: string, ip: string): string {
@@ -338,9 +318,9 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.links = await NetlinkLinks.start({ onError: (e: Error) => logger.warn({ event: 'linkScanFailed' }, e.message) });
     const links = this.links;
     // A new or changed link changes the MACs this node publishes.
-    let publishedMacs = this.announcingMacs()?.join(',');
+    let publishedMacs = linkMacs(this.links, this.options.vipInterface)?.join(',');
     links.onChange(() => {
-      const macs = this.announcingMacs()?.join(',');
+      const macs = linkMacs(this.links, this.options.vipInterface)?.join(',');
       if (macs !== publishedMacs) {
         publishedMacs = macs;
         this.onFlagsChanged();
@@ -413,43 +393,13 @@ export class Speaker implements ControlProvider, MetricsSource {
   private meta(snapshot: Snapshot | undefined): Uint8Array {
     return encodeNodeMeta(nodeFacts({
       nodeName: this.options.nodeName, snapshot, labels: this.options.nodeLabels,
-      draining: this.flags.draining, warmingUp: this.flags.warmingUp, macs: this.announcingMacs(),
+      draining: this.flags.draining, warmingUp: this.flags.warmingUp, macs: linkMacs(this.links, this.options.vipInterface),
     }));
-  }
-
-  /** The MACs of the links this node could answer on (not loopback, not the VIP interface). */
-  private announcingMacs(): string[] | undefined {
-    if (!this.links) return undefined;
-    return this.links.links()
-      .filter((l) => l.up && l.name !== this.options.vipInterface && hasLinkLayerAddress(l))
-      .map((l) => formatMAC(l.mac!));
   }
 
   private onFlagsChanged(): void {
     this.gossip?.setMeta(this.meta(this.source?.state.snapshot));
     this.schedule();
-  }
-
-  private async joinCluster(): Promise<void> {
-    if (!this.gossip || this.stopping) return;
-    const known = await loadKnownPeers(this.options.stateDir).catch((error: Error) => {
-      this.options.logger.warn({ event: 'statePeersUnreadable' }, error.message);
-      return [];
-    });
-    const self = formatHostPort(this.gossip.localAddress);
-    const live = new Set(this.gossip.liveMembers().map((m) => formatHostPort({ host: hostFromBytes(m.addr) ?? '', port: m.port })));
-    const targets = uniqueAddresses([...this.options.join, ...known])
-      .filter((a) => formatHostPort(a) !== self && !live.has(formatHostPort(a)));
-    if (targets.length === 0) return;
-    const result = await this.gossip.join(targets);
-    // Retried every few seconds while peers are away: say it when the outcome changes, not every time.
-    const outcome = `${result.joined}/${targets.length}`;
-    const level = outcome === this.lastJoinOutcome ? 'debug' : result.joined === 0 ? 'warn' : 'info';
-    this.lastJoinOutcome = outcome;
-    this.options.logger[level](
-      { event: 'gossipJoin', joined: result.joined, tried: targets.length, errors: result.errors },
-      result.joined === 0 ? `could not reach any of ${targets.length} peers; waiting for them to reach us` : `joined through ${result.joined} of ${targets.length} peers`,
-    );
   }
 
   private onMember(event: string, message: string, member: Member): void {
@@ -461,24 +411,7 @@ export class Speaker implements ControlProvider, MetricsSource {
       { event, member: member.name, addr: `${hostFromBytes(member.addr)}:${member.port}`, incarnation: member.incarnation },
       `${message}: ${member.name}`,
     );
-    if (member.state === 'alive') this.stateWrites = this.stateWrites.then(() => this.rememberPeers());
-  }
-
-  /**
-   * Adds the live members to the remembered ones. Peers that went away stay remembered: after a cluster-wide
-   * outage the first host back must still know where the others will be.
-   */
-  private async rememberPeers(): Promise<void> {
-    if (!this.gossip) return;
-    const live = this.gossip.liveMembers()
-      .filter((m) => m.name !== this.options.nodeName)
-      .map((m) => ({ name: m.name, host: hostFromBytes(m.addr) ?? '', port: m.port }))
-      .filter((p) => p.host !== '');
-    const liveNames = new Set(live.map((p) => p.name));
-    const previous = await loadKnownPeers(this.options.stateDir).catch(() => []);
-    const peers = [...live, ...previous.filter((p) => !liveNames.has(p.name))];
-    await saveKnownPeers(this.options.stateDir, peers).catch((error: Error) =>
-      this.options.logger.warn({ event: 'stateWriteFailed' }, `cannot remember peers: ${error.message}`));
+    if (member.state === 'alive') this.membership?.memberAlive(member);
   }
 
   private onConfig(state: FileSourceState): void {
@@ -496,10 +429,4 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.gossip?.setMeta(this.meta(state.snapshot));
     this.schedule();
   }
-}
-
-function uniqueAddresses(list: readonly HostPort[]): HostPort[] {
-  const seen = new Map<string, HostPort>();
-  for (const a of list) seen.set(formatHostPort(a), a);
-  return [...seen.values()];
 }

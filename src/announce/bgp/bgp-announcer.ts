@@ -62,8 +62,16 @@ export class BgpAnnouncer {
   private desired = new Map<string, Map<string, import('./speaker').RouteIntent>>();
   private readonly bfdEndpoints = new Map<string, Promise<BfdEndpoint>>();
   private closed = false;
+  /** reconcile() calls run one after another, in the order update() was called. */
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(private readonly logger: SessionLogger & { error(fields: object, msg?: string): void }) {}
+
+  /** Queues a reconcile (the daemon calls this after every recomputation; failures are logged, never thrown). */
+  update(plans: readonly BgpPeerPlan[], announcements: readonly BGPAnnouncement[]): void {
+    this.queue = this.queue.then(() => this.reconcile(plans, announcements)).catch((error: Error) =>
+      this.logger.error({ event: 'bgpReconcileFailed', error: error.stack }, `BGP: ${error.message}`));
+  }
 
   /** Converges to these peers and routes (the whole set, every time). */
   async reconcile(plans: readonly BgpPeerPlan[], announcements: readonly BGPAnnouncement[]): Promise<void> {
@@ -92,6 +100,7 @@ export class BgpAnnouncer {
   }
 
   async close(): Promise<void> {
+    await this.queue;
     this.closed = true;
     for (const name of [...this.peers.keys()]) await this.stopPeer(name, 'shuttingDown');
     for (const endpoint of this.bfdEndpoints.values()) await (await endpoint.catch(() => undefined))?.close();
@@ -210,6 +219,15 @@ export class BgpAnnouncer {
     await runtime.session.stop(reason);
     if (runtime.bfd) void runtime.bfd.stop();
   }
+}
+
+/** The BGPPeers with a session on this node (by name, from the election), each with its BFDProfile when it exists. */
+export function bgpPeerPlans(peers: readonly BGPPeer[], profiles: readonly BFDProfile[], onThisNode: readonly string[]): BgpPeerPlan[] {
+  const names = new Set(onThisNode);
+  return peers.filter((p) => names.has(p.meta.name)).map((peer) => {
+    const profile = peer.bfdProfile ? profiles.find((b) => b.meta.name === peer.bfdProfile) : undefined;
+    return profile ? { peer, bfdProfile: profile } : { peer };
+  });
 }
 
 /**

@@ -1,0 +1,97 @@
+/**
+ * Keeping this node in the cluster: the first join, rejoining known peers that are not live (a host whose link
+ * came back, a healed partition), and remembering every peer seen alive under --state-dir, so a restart (or the
+ * first host back after a cluster-wide outage) knows where the others are without --join.
+ */
+import type { Logger } from 'pino';
+import type { GossipNode } from '../gossip/gossip-node';
+import type { Member } from '../gossip/swim';
+import { formatHostPort, hostFromBytes, type HostPort } from '../gossip/transport/address';
+import { loadKnownPeers, saveKnownPeers } from './known-peers';
+
+/**
+ * MetalLB rejoins its seeds every minute (speakerlist.go), healing partitions longer than memberlist's memory of
+ * dead nodes. mlb retries only the known peers that are not live members, so it can afford to do it every 5 s:
+ * a host whose link came back would otherwise answer for "its" IPs beside their new owners for up to a minute.
+ */
+export const REJOIN_INTERVAL_MS = 5_000;
+
+export interface ClusterMembershipOptions {
+  readonly gossip: GossipNode;
+  readonly self: string;
+  /** --join. */
+  readonly seeds: readonly HostPort[];
+  readonly stateDir: string;
+  readonly logger: Logger;
+}
+
+export class ClusterMembership {
+  private timer: NodeJS.Timeout | undefined;
+  private lastOutcome: string | undefined;
+  private stopped = false;
+  /** State writes run one after another; flush() waits for the last: a restart must find what we saw. */
+  private writes: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: ClusterMembershipOptions) {}
+
+  /** Joins once (resolves when that attempt is over), then keeps rejoining missing peers. */
+  async start(): Promise<void> {
+    await this.join();
+    if (!this.stopped) this.timer = setInterval(() => void this.join(), REJOIN_INTERVAL_MS);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** A member became alive: remember it (and keep those that went away: they may come back). */
+  memberAlive(member: Member): void {
+    if (member.name !== this.options.self) this.writes = this.writes.then(() => this.remember());
+  }
+
+  flush(): Promise<void> {
+    return this.writes;
+  }
+
+  private async join(): Promise<void> {
+    const { gossip, logger } = this.options;
+    if (this.stopped) return;
+    const known = await loadKnownPeers(this.options.stateDir).catch((error: Error) => {
+      logger.warn({ event: 'statePeersUnreadable' }, error.message);
+      return [];
+    });
+    const self = formatHostPort(gossip.localAddress);
+    const live = new Set(gossip.liveMembers().map((m) => formatHostPort({ host: hostFromBytes(m.addr) ?? '', port: m.port })));
+    const targets = uniqueAddresses([...this.options.seeds, ...known])
+      .filter((a) => formatHostPort(a) !== self && !live.has(formatHostPort(a)));
+    if (targets.length === 0) return;
+    const result = await gossip.join(targets);
+    // Retried every few seconds while peers are away: say it when the outcome changes, not every time.
+    const outcome = `${result.joined}/${targets.length}`;
+    const level = outcome === this.lastOutcome ? 'debug' : result.joined === 0 ? 'warn' : 'info';
+    this.lastOutcome = outcome;
+    logger[level](
+      { event: 'gossipJoin', joined: result.joined, tried: targets.length, errors: result.errors },
+      result.joined === 0 ? `could not reach any of ${targets.length} peers; waiting for them to reach us` : `joined through ${result.joined} of ${targets.length} peers`,
+    );
+  }
+
+  private async remember(): Promise<void> {
+    const live = this.options.gossip.liveMembers()
+      .filter((m) => m.name !== this.options.self)
+      .map((m) => ({ name: m.name, host: hostFromBytes(m.addr) ?? '', port: m.port }))
+      .filter((p) => p.host !== '');
+    const liveNames = new Set(live.map((p) => p.name));
+    const previous = await loadKnownPeers(this.options.stateDir).catch(() => []);
+    const peers = [...live, ...previous.filter((p) => !liveNames.has(p.name))];
+    await saveKnownPeers(this.options.stateDir, peers).catch((error: Error) =>
+      this.options.logger.warn({ event: 'stateWriteFailed' }, `cannot remember peers: ${error.message}`));
+  }
+}
+
+function uniqueAddresses(list: readonly HostPort[]): HostPort[] {
+  const seen = new Map<string, HostPort>();
+  for (const a of list) seen.set(formatHostPort(a), a);
+  return [...seen.values()];
+}
