@@ -2,24 +2,12 @@
  * Shared golden frames for the L2 tests, each with where it comes from. Hex is written with spaces and line
  * breaks per field; `hex()` strips them.
  */
-import { parseIP, type IP } from '../../../src/ip';
+
 import { parseMAC, type L2Interface, type MacAddress } from '../../../src/announce/l2';
 
-export function hex(text: string): Uint8Array {
-  const clean = text.replace(/#[^\n]*/g, '').replace(/\s+/g, '');
-  if (clean.length % 2 !== 0) throw new Error(`odd hex length in fixture: ${clean.length}`);
-  return Uint8Array.from(Buffer.from(clean, 'hex'));
-}
+import { hex, ip, toHex } from '../../support/test-bytes';
 
-export function toHex(bytes: Uint8Array): string {
-  return Buffer.from(bytes).toString('hex');
-}
-
-export function ip(text: string): IP {
-  const v = parseIP(text);
-  if (!v) throw new Error(`bad IP in test: ${text}`);
-  return v;
-}
+export { hex, ip, toHex };
 
 export function mac(text: string): MacAddress {
   const v = parseMAC(text);

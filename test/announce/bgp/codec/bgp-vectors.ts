@@ -3,23 +3,11 @@
  * two messages seed 003's tcpdump shows MetalLB sending to FRR 8.4. `hex()` strips spaces and # comments.
  * Every marker is 16 octets of ff.
  */
-import { parseCIDR, parseIP, type CIDR, type IP } from '../../../../src/ip';
+import { parseCIDR, type CIDR } from '../../../../src/ip';
 
-export function hex(text: string): Uint8Array {
-  const clean = text.replace(/#[^\n]*/g, '').replace(/\s+/g, '');
-  if (clean.length % 2 !== 0) throw new Error(`odd hex length in vector: ${clean.length}`);
-  return Uint8Array.from(Buffer.from(clean, 'hex'));
-}
+import { hex, ip, toHex } from '../../../support/test-bytes';
 
-export function toHex(bytes: Uint8Array): string {
-  return Buffer.from(bytes).toString('hex');
-}
-
-export function ip(text: string): IP {
-  const v = parseIP(text);
-  if (!v) throw new Error(`bad IP in test: ${text}`);
-  return v;
-}
+export { hex, ip, toHex };
 
 export function cidr(text: string): CIDR {
   const v = parseCIDR(text);
