@@ -162,6 +162,27 @@ export class DaemonLab {
     return this.status(name).services.find((s) => s.service === service && s.protocol === 'layer2')?.owner ?? null;
   }
 
+  /**
+   * Waits until every node sees every node alive and all agree on each service's owner: the cluster has settled
+   * after a start, so what a test counts afterwards is its own doing, not the start-up's convergence.
+   * Returns the agreed owner of each service.
+   */
+  async settled(services: readonly string[], timeoutMs = 30_000): Promise<Map<string, string>> {
+    return eventually(() => {
+      const views = this.nodes.map((n) => this.status(n.name));
+      const allAlive = views.every((v) => v.members.filter((m) => m.state === 'alive').length === this.nodes.length);
+      if (!allAlive) return undefined;
+      const owners = new Map<string, string>();
+      for (const service of services) {
+        const seen = new Set(views.map((v) => v.services.find((s) => s.service === service && s.protocol === 'layer2')?.owner ?? ''));
+        const [owner] = [...seen];
+        if (seen.size !== 1 || !owner) return undefined;
+        owners.set(service, owner);
+      }
+      return owners;
+    }, timeoutMs, 200);
+  }
+
   ipOf(name: string, service: string): string | undefined {
     return this.status(name).services.find((s) => s.service === service)?.ips[0];
   }
