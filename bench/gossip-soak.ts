@@ -89,10 +89,34 @@ class Tally {
 const tallies: Record<Phase, Tally> = { baseline: new Tally(), soak: new Tally() };
 let phase: Phase | 'setup' = 'setup';
 
+/** How much of a prober's own story is printed beside a suspicion it started: a probe round and its extension. */
+const STORY_MS = 1_500;
+/** Each node's gossip lines of the last STORY_MS: what the prober saw before it suspected. */
+const recentLines = new Map<string, Record<string, unknown>[]>();
+/** Printed at the end: for each suspicion started, the prober's lines about the target before it. */
+const stories: string[] = [];
+
+function remember(node: LabNode, record: Record<string, unknown>): Record<string, unknown>[] {
+  const lines = recentLines.get(node.name) ?? [];
+  recentLines.set(node.name, lines);
+  const now = typeof record.ts === 'string' ? Date.parse(record.ts) : Date.now();
+  lines.push(record);
+  while (lines.length > 0 && now - Date.parse(String(lines[0]!.ts)) > STORY_MS) lines.shift();
+  return lines;
+}
+
+function story(node: LabNode, suspected: string, lines: Record<string, unknown>[]): string {
+  const mentions = lines.filter((l) => JSON.stringify(l).includes(suspected));
+  return [`${node.name} suspected ${suspected}; its lines about it in the ${STORY_MS} ms before:`,
+    ...mentions.map((l) => `    ${String(l.ts)} ${String(l.reason ?? l.event)}: ${String(l.msg ?? '')} ${JSON.stringify(Object.fromEntries(
+      Object.entries(l).filter(([k]) => !['ts', 'reason', 'event', 'msg', 'level', 'time', 'pid', 'hostname', 'node'].includes(k))))}`)].join('\n');
+}
+
 function observe(node: LabNode, record: Record<string, unknown>): void {
   if (phase === 'setup') return;
   const tally = tallies[phase];
   const msg = typeof record.msg === 'string' ? record.msg : '';
+  const recent = record.event === 'gossip' ? remember(node, record) : [];
   if (record.event === 'memberFailed') tally.deaths.push(`${node.name} declared ${String(record.member)} dead at ${String(record.ts)}`);
   if (record.event === 'memberJoined') tally.rejoins.push(`${node.name} saw ${String(record.member)} (re)join at ${String(record.ts)}`);
   if (record.event !== 'gossip') return;
@@ -103,7 +127,10 @@ function observe(node: LabNode, record: Record<string, unknown>): void {
       const [, suspected, from] = m as unknown as [string, string, string];
       if (!tally.suspectLines.has(node.name)) tally.suspectLines.set(node.name, new Map());
       Tally.bump(tally.suspectLines.get(node.name)!, suspected);
-      if (from === node.name) Tally.bump(tally.suspicionsStarted, `${node.name}>${suspected}`);
+      if (from === node.name) {
+        Tally.bump(tally.suspicionsStarted, `${node.name}>${suspected}`);
+        if (phase === 'soak') stories.push(story(node, suspected, recent));
+      }
       return;
     }
     case 'refute':
@@ -310,6 +337,7 @@ async function main(): Promise<number> {
   ]);
   for (const d of [...tallies.baseline.deaths, ...t.deaths]) console.log(`  false death: ${d}`);
   for (const r of t.rejoins) console.log(`  rejoin: ${r}`);
+  for (const s of stories) console.log(`\n${s}`);
   return falseDeaths === 0 && lossOk && !exited ? 0 : 1;
 }
 

@@ -110,7 +110,7 @@ export const WAN_CONFIG: SwimConfig = Object.freeze({
  * confirmation, 2.6 s without one). See detectionTime().
  *
  * Robustness. 5% loss: a direct probe fails ~10% of the time, so a member that answered quickly last time gets
- * the ping twice more when its ack is late (directPingRetries), beside the indirect path (4 packets, ~19%) and
+ * the ping four more times when its ack is late (directPingRetries), beside the indirect path (4 packets, ~19%) and
  * the TCP ping, and false suspicions become rare (in the simulation 51 -> 13 in 10 minutes); each one waits max = 1.8 s unless a
  * second member independently fails to reach the node, ample for the refutation (alive, incarnation + 1) to
  * travel by 100 ms gossip. A CPU-saturated node: its own probes fail (acks are handled late), nacks do not
@@ -129,9 +129,13 @@ export const FAST_CONFIG: SwimConfig = Object.freeze({
   gossipToTheDeadTime: 15_000, // same as push/pull
   pushPullInterval: 15_000, // small clusters: a full exchange is a few hundred bytes
   tcpTimeout: 2_000, // a LAN peer that cannot complete a small exchange in 2 s is not usable
-  // At 5% loss a lone direct ping fails ~10% of the time; two more copies to a member that answers quickly make
-  // that ~0.1%, and with the indirect path and the TCP ping a healthy node is almost never suspected.
-  directPingRetries: 2,
+  // At 5% loss each way a direct ping or its ack is lost ~10% of the time. A round fails only when every copy,
+  // the indirect path (4 packets and a relay: ~19%) and the TCP ping (a lost SYN waits 1 s: ~19%) all fail: with
+  // two more copies that is 0.1^3 x 0.19 x 0.19 ~ 3e-5 per round, ~0.3 false suspicions per 10 minutes in a
+  // 3-node cluster (9,000 rounds), which the soak saw (a calm node suspecting another). Four copies make it
+  // ~3e-7: ~0.003 per 10 minutes. Only for members that answered quickly last time, only after the first ack is
+  // late (~10% of rounds), so the cost is a few extra 30-byte packets a second.
+  directPingRetries: 4,
   // A starved node still gossips, late: what it says proves it alive, so its slowness costs one more round, not
   // a suspicion (the soak's starved node was suspected about once in 10 minutes without this).
   extendWhenHeard: true,

@@ -96,12 +96,9 @@ export function startProbe(d: Draft): void {
 export function probeIndirect(d: Draft): void {
   const probe = d.probe;
   if (!probe || probe.indirectSent) return;
-  if (lateAckMeansLoss(d, probe.target)) {
-    // The target acks each copy with the probe's sequence number; the first ack ends the round.
-    for (let retry = 0; retry < d.config.directPingRetries; retry++) {
-      sendPacket(d, probe.to, [pingFor(d, probe.target, probe.seqNo)], 'ping');
-    }
-  }
+  const retries = lateAckMeansLoss(d, probe.target) ? d.config.directPingRetries : 0;
+  // The target acks each copy with the probe's sequence number; the first ack ends the round.
+  for (let retry = 0; retry < retries; retry++) sendPacket(d, probe.to, [pingFor(d, probe.target, probe.seqNo)], 'ping');
   const peers = d.random.pick(d.config.indirectChecks, [...d.members.values()],
     (m) => m.name !== d.self.name && m.name !== probe.target && m.state === 'alive');
   let expectedNacks = 0;
@@ -132,6 +129,7 @@ export function probeIndirect(d: Draft): void {
   }
   d.probe = { ...probe, indirectSent: true, expectedNacks, ...(tcpStream === undefined ? {} : { tcpStream }) };
   log(d, 'debug', 'probeIndirect', `failed ping: ${probe.target} (timeout reached), asking ${peers.length} peers`, {
+    retries,
     relays: peers.length,
     expectedNacks,
     tcp: tcpStream !== undefined,
@@ -147,6 +145,9 @@ export function probeExpired(d: Draft): void {
   const probe = d.probe;
   if (!probe) return;
   if (heardDuringRound(d, probe)) {
+    // One fresh direct ping, same sequence number (a late ack of the first round still counts). Not a whole
+    // round again: when the prober itself is the slow one, more relays and streams are more work for it, and in
+    // the simulation of an overloaded node that turned its flapping into false deaths of the healthy ones.
     const interval = scaleByHealth(d.config.probeInterval, d.health);
     sendPacket(d, probe.to, [pingFor(d, probe.target, probe.seqNo)], 'ping');
     d.probe = { ...probe, extended: true, deadline: d.now + interval };
