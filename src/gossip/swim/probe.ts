@@ -96,9 +96,7 @@ export function startProbe(d: Draft): void {
 export function probeIndirect(d: Draft): void {
   const probe = d.probe;
   if (!probe || probe.indirectSent) return;
-  const retries = lateAckMeansLoss(d, probe.target) ? d.config.directPingRetries : 0;
-  // The target acks each copy with the probe's sequence number; the first ack ends the round.
-  for (let retry = 0; retry < retries; retry++) sendPacket(d, probe.to, [pingFor(d, probe.target, probe.seqNo)], 'ping');
+  const retries = sendRetries(d, probe);
   const peers = d.random.pick(d.config.indirectChecks, [...d.members.values()],
     (m) => m.name !== d.self.name && m.name !== probe.target && m.state === 'alive');
   let expectedNacks = 0;
@@ -127,9 +125,9 @@ export function probeIndirect(d: Draft): void {
       deadline: probe.deadline,
     });
   }
-  d.probe = { ...probe, indirectSent: true, expectedNacks, ...(tcpStream === undefined ? {} : { tcpStream }) };
+  d.probe = { ...probe, indirectSent: true, expectedNacks, ...(retries ? { retries } : {}), ...(tcpStream === undefined ? {} : { tcpStream }) };
   log(d, 'debug', 'probeIndirect', `failed ping: ${probe.target} (timeout reached), asking ${peers.length} peers`, {
-    retries,
+    retries: retries?.seqNos.length ?? 0,
     relays: peers.length,
     expectedNacks,
     tcp: tcpStream !== undefined,
@@ -193,7 +191,18 @@ function heardDuringRound(d: Draft, probe: ProbeRound): boolean {
   return heard !== undefined && heard >= probe.sentAt;
 }
 
-/** mlb's directPingRetries: only for a member that answered quickly last time (see SwimConfig). */
+/**
+ * mlb's directPingRetries, sent when the ack is late, for a member that answered quickly last time; each copy
+ * with a sequence number of its own, and the first ack of any copy ends the round.
+ */
+function sendRetries(d: Draft, probe: ProbeRound): ProbeRound['retries'] {
+  if (!lateAckMeansLoss(d, probe.target)) return undefined;
+  const seqNos = Array.from({ length: d.config.directPingRetries }, () => nextSeqNo(d));
+  for (const seqNo of seqNos) sendPacket(d, probe.to, [pingFor(d, probe.target, seqNo)], 'ping');
+  return { seqNos, sentAt: d.now };
+}
+
+/** Only for a member that answered quickly last time (see SwimConfig.directPingRetries). */
 function lateAckMeansLoss(d: Draft, target: string): boolean {
   if (d.config.directPingRetries <= 0) return false;
   const rtt = d.recentRtt.get(target);
@@ -203,11 +212,17 @@ function lateAckMeansLoss(d: Draft, target: string): boolean {
 /** An ack for the probe in flight: success. Returns false when the ack is not for it. */
 export function probeAcked(d: Draft, seqNo: number): boolean {
   const probe = d.probe;
-  if (!probe || probe.seqNo !== seqNo) return false;
+  const ofRetry = probe?.retries?.seqNos.includes(seqNo) ?? false;
+  if (!probe || (probe.seqNo !== seqNo && !ofRetry)) return false;
   endProbe(d, probe);
-  // A late ack (after retries or relays) marks the member slow until a quick one comes again, so a busy member
-  // never gets extra pings twice in a row: the retries cannot pile load onto a node that is already behind.
-  d.recentRtt.set(probe.target, d.now - probe.sentAt);
+  // A slow ack marks the member slow until a quick one comes again, so a busy member does not get extra pings
+  // round after round: the retries cannot pile load onto a node that is already behind. An ack of a retry is
+  // timed from the retry: when it came quickly, the first copy or its ack was lost and the member is as quick as
+  // ever, so the next round still gets retries. (Timed from the first copy, one loss made the member look slow,
+  // the next round went without retries, and a second loss in a row was a suspicion: all four false suspicions
+  // of one 10-minute soak went that way. Timed from the retries whatever was acked, a busy member's late ack of
+  // the first copy looked quick, and the retries piled on it: false deaths in the simulation.)
+  d.recentRtt.set(probe.target, d.now - (ofRetry ? probe.retries!.sentAt : probe.sentAt));
   d.health = applyHealthDelta(d.health, HealthDelta.probeSucceeded, d.config.awarenessMaxMultiplier);
   log(d, 'debug', 'probeAcked', `ack from ${probe.target}`, { rtt: d.now - probe.sentAt, indirect: probe.indirectSent });
   return true;

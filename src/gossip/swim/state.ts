@@ -23,6 +23,12 @@ export interface ProbeRound {
   /** The target's incarnation when the probe began: a failed probe suspects that incarnation. */
   readonly incarnation: number;
   readonly sentAt: number;
+  /**
+   * The direct retries (SwimConfig.directPingRetries): each copy has a sequence number of its own, so an ack
+   * says which copy got through. An ack of a retry, timed from when it went out, tells a lost first copy from a
+   * slow member (see probeAcked).
+   */
+  readonly retries?: { readonly seqNos: readonly number[]; readonly sentAt: number };
   /** Direct ping gives up here and the indirect phase begins (ProbeTimeout). */
   readonly indirectAt: number;
   /** The probe fails here (ProbeInterval x (health + 1)). */

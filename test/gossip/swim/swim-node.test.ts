@@ -256,11 +256,12 @@ describe('probe round', () => {
       d.advance(d.state.nextProbeAt);
       const second = d.state.probe!;
       const indirect = d.advance(second.indirectAt);
-      return messagesOf(indirect, 'ping').filter((p) => p.node === 'b' && p.seqNo === second.seqNo);
+      // Every direct ping to b at that moment is a retry (each with a sequence number of its own).
+      return messagesOf(indirect, 'ping').filter((p) => p.node === 'b' && p.seqNo !== second.seqNo);
     }
 
-    test('a member that answered quickly gets the direct ping twice more when its ack is late', () => {
-      // Two copies for the direct path, plus the TCP ping (a stream, not counted here).
+    test('a member that answered quickly gets the direct ping again when its ack is late', () => {
+      // The copies for the direct path, plus the TCP ping (a stream, not counted here).
       const retries = lateSecondProbe(FAST_CONFIG, 1);
       expect(retries.length).toBeGreaterThan(0);
       expect(retries).toHaveLength(FAST_CONFIG.directPingRetries);
@@ -268,6 +269,39 @@ describe('probe round', () => {
 
     test('a member that answered slowly gets no extra pings (they would load a busy node)', () => {
       expect(lateSecondProbe(FAST_CONFIG, FAST_CONFIG.probeTimeout - 1)).toHaveLength(0);
+    });
+
+    test('a lost first copy answered right after the retries keeps the member quick: the next late ack gets retries too', () => {
+      const d = new Driver(FAST_CONFIG);
+      d.learn('b');
+      d.advance(d.state.nextProbeAt);
+      d.packet(2, { type: 'ack', seqNo: d.state.probe!.seqNo }); // quick: 0 ms
+      d.advance(d.state.nextProbeAt);
+      const lossy = d.state.probe!;
+      // The first copy was lost; the retries go out, each with a sequence number of its own.
+      const copies = messagesOf(d.advance(lossy.indirectAt), 'ping').filter((p) => p.node === 'b');
+      expect(copies).toHaveLength(FAST_CONFIG.directPingRetries);
+      expect(new Set([lossy.seqNo, ...copies.map((p) => p.seqNo)]).size).toBe(FAST_CONFIG.directPingRetries + 1);
+      d.advance(lossy.indirectAt + 2);
+      d.packet(2, { type: 'ack', seqNo: copies[1]!.seqNo }); // a retry answered 2 ms after it went out
+      expect(d.state.probe).toBeUndefined();
+      d.advance(d.state.nextProbeAt);
+      const next = d.state.probe!;
+      expect(messagesOf(d.advance(next.indirectAt), 'ping').filter((p) => p.node === 'b')).toHaveLength(FAST_CONFIG.directPingRetries);
+    });
+
+    test('a busy member\'s late ack of the first copy marks it slow, even just after the retries: no retries next time', () => {
+      const d = new Driver(FAST_CONFIG);
+      d.learn('b');
+      d.advance(d.state.nextProbeAt);
+      d.packet(2, { type: 'ack', seqNo: d.state.probe!.seqNo });
+      d.advance(d.state.nextProbeAt);
+      const slow = d.state.probe!;
+      d.advance(slow.indirectAt + 2);
+      d.packet(2, { type: 'ack', seqNo: slow.seqNo }); // the first copy's ack, 102 ms late
+      d.advance(d.state.nextProbeAt);
+      const next = d.state.probe!;
+      expect(messagesOf(d.advance(next.indirectAt), 'ping').filter((p) => p.node === 'b')).toHaveLength(0);
     });
 
     test('memberlist\'s own profiles never send them', () => {
@@ -293,6 +327,7 @@ describe('probe round', () => {
       expect(reasons(expired)).toContain('probeExtended');
       expect(reasons(expired)).not.toContain('suspect');
       expect(d.stateOf('b')).toBe('alive');
+      // The fresh ping and, b having answered quickly before, nothing more (it never answered here).
       expect(messagesOf(expired, 'ping').filter((p) => p.node === 'b' && p.seqNo === probe.seqNo)).toHaveLength(1);
       d.packet(2, { type: 'ack', seqNo: probe.seqNo });
       expect(d.state.probe?.seqNo).not.toBe(probe.seqNo);
