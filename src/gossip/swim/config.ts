@@ -36,7 +36,8 @@ export interface SwimConfig {
    * last direct ack came quickly (within probeTimeout x FAST_MEMBER_RTT_FRACTION), the ping was most likely lost,
    * so it is sent again this many times beside the indirect pings: each copy is an independent chance against
    * random loss. A member that answered slowly last time is busy, and gets no extra pings (they would add to its
-   * load). On the wire it is just another ping.
+   * load). Each copy has a sequence number of its own, so an ack says which copy got through: a retry acked
+   * quickly leaves the member quick (probe.ts probeAcked). On the wire each is just another ping.
    */
   readonly directPingRetries: number;
   /**
