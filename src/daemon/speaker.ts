@@ -36,6 +36,7 @@ import { linkMacs, nodeFacts } from './node-facts';
 import { trackOwners, type OwnerHistory } from './owner-history';
 import { SelfChecker } from './self-check/self-checker';
 import { SpeakerFlags } from './speaker-flags';
+import { CodedError } from '../errors/coded-error';
 
 /** MetalLB's speaker leaves with a 1 s timeout on shutdown. */
 export const LEAVE_TIMEOUT_MS = 1_000;
@@ -62,6 +63,13 @@ export interface SpeakerOptions {
   /** mlb's version, shown by the control API. */
   readonly version: string;
   readonly logger: Logger;
+}
+
+/** Some steps of a graceful stop failed (each was logged as stopStepFailed); the others still ran. */
+export class StopError extends CodedError<'stopIncomplete'> {
+  constructor(readonly failedSteps: readonly string[]) {
+    super('stopIncomplete', `the graceful stop was incomplete: ${failedSteps.join('; ')}`);
+  }
 }
 
 export class Speaker implements ControlProvider, MetricsSource {
@@ -143,30 +151,48 @@ export class Speaker implements ControlProvider, MetricsSource {
    * Leaves gracefully: hands every owned IP to its successor (announcing until the successor is heard), then
    * withdraws, tells the cluster "left" (not "dead") and stops everything.
    */
+  /**
+   * Hands over, withdraws, leaves the cluster and saves state. Every step runs even when an earlier one failed
+   * (a failed VIP removal must not keep the node in the cluster); failures are logged as they happen and
+   * reported together at the end (StopError), so the process exits non-zero and says what went wrong.
+   */
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
     const { logger } = this.options;
-    this.membership?.stop();
-    this.source?.stop();
-    if (this.gossip) await this.handOver();
-    this.announcements?.apply([], () => 'shuttingDown');
-    await this.bgp?.close();
-    await this.announcements?.settled();
-    this.l2?.close();
-    this.selfCheck?.close();
-    await this.vips?.close({ keep: false });
-    this.links?.close();
-    await this.control?.close();
-    await this.cluster?.close();
+    const failed: string[] = [];
+    const step = async (name: string, run: () => unknown): Promise<void> => {
+      try {
+        await run();
+      } catch (error) {
+        failed.push(`${name}: ${(error as Error).message}`);
+        logger.error({ event: 'stopStepFailed', step: name, error: (error as Error).stack }, `stopping: ${name} failed; carrying on with the rest`);
+      }
+    };
+    await step('membership', () => this.membership?.stop());
+    await step('config', () => this.source?.stop());
+    if (this.gossip) await step('handover', () => this.handOver());
+    await step('withdraw', () => this.announcements?.apply([], () => 'shuttingDown'));
+    await step('bgp', () => this.bgp?.close());
+    await step('announcements', () => this.announcements?.settled());
+    await step('l2', () => this.l2?.close());
+    await step('selfCheck', () => this.selfCheck?.close());
+    await step('vips', () => this.vips?.close({ keep: false }));
+    await step('links', () => this.links?.close());
+    await step('control', () => this.control?.close());
+    await step('clusterGossip', () => this.cluster?.close());
     if (this.gossip) {
-      const outcome = await this.gossip.leave(LEAVE_TIMEOUT_MS);
-      logger.info({ event: 'gossipLeft', outcome }, `left the cluster (${outcome})`);
-      await this.gossip.close();
+      const gossip = this.gossip;
+      await step('leave', async () => {
+        const outcome = await gossip.leave(LEAVE_TIMEOUT_MS);
+        logger.info({ event: 'gossipLeft', outcome }, `left the cluster (${outcome})`);
+      });
+      await step('gossip', () => gossip.close());
     }
-    await this.flags?.markCleanStop();
-    await this.cluster?.flush();
-    await this.membership?.flush();
+    await step('restartHistory', () => this.flags?.markCleanStop());
+    await step('allocations', () => this.cluster?.flush());
+    await step('peers', () => this.membership?.flush());
+    if (failed.length > 0) throw new StopError(failed);
   }
 
   /** `mlb drain`: hand this node's IPs to others and keep them away until undrain (kept across restarts). */

@@ -193,8 +193,9 @@ spec: { type: LoadBalancer, ports: [{ port: 8080, protocol: TCP }] }
     const [owner, next] = ranked(API_SERVICE);
     const loop = lab.clientLoop(API_IP);
     await until(() => loop.samples.some((s) => s.node === owner));
+    expect(lab.daemon(owner).child.exitCode, `${owner} exited before the SIGTERM: ${lab.daemon(owner).stderr.join('')}`).toBeNull();
     lab.daemon(owner).child.kill('SIGTERM');
-    expect(await lab.daemon(owner).exited()).toBe(0);
+    expect(await lab.daemon(owner).exited(), lab.daemon(owner).stderr.join('') || JSON.stringify(lab.daemon(owner).lines.slice(-5))).toBe(0);
     await until(() => loop.samples.some((s) => s.node === next));
     await new Promise((r) => setTimeout(r, 300));
     const samples = loop.stop();

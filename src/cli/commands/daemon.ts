@@ -12,7 +12,7 @@ import { DEFAULT_CONTROL_SOCKET } from '../control-client';
 import { buildInfo } from '../build-info';
 import { SWIM_PROFILES, type SwimProfileName } from '../../gossip/swim';
 import { parseHostPort } from '../../gossip/transport/address';
-import { CommandError, UsageError } from '../exit-codes';
+import { CommandError, ExitCode, UsageError } from '../exit-codes';
 import { ConfigLoadError } from '../../sources/file';
 import { formatDiagnostic } from '../../model';
 
@@ -100,14 +100,22 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       : undefined;
     // Signals are taken before start-up finishes: a SIGTERM during the first join must still leave politely
     // and keep what was learnt, not kill the process with the default action.
-    const stopped = new Promise<void>((resolve) => {
+    const stopped = new Promise<void>((resolve, reject) => {
       const stop = (signal: string) => {
         logger.info({ event: 'shutdown', signal }, `${signal}: leaving the cluster`);
-        void started.catch(() => undefined).then(() => speaker.stop()).then(resolve);
+        void started.catch(() => undefined).then(() => speaker.stop()).then(resolve, (error: Error) => reject(new CommandError(error.message, 'stopIncomplete')));
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
     });
+    // A bug must not end the process silently: say what it was in the log (JSON, where operators look), then exit 1
+    // as Node would. Without this, an exception in a timer showed up only as a bare exit code.
+    const fatal = (kind: string) => (error: unknown) => {
+      logger.fatal({ event: 'internalError', kind, error: error instanceof Error ? error.stack : String(error) }, `internal error (${kind}): exiting`);
+      process.exit(ExitCode.failure);
+    };
+    process.on('uncaughtException', fatal('uncaughtException'));
+    process.on('unhandledRejection', fatal('unhandledRejection'));
     const started = speaker.start();
     try {
       await asCommandError(() => started);
