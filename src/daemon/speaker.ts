@@ -371,7 +371,13 @@ export class Speaker implements ControlProvider, MetricsSource {
       this.vips = vips;
       // A VIP on mlb0 must never be answered by the kernel on a real interface, or a crashed daemon would keep
       // attracting traffic (arp-sysctl-plan.ts). Interfaces come and go, and a new one starts from conf/default.
-      const prepare = () => void vips.prepareInterfaces(links.links().map((l) => l.name).filter((n) => n !== vipInterface && n !== 'lo'));
+      // Not once stopping: a link dump that finishes after the binder closed (a link that just flapped) would
+      // otherwise reject into nothing and end the process mid-shutdown (seen: exit 1 after SIGTERM).
+      const prepare = () => {
+        if (this.stopping) return;
+        vips.prepareInterfaces(links.links().map((l) => l.name).filter((n) => n !== vipInterface && n !== 'lo')).catch((error: Error) =>
+          logger.error({ event: 'arpSysctlFailed', error: error.message }, `cannot prepare the ARP sysctls: ${error.message}`));
+      };
       prepare();
       links.onChange(prepare);
     }
