@@ -6,7 +6,7 @@
  * be missed, repeated or reordered without effect (ARCHITECTURE.md, "One direction of data").
  */
 import type { Logger } from 'pino';
-import { VipBinder } from '../announce/addr';
+import type { VipBinder } from '../announce/addr';
 import { BgpAnnouncer, bgpPeerPlans } from '../announce/bgp/bgp-announcer';
 import { NetlinkLinks } from '../announce/l2/interfaces';
 import { L2Announcer } from '../announce/l2/l2-announcer';
@@ -36,7 +36,8 @@ import { linkMacs, nodeFacts } from './node-facts';
 import { trackOwners, type OwnerHistory } from './owner-history';
 import { SelfChecker } from './self-check/self-checker';
 import { SpeakerFlags } from './speaker-flags';
-import { CodedError } from '../errors/coded-error';
+import { runStopSteps } from './graceful-stop';
+import { openVipBinding } from './vip-binding';
 
 /** MetalLB's speaker leaves with a 1 s timeout on shutdown. */
 export const LEAVE_TIMEOUT_MS = 1_000;
@@ -63,13 +64,6 @@ export interface SpeakerOptions {
   /** mlb's version, shown by the control API. */
   readonly version: string;
   readonly logger: Logger;
-}
-
-/** Some steps of a graceful stop failed (each was logged as stopStepFailed); the others still ran. */
-export class StopError extends CodedError<'stopIncomplete'> {
-  constructor(readonly failedSteps: readonly string[]) {
-    super('stopIncomplete', `the graceful stop was incomplete: ${failedSteps.join('; ')}`);
-  }
 }
 
 export class Speaker implements ControlProvider, MetricsSource {
@@ -159,40 +153,30 @@ export class Speaker implements ControlProvider, MetricsSource {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
-    const { logger } = this.options;
-    const failed: string[] = [];
-    const step = async (name: string, run: () => unknown): Promise<void> => {
-      try {
-        await run();
-      } catch (error) {
-        failed.push(`${name}: ${(error as Error).message}`);
-        logger.error({ event: 'stopStepFailed', step: name, error: (error as Error).stack }, `stopping: ${name} failed; carrying on with the rest`);
-      }
-    };
-    await step('membership', () => this.membership?.stop());
-    await step('config', () => this.source?.stop());
-    if (this.gossip) await step('handover', () => this.handOver());
-    await step('withdraw', () => this.announcements?.apply([], () => 'shuttingDown'));
-    await step('bgp', () => this.bgp?.close());
-    await step('announcements', () => this.announcements?.settled());
-    await step('l2', () => this.l2?.close());
-    await step('selfCheck', () => this.selfCheck?.close());
-    await step('vips', () => this.vips?.close({ keep: false }));
-    await step('links', () => this.links?.close());
-    await step('control', () => this.control?.close());
-    await step('clusterGossip', () => this.cluster?.close());
-    if (this.gossip) {
-      const gossip = this.gossip;
-      await step('leave', async () => {
+    const gossip = this.gossip;
+    await runStopSteps([
+      ['membership', () => this.membership?.stop()],
+      ['config', () => this.source?.stop()],
+      ['handover', () => gossip && this.handOver()],
+      ['withdraw', () => this.announcements?.apply([], () => 'shuttingDown')],
+      ['bgp', () => this.bgp?.close()],
+      ['announcements', () => this.announcements?.settled()],
+      ['l2', () => this.l2?.close()],
+      ['selfCheck', () => this.selfCheck?.close()],
+      ['vips', () => this.vips?.close({ keep: false })],
+      ['links', () => this.links?.close()],
+      ['control', () => this.control?.close()],
+      ['clusterGossip', () => this.cluster?.close()],
+      ['leave', async () => {
+        if (!gossip) return;
         const outcome = await gossip.leave(LEAVE_TIMEOUT_MS);
-        logger.info({ event: 'gossipLeft', outcome }, `left the cluster (${outcome})`);
-      });
-      await step('gossip', () => gossip.close());
-    }
-    await step('restartHistory', () => this.flags?.markCleanStop());
-    await step('allocations', () => this.cluster?.flush());
-    await step('peers', () => this.membership?.flush());
-    if (failed.length > 0) throw new StopError(failed);
+        this.options.logger.info({ event: 'gossipLeft', outcome }, `left the cluster (${outcome})`);
+      }],
+      ['gossip', () => gossip?.close()],
+      ['restartHistory', () => this.flags?.markCleanStop()],
+      ['allocations', () => this.cluster?.flush()],
+      ['peers', () => this.membership?.flush()],
+    ], this.options.logger);
   }
 
   /** `mlb drain`: hand this node's IPs to others and keep them away until undrain (kept across restarts). */
@@ -366,21 +350,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.selfCheck.on('conflict', conflictEvent('conflict'));
     this.selfCheck.on('conflictCleared', conflictEvent('conflictCleared'));
     const vipInterface = this.options.vipInterface;
-    if (vipInterface) {
-      const vips = await VipBinder.open({ interfaceName: vipInterface, logger });
-      this.vips = vips;
-      // A VIP on mlb0 must never be answered by the kernel on a real interface, or a crashed daemon would keep
-      // attracting traffic (arp-sysctl-plan.ts). Interfaces come and go, and a new one starts from conf/default.
-      // Not once stopping: a link dump that finishes after the binder closed (a link that just flapped) would
-      // otherwise reject into nothing and end the process mid-shutdown (seen: exit 1 after SIGTERM).
-      const prepare = () => {
-        if (this.stopping) return;
-        vips.prepareInterfaces(links.links().map((l) => l.name).filter((n) => n !== vipInterface && n !== 'lo')).catch((error: Error) =>
-          logger.error({ event: 'arpSysctlFailed', error: error.message }, `cannot prepare the ARP sysctls: ${error.message}`));
-      };
-      prepare();
-      links.onChange(prepare);
-    }
+    if (vipInterface) this.vips = await openVipBinding({ vipInterface, links, logger, stopping: () => this.stopping });
     const vips = this.vips;
     this.announcements = new LocalAnnouncements({
       reconcileL2: (d) => void l2.reconcile(d),

@@ -72,10 +72,16 @@ http.createServer((req, res) => {
   res.end(name);
 }).listen(Number(port), '0.0.0.0');`;
 
-/** The client's view over time: GET / on ip:8080 every 20 ms (300 ms timeout), one JSON line per answer. */
+/**
+ * The client's view over time: GET / on ip:8080, one at a time, 20 ms apart, one JSON line per answer. The
+ * timeout is just under TCP's initial SYN retransmission (1 s): a SYN lost in a gap (sent to a host that no
+ * longer holds the VIP) always fails its request, while a request slowed by a busy machine (the whole suite runs
+ * beside it) is not mistaken for one. With 300 ms, a loaded run failed on scheduling delay alone.
+ */
+const CLIENT_TIMEOUT_MS = 900;
 const CLIENT_LOOP = `
 const http = require('node:http'); const [ip, port] = process.argv.slice(1);
-const once = () => { const t = Date.now(); const req = http.get({ host: ip, port: Number(port), path: '/', timeout: 300, agent: false }, (res) => {
+const once = () => { const t = Date.now(); const req = http.get({ host: ip, port: Number(port), path: '/', timeout: ${CLIENT_TIMEOUT_MS}, agent: false }, (res) => {
   let body = ''; res.on('data', (c) => body += c); res.on('end', () => { console.log(JSON.stringify({ t, node: body })); setTimeout(once, 20); }); });
   req.on('timeout', () => req.destroy(new Error('timeout')));
   req.on('error', (e) => { console.log(JSON.stringify({ t, node: null, error: e.message })); setTimeout(once, 20); }); };

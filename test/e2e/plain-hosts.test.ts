@@ -202,7 +202,9 @@ spec: { type: LoadBalancer, ports: [{ port: 8080, protocol: TCP }] }
     const from = samples.findIndex((s) => s.node === owner);
     const answered = samples.slice(from);
     expect(answered.filter((s) => s.node === null).map((s) => `${s.t - answered[0]!.t} ms: ${s.error}`)).toEqual([]);
-    expect(answered.at(-1)?.node).toBe(next);
+    const moves = lab.nodes.flatMap((n) => lab.daemon(n.name).lines.filter(event('ownerChanged')).filter((l) => l.service === API_SERVICE)
+      .map((l) => `${n.name} ${String(l.ts)}: ${(l.from as string[]).join(',')} -> ${(l.to as string[]).join(',')}`)).slice(-12);
+    expect(answered.at(-1)?.node, `after the SIGTERM of ${owner}; owner changes seen:\n${moves.join('\n')}`).toBe(next);
     const done = lab.daemon(owner).lines.find(event('handoverDone'));
     expect(done?.reason).toBe('allClaimed');
     await restart(owner);
