@@ -204,7 +204,11 @@ spec: { type: LoadBalancer, ports: [{ port: 8080, protocol: TCP }] }
     expect(answered.filter((s) => s.node === null).map((s) => `${s.t - answered[0]!.t} ms: ${s.error}`)).toEqual([]);
     const moves = lab.nodes.flatMap((n) => lab.daemon(n.name).lines.filter(event('ownerChanged')).filter((l) => l.service === API_SERVICE)
       .map((l) => `${n.name} ${String(l.ts)}: ${(l.from as string[]).join(',')} -> ${(l.to as string[]).join(',')}`)).slice(-12);
-    expect(answered.at(-1)?.node, `after the SIGTERM of ${owner}; owner changes seen:\n${moves.join('\n')}`).toBe(next);
+    // The client ends where the survivors' election says. Usually that is `next`; a node restarted by an earlier
+    // test may finish its warm-up meanwhile and take the IP back (seen under load): a move the cluster decided.
+    const elected = lab.explain(next, API_SERVICE)[0]?.winner;
+    expect(elected).not.toBe(owner);
+    expect(answered.at(-1)?.node, `after the SIGTERM of ${owner}; owner changes seen:\n${moves.join('\n')}`).toBe(elected);
     const done = lab.daemon(owner).lines.find(event('handoverDone'));
     expect(done?.reason).toBe('allClaimed');
     await restart(owner);
