@@ -1,7 +1,7 @@
 /**
  * This node's own election flags, published in its gossip meta: draining (`mlb drain`, kept across restarts so a
  * node drained for maintenance does not grab its IPs back when its daemon restarts), leaving (a graceful stop in
- * progress: drains without persisting), and warming up (flap damping after recent restarts, see damping/).
+ * progress: drains without persisting), and warming up (flap damping after recent crashes, see damping/).
  *
  * The drain record (drain-record.ts) fails closed: a damaged or unreadable drain.json keeps the node drained.
  * A drain or undrain is written to disk before the node changes, so one that cannot be recorded changes nothing.
@@ -88,6 +88,11 @@ export class SpeakerFlags {
     if (this.leaving) return;
     this.leaving = true;
     this.onChange();
+  }
+
+  /** The daemon has started serving: from now on an end without markCleanStop counts as a crash (damping/). */
+  async markRunning(): Promise<void> {
+    await this.warmUp.markRunning();
   }
 
   async markCleanStop(): Promise<void> {
