@@ -11,8 +11,8 @@ export const DRAIN_FILE = 'drain.json';
 
 export interface DrainRecord {
   readonly drained: boolean;
-  /** ISO time of the last drain or undrain. */
-  readonly since: string;
+  /** ISO time of the last drain or undrain; mlb always writes it, a hand-written record may leave it out. */
+  readonly since?: string;
 }
 
 /** How reading drain.json went: the shell reports it, decideDrainAtStart decides. */
@@ -36,7 +36,7 @@ export interface DrainAtStart {
 
 export function isDrainRecord(v: unknown): v is DrainRecord {
   const r = v as DrainRecord;
-  return typeof r === 'object' && r !== null && typeof r.drained === 'boolean' && typeof r.since === 'string';
+  return typeof r === 'object' && r !== null && typeof r.drained === 'boolean' && (r.since === undefined || typeof r.since === 'string');
 }
 
 /** Parses drain.json's text: the record, or why it is not one. */
@@ -47,7 +47,7 @@ export function parseDrainRecord(text: string): { record: DrainRecord } | { prob
   } catch (error) {
     return { problem: `not JSON: ${(error as Error).message}` };
   }
-  return isDrainRecord(value) ? { record: value } : { problem: 'not a {"drained": true|false, "since": "..."} record' };
+  return isDrainRecord(value) ? { record: value } : { problem: 'not a {"drained": true|false, "since": "<ISO time>"} record' };
 }
 
 export function drainRecordText(drained: boolean, at: Date): string {
@@ -68,12 +68,13 @@ export function decideDrainAtStart(path: string, read: DrainFileRead): DrainAtSt
         return { drained: true, code: 'recordDamaged', recordFaulty: true, reason: `${path} is damaged (${parsed.problem}): ${HOW_TO_CLEAR}` };
       }
       const { drained, since } = parsed.record;
+      const when = since === undefined ? '' : ` on ${since}`;
       return {
         drained,
         code: 'recorded',
-        since,
+        ...(since === undefined ? {} : { since }),
         recordFaulty: false,
-        reason: drained ? `this node was drained on ${since}: it takes no IPs until \`mlb undrain\`` : `this node was undrained on ${since}`,
+        reason: drained ? `this node was drained${when}: it takes no IPs until \`mlb undrain\`` : `this node was undrained${when}`,
       };
     }
   }

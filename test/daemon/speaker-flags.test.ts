@@ -91,6 +91,8 @@ describe('drain.json at start', () => {
     expect(decideDrainAtStart('/s/drain.json', { kind: 'text', text: '{"drained":true,"since":"2026-12-01T10:00:00.000Z"}' })).toMatchObject({
       drained: true, code: 'recorded', reason: 'this node was drained on 2026-12-01T10:00:00.000Z: it takes no IPs until `mlb undrain`',
     });
+    expect(decideDrainAtStart('/s/drain.json', { kind: 'text', text: '{"drained":false}' })).toMatchObject({ drained: false, code: 'recorded', reason: 'this node was undrained' });
+    expect(decideDrainAtStart('/s/drain.json', { kind: 'text', text: '[true]' })).toMatchObject({ drained: true, code: 'recordDamaged' });
     expect(decideDrainAtStart('/s/drain.json', { kind: 'unreadable', error: 'EACCES: permission denied' })).toMatchObject({ drained: true, code: 'recordUnreadable', recordFaulty: true });
   });
 });
