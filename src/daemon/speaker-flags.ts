@@ -107,7 +107,9 @@ export class SpeakerFlags {
       await writeFileAtomic(path, drainRecordText(drained, new Date()));
     } catch (error) {
       const state = this.drained ? 'still drained' : 'still taking part in elections';
-      throw new DrainRecordError('drainNotRecorded', `cannot record the ${drained ? 'drain' : 'undrain'} in ${path} (${(error as Error).message}): nothing changed, this node is ${state}`);
+      const failure = new DrainRecordError('drainNotRecorded', `cannot record the ${drained ? 'drain' : 'undrain'} in ${path} (${(error as Error).message}): nothing changed, this node is ${state}`);
+      this.logger.error({ event: 'drainNotRecorded', file: path, drained: this.drained }, failure.message);
+      throw failure;
     }
     if (this.recordFaulty) this.logger.info({ event: 'drainRecordRewritten', file: path, drained }, `${path} rewritten`);
     this.recordFaulty = false;

@@ -51,7 +51,7 @@ describe.skipIf(!support.ok)(`mlb undrain with a read-only state directory${supp
     const undrain = await runMlbAsync(['undrain', '--socket', socket]);
     expect(undrain.status).toBe(1);
     expect(undrain.stdout).toBe('');
-    expect(undrain.stderr).toContain(`cannot record the undrain in ${drainFile} (EROFS: read-only file system`);
+    expect(undrain.stderr).toContain(`mlb: the daemon refused: cannot record the undrain in ${drainFile} (EROFS: read-only file system`);
     expect(undrain.stderr).toMatch(/nothing changed, this node is still drained\n$/);
 
     const status = await runMlbAsync(['status', '--json', '--socket', socket]);
@@ -60,5 +60,6 @@ describe.skipIf(!support.ok)(`mlb undrain with a read-only state directory${supp
     expect(readFileSync(drainFile, 'utf8')).toBe(recorded);
     expect(readdirSync(stateDir).filter((n) => n.includes('.tmp-'))).toEqual([]);
     expect(daemon.lines.some((l) => l.event === 'nodeUndrained')).toBe(false);
+    expect(await daemon.waitFor((l) => l.event === 'drainNotRecorded')).toMatchObject({ level: 'error', file: drainFile, drained: true });
   });
 });
