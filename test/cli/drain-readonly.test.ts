@@ -28,14 +28,14 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A port no other test file uses (daemon.test.ts: 20000-40000, daemon-damping.test.ts: 45000-60000). */
-const port = 40_000 + (process.pid % 5_000);
+/** An address of this file's own on loopback (all of 127/8 is local on Linux): no other test's daemon is there. */
+const gossipBind = `127.216.${process.pid % 250}.1:7946`;
 
 describe.skipIf(!support.ok)(`mlb undrain with a read-only state directory${support.ok ? '' : ` (skipped: ${support.why})`}`, () => {
   it('exits 1 saying why, and the node stays drained in the daemon and on disk', async () => {
     // The daemon's own mount namespace: the state directory bound onto itself, so it can be made read-only later.
     daemon = startDaemon(
-      ['--config', 'examples/plain-host.yaml', '--node-name', 'node-a', '--gossip-bind', `127.0.0.1:${port}`, '--state-dir', stateDir, '--control-socket', socket, '--no-announce'],
+      ['--config', 'examples/plain-host.yaml', '--node-name', 'node-a', '--gossip-bind', gossipBind, '--state-dir', stateDir, '--control-socket', socket, '--no-announce'],
       undefined,
       ['unshare', '-m', '--propagation', 'private', 'sh', '-c', 'mkdir -p "$0" && mount --bind "$0" "$0" && exec "$@"', stateDir],
     );

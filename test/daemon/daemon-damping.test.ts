@@ -17,10 +17,14 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Above daemon.test.ts's range (20000-40000 and a few), so the two files can run side by side. */
-let nextPort = 45_000 + (process.pid % 15_000);
+/**
+ * An address of this file's own on loopback (all of 127/8 is local on Linux), so the gossip port can be
+ * memberlist's default without meeting another test's daemon.
+ */
+const NET = `127.215.${process.pid % 250}`;
+let nextHost = 1;
 const args = (stateDir: string, config = 'examples/plain-host.yaml'): string[] => [
-  '--config', config, '--node-name', 'node-a', '--gossip-bind', `127.0.0.1:${nextPort++}`, '--state-dir', stateDir,
+  '--config', config, '--node-name', 'node-a', '--gossip-bind', `${NET}.${nextHost++}:7946`, '--state-dir', stateDir,
   '--control-socket', join(stateDir, 'mlb.sock'), '--no-announce',
 ];
 
