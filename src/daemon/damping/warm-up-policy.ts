@@ -1,5 +1,5 @@
 /**
- * Flap damping (beyond MetalLB; seed 000: one speaker restarting 360 times moved IPs 1,275 times in a day). A node
+ * Flap damping (beyond MetalLB: one speaker restarting 360 times in a day moved IPs 1,275 times). A node
  * whose daemon recently ended uncleanly while running is "warming up" for a while after it starts again: it
  * publishes the flag in its gossip meta, and the election (src/election/deferral.ts) elects it only when no steady
  * node is eligible. So a crash-looping node neither pulls its IPs back on every start nor pushes them away on
