@@ -1,43 +1,53 @@
 /**
  * This node's own election flags, published in its gossip meta: draining (`mlb drain`, kept across restarts so a
  * node drained for maintenance does not grab its IPs back when its daemon restarts), leaving (a graceful stop in
- * progress: drains without persisting), and warming up (flap damping after recent restarts, see damping/).
+ * progress: drains without persisting), and warming up (flap damping after recent crashes, see damping/).
+ *
+ * The drain record (drain-record.ts) fails closed: a damaged or unreadable drain.json keeps the node drained.
+ * A drain or undrain is written to disk before the node changes, so one that cannot be recorded changes nothing.
  */
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Logger } from 'pino';
-import { readJSONState, writeFileAtomic } from './state-dir';
-import { WarmUp } from './damping/warm-up';
+import { writeFileAtomic } from './state-dir';
+import { decideDrainAtStart, DRAIN_FILE, DrainRecordError, drainRecordText, type DrainFileRead } from './drain-record';
+import { WarmUp, type WarmUpLogger } from './damping/warm-up';
 
-const DRAIN_FILE = 'drain.json';
-
-interface DrainRecord {
-  readonly drained: boolean;
-  readonly since: string;
+/** The subset of a pino logger used here. */
+export interface FlagsLogger extends WarmUpLogger {
+  error(fields: object, msg?: string): void;
 }
 
-function isDrainRecord(v: unknown): v is DrainRecord {
-  return typeof v === 'object' && v !== null && typeof (v as DrainRecord).drained === 'boolean';
+async function readDrainFile(path: string): Promise<DrainFileRead> {
+  try {
+    return { kind: 'text', text: await readFile(path, 'utf8') };
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    return e.code === 'ENOENT' ? { kind: 'missing' } : { kind: 'unreadable', error: e.message };
+  }
 }
 
 export class SpeakerFlags {
   private leaving = false;
+  /** The previous drain or undrain, so calls run one after another (see setDrained). */
+  private drainQueue: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly stateDir: string,
     private drained: boolean,
+    /** drain.json was damaged or unreadable at start: the next drain or undrain rewrites it. */
+    private recordFaulty: boolean,
     private readonly warmUp: WarmUp,
-    private readonly logger: Logger,
+    private readonly logger: FlagsLogger,
     private readonly onChange: () => void,
   ) {}
 
-  static async load(stateDir: string, startedAt: number, logger: Logger, onChange: () => void): Promise<SpeakerFlags> {
-    const record = await readJSONState(join(stateDir, DRAIN_FILE), isDrainRecord).catch((error: Error) => {
-      logger.warn({ event: 'stateDrainUnreadable' }, `${error.message}: starting undrained`);
-      return undefined;
-    });
-    if (record?.drained) logger.warn({ event: 'nodeDrained', since: record.since }, `this node was drained on ${record.since}: it takes no IPs until \`mlb undrain\``);
+  static async load(stateDir: string, startedAt: number, logger: FlagsLogger, onChange: () => void): Promise<SpeakerFlags> {
+    const path = join(stateDir, DRAIN_FILE);
+    const atStart = decideDrainAtStart(path, await readDrainFile(path));
+    if (atStart.recordFaulty) logger.error({ event: 'drainRecordDamaged', file: path, reason: atStart.code }, atStart.reason);
+    else if (atStart.drained) logger.warn({ event: 'nodeDrained', since: atStart.since, file: path }, atStart.reason);
     const warmUp = await WarmUp.start({ stateDir, startedAt, logger, onEnd: () => onChange() });
-    return new SpeakerFlags(stateDir, record?.drained ?? false, warmUp, logger, onChange);
+    return new SpeakerFlags(stateDir, atStart.drained, atStart.recordFaulty, warmUp, logger, onChange);
   }
 
   /** Published as meta's draining flag: drained by an operator, or stopping. */
@@ -62,14 +72,16 @@ export class SpeakerFlags {
     return this.warmUp.until;
   }
 
-  /** Returns whether anything changed. */
-  async setDrained(drained: boolean): Promise<boolean> {
-    if (this.drained === drained) return false;
-    this.drained = drained;
-    await writeFileAtomic(join(this.stateDir, DRAIN_FILE), JSON.stringify({ drained, since: new Date().toISOString() }));
-    this.logger.info({ event: drained ? 'nodeDrained' : 'nodeUndrained' }, drained ? 'drained: handing every IP to other nodes' : 'undrained: taking part in elections again');
-    this.onChange();
-    return true;
+  /**
+   * `mlb drain` (true) and `mlb undrain` (false). drain.json is written first and the node changes only once the
+   * record is on disk: one that cannot be written rejects with DrainRecordError and changes nothing, so memory and
+   * disk never disagree. Calls run one after another: the last one asked is the one on disk, and two never share
+   * the temporary file. Resolves with whether the node's state changed.
+   */
+  setDrained(drained: boolean): Promise<boolean> {
+    const run = this.drainQueue.catch(() => undefined).then(() => this.applyDrained(drained));
+    this.drainQueue = run;
+    return run;
   }
 
   async setLeaving(): Promise<void> {
@@ -78,8 +90,33 @@ export class SpeakerFlags {
     this.onChange();
   }
 
+  /** The daemon has started serving: from now on an end without markCleanStop counts as a crash (damping/). */
+  async markRunning(): Promise<void> {
+    await this.warmUp.markRunning();
+  }
+
   async markCleanStop(): Promise<void> {
     await this.warmUp.markCleanStop();
     this.warmUp.close();
+  }
+
+  private async applyDrained(drained: boolean): Promise<boolean> {
+    if (this.drained === drained && !this.recordFaulty) return false;
+    const path = join(this.stateDir, DRAIN_FILE);
+    try {
+      await writeFileAtomic(path, drainRecordText(drained, new Date()));
+    } catch (error) {
+      const state = this.drained ? 'still drained' : 'still taking part in elections';
+      const failure = new DrainRecordError('drainNotRecorded', `cannot record the ${drained ? 'drain' : 'undrain'} in ${path} (${(error as Error).message}): nothing changed, this node is ${state}`);
+      this.logger.error({ event: 'drainNotRecorded', file: path, drained: this.drained }, failure.message);
+      throw failure;
+    }
+    if (this.recordFaulty) this.logger.info({ event: 'drainRecordRewritten', file: path, drained }, `${path} rewritten`);
+    this.recordFaulty = false;
+    if (this.drained === drained) return false;
+    this.drained = drained;
+    this.logger.info({ event: drained ? 'nodeDrained' : 'nodeUndrained' }, drained ? 'drained: handing every IP to other nodes' : 'undrained: taking part in elections again');
+    this.onChange();
+    return true;
   }
 }

@@ -137,6 +137,8 @@ export class Speaker implements ControlProvider, MetricsSource {
       gossip: this.gossip, self: this.options.nodeName, seeds: this.options.join, stateDir: this.options.stateDir, logger,
     });
     await this.membership.start();
+    // Serving from here on (this node may own IPs): only now does an unclean end count toward flap damping.
+    await this.flags.markRunning();
     this.joined = true;
     this.cluster.markJoined();
   }

@@ -166,8 +166,8 @@ export class Demo {
     if (status?.warmingUp) {
       const left = status.warmUpUntil !== undefined ? status.warmUpUntil - this.now() : undefined;
       if (left === undefined || left > WARM_UP_WAIT_MS) {
-        this.say(`${returning} is warming up${left !== undefined ? ` for ${seconds(left)} s` : ''} (flap damping: a restarted node waits ` +
-          'before it is elected again, longer with each restart within the hour, so a flapping machine cannot pull IPs back and forth)');
+        this.say(`${returning} is warming up${left !== undefined ? ` for ${seconds(left)} s` : ''} (flap damping: a node back from a crash waits ` +
+          'before it is elected again, longer with each crash within the hour, so a flapping machine cannot pull IPs back and forth)');
         const owner = await this.settle(lab, probe, SETTLE_TIMEOUT_MS, 'the owner after the return');
         this.say(`${LabService.web} stays on ${owner} meanwhile`);
         return owner;

@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlServer } from '../../src/daemon/control';
+import { DrainRecordError } from '../../src/daemon/drain-record';
 import { runMlbAsync, socketDir, startFakeDaemon, type FakeProvider } from '../daemon/control/fake-daemon';
 
 const sockets = socketDir();
@@ -31,6 +32,22 @@ describe('mlb drain / undrain', () => {
     const run = await runMlbAsync(['undrain'], { env: { MLB_SOCKET: path } });
     expect(run).toMatchObject({ status: 0, stdout: 'node-a takes part in elections again\n' });
     expect(provider.draining).toBe(false);
+  });
+
+  it('a change the daemon cannot record: exit 1, the daemon\'s reason, nothing on stdout, the node as it was', async () => {
+    provider.draining = true;
+    provider.failDrain = new DrainRecordError('drainNotRecorded', 'cannot record the undrain in /var/lib/mlb/drain.json (EROFS: read-only file system): nothing changed, this node is still drained');
+    try {
+      const run = await runMlbAsync(['undrain', '--socket', path]);
+      expect(run).toEqual({
+        status: 1,
+        stdout: '',
+        stderr: 'mlb: the daemon refused: cannot record the undrain in /var/lib/mlb/drain.json (EROFS: read-only file system): nothing changed, this node is still drained\n',
+      });
+      expect(provider.draining).toBe(true);
+    } finally {
+      provider.failDrain = undefined;
+    }
   });
 
   it('says how to find the daemon when no socket exists (exit 1)', async () => {

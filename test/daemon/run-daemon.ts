@@ -15,13 +15,14 @@ const WAIT_MS = 15_000;
 
 /**
  * Starts `mlb daemon` from the built bundle with JSON logs on stdout; `netns` runs it inside that network
- * namespace (ip netns exec).
+ * namespace (ip netns exec); `wrap` is a command that execs the rest of its arguments (e.g. unshare), so the
+ * child's pid stays the daemon's.
  */
-export function startDaemon(args: string[], netns?: string): RunningDaemon {
+export function startDaemon(args: string[], netns?: string, wrap: readonly string[] = []): RunningDaemon {
   const argv = [MLB_BUNDLE, 'daemon', ...args];
-  const child = netns
-    ? spawn('ip', ['netns', 'exec', netns, process.execPath, ...argv], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(process.execPath, argv, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const command = netns ? ['ip', 'netns', 'exec', netns, process.execPath, ...argv] : [process.execPath, ...argv];
+  const [file, ...rest] = [...wrap, ...command] as [string, ...string[]];
+  const child = spawn(file, rest, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Record<string, unknown>[] = [];
   const stderr: string[] = [];
   const waiters: { match: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];

@@ -79,7 +79,8 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
 
     const keyring = args['gossip-key-file'] ? await asCommandError(() => loadGossipKeyring(args['gossip-key-file']!)) : undefined;
     if (!keyring) logger.warn({ event: 'gossipUnencrypted' }, 'no --gossip-key-file: gossip travels in plain text and anyone on the network can join');
-    await asCommandError(() => ensureStateDir(args['state-dir']));
+    const leftovers = await asCommandError(() => ensureStateDir(args['state-dir']));
+    if (leftovers.length > 0) logger.info({ event: 'stateTempFilesRemoved', files: leftovers }, 'removed temporary files an interrupted write left under --state-dir');
 
     const speaker = new Speaker({
       nodeName: args['node-name'], configFile: args.config, bind, ...(advertise ? { advertiseHost: advertise } : {}), join, keyring,

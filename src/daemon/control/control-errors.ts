@@ -13,6 +13,8 @@ export const ControlErrorCode = {
   badRequest: 'badRequest',
   /** The daemon failed answering; its log has the detail. */
   internal: 'internal',
+  /** A drain or undrain could not be written under --state-dir, so nothing changed (the message says why). */
+  drainNotRecorded: 'drainNotRecorded',
 } as const;
 export type ControlErrorCode = (typeof ControlErrorCode)[keyof typeof ControlErrorCode];
 

@@ -19,6 +19,7 @@ import { routeRequest, type Route } from './control-routes';
 import { filterExplanations } from './explain-filter';
 import { EventStream, type EventSource } from './event-stream';
 import type { DaemonEvent } from '../daemon-events';
+import { DrainRecordError } from '../drain-record';
 
 /** What `mlb drain` and `mlb undrain` get back. */
 export interface DrainResult {
@@ -35,6 +36,7 @@ export interface DrainResult {
 export interface ControlProvider extends EventSource {
   snapshot(): ControlSnapshot;
   explain(): Explanation[];
+  /** Rejects with DrainRecordError when the change cannot be recorded (and so was not made). */
   drain(): Promise<DrainResult>;
   undrain(): Promise<DrainResult>;
 }
@@ -214,11 +216,21 @@ async function answer(route: Exclude<Route, { kind: 'events' }>, provider: Contr
     case 'explain':
       return { status: 200, body: filterExplanations(provider.explain(), route.filter) };
     case 'drain':
-      return { status: 200, body: await provider.drain() };
+      return drainReply(() => provider.drain());
     case 'undrain':
-      return { status: 200, body: await provider.undrain() };
+      return drainReply(() => provider.undrain());
     case 'error':
       return { status: route.status, body: errorBody(route.code, route.message), ...(route.allow ? { allow: route.allow } : {}) };
+  }
+}
+
+/** A drain or undrain that could not be recorded changed nothing: the caller gets why, under its own code. */
+async function drainReply(change: () => Promise<DrainResult>): Promise<Reply> {
+  try {
+    return { status: 200, body: await change() };
+  } catch (error) {
+    if (error instanceof DrainRecordError) return { status: 500, body: errorBody(ControlErrorCode.drainNotRecorded, error.message) };
+    throw error;
   }
 }
 

@@ -1,13 +1,15 @@
 /**
- * The daemon's warm-up (flap damping) as a small shell: at start it records this run in --state-dir
- * (restart-history.ts), asks warm-up-policy.ts how long to warm up, logs the decision, and calls onEnd when the
- * warm-up is over so the daemon republishes its gossip meta without the flag. On a graceful exit the daemon calls
- * markCleanStop, so the next start knows this run did not crash.
+ * The daemon's warm-up (flap damping) as a small shell around restart-history.ts and warm-up-policy.ts:
+ * - at start, it notes the last run's unclean end if there was one, asks the policy how long to warm up, logs the
+ *   decision with what was counted, and calls onEnd when the warm-up is over so the daemon republishes its gossip
+ *   meta without the flag;
+ * - markRunning, once the daemon serves, records this run, so a crash from then on is counted at the next start;
+ * - markCleanStop, on a graceful exit, records that this run did not crash.
  *
  * Damping is an optimisation, never a reason not to run: an unwritable or damaged file is logged and the decision
  * is made from what could be read.
  */
-import { recordStart, markCleanStop as markCleanStopIn, type RestartHistory, EMPTY_RESTART_HISTORY, withStart } from './restart-history';
+import { loadRestartHistory, recordCleanStop, recordRunning, saveRestartHistory, withUncleanEndNoticed, type RestartHistory } from './restart-history';
 import { warmUpFor, type WarmUpDecision } from './warm-up-policy';
 
 /** The subset of a pino logger used here. */
@@ -30,11 +32,13 @@ export interface WarmUpOptions {
 export class WarmUp {
   private timer: NodeJS.Timeout | undefined;
   private ended: boolean;
+  /** Set once markRunning recorded this run: what markCleanStop marks. */
+  private runningSince: number | undefined;
 
   private constructor(
     /** The decision made at start, with its reason sentence. */
     readonly decision: WarmUpDecision,
-    /** The history as recorded at start (this run last). */
+    /** The earlier runs as read at start, the last one's end noted. */
     readonly history: RestartHistory,
     private readonly endsAt: number,
     private readonly options: WarmUpOptions,
@@ -44,20 +48,22 @@ export class WarmUp {
 
   static async start(options: WarmUpOptions): Promise<WarmUp> {
     const { stateDir, startedAt, logger } = options;
-    let history: RestartHistory;
-    try {
-      const recorded = await recordStart(stateDir, startedAt);
-      if (recorded.problem) logger.warn({ event: 'restartHistoryDamaged' }, recorded.problem);
-      history = recorded.history;
-    } catch (error) {
-      // Unwritable: decide from nothing on record (no warm-up) rather than refuse to start.
-      logger.warn({ event: 'restartHistoryUnwritable', error: (error as Error).message }, 'cannot record this start under --state-dir: flap damping is off for this run');
-      history = withStart(EMPTY_RESTART_HISTORY, startedAt);
+    const loaded = await loadRestartHistory(stateDir);
+    if (loaded.problem) logger.warn({ event: 'restartHistoryDamaged' }, loaded.problem);
+    const history = withUncleanEndNoticed(loaded.history, startedAt);
+    if (history !== loaded.history || loaded.problem !== undefined) {
+      // Saved now, so that starts refused after this one find the end already counted and do not count it again.
+      await saveRestartHistory(stateDir, history).catch((error: Error) => {
+        logger.warn({ event: 'restartHistoryUnwritable', error: error.message }, 'cannot record how the last run ended under --state-dir; deciding from what was read');
+      });
     }
     const decision = warmUpFor(history, startedAt);
     const warmUp = new WarmUp(decision, history, startedAt + decision.durationMs, options);
     logger.info(
-      { event: decision.durationMs > 0 ? 'warmUpStarted' : 'warmUpSkipped', reason: decision.code, recentStarts: decision.recentStarts, lastStop: decision.lastStop, durationMs: decision.durationMs },
+      {
+        event: decision.durationMs > 0 ? 'warmUpStarted' : 'warmUpSkipped',
+        reason: decision.code, uncleanEnds: decision.uncleanEnds, lastStop: decision.lastStop, durationMs: decision.durationMs,
+      },
       decision.reason,
     );
     warmUp.arm();
@@ -81,12 +87,30 @@ export class WarmUp {
     return this.decision.reason;
   }
 
-  /** Records a graceful exit; a failure is logged (the next start then counts this run as a crash). */
-  async markCleanStop(): Promise<void> {
+  /**
+   * The daemon serves (configuration loaded, gossip up, first join attempt over): records this run, so that an end
+   * without markCleanStop counts toward flap damping at the next start. A failure is logged: a crash of this run
+   * then goes uncounted, which only weakens damping.
+   */
+  async markRunning(): Promise<void> {
+    const at = this.now();
     try {
-      await markCleanStopIn(this.options.stateDir, this.now());
+      await recordRunning(this.options.stateDir, at);
+      this.runningSince = at;
+      this.options.logger.info({ event: 'runRecorded', runningSince: new Date(at).toISOString() }, 'serving: an end of this run without a clean stop will count toward flap damping');
     } catch (error) {
-      this.options.logger.warn({ event: 'restartHistoryUnwritable', error: (error as Error).message }, 'cannot record the clean stop under --state-dir');
+      this.options.logger.warn({ event: 'restartHistoryUnwritable', error: (error as Error).message }, 'cannot record this run under --state-dir: a crash of it will not count toward flap damping');
+    }
+  }
+
+  /** Records a graceful exit of this run; a failure is logged (the next start then counts this run as a crash). */
+  async markCleanStop(): Promise<void> {
+    // Never got running (or could not record it): there is no run of ours to mark, and an earlier one must stay as it ended.
+    if (this.runningSince === undefined) return;
+    try {
+      await recordCleanStop(this.options.stateDir, this.runningSince, this.now());
+    } catch (error) {
+      this.options.logger.warn({ event: 'restartHistoryUnwritable', error: (error as Error).message }, 'cannot record the clean stop under --state-dir: the next start will count this run as a crash');
     }
   }
 

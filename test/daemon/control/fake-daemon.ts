@@ -100,12 +100,16 @@ export class FakeProvider implements ControlProvider {
   explain(): Explanation[] {
     return this.explanations;
   }
+  /** Set to make the next drains and undrains fail as the speaker's do when drain.json cannot be written. */
+  failDrain: Error | undefined;
   async drain(): Promise<DrainResult> {
+    if (this.failDrain) throw this.failDrain;
     const changed = !this.draining;
     this.draining = true;
     return { changed, message: changed ? 'node-a is draining: its IPs move to the next node in hash order' : 'node-a was already draining' };
   }
   async undrain(): Promise<DrainResult> {
+    if (this.failDrain) throw this.failDrain;
     const changed = this.draining;
     this.draining = false;
     return { changed, message: changed ? 'node-a takes part in elections again' : 'node-a was not draining' };

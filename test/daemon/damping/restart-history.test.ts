@@ -1,6 +1,7 @@
 /**
  * The restart history (src/daemon/damping/restart-history.ts): the pure updates and their bounds, and the file
- * under a real temporary --state-dir: a start after a crash and after a clean stop, a damaged file.
+ * under a real temporary --state-dir: only runs that got running are recorded, a clean stop marks this process's
+ * run only, an unclean end is noticed once, and a damaged or older file is reported and replaced.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,41 +10,59 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   EMPTY_RESTART_HISTORY,
   loadRestartHistory,
-  markCleanStop,
-  recordStart,
+  recordCleanStop,
+  recordRunning,
   RESTART_HISTORY_FILE,
   RESTART_HISTORY_MAX_RUNS,
   RESTART_HISTORY_RETENTION_MS,
+  runEnd,
   withCleanStop,
-  withStart,
+  withRunning,
+  withUncleanEndNoticed,
 } from '../../../src/daemon/damping/restart-history';
-import { warmUpFor } from '../../../src/daemon/damping/warm-up-policy';
 
 const DAY = 24 * 60 * 60 * 1000;
 
-describe('withStart / withCleanStop', () => {
-  it('appends the run; a clean stop marks the current run only', () => {
-    let h = withStart(EMPTY_RESTART_HISTORY, 1000);
-    h = withCleanStop(h, 2000);
-    h = withStart(h, 3000);
-    expect(h.runs).toEqual([{ startedAt: 1000, stoppedCleanlyAt: 2000 }, { startedAt: 3000 }]);
-    expect(withCleanStop(EMPTY_RESTART_HISTORY, 5)).toEqual(EMPTY_RESTART_HISTORY);
+describe('the pure updates', () => {
+  it('a run is recorded when it gets running; a clean stop marks it', () => {
+    let h = withRunning(EMPTY_RESTART_HISTORY, 1000);
+    expect(runEnd(h.runs[0]!)).toBe('open');
+    h = withCleanStop(h, 1000, 2000);
+    expect(h.runs).toEqual([{ runningSince: 1000, stoppedCleanlyAt: 2000 }]);
+    expect(runEnd(h.runs[0]!)).toBe('clean');
+  });
+
+  it('a start notices an open last run as ended uncleanly, once: later starts leave the first notice', () => {
+    const crashed = withRunning(EMPTY_RESTART_HISTORY, 1000);
+    const noticed = withUncleanEndNoticed(crashed, 5000);
+    expect(noticed.runs).toEqual([{ runningSince: 1000, uncleanEndNoticedAt: 5000 }]);
+    expect(withUncleanEndNoticed(noticed, 9000)).toBe(noticed);
+    const clean = withCleanStop(crashed, 1000, 2000);
+    expect(withUncleanEndNoticed(clean, 9000)).toBe(clean);
+    expect(withUncleanEndNoticed(EMPTY_RESTART_HISTORY, 9000)).toBe(EMPTY_RESTART_HISTORY);
+  });
+
+  it('a clean stop marks only the run this process recorded: one that never got running marks nothing', () => {
+    const crashed = withRunning(EMPTY_RESTART_HISTORY, 1000);
+    expect(withCleanStop(crashed, 4000, 5000)).toBe(crashed);
+    const noticed = withUncleanEndNoticed(crashed, 3000);
+    expect(withCleanStop(noticed, 1000, 5000)).toBe(noticed);
   });
 
   it('keeps at most RESTART_HISTORY_MAX_RUNS runs, the newest', () => {
     let h = EMPTY_RESTART_HISTORY;
-    for (let i = 0; i < RESTART_HISTORY_MAX_RUNS + 10; i++) h = withStart(h, i * 1000);
+    for (let i = 0; i < RESTART_HISTORY_MAX_RUNS + 10; i++) h = withRunning(withUncleanEndNoticed(h, i * 1000), i * 1000);
     expect(h.runs).toHaveLength(RESTART_HISTORY_MAX_RUNS);
-    expect(h.runs.at(-1)?.startedAt).toBe((RESTART_HISTORY_MAX_RUNS + 9) * 1000);
+    expect(h.runs.at(-1)?.runningSince).toBe((RESTART_HISTORY_MAX_RUNS + 9) * 1000);
   });
 
-  it('drops runs older than the retention, but never the run that just ended, however old', () => {
-    let h = withStart(EMPTY_RESTART_HISTORY, 0);
-    h = withStart(h, 1000);
-    h = withStart(h, 30 * DAY);
-    expect(h.runs.map((r) => r.startedAt)).toEqual([1000, 30 * DAY]);
-    h = withStart(h, 30 * DAY + RESTART_HISTORY_RETENTION_MS + 1);
-    expect(h.runs.map((r) => r.startedAt)).toEqual([30 * DAY, 30 * DAY + RESTART_HISTORY_RETENTION_MS + 1]);
+  it('drops runs whose last event is older than the retention, but never the last run, however old', () => {
+    let h = withRunning(EMPTY_RESTART_HISTORY, 0);
+    h = withRunning(withCleanStop(h, 0, 1000), 2000);
+    h = withRunning(h, 30 * DAY);
+    expect(h.runs.map((r) => r.runningSince)).toEqual([2000, 30 * DAY]);
+    h = withRunning(h, 30 * DAY + RESTART_HISTORY_RETENTION_MS + 1);
+    expect(h.runs.map((r) => r.runningSince)).toEqual([30 * DAY, 30 * DAY + RESTART_HISTORY_RETENTION_MS + 1]);
   });
 });
 
@@ -55,34 +74,35 @@ describe('the file', () => {
   });
   const stateDir = (): string => (dir = mkdtempSync(join(tmpdir(), 'mlb-restarts-')));
 
-  it('a start, a crash, a start: the second start sees a crash and warms up', async () => {
+  it('holds running runs with how they ended, in ISO time', async () => {
     const d = stateDir();
-    const first = await recordStart(d, Date.parse('2026-10-04T08:00:00Z'));
-    expect(first.problem).toBeUndefined();
-    expect(warmUpFor(first.history, Date.parse('2026-10-04T08:00:00Z')).durationMs).toBe(0);
-    const second = await recordStart(d, Date.parse('2026-10-04T08:00:10Z'));
-    expect(warmUpFor(second.history, Date.parse('2026-10-04T08:00:10Z'))).toMatchObject({ lastStop: 'crash', recentStarts: 2 });
-    const file = JSON.parse(readFileSync(join(d, RESTART_HISTORY_FILE), 'utf8'));
-    expect(file).toEqual({ version: 1, runs: [{ startedAt: '2026-10-04T08:00:00.000Z' }, { startedAt: '2026-10-04T08:00:10.000Z' }] });
+    await recordRunning(d, Date.parse('2026-10-04T08:00:00Z'));
+    await recordCleanStop(d, Date.parse('2026-10-04T08:00:00Z'), Date.parse('2026-10-04T09:00:00Z'));
+    await recordRunning(d, Date.parse('2026-10-04T09:00:05Z'));
+    expect(JSON.parse(readFileSync(join(d, RESTART_HISTORY_FILE), 'utf8'))).toEqual({
+      version: 2,
+      runs: [
+        { runningSince: '2026-10-04T08:00:00.000Z', stoppedCleanlyAt: '2026-10-04T09:00:00.000Z' },
+        { runningSince: '2026-10-04T09:00:05.000Z' },
+      ],
+    });
+    expect((await loadRestartHistory(d)).history.runs).toEqual([
+      { runningSince: Date.parse('2026-10-04T08:00:00Z'), stoppedCleanlyAt: Date.parse('2026-10-04T09:00:00Z') },
+      { runningSince: Date.parse('2026-10-04T09:00:05Z') },
+    ]);
   });
 
-  it('markCleanStop is seen by the next start', async () => {
+  it('a damaged file is reported, not trusted', async () => {
     const d = stateDir();
-    await recordStart(d, 1_000_000);
-    await markCleanStop(d, 1_005_000);
-    const next = await recordStart(d, 1_006_000);
-    expect(next.history.runs).toEqual([{ startedAt: 1_000_000, stoppedCleanlyAt: 1_005_000 }, { startedAt: 1_006_000 }]);
-    expect(warmUpFor(next.history, 1_006_000).lastStop).toBe('clean');
-  });
-
-  it('a damaged file is reported and replaced, not trusted', async () => {
-    const d = stateDir();
-    writeFileSync(join(d, RESTART_HISTORY_FILE), '{"version":1,"runs":[{"startedAt":"yesterday"}]}');
-    expect((await loadRestartHistory(d)).problem).toMatch(/restarts\.json: .*does not hold what mlb wrote there/);
+    writeFileSync(join(d, RESTART_HISTORY_FILE), '{"version":2,"runs":[{"runningSince":"yesterday"}]}');
+    expect(await loadRestartHistory(d)).toEqual({ history: EMPTY_RESTART_HISTORY, problem: `${join(d, RESTART_HISTORY_FILE)} does not hold what mlb wrote there; starting a new restart history` });
     writeFileSync(join(d, RESTART_HISTORY_FILE), '{ not json');
-    const recorded = await recordStart(d, 5000);
-    expect(recorded.problem).toMatch(/restarts\.json: /);
-    expect(recorded.history.runs).toEqual([{ startedAt: 5000 }]);
-    expect((await loadRestartHistory(d)).problem).toBeUndefined();
+    expect((await loadRestartHistory(d)).problem).toMatch(/restarts\.json: .*JSON.*; starting a new restart history$/);
+  });
+
+  it('a file from an earlier mlb (every start a run, refused ones too) is replaced, and says why', async () => {
+    const d = stateDir();
+    writeFileSync(join(d, RESTART_HISTORY_FILE), '{"version":1,"runs":[{"startedAt":"2026-10-04T08:00:00.000Z"}]}');
+    expect((await loadRestartHistory(d)).problem).toBe(`${join(d, RESTART_HISTORY_FILE)} is from an earlier mlb that counted refused starts as crashes; starting a new restart history`);
   });
 });

@@ -1,14 +1,16 @@
 /**
  * The WarmUp shell (src/daemon/damping/warm-up.ts) with a real temporary --state-dir and fake timers: what the
- * daemon publishes (active, until), the log lines with their reasons, onEnd when the warm-up is over, the clean
- * stop recorded for the next start, and an unwritable state dir that leaves damping off instead of failing.
+ * daemon publishes (active, until), the log lines with what was counted, onEnd when the warm-up is over, and what
+ * the next start reads: a crash of a running daemon counts; a clean stop, and a start that never got running
+ * (a configuration refused), do not; an unwritable state dir leaves damping off instead of failing.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WarmUp, type WarmUpLogger } from '../../../src/daemon/damping/warm-up';
 import { WARM_UP_BASE_MS } from '../../../src/daemon/damping/warm-up-policy';
+import { RESTART_HISTORY_FILE } from '../../../src/daemon/damping/restart-history';
 
 interface Line {
   level: string;
@@ -23,70 +25,130 @@ function recorder(): { logger: WarmUpLogger; lines: Line[] } {
 }
 
 let dir: string;
+let clock: number;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'mlb-warmup-'));
+  clock = Date.parse('2026-12-01T10:00:00Z');
 });
 afterEach(() => {
   vi.useRealTimers();
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** One daemon process: starts at the clock, then (unless refused) gets running. */
+async function daemonStart(lines: Line[] | undefined, how: 'running' | 'refused', onEnd?: () => void): Promise<WarmUp> {
+  const log = recorder();
+  const w = await WarmUp.start({ stateDir: dir, startedAt: clock, logger: log.logger, now: () => clock, ...(onEnd ? { onEnd } : {}) });
+  if (how === 'running') {
+    clock += 2 * 1000;
+    await w.markRunning();
+  }
+  lines?.push(...log.lines);
+  return w;
+}
+
+const decided = (lines: Line[]): Line | undefined => lines.find((l) => l.fields.event === 'warmUpStarted' || l.fields.event === 'warmUpSkipped');
+
 describe('WarmUp', () => {
   it('first start: not warming, logged as skipped with its reason', async () => {
-    const { logger, lines } = recorder();
-    const w = await WarmUp.start({ stateDir: dir, startedAt: Date.now(), logger });
+    const lines: Line[] = [];
+    const w = await daemonStart(lines, 'running');
     expect(w.active).toBe(false);
     expect(w.until).toBeUndefined();
-    expect(lines).toEqual([expect.objectContaining({ level: 'info', fields: expect.objectContaining({ event: 'warmUpSkipped', reason: 'firstStart' }) })]);
+    expect(decided(lines)).toMatchObject({ level: 'info', fields: { event: 'warmUpSkipped', reason: 'noEarlierRun' } });
+    expect(lines.at(-1)).toMatchObject({ fields: { event: 'runRecorded' } });
     w.close();
   });
 
-  it('a start after a crash warms up for BASE, then ends by itself and calls onEnd once', async () => {
-    const { logger, lines } = recorder();
-    const t0 = Date.now();
-    (await WarmUp.start({ stateDir: dir, startedAt: t0 - 20_000, logger })).close();
+  it('a start after a running daemon crashed warms up for BASE, then ends by itself and calls onEnd once', async () => {
+    (await daemonStart(undefined, 'running')).close();
+    clock += 20_000;
     vi.useFakeTimers();
     const onEnd = vi.fn();
-    const w = await WarmUp.start({ stateDir: dir, startedAt: t0, logger, onEnd });
+    const lines: Line[] = [];
+    const w = await daemonStart(lines, 'running', onEnd);
     expect(w.active).toBe(true);
-    expect(w.until).toBe(t0 + 2 * WARM_UP_BASE_MS);
-    expect(w.reason).toBe('started 2 times in 1 h (last stop was a crash): warming up for 1 min');
-    expect(lines.at(-1)).toMatchObject({ fields: { event: 'warmUpStarted', reason: 'restarted', durationMs: 2 * WARM_UP_BASE_MS }, msg: w.reason });
-    await vi.advanceTimersByTimeAsync(2 * WARM_UP_BASE_MS - 1);
+    expect(w.until).toBe(clock - 2000 + WARM_UP_BASE_MS);
+    expect(w.reason).toMatch(/^1 unclean end of a running daemon in the last 1 h \(the last run, running since 2026-12-01T10:00:02.000Z, has no clean stop on record: it crashed or was killed; .*\): warming up for 30 s$/);
+    expect(decided(lines)).toMatchObject({ fields: { event: 'warmUpStarted', reason: 'recentUncleanEnds', uncleanEnds: 1, lastStop: 'unclean', durationMs: WARM_UP_BASE_MS }, msg: w.reason });
+    await vi.advanceTimersByTimeAsync(WARM_UP_BASE_MS - 1);
     expect(w.active).toBe(true);
     expect(onEnd).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(1);
     expect(w.active).toBe(false);
     expect(w.until).toBeUndefined();
     expect(onEnd).toHaveBeenCalledTimes(1);
-    expect(lines.at(-1)?.fields.event).toBe('warmUpEnded');
     w.close();
   });
 
-  it('markCleanStop is what the next start reads; close() cancels the end without calling onEnd', async () => {
+  it('a clean stop does not count: the next start does not warm up; close() cancels without calling onEnd', async () => {
     vi.useFakeTimers();
-    const { logger } = recorder();
-    const t0 = Date.now();
-    const first = await WarmUp.start({ stateDir: dir, startedAt: t0, logger });
+    const first = await daemonStart(undefined, 'running');
     await first.markCleanStop();
     first.close();
-    const onEnd = vi.fn();
-    const second = await WarmUp.start({ stateDir: dir, startedAt: t0 + 5000, logger, onEnd });
-    expect(second.decision).toMatchObject({ lastStop: 'clean', durationMs: 2 * WARM_UP_BASE_MS });
-    second.close();
-    await vi.advanceTimersByTimeAsync(10 * WARM_UP_BASE_MS);
-    expect(onEnd).not.toHaveBeenCalled();
+    clock += 5000;
+    const lines: Line[] = [];
+    const second = await daemonStart(lines, 'running');
     expect(second.active).toBe(false);
+    expect(second.decision).toMatchObject({ lastStop: 'clean', uncleanEnds: 0, durationMs: 0 });
+    expect(decided(lines)?.msg).toMatch(/^no unclean end of a running daemon in the last 1 h \(the last run, running since .*, stopped cleanly 5 s ago; clean stops and starts that never got running are not counted\): no warm-up$/);
   });
 
-  it('an unwritable state dir: warned, no warm-up, the daemon still starts; a failed clean stop is warned too', async () => {
+  it('starts refused for a configuration typo (4, as systemd retries) do not count: the fixed start does not warm up', async () => {
+    const first = await daemonStart(undefined, 'running');
+    await first.markCleanStop();
+    first.close();
+    for (let i = 0; i < 4; i++) {
+      clock += 10_000;
+      const refused = await daemonStart(undefined, 'refused');
+      expect(refused.active).toBe(false);
+      refused.close();
+    }
+    clock += 10_000;
+    const fixed = await daemonStart(undefined, 'running');
+    expect(fixed.active).toBe(false);
+    expect(fixed.decision).toMatchObject({ code: 'noRecentUncleanEnd', uncleanEnds: 0, lastStop: 'clean' });
+    fixed.close();
+  });
+
+  it('a crash then refused starts: the crash is counted once, when first noticed, and the file says so', async () => {
+    (await daemonStart(undefined, 'running')).close();
+    const crashNoticedAt = (clock += 10_000);
+    for (let i = 0; i < 3; i++) {
+      (await daemonStart(undefined, 'refused')).close();
+      clock += 10_000;
+    }
+    const fixed = await daemonStart(undefined, 'running');
+    expect(fixed.decision).toMatchObject({ uncleanEnds: 1, durationMs: WARM_UP_BASE_MS });
+    fixed.close();
+    const file = JSON.parse(readFileSync(join(dir, RESTART_HISTORY_FILE), 'utf8'));
+    expect(file.runs).toEqual([
+      { runningSince: '2026-12-01T10:00:02.000Z', uncleanEndNoticedAt: new Date(crashNoticedAt).toISOString() },
+      { runningSince: new Date(clock).toISOString() },
+    ]);
+  });
+
+  it('a graceful stop of a start that never got running does not mark the earlier crash clean', async () => {
+    (await daemonStart(undefined, 'running')).close();
+    clock += 10_000;
+    const stoppedEarly = await daemonStart(undefined, 'refused');
+    await stoppedEarly.markCleanStop();
+    stoppedEarly.close();
+    clock += 10_000;
+    const next = await daemonStart(undefined, 'running');
+    expect(next.decision).toMatchObject({ uncleanEnds: 1, lastStop: 'unclean' });
+    next.close();
+  });
+
+  it('an unwritable state dir: warned, no warm-up, the daemon still starts', async () => {
     // A directory that does not exist cannot be written, not even by root (mode bits would not stop root).
-    const { logger, lines } = recorder();
-    const w = await WarmUp.start({ stateDir: join(dir, 'missing', 'deeper'), startedAt: Date.now(), logger });
+    dir = join(dir, 'missing', 'deeper');
+    const lines: Line[] = [];
+    const w = await daemonStart(lines, 'running');
     expect(w.active).toBe(false);
-    expect(lines[0]).toMatchObject({ level: 'warn', fields: { event: 'restartHistoryUnwritable' } });
-    await w.markCleanStop();
     expect(lines.at(-1)).toMatchObject({ level: 'warn', fields: { event: 'restartHistoryUnwritable' } });
+    expect(lines.at(-1)?.msg).toBe('cannot record this run under --state-dir: a crash of it will not count toward flap damping');
+    await w.markCleanStop();
     w.close();
   });
 });
