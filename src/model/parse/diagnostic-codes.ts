@@ -57,6 +57,13 @@ export const DiagnosticCode = {
   invalidConnectTime: 'invalidConnectTime',
   bfdProfileNotFound: 'bfdProfileNotFound',
   duplicatePeer: 'duplicatePeer',
+  /**
+   * Two BGPAdvertisements without serviceSelectors that would give one peer two different LOCAL_PREFs for the
+   * same prefix from a common node (MetalLB's "invalid local preference").
+   */
+  conflictingLocalPref: 'conflictingLocalPref',
+  /** A BGPPeer whose BFDProfile enables echo mode, which mlb's BFD does not implement. */
+  bfdEchoModeUnsupported: 'bfdEchoModeUnsupported',
   /** A mlb.io/subnets annotation entry that is not a CIDR. */
   invalidSubnet: 'invalidSubnet',
   /** A Service's mlb.io/health-check annotations that mlb cannot run (scheme, port, duration, rise/fall...). */
