@@ -64,6 +64,8 @@ export const DiagnosticCode = {
   conflictingLocalPref: 'conflictingLocalPref',
   /** A BGPPeer whose BFDProfile enables echo mode, which mlb's BFD does not implement. */
   bfdEchoModeUnsupported: 'bfdEchoModeUnsupported',
+  /** A BGPPeer field MetalLB's native speaker refuses and mlb's speaker lacks too (vrf, localASN, interface). */
+  unsupportedPeerField: 'unsupportedPeerField',
   /** A mlb.io/subnets annotation entry that is not a CIDR. */
   invalidSubnet: 'invalidSubnet',
   /** A Service's mlb.io/health-check annotations that mlb cannot run (scheme, port, duration, rise/fall...). */
