@@ -31,7 +31,8 @@ describe('mlb validate on malformed configurations', () => {
   });
 
   // Load-time refusals MetalLB makes (config.go validateBGPAdvPerPool, addressPoolServiceAllocationsFromCR,
-  // validation.go validateConfig and DiscardFRROnly) and mlb's echo mode refusal: the text users search for, at the field to change.
+  // passwordFromSecretForPeer, validation.go validateConfig and DiscardFRROnly) and mlb's echo mode refusal:
+  // the text users search for, at the field to change.
   it.each([
     ['adv-local-pref-conflict.yaml', '25:14', 'invalid local preference 200: local preferernce 100 was already set for the same type of BGP update. Check existing BGP advertisements with common pools and aggregation lengths ('],
     ['adv-local-pref-conflict-nodes.yaml', '62:14', 'invalid local preference 300: local preferernce 100 was already set for the same type of BGP update.'],
@@ -40,6 +41,7 @@ describe('mlb validate on malformed configurations', () => {
     ['pool-duplicate-namespace.yaml', '14:9', 'duplicate definition in namespaces field: "web"'],
     ['peer-frr-only-fields.yaml', '13:8', 'peer 192.168.10.1 has vrf set on native bgp mode'],
     ['peer-frr-only-fields.yaml', '23:14', 'peer unnumbered has interface set on native bgp mode'],
+    ['peer-password-secret.yaml', '11:3', 'secret ref not found for peer config "metallb-system"/"r"'],
   ])('%s: exit 1 and, at %s, MetalLB\'s meaning', (name, position, text) => {
     const path = `${INVALID_DIR}/${name}`;
     const run = runMlb(['validate', '--config', path]);

@@ -24,7 +24,6 @@ describe('BGPPeer', () => {
     expect(formatIP(torA!.routerID!)).toBe('10.0.0.10');
     expect(torA?.nodeSelectors).toEqual([{ matchLabels: { rack: 'r1' }, matchExpressions: [] }]);
     expect(torB).toMatchObject({ dynamicASN: 'external', holdTimeMs: 30_000, keepaliveTimeMs: 10_000 });
-    expect(torB?.passwordSecret).toEqual({ name: 'tor-b-auth', namespace: 'metallb-system' });
     expect(torB?.peerASN).toBeUndefined();
   });
 

@@ -97,6 +97,12 @@ export function readBGPPeer(top: MapReader, meta: ObjectMeta, apiVersion: string
   if (password && secretName) {
     spec.error(DiagnosticCode.passwordConflict,
       `can not have both password and secret ref set in peer config ${peerRef}`, 'passwordSecret');
+  } else if (secretName) {
+    // config.go passwordFromSecretForPeer: MetalLB does not load a configuration whose peer's Secret is
+    // missing, and a file holds no Secret mlb reads, so the session would never get its TCP MD5 key.
+    spec.error(DiagnosticCode.secretNotFound,
+      `secret ref not found for peer config ${peerRef}: a configuration file cannot hold the Secret, put the key in password`,
+      'passwordSecret');
   }
 
   const ebgpMultiHop = spec.boolean('ebgpMultiHop') ?? false;

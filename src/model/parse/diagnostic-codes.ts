@@ -66,6 +66,8 @@ export const DiagnosticCode = {
   bfdEchoModeUnsupported: 'bfdEchoModeUnsupported',
   /** A BGPPeer field MetalLB's native speaker refuses and mlb's speaker lacks too (vrf, localASN, interface). */
   unsupportedPeerField: 'unsupportedPeerField',
+  /** A BGPPeer passwordSecret: the Secret cannot be in a configuration file, so the key never arrives. */
+  secretNotFound: 'secretNotFound',
   /** A mlb.io/subnets annotation entry that is not a CIDR. */
   invalidSubnet: 'invalidSubnet',
   /** A Service's mlb.io/health-check annotations that mlb cannot run (scheme, port, duration, rise/fall...). */
