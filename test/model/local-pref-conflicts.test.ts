@@ -85,12 +85,13 @@ describe('BGPAdvertisement LOCAL_PREF conflicts', () => {
       .toHaveLength(3);
   });
 
-  it('serviceSelectors: loads, as in MetalLB, and the election still refuses to announce (conflictingAdvertisements)', () => {
+  it('serviceSelectors: loads, as in MetalLB, with a warning; the election refuses to announce (conflictingAdvertisements)', () => {
     const snapshot = parseOk(`${V4}${ad('a', '  localPref: 100\n')}`
       + `${ad('b', '  serviceSelectors:\n    - matchLabels:\n        app: web\n  localPref: 200\n')}`
       + `${DOC}apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: demo\n  labels:\n    app: web\n`
       + 'spec:\n  type: LoadBalancer\n  ports:\n    - port: 80\nstatus:\n  loadBalancer:\n    ingress:\n      - ip: 203.0.113.5\n'
       + node('n1', 'a'));
+    expect(snapshot.warnings.map((w) => w.code)).toEqual(['serviceLocalPrefConflict']);
     const [service] = snapshot.services;
     const decision = bgpShouldAnnounce(snapshot, { service: service!, endpoints: { servingNodes: new Set(['n1']) } }, 'n1', undefined);
     expect(decision.reason).toBe(Reason.conflictingAdvertisements);

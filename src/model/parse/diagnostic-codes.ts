@@ -85,6 +85,11 @@ export const DiagnosticCode = {
   addressOutsideSubnets: 'addressOutsideSubnets',
   /** A pool no L2Advertisement or BGPAdvertisement covers: its addresses are assigned but never announced. */
   poolNotAdvertised: 'poolNotAdvertised',
+  /**
+   * Two BGPAdvertisements with serviceSelectors (MetalLB loads them) that give a Service of the file different
+   * LOCAL_PREFs: the speakers of their common nodes will not announce it.
+   */
+  serviceLocalPrefConflict: 'serviceLocalPrefConflict',
 } as const;
 
 export type DiagnosticCodeName = (typeof DiagnosticCode)[keyof typeof DiagnosticCode];

@@ -4,9 +4,11 @@
  * from a common node. Accepted, the pair makes every such node say conflictingAdvertisements at election time
  * and nobody announces the pool's services.
  */
+import { type IP, parseIP } from '../../ip';
 import { anySelectorMatches, isEmptySelector } from '../label-selector';
 import { localPrefsCollide, sharedPeers, DEFAULT_LOCAL_PREF } from '../bgp-local-pref';
-import type { BGPAdvertisement, IPAddressPool, Node } from '../types';
+import type { BGPAdvertisement, IPAddressPool, Node, Service } from '../types';
+import { ServiceAnnotation, serviceAnnotation } from '../well-known';
 import { coveredPools } from './coverage';
 import { DiagnosticCode } from './diagnostic-codes';
 import { type Parsed, type ParsedObjects, reportAt } from './parsed-objects';
@@ -87,4 +89,50 @@ function report(later: Parsed<BGPAdvertisement>, earlier: BGPAdvertisement, pool
     + `(BGPAdvertisement "${later.object.meta.name}" and "${earlier.meta.name}" both advertise pool "${pool.meta.name}" `
     + `to ${peersText(later.object, earlier)} from ${where}, which would then announce none of its services)`,
     'spec.localPref');
+}
+
+/**
+ * mlb's own warning for the pairs MetalLB loads (serviceSelectors): its speaker then logs "advertisements 'a' and
+ * 'b' have conflicting LOCAL_PREF (100 vs 200)" and announces the service from none of the common nodes
+ * (speaker/bgp_controller.go checkBGPAdvConflicts). A file lists its Services, so the ones already in such a
+ * pool's addresses (status, loadBalancerIP, loadBalancerIPs) or pinned to it (address-pool) are named now.
+ */
+export function warnServiceLocalPrefConflicts(parsed: ParsedObjects): void {
+  const pools = parsed.pools.map((p) => p.object);
+  const nodes = parsed.nodes.map((n) => n.object);
+  const services = parsed.services.map((s) => s.object);
+  const ads = parsed.bgpAdvertisements;
+  ads.forEach((later, index) => {
+    for (const earlier of ads.slice(0, index)) {
+      const a = later.object;
+      const b = earlier.object;
+      if (a.serviceSelectors.length === 0 && b.serviceSelectors.length === 0) continue;
+      const where = commonNodes(a, b, nodes);
+      if (where === undefined) continue;
+      const ofB = new Set(coveredPools(b, pools));
+      for (const pool of coveredPools(a, pools)) {
+        if (!ofB.has(pool) || !localPrefsCollide(a, b, pool.cidrs)) continue;
+        const hit = services.filter((svc) => servicePools(svc, pools).includes(pool)
+          && anySelectorMatches(a.serviceSelectors, svc.meta.labels) && anySelectorMatches(b.serviceSelectors, svc.meta.labels));
+        if (hit.length === 0) continue;
+        reportAt(later, 'warning', DiagnosticCode.serviceLocalPrefConflict,
+          `advertisements '${a.meta.name}' and '${b.meta.name}' have conflicting LOCAL_PREF (${a.localPref ?? DEFAULT_LOCAL_PREF} vs ${b.localPref ?? DEFAULT_LOCAL_PREF}) `
+          + `for ${listed(hit.map((svc) => `${svc.meta.namespace}/${svc.meta.name}`))} in pool "${pool.meta.name}": `
+          + `the speakers on ${where} will not announce ${hit.length > 1 ? 'them' : 'it'}`,
+          'spec.localPref');
+      }
+    }
+  });
+}
+
+/** The pools a Service's known addresses lie in, or the one its address-pool annotation names. */
+function servicePools(service: Service, pools: readonly IPAddressPool[]): IPAddressPool[] {
+  const ips: IP[] = [...service.ingressIPs];
+  const texts = [service.loadBalancerIP, ...(serviceAnnotation(service, ServiceAnnotation.loadBalancerIPs) ?? '').split(',')];
+  for (const text of texts) {
+    const ip = text ? parseIP(text.trim()) : undefined;
+    if (ip) ips.push(ip);
+  }
+  const named = serviceAnnotation(service, ServiceAnnotation.addressPool);
+  return pools.filter((p) => p.meta.name === named || ips.some((ip) => p.addressSet.has(ip)));
 }
