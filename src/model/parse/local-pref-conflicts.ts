@@ -1,8 +1,8 @@
 /**
  * MetalLB v0.16.1 internal/config/config.go validateBGPAdvPerPool, second half: a BGPAdvertisement is refused
  * when an earlier one of a common pool would send a common peer a different LOCAL_PREF for the same prefixes
- * from a common node. Accepted, the pair makes every such node say conflictingAdvertisements at election time
- * and nobody announces the pool's services.
+ * from a common node. Accepted, the pair makes every common node say conflictingAdvertisements at election time,
+ * so those nodes announce none of the pool's services (with no nodeSelectors: nobody does).
  */
 import { type IP, parseIP } from '../../ip';
 import { anySelectorMatches, isEmptySelector } from '../label-selector';
