@@ -6,7 +6,7 @@
 import type {
   BGPAdvertisement, IPAddressPool, L2Advertisement, LabelSelector, Labels, Node, Service,
 } from '../model';
-import { anySelectorMatches, selectorMatches } from '../model';
+import { anySelectorMatches, localPrefsCollide, selectorMatches } from '../model';
 import type { IP } from '../ip';
 
 interface PoolSelecting {
@@ -57,43 +57,14 @@ export function poolForIPs(pools: readonly IPAddressPool[], ips: readonly IP[]):
   return pools.find((pool) => ips.every((ip) => pool.addressSet.has(ip)));
 }
 
-/** MetalLB's default LOCAL_PREF: an unset uint32 is 0. */
-const DEFAULT_LOCAL_PREF = 0;
-
-function poolFamilies(pool: IPAddressPool): { v4: boolean; v6: boolean } {
-  let v4 = false;
-  let v6 = false;
-  for (const cidr of pool.cidrs) {
-    if (cidr.ip.family === 4) v4 = true;
-    else v6 = true;
-  }
-  return { v4, v6 };
-}
-
-/**
- * internal/config/config.go isAggrLengthDifferent: two advertisements make different updates when their
- * aggregation lengths differ for every family the pool holds.
- */
-function aggregationLengthsDiffer(a: BGPAdvertisement, b: BGPAdvertisement, pool: IPAddressPool): boolean {
-  const { v4, v6 } = poolFamilies(pool);
-  if (!v4 && !v6) return true;
-  const v4Differs = a.aggregationLength !== b.aggregationLength;
-  const v6Differs = a.aggregationLengthV6 !== b.aggregationLengthV6;
-  if (v4Differs && !v6) return true;
-  if (v6Differs && !v4) return true;
-  return v4Differs && v6Differs;
-}
-
 /**
  * internal/config/config.go BGPAdvertisementsHaveCompatibleLocalPref, as speaker/bgp_controller.go
  * checkBGPAdvConflicts uses it: both advertisements select the node, so their node sets always intersect and
- * only LOCAL_PREF, aggregation and peers can keep them apart.
+ * only LOCAL_PREF, aggregation and peers can keep them apart. The parser refuses such pairs without
+ * serviceSelectors whose nodes it can see overlap, so this is reached only for pairs it cannot judge.
  */
 export function bgpAdvertisementsConflict(a: BGPAdvertisement, b: BGPAdvertisement, pool: IPAddressPool): boolean {
-  if ((a.localPref ?? DEFAULT_LOCAL_PREF) === (b.localPref ?? DEFAULT_LOCAL_PREF)) return false;
-  if (aggregationLengthsDiffer(a, b, pool)) return false;
-  if (a.peers.length > 0 && b.peers.length > 0 && !a.peers.some((p) => b.peers.includes(p))) return false;
-  return true;
+  return localPrefsCollide(a, b, pool.cidrs);
 }
 
 /** The first conflicting pair among the advertisements that select one node, or undefined. */

@@ -3,5 +3,6 @@ export * from './types';
 export * from './snapshot';
 export * from './diagnostic';
 export * from './label-selector';
+export * from './bgp-local-pref';
 export * from './well-known';
 export * from './parse';

@@ -18,13 +18,12 @@ describe('BGPPeer', () => {
     expect(torA).toMatchObject({
       myASN: 4200000001, peerASN: 64513, peerPort: 1179, holdTimeMs: 90_000, keepaliveTimeMs: 30_000,
       connectTimeMs: 5000, password: 's3cret', bfdProfile: 'fast', enableGracefulRestart: true, ebgpMultiHop: true,
-      vrf: 'red', localASN: 65001, disableMP: true, dualStackAddressFamily: true,
+      disableMP: true, dualStackAddressFamily: true,
     });
     expect(formatIP(torA!.sourceAddress!)).toBe('10.0.0.10');
     expect(formatIP(torA!.routerID!)).toBe('10.0.0.10');
     expect(torA?.nodeSelectors).toEqual([{ matchLabels: { rack: 'r1' }, matchExpressions: [] }]);
-    expect(torB).toMatchObject({ dynamicASN: 'external', interface: 'eth1', holdTimeMs: 30_000, keepaliveTimeMs: 10_000 });
-    expect(torB?.passwordSecret).toEqual({ name: 'tor-b-auth', namespace: 'metallb-system' });
+    expect(torB).toMatchObject({ dynamicASN: 'external', holdTimeMs: 30_000, keepaliveTimeMs: 10_000 });
     expect(torB?.peerASN).toBeUndefined();
   });
 

@@ -67,6 +67,6 @@ describe('IPAddressPool', () => {
 
   it('refuses duplicate namespaces in serviceAllocation', () => {
     const errors = parseErrors(`${POOL('p', '10.0.0.0/24')}  serviceAllocation:\n    namespaces: [a, a]\n`);
-    expect(errors.map((e) => e.message)).toEqual(['duplicate definition of namespaces "a"']);
+    expect(errors.map((e) => e.message)).toEqual(['duplicate definition in namespaces field: "a"']);
   });
 });

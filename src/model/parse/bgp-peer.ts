@@ -97,6 +97,12 @@ export function readBGPPeer(top: MapReader, meta: ObjectMeta, apiVersion: string
   if (password && secretName) {
     spec.error(DiagnosticCode.passwordConflict,
       `can not have both password and secret ref set in peer config ${peerRef}`, 'passwordSecret');
+  } else if (secretName) {
+    // config.go passwordFromSecretForPeer: MetalLB does not load a configuration whose peer's Secret is
+    // missing, and a file holds no Secret mlb reads, so the session would never get its TCP MD5 key.
+    spec.error(DiagnosticCode.secretNotFound,
+      `secret ref not found for peer config ${peerRef}: a configuration file cannot hold the Secret, put the key in password`,
+      'passwordSecret');
   }
 
   const ebgpMultiHop = spec.boolean('ebgpMultiHop') ?? false;
@@ -113,6 +119,7 @@ export function readBGPPeer(top: MapReader, meta: ObjectMeta, apiVersion: string
   const enableGracefulRestart = v1beta1 ? false : spec.boolean('enableGracefulRestart') ?? false;
   const disableMP = v1beta1 ? false : spec.boolean('disableMP') ?? false;
   const dualStackAddressFamily = v1beta1 ? false : spec.boolean('dualStackAddressFamily') ?? false;
+  refuseFRROnlyFields(spec, addressText ?? meta.name, { vrf, localASN, iface: addressText === undefined ? iface : undefined });
   if (v1beta1) {
     spec.hints = Object.fromEntries(V1BETA2_ONLY_FIELDS.map((f) => [f, 'only in metallb.io/v1beta2']));
   }
@@ -143,6 +150,25 @@ export function readBGPPeer(top: MapReader, meta: ObjectMeta, apiVersion: string
     disableMP,
     dualStackAddressFamily,
   };
+}
+
+/**
+ * validation.go DiscardFRROnly: MetalLB's native speaker refuses the FRR-only fields, in these words (it names
+ * the peer by its address). mlb's speaker is native too and lacks these three: accepted, the session would come
+ * up from the wrong VRF or with the wrong AS number, or never (no unnumbered peering). The other FRR-only fields
+ * it refuses mlb's speaker implements (bfdProfile, keepaliveTime, dynamicASN, enableGracefulRestart,
+ * dualStackAddressFamily) or can ignore without harm (connectTime, disableMP).
+ */
+function refuseFRROnlyFields(
+  spec: MapReader, peer: string,
+  fields: { vrf: string | undefined; localASN: number | undefined; iface: string | undefined },
+): void {
+  const refuse = (key: string, why: string): void => {
+    spec.error(DiagnosticCode.unsupportedPeerField, `peer ${peer} has ${key} set on native bgp mode: ${why}`, key);
+  };
+  if (fields.vrf) refuse('vrf', "mlb's BGP speaker opens every session from the default VRF");
+  if (fields.localASN) refuse('localASN', "mlb's BGP speaker always opens the session with myASN");
+  if (fields.iface) refuse('interface', "mlb's BGP speaker needs a peerAddress (no unnumbered peering)");
 }
 
 /** An ASN, 0..max; 0 is returned as is (the callers word "missing ... ASN" as MetalLB does). */

@@ -1,13 +1,15 @@
 /**
  * Errors that need more than one object: duplicate names, overlapping pools, aggregation lengths against pool
- * prefixes, BFD profile references and duplicate peers. Rules from internal/config/config.go (poolsFor,
- * peersFor, validateBGPAdvPerPool) unless marked as mlb's own.
+ * prefixes, BFD profile references and echo mode, duplicate peers, LOCAL_PREF conflicts. Rules from
+ * internal/config/config.go (poolsFor, peersFor, validateBGPAdvPerPool) and validation.go (validateConfig)
+ * unless marked as mlb's own.
  */
 import { cidrsOverlap, formatCIDR, type CIDR } from '../../ip';
 import type { AnyObject } from '../types';
 import { DiagnosticCode } from './diagnostic-codes';
 import { didYouMean } from './did-you-mean';
 import { coveredPools } from './coverage';
+import { checkLocalPrefConflicts } from './local-pref-conflicts';
 import { peerEndpoint } from './bgp-peer';
 import { type Parsed, type ParsedObjects, reportAt } from './parsed-objects';
 import { parsePoolAddress } from './pool';
@@ -18,6 +20,8 @@ export function runCrossChecks(parsed: ParsedObjects): void {
   checkPoolOverlaps(parsed);
   checkAggregationLengths(parsed);
   checkPeers(parsed);
+  checkBFDEchoMode(parsed);
+  checkLocalPrefConflicts(parsed);
 }
 
 /**
@@ -111,4 +115,37 @@ function checkPeers(parsed: ParsedObjects): void {
     }
     seen.push(p);
   }
+}
+
+/**
+ * mlb's BFD runs the asynchronous mode only (src/announce/bfd: it advertises Required Min Echo RX 0, RFC 5880
+ * section 4.1), so a peer whose profile asks for echo mode would silently go without it. MetalLB runs echo
+ * mode only with FRR: its native speaker refuses every BFD profile (validation.go DiscardFRROnly), and every mode
+ * refuses echo towards an IPv6 pool (validateConfig), whose text is used where it applies.
+ */
+function checkBFDEchoMode(parsed: ParsedObjects): void {
+  const echo = new Set(parsed.bfdProfiles.filter((p) => p.object.echoMode).map((p) => p.object.meta.name));
+  for (const p of parsed.bgpPeers) {
+    const profile = p.object.bfdProfile;
+    if (profile === undefined || !echo.has(profile)) continue;
+    const why = `mlb's BFD does not implement echo mode (MetalLB runs it only with FRR): set echoMode: false in BFDProfile ${profile}`;
+    const metallb = ipv6EchoRefusal(p.object.meta.name, parsed);
+    reportAt(p, 'error', DiagnosticCode.bfdEchoModeUnsupported,
+      metallb ? `${metallb}; ${why}` : `peer ${p.object.meta.name} uses bfd profile ${profile}, which enables echoMode: ${why}`,
+      'spec.bfdProfile');
+  }
+}
+
+/** validation.go validateConfig: an IPv6 pool advertised (all peers, or by name) to the peer, in MetalLB's words. */
+function ipv6EchoRefusal(peer: string, parsed: ParsedObjects): string | undefined {
+  const pools = parsed.pools.map((p) => p.object);
+  for (const pool of pools) {
+    if (!pool.cidrs.some((c) => c.ip.family === 6)) continue;
+    const ad = parsed.bgpAdvertisements.find((a) => coveredPools(a.object, [pool]).length > 0
+      && (a.object.peers.length === 0 || a.object.peers.includes(peer)));
+    if (ad) {
+      return `pool ${pool.meta.name} has bgpadvertisement ${ad.object.meta.name} which references peer ${peer} which has bfd echo enabled, which is not possible`;
+    }
+  }
+  return undefined;
 }

@@ -57,6 +57,17 @@ export const DiagnosticCode = {
   invalidConnectTime: 'invalidConnectTime',
   bfdProfileNotFound: 'bfdProfileNotFound',
   duplicatePeer: 'duplicatePeer',
+  /**
+   * Two BGPAdvertisements without serviceSelectors that would give one peer two different LOCAL_PREFs for the
+   * same prefix from a common node (MetalLB's "invalid local preference").
+   */
+  conflictingLocalPref: 'conflictingLocalPref',
+  /** A BGPPeer whose BFDProfile enables echo mode, which mlb's BFD does not implement. */
+  bfdEchoModeUnsupported: 'bfdEchoModeUnsupported',
+  /** A BGPPeer field MetalLB's native speaker refuses and mlb's speaker lacks too (vrf, localASN, interface). */
+  unsupportedPeerField: 'unsupportedPeerField',
+  /** A BGPPeer passwordSecret: the Secret cannot be in a configuration file, so the key never arrives. */
+  secretNotFound: 'secretNotFound',
   /** A mlb.io/subnets annotation entry that is not a CIDR. */
   invalidSubnet: 'invalidSubnet',
   /** A Service's mlb.io/health-check annotations that mlb cannot run (scheme, port, duration, rise/fall...). */
@@ -74,6 +85,11 @@ export const DiagnosticCode = {
   addressOutsideSubnets: 'addressOutsideSubnets',
   /** A pool no L2Advertisement or BGPAdvertisement covers: its addresses are assigned but never announced. */
   poolNotAdvertised: 'poolNotAdvertised',
+  /**
+   * Two BGPAdvertisements with serviceSelectors (MetalLB loads them) that give a Service of the file different
+   * LOCAL_PREFs: the speakers of their common nodes will not announce it.
+   */
+  serviceLocalPrefConflict: 'serviceLocalPrefConflict',
 } as const;
 
 export type DiagnosticCodeName = (typeof DiagnosticCode)[keyof typeof DiagnosticCode];

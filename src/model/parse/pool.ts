@@ -8,8 +8,8 @@ import {
 } from '../../ip';
 import type { IPAddressPool, ObjectMeta, ServiceAllocation } from '../types';
 import { DiagnosticCode, type DiagnosticCodeName } from './diagnostic-codes';
-import type { MapReader } from './field-reader';
-import { readSelectorList, reportDuplicateStrings } from './selectors';
+import type { ListItem, MapReader } from './field-reader';
+import { readSelectorList } from './selectors';
 
 /** Defaults from api/v1beta1/ipaddresspool_types.go. */
 export const POOL_DEFAULTS = {
@@ -91,12 +91,26 @@ const PRIORITY_MAX = 2 ** 31 - 1;
 function readServiceAllocation(r: MapReader): ServiceAllocation {
   const priority = r.integerInRange('priority', PRIORITY_MIN, PRIORITY_MAX) ?? POOL_DEFAULTS.priority;
   const namespaces = r.stringList('namespaces');
-  // MetalLB: "duplicate definition in namespaces field"; the same idea in the common wording.
-  reportDuplicateStrings(r, namespaces, 'namespaces');
+  reportDuplicateNamespaces(r, namespaces);
   return {
     priority,
     namespaces: namespaces.map((n) => n.value),
     namespaceSelectors: readSelectorList(r, 'namespaceSelectors'),
     serviceSelectors: readSelectorList(r, 'serviceSelectors'),
   };
+}
+
+/**
+ * config.go addressPoolServiceAllocationsFromCR words this one differently from its other duplicate lists
+ * ("duplicate definition in namespaces field"); its text comes first, the namespace after it.
+ */
+function reportDuplicateNamespaces(r: MapReader, namespaces: readonly ListItem<string>[]): void {
+  const seen = new Set<string>();
+  for (const item of namespaces) {
+    if (seen.has(item.value)) {
+      r.scope.error(DiagnosticCode.duplicateEntry, `duplicate definition in namespaces field: "${item.value}"`,
+        item.position);
+    }
+    seen.add(item.value);
+  }
 }

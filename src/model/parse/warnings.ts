@@ -10,6 +10,7 @@ import { EXCLUDE_LB_LABEL } from '../well-known';
 import { coveredPools } from './coverage';
 import { DiagnosticCode } from './diagnostic-codes';
 import { didYouMean } from './did-you-mean';
+import { warnServiceLocalPrefConflicts } from './local-pref-conflicts';
 import { type Parsed, type ParsedObjects, reportAt } from './parsed-objects';
 import { parsePoolAddress } from './pool';
 
@@ -34,6 +35,7 @@ export function collectWarnings(parsed: ParsedObjects, knownSubnets: readonly CI
   for (const ad of parsed.bgpAdvertisements) warnMissingPeers(ad, parsed);
   warnOutsideSubnets(parsed, [...knownSubnets, ...nodes.flatMap((n) => n.subnets)]);
   warnUnadvertisedPools(parsed, ads);
+  warnServiceLocalPrefConflicts(parsed);
 }
 
 function warnMissingPools(ad: AnyAdvertisement, pools: readonly IPAddressPool[]): void {
