@@ -25,7 +25,7 @@ import type { WithheldRelease } from './allocation/allocate-with-table';
 import { decideCluster, type ClusterDecision, type ServiceAddresses } from './cluster-decision';
 import { ClusterGossip } from './cluster-gossip';
 import { ClusterMembership } from './cluster-membership';
-import { ConfigTracker, hashServiceKey } from './config-facts';
+import { ConfigTracker, explainRetention, hashServiceKey } from './config-facts';
 import { ControlServer, type ControlProvider, type ControlSnapshot } from './control';
 import { controlView } from './control-view';
 import { EventLog, type DaemonEvent } from './daemon-events';
@@ -245,7 +245,7 @@ export class Speaker implements ControlProvider, MetricsSource {
   }
 
   explain(): Explanation[] {
-    return this.decision?.explain() ?? [];
+    return explainRetention(this.decision?.explain() ?? [], this.configTracker.last?.retention.retained ?? []);
   }
 
   /** Events after `afterSeq` still held in memory, oldest first (the control API's /v1/events replay). */

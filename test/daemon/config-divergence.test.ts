@@ -96,6 +96,8 @@ describe('one node\'s configuration loses a service', () => {
     expect(onAllocator.configAgreement?.retained).toEqual([{ service: lost, definedBy: others }]);
     expect(diverged.get(others[0] as string)?.configAgreement?.divergent[0]?.message)
       .toBe(`${allocator}'s configuration differs from this node's (2 services vs 3): it lacks ${lost}`);
+    const explained = (await connectControl(socketOf(allocator)).getExplain()).filter((e) => e.service === lost);
+    expect(explained[0]?.notes?.[0]).toContain(`no longer defines ${lost}; elected from its last good definition while ${others.join(', ')} still define it`);
     // The owner still holds it locally: its own view, not only the others' election.
     const ownerOfLost = Object.entries(expected).find(([k]) => k.startsWith(`${lost} `))?.[1] as string;
     const lostIP = Object.keys(expected).find((k) => k.startsWith(`${lost} `))?.split(' ')[1] as string;

@@ -88,3 +88,17 @@ export function retentionMessage(retained: readonly RetainedService[]): string {
   const parts = retained.map((r) => `${r.service} (still defined by ${r.definedBy.join(', ')})`);
   return `the configuration file no longer defines ${parts.join(', ')}; still announcing from the last good definition until every live member drops them`;
 }
+
+/** Adds to each retained service's explanations why this node still elects it (`mlb explain` prints notes). */
+export function explainRetention<E extends { readonly service: string; readonly notes?: readonly string[] }>(
+  explanations: readonly E[], retained: readonly RetainedService[],
+): E[] {
+  if (retained.length === 0) return [...explanations];
+  const byService = new Map(retained.map((r) => [r.service, r]));
+  return explanations.map((e) => {
+    const r = byService.get(e.service);
+    if (!r) return e;
+    const note = `retained: this node's configuration file no longer defines ${r.service}; elected from its last good definition while ${r.definedBy.join(', ')} still define it`;
+    return { ...e, notes: [...(e.notes ?? []), note] };
+  });
+}

@@ -2,7 +2,7 @@
 // (with the pools and advertisements they need), lets go once no live member defines them, and never retains
 // what it never ran.
 import { describe, expect, it } from 'vitest';
-import { configAgreement, hashServiceKey, retainServices, summarizeConfig, type ConfigFacts } from '../../../src/daemon/config-facts';
+import { configAgreement, explainRetention, hashServiceKey, retainServices, summarizeConfig, type ConfigFacts } from '../../../src/daemon/config-facts';
 import { serviceKey, type Snapshot } from '../../../src/model';
 import { configSnapshot } from './config-yaml';
 
@@ -56,5 +56,13 @@ describe('retainServices', () => {
     const retention = retainServices(noWeb, undefined, agreementFor(noWeb, [factsOf('node-2', ALL)]));
     expect(retention.retained).toEqual([]);
     expect(agreementFor(noWeb, [factsOf('node-2', ALL)]).definers(hashServiceKey('demo/web'))).toEqual(['node-2']);
+  });
+
+  it('explain says why a retained service is still elected here', () => {
+    const explained = explainRetention<{ service: string; notes?: readonly string[] }>([{ service: 'demo/web' }, { service: 'demo/db' }], [{ service: 'demo/web', definedBy: ['node-2'] }]);
+    expect(explained[0]?.notes).toEqual([
+      "retained: this node's configuration file no longer defines demo/web; elected from its last good definition while node-2 still define it",
+    ]);
+    expect(explained[1]?.notes).toBeUndefined();
   });
 });
