@@ -14,6 +14,7 @@ export function divergenceLines(s: ControlSnapshot): string[] {
     ...a.retained.map((r) => `${r.service}: no longer in this node's file; still announced from the last good definition (defined by ${r.definedBy.join(', ')})`),
     ...a.withheld.map((w) => `${w.service}: not in this node's file; allocation ${w.ips.join(', ')} kept (defined by ${w.definedBy.join(', ')})`),
     ...(a.awaiting.length > 0 ? [`waiting for the configuration facts of ${a.awaiting.join(', ')}`] : []),
+    ...(a.silent.length > 0 ? [`${a.silent.join(', ')} publish no configuration facts (an older mlb): not compared`] : []),
   ];
 }
 
