@@ -113,4 +113,21 @@ describe('one node\'s configuration loses a service', () => {
     expect(since.filter((l) => l.event === 'allocationsPublished')).toEqual([]);
     expect(since.filter((l) => l.event === 'configDiverged').length).toBeGreaterThanOrEqual(NODES.length);
   }, 60_000);
+
+  it('a node whose file never had the service is not elected for it: another node holds it, and explain says why', async () => {
+    const lacking = 'node-b';
+    for (const n of NODES) writeFileSync(configOf(n), configText(n === lacking ? SERVICES.filter((s) => s !== 'web') : SERVICES));
+    const first = 23_000 + (process.pid % 20_000);
+    daemon('node-a', first, undefined);
+    daemon('node-b', first + 1, first);
+    daemon('node-c', first + 2, first);
+    const all = await until('the others hold demo/web and every node names node-b', (snaps) =>
+      [...snaps].every(([n, s]) => (n === lacking ? s.configAgreement?.divergent.length === 2 : s.configAgreement?.divergent[0]?.node === lacking))
+      && NODES.filter((n) => n !== lacking).every((n) => snaps.get(n)?.services.find((svc) => svc.service === 'demo/web')?.owner != null));
+    const web = (all.get('node-a') as ControlSnapshot).services.find((svc) => svc.service === 'demo/web');
+    expect(web?.owner).not.toBe(lacking);
+    expect((all.get('node-c') as ControlSnapshot).services.find((svc) => svc.service === 'demo/web')?.owner).toBe(web?.owner);
+    expect(web?.candidates.find((c) => c.node === lacking)?.reason).toBe('serviceNotConfigured');
+    expect((all.get(lacking) as ControlSnapshot).local.announced.map((a) => a.ip)).not.toContain(web?.ips[0]);
+  }, 60_000);
 });
