@@ -24,6 +24,7 @@ const NODES = ['node-a', 'node-b', 'node-c'];
 const SERVICES = ['api', 'db', 'web'];
 /** How long the cluster may take to form, allocate, or react to an edit (gossip on loopback takes well under a second). */
 const DEADLINE_MS = 20_000;
+/** Each poll reads three control sockets: often enough to see a change promptly, rarely enough to stay cheap. */
 const POLL_MS = 50;
 
 const configOf = (node: string) => join(dir, `${node}.yaml`);

@@ -22,6 +22,7 @@ export const CONFIG_FACTS_VERSION = 1;
  */
 export const MAX_PUBLISHED_SERVICE_KEYS = 4096;
 const FLAG_KEYS_TRUNCATED = 1;
+/** A u8 length: Kubernetes node names are DNS subdomains of at most 253 bytes. */
 const MAX_NODE_BYTES = 255;
 const HEADER_BYTES = CONFIG_FACTS_MAGIC.length + 1;
 
