@@ -19,6 +19,7 @@ const REASON_TEXT: Record<ReasonName, string> = {
   healthCheckFailing: 'this node\'s own health check for the service is not passing',
   nodeDraining: 'draining (mlb drain or shutting down): defers to every other eligible node',
   nodeWarmingUp: 'warming up after recent restarts (flap damping): defers to steadier nodes',
+  serviceNotConfigured: 'this node\'s configuration file does not define the service: the nodes that define it hold it',
 };
 
 export function reasonText(reason: ReasonName): string {

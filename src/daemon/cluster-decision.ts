@@ -36,6 +36,11 @@ export interface ClusterInputs {
   readonly addresses: ReadonlyMap<string, ServiceAddresses>;
   /** Health-checked services only: "namespace/name" -> nodes whose latest report passes. */
   readonly passing: ReadonlyMap<string, ReadonlySet<string>>;
+  /**
+   * "namespace/name" -> live members whose configuration lacks the service (config-facts/config-agreement.ts):
+   * they are not candidates for it. An mlb-only input like health: ignored while a MetalLB speaker is live.
+   */
+  readonly notConfiguredOn?: (service: string) => readonly string[];
   readonly options?: ElectionOptions;
 }
 
@@ -128,7 +133,9 @@ function nodeStates(facts: ReadonlyMap<string, NodeMeta>): MlbNodeStates {
 /**
  * Endpoints on a plain host: a health-checked service is served by the live nodes whose check passes; any
  * other by every live node (nothing else decides, ARCHITECTURE.md "Health checks"). With a plain MetalLB
- * speaker present health is not an input, so every live node serves.
+ * speaker present health is not an input, so every live node serves. Nodes whose configuration lacks the
+ * service are left out the same way, and only while every live member is mlb: a MetalLB speaker would still
+ * elect them.
  */
 function serviceInputs(inputs: ClusterInputs, facts: MemberFacts, healthAllowed: boolean): ServiceElectionInput[] {
   const everyone = new Set(facts.live);
@@ -140,10 +147,14 @@ function serviceInputs(inputs: ClusterInputs, facts: MemberFacts, healthAllowed:
     if (!addresses || addresses.ips.length === 0) continue;
     const passing = healthAllowed ? inputs.passing.get(key) : undefined;
     const pool = addresses.pool === undefined ? undefined : poolsByName.get(addresses.pool);
+    const lacking = healthAllowed ? inputs.notConfiguredOn?.(key) ?? [] : [];
+    const notConfigured = lacking.length > 0 ? { notConfiguredOn: new Set(lacking) } : {};
     out.push({
       service,
       ips: addresses.ips,
-      endpoints: passing ? { servingNodes: new Set([...passing].filter((n) => everyone.has(n))), healthChecked: true } : { servingNodes: everyone },
+      endpoints: passing
+        ? { servingNodes: new Set([...passing].filter((n) => everyone.has(n))), healthChecked: true, ...notConfigured }
+        : { servingNodes: everyone, ...notConfigured },
       ...(pool ? { pool } : {}),
     });
   }

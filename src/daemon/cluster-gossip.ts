@@ -1,5 +1,6 @@
 /**
- * The cluster state mlb daemons share beyond membership: every node's health report and the allocation table.
+ * The cluster state mlb daemons share beyond membership: every node's health report, the allocation table and
+ * every node's configuration facts (config-facts/).
  * Changes go out as gossip broadcasts at once; the whole state rides on every push/pull as user state, so a
  * lost broadcast or a node that was away catches up within one anti-entropy round. Received tables are merged
  * (allocation-table.ts) and persisted under --state-dir, so a restart, a new allocator or a healed partition
@@ -13,7 +14,9 @@ import { AllocationStatusCode, effectiveAllocation } from './allocation/effectiv
 import { emptyAllocationTable, receiveAllocationTable, type AllocationTable } from './allocation/allocation-table';
 import { decodeAllocationTable, encodeAllocationTable } from './allocation/allocation-table-codec';
 import { loadAllocationTable, saveAllocationTable } from './allocation/allocation-store';
+import type { ServiceHolders, WithheldRelease } from './allocation/allocate-with-table';
 import type { LiveMember, ServiceAddresses } from './cluster-decision';
+import { decodeConfigFacts, encodeConfigFacts, mergeConfigFacts, type ConfigFacts } from './config-facts/config-facts-codec';
 import { decodeGossipRecords, encodeGossipRecords, GossipRecordKind, type GossipRecord } from './gossip-records';
 import { parseHealthCheck, type HealthCheckSpec } from './health/health-check-spec';
 import { HealthMonitor } from './health/health-monitor';
@@ -27,6 +30,13 @@ const HAS_ADDRESSES: ReadonlySet<string> = new Set([AllocationStatusCode.request
 /** Broadcast keys: a newer report or table replaces a queued older one instead of queueing behind it. */
 const HEALTH_BROADCAST_KEY = 'mlb-health';
 const TABLE_BROADCAST_KEY = 'mlb-allocation';
+const CONFIG_BROADCAST_KEY = 'mlb-config';
+/**
+ * Push/pull state relays other nodes' configuration facts (so a newcomer learns everyone's at its join) while
+ * they fit in this many bytes; beyond it only this node's own travel, and the others' arrive from their owners.
+ * The allocation table may take 896 KiB of the 1 MiB user state (allocation-table-codec.ts).
+ */
+export const CONFIG_FACTS_RELAY_BUDGET_BYTES = 64 * 1024;
 
 export interface ClusterGossipOptions {
   readonly gossip: GossipNode;
@@ -44,6 +54,8 @@ export interface ClusterGossipOptions {
 export interface AllocationView {
   readonly addresses: ReadonlyMap<string, ServiceAddresses>;
   readonly allocator: string | null;
+  /** On the allocator: entries of services its file lacks that other live members still define. */
+  readonly withheld: readonly WithheldRelease[];
 }
 
 export class ClusterGossip {
@@ -57,7 +69,11 @@ export class ClusterGossip {
   /** A received report changed the table: the next push/pull must carry it. */
   private stateDirty = false;
   private writes: Promise<void> = Promise.resolve();
-  readonly drops = { notOurs: 0, badHealthReport: 0, badTable: 0 };
+  readonly drops = { notOurs: 0, badHealthReport: 0, badTable: 0, badConfigFacts: 0 };
+  private configFacts: ReadonlyMap<string, ConfigFacts> = new Map();
+  private configSeq = 0;
+  private publishedConfig: string | undefined;
+  private withheld: readonly WithheldRelease[] = [];
   private readonly monitor: HealthMonitor;
   private checked = new Map<string, HealthCheckSpec>();
 
@@ -143,12 +159,15 @@ export class ClusterGossip {
    * The addresses to elect on. The allocator (first in hash order over "mlb-allocator") allocates and publishes a
    * new table version when something changed; everyone uses the table, and explicit IPs straight from the file.
    */
-  allocate(snapshot: Snapshot, live: readonly LiveMember[]): AllocationView {
+  allocate(snapshot: Snapshot, live: readonly LiveMember[], holders?: ServiceHolders): AllocationView {
     const now = Date.now();
-    this.health = retainHealthReports(this.health, new Set(live.map((m) => m.name)));
+    const liveNames = new Set(live.map((m) => m.name));
+    this.health = retainHealthReports(this.health, liveNames);
+    this.configFacts = new Map([...this.configFacts].filter(([node]) => liveNames.has(node) || node === this.options.self));
     // Only mlb nodes can allocate: a plain MetalLB speaker in the cluster is never chosen.
     const mlbNodes = live.filter((m) => decodeNodeMeta(m.meta) !== undefined).map((m) => m.name);
-    const result = effectiveAllocation(snapshot, this.table, mlbNodes, this.options.self, now);
+    const result = effectiveAllocation(snapshot, this.table, mlbNodes, this.options.self, now, holders);
+    this.logWithheld(result.withheld);
     if (result.allocator !== this.allocator) {
       this.allocator = result.allocator;
       this.options.logger.info({ event: 'allocatorElected', allocator: this.allocator, role: result.reason.code }, result.reason.message);
@@ -167,7 +186,37 @@ export class ClusterGossip {
       this.options.gossip.broadcast(encodeGossipRecords([this.tableRecord()]), TABLE_BROADCAST_KEY);
       this.publishState();
     }
-    return { addresses: result.addresses, allocator: this.allocator };
+    return { addresses: result.addresses, allocator: this.allocator, withheld: result.withheld };
+  }
+
+  /** Logs the releases the allocator holds back when that set changes (not on every recomputation). */
+  private logWithheld(withheld: readonly WithheldRelease[]): void {
+    const fingerprint = (list: readonly WithheldRelease[]) => JSON.stringify(list.map((w) => [w.service, w.definedBy]));
+    if (fingerprint(withheld) === fingerprint(this.withheld)) return;
+    this.withheld = withheld;
+    if (withheld.length === 0) return;
+    this.options.logger.warn(
+      { event: 'releaseWithheld', services: withheld.map((w) => ({ service: w.service, ips: w.ips, definedBy: w.definedBy })) },
+      withheld.map((w) => w.message).join('; '),
+    );
+  }
+
+  // --- configuration facts -----------------------------------------------------------------------------------------
+
+  /** The newest configuration facts per node (this node's own included once published). */
+  configFactsTable(): ReadonlyMap<string, ConfigFacts> {
+    return this.configFacts;
+  }
+
+  /** Publishes this node's configuration facts when they changed (a reload, or retention starting or ending). */
+  publishConfigFacts(facts: Omit<ConfigFacts, 'node' | 'epoch' | 'seq'>): void {
+    const fingerprint = JSON.stringify([facts.digest, facts.services, facts.keysTruncated, [...facts.keyHashes].sort(), [...facts.retainedHashes].sort()]);
+    if (fingerprint === this.publishedConfig) return;
+    this.publishedConfig = fingerprint;
+    const own: ConfigFacts = { ...facts, node: this.options.self, epoch: this.options.epoch, seq: ++this.configSeq };
+    this.configFacts = mergeConfigFacts(this.configFacts, own).table;
+    this.options.gossip.broadcast(encodeGossipRecords([{ kind: GossipRecordKind.configFacts, bytes: encodeConfigFacts(own) }]), CONFIG_BROADCAST_KEY);
+    this.publishState();
   }
 
   /** The first join is over (merged or nobody reachable): the allocator may write from now on. */
@@ -201,7 +250,23 @@ export class ClusterGossip {
   private publishState(): void {
     const records: GossipRecord[] = [this.tableRecord()];
     for (const report of this.health.values()) records.push({ kind: GossipRecordKind.healthReport, bytes: encodeHealthReport(report) });
+    records.push(...this.configRecords());
     this.options.gossip.setLocalState(encodeGossipRecords(records));
+  }
+
+  /** This node's facts first, then others' while they fit CONFIG_FACTS_RELAY_BUDGET_BYTES. */
+  private configRecords(): GossipRecord[] {
+    const own = this.configFacts.get(this.options.self);
+    const others = [...this.configFacts.values()].filter((f) => f.node !== this.options.self);
+    const records: GossipRecord[] = [];
+    let budget = CONFIG_FACTS_RELAY_BUDGET_BYTES;
+    for (const facts of own ? [own, ...others] : others) {
+      const bytes = encodeConfigFacts(facts);
+      if (facts !== own && bytes.length > budget) continue;
+      budget -= bytes.length;
+      records.push({ kind: GossipRecordKind.configFacts, bytes });
+    }
+    return records;
   }
 
   private receive(bytes: Uint8Array): void {
@@ -213,6 +278,7 @@ export class ClusterGossip {
     let changed = false;
     for (const record of records) {
       if (record.kind === GossipRecordKind.healthReport) changed = this.receiveHealth(record.bytes) || changed;
+      else if (record.kind === GossipRecordKind.configFacts) changed = this.receiveConfigFacts(record.bytes) || changed;
       else changed = this.receiveTable(record.bytes) || changed;
     }
     if (this.stateDirty) {
@@ -231,6 +297,19 @@ export class ClusterGossip {
     if (report.node === this.options.self) return false;
     const merged = mergeHealthReport(this.health, report);
     this.health = merged.table;
+    if (merged.changed) this.stateDirty = true;
+    return merged.changed;
+  }
+
+  private receiveConfigFacts(bytes: Uint8Array): boolean {
+    const facts = decodeConfigFacts(bytes);
+    if (!facts) {
+      this.drops.badConfigFacts++;
+      return false;
+    }
+    if (facts.node === this.options.self) return false;
+    const merged = mergeConfigFacts(this.configFacts, facts);
+    this.configFacts = merged.table;
     if (merged.changed) this.stateDirty = true;
     return merged.changed;
   }

@@ -11,6 +11,8 @@ import type { ClusterDecision } from './cluster-decision';
 import { CONTROL_API_VERSION, type ControlSnapshot } from './control/control-snapshot';
 import { holdingKey, type OwnerHistory } from './owner-history';
 import type { BgpPeerStatus } from '../announce/bgp/bgp-announcer';
+import type { WithheldRelease } from './allocation/allocate-with-table';
+import type { ConfigStep } from './config-facts/config-tracker';
 
 export interface ControlViewInputs {
   readonly now: number;
@@ -42,6 +44,9 @@ export interface ControlViewInputs {
   readonly conflicts: ControlSnapshot['conflicts'];
   /** BGP sessions of this node (empty without BGP peers). */
   readonly bgp: readonly BgpPeerStatus[];
+  /** The last comparison of this node's configuration with the others' (config-facts/config-tracker.ts). */
+  readonly configAgreement?: ConfigStep;
+  readonly withheld?: readonly WithheldRelease[];
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -70,6 +75,7 @@ export function controlView(inputs: ControlViewInputs): ControlSnapshot {
     members: inputs.members.map(memberView).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     mlbOnlyInputs: decision ? { ...decision.mlbInputs } : { allowed: false, reason: 'no election yet' },
     allocation: { allocator: inputs.allocation.allocator, version: inputs.allocation.version },
+    ...(inputs.configAgreement ? { configAgreement: agreementView(inputs.configAgreement, inputs.withheld ?? []) } : {}),
     services: decision ? servicesView(inputs, decision) : [],
     local: {
       announced: inputs.announced.map((a) => ({ ip: a.ip, interfaces: [...a.interfaces] })),
@@ -77,6 +83,22 @@ export function controlView(inputs: ControlViewInputs): ControlSnapshot {
     },
     conflicts: inputs.conflicts,
     ...(inputs.bgp.length > 0 ? { bgp: inputs.bgp.map((b) => ({ ...b, establishedSince: b.establishedSince === null ? null : iso(b.establishedSince) })) } : {}),
+  };
+}
+
+function agreementView(step: ConfigStep, withheld: readonly WithheldRelease[]): NonNullable<ControlSnapshot['configAgreement']> {
+  const { agreement } = step;
+  const nodesIn = (state: string) => agreement.peers.filter((p) => p.state === state).map((p) => p.node);
+  return {
+    digest: agreement.digest,
+    services: agreement.services,
+    divergent: agreement.divergent.map((p) => ({
+      node: p.node, digest: p.digest ?? '', services: p.services ?? 0, lacks: [...p.lacks], extra: p.extra, message: p.message,
+    })),
+    awaiting: nodesIn('awaiting'),
+    silent: nodesIn('silent'),
+    retained: step.retention.retained.map((r) => ({ service: r.service, definedBy: [...r.definedBy] })),
+    withheld: withheld.map((w) => ({ service: w.service, ips: [...w.ips], definedBy: [...w.definedBy] })),
   };
 }
 

@@ -1,5 +1,6 @@
 /**
- * What mlb daemons tell each other beyond membership: their health reports and the allocation table, carried in
+ * What mlb daemons tell each other beyond membership: their health reports, the allocation table and the facts
+ * of their configuration files (config-facts/config-facts-codec.ts), carried in
  * memberlist user messages (broadcasts, for changes) and in push/pull user state (anti-entropy, for whatever a
  * broadcast missed). Pure.
  *
@@ -18,7 +19,9 @@ export const GOSSIP_RECORDS_MAX_BYTES = 1 << 20;
 export const GossipRecordKind = {
   healthReport: 1,
   allocationTable: 2,
+  configFacts: 3,
 } as const;
+const KNOWN_KINDS: ReadonlySet<number> = new Set(Object.values(GossipRecordKind));
 export type GossipRecordKind = (typeof GossipRecordKind)[keyof typeof GossipRecordKind];
 
 export interface GossipRecord {
@@ -59,8 +62,8 @@ export function decodeGossipRecords(bytes: Uint8Array): GossipRecord[] | undefin
     const length = view.getUint32(offset + 1);
     const start = offset + RECORD_HEADER_BYTES;
     if (start + length > bytes.length) return undefined;
-    if (kind === GossipRecordKind.healthReport || kind === GossipRecordKind.allocationTable) {
-      records.push({ kind, bytes: bytes.slice(start, start + length) });
+    if (KNOWN_KINDS.has(kind)) {
+      records.push({ kind: kind as GossipRecordKind, bytes: bytes.slice(start, start + length) });
     }
     offset = start + length;
   }

@@ -21,9 +21,11 @@ import { formatHostPort, hostFromBytes, type HostPort } from '../gossip/transpor
 import { formatIP } from '../ip';
 import { formatDiagnostic, type Snapshot } from '../model';
 import { FileSource, type FileSourceState } from '../sources/file';
+import type { WithheldRelease } from './allocation/allocate-with-table';
 import { decideCluster, type ClusterDecision, type ServiceAddresses } from './cluster-decision';
 import { ClusterGossip } from './cluster-gossip';
 import { ClusterMembership } from './cluster-membership';
+import { ConfigTracker, explainRetention, hashServiceKey } from './config-facts';
 import { ControlServer, type ControlProvider, type ControlSnapshot } from './control';
 import { controlView } from './control-view';
 import { EventLog, type DaemonEvent } from './daemon-events';
@@ -82,6 +84,8 @@ export class Speaker implements ControlProvider, MetricsSource {
   private decision: ClusterDecision | undefined;
   /** The addresses the last recomputation used: the allocator metrics count them per pool. */
   private addresses: ReadonlyMap<string, ServiceAddresses> = new Map();
+  /** Releases the allocator holds back: services its file lacks that other live members define. */
+  private withheld: readonly WithheldRelease[] = [];
   private recomputeQueued = false;
   private stopping = false;
   private lastMlbInputs: boolean | undefined;
@@ -90,6 +94,8 @@ export class Speaker implements ControlProvider, MetricsSource {
   /** While leaving: the IPs held when the handover began, and those another MAC has announced since. */
   private handover: { startedAt: number; held: string[]; claimed: Set<string> } | undefined;
   private membership: ClusterMembership | undefined;
+  /** Compares this node's file with the others' and retains services they still define (config-facts/). */
+  private configTracker!: ConfigTracker;
   readonly startedAt = Date.now();
   /** Everything worth telling an operator, in order: the control API streams it (daemon-events.ts). */
   readonly events = new EventLog();
@@ -98,6 +104,7 @@ export class Speaker implements ControlProvider, MetricsSource {
 
   async start(): Promise<void> {
     const { logger } = this.options;
+    this.configTracker = new ConfigTracker(this.options.nodeName, logger);
     this.flags = await SpeakerFlags.load(this.options.stateDir, this.startedAt, logger, () => this.onFlagsChanged());
     this.source = new FileSource(this.options.configFile);
     const initial = await this.source.start();
@@ -212,6 +219,8 @@ export class Speaker implements ControlProvider, MetricsSource {
       members: this.gossip?.members() ?? [],
       decision: this.decision,
       allocation: cluster?.allocationView() ?? { allocator: null, version: 0, results: new Map() },
+      configAgreement: this.configTracker.last,
+      withheld: this.withheld,
       health: cluster?.healthView(this.source?.state.snapshot) ?? new Map(),
       owners: this.owners,
       announced: this.announcements.announced(),
@@ -238,7 +247,7 @@ export class Speaker implements ControlProvider, MetricsSource {
   }
 
   explain(): Explanation[] {
-    return this.decision?.explain() ?? [];
+    return explainRetention(this.decision?.explain() ?? [], this.configTracker.last?.retention.retained ?? []);
   }
 
   /** Events after `afterSeq` still held in memory, oldest first (the control API's /v1/events replay). */
@@ -268,16 +277,24 @@ export class Speaker implements ControlProvider, MetricsSource {
   }
 
   private recompute(): void {
-    const snapshot = this.source?.state.snapshot;
-    if (!snapshot || !this.gossip || !this.cluster) return;
+    const file = this.source?.state.snapshot;
+    if (!file || !this.gossip || !this.cluster) return;
     const live = this.gossip.liveMembers().map((m) => ({ name: m.name, ...(m.meta ? { meta: m.meta } : {}) }));
     const liveNames = live.map((m) => m.name);
-    const allocation = this.cluster.allocate(snapshot, live);
+    // What the others' files define: retained services join this node's snapshot, and nothing is released or
+    // elected away while a live member still defines it (config-facts/).
+    const config = this.configTracker.step(file, live, this.cluster.configFactsTable(), Date.now());
+    this.cluster.publishConfigFacts(config.facts);
+    const snapshot = config.retention.snapshot;
+    const { agreement } = config;
+    const allocation = this.cluster.allocate(snapshot, live, (key) => agreement.holders(hashServiceKey(key)));
     this.addresses = allocation.addresses;
+    this.withheld = allocation.withheld;
     this.cluster.updateHealthChecks(snapshot);
     const decision = decideCluster({
       self: this.options.nodeName, snapshot, live, known: this.gossip.members().map((m) => m.name),
       addresses: allocation.addresses, passing: this.cluster.passing(snapshot, liveNames),
+      notConfiguredOn: (key) => agreement.lacking(hashServiceKey(key)),
     });
     this.decision = decision;
     const tracked = trackOwners(this.owners, decision.outcomes, Date.now());

@@ -61,6 +61,11 @@ export interface ServiceEndpoints {
    * nodes whose latest report passes.
    */
   readonly healthChecked?: boolean;
+  /**
+   * mlb (file mode): live nodes whose own configuration lacks the service (and retains no earlier definition):
+   * they could not announce it, so they are not candidates (reason serviceNotConfigured).
+   */
+  readonly notConfiguredOn?: ReadonlySet<string>;
 }
 
 /** One service to elect for. */

@@ -31,6 +31,8 @@ export interface Explanation {
   readonly candidates: readonly CandidateExplanation[];
   /** BGP only: the routes each announcing node sends for this IP (optional, beyond the contract). */
   readonly announcements?: readonly BGPAnnouncement[];
+  /** Why the explaining node elects this service at all when that is not plain (optional, beyond the contract). */
+  readonly notes?: readonly string[];
 }
 
 /** The decision of a unit without the per-node detail: what the daemon applies and the index diffs. */

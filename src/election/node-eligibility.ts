@@ -84,6 +84,7 @@ export function finishL2Reason(staticCode: ReasonCodeValue, f: EndpointFacts, no
   if (f.endpoints.healthChecked) return finishHealthChecked(staticCode, f, node, live);
   if (!f.anyEndpoint) return ReasonCode.noEndpoints;
   if (staticCode !== ReasonCode.eligible) return staticCode;
+  if (f.endpoints.notConfiguredOn?.has(node)) return ReasonCode.serviceNotConfigured;
   if (lacksLocalEndpoint(f, node)) return ReasonCode.noLocalEndpoints;
   if (!live) return ReasonCode.notLiveMember;
   return ReasonCode.eligible;
@@ -93,6 +94,7 @@ export function finishL2Reason(staticCode: ReasonCodeValue, f: EndpointFacts, no
 export function finishBGPReason(staticCode: ReasonCodeValue, f: EndpointFacts, node: string, live: boolean): ReasonCodeValue {
   if (f.endpoints.healthChecked) return finishHealthChecked(staticCode, f, node, live);
   if (staticCode !== ReasonCode.eligible) return staticCode;
+  if (f.endpoints.notConfiguredOn?.has(node)) return ReasonCode.serviceNotConfigured;
   if (lacksLocalEndpoint(f, node)) return ReasonCode.noLocalEndpoints;
   if (!f.anyEndpoint) return ReasonCode.noEndpoints;
   if (!live) return ReasonCode.notLiveMember;
@@ -106,6 +108,7 @@ export function finishBGPReason(staticCode: ReasonCodeValue, f: EndpointFacts, n
  */
 function finishHealthChecked(staticCode: ReasonCodeValue, f: EndpointFacts, node: string, live: boolean): ReasonCodeValue {
   if (staticCode !== ReasonCode.eligible) return staticCode;
+  if (f.endpoints.notConfiguredOn?.has(node)) return ReasonCode.serviceNotConfigured;
   if (!live) return ReasonCode.notLiveMember;
   if (!f.endpoints.servingNodes.has(node)) return ReasonCode.healthCheckFailing;
   return ReasonCode.eligible;

@@ -45,6 +45,11 @@ export const Reason = {
   nodeDraining: 'nodeDraining',
   /** mlb: flap damping; the node restarted recently and defers to steadier nodes until its warm-up ends. */
   nodeWarmingUp: 'nodeWarmingUp',
+  /**
+   * mlb (file mode): this node's configuration file does not define the service and it retains no earlier
+   * definition, so it could not announce it; the nodes that define it hold it (daemon/config-facts).
+   */
+  serviceNotConfigured: 'serviceNotConfigured',
 } as const;
 
 export type ReasonName = (typeof Reason)[keyof typeof Reason];
@@ -96,6 +101,7 @@ export function metallbBGPReason(reason: ReasonName): MetalLBReason {
     case Reason.owner:
     case Reason.nodeDraining:
     case Reason.nodeWarmingUp:
+    case Reason.serviceNotConfigured:
       return Reason.notOwner;
     // The nearest MetalLB words: the node has no endpoint of its own that may take the traffic.
     case Reason.healthCheckFailing:
@@ -121,6 +127,7 @@ export const ReasonCode = {
   healthCheckFailing: 11,
   nodeDraining: 12,
   nodeWarmingUp: 13,
+  serviceNotConfigured: 14,
 } as const;
 export type ReasonCodeValue = (typeof ReasonCode)[keyof typeof ReasonCode];
 
@@ -139,6 +146,7 @@ const CODE_NAMES: readonly ReasonName[] = [
   Reason.healthCheckFailing,
   Reason.nodeDraining,
   Reason.nodeWarmingUp,
+  Reason.serviceNotConfigured,
 ];
 
 /** The reason of an ineligible code (eligible maps to notOwner: the ranking decides). */

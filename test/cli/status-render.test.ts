@@ -34,3 +34,30 @@ describe('formatAge', () => {
     expect(formatAge('garbage', t0)).toBe('0s');
   });
 });
+
+describe('renderStatus with configurations that differ', () => {
+  const differing = () => ({
+    ...exampleSnapshot(),
+    configAgreement: {
+      digest: '0011223344556677', services: 3,
+      divergent: [{
+        node: 'node-b', digest: '8899aabbccddeeff', services: 2, lacks: ['demo/web'], extra: 0,
+        message: "node-b's configuration differs from this node's (2 services vs 3): it lacks demo/web",
+      }],
+      awaiting: [], silent: [], retained: [{ service: 'demo/db', definedBy: ['node-b'] }],
+      withheld: [{ service: 'demo/old', ips: ['192.0.2.9'], definedBy: ['node-b'] }],
+    },
+  });
+
+  it('names the node whose file differs, what this node retains and what the allocator keeps', () => {
+    const text = renderStatus(differing(), 300);
+    expect(text).toContain("differs   - node-b's configuration differs from this node's (2 services vs 3): it lacks demo/web");
+    expect(text).toContain('demo/db: no longer in this node\'s file; still announced from the last good definition (defined by node-b)');
+    expect(text).toContain('demo/old: not in this node\'s file; allocation 192.0.2.9 kept (defined by node-b)');
+  });
+
+  it('says nothing about it when every member agrees', () => {
+    const agreeing = { ...differing(), configAgreement: { ...differing().configAgreement, divergent: [], retained: [], withheld: [] } };
+    expect(renderStatus(agreeing, 300)).not.toContain('differs');
+  });
+});

@@ -85,3 +85,24 @@ describe('drain and warm-up tiers', () => {
     expect(() => new ElectionIndex({ ...base, mlb: states(['alpha']) })).toThrow(/electAll/);
   });
 });
+
+describe('nodes whose configuration lacks the service (file mode)', () => {
+  const lacking = (nodes: string[], healthChecked = false): ServiceElectionInput => ({
+    service: web, endpoints: { servingNodes: new Set(names), notConfiguredOn: new Set(nodes), ...(healthChecked ? { healthChecked } : {}) },
+  });
+
+  it('the owner-to-be whose file lacks the service is passed over, with serviceNotConfigured, and someone else holds it', () => {
+    const everyone = l2(base, { service: web, endpoints: { servingNodes: live } }).outcome.winner!;
+    for (const healthChecked of [false, true]) {
+      const { outcome, explanation } = l2(base, lacking([everyone], healthChecked));
+      expect(outcome.winner).not.toBeNull();
+      expect(outcome.winner).not.toBe(everyone);
+      expect(explanation.candidates.find((c) => c.node === everyone)).toMatchObject({ eligible: false, reason: Reason.serviceNotConfigured });
+    }
+  });
+
+  it('the incremental index agrees with the full election', () => {
+    const inp = lacking(['alpha', 'charlie']);
+    expect(new ElectionIndex(base).elect([inp], live)).toEqual(electAll(base, [inp], live).outcomes);
+  });
+});

@@ -118,7 +118,8 @@ function renderExplanation(e: Explanation): string {
       ? e.winner ? `owner ${e.winner}` : 'NOBODY ANNOUNCES'
       : e.announcing.length > 0 ? `announced by ${e.announcing.join(', ')}` : 'NOBODY ANNOUNCES';
   const rows = e.candidates.map((c) => [c.rank === null ? '-' : String(c.rank), c.node, c.reason, reasonText(c.reason)]);
-  return `${e.service} ${e.ip} (${e.protocol}): ${verdict}\n${indent(renderTable(['RANK', 'NODE', 'REASON', ''], rows))}`;
+  const notes = (e.notes ?? []).map((n) => `  note: ${n}\n`).join('');
+  return `${e.service} ${e.ip} (${e.protocol}): ${verdict}\n${notes}${indent(renderTable(['RANK', 'NODE', 'REASON', ''], rows))}`;
 }
 
 function indent(text: string): string {

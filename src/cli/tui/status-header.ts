@@ -1,6 +1,6 @@
 /**
  * The TUI's first lines: this node, the cluster's size and health, the configuration (stale in red with its
- * first errors), and, while the daemon cannot be read, "disconnected, retrying" in red.
+ * first errors; members whose files differ in yellow), and, while the daemon cannot be read, "disconnected, retrying" in red.
  */
 import { createElement as h, type ReactElement } from 'react';
 import { Box, Text } from 'ink';
@@ -28,6 +28,7 @@ export function StatusHeader({ model, connected, problem, width }: StatusHeaderP
     ...model.configErrors.slice(0, HEADER_CONFIG_ERRORS).map((error, i) =>
       h(Text, { key: `error-${i}`, color: 'red', wrap: 'truncate-end' }, line('', `- ${error}`)),
     ),
+    model.configDivergence === null ? null : h(Text, { color: 'yellow', wrap: 'truncate-end' }, line('', model.configDivergence)),
     connected ? null : h(Text, { color: 'red', bold: true, wrap: 'truncate-end' }, truncate(`disconnected, retrying: ${problem ?? 'the daemon does not answer'}`, width)),
   );
 }

@@ -7,6 +7,7 @@
 import type { ControlSnapshot } from '../../daemon/control/control-snapshot';
 import { fitColumns, formatAge, MEMBER_HEADER, MEMBER_SHRINK, memberCells, ownerText, truncate } from '../commands/status';
 import { renderTable } from '../render-table';
+import { divergenceSummary } from '../config-divergence-text';
 
 type SnapshotService = ControlSnapshot['services'][number];
 
@@ -116,6 +117,8 @@ export interface HeaderModel {
   readonly configStale: boolean;
   /** Why the configuration is stale (file:line:column), empty when ok. */
   readonly configErrors: readonly string[];
+  /** Members whose configuration differs, and what this node retains; null when they all agree. */
+  readonly configDivergence: string | null;
 }
 
 export function headerModel(s: ControlSnapshot): HeaderModel {
@@ -132,6 +135,7 @@ export function headerModel(s: ControlSnapshot): HeaderModel {
     config: stale ? `STALE ${s.config.file}: the last good configuration keeps running` : `ok ${s.config.file}`,
     configStale: stale,
     configErrors: s.config.errors,
+    configDivergence: divergenceSummary(s),
   };
 }
 
@@ -140,7 +144,7 @@ export const HEADER_CONFIG_ERRORS = 2;
 
 /** How many lines the header takes: node, cluster, config, its first errors, and the disconnection when there is one. */
 export function headerHeight(model: HeaderModel, connected: boolean): number {
-  return 3 + Math.min(HEADER_CONFIG_ERRORS, model.configErrors.length) + (connected ? 0 : 1);
+  return 3 + Math.min(HEADER_CONFIG_ERRORS, model.configErrors.length) + (model.configDivergence === null ? 0 : 1) + (connected ? 0 : 1);
 }
 
 /**
@@ -156,6 +160,7 @@ export function clusterHealth(s: ControlSnapshot): { problems: string[] } {
     count('dead') > 0 && `${count('dead')} dead`,
     s.node.gossip.healthScore > 0 && `slow to probe (score ${s.node.gossip.healthScore})`,
     s.conflicts.length > 0 && `${s.conflicts.length} conflict${s.conflicts.length > 1 ? 's' : ''}`,
+    (s.configAgreement?.divergent.length ?? 0) > 0 && `${s.configAgreement?.divergent.length} config differs`,
     unheld > 0 && `${unheld} unheld`,
   ].filter((p): p is string => typeof p === 'string');
   return { problems };

@@ -14,7 +14,7 @@ import type { AllocateServicesOutput, AllocationErrorCode, AllocationResult } fr
 import { type IP, formatIP } from '../../ip';
 import type { Snapshot } from '../../model';
 import { type AllocationEntry, type AllocationTable, expireReleasedEntries } from './allocation-table';
-import { type TableChange, allocateFromTable } from './allocate-with-table';
+import { type ServiceHolders, type TableChange, type WithheldRelease, allocateFromTable } from './allocate-with-table';
 import { chooseAllocator } from './allocator-node';
 import { type Claim, claimAddresses } from './claim-addresses';
 
@@ -74,6 +74,8 @@ export interface EffectiveAllocation {
   readonly reason: { readonly code: 'allocating' | 'following'; readonly message: string };
   /** On the allocator: allocateServices's output (Kubernetes-style events, pool usage). */
   readonly results?: AllocateServicesOutput;
+  /** On the allocator: entries of services its file lacks, kept because other live members define them. */
+  readonly withheld: readonly WithheldRelease[];
 }
 
 export function effectiveAllocation(
@@ -82,10 +84,11 @@ export function effectiveAllocation(
   liveNodes: readonly string[],
   self: string,
   now: number,
+  holders?: ServiceHolders,
 ): EffectiveAllocation {
   const allocator = chooseAllocator([...liveNodes, self]) as string;
   if (allocator === self) {
-    const run = allocateFromTable(snapshot, table, self, now);
+    const run = allocateFromTable(snapshot, table, self, now, holders);
     const services = new Map([...run.results.results].map(([key, r]) => [key, statusOfResult(r)]));
     return {
       allocator,
@@ -101,6 +104,7 @@ export function effectiveAllocation(
           : `this node allocates (first in hash order for "mlb-allocator"); table version ${run.table.version} unchanged`,
       },
       results: run.results,
+      withheld: run.withheld,
     };
   }
   const current = expireReleasedEntries(table, now);
@@ -112,6 +116,7 @@ export function effectiveAllocation(
     table: current,
     changed: false,
     changes: [],
+    withheld: [],
     ...withAddresses(services),
     reason: {
       code: 'following',

@@ -75,6 +75,35 @@ export interface ControlSnapshot {
     /** The table's version; grows with every change. */
     version: number;
   };
+  /**
+   * How this node's configuration file compares with the other live mlb members' (file mode; absent before the
+   * first recomputation). Nodes whose files differ are listed on every node.
+   */
+  configAgreement?: {
+    /** This node's digest of its configuration (the validated objects, not the file's bytes). */
+    digest: string;
+    /** Services this node's file defines. */
+    services: number;
+    /** Live mlb members whose configuration differs from this node's. */
+    divergent: {
+      node: string;
+      digest: string;
+      services: number;
+      /** Services this node's file defines that the member's does not. */
+      lacks: string[];
+      /** How many services the member's file defines that this node's does not. */
+      extra: number;
+      message: string;
+    }[];
+    /** Live mlb members whose configuration facts have not arrived yet. */
+    awaiting: string[];
+    /** Live mlb members that publish no configuration facts (an older mlb): not compared, blocking nothing. */
+    silent: string[];
+    /** Services this node's file no longer defines that it still announces, and the members still defining them. */
+    retained: { service: string; definedBy: string[] }[];
+    /** On the allocator: allocations of services its file lacks, kept because these members still define them. */
+    withheld: { service: string; ips: string[]; definedBy: string[] }[];
+  };
   /** One entry per service and protocol. */
   services: {
     /** "namespace/name". */

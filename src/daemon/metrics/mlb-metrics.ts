@@ -72,6 +72,20 @@ export const MLB_METRICS: readonly PulledMetric[] = [
     samples: ({ snapshot }) => single(snapshot.config.loadedAt === null ? undefined : Date.parse(snapshot.config.loadedAt) / 1000),
   },
   {
+    name: 'mlb_config_divergent_nodes',
+    help: 'Live mlb members whose configuration differs from this node\'s (digest of the validated objects); absent before the first comparison',
+    type: 'gauge',
+    labels: [],
+    samples: ({ snapshot }) => single(snapshot.configAgreement?.divergent.length),
+  },
+  {
+    name: 'mlb_config_retained_services',
+    help: 'Services this node\'s file no longer defines that it still announces because other live members define them',
+    type: 'gauge',
+    labels: [],
+    samples: ({ snapshot }) => single(snapshot.configAgreement?.retained.length),
+  },
+  {
     name: 'mlb_node_draining',
     help: '1 while this node is drained (mlb drain): the others are asked not to elect it',
     type: 'gauge',

@@ -1,6 +1,6 @@
 /** The TUI's row models (pure): one row per service IP, filters, and tables that fit any width. */
 import { describe, expect, it } from 'vitest';
-import { clusterHealth, conflictLines, filterRows, headerModel, memberTable, serviceRows, serviceTable, MARKER_WIDTH } from '../../../src/cli/tui/status-rows';
+import { clusterHealth, conflictLines, filterRows, headerHeight, headerModel, memberTable, serviceRows, serviceTable, MARKER_WIDTH } from '../../../src/cli/tui/status-rows';
 import { exampleSnapshot } from '../../daemon/control/fake-daemon';
 
 describe('serviceRows', () => {
@@ -52,6 +52,20 @@ describe('tables', () => {
 });
 
 describe('headerModel', () => {
+  it('names in the header the members whose configuration differs, and counts them as a problem', () => {
+    const s = exampleSnapshot();
+    const model = headerModel({
+      ...s,
+      configAgreement: {
+        digest: '0011223344556677', services: 3, awaiting: [], silent: [], retained: [], withheld: [],
+        divergent: [{ node: 'node-b', digest: '8899aabbccddeeff', services: 2, lacks: ['demo/web'], extra: 0, message: '' }],
+      },
+    });
+    expect(model.configDivergence).toBe('DIFFERS on node-b (2 services vs 3, lacks demo/web)');
+    expect(model.health).toContain('1 config differs');
+    expect(headerHeight(model, true)).toBe(headerHeight({ ...model, configDivergence: null }, true) + 1);
+  });
+
   it('says what needs attention: suspect and dead members, conflicts, a stale configuration', () => {
     const model = headerModel(exampleSnapshot());
     expect(model).toMatchObject({

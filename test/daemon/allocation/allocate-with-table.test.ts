@@ -150,6 +150,33 @@ describe('allocateFromTable', () => {
   });
 });
 
+describe('a release needs the service gone from every live member\'s configuration', () => {
+  const definedBy = (defs: Record<string, string[]>) => (key: string) => defs[key] ?? [];
+
+  it('the allocator whose own file lacks a service keeps its allocation while another live member defines it', () => {
+    const table = allocateFromTable(snap([web, db]), emptyAllocationTable(), 'node-1', T0).table;
+    const run = allocateFromTable(snap([]), table, 'node-1', T0 + 1, definedBy({ 'demo/web': ['node-2', 'node-3'], 'demo/db': ['node-3'] }));
+    expect(run.changed).toBe(false);
+    expect(addressesOf(run.table)).toEqual(addressesOf(table));
+    expect(run.withheld.map((w) => [w.service, w.definedBy])).toEqual([['demo/db', ['node-3']], ['demo/web', ['node-2', 'node-3']]]);
+    expect(run.withheld[1]?.message).toContain('node-2, node-3 still define it');
+  });
+
+  it('a withheld address is not given to a new service meanwhile', () => {
+    const table = allocateFromTable(snap([web, db]), emptyAllocationTable(), 'node-1', T0).table;
+    const run = allocateFromTable(snap([db, api]), table, 'node-1', T0 + 1, definedBy({ 'demo/web': ['node-2'] }));
+    expect(addressesOf(run.table)).toEqual({ 'demo/api': ['192.0.2.12'], 'demo/db': ['192.0.2.10'], 'demo/web': ['192.0.2.11'] });
+    expect(run.results.results.has('demo/web')).toBe(false);
+  });
+
+  it('releases once no live member defines it any more', () => {
+    const table = allocateFromTable(snap([web, db]), emptyAllocationTable(), 'node-1', T0).table;
+    const run = allocateFromTable(snap([db]), table, 'node-1', T0 + 1, definedBy({}));
+    expect(run.table.entries.get('demo/web')?.released).toBe(true);
+    expect(run.withheld).toEqual([]);
+  });
+});
+
 describe('allocateFromTable properties', () => {
   const NAMES = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
   const SMALL = pool('small', ['192.0.2.10-192.0.2.15']);

@@ -188,6 +188,22 @@ describe('mlb metrics', () => {
     expect(expo.type.get('mlb_gossip_drops_total')).toBe('counter');
   });
 
+  it('counts the live members whose configuration differs, and the services this node retains', async () => {
+    const source = new FakeSource();
+    source.current = {
+      ...source.current,
+      configAgreement: {
+        digest: '0011223344556677', services: 3, awaiting: [], silent: [], withheld: [],
+        divergent: [{ node: 'node-b', digest: '8899aabbccddeeff', services: 2, lacks: ['demo/web'], extra: 0, message: '' }],
+        retained: [{ service: 'demo/db', definedBy: ['node-b'] }],
+      },
+    };
+    const expo = await scrape(registryOf(source));
+    expect(valueOf(expo, 'mlb_config_divergent_nodes')).toBe(1);
+    expect(valueOf(expo, 'mlb_config_retained_services')).toBe(1);
+    expect(samplesOf(await scrape(registryOf(new FakeSource())), 'mlb_config_divergent_nodes')).toEqual([]);
+  });
+
   it('parts that do not run have no series (not a made-up 0)', async () => {
     const source = new FakeSource();
     const expo = await scrape(registryOf(source));

@@ -1,0 +1,70 @@
+// The configuration facts a node gossips: the digest ignores how the file is written, the record round-trips,
+// anything damaged decodes to undefined, and a newer fact set replaces an older one.
+import { describe, expect, it } from 'vitest';
+import {
+  configDigest, decodeConfigFacts, encodeConfigFacts, hashServiceKey, mergeConfigFacts, summarizeConfig, type ConfigFacts,
+} from '../../../src/daemon/config-facts';
+import { GossipRecordKind, decodeGossipRecords, encodeGossipRecords } from '../../../src/daemon/gossip-records';
+import { configSnapshot } from './config-yaml';
+
+function facts(overrides: Partial<ConfigFacts> = {}): ConfigFacts {
+  const summary = summarizeConfig(configSnapshot(['web', 'db']));
+  return {
+    node: 'node-2', epoch: 1_700_000_000_000, seq: 3, digest: summary.digest, services: summary.services,
+    keyHashes: [...summary.keyHashes], keysTruncated: false, retainedHashes: [hashServiceKey('demo/api')], ...overrides,
+  };
+}
+
+describe('configuration digest', () => {
+  it('is the same for two files that configure the same objects, whatever comments or positions', () => {
+    const a = configSnapshot(['web', 'db']);
+    const b = configSnapshot(['web', 'db'], { comment: 'edited on node-2, moved every line down' });
+    expect(configDigest(a)).toBe(configDigest(b));
+  });
+
+  it('differs when a service is missing', () => {
+    expect(configDigest(configSnapshot(['web']))).not.toBe(configDigest(configSnapshot(['web', 'db'])));
+  });
+
+  it('names every service key by its hash', () => {
+    const summary = summarizeConfig(configSnapshot(['web', 'db']));
+    expect(summary.services).toBe(2);
+    expect(summary.keysByHash.get(hashServiceKey('demo/web'))).toBe('demo/web');
+  });
+});
+
+describe('configuration facts record', () => {
+  it('round-trips, with the hash lists sorted', () => {
+    const original = facts();
+    const decoded = decodeConfigFacts(encodeConfigFacts(original));
+    expect(decoded).toEqual({ ...original, keyHashes: [...original.keyHashes].sort() });
+  });
+
+  it('travels as its own gossip record kind beside the others', () => {
+    const bytes = encodeConfigFacts(facts());
+    const records = decodeGossipRecords(encodeGossipRecords([{ kind: GossipRecordKind.configFacts, bytes }]));
+    expect(records?.map((r) => r.kind)).toEqual([GossipRecordKind.configFacts]);
+  });
+
+  it('decodes every truncation and a wrong magic to undefined, never throwing', () => {
+    const bytes = encodeConfigFacts(facts());
+    for (let n = 0; n < bytes.length; n++) expect(decodeConfigFacts(bytes.subarray(0, n))).toBeUndefined();
+    const bad = bytes.slice();
+    bad[0] = 0;
+    expect(decodeConfigFacts(bad)).toBeUndefined();
+  });
+
+  it('stays small: 100 services take under 1 KiB', () => {
+    const many = Array.from({ length: 100 }, (_, i) => hashServiceKey(`demo/s${i}`));
+    expect(encodeConfigFacts(facts({ keyHashes: many, retainedHashes: [] })).length).toBeLessThan(1024);
+  });
+
+  it('keeps the newest facts per node (a restarted daemon replaces its previous life)', () => {
+    const old = facts({ seq: 9 });
+    const table = mergeConfigFacts(new Map(), old).table;
+    expect(mergeConfigFacts(table, facts({ seq: 8 })).changed).toBe(false);
+    const restarted = mergeConfigFacts(table, facts({ epoch: old.epoch + 1, seq: 1, services: 0 }));
+    expect(restarted.changed).toBe(true);
+    expect(restarted.table.get('node-2')?.services).toBe(0);
+  });
+});
