@@ -15,10 +15,10 @@ const WAIT_MS = 15_000;
 
 /**
  * Starts `mlb daemon` from the built bundle with JSON logs on stdout; `netns` runs it inside that network
- * namespace (ip netns exec).
+ * namespace (ip netns exec); `bundle` runs another copy of dist/mlb.mjs (one without node_modules beside it).
  */
-export function startDaemon(args: string[], netns?: string): RunningDaemon {
-  const argv = [MLB_BUNDLE, 'daemon', ...args];
+export function startDaemon(args: string[], netns?: string, bundle = MLB_BUNDLE): RunningDaemon {
+  const argv = [bundle, 'daemon', ...args];
   const child = netns
     ? spawn('ip', ['netns', 'exec', netns, process.execPath, ...argv], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn(process.execPath, argv, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -77,27 +77,48 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       : parseOrUsage(() => parseHostPort(args['metrics-bind']!, METALLB_METRICS_PORT), '--metrics-bind');
     const logger = createLogger({ level: args['log-level'], base: { node: args['node-name'] } });
 
-    const keyring = args['gossip-key-file'] ? await asCommandError(() => loadGossipKeyring(args['gossip-key-file']!)) : undefined;
-    if (!keyring) logger.warn({ event: 'gossipUnencrypted' }, 'no --gossip-key-file: gossip travels in plain text and anyone on the network can join');
-    await asCommandError(() => ensureStateDir(args['state-dir']));
+    // From here on every failure is a failed start: said once in the log (where systemd's journal and log
+    // pipelines look) and once on stderr by main, naming what failed, and the process exits non-zero.
+    let metrics: MetricsServer | undefined;
+    const failedStart = async (error: unknown): Promise<never> => {
+      const failure = await asCommandError(() => Promise.reject(error)).catch((e: unknown) => e);
+      const message = failure instanceof Error ? failure.message : String(failure);
+      logger.error({ event: 'startFailed', code: (failure as { code?: unknown }).code }, `cannot start: ${message}`);
+      const opened = metrics;
+      metrics = undefined;
+      await opened?.close().catch(() => undefined);
+      throw failure;
+    };
 
-    const speaker = new Speaker({
-      nodeName: args['node-name'], configFile: args.config, bind, ...(advertise ? { advertiseHost: advertise } : {}), join, keyring,
-      stateDir: args['state-dir'], nodeLabels, gossipConfig: SWIM_PROFILES[args['gossip-profile']], profileName: args['gossip-profile'], logger,
-      announce: args.announce, ...(args.announce && args['bind-vips'] ? { vipInterface: args['vip-interface'] } : {}),
-      controlSocket: args['control-socket'], version: buildInfo().version,
-    });
-    // Metrics listen before the speaker starts: a taken port fails the start before this node joins the cluster
-    // (not after, which the others would see as a flap), and owner changes from the first election on are
-    // counted. Scrapes get 503 until the speaker has started.
+    let speaker: Speaker;
     let running = false;
-    const metrics: MetricsServer | undefined = metricsBind
-      ? await asCommandError(async () => {
-        // Loaded only when asked for: prom-client would add tens of milliseconds to every `mlb` start.
-        const { startMetricsServer } = await import('../../daemon/metrics');
-        return startMetricsServer({ bind: metricsBind, source: speaker, logger, ready: () => running });
-      })
-      : undefined;
+    try {
+      const key = args['gossip-key-file'] ? await asCommandError(() => loadGossipKeyring(args['gossip-key-file']!)) : undefined;
+      for (const warning of key?.warnings ?? []) logger.warn({ event: warning.event, file: args['gossip-key-file'] }, warning.message);
+      const keyring = key?.keyring;
+      if (!keyring) logger.warn({ event: 'gossipUnencrypted' }, 'no --gossip-key-file: gossip travels in plain text and anyone on the network can join');
+      await asCommandError(() => ensureStateDir(args['state-dir']));
+
+      speaker = new Speaker({
+        nodeName: args['node-name'], configFile: args.config, bind, ...(advertise ? { advertiseHost: advertise } : {}), join, keyring,
+        stateDir: args['state-dir'], nodeLabels, gossipConfig: SWIM_PROFILES[args['gossip-profile']], profileName: args['gossip-profile'], logger,
+        announce: args.announce, ...(args.announce && args['bind-vips'] ? { vipInterface: args['vip-interface'] } : {}),
+        controlSocket: args['control-socket'], version: buildInfo().version,
+      });
+      // Metrics listen before the speaker starts: a taken port fails the start before this node joins the cluster
+      // (not after, which the others would see as a flap), and owner changes from the first election on are
+      // counted. Scrapes get 503 until the speaker has started.
+      const source = speaker;
+      metrics = metricsBind
+        ? await asCommandError(async () => {
+          // Loaded only when asked for: prom-client would add tens of milliseconds to every `mlb` start.
+          const { startMetricsServer } = await import('../../daemon/metrics');
+          return startMetricsServer({ bind: metricsBind, source, logger, ready: () => running });
+        })
+        : undefined;
+    } catch (error) {
+      return failedStart(error);
+    }
     // Signals are taken before start-up finishes: a SIGTERM during the first join must still leave politely
     // and keep what was learnt, not kill the process with the default action.
     const stopped = new Promise<void>((resolve, reject) => {
@@ -118,7 +139,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
     process.on('unhandledRejection', fatal('unhandledRejection'));
     const started = speaker.start();
     try {
-      await asCommandError(() => started);
+      await started.catch(failedStart);
       running = true;
       await stopped;
     } finally {
