@@ -39,6 +39,7 @@ import { SpeakerFlags } from './speaker-flags';
 import { runStopSteps } from './graceful-stop';
 import { openVipBinding } from './vip-binding';
 import { startError } from './start-failure';
+import type { RunAs } from './health/run-as';
 
 /** MetalLB's speaker leaves with a 1 s timeout on shutdown. */
 export const LEAVE_TIMEOUT_MS = 1_000;
@@ -64,6 +65,8 @@ export interface SpeakerOptions {
   readonly controlSocket: string;
   /** mlb's version, shown by the control API. */
   readonly version: string;
+  /** exec: health checks run as this user (--health-check-user). */
+  readonly healthCheckRunAs?: RunAs;
   readonly logger: Logger;
 }
 
@@ -149,6 +152,7 @@ export class Speaker implements ControlProvider, MetricsSource {
       gossip, self: this.options.nodeName, epoch: this.startedAt, stateDir, logger,
       onChange: () => this.schedule(),
       onHealthChange: (service, passing, detail) => this.events.record({ type: 'healthChanged', service, node: this.options.nodeName, passing, detail }),
+      ...(this.options.healthCheckRunAs ? { healthCheckRunAs: this.options.healthCheckRunAs } : {}),
     }));
     const cluster = this.cluster;
     logger.info(

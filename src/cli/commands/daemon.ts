@@ -5,6 +5,7 @@ import { createLogger, DEFAULT_LOG_LEVEL, LOG_LEVELS, type LogLevel } from '../.
 import { loadGossipKeyring } from '../../daemon/gossip-key';
 import { parseNodeLabels } from '../../daemon/node-facts';
 import { ensureStateDir } from '../../daemon/state-dir';
+import { checkRunAs, resolveRunAs } from '../../daemon/health/run-as';
 import { Speaker } from '../../daemon/speaker';
 import { METALLB_METRICS_PORT } from '../../daemon/metrics/metrics-port';
 import type { MetricsServer } from '../../daemon/metrics';
@@ -32,6 +33,7 @@ interface DaemonArgs {
   'vip-interface': string;
   'metrics-bind'?: string;
   'log-level': LogLevel;
+  'health-check-user'?: string;
 }
 
 /** Plain hosts default to the fast failure-detection profile (about 1 s to declare a crashed node dead). */
@@ -60,6 +62,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       .option('bind-vips', { type: 'boolean', default: true, describe: 'Add owned IPs to --vip-interface so this host accepts their traffic (nothing like kube-proxy does it on a plain host)' })
       .option('vip-interface', { type: 'string', default: DEFAULT_VIP_INTERFACE, describe: 'The dummy interface owned IPs are bound to (created if missing; its addresses are mlb\'s alone)' })
       .option('metrics-bind', { type: 'string', describe: `HOST[:PORT] to serve Prometheus metrics on (GET /metrics; port ${METALLB_METRICS_PORT}, MetalLB's, when left out), e.g. 0.0.0.0:${METALLB_METRICS_PORT}. Off unless given: the page names every service, IP and node to whoever can reach it` })
+      .option('health-check-user', { type: 'string', describe: 'Run exec: health checks as this user (its uid and primary gid) instead of the daemon\'s; needs CAP_SETUID and CAP_SETGID (see systemd/mlb.service)' })
       .option('log-level', { choices: LOG_LEVELS, default: DEFAULT_LOG_LEVEL, describe: 'debug adds every gossip decision' })
       .example('mlb daemon --config /etc/mlb/mlb.yaml --node-name node-a --gossip-bind 10.0.0.11:7946 --join 10.0.0.12:7946,10.0.0.13:7946', 'one host of three')
       .epilogue('On SIGTERM or SIGINT it hands its IPs to the next nodes, waits until they announce them (up to 3 s), then leaves the cluster. Logs are JSON lines (MetalLB\'s field names) unless stdout is a terminal.'),
@@ -98,12 +101,19 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       const keyring = key?.keyring;
       if (!keyring) logger.warn({ event: 'gossipUnencrypted' }, 'no --gossip-key-file: gossip travels in plain text and anyone on the network can join');
       await asCommandError(() => ensureStateDir(args['state-dir']));
+      const checkUser = args['health-check-user'];
+      const healthCheckRunAs = checkUser === undefined ? undefined : await asCommandError(async () => {
+        const runAs = await resolveRunAs(checkUser);
+        await checkRunAs(runAs);
+        logger.info({ event: 'healthCheckUser', user: runAs.user, uid: runAs.uid, gid: runAs.gid }, `exec: health checks run as ${runAs.user} (uid ${runAs.uid}, gid ${runAs.gid})`);
+        return runAs;
+      });
 
       speaker = new Speaker({
         nodeName: args['node-name'], configFile: args.config, bind, ...(advertise ? { advertiseHost: advertise } : {}), join, keyring,
         stateDir: args['state-dir'], nodeLabels, gossipConfig: SWIM_PROFILES[args['gossip-profile']], profileName: args['gossip-profile'], logger,
         announce: args.announce, ...(args.announce && args['bind-vips'] ? { vipInterface: args['vip-interface'] } : {}),
-        controlSocket: args['control-socket'], version: buildInfo().version,
+        controlSocket: args['control-socket'], version: buildInfo().version, ...(healthCheckRunAs ? { healthCheckRunAs } : {}),
       });
       // Metrics listen before the speaker starts: a taken port fails the start before this node joins the cluster
       // (not after, which the others would see as a flap), and owner changes from the first election on are
