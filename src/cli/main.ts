@@ -69,7 +69,7 @@ function commandName(argv: string[]): string {
  * daemon that failed to start must not stay up without its control socket: under systemd's Type=exec the unit
  * would look active and never be restarted. Long enough for stderr and the log to be written.
  */
-export const FAILED_EXIT_GRACE_MS = 500;
+const FAILED_EXIT_GRACE_MS = 500;
 
 function fail(code: ExitCode, text: string): void {
   process.stderr.write(text);

@@ -1,11 +1,11 @@
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
 import type { CommandModule } from 'yargs';
-import { createLogger, DEFAULT_LOG_LEVEL, LOG_LEVELS, type LogLevel } from '../../daemon/logger';
+import { createLogger, DEFAULT_LOG_LEVEL, LOG_LEVELS, type Logger, type LogLevel } from '../../daemon/logger';
 import { loadGossipKeyring } from '../../daemon/gossip-key';
 import { parseNodeLabels } from '../../daemon/node-facts';
 import { ensureStateDir } from '../../daemon/state-dir';
-import { checkRunAs, resolveRunAs } from '../../daemon/health/run-as';
+import { checkRunAs, resolveRunAs, type RunAs } from '../../daemon/health/run-as';
 import { Speaker } from '../../daemon/speaker';
 import { METALLB_METRICS_PORT } from '../../daemon/metrics/metrics-port';
 import type { MetricsServer } from '../../daemon/metrics';
@@ -84,7 +84,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
     // pipelines look) and once on stderr by main, naming what failed, and the process exits non-zero.
     let metrics: MetricsServer | undefined;
     const failedStart = async (error: unknown): Promise<never> => {
-      const failure = await asCommandError(() => Promise.reject(error)).catch((e: unknown) => e);
+      const failure = toCommandError(error);
       const message = failure instanceof Error ? failure.message : String(failure);
       logger.error({ event: 'startFailed', code: (failure as { code?: unknown }).code }, `cannot start: ${message}`);
       const opened = metrics;
@@ -93,42 +93,31 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       throw failure;
     };
 
-    let speaker: Speaker;
-    let running = false;
-    try {
-      const key = args['gossip-key-file'] ? await asCommandError(() => loadGossipKeyring(args['gossip-key-file']!)) : undefined;
-      for (const warning of key?.warnings ?? []) logger.warn({ event: warning.event, file: args['gossip-key-file'] }, warning.message);
-      const keyring = key?.keyring;
-      if (!keyring) logger.warn({ event: 'gossipUnencrypted' }, 'no --gossip-key-file: gossip travels in plain text and anyone on the network can join');
-      await asCommandError(() => ensureStateDir(args['state-dir']));
-      const checkUser = args['health-check-user'];
-      const healthCheckRunAs = checkUser === undefined ? undefined : await asCommandError(async () => {
-        const runAs = await resolveRunAs(checkUser);
-        await checkRunAs(runAs);
-        logger.info({ event: 'healthCheckUser', user: runAs.user, uid: runAs.uid, gid: runAs.gid }, `exec: health checks run as ${runAs.user} (uid ${runAs.uid}, gid ${runAs.gid})`);
-        return runAs;
-      });
+    const key = args['gossip-key-file'] ? await loadGossipKeyring(args['gossip-key-file']).catch(failedStart) : undefined;
+    for (const warning of key?.warnings ?? []) logger.warn({ event: warning.event, file: args['gossip-key-file'] }, warning.message);
+    const keyring = key?.keyring;
+    if (!keyring) logger.warn({ event: 'gossipUnencrypted' }, 'no --gossip-key-file: gossip travels in plain text and anyone on the network can join');
+    await ensureStateDir(args['state-dir']).catch(failedStart);
+    const checkUser = args['health-check-user'];
+    const healthCheckRunAs = checkUser === undefined ? undefined : await healthCheckUser(checkUser, logger).catch(failedStart);
 
-      speaker = new Speaker({
-        nodeName: args['node-name'], configFile: args.config, bind, ...(advertise ? { advertiseHost: advertise } : {}), join, keyring,
-        stateDir: args['state-dir'], nodeLabels, gossipConfig: SWIM_PROFILES[args['gossip-profile']], profileName: args['gossip-profile'], logger,
-        announce: args.announce, ...(args.announce && args['bind-vips'] ? { vipInterface: args['vip-interface'] } : {}),
-        controlSocket: args['control-socket'], version: buildInfo().version, ...(healthCheckRunAs ? { healthCheckRunAs } : {}),
-      });
-      // Metrics listen before the speaker starts: a taken port fails the start before this node joins the cluster
-      // (not after, which the others would see as a flap), and owner changes from the first election on are
-      // counted. Scrapes get 503 until the speaker has started.
-      const source = speaker;
-      metrics = metricsBind
-        ? await asCommandError(async () => {
-          // Loaded only when asked for: prom-client would add tens of milliseconds to every `mlb` start.
-          const { startMetricsServer } = await import('../../daemon/metrics');
-          return startMetricsServer({ bind: metricsBind, source, logger, ready: () => running });
-        })
-        : undefined;
-    } catch (error) {
-      return failedStart(error);
-    }
+    const speaker = new Speaker({
+      nodeName: args['node-name'], configFile: args.config, bind, ...(advertise ? { advertiseHost: advertise } : {}), join, keyring,
+      stateDir: args['state-dir'], nodeLabels, gossipConfig: SWIM_PROFILES[args['gossip-profile']], profileName: args['gossip-profile'], logger,
+      announce: args.announce, ...(args.announce && args['bind-vips'] ? { vipInterface: args['vip-interface'] } : {}),
+      controlSocket: args['control-socket'], version: buildInfo().version, ...(healthCheckRunAs ? { healthCheckRunAs } : {}),
+    });
+    // Metrics listen before the speaker starts: a taken port fails the start before this node joins the cluster
+    // (not after, which the others would see as a flap), and owner changes from the first election on are
+    // counted. Scrapes get 503 until the speaker has started.
+    let running = false;
+    metrics = metricsBind
+      ? await (async () => {
+        // Loaded only when asked for: prom-client would add tens of milliseconds to every `mlb` start.
+        const { startMetricsServer } = await import('../../daemon/metrics');
+        return startMetricsServer({ bind: metricsBind, source: speaker, logger, ready: () => running });
+      })().catch(failedStart)
+      : undefined;
     // Signals are taken before start-up finishes: a SIGTERM during the first join must still leave politely
     // and keep what was learnt, not kill the process with the default action.
     const stopped = new Promise<void>((resolve, reject) => {
@@ -158,6 +147,14 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
   },
 };
 
+/** --health-check-user: the user looked up and the switch to it proven once, before anything starts. */
+async function healthCheckUser(name: string, logger: Logger): Promise<RunAs> {
+  const runAs = await resolveRunAs(name);
+  await checkRunAs(runAs);
+  logger.info({ event: 'healthCheckUser', user: runAs.user, uid: runAs.uid, gid: runAs.gid }, `exec: health checks run as ${runAs.user} (uid ${runAs.uid}, gid ${runAs.gid})`);
+  return runAs;
+}
+
 function parseOrUsage<T>(parse: () => T, flag: string): T {
   try {
     return parse();
@@ -166,16 +163,15 @@ function parseOrUsage<T>(parse: () => T, flag: string): T {
   }
 }
 
-/** Turns a known failure at start-up (bad key file, unusable state dir, invalid config) into exit 1 with its message. */
-async function asCommandError<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof ConfigLoadError) {
-      throw new CommandError(`${error.message}:\n${error.diagnostics.map((d) => `  ${formatDiagnostic(d)}`).join('\n')}`, error.code);
-    }
-    const e = error as Error & { code?: unknown };
-    if (typeof e.code === 'string') throw new CommandError(e.message, e.code);
-    throw error;
+/**
+ * A known failure at start-up (bad key file, unusable state dir, invalid config, a failed start step) as exit 1
+ * with its message; anything else (a bug) is kept as it is, so main prints its stack.
+ */
+function toCommandError(error: unknown): unknown {
+  if (error instanceof ConfigLoadError) {
+    return new CommandError(`${error.message}:\n${error.diagnostics.map((d) => `  ${formatDiagnostic(d)}`).join('\n')}`, error.code);
   }
+  const e = error as Error & { code?: unknown };
+  if (typeof e?.code === 'string') return new CommandError(e.message, e.code);
+  return error;
 }
