@@ -60,6 +60,7 @@ describe('mlb daemon start failures', () => {
     const d = daemon('absent', ['--config', 'examples/plain-host.yaml', '--gossip-bind', `${ABSENT_ADDRESS}:7946`, '--no-announce']);
     expect(await exitCode(d)).toBe(1);
     const { log, stderr } = failure(d);
+    expect(d.lines.find((l) => l.event === 'startFailed')).toMatchObject({ step: `listening for gossip on ${ABSENT_ADDRESS}:7946 (--gossip-bind)`, errno: 'EADDRNOTAVAIL' });
     for (const text of [log, stderr]) {
       expect(text).toContain(`${ABSENT_ADDRESS}:7946 (--gossip-bind): no interface of this host has that address (EADDRNOTAVAIL)`);
     }

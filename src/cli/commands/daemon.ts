@@ -7,6 +7,7 @@ import { parseNodeLabels } from '../../daemon/node-facts';
 import { ensureStateDir } from '../../daemon/state-dir';
 import { checkRunAs, resolveRunAs, type RunAs } from '../../daemon/health/run-as';
 import { Speaker } from '../../daemon/speaker';
+import { StartError } from '../../daemon/start-failure';
 import { METALLB_METRICS_PORT } from '../../daemon/metrics/metrics-port';
 import type { MetricsServer } from '../../daemon/metrics';
 import { DEFAULT_CONTROL_SOCKET } from '../control-client';
@@ -86,7 +87,8 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
     const failedStart = async (error: unknown): Promise<never> => {
       const failure = toCommandError(error);
       const message = failure instanceof Error ? failure.message : String(failure);
-      logger.error({ event: 'startFailed', code: (failure as { code?: unknown }).code }, `cannot start: ${message}`);
+      const where = error instanceof StartError ? { step: error.step, ...(error.errno ? { errno: error.errno } : {}) } : {};
+      logger.error({ event: 'startFailed', code: (failure as { code?: unknown }).code, ...where }, `cannot start: ${message}`);
       const opened = metrics;
       metrics = undefined;
       await opened?.close().catch(() => undefined);
