@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startDaemon, type RunningDaemon } from './run-daemon';
+import { freeLoopbackPort, startDaemon, type RunningDaemon } from './run-daemon';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-key-mismatch-'));
 const running: RunningDaemon[] = [];
@@ -14,8 +14,6 @@ afterEach(() => {
   for (const d of running.splice(0)) d.child.kill('SIGKILL');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-let nextPort = 40_000 + (process.pid % 20_000);
 
 function daemon(name: string, port: number, key: string, extra: string[] = []): RunningDaemon {
   const d = startDaemon([
@@ -34,10 +32,10 @@ describe('mlb daemon with another node\'s gossip key', () => {
     const keyC = join(dir, 'key-c');
     writeFileSync(keyA, 'c2VjcmV0c2VjcmV0c2VjcmV0\n', { mode: 0o600 });
     writeFileSync(keyC, 'b3RoZXJvdGhlcm90aGVyb3Ro\n', { mode: 0o600 });
-    const pa = nextPort++;
+    const pa = await freeLoopbackPort();
     const a = daemon('node-a', pa, keyA);
     await a.waitFor((l) => l.event === 'gossipStarted');
-    const c = daemon('node-c', nextPort++, keyC, ['--join', `127.0.0.1:${pa}`]);
+    const c = daemon('node-c', await freeLoopbackPort(), keyC, ['--join', `127.0.0.1:${pa}`]);
     const cSays = await c.waitFor(keyMismatch);
     expect(cSays.level).toBe('warn');
     expect(cSays.peer).toBe(`127.0.0.1:${pa}`);
@@ -54,13 +52,13 @@ describe('mlb daemon with another node\'s gossip key', () => {
   it('warns at start when the key file is readable by others, and refuses a key too short to be one', async () => {
     const open = join(dir, 'open-key');
     writeFileSync(open, 'c2VjcmV0c2VjcmV0c2VjcmV0\n', { mode: 0o644 });
-    const a = daemon('node-open', nextPort++, open);
+    const a = daemon('node-open', await freeLoopbackPort(), open);
     const warning = await a.waitFor((l) => l.event === 'gossipKeyFileReadable');
     expect(warning.level).toBe('warn');
     expect(warning.msg).toBe(`--gossip-key-file ${open} is readable by other users (mode 0644): whoever reads it can join the cluster; run chmod 600 ${open}`);
     const short = join(dir, 'short-key');
     writeFileSync(short, 'secret\n', { mode: 0o600 });
-    const s = daemon('node-short', nextPort++, short);
+    const s = daemon('node-short', await freeLoopbackPort(), short);
     expect(await s.exited()).toBe(1);
     expect(s.stderr.join('')).toContain(`--gossip-key-file ${short} holds 7 bytes, too few for a key: memberlist's smallest key is 16 bytes`);
   });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { canUseNetns } from '../support/netns-lab';
 import { REPO_ROOT } from '../cli/run-cli';
-import { startDaemon, type RunningDaemon } from './run-daemon';
+import { freeLoopbackPort, startDaemon, type RunningDaemon } from './run-daemon';
 
 /** A generous bound for "exits by itself" on a loaded machine; the old behaviour never exited at all. */
 const EXIT_TIMEOUT_MS = 15_000;
@@ -23,8 +23,6 @@ afterEach(() => {
   for (const d of running.splice(0)) d.child.kill('SIGKILL');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-let nextPort = 30_000 + (process.pid % 20_000);
 
 function daemon(name: string, extra: string[], options: { netns?: string; bundle?: string } = {}): RunningDaemon {
   const args = [
@@ -67,7 +65,7 @@ describe('mlb daemon start failures', () => {
   });
 
   it('exits 1 when --config is a directory, naming it', async () => {
-    const d = daemon('config-dir', ['--config', dir, '--gossip-bind', `127.0.0.1:${nextPort++}`, '--no-announce']);
+    const d = daemon('config-dir', ['--config', dir, '--gossip-bind', `127.0.0.1:${await freeLoopbackPort()}`, '--no-announce']);
     expect(await exitCode(d)).toBe(1);
     const { log, stderr } = failure(d);
     expect(log).toContain(`reading the configuration file ${dir}: it is a directory, not a file (EISDIR)`);
@@ -75,7 +73,7 @@ describe('mlb daemon start failures', () => {
   });
 
   it('exits 1 when --gossip-key-file is a directory, naming it', async () => {
-    const d = daemon('key-dir', ['--config', 'examples/plain-host.yaml', '--gossip-key-file', dir, '--gossip-bind', `127.0.0.1:${nextPort++}`, '--no-announce']);
+    const d = daemon('key-dir', ['--config', 'examples/plain-host.yaml', '--gossip-key-file', dir, '--gossip-bind', `127.0.0.1:${await freeLoopbackPort()}`, '--no-announce']);
     expect(await exitCode(d)).toBe(1);
     const { log, stderr } = failure(d);
     expect(log).toContain(`cannot read --gossip-key-file ${dir}: it is a directory, not a file (EISDIR)`);

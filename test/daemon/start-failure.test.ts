@@ -12,6 +12,7 @@ import { Speaker } from '../../src/daemon/speaker';
 import { StartError, startError, startFailureReason } from '../../src/daemon/start-failure';
 import { SWIM_PROFILES } from '../../src/gossip/swim';
 import { TransportError } from '../../src/gossip/transport/socket-transport';
+import { freeLoopbackPort } from './run-daemon';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-start-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -49,14 +50,6 @@ describe('startFailureReason', () => {
   });
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /** Resolves true when the port can be listened on again (TCP), i.e. nobody in this process still holds it. */
 async function portIsFree(port: number): Promise<boolean> {
   const server = createServer();
@@ -72,7 +65,7 @@ describe('Speaker.start failing', () => {
   it('closes the gossip sockets and the file watcher it opened, and names the socket path', async () => {
     const notADirectory = join(dir, 'plain-file');
     writeFileSync(notADirectory, '');
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const lines: string[] = [];
     const speaker = new Speaker({
       nodeName: 'node-a', configFile: 'examples/plain-host.yaml', bind: { host: '127.0.0.1', port }, join: [],

@@ -11,7 +11,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { probeExec } from '../../../src/daemon/health/health-probers';
 import { parsePasswdEntry, resolveRunAs, type RunAs } from '../../../src/daemon/health/run-as';
 import { MLB_BUNDLE, REPO_ROOT } from '../../cli/run-cli';
-import { startDaemon, type RunningDaemon } from '../run-daemon';
+import { freeLoopbackPort, startDaemon, type RunningDaemon } from '../run-daemon';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-run-as-'));
 const running: RunningDaemon[] = [];
@@ -72,7 +72,7 @@ describe.skipIf(!isRoot)(`exec: checks as another user${isRoot ? '' : ' (skipped
     writeFileSync(config, readFileSync(join(REPO_ROOT, 'examples/plain-host.yaml'), 'utf8')
       .replace('mlb.io/health-check: http://127.0.0.1:8080/healthz', `mlb.io/health-check: ${JSON.stringify(check)}`));
     const d = startDaemon([
-      '--config', config, '--node-name', 'node-a', '--gossip-bind', `127.0.0.1:${20_000 + (process.pid % 20_000)}`, '--state-dir', join(dir, 'state'),
+      '--config', config, '--node-name', 'node-a', '--gossip-bind', `127.0.0.1:${await freeLoopbackPort()}`, '--state-dir', join(dir, 'state'),
       '--control-socket', join(dir, 'mlb.sock'), '--no-announce', '--health-check-user', USER,
     ]);
     running.push(d);
@@ -89,12 +89,13 @@ describe.skipIf(!isRoot)(`exec: checks as another user${isRoot ? '' : ' (skipped
       return false;
     }
   })();
-  it.skipIf(!setpriv)('refuses to start without CAP_SETUID and CAP_SETGID, saying so', () => {
+  it.skipIf(!setpriv)('refuses to start without CAP_SETUID and CAP_SETGID, saying so', async () => {
+    const port = await freeLoopbackPort();
     // What the systemd unit's bounding set does, without systemd.
     const run = (() => {
       try {
         return { status: 0, stderr: execFileSync('setpriv', ['--bounding-set=-setuid,-setgid', '--inh-caps=-all', process.execPath, MLB_BUNDLE, 'daemon',
-          '--config', 'examples/plain-host.yaml', '--gossip-bind', `127.0.0.1:${21_000 + (process.pid % 20_000)}`, '--state-dir', join(dir, 'capless'),
+          '--config', 'examples/plain-host.yaml', '--gossip-bind', `127.0.0.1:${port}`, '--state-dir', join(dir, 'capless'),
           '--control-socket', join(dir, 'capless.sock'), '--no-announce', '--health-check-user', USER], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], timeout: 15_000 }) };
       } catch (error) {
         return error as { status: number; stderr: string };
