@@ -63,21 +63,32 @@ function commandName(argv: string[]): string {
   return first ? `${first} ` : '';
 }
 
+/**
+ * How long a failed command may take to exit by itself before it is made to. Its handler has already closed what
+ * it opened; this is the backstop for what it could not (a socket left bound by a library, a watcher), because a
+ * daemon that failed to start must not stay up without its control socket: under systemd's Type=exec the unit
+ * would look active and never be restarted. Long enough for stderr and the log to be written.
+ */
+const FAILED_EXIT_GRACE_MS = 500;
+
+function fail(code: ExitCode, text: string): void {
+  process.stderr.write(text);
+  process.exitCode = code;
+  setTimeout(() => process.exit(code), FAILED_EXIT_GRACE_MS).unref();
+}
+
 main(hideBin(process.argv)).then(
   () => {
     process.exitCode ??= ExitCode.ok;
   },
   (error: unknown) => {
     if (error instanceof UsageError) {
-      process.stderr.write(`mlb: ${error.message}\n`);
-      process.exitCode = ExitCode.usage;
+      fail(ExitCode.usage, `mlb: ${error.message}\n`);
     } else if (error instanceof CommandError) {
-      process.stderr.write(`mlb: ${error.message}\n`);
-      process.exitCode = ExitCode.failure;
+      fail(ExitCode.failure, `mlb: ${error.message}\n`);
     } else {
       // A bug, not a user error: keep the stack so it can be reported.
-      process.stderr.write(`mlb: internal error: ${error instanceof Error ? error.stack : String(error)}\n`);
-      process.exitCode = ExitCode.failure;
+      fail(ExitCode.failure, `mlb: internal error: ${error instanceof Error ? error.stack : String(error)}\n`);
     }
   },
 );

@@ -20,6 +20,8 @@ import { decodeConfigFacts, encodeConfigFacts, mergeConfigFacts, type ConfigFact
 import { decodeGossipRecords, encodeGossipRecords, GossipRecordKind, type GossipRecord } from './gossip-records';
 import { parseHealthCheck, type HealthCheckSpec } from './health/health-check-spec';
 import { HealthMonitor } from './health/health-monitor';
+import { runProbe } from './health/health-probers';
+import type { RunAs } from './health/run-as';
 import {
   decodeHealthReport, encodeHealthReport, healthVerdicts, mergeHealthReport, retainHealthReports, servingNodes,
   type HealthReport,
@@ -49,6 +51,8 @@ export interface ClusterGossipOptions {
   readonly onChange: () => void;
   /** This node's own check of a service flipped. */
   readonly onHealthChange?: (service: string, passing: boolean, detail: string) => void;
+  /** exec: health checks run as this user (--health-check-user); the daemon's own ids otherwise. */
+  readonly healthCheckRunAs?: RunAs;
 }
 
 export interface AllocationView {
@@ -79,7 +83,8 @@ export class ClusterGossip {
 
   private constructor(private readonly options: ClusterGossipOptions, table: AllocationTable) {
     this.table = table;
-    this.monitor = new HealthMonitor({ logger: options.logger });
+    const runAs = options.healthCheckRunAs;
+    this.monitor = new HealthMonitor({ logger: options.logger, ...(runAs ? { probe: (spec, signal) => runProbe(spec, signal, runAs) } : {}) });
     // The monitor logs each flip itself (healthCheckPassing / healthCheckFailing).
     this.monitor.on('change', (key, result) => {
       options.onHealthChange?.(key, result.state === 'passing', result.detail);

@@ -20,7 +20,7 @@ import type { Member, SwimConfig } from '../gossip/swim';
 import { formatHostPort, hostFromBytes, type HostPort } from '../gossip/transport/address';
 import { formatIP } from '../ip';
 import { formatDiagnostic, type Snapshot } from '../model';
-import { FileSource, type FileSourceState } from '../sources/file';
+import { ConfigLoadError, FileSource, type FileSourceState } from '../sources/file';
 import type { WithheldRelease } from './allocation/allocate-with-table';
 import { decideCluster, type ClusterDecision, type ServiceAddresses } from './cluster-decision';
 import { ClusterGossip } from './cluster-gossip';
@@ -40,6 +40,8 @@ import { SelfChecker } from './self-check/self-checker';
 import { SpeakerFlags } from './speaker-flags';
 import { runStopSteps } from './graceful-stop';
 import { openVipBinding } from './vip-binding';
+import { startError } from './start-failure';
+import type { RunAs } from './health/run-as';
 
 /** MetalLB's speaker leaves with a 1 s timeout on shutdown. */
 export const LEAVE_TIMEOUT_MS = 1_000;
@@ -65,6 +67,8 @@ export interface SpeakerOptions {
   readonly controlSocket: string;
   /** mlb's version, shown by the control API. */
   readonly version: string;
+  /** exec: health checks run as this user (--health-check-user). */
+  readonly healthCheckRunAs?: RunAs;
   readonly logger: Logger;
 }
 
@@ -102,17 +106,39 @@ export class Speaker implements ControlProvider, MetricsSource {
 
   constructor(private readonly options: SpeakerOptions) {}
 
+  /**
+   * Opens everything, in order. A failure closes what was already opened (the process must not linger with a
+   * watcher or a socket and no control API) and rejects with a StartError naming the step: which file, which
+   * address, which module. An invalid configuration keeps its ConfigLoadError, whose diagnostics say where.
+   */
   async start(): Promise<void> {
-    const { logger } = this.options;
+    try {
+      await this.open();
+    } catch (error) {
+      await this.closeAfterFailedStart();
+      throw error;
+    }
+  }
+
+  private async open(): Promise<void> {
+    const { logger, stateDir, configFile } = this.options;
     this.configTracker = new ConfigTracker(this.options.nodeName, logger);
-    this.flags = await SpeakerFlags.load(this.options.stateDir, this.startedAt, logger, () => this.onFlagsChanged());
-    this.source = new FileSource(this.options.configFile);
-    const initial = await this.source.start();
-    logger.info({ event: 'configLoaded', file: this.options.configFile, services: initial.snapshot?.services.length }, 'configuration loaded');
+    const step = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
+      try {
+        return await run();
+      } catch (error) {
+        throw error instanceof ConfigLoadError ? error : startError(what, error);
+      }
+    };
+    this.flags = await step(`reading the restart history in --state-dir ${stateDir}`, () => SpeakerFlags.load(stateDir, this.startedAt, logger, () => this.onFlagsChanged()));
+    this.source = new FileSource(configFile);
+    const source = this.source;
+    const initial = await step(`reading the configuration file ${configFile}`, () => source.start());
+    logger.info({ event: 'configLoaded', file: configFile, services: initial.snapshot?.services.length }, 'configuration loaded');
     this.source.onChange((state) => this.onConfig(state));
 
-    await this.startAnnouncing();
-    this.gossip = await GossipNode.create({
+    await step('starting ARP/NDP announcing', () => this.startAnnouncing());
+    this.gossip = await step(`listening for gossip on ${formatHostPort(this.options.bind)} (--gossip-bind)`, () => GossipNode.create({
       name: this.options.nodeName,
       bind: this.options.bind,
       ...(this.options.advertiseHost ? { advertiseHost: this.options.advertiseHost } : {}),
@@ -124,30 +150,56 @@ export class Speaker implements ControlProvider, MetricsSource {
         if (line.level === 'debug' || line.level === 'info') logger.debug(fields, line.message);
         else logger[line.level](fields, line.message);
       },
-    });
-    this.gossip.on('join', (m) => this.onMember('memberJoined', 'member joined', m));
-    this.gossip.on('leave', (m) => this.onMember(m.state === 'left' ? 'memberLeft' : 'memberFailed', m.state === 'left' ? 'member left' : 'member declared dead', m));
-    this.gossip.on('update', (m) => this.onMember('memberUpdated', 'member meta changed', m));
-    this.cluster = await ClusterGossip.start({
-      gossip: this.gossip, self: this.options.nodeName, epoch: this.startedAt, stateDir: this.options.stateDir, logger,
+    }));
+    const gossip = this.gossip;
+    gossip.on('join', (m) => this.onMember('memberJoined', 'member joined', m));
+    gossip.on('leave', (m) => this.onMember(m.state === 'left' ? 'memberLeft' : 'memberFailed', m.state === 'left' ? 'member left' : 'member declared dead', m));
+    gossip.on('update', (m) => this.onMember('memberUpdated', 'member meta changed', m));
+    this.cluster = await step(`reading the allocation table in --state-dir ${stateDir}`, () => ClusterGossip.start({
+      gossip, self: this.options.nodeName, epoch: this.startedAt, stateDir, logger,
       onChange: () => this.schedule(),
       onHealthChange: (service, passing, detail) => this.events.record({ type: 'healthChanged', service, node: this.options.nodeName, passing, detail }),
-    });
+      ...(this.options.healthCheckRunAs ? { healthCheckRunAs: this.options.healthCheckRunAs } : {}),
+    }));
+    const cluster = this.cluster;
     logger.info(
-      { event: 'gossipStarted', bind: formatHostPort(this.gossip.localAddress), profile: this.options.profileName, encrypted: this.options.keyring !== undefined },
-      `gossip listening on ${formatHostPort(this.gossip.localAddress)}`,
+      { event: 'gossipStarted', bind: formatHostPort(gossip.localAddress), profile: this.options.profileName, encrypted: this.options.keyring !== undefined },
+      `gossip listening on ${formatHostPort(gossip.localAddress)}`,
     );
-    this.control = await ControlServer.listen({ path: this.options.controlSocket, provider: this, logger });
+    this.control = await step(`opening the control socket ${this.options.controlSocket}`, () => ControlServer.listen({ path: this.options.controlSocket, provider: this, logger }));
     logger.info({ event: 'controlListening', socket: this.options.controlSocket }, `control API on ${this.options.controlSocket}`);
     this.schedule();
     this.membership = new ClusterMembership({
-      gossip: this.gossip, self: this.options.nodeName, seeds: this.options.join, stateDir: this.options.stateDir, logger,
+      gossip, self: this.options.nodeName, seeds: this.options.join, stateDir, logger,
     });
-    await this.membership.start();
+    const membership = this.membership;
+    await step('joining the cluster', () => membership.start());
     // Serving from here on (this node may own IPs): only now does an unclean end count toward flap damping.
     await this.flags.markRunning();
     this.joined = true;
-    this.cluster.markJoined();
+    cluster.markJoined();
+  }
+
+  /**
+   * After a failed start: closes whatever was opened, newest first, without the graceful stop's handover or
+   * leave (this node never announced anything, and a node that never finished joining has nobody to tell).
+   * Failures here are logged by runStopSteps and otherwise ignored: the start's own error is what the operator
+   * needs to see.
+   */
+  private async closeAfterFailedStart(): Promise<void> {
+    this.stopping = true;
+    await runStopSteps([
+      ['membership', () => this.membership?.stop()],
+      ['control', () => this.control?.close()],
+      ['clusterGossip', () => this.cluster?.close()],
+      ['gossip', () => this.gossip?.close()],
+      ['bgp', () => this.bgp?.close()],
+      ['l2', () => this.l2?.close()],
+      ['selfCheck', () => this.selfCheck?.close()],
+      ['vips', () => this.vips?.close({ keep: false })],
+      ['links', () => this.links?.close()],
+      ['config', () => this.source?.stop()],
+    ], this.options.logger).catch(() => undefined);
   }
 
   /**

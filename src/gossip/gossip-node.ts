@@ -16,6 +16,7 @@ import {
 import { SocketTransport } from './transport/socket-transport';
 import { addressBytes, formatHostPort, hostFromBytes, type HostPort } from './transport/address';
 import { countDrop, emptyCounters, type GossipCounters } from './gossip-stats';
+import { isKeyMismatch, keyMismatchMessage, KeyMismatchLimiter, type KeyMismatchReason } from './key-mismatch';
 
 /** memberlist EnableCompression: on by default (LAN and WAN) and MetalLB keeps it. */
 export const DEFAULT_COMPRESSION = true;
@@ -44,7 +45,15 @@ export interface GossipNodeOptions {
   readonly seed?: number;
   readonly now?: () => number;
   /** Every reducer log line and shell problem, for the daemon's logger. */
-  readonly onLog?: (line: LogLine | { level: 'debug' | 'warn'; reason: string; message: string }) => void;
+  readonly onLog?: (line: LogLine | ShellLogLine) => void;
+}
+
+/** A problem the shell itself sees (sockets, traffic a different gossip key made unreadable). */
+export interface ShellLogLine {
+  readonly level: 'debug' | 'warn';
+  readonly reason: string;
+  readonly message: string;
+  readonly fields?: Readonly<Record<string, string | number | boolean>>;
 }
 
 export interface JoinResult {
@@ -72,6 +81,7 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
   private closed = false;
   private readonly now: () => number;
   private readonly compress: boolean;
+  private readonly keyMismatches = new KeyMismatchLimiter();
 
   private constructor(
     private readonly options: GossipNodeOptions,
@@ -253,7 +263,8 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
     const decoded = decodePacket(bytes, this.options.keyring ? { keyring: this.options.keyring, verifyIncoming: true } : {});
     for (const drop of decoded.drops) {
       countDrop(this.counters, drop.reason);
-      this.shellLog('debug', drop.reason, `dropped part of a packet from ${formatHostPort(from)}: ${drop.reason}`);
+      if (isKeyMismatch(drop.reason)) this.reportKeyMismatch(from, drop.reason);
+      else this.shellLog('debug', drop.reason, `dropped part of a packet from ${formatHostPort(from)}: ${drop.reason}`);
     }
     if (decoded.messages.length > 0) {
       this.dispatch({ type: 'packet', from: { addr: addressBytes(from.host), port: from.port }, messages: decoded.messages });
@@ -290,9 +301,18 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
       const out = reader.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       for (const drop of out.drops) countDrop(this.counters, drop.reason);
       const message = out.messages[0];
+      const mismatch = out.drops.find((d) => isKeyMismatch(d.reason));
       if (message) {
         delivered = true;
         this.dispatch({ type: 'inboundStream', stream: id, from: { addr: addressBytes(from.host), port: from.port }, message });
+      } else if (mismatch) {
+        // memberlist answers a stream it cannot read with an error message, sent as it sends everything (encrypted
+        // with its own key, or plain without one: net.go handleConn). The dialler cannot read that reply either,
+        // and that is how it learns, and says, that the keys differ.
+        delivered = true;
+        this.reportKeyMismatch(from, mismatch.reason as KeyMismatchReason);
+        this.inbound.delete(id);
+        socket.end(encodeStream({ type: 'err', error: mismatch.detail ?? mismatch.reason }, this.streamOptions()));
       } else if (reader.failed) {
         socket.destroy();
       }
@@ -322,6 +342,8 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
       this.dispatch({ type: 'streamReply', stream: effect.stream, message: reply });
     } catch (error) {
       this.counters.streamFailures++;
+      const mismatch = error instanceof UndecodableReply ? error.reasons.find(isKeyMismatch) : undefined;
+      if (mismatch) this.reportKeyMismatch(to, mismatch);
       this.dispatch({ type: 'streamFailed', stream: effect.stream, error: (error as Error).message });
     } finally {
       socket?.destroy();
@@ -331,10 +353,27 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
   private shellLog(level: 'debug' | 'warn', reason: string, message: string): void {
     this.options.onLog?.({ level, reason, message });
   }
+
+  /** A warning naming the peer, at most once per KEY_MISMATCH_LOG_INTERVAL_MS per peer host and reason. */
+  private reportKeyMismatch(peer: HostPort, reason: KeyMismatchReason): void {
+    const verdict = this.keyMismatches.note(peer.host, reason, this.now());
+    if (!verdict.log) return;
+    this.options.onLog?.({
+      level: 'warn', reason: 'keyMismatch', message: keyMismatchMessage(formatHostPort(peer), reason, verdict.suppressed),
+      fields: { peer: formatHostPort(peer), drop: reason, suppressed: verdict.suppressed },
+    });
+  }
 }
 
 function toHostPort(a: PeerAddress): HostPort {
   return { host: hostFromBytes(a.addr) ?? '0.0.0.0', port: a.port };
+}
+
+/** A reply that arrived but could not be read; `reasons` are its drop reasons (a different key shows here). */
+class UndecodableReply extends Error {
+  constructor(readonly reasons: readonly string[]) {
+    super(`undecodable reply: ${reasons.join(', ')}`);
+  }
 }
 
 function readOneMessage(socket: Socket, reader: StreamReader, timeoutMs: number, onDrop: (reason: string) => void): Promise<GossipMessage> {
@@ -350,7 +389,7 @@ function readOneMessage(socket: Socket, reader: StreamReader, timeoutMs: number,
       for (const drop of out.drops) onDrop(drop.reason);
       const message = out.messages[0];
       if (message) finish(() => resolve(message));
-      else if (reader.failed) finish(() => reject(new Error(`undecodable reply: ${out.drops.map((d) => d.reason).join(', ')}`)));
+      else if (reader.failed) finish(() => reject(new UndecodableReply(out.drops.map((d) => d.reason))));
     });
     socket.once('end', () => finish(() => reject(new Error('stream closed without a reply'))));
     socket.once('error', (e) => finish(() => reject(e)));

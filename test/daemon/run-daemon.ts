@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { MLB_BUNDLE, REPO_ROOT } from '../cli/run-cli';
 
 export interface RunningDaemon {
@@ -16,10 +17,10 @@ const WAIT_MS = 15_000;
 /**
  * Starts `mlb daemon` from the built bundle with JSON logs on stdout; `netns` runs it inside that network
  * namespace (ip netns exec); `wrap` is a command that execs the rest of its arguments (e.g. unshare), so the
- * child's pid stays the daemon's.
+ * child's pid stays the daemon's; `bundle` runs another copy of dist/mlb.mjs (one without node_modules beside it).
  */
-export function startDaemon(args: string[], netns?: string, wrap: readonly string[] = []): RunningDaemon {
-  const argv = [MLB_BUNDLE, 'daemon', ...args];
+export function startDaemon(args: string[], netns?: string, wrap: readonly string[] = [], bundle = MLB_BUNDLE): RunningDaemon {
+  const argv = [bundle, 'daemon', ...args];
   const command = netns ? ['ip', 'netns', 'exec', netns, process.execPath, ...argv] : [process.execPath, ...argv];
   const [file, ...rest] = [...wrap, ...command] as [string, ...string[]];
   const child = spawn(file, rest, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -60,4 +61,16 @@ export function startDaemon(args: string[], netns?: string, wrap: readonly strin
     },
     exited: () => exit,
   };
+}
+
+/**
+ * A loopback port the kernel just handed out and released: unlike pid-based numbering it cannot collide with the
+ * ports of test files running in other workers.
+ */
+export async function freeLoopbackPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

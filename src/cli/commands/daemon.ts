@@ -1,11 +1,13 @@
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
 import type { CommandModule } from 'yargs';
-import { createLogger, DEFAULT_LOG_LEVEL, LOG_LEVELS, type LogLevel } from '../../daemon/logger';
+import { createLogger, DEFAULT_LOG_LEVEL, LOG_LEVELS, type Logger, type LogLevel } from '../../daemon/logger';
 import { loadGossipKeyring } from '../../daemon/gossip-key';
 import { parseNodeLabels } from '../../daemon/node-facts';
 import { ensureStateDir } from '../../daemon/state-dir';
+import { checkRunAs, resolveRunAs, type RunAs } from '../../daemon/health/run-as';
 import { Speaker } from '../../daemon/speaker';
+import { StartError } from '../../daemon/start-failure';
 import { METALLB_METRICS_PORT } from '../../daemon/metrics/metrics-port';
 import type { MetricsServer } from '../../daemon/metrics';
 import { DEFAULT_CONTROL_SOCKET } from '../control-client';
@@ -32,6 +34,7 @@ interface DaemonArgs {
   'vip-interface': string;
   'metrics-bind'?: string;
   'log-level': LogLevel;
+  'health-check-user'?: string;
 }
 
 /** Plain hosts default to the fast failure-detection profile (about 1 s to declare a crashed node dead). */
@@ -60,6 +63,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       .option('bind-vips', { type: 'boolean', default: true, describe: 'Add owned IPs to --vip-interface so this host accepts their traffic (nothing like kube-proxy does it on a plain host)' })
       .option('vip-interface', { type: 'string', default: DEFAULT_VIP_INTERFACE, describe: 'The dummy interface owned IPs are bound to (created if missing; its addresses are mlb\'s alone)' })
       .option('metrics-bind', { type: 'string', describe: `HOST[:PORT] to serve Prometheus metrics on (GET /metrics; port ${METALLB_METRICS_PORT}, MetalLB's, when left out), e.g. 0.0.0.0:${METALLB_METRICS_PORT}. Off unless given: the page names every service, IP and node to whoever can reach it` })
+      .option('health-check-user', { type: 'string', describe: 'Run exec: health checks as this user (its uid and primary gid) instead of the daemon\'s; needs CAP_SETUID and CAP_SETGID (see systemd/mlb.service)' })
       .option('log-level', { choices: LOG_LEVELS, default: DEFAULT_LOG_LEVEL, describe: 'debug adds every gossip decision' })
       .example('mlb daemon --config /etc/mlb/mlb.yaml --node-name node-a --gossip-bind 10.0.0.11:7946 --join 10.0.0.12:7946,10.0.0.13:7946', 'one host of three')
       .epilogue('On SIGTERM or SIGINT it hands its IPs to the next nodes, waits until they announce them (up to 3 s), then leaves the cluster. Logs are JSON lines (MetalLB\'s field names) unless stdout is a terminal.'),
@@ -77,27 +81,45 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       : parseOrUsage(() => parseHostPort(args['metrics-bind']!, METALLB_METRICS_PORT), '--metrics-bind');
     const logger = createLogger({ level: args['log-level'], base: { node: args['node-name'] } });
 
-    const keyring = args['gossip-key-file'] ? await asCommandError(() => loadGossipKeyring(args['gossip-key-file']!)) : undefined;
+    // From here on every failure is a failed start: said once in the log (where systemd's journal and log
+    // pipelines look) and once on stderr by main, naming what failed, and the process exits non-zero.
+    let metrics: MetricsServer | undefined;
+    const failedStart = async (error: unknown): Promise<never> => {
+      const failure = toCommandError(error);
+      const message = failure instanceof Error ? failure.message : String(failure);
+      const where = error instanceof StartError ? { step: error.step, ...(error.errno ? { errno: error.errno } : {}) } : {};
+      logger.error({ event: 'startFailed', code: (failure as { code?: unknown }).code, ...where }, `cannot start: ${message}`);
+      const opened = metrics;
+      metrics = undefined;
+      await opened?.close().catch(() => undefined);
+      throw failure;
+    };
+
+    const key = args['gossip-key-file'] ? await loadGossipKeyring(args['gossip-key-file']).catch(failedStart) : undefined;
+    for (const warning of key?.warnings ?? []) logger.warn({ event: warning.event, file: args['gossip-key-file'] }, warning.message);
+    const keyring = key?.keyring;
     if (!keyring) logger.warn({ event: 'gossipUnencrypted' }, 'no --gossip-key-file: gossip travels in plain text and anyone on the network can join');
-    const leftovers = await asCommandError(() => ensureStateDir(args['state-dir']));
+    const leftovers = await ensureStateDir(args['state-dir']).catch(failedStart);
     if (leftovers.length > 0) logger.info({ event: 'stateTempFilesRemoved', files: leftovers }, 'removed temporary files an interrupted write left under --state-dir');
+    const checkUser = args['health-check-user'];
+    const healthCheckRunAs = checkUser === undefined ? undefined : await healthCheckUser(checkUser, logger).catch(failedStart);
 
     const speaker = new Speaker({
       nodeName: args['node-name'], configFile: args.config, bind, ...(advertise ? { advertiseHost: advertise } : {}), join, keyring,
       stateDir: args['state-dir'], nodeLabels, gossipConfig: SWIM_PROFILES[args['gossip-profile']], profileName: args['gossip-profile'], logger,
       announce: args.announce, ...(args.announce && args['bind-vips'] ? { vipInterface: args['vip-interface'] } : {}),
-      controlSocket: args['control-socket'], version: buildInfo().version,
+      controlSocket: args['control-socket'], version: buildInfo().version, ...(healthCheckRunAs ? { healthCheckRunAs } : {}),
     });
     // Metrics listen before the speaker starts: a taken port fails the start before this node joins the cluster
     // (not after, which the others would see as a flap), and owner changes from the first election on are
     // counted. Scrapes get 503 until the speaker has started.
     let running = false;
-    const metrics: MetricsServer | undefined = metricsBind
-      ? await asCommandError(async () => {
+    metrics = metricsBind
+      ? await (async () => {
         // Loaded only when asked for: prom-client would add tens of milliseconds to every `mlb` start.
         const { startMetricsServer } = await import('../../daemon/metrics');
         return startMetricsServer({ bind: metricsBind, source: speaker, logger, ready: () => running });
-      })
+      })().catch(failedStart)
       : undefined;
     // Signals are taken before start-up finishes: a SIGTERM during the first join must still leave politely
     // and keep what was learnt, not kill the process with the default action.
@@ -119,7 +141,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
     process.on('unhandledRejection', fatal('unhandledRejection'));
     const started = speaker.start();
     try {
-      await asCommandError(() => started);
+      await started.catch(failedStart);
       running = true;
       await stopped;
     } finally {
@@ -127,6 +149,14 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
     }
   },
 };
+
+/** --health-check-user: the user looked up and the switch to it proven once, before anything starts. */
+async function healthCheckUser(name: string, logger: Logger): Promise<RunAs> {
+  const runAs = await resolveRunAs(name);
+  await checkRunAs(runAs);
+  logger.info({ event: 'healthCheckUser', user: runAs.user, uid: runAs.uid, gid: runAs.gid }, `exec: health checks run as ${runAs.user} (uid ${runAs.uid}, gid ${runAs.gid})`);
+  return runAs;
+}
 
 function parseOrUsage<T>(parse: () => T, flag: string): T {
   try {
@@ -136,16 +166,15 @@ function parseOrUsage<T>(parse: () => T, flag: string): T {
   }
 }
 
-/** Turns a known failure at start-up (bad key file, unusable state dir, invalid config) into exit 1 with its message. */
-async function asCommandError<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof ConfigLoadError) {
-      throw new CommandError(`${error.message}:\n${error.diagnostics.map((d) => `  ${formatDiagnostic(d)}`).join('\n')}`, error.code);
-    }
-    const e = error as Error & { code?: unknown };
-    if (typeof e.code === 'string') throw new CommandError(e.message, e.code);
-    throw error;
+/**
+ * A known failure at start-up (bad key file, unusable state dir, invalid config, a failed start step) as exit 1
+ * with its message; anything else (a bug) is kept as it is, so main prints its stack.
+ */
+function toCommandError(error: unknown): unknown {
+  if (error instanceof ConfigLoadError) {
+    return new CommandError(`${error.message}:\n${error.diagnostics.map((d) => `  ${formatDiagnostic(d)}`).join('\n')}`, error.code);
   }
+  const e = error as Error & { code?: unknown };
+  if (typeof e?.code === 'string') return new CommandError(e.message, e.code);
+  return error;
 }

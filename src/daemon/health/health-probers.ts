@@ -9,6 +9,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { HealthCheckSpec } from './health-check-spec';
 import type { ProbeResult } from './health-state';
+import type { RunAs } from './run-as';
 
 /** Of a program's output, only the end is kept: its last line explains a failure ("exit 2: db unreachable"). */
 export const EXEC_OUTPUT_KEEP_BYTES = 4096;
@@ -16,12 +17,12 @@ export const EXEC_OUTPUT_KEEP_BYTES = 4096;
 export const DETAIL_MAX_CHARS = 160;
 const USER_AGENT = 'mlb-health-check';
 
-/** Runs the probe a spec describes, with the spec's timeout. */
-export function runProbe(spec: HealthCheckSpec, signal?: AbortSignal): Promise<ProbeResult> {
+/** Runs the probe a spec describes, with the spec's timeout; exec: checks as `runAs` when given (run-as.ts). */
+export function runProbe(spec: HealthCheckSpec, signal?: AbortSignal, runAs?: RunAs): Promise<ProbeResult> {
   switch (spec.kind) {
     case 'tcp': return probeTcp(spec.host, spec.port, spec.timeoutMs, signal);
     case 'http': return probeHttp(spec, spec.timeoutMs, signal);
-    case 'exec': return probeExec(spec.argv, spec.timeoutMs, signal);
+    case 'exec': return probeExec(spec.argv, spec.timeoutMs, signal, runAs);
   }
 }
 
@@ -64,16 +65,19 @@ export function probeHttp(
 /**
  * Runs argv[0] with argv[1..] directly (no shell): exit 0 passes. The program gets its own process group, so a
  * timeout kills whatever it started too (a script's `sleep`, a `curl`), not just the script. It runs in "/" with
- * the daemon's environment and no stdin.
+ * the daemon's environment and no stdin, with the daemon's uid and gid unless `runAs` names others
+ * (--health-check-user).
  */
-export function probeExec(argv: readonly string[], timeoutMs: number, signal?: AbortSignal): Promise<ProbeResult> {
+export function probeExec(argv: readonly string[], timeoutMs: number, signal?: AbortSignal, runAs?: RunAs): Promise<ProbeResult> {
   return settle(timeoutMs, signal, (done) => {
     const [program, ...args] = argv;
     if (program === undefined) {
       done({ ok: false, detail: 'no program to run' });
       return () => {};
     }
-    const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, shell: false, cwd: '/' });
+    const child = spawn(program, args, {
+      stdio: ['ignore', 'pipe', 'pipe'], detached: true, shell: false, cwd: '/', ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
+    });
     const output = { stdout: '', stderr: '' };
     const keep = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
       output[stream] = (output[stream] + chunk.toString('utf8')).slice(-EXEC_OUTPUT_KEEP_BYTES);

@@ -26,8 +26,9 @@ export class TransportError extends Error {
   constructor(
     readonly code: 'bindFailed' | 'dialFailed' | 'dialTimeout',
     message: string,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 }
 
@@ -47,7 +48,7 @@ export class SocketTransport {
       handlers.onStream(socket, { host: stripMapped(socket.remoteAddress ?? ''), port: socket.remotePort ?? 0 });
     });
     await new Promise<void>((resolve, reject) => {
-      tcp.once('error', (e) => reject(new TransportError('bindFailed', `cannot listen on TCP ${formatHostPort(bind)}: ${e.message}`)));
+      tcp.once('error', (e) => reject(new TransportError('bindFailed', `cannot listen on TCP ${formatHostPort(bind)}: ${e.message}`, { cause: e })));
       tcp.listen({ host: bind.host, port: bind.port, exclusive: true }, resolve);
     });
     const port = (tcp.address() as { port: number }).port;
@@ -57,7 +58,7 @@ export class SocketTransport {
     });
     try {
       await new Promise<void>((resolve, reject) => {
-        udp.once('error', (e) => reject(new TransportError('bindFailed', `cannot bind UDP ${bind.host}:${port}: ${e.message}`)));
+        udp.once('error', (e) => reject(new TransportError('bindFailed', `cannot bind UDP ${bind.host}:${port}: ${e.message}`, { cause: e })));
         udp.bind({ address: bind.host, port, exclusive: true }, resolve);
       });
     } catch (error) {
