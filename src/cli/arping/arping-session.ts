@@ -24,7 +24,7 @@ export {
   type ProbeResult,
 } from '../../announce/l2/arping/neighbor-probe';
 
-/** One probe a second: iputils arping's default interval, and what seed 003's operators are used to reading. */
+/** One probe a second: iputils arping's default interval, the one operators checking MetalLB by hand know. */
 export const ARPING_PROBE_INTERVAL_MS = 1000;
 /**
  * How long replies are still counted after the last probe. A second owner may answer later than the first (a
