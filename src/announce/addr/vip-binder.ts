@@ -16,7 +16,7 @@ import { VipBindError } from './vip-bind-error';
 import { VipLink, type VipLinkState } from './vip-link';
 import { VIP_PREFIX, formatBoundAddress, planVipBinding, type BoundAddress, type VipDecision } from './vip-plan';
 
-/** The interface name ARCHITECTURE.md gives; mlb owns every address on it. */
+/** The interface name docs/architecture.md gives; mlb owns every address on it. */
 export const DEFAULT_VIP_INTERFACE = 'mlb0';
 
 /** The shape of the daemon's pino logger that this module uses (as L2Logger in announce/l2). */

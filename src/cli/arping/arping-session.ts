@@ -38,7 +38,7 @@ export const ARPING_MAX_COUNT = 86_400;
 
 /**
  * Verdicts and their exit codes: scripts branch on these, so they never change meaning. 0 and 1 are the
- * ordinary ok/failure of ARCHITECTURE.md; 3 is arping's own (2 stays "usage error").
+ * ordinary ok/failure of docs/architecture.md; 3 is arping's own (2 stays "usage error").
  */
 export const ArpingVerdict = {
   oneOwner: 'oneOwner',
