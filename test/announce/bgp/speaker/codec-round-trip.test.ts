@@ -46,7 +46,7 @@ describe('speaker UPDATEs through the codec', () => {
     expect(hex.endsWith('20c0a81464')).toBe(true);
   });
 
-  it('seed scenarios on eBGP, iBGP and dual stack', () => {
+  it('a /32, an aggregated /30 and a /128 round-trip on eBGP, iBGP and dual stack', () => {
     const desired = routes(
       route('192.168.20.100/32', { communities: [COMMUNITY_64512_100], localPref: 200 }),
       route('192.168.20.100/30', { largeCommunities: [[64512, 1, 2]] }),
