@@ -1,7 +1,7 @@
 // bench/failover: the failover time a client sees when the node owning a VIP fails, mlb against keepalived, in one
-// network-namespace lab (issue 5's acceptance). Three nodes run `mlb daemon` (one pinned VIP) and an HTTP server
-// answering its node's name on every address; a client probe in a fourth namespace (bench/failover/client-probe.ts)
-// asks ARP for each VIP and opens a TCP connection to it every 10 ms. Three failures of the owner:
+// network-namespace lab. Three nodes run `mlb daemon` (one pinned VIP) and an HTTP server answering its node's name
+// on every address; a client probe in a fourth namespace (bench/failover/client-probe.ts) asks ARP for each VIP and
+// opens a TCP connection to it every 10 ms. Three failures of the owner:
 //   death:    its link is taken down (a powered-off node),
 //   crash:    kill -9 of the daemon (keepalived: its whole process group),
 //   graceful: SIGTERM (mlb hands over; keepalived sends its priority-0 advertisement).
@@ -30,7 +30,7 @@ const SCENARIOS: readonly Scenario[] = ['death', 'crash', 'graceful'];
 /** A random pause before each failure, so it falls anywhere in the probe, gossip and VRRP schedules. */
 const SETTLE_MIN_MS = 100;
 const SETTLE_SPREAD_MS = 400;
-/** Issue 5's acceptance targets for the default profile (medians, ARP and TCP alike). */
+/** What the default profile must reach (medians, ARP and TCP alike); a slower median is MISSED. */
 const TARGET_MS: Readonly<Record<Scenario, number>> = { death: 1_000, crash: 1_000, graceful: 100 };
 /** The files the daemons load; another build replacing them mid-run changes what later restarts run. */
 const BUNDLE = join(REPO_ROOT, 'dist/mlb.mjs');

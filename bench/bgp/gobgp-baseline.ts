@@ -1,13 +1,13 @@
 /**
- * bench/bgp's baseline: how long FRR (configured as seed 003's router) takes to hold N /32s that GoBGP 3 sends
- * it, from the moment they are handed to GoBGP. bench/bgp compares mlb against this in the same run: the same
- * FRR configuration, the same prefixes, the same clock, only the speaker differs. The lead's bench calls
+ * bench/bgp's baseline: how long FRR (a passive peer group, /32 only) takes to hold N /32s that GoBGP 3 sends it,
+ * from the moment they are handed to GoBGP. bench/bgp compares mlb against this in the same run: the same FRR
+ * configuration, the same prefixes, the same clock, only the speaker differs. bench/bgp.bench.ts calls
  * timeUntilFrrHolds with mlb as the speaker; gobgpBaseline runs the GoBGP side whole.
  *
- * A trial: a fresh two-namespace lab (node .1, router .2), FRR passive as in seed 003, GoBGP dialing it; once
- * the session is Established (and idle), the clock starts and the N routes stream into GoBGP as one MRT table
- * dump (gobgp mrt inject: one process for all routes; one `gobgp global rib add` per route would measure Go
- * process start-ups, not BGP).
+ * A trial: a fresh two-namespace lab (node .1, router .2), FRR passive, GoBGP dialing it; once the session is
+ * Established (and idle), the clock starts and the N routes stream into GoBGP as one MRT table dump (gobgp mrt
+ * inject: one process for all routes; one `gobgp global rib add` per route would measure Go process start-ups, not
+ * BGP).
  * Measured: until FRR's BGP table counts N prefixes (bgpMs), and until zebra has N BGP routes in the kernel
  * (fibMs), polled every POLL_MS. Run alone: `node --import tsx bench/bgp/gobgp-baseline.ts` (root, the four
  * router packages); BENCH_BGP_PREFIXES (default 10,000), BENCH_BGP_TRIALS (default 3).
@@ -19,7 +19,7 @@ import { encodeHostRoutesDump, hostRoutes } from './mrt-table-dump';
 
 export const NODE_ASN = 64512;
 export const ROUTER_ASN = 64513;
-/** The bench's prefixes: 10.214.0.0 onwards, outside the lab's 10.213.0.0/24 (seed 003 keeps its pool apart too). */
+/** The bench's prefixes: 10.214.0.0 onwards, off the lab's node subnet 10.213.0.0/24 as service pools are. */
 export const FIRST_PREFIX = '10.214.0.0';
 export const DEFAULT_PREFIXES = 10_000;
 /** Polling FRR costs a vtysh process each time; 50 ms resolves second-scale results to a few percent. */
@@ -59,7 +59,7 @@ export async function timeUntilFrrHolds(
   return { bgpMs, fibMs: Date.now() - options.since };
 }
 
-/** The FRR of a bench lab: seed 003's router, passive, /32 only, one node. */
+/** The FRR of a bench lab: passive, RFC 8212 policies, /32 only, one node. */
 export function startBenchFrr(lab: NetnsLab, router: LabHost, nodeAddresses: readonly string[]): Promise<FrrRouter> {
   return startFrr(lab, router, {
     asn: ROUTER_ASN, routerId: router.ipv4, prefixList32Only: true,

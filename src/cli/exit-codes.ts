@@ -1,4 +1,4 @@
-/** mlb's exit codes (ARCHITECTURE.md, "CLI"): scripts branch on them, so they never change meaning. */
+/** mlb's exit codes (docs/architecture.md, "CLI"): scripts branch on them, so they never change meaning. */
 export const ExitCode = {
   ok: 0,
   /** The command ran and the answer is "no": an invalid configuration, a failed check. */

@@ -1,6 +1,6 @@
 /**
  * The `mlb` command line. Each command lives in commands/, one file each; this file only assembles them and
- * owns the exit codes: 0 ok, 1 failure, 2 usage error (ARCHITECTURE.md, "CLI").
+ * owns the exit codes: 0 ok, 1 failure, 2 usage error (docs/architecture.md, "CLI").
  */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';

@@ -2,7 +2,7 @@
  * The daemon's functional core: from everything a node knows (the configuration, the live members and their
  * meta, the allocation, the health reports) to the election of every service and what this node must
  * announce. Pure: the speaker calls it after any change and applies the difference, so a missed or duplicated
- * event changes nothing (ARCHITECTURE.md, "One direction of data").
+ * event changes nothing (docs/architecture.md, "One direction of data").
  *
  * Every node runs this on the same inputs (meta and health travel in gossip) and so agrees on one owner per IP
  * without asking anyone, exactly as MetalLB's speakers do.
@@ -132,7 +132,7 @@ function nodeStates(facts: ReadonlyMap<string, NodeMeta>): MlbNodeStates {
 
 /**
  * Endpoints on a plain host: a health-checked service is served by the live nodes whose check passes; any
- * other by every live node (nothing else decides, ARCHITECTURE.md "Health checks"). With a plain MetalLB
+ * other by every live node (nothing else decides, docs/architecture.md "Health checks"). With a plain MetalLB
  * speaker present health is not an input, so every live node serves. Nodes whose configuration lacks the
  * service are left out the same way, and only while every live member is mlb: a MetalLB speaker would still
  * elect them.

@@ -1,7 +1,7 @@
 /**
  * What this node publishes about itself in gossip meta: its labels and conditions (from the v1 Node document
  * of the same name in the configuration, overridden by --node-labels) and its drain and warm-up flags. Every
- * node elects from the same facts because each publishes its own (ARCHITECTURE.md, "Node facts travel in
+ * node elects from the same facts because each publishes its own (docs/architecture.md, "Node facts travel in
  * gossip").
  */
 import type { Snapshot } from '../model';

@@ -3,7 +3,7 @@
  * node's facts in meta, health checks and the allocation table exchanged in gossip, the election of every
  * service, and the L2 announcer and VIP binding for what this node owns. Every change anywhere schedules one
  * recomputation from the whole state (decideCluster), and the announcer converges to the result, so events can
- * be missed, repeated or reordered without effect (ARCHITECTURE.md, "One direction of data").
+ * be missed, repeated or reordered without effect (docs/architecture.md, "One direction of data").
  */
 import type { Logger } from 'pino';
 import type { VipBinder } from '../announce/addr';

@@ -27,8 +27,8 @@ export interface ElectionConfig {
   readonly bgpPeers: readonly BGPPeer[];
   readonly options?: ElectionOptions;
   /**
-   * mlb-only inputs, set by the daemon only while every live member speaks mlb (ARCHITECTURE.md, "Compatibility
-   * first"); absent, the election is exactly MetalLB's.
+   * mlb-only inputs, set by the daemon only while every live member speaks mlb (docs/architecture.md,
+   * "Compatibility first"); absent, the election is exactly MetalLB's.
    */
   readonly mlb?: MlbNodeStates;
 }

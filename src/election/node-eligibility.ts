@@ -18,7 +18,8 @@ export function isNetworkUnavailable(node: Node): boolean {
 
 /**
  * internal/k8s/nodes/nodes.go IsNodeExcludedFromBalancers: the key's presence, whatever its value. kubeadm sets
- * it with an empty value on control planes, which `kubectl get -L` shows as blank (seeds/000, the exclusion trap).
+ * it with an empty value on control planes, which `kubectl get -L` shows as blank (seen on a MetalLB v0.16
+ * cluster: the control planes looked unlabelled yet never announced; `kubectl get -l <key>` finds them).
  */
 export function isExcludedFromBalancers(node: Node): boolean {
   return Object.prototype.hasOwnProperty.call(node.meta.labels, EXCLUDE_LB_LABEL);

@@ -1,5 +1,5 @@
 /**
- * What the election may use from the live members (ARCHITECTURE.md, "Compatibility first"): each member's
+ * What the election may use from the live members (docs/architecture.md, "Compatibility first"): each member's
  * published facts, and whether mlb-only inputs (health, drain, warm-up) may count. They may only while every
  * live member speaks mlb meta: with a plain MetalLB speaker present, every node must compute exactly MetalLB's
  * election, or the mixed cluster could have two owners for one IP.

@@ -1,6 +1,6 @@
 /**
  * mlb's node meta: what a node tells the cluster about itself in memberlist's Meta field (at most 512 bytes),
- * so nodeSelectors, the exclusion label, drain and warm-up work without a Kubernetes API (ARCHITECTURE.md,
+ * so nodeSelectors, the exclusion label, drain and warm-up work without a Kubernetes API (docs/architecture.md,
  * "Node facts travel in gossip").
  *
  * MetalLB speakers send no Meta. A member whose Meta does not start with MAGIC is therefore a plain MetalLB

@@ -1,8 +1,9 @@
 /**
- * `mlb lab demo --bgp`: BGP mode against a real router. Builds a lab with an FRR router configured as seed 003's,
- * then narrates what FRR itself says: every node's session Established, the service's /32 installed with every
- * node as a next hop (ECMP), the client's requests reaching the nodes through the router, a node's link going down
- * and how fast FRR withdrew its path (BFD, against the hold time), the node coming back. Then it removes the lab.
+ * `mlb lab demo --bgp`: BGP mode against a real router. Builds a lab with an FRR router configured as MetalLB
+ * tutorials configure theirs (lab-bgp.ts), then narrates what FRR itself says: every node's session Established,
+ * the service's /32 installed with every node as a next hop (ECMP), the client's requests reaching the nodes
+ * through the router, a node's link going down and how fast FRR withdrew its path (BFD, against the hold time), the
+ * node coming back. Then it removes the lab.
  *
  * Every wait has a deadline; a step that does not happen in time ends the demo with the daemons' and FRR's last
  * log lines.

@@ -1,14 +1,14 @@
 /**
- * Renders the frr.conf of a lab router the way seed 003's router is configured (FRR 8.4, `frr defaults
- * traditional`): one peer group for the mlb nodes, passive by default, `no bgp default ipv4-unicast` with the
- * families activated explicitly, and inbound/outbound route maps on every neighbor, because RFC 8212
- * (`bgp ebgp-requires-policy`, on in FRR's traditional defaults) makes an eBGP peer without policies accept and
- * send nothing. The inbound map lets only host routes through (/32, /128): that is what refuses
- * aggregationLength 30 in seed 003. Pure: options in, text out.
+ * Renders the frr.conf of a lab router the way a typical MetalLB tutorial configures its FRR 8.4 router
+ * (`frr defaults traditional`): one peer group for the mlb nodes, passive by default, `no bgp default
+ * ipv4-unicast` with the families activated explicitly, and inbound/outbound route maps on every neighbor,
+ * because RFC 8212 (`bgp ebgp-requires-policy`, on in FRR's traditional defaults) makes an eBGP peer without
+ * policies accept and send nothing. The inbound map lets only host routes through (/32, /128): that is what
+ * refuses aggregationLength 30 on such a router. Pure: options in, text out.
  */
 import { RouterError } from './router-error';
 
-/** Seed 003's peer-group and policy names, so a vtysh transcript reads like the seed's. */
+/** The peer-group and policy names such tutorials use, so a vtysh transcript reads like theirs. */
 export const PEER_GROUP = 'METALLB';
 export const ROUTE_MAP_IN_V4 = 'METALLB-IN';
 export const ROUTE_MAP_IN_V6 = 'METALLB-IN6';
@@ -19,7 +19,7 @@ export const PREFIX_LIST_V6 = 'METALLB-IN6';
 export interface FrrNeighbor {
   readonly address: string;
   readonly asn: number;
-  /** Wait for the node to connect (seed 003: the node's port 179 may belong to Calico's BIRD). Default true. */
+  /** Wait for the node to connect (on a node running Calico, BIRD may hold its port 179). Default true. */
   readonly passive?: boolean;
   /** A profile of FrrBfd (`neighbor X bfd profile P`); bfdd must run, so `bfd` must be given too. */
   readonly bfdProfile?: string;
@@ -48,7 +48,7 @@ export interface FrrOptions {
   readonly routerId: string;
   readonly neighbors?: readonly FrrNeighbor[];
   readonly listenRange?: FrrListenRange;
-  /** Accept only /32 (and /128) routes, as seed 003's `ge 32` prefix list does. Default true. */
+  /** Accept only /32 (and /128) routes, as a `ge 32` prefix list does. Default true. */
   readonly prefixList32Only?: boolean;
   readonly bfd?: FrrBfd;
   /** Activate the IPv6 unicast family (MP-BGP, RFC 4760) on the peer group, with its own /128 policy. */
@@ -86,7 +86,7 @@ export function validateFrrOptions(options: FrrOptions): void {
   }
 }
 
-/** The AS number the peer group carries, when one fits every member (seed 003: `neighbor METALLB remote-as`). */
+/** The AS number the peer group carries, when one fits every member (`neighbor METALLB remote-as`). */
 function groupAsn(options: FrrOptions): number | undefined {
   if (options.listenRange) return options.listenRange.asn;
   const asns = new Set((options.neighbors ?? []).map((n) => n.asn));
@@ -170,7 +170,7 @@ function configParts(options: FrrOptions): FrrConfigParts {
   const bgpd = [
     // bgpd binds new route-maps to their neighbors on a timer (5 s by default): a router started just before its
     // peers (every lab) drops their first UPDATEs, then asks for them again (ROUTE-REFRESH) 5 s later. A router
-    // up for days, as seed 003's, never shows it; 0 processes the route-maps at load, so neither does the lab.
+    // up for days never shows it; 0 processes the route-maps at load, so neither does the lab.
     'bgp route-map delay-timer 0',
     '!',
     `router bgp ${options.asn}`,
@@ -202,7 +202,7 @@ export function renderFrrDaemonConfigs(options: FrrOptions): { zebra: string; bg
   };
 }
 
-/** The whole configuration as one frr.conf, as seed 003 shows it (for transcripts and failure messages). */
+/** The whole configuration as one frr.conf file (for transcripts and failure messages). */
 export function renderFrrConfig(options: FrrOptions): string {
   const parts = configParts(options);
   return text([...parts.header, ...(parts.bfdd ?? []), ...parts.bgpd]);

@@ -1,13 +1,14 @@
 /**
  * The lab's BGP side (`mlb lab up|demo --bgp`) as data: the router's AS and the nodes', the routed service
- * addresses, the BFD profile, and the FRR configuration of the router, which is seed 003's: a passive peer group
- * for the nodes, RFC 8212 policies, a prefix list admitting only /32s, a BFD profile on every neighbor. Pure.
+ * addresses, the BFD profile, and the FRR configuration of the router, as a typical MetalLB tutorial's router is
+ * configured: a passive peer group for the nodes, RFC 8212 policies, a prefix list admitting only /32s, a BFD
+ * profile on every neighbor. Pure.
  */
 import type { FrrOptions } from './frr-config';
 import type { LabPlan, LabRouterPlan } from './lab-plan';
 import { LabError } from './lab-errors';
 
-/** Private ASNs (RFC 6996), as in seed 003 and MetalLB's examples: the nodes share one, the router has its own (eBGP). */
+/** Private ASNs (RFC 6996), as in MetalLB's examples: the nodes share one, the router has its own (eBGP). */
 export const LAB_NODE_ASN = 64512;
 export const LAB_ROUTER_ASN = 64513;
 /**
@@ -32,7 +33,7 @@ export function routerOf(plan: LabPlan): LabRouterPlan {
   return plan.router;
 }
 
-/** The router's FRR configuration: one passive neighbor per node, BFD on each (seed 003's router). */
+/** The router's FRR configuration: one passive neighbor per node, BFD on each. */
 export function labFrrOptions(plan: LabPlan): Omit<FrrOptions, 'logFile'> {
   const router = routerOf(plan);
   return {

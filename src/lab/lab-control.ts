@@ -1,6 +1,6 @@
 /**
- * The lab's questions to a daemon, over its control socket (GET /v1/snapshot, ARCHITECTURE.md convention 10): who
- * owns a service, is a node still warming up. Any failure is "no answer": the lab falls back to what the client
+ * The lab's questions to a daemon, over its control socket (GET /v1/snapshot, docs/architecture.md convention 10):
+ * who owns a service, is a node still warming up. Any failure is "no answer": the lab falls back to what the client
  * sees, so it works with a daemon that has no control API. The reading itself is pure (service-ownership.ts).
  */
 import { request } from 'node:http';

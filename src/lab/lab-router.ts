@@ -1,8 +1,9 @@
 /**
- * The lab's BGP router (--bgp): FRR started in the router namespace from <dir>/router, configured as seed 003's
- * router (lab-bgp.ts), and a handle on it for later commands. The daemons drop to user frr, so their directory is
- * frr's, and frr must be able to reach it: the lab's directory lets others through (0711: no listing; the node
- * directories stay 0700), and every directory above it must too, or the lab says so before building anything.
+ * The lab's BGP router (--bgp): FRR started in the router namespace from <dir>/router, configured as lab-bgp.ts
+ * says (a passive peer group, RFC 8212 policies, /32 only, BFD), and a handle on it for later commands. The daemons
+ * drop to user frr, so their directory is frr's, and frr must be able to reach it: the lab's directory lets others
+ * through (0711: no listing; the node directories stay 0700), and every directory above it must too, or the lab
+ * says so before building anything.
  */
 import { chmod, chown, mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';

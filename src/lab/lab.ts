@@ -55,7 +55,10 @@ export interface LabUpOptions {
   readonly gossipProfile?: GossipProfile;
   /** false: namespaces and HTTP servers only, no daemon (start them later with startDaemon). Default true. */
   readonly daemons?: boolean;
-  /** A router namespace running FRR (seed 003's router) that every node peers with, and a BGP service. Needs FRR. */
+  /**
+   * A router namespace running FRR (a passive peer group, /32 routes only, BFD) that every node peers with, and a
+   * BGP service. Needs FRR.
+   */
   readonly bgp?: boolean;
   /** One line per step while building, for a person watching. */
   readonly onProgress?: (line: string) => void;
@@ -92,7 +95,7 @@ export class Lab {
       await buildNetwork(plan);
       await writeFileAtomic(plan.configFile, labConfigText(plan));
       if (plan.router) {
-        progress(`router: FRR (zebra, bfdd, bgpd) in ${plan.router.netns} ${plan.router.ipv4}, configured as seed 003's router, files in ${plan.router.dir}`);
+        progress(`router: FRR (zebra, bfdd, bgpd) in ${plan.router.netns} ${plan.router.ipv4}, a passive peer group for the nodes, /32 routes only, BFD, files in ${plan.router.dir}`);
         await startLabRouter(plan);
       }
       progress(`HTTP servers: ${plan.nodes.map((n) => `${n.name} http://${n.ipv4}/`).join(', ')}`);

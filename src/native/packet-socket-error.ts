@@ -1,5 +1,5 @@
 /**
- * The one error class of src/native, with stable codes a caller can switch on (ARCHITECTURE.md, convention 6).
+ * The one error class of src/native, with stable codes a caller can switch on (docs/architecture.md, convention 6).
  * The addon's own errors carry the errno name (`errno`: "EPERM") and the system call; the code says what it means.
  */
 

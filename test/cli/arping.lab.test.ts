@@ -1,5 +1,5 @@
 /**
- * `mlb arping` end to end (issue 4 acceptance): the built bundle run inside a client namespace of a NetnsLab,
+ * `mlb arping` end to end: the built bundle run inside a client namespace of a NetnsLab,
  * `ip netns exec CLIENT node dist/mlb.mjs arping ...`, against the Linux kernels of other lab hosts.
  * - one owner (a host's own eth0 address) exits 0 and names its MAC; IPv6 likewise through NDP;
  * - an address two hosts answer (the same /32 on both eth0, arp_ignore=0) exits 3 naming both MACs;

@@ -1,5 +1,5 @@
 /**
- * Issue 5's acceptance on plain hosts, in network namespaces: three nodes running `mlb daemon` with one YAML
+ * mlb on plain hosts, in network namespaces: three nodes running `mlb daemon` with one YAML
  * file, a client looking at the VIPs with iputils arping, curl and its neighbour table.
  */
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,10 +1,10 @@
 /**
  * `mlb status` (the built bundle) in a real terminal: tmux, 80x30. First against a fake daemon (tmux only): the
  * screen fits, a change shows without a key, Enter shows the reasons, a daemon that goes away is said in red and
- * followed again when it is back, q quits with 0. Then issue 6's acceptance against the lab (root): three nodes
+ * followed again when it is back, q quits with 0. Then against the lab (root): three nodes
  * running `mlb daemon`; the pane shows each VIP with its owner, kill -9 of the owner moves it on screen, Enter
  * shows every candidate's reason, q quits. The time from the kill to the screen is measured and printed, not
- * asserted (ARCHITECTURE.md: tests never assert on wall-clock time).
+ * asserted (docs/architecture.md: tests never assert on wall-clock time).
  */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

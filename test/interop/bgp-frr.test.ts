@@ -1,6 +1,7 @@
 /**
- * Issue 7 against a real router: two hosts running `mlb daemon` in BGP mode and FRR 8.4 configured as seed 003's
- * router (passive peer group, RFC 8212 policies, a /32-only prefix list, a BFD profile), in network namespaces.
+ * mlb's BGP mode against a real router: two hosts running `mlb daemon` in BGP mode and FRR 8.4 configured as
+ * MetalLB tutorials configure it (passive peer group, RFC 8212 policies, a /32-only prefix list, a BFD profile), in
+ * network namespaces.
  */
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { routerLabSkipReason, startFrr, waitFor, type FrrRouter } from '../suppo
 import { DaemonLab } from '../e2e/daemon-lab';
 import { bgpLabConfig, NODE_ASN, ROUTER_ASN, SERVICE_V4, SERVICE_V6 } from './bgp-lab-config';
 
-/** The seed 003 router (eBGP, BFD) and an iBGP route reflector-like FRR that shows LOCAL_PREF. */
+/** The tutorial-style router (eBGP, BFD) and an iBGP route reflector-like FRR that shows LOCAL_PREF. */
 function bgpConfig(router: LabHost, extra = ''): string {
   return bgpLabConfig([
     { name: 'router', address: router.ipv4, bfdProfile: 'fast' },
@@ -106,7 +107,7 @@ describe.skipIf(routerSkip !== undefined)(`mlb's BGP speaker with FRR 8.4${route
     expect(paths.map((p) => p.nextHop).sort()).toEqual(lab.nodes.map((n) => n.ipv6).sort());
   });
 
-  it('aggregationLength 30 is refused by the /32-only prefix list, as in seed 003, while mlb did send it', async () => {
+  it('aggregationLength 30 is refused by the /32-only prefix list, as on a MetalLB router, while mlb did send it', async () => {
     const status = lab.status('node-1') as unknown as { bgp?: { peer: string; prefixes: number }[] };
     // web /32, web6 /128 and the /30.
     expect(status.bgp?.find((b) => b.peer === 'router')?.prefixes).toBe(3);

@@ -1,5 +1,5 @@
 /**
- * Issue 7: the same sessions and routes with BIRD 2 and GoBGP 3 as peers, and ExaBGP as a passive receiver that
+ * The same sessions and routes with BIRD 2 and GoBGP 3 as peers, and ExaBGP as a passive receiver that
  * shows what mlb sent (the /30 included, which the others refuse with their /32-only import policy).
  */
 import { writeFileSync } from 'node:fs';

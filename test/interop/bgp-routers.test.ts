@@ -2,9 +2,9 @@
  * Self-test of the router harness (test/support/routers) before mlb's BGP speaker exists: GoBGP stands in for
  * the speaker on two "nodes" and announces what MetalLB would (a /32 with a community and a large community,
  * localPref for iBGP, an IPv6 /128 over MP-BGP) plus an aggregated /30. Then each router is asked the question
- * the issue-7 acceptance asks of mlb:
- *   - FRR configured as seed 003's router (passive peer group, RFC 8212 policies, /32-only prefix list, a bfd
- *     profile): both sessions up, the /32 installed in zebra with both next hops, community and large community
+ * mlb's BGP interop tests ask of mlb:
+ *   - FRR configured as MetalLB tutorials configure it (passive peer group, RFC 8212 policies, /32-only prefix
+ *     list, a bfd profile): both sessions up, the /32 installed in zebra with both next hops, community and large community
  *     on the paths, the /30 refused, the /128 installed over MP-BGP; bfdd holds a session up (towards BIRD).
  *   - FRR as an iBGP router with a listen range: the dynamic session, and LOCAL_PREF 200 on the path.
  *   - BIRD 2 (same policy): both sessions, the /32 with both next hops in the kernel (ECMP), the /30 refused.
@@ -39,7 +39,7 @@ const NODE_ASN = 64512;
 const ROUTER_ASN = 64513;
 
 describe('router harness: configurations and readers (no root)', () => {
-  it('renders an FRR router the way seed 003 configures it', () => {
+  it('renders an FRR router the way MetalLB tutorials configure it', () => {
     const conf = renderFrrConfig({
       asn: ROUTER_ASN, routerId: '10.213.0.3', neighbors: [{ address: '10.213.0.1', asn: NODE_ASN }, { address: '10.213.0.2', asn: NODE_ASN }],
     });
@@ -242,7 +242,7 @@ describe.skipIf(skipWhy !== undefined)('router harness in a lab: GoBGP as the sp
     for (const path of paths) expect(path).toMatchObject({ asPath: [NODE_ASN], origin: 'igp', communities: [COMMUNITY], largeCommunities: [LARGE_COMMUNITY] });
   };
 
-  it('FRR as in seed 003: both sessions, the /32 installed with both next hops and its communities, the /30 refused', async () => {
+  it('FRR with a passive peer group and /32-only policy: both sessions, the /32 installed with both next hops and its communities, the /30 refused', async () => {
     const paths = await withLogs('FRR to hold the /32 from both nodes', () => (frr.routes(SERVICE_V4).length === 2 ? frr.routes(SERVICE_V4) : undefined));
     mark('FRR holds the /32 from both nodes');
     expect(nextHopsOf(paths)).toEqual(nodeHops());

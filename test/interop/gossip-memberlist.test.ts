@@ -1,5 +1,5 @@
 /**
- * Issue 3's interop acceptance: mlb nodes and real Go memberlist nodes (Debian's v0.2.2, go/memberlist-node) in
+ * Gossip interop: mlb nodes and real Go memberlist nodes (Debian's v0.2.2, go/memberlist-node) in
  * one cluster, each process in its own network namespace on a lab bridge (test/support/netns-lab.ts), talking
  * over real UDP and TCP on 10.213.0.0/24 only. mlb runs its FAST profile, Go runs memberlist's LAN defaults as
  * MetalLB's speakers do; timers differ, the protocol must not.

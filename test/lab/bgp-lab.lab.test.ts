@@ -1,5 +1,5 @@
 /**
- * `Lab.up({ bgp: true })` end to end (root, FRR): the lab's FRR router, configured as seed 003's, has a session
+ * `Lab.up({ bgp: true })` end to end (root, FRR): the lab's FRR router (passive peer group, /32 only) has a session
  * with each node's mlb daemon and the BGP service's /32 installed in zebra with both nodes as next hops (ECMP);
  * the client reaches the routed address through it; down() leaves no namespace, no FRR process and no file.
  *

@@ -1,6 +1,6 @@
 /**
  * `mlb lab up --bgp` as data: the router in the plan, the BGP objects in the lab's YAML, and the router's FRR
- * configuration (seed 003's), all without root.
+ * configuration, all without root.
  */
 import { describe, expect, it } from 'vitest';
 import { cidrContains, formatIP, parseCIDR, parseIP } from '../../src/ip';
@@ -80,7 +80,7 @@ describe('the lab configuration with --bgp', () => {
   });
 });
 
-describe('the router\'s FRR configuration (seed 003\'s router)', () => {
+describe('the router\'s FRR configuration (passive peer group, RFC 8212 policies, /32 only, BFD)', () => {
   const plan = planLab({ nodes: 2, bgp: true });
   const conf = renderFrrConfig(labFrrOptions(plan));
 

@@ -3,8 +3,8 @@ import { parseCommunity } from '../../src/model';
 import { POOL, fixture, parseErrors, parseOk } from './parse-helpers';
 
 describe('L2Advertisement', () => {
-  it('reads seed 003: the default pool announced on ens18, every node, every service', () => {
-    const ad = parseOk(fixture('valid', 'seed-003-l2.yaml')).l2Advertisements[0];
+  it('reads a tutorial lab\'s L2Advertisement: the default pool announced on ens18, every node, every service', () => {
+    const ad = parseOk(fixture('valid', 'tutorial-l2.yaml')).l2Advertisements[0];
     expect(ad).toMatchObject({
       ipAddressPools: ['default'], interfaces: ['ens18'], nodeSelectors: [], serviceSelectors: [], ipAddressPoolSelectors: [],
     });
@@ -34,7 +34,7 @@ describe('L2Advertisement', () => {
 
 describe('BGPAdvertisement and communities', () => {
   it('applies MetalLB defaults: /32 and /128, no local preference, every peer', () => {
-    const ad = parseOk(fixture('valid', 'seed-003-bgp.yaml')).bgpAdvertisements[0];
+    const ad = parseOk(fixture('valid', 'tutorial-bgp.yaml')).bgpAdvertisements[0];
     expect(ad).toMatchObject({ aggregationLength: 32, aggregationLengthV6: 128, peers: [], communities: [], communityValues: [] });
     expect(ad?.localPref).toBeUndefined();
   });

@@ -5,8 +5,8 @@ import { fixture, parseErrors, parseOk, peerYaml, where } from './parse-helpers'
 const BASE = { myASN: 64512, peerASN: 64513, peerAddress: '192.168.10.1' };
 
 describe('BGPPeer', () => {
-  it('reads seed 003 with MetalLB native defaults: port 179, hold 90 s, keepalive 30 s', () => {
-    const peer = parseOk(fixture('valid', 'seed-003-bgp.yaml')).bgpPeers[0];
+  it('reads a tutorial lab\'s BGPPeer with MetalLB native defaults: port 179, hold 90 s, keepalive 30 s', () => {
+    const peer = parseOk(fixture('valid', 'tutorial-bgp.yaml')).bgpPeers[0];
     expect(peer).toMatchObject({ myASN: 64512, peerASN: 64513, peerPort: 179, holdTimeMs: 90_000, keepaliveTimeMs: 30_000 });
     expect(formatIP(peer!.peerAddress!)).toBe('192.168.10.1');
     expect(peer?.dynamicASN).toBeUndefined();

@@ -4,8 +4,8 @@ import { parsePoolAddress } from '../../src/model';
 import { L2_ALL, POOL, fixture, parseErrors, parseOk, where } from './parse-helpers';
 
 describe('IPAddressPool', () => {
-  it('reads seed 003: the range split into covering CIDRs in address order, defaults applied', () => {
-    const snapshot = parseOk(fixture('valid', 'seed-003-l2.yaml'));
+  it('reads a tutorial lab\'s pool: the range split into covering CIDRs in address order, defaults applied', () => {
+    const snapshot = parseOk(fixture('valid', 'tutorial-l2.yaml'));
     const pool = snapshot.pools[0];
     expect(pool?.meta).toMatchObject({ name: 'default', namespace: 'metallb-system' });
     expect(pool?.addresses).toEqual(['192.168.10.200-192.168.10.220']);

@@ -7,8 +7,8 @@ const service = (spec: string, extra = ''): string =>
   `apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n${extra}spec:\n${spec}`;
 
 describe('Service', () => {
-  it('reads seed 003 services with raw annotations the allocator can read', () => {
-    const services = parseOk(fixture('valid', 'seed-003-l2.yaml')).services;
+  it('reads a tutorial lab\'s services with raw annotations the allocator can read', () => {
+    const services = parseOk(fixture('valid', 'tutorial-l2.yaml')).services;
     expect(services.map((s) => `${s.meta.namespace}/${s.meta.name}`)).toEqual(['demo/hello-a', 'demo/hello-b', 'demo/hello-lb']);
     const helloA = services[0]!;
     expect(serviceAnnotation(helloA, ServiceAnnotation.loadBalancerIPs)).toBe('192.168.10.210');

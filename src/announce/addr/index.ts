@@ -1,4 +1,4 @@
-// src/announce/addr: binding VIPs to the mlb0 dummy interface on plain hosts (issue 5). Pure: vip-plan,
+// src/announce/addr: binding VIPs to the mlb0 dummy interface on plain hosts. Pure: vip-plan,
 // arp-sysctl-plan. Not pure: VipBinder over vip-link (rtnetlink) and arp-sysctls (/proc).
 export * from './vip-plan';
 export * from './arp-sysctl-plan';

@@ -1,5 +1,5 @@
 /**
- * The one error class of src/announce/addr, with stable codes a caller can switch on (ARCHITECTURE.md,
+ * The one error class of src/announce/addr, with stable codes a caller can switch on (docs/architecture.md,
  * convention 6). Netlink failures carry the errno name the kernel gave (`errno`: "EPERM").
  */
 

@@ -1,5 +1,5 @@
 /**
- * VIP binding on plain hosts (ARCHITECTURE.md, "VIP binding (file mode)"; issue 5): the node that owns a VIP adds
+ * VIP binding on plain hosts (docs/architecture.md, "VIP binding (file mode)"): the node that owns a VIP adds
  * it to the dummy interface mlb0 (/32, /128 nodad) so the host accepts its traffic, and removes it on withdrawal.
  * Off in Kubernetes, where kube-proxy does this. The imperative shell around vip-plan.ts (what to add and remove)
  * and arp-sysctl-plan.ts (which sysctls keep a crashed daemon's kernel silent), over vip-link.ts (rtnetlink) and
@@ -16,7 +16,7 @@ import { VipBindError } from './vip-bind-error';
 import { VipLink, type VipLinkState } from './vip-link';
 import { VIP_PREFIX, formatBoundAddress, planVipBinding, type BoundAddress, type VipDecision } from './vip-plan';
 
-/** The interface name ARCHITECTURE.md gives; mlb owns every address on it. */
+/** The interface name docs/architecture.md gives; mlb owns every address on it. */
 export const DEFAULT_VIP_INTERFACE = 'mlb0';
 
 /** The shape of the daemon's pino logger that this module uses (as L2Logger in announce/l2). */

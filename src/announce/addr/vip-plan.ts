@@ -1,5 +1,5 @@
 /**
- * Which addresses the VIP interface (mlb0) gains and loses: the pure half of VIP binding (ARCHITECTURE.md,
+ * Which addresses the VIP interface (mlb0) gains and loses: the pure half of VIP binding (docs/architecture.md,
  * "VIP binding (file mode)"). On a plain host nothing like kube-proxy accepts traffic for a VIP, so the node that
  * owns it adds it to a local interface; this module compares what the kernel reports on mlb0 with what this node
  * owns and says what to add and remove, each with its reason.

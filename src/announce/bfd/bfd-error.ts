@@ -1,5 +1,5 @@
 /**
- * The one error class of src/announce/bfd, with stable codes a caller can switch on (ARCHITECTURE.md,
+ * The one error class of src/announce/bfd, with stable codes a caller can switch on (docs/architecture.md,
  * convention 6). Received packets never raise these: they are dropped with a BfdDropReason. These are for
  * programming and set-up mistakes: encoding an impossible packet, a bad profile, a socket that cannot open.
  */

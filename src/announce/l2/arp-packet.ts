@@ -126,7 +126,7 @@ export function arpReplyTo(request: ArpPacket, mac: MacAddress, ip: IP): ArpPack
 
 /**
  * MetalLB's gratuitous pair for one address (internal/layer2/arp.go Gratuitous): a request and a reply, both with
- * sender IP = target IP = the VIP and target MAC ff:ff:ff:ff:ff:ff, both broadcast. Seed 003's tcpdump shows
+ * sender IP = target IP = the VIP and target MAC ff:ff:ff:ff:ff:ff, both broadcast. A speaker's tcpdump shows
  * "Request who-has 192.168.10.200 (ff:ff:ff:ff:ff:ff) tell 192.168.10.200" then "Reply 192.168.10.200 is-at ...".
  */
 export function arpGratuitousPair(mac: MacAddress, ip: IP): readonly [ArpPacket, ArpPacket] {
@@ -143,8 +143,8 @@ export function arpRequest(senderMAC: MacAddress, senderIP: IP, targetIP: IP): A
 }
 
 /**
- * A whole Ethernet frame carrying `packet`, padded to 60 octets as MetalLB sends every ARP frame (seed 003:
- * "length 60: Reply ..."); `vlanTci` echoes the tag of the frame being answered.
+ * A whole Ethernet frame carrying `packet`, padded to 60 octets as MetalLB sends every ARP frame (a tcpdump of a
+ * speaker's replies: "length 60: Reply ..."); `vlanTci` echoes the tag of the frame being answered.
  */
 export function encodeArpFrame(packet: ArpPacket, destination: MacAddress, source: MacAddress, vlanTci?: number): Uint8Array {
   return encodeEthernet(

@@ -17,7 +17,7 @@
  *
  * The frame as a packet socket sees it: no preamble, no FCS. The shortest frame on the wire is 64 octets with the
  * 4-octet FCS, so 60 here; a sender pads short payloads with zeros. MetalLB's ARP replies (mdlayher/ethernet)
- * are padded this way, which is why seed 003's tcpdump shows "length 60" replies to 42-byte requests.
+ * are padded this way, which is why a tcpdump of a speaker shows "length 60" replies to 42-byte requests.
  */
 import { decoded, dropped, type Decoded } from './drop-reasons';
 import { MAC_BYTES, macAt, type MacAddress } from './mac-address';

@@ -5,9 +5,9 @@
  * MetalLB (internal/layer2/announcer.go spamLoop): when an address is (re)announced, send at once unless it is
  * already being spammed, and keep sending every 1100 ms until 5 s after the last change; an entry past its stop
  * time is dropped at the next tick without sending. From a standing start that is bursts at 0, 1100, 2200, 3300
- * and 4400 ms (5500 > 5000 ends it): the five pairs seed 003 shows. A change during the window moves the stop
- * time to 5 s after it, with no extra burst; MetalLB rearms its timer after each burst, so a late tick shifts
- * the cadence rather than catching up.
+ * and 4400 ms (5500 > 5000 ends it): the five pairs a tcpdump of a MetalLB speaker shows. A change during the
+ * window moves the stop time to 5 s after it, with no extra burst; MetalLB rearms its timer after each burst, so
+ * a late tick shifts the cadence rather than catching up.
  *
  * Per burst (MetalLB's Gratuitous): IPv4, an ARP request announcement and an ARP reply, both broadcast, sender IP
  * = target IP = the VIP, target MAC ff:ff:ff:ff:ff:ff; IPv6, one unsolicited NA to ff02::1 with Override=1,

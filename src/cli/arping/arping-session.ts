@@ -24,7 +24,7 @@ export {
   type ProbeResult,
 } from '../../announce/l2/arping/neighbor-probe';
 
-/** One probe a second: iputils arping's default interval, and what seed 003's operators are used to reading. */
+/** One probe a second: iputils arping's default interval, the one operators checking MetalLB by hand know. */
 export const ARPING_PROBE_INTERVAL_MS = 1000;
 /**
  * How long replies are still counted after the last probe. A second owner may answer later than the first (a
@@ -38,7 +38,7 @@ export const ARPING_MAX_COUNT = 86_400;
 
 /**
  * Verdicts and their exit codes: scripts branch on these, so they never change meaning. 0 and 1 are the
- * ordinary ok/failure of ARCHITECTURE.md; 3 is arping's own (2 stays "usage error").
+ * ordinary ok/failure of docs/architecture.md; 3 is arping's own (2 stays "usage error").
  */
 export const ArpingVerdict = {
   oneOwner: 'oneOwner',

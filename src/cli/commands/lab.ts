@@ -55,7 +55,7 @@ function labOptions<T>(y: Argv<T>): Argv<T & LabArgs> {
     .option('name', { type: 'string', default: DEFAULT_LAB_NAME, describe: 'Prefix of the namespaces: NAME-node-1.., NAME-client, NAME-br' })
     .option('dir', { type: 'string', default: DEFAULT_LAB_DIR, describe: 'Where the configuration, logs, state and control sockets go' })
     .option('gossip-profile', { choices: ['fast', 'lan', 'wan'] as const, describe: 'The daemons\' failure detection (default: the daemon\'s, fast)' })
-    .option('bgp', { type: 'boolean', default: false, describe: 'Add a router (FRR, configured as seed 003\'s) that every node peers with, and a BGP service (needs the frr package)' }) as Argv<T & LabArgs>;
+    .option('bgp', { type: 'boolean', default: false, describe: 'Add a router (FRR: a passive peer group, /32 routes only, BFD) that every node peers with, and a BGP service (needs the frr package)' }) as Argv<T & LabArgs>;
 }
 
 const upCommand: CommandModule<object, LabArgs> = {

@@ -1,7 +1,7 @@
 /**
  * The daemon's control API: HTTP/1.1 over a unix socket, the one interface `mlb status`, `mlb explain --socket`,
- * `mlb drain` and the `mlb status` TUI talk to (ARCHITECTURE.md convention 10). A unix socket, not TCP: nothing
- * leaves the host, and the file's owner, group and mode (0660) decide who may drain this node.
+ * `mlb drain` and the `mlb status` TUI talk to (docs/architecture.md convention 10). A unix socket, not TCP:
+ * nothing leaves the host, and the file's owner, group and mode (0660) decide who may drain this node.
  *
  * The shell only: routing is control-routes.ts (pure), the data comes from a ControlProvider the speaker
  * implements. A bad request gets a JSON error and never takes the daemon down. Every route answers once and

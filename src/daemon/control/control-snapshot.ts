@@ -1,6 +1,6 @@
 /**
  * What `GET /v1/snapshot` answers: the daemon's whole view at one instant, typed and versioned, so `mlb status`,
- * `mlb status --json` in scripts and (issue 6) the TUI all read the same thing. The shape is a contract: add
+ * `mlb status --json` in scripts and the TUI all read the same thing. The shape is a contract: add
  * optional fields only; anything else is a new apiVersion. Times are ISO 8601 text in UTC.
  */
 

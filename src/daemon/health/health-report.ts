@@ -1,5 +1,5 @@
 /**
- * Health results travel in gossip (ARCHITECTURE.md, "Node facts travel in gossip"): each node publishes one
+ * Health results travel in gossip (docs/architecture.md, "Node facts travel in gossip"): each node publishes one
  * report of its own checks, every node keeps the newest report per node, and the election takes as endpoints of a
  * health-checked service exactly the live nodes whose report says passing. Pure: the codec, the merge and the
  * verdicts; the speaker carries the bytes in memberlist broadcasts and push/pull user state.
@@ -144,7 +144,7 @@ export function retainHealthReports(table: ReadonlyMap<string, HealthReport>, no
 
 /** Why a live node is or is not an endpoint of a service; `mlb explain` shows these. */
 export type ServingReason =
-  /** The service has no health check: every live node is an endpoint (ARCHITECTURE.md, file mode). */
+  /** The service has no health check: every live node is an endpoint (docs/architecture.md, file mode). */
   | 'noHealthCheck'
   | 'passing'
   | 'failing'

@@ -1,7 +1,8 @@
 /**
- * When the split-brain self-check probes which owned address (beyond MetalLB: seed 003's operators found two
- * nodes answering for one IP only by running arping by hand). Pure: a reducer over the owned (IP, interface)
- * pairs with injected time and randomness; the SelfChecker shell sends the probes it hands out.
+ * When the split-brain self-check probes which owned address (beyond MetalLB, whose operators find two nodes
+ * answering for one IP only by running arping by hand and seeing replies from several MACs). Pure: a reducer over
+ * the owned (IP, interface) pairs with injected time and randomness; the SelfChecker shell sends the probes it
+ * hands out.
  *
  * Every owned pair is probed every SELF_CHECK_INTERVAL_MS (with jitter), and soon after anything that can make
  * two owners: a new ownership (we just took the IP: did the old owner let go?), a membership change (a partition

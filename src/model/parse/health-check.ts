@@ -1,5 +1,5 @@
 /**
- * The mlb.io/health-check annotations of a v1 Service, read into a HealthCheckSpec (ARCHITECTURE.md, "Health
+ * The mlb.io/health-check annotations of a v1 Service, read into a HealthCheckSpec (docs/architecture.md, "Health
  * checks (file mode)"). On a plain host no proxy forwards traffic, so a node may hold a service IP only while its
  * own check of the service passes. Pure: the same function validates the file (`mlb validate`) and gives the
  * daemon its probe plan, so what validates is exactly what runs. It lives in model/ rather than daemon/ because

@@ -66,9 +66,9 @@ function warnMissingPeers(ad: Parsed<BGPAdvertisement>, parsed: ParsedObjects): 
 }
 
 /**
- * The trap of seed 000: speakers drop nodes carrying the exclude label (key presence, any value) after the
- * nodeSelectors matched them (speaker/layer2_controller.go, bgp_controller.go), so an advertisement selecting
- * only such nodes announces from nowhere, leaving one debug log line behind.
+ * A trap seen on a MetalLB v0.16 cluster: speakers drop nodes carrying the exclude label (key presence, any
+ * value) after the nodeSelectors matched them (speaker/layer2_controller.go, bgp_controller.go), so an
+ * advertisement selecting only such nodes announces from nowhere, leaving one debug log line behind.
  */
 function warnExcludedNodesOnly(ad: AnyAdvertisement, nodes: readonly Node[]): void {
   const selected = nodes.filter((n) => anySelectorMatches(ad.object.nodeSelectors, n.meta.labels));

@@ -1,5 +1,5 @@
 /**
- * VIP binding in network namespaces (issue 5 item 4): VipBinder runs in its own process inside host A of a
+ * VIP binding in network namespaces: VipBinder runs in its own process inside host A of a
  * NetnsLab segment (vip-runner.ts), host B is a neighbour on the same bridge. What B's kernel and iputils arping
  * see is the evidence: the danger of a VIP on mlb0 (A's kernel answers ARP for it, and announces it as ARP
  * source), the fix (prepareInterfaces), that it survives a crash, and that IPv6 needs no fix.

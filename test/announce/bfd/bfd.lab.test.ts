@@ -1,5 +1,5 @@
 /**
- * BFD between network namespaces (issue 7, item 2): mlb against mlb, and mlb against FRR 8.4's bfdd, each side a
+ * BFD between network namespaces: mlb against mlb, and mlb against FRR 8.4's bfdd, each side a
  * real process with real sockets (bfd-runner.ts; bfdd from Debian). A node "dies" by SIGKILL of its process:
  * its sockets close and nothing more is sent, no AdminDown. What is measured is the time from the kill to the
  * survivor's Down, printed for the record; the Detection Time with the 300 ms x 3 profile is 900 ms. Wall-clock

@@ -21,12 +21,12 @@ import {
   ip,
   KERNEL_ARP_REPLY,
   KERNEL_ARP_REQUEST,
-  SEED_GRATUITOUS_REPLY,
-  SEED_GRATUITOUS_REQUEST,
-  SEED_NODE,
-  SEED_REPLY_60,
-  SEED_REQUEST_BROADCAST,
-  SEED_VIP,
+  METALLB_GRATUITOUS_REPLY,
+  METALLB_GRATUITOUS_REQUEST,
+  METALLB_NODE,
+  METALLB_REPLY_60,
+  ARPING_REQUEST_BROADCAST,
+  METALLB_VIP,
   toHex,
 } from './l2-fixtures';
 
@@ -39,8 +39,8 @@ function arpOf(frame: Uint8Array): ArpPacket {
 }
 
 describe('ARP packet (RFC 826)', () => {
-  it('decodes the seed 003 broadcast request from iputils arping', () => {
-    const p = arpOf(SEED_REQUEST_BROADCAST);
+  it('decodes a captured broadcast request from iputils arping', () => {
+    const p = arpOf(ARPING_REQUEST_BROADCAST);
     expect(p.operation).toBe(ArpOperation.request);
     expect(formatMAC(p.senderMAC)).toBe('52:54:00:3a:10:20');
     expect(formatIP(p.senderIP)).toBe('192.168.10.20');
@@ -56,28 +56,28 @@ describe('ARP packet (RFC 826)', () => {
     expect(formatIP(rep.senderIP)).toBe('10.213.9.2');
   });
 
-  it('encodes the seed 003 reply byte for byte: 60 octets, unicast to the requester', () => {
-    const reply = arpReplyTo(arpOf(SEED_REQUEST_BROADCAST), SEED_NODE.mac, SEED_VIP);
-    const frame = encodeArpFrame(reply, reply.targetMAC, SEED_NODE.mac);
+  it('encodes MetalLB\'s captured reply byte for byte: 60 octets, unicast to the requester', () => {
+    const reply = arpReplyTo(arpOf(ARPING_REQUEST_BROADCAST), METALLB_NODE.mac, METALLB_VIP);
+    const frame = encodeArpFrame(reply, reply.targetMAC, METALLB_NODE.mac);
     expect(frame.length).toBe(60);
-    expect(toHex(frame)).toBe(toHex(SEED_REPLY_60));
+    expect(toHex(frame)).toBe(toHex(METALLB_REPLY_60));
   });
 
-  it("encodes MetalLB's gratuitous pair as seed 003 shows it (request then reply, broadcast, sender = target = VIP)", () => {
-    const [request, reply] = arpGratuitousPair(SEED_NODE.mac, SEED_VIP);
-    expect(toHex(encodeArpFrame(request, BROADCAST_MAC, SEED_NODE.mac))).toBe(toHex(SEED_GRATUITOUS_REQUEST));
-    expect(toHex(encodeArpFrame(reply, BROADCAST_MAC, SEED_NODE.mac))).toBe(toHex(SEED_GRATUITOUS_REPLY));
+  it("encodes MetalLB's gratuitous pair as tcpdump shows it (request then reply, broadcast, sender = target = VIP)", () => {
+    const [request, reply] = arpGratuitousPair(METALLB_NODE.mac, METALLB_VIP);
+    expect(toHex(encodeArpFrame(request, BROADCAST_MAC, METALLB_NODE.mac))).toBe(toHex(METALLB_GRATUITOUS_REQUEST));
+    expect(toHex(encodeArpFrame(reply, BROADCAST_MAC, METALLB_NODE.mac))).toBe(toHex(METALLB_GRATUITOUS_REPLY));
     expect(isArpAnnouncement(request) && isArpAnnouncement(reply)).toBe(true);
   });
 
   it('tells probes (sender 0.0.0.0) from announcements', () => {
-    const probe = arpRequest(SEED_NODE.mac, ip('0.0.0.0'), SEED_VIP);
+    const probe = arpRequest(METALLB_NODE.mac, ip('0.0.0.0'), METALLB_VIP);
     expect(isArpProbe(probe)).toBe(true);
     expect(isArpAnnouncement(probe)).toBe(false);
   });
 
   it('drops each malformed fixed field with its own reason', () => {
-    const good = encodeArp(arpOf(SEED_REQUEST_BROADCAST));
+    const good = encodeArp(arpOf(ARPING_REQUEST_BROADCAST));
     const patch = (offset: number, ...bytes: number[]) => {
       const b = good.slice();
       b.set(bytes, offset);
@@ -93,11 +93,11 @@ describe('ARP packet (RFC 826)', () => {
   });
 
   it('ignores trailing bytes (Ethernet padding) after the 28 octets', () => {
-    expect(decodeArp(hex(toHex(encodeArp(arpOf(SEED_REQUEST_BROADCAST))) + '00'.repeat(18))).ok).toBe(true);
+    expect(decodeArp(hex(toHex(encodeArp(arpOf(ARPING_REQUEST_BROADCAST))) + '00'.repeat(18))).ok).toBe(true);
   });
 
   it('refuses to encode IPv6 addresses (a caller bug: IPv6 uses NDP)', () => {
-    expect(() => encodeArp({ ...arpOf(SEED_REQUEST_BROADCAST), targetIP: ip('fd00::1') })).toThrow(RangeError);
+    expect(() => encodeArp({ ...arpOf(ARPING_REQUEST_BROADCAST), targetIP: ip('fd00::1') })).toThrow(RangeError);
   });
 
   it('round-trips arbitrary packets through encode and decode (fast-check)', () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { decodeEthernet, encodeEthernet, ETHERNET_MIN_FRAME_BYTES, EtherType, formatMAC, vlanIdOf } from '../../../src/announce/l2';
-import { hex, KERNEL_ARP_REQUEST, SEED_REPLY_60, toHex } from './l2-fixtures';
+import { hex, KERNEL_ARP_REQUEST, METALLB_REPLY_60, toHex } from './l2-fixtures';
 
 describe('Ethernet II', () => {
-  it('decodes the seed 003 reply: addresses, ARP EtherType, payload including padding', () => {
-    const f = decodeEthernet(SEED_REPLY_60);
+  it('decodes MetalLB\'s captured reply: addresses, ARP EtherType, payload including padding', () => {
+    const f = decodeEthernet(METALLB_REPLY_60);
     expect(f.ok).toBe(true);
     if (!f.ok) return;
     expect(formatMAC(f.value.destination)).toBe('52:54:00:3a:10:20');

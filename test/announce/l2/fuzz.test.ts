@@ -26,7 +26,7 @@ import {
   type NdpOption,
 } from '../../../src/announce/l2';
 import { type IP } from '../../../src/ip';
-import { ip, KERNEL_ARP_REPLY, KERNEL_ARP_REQUEST, KERNEL_NA, KERNEL_NS, mac, MLB_SOLICITED_NA, MLB_UNSOLICITED_NA, SEED_GRATUITOUS_REQUEST, SEED_REQUEST_BROADCAST, SEED_REQUEST_UNICAST, toHex } from './l2-fixtures';
+import { ip, KERNEL_ARP_REPLY, KERNEL_ARP_REQUEST, KERNEL_NA, KERNEL_NS, mac, MLB_SOLICITED_NA, MLB_UNSOLICITED_NA, METALLB_GRATUITOUS_REQUEST, ARPING_REQUEST_BROADCAST, ARPING_REQUEST_UNICAST, toHex } from './l2-fixtures';
 
 const FRAMES = 120_000;
 
@@ -106,7 +106,7 @@ function structured(r: () => number): Uint8Array {
   return encodeNdpFrame({ source, destination, hopLimit: r() < 0.9 ? NDP_HOP_LIMIT : Math.floor(r() * 256), message }, ethDst, sender);
 }
 
-const CAPTURES = [SEED_REQUEST_BROADCAST, SEED_REQUEST_UNICAST, SEED_GRATUITOUS_REQUEST, KERNEL_ARP_REQUEST, KERNEL_ARP_REPLY, KERNEL_NS, KERNEL_NA, MLB_SOLICITED_NA, MLB_UNSOLICITED_NA];
+const CAPTURES = [ARPING_REQUEST_BROADCAST, ARPING_REQUEST_UNICAST, METALLB_GRATUITOUS_REQUEST, KERNEL_ARP_REQUEST, KERNEL_ARP_REPLY, KERNEL_NS, KERNEL_NA, MLB_SOLICITED_NA, MLB_UNSOLICITED_NA];
 
 function mutate(r: () => number, base: Uint8Array): Uint8Array {
   let b = base.slice();

@@ -11,7 +11,7 @@ import {
   type L2Interface,
 } from '../../../src/announce/l2';
 import { formatIP } from '../../../src/ip';
-import { ip, mac, MLB_B, MLB_UNSOLICITED_NA, SEED_GRATUITOUS_REPLY, SEED_GRATUITOUS_REQUEST, SEED_NODE, SEED_VIP, toHex } from './l2-fixtures';
+import { ip, mac, MLB_B, MLB_UNSOLICITED_NA, METALLB_GRATUITOUS_REPLY, METALLB_GRATUITOUS_REQUEST, METALLB_NODE, METALLB_VIP, toHex } from './l2-fixtures';
 
 type Timed = { at: number; event: GratuitousEvent };
 
@@ -33,10 +33,10 @@ function run(timeline: Timed[], end: number, config?: GratuitousConfig): { at: n
   }
 }
 
-const gained = (iface: L2Interface = SEED_NODE, target = SEED_VIP): GratuitousEvent => ({ kind: 'gained', ip: target, iface });
+const gained = (iface: L2Interface = METALLB_NODE, target = METALLB_VIP): GratuitousEvent => ({ kind: 'gained', ip: target, iface });
 
 describe('gratuitous schedule (MetalLB spamLoop)', () => {
-  it('bursts at 0, 1100, 2200, 3300, 4400 ms and then stops (5 bursts, seed 003)', () => {
+  it('bursts at 0, 1100, 2200, 3300, 4400 ms and then stops (5 bursts, as a MetalLB capture shows)', () => {
     const bursts = run([{ at: 0, event: gained() }], 60_000);
     expect(bursts.map((b) => b.at)).toEqual([0, 1100, 2200, 3300, 4400]);
     expect(bursts.map((b) => b.burst.cause)).toEqual(['change', 'window', 'window', 'window', 'window']);
@@ -56,9 +56,9 @@ describe('gratuitous schedule (MetalLB spamLoop)', () => {
     expect(step.state.entries.size).toBe(0);
   });
 
-  it('each IPv4 burst is the announcement request then the reply, 60 octets each, exactly as seed 003', () => {
+  it('each IPv4 burst is the announcement request then the reply, 60 octets each, exactly as MetalLB sends them', () => {
     const [first] = run([{ at: 0, event: gained() }], 0);
-    expect(first!.burst.frames.map(toHex)).toEqual([toHex(SEED_GRATUITOUS_REQUEST), toHex(SEED_GRATUITOUS_REPLY)]);
+    expect(first!.burst.frames.map(toHex)).toEqual([toHex(METALLB_GRATUITOUS_REQUEST), toHex(METALLB_GRATUITOUS_REPLY)]);
     expect(first!.burst.interface).toBe('enp1s0');
   });
 
@@ -84,7 +84,7 @@ describe('gratuitous schedule (MetalLB spamLoop)', () => {
   });
 
   it('a changed MAC on the interface bursts at once with the new MAC', () => {
-    const moved: L2Interface = { ...SEED_NODE, mac: mac('52:54:00:3a:10:99') };
+    const moved: L2Interface = { ...METALLB_NODE, mac: mac('52:54:00:3a:10:99') };
     const bursts = run([{ at: 0, event: gained() }, { at: 500, event: gained(moved) }], 60_000);
     // The fresh start at 500 resets both the cadence and the window (500 + 5000): 6000 is past it.
     expect(bursts.map((b) => b.at)).toEqual([0, 500, 1600, 2700, 3800, 4900]);
@@ -93,13 +93,13 @@ describe('gratuitous schedule (MetalLB spamLoop)', () => {
   });
 
   it('loss stops the schedule at once; other addresses and interfaces keep theirs', () => {
-    const eth1: L2Interface = { ...SEED_NODE, name: 'eth1' };
+    const eth1: L2Interface = { ...METALLB_NODE, name: 'eth1' };
     const bursts = run(
       [
         { at: 0, event: gained() },
         { at: 0, event: gained(eth1) },
-        { at: 500, event: gained(SEED_NODE, ip('192.168.10.201')) },
-        { at: 1500, event: { kind: 'lost', ip: SEED_VIP, interfaceName: 'enp1s0' } },
+        { at: 500, event: gained(METALLB_NODE, ip('192.168.10.201')) },
+        { at: 1500, event: { kind: 'lost', ip: METALLB_VIP, interfaceName: 'enp1s0' } },
       ],
       60_000,
     );
@@ -128,7 +128,7 @@ describe('gratuitous schedule (MetalLB spamLoop)', () => {
     const bursts = run(
       [
         { at: 0, event: gained() },
-        { at: 100_000, event: { kind: 'lost', ip: SEED_VIP, interfaceName: 'enp1s0' } },
+        { at: 100_000, event: { kind: 'lost', ip: METALLB_VIP, interfaceName: 'enp1s0' } },
       ],
       200_000,
       config,

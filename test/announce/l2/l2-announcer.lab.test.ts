@@ -1,5 +1,5 @@
 /**
- * The L2 announcer in network namespaces (issue 4 acceptance): a NetnsLab segment with a client and one or two
+ * The L2 announcer in network namespaces: a NetnsLab segment with a client and one or two
  * announcing nodes, each announcer an L2Announcer in its own process inside its namespace (announcer-runner.ts),
  * fed by that namespace's netlink link table. The client side is the real thing: iputils arping, the client's
  * kernel resolving neighbours (ip neigh), tcpdump.

@@ -16,31 +16,31 @@ export function mac(text: string): MacAddress {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Seed 003 (/work/shared/seeds/003*, a MetalLB v0.16 lab): node k8s-node-2 = 52:54:00:3a:10:21 announces
-// 192.168.10.200; the master 52:54:00:3a:10:20 (192.168.10.20) runs iputils arping.
+// A tcpdump of a MetalLB v0.16 lab in L2 mode: node k8s-node-2 = 52:54:00:3a:10:21 announces 192.168.10.200; the
+// master 52:54:00:3a:10:20 (192.168.10.20) runs iputils arping.
 
-/** The announcing node's interface in seed 003. */
-export const SEED_NODE: L2Interface = { name: 'enp1s0', mac: mac('52:54:00:3a:10:21'), addresses: [ip('192.168.10.21')] };
-export const SEED_VIP = ip('192.168.10.200');
+/** The announcing node's interface in that capture. */
+export const METALLB_NODE: L2Interface = { name: 'enp1s0', mac: mac('52:54:00:3a:10:21'), addresses: [ip('192.168.10.21')] };
+export const METALLB_VIP = ip('192.168.10.200');
 
-/** tcpdump line 280: "52:54:00:3a:10:20 > ff:ff:ff:ff:ff:ff, length 42: Request who-has 192.168.10.200 (ff:ff:ff:ff:ff:ff) tell 192.168.10.20" */
-export const SEED_REQUEST_BROADCAST = hex(`
+/** tcpdump: "52:54:00:3a:10:20 > ff:ff:ff:ff:ff:ff, length 42: Request who-has 192.168.10.200 (ff:ff:ff:ff:ff:ff) tell 192.168.10.20" */
+export const ARPING_REQUEST_BROADCAST = hex(`
   ffffffffffff 5254003a1020 0806     # eth: dst broadcast, src master, ARP
   0001 0800 06 04 0001               # htype Ethernet, ptype IPv4, hlen 6, plen 4, op request
   5254003a1020 c0a80a14              # sender 52:54:00:3a:10:20 192.168.10.20
   ffffffffffff c0a80ac8              # target (ff:ff:ff:ff:ff:ff as iputils arping sends) 192.168.10.200
 `);
 
-/** tcpdump line 282: the follow-up request, unicast to the MAC arping learnt. */
-export const SEED_REQUEST_UNICAST = hex(`
+/** tcpdump: the follow-up request, unicast to the MAC arping learnt. */
+export const ARPING_REQUEST_UNICAST = hex(`
   5254003a1021 5254003a1020 0806
   0001 0800 06 04 0001
   5254003a1020 c0a80a14
   5254003a1021 c0a80ac8
 `);
 
-/** tcpdump line 281: "52:54:00:3a:10:21 > 52:54:00:3a:10:20, length 60: Reply 192.168.10.200 is-at 52:54:00:3a:10:21" */
-export const SEED_REPLY_60 = hex(`
+/** tcpdump: "52:54:00:3a:10:21 > 52:54:00:3a:10:20, length 60: Reply 192.168.10.200 is-at 52:54:00:3a:10:21" */
+export const METALLB_REPLY_60 = hex(`
   5254003a1020 5254003a1021 0806     # eth: unicast back to the requester
   0001 0800 06 04 0002               # op reply
   5254003a1021 c0a80ac8              # sender: our MAC, the VIP
@@ -48,8 +48,8 @@ export const SEED_REPLY_60 = hex(`
   000000000000000000000000000000000000   # 18 octets of padding: 42 -> 60, as mdlayher/ethernet pads
 `);
 
-/** tcpdump lines 331-332: "Request who-has 192.168.10.200 (ff:ff:ff:ff:ff:ff) tell 192.168.10.200", length 60. */
-export const SEED_GRATUITOUS_REQUEST = hex(`
+/** tcpdump, a gratuitous pair: "Request who-has 192.168.10.200 (ff:ff:ff:ff:ff:ff) tell 192.168.10.200", length 60. */
+export const METALLB_GRATUITOUS_REQUEST = hex(`
   ffffffffffff 5254003a1021 0806
   0001 0800 06 04 0001
   5254003a1021 c0a80ac8              # sender = VIP
@@ -58,7 +58,7 @@ export const SEED_GRATUITOUS_REQUEST = hex(`
 `);
 
 /** ... then "Reply 192.168.10.200 is-at 52:54:00:3a:10:21", broadcast, length 60 (target MAC per MetalLB's code). */
-export const SEED_GRATUITOUS_REPLY = hex(`
+export const METALLB_GRATUITOUS_REPLY = hex(`
   ffffffffffff 5254003a1021 0806
   0001 0800 06 04 0002
   5254003a1021 c0a80ac8

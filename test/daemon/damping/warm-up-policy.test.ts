@@ -222,7 +222,7 @@ function simulate(restarts: number[], options: { clean?: boolean; until: number;
 
 const every = (periodMs: number, forMs: number): number[] => Array.from({ length: Math.floor(forMs / periodMs) }, (_, i) => i * periodMs);
 
-describe('simulation: crashed every 10 s for 3 minutes (the acceptance case)', () => {
+describe('simulation: crashed every 10 s for 3 minutes (the e2e flap-damping case)', () => {
   const restarts = every(10 * S, 3 * MIN);
 
   it('after the first crash the node is warming up the whole run, and the IP moves twice: away, then back once', () => {

@@ -1,5 +1,5 @@
 /**
- * The split-brain self-check on a real segment (issue 5 item 7): host A's SelfChecker owns 10.213.0.100 and
+ * The split-brain self-check on a real segment: host A's SelfChecker owns 10.213.0.100 and
  * fd00:213::100 on its lab interface and probes them with real packet sockets; host B's kernel starts answering
  * for both when B adds them to its own interface (arp_ignore=0, as the Linux default). A reports each conflict
  * naming B's MAC within a few seconds, keeps seeing it while it lasts, sees nothing new once B removes the

@@ -10,8 +10,8 @@ import {
 } from '../../../src/sources/file';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
-const SEED_L2 = readFileSync(join(FIXTURES, 'valid', 'seed-003-l2.yaml'), 'utf8');
-const SEED_BGP = readFileSync(join(FIXTURES, 'valid', 'seed-003-bgp.yaml'), 'utf8');
+const TUTORIAL_L2 = readFileSync(join(FIXTURES, 'valid', 'tutorial-l2.yaml'), 'utf8');
+const TUTORIAL_BGP = readFileSync(join(FIXTURES, 'valid', 'tutorial-bgp.yaml'), 'utf8');
 const REVERSED = readFileSync(join(FIXTURES, 'invalid', 'reversed-range.yaml'), 'utf8');
 /** Generous: CI machines are slow; the tests never assert on timing, only on outcomes. */
 const WAIT_MS = 10_000;
@@ -75,7 +75,7 @@ describe('loadConfigFile', () => {
 
 describe('FileSource', () => {
   it('starts from a valid file with the clock it was given', async () => {
-    writeFileSync(file, SEED_L2);
+    writeFileSync(file, TUTORIAL_L2);
     const state = await source({ now: () => 1234 }).start();
     expect(state).toMatchObject({ stale: false, loadedAt: 1234, diagnostics: [] });
     expect(poolNames(state)).toEqual(['default']);
@@ -95,18 +95,18 @@ describe('FileSource', () => {
   });
 
   it('picks up an editor-style save as a new snapshot', async () => {
-    writeFileSync(file, SEED_L2);
+    writeFileSync(file, TUTORIAL_L2);
     const s = source({ pollIntervalMs: 60_000 }); // fs.watch alone
     await s.start();
     const changed = nextState(s, (state) => poolNames(state).includes('bgp'));
-    saveLikeAnEditor(SEED_BGP);
+    saveLikeAnEditor(TUTORIAL_BGP);
     const state = await changed;
     expect(state.stale).toBe(false);
     expect(state.snapshot?.bgpPeers.map((p) => p.meta.name)).toEqual(['router']);
   });
 
   it('keeps the last good snapshot through an invalid edit, reports stale, and recovers', async () => {
-    writeFileSync(file, SEED_L2);
+    writeFileSync(file, TUTORIAL_L2);
     let clock = 1;
     const s = source({ now: () => clock });
     const first = await s.start();
@@ -120,14 +120,14 @@ describe('FileSource', () => {
       .toContain('start IP "192.168.10.210" is after the end IP "192.168.10.200"');
 
     const fresh = nextState(s, (state) => !state.stale);
-    saveLikeAnEditor(SEED_BGP);
+    saveLikeAnEditor(TUTORIAL_BGP);
     const freshState = await fresh;
     expect(poolNames(freshState)).toEqual(['bgp']);
     expect(freshState.loadedAt).toBe(2);
   });
 
   it('reports a deleted file as stale and recovers when it comes back', async () => {
-    writeFileSync(file, SEED_L2);
+    writeFileSync(file, TUTORIAL_L2);
     const s = source();
     await s.start();
     const gone = nextState(s, (state) => state.stale);
@@ -136,33 +136,33 @@ describe('FileSource', () => {
     expect(goneState.diagnostics[0]?.code).toBe('fileUnreadable');
     expect(poolNames(goneState)).toEqual(['default']);
     const back = nextState(s, (state) => !state.stale);
-    writeFileSync(file, SEED_L2);
+    writeFileSync(file, TUTORIAL_L2);
     expect(poolNames(await back)).toEqual(['default']);
   });
 
   it('notices edits through the stat poll when fs.watch is off', async () => {
-    writeFileSync(file, SEED_L2);
+    writeFileSync(file, TUTORIAL_L2);
     const s = source({ useFsWatch: false, pollIntervalMs: 50 });
     await s.start();
     const changed = nextState(s, (state) => poolNames(state).includes('bgp'));
-    writeFileSync(file, SEED_BGP);
+    writeFileSync(file, TUTORIAL_BGP);
     expect((await changed).stale).toBe(false);
   });
 
   it('does not announce a new snapshot when the file is rewritten unchanged', async () => {
-    writeFileSync(file, SEED_L2);
+    writeFileSync(file, TUTORIAL_L2);
     const s = source({ useFsWatch: false, pollIntervalMs: 60_000 });
     const first = await s.start();
     const seen: FileSourceState[] = [];
     s.onChange((state) => seen.push(state));
-    writeFileSync(file, SEED_L2);
+    writeFileSync(file, TUTORIAL_L2);
     const state = await s.reload();
     expect(seen).toEqual([]);
     expect(state.snapshot).toBe(first.snapshot);
   });
 
   it('debounces change notices through the injected scheduler: nothing is read until the timer fires', async () => {
-    writeFileSync(file, SEED_L2);
+    writeFileSync(file, TUTORIAL_L2);
     const timeouts = new Map<number, () => void>();
     let nextId = 1;
     let pollTick: (() => void) | undefined;
@@ -174,7 +174,7 @@ describe('FileSource', () => {
     };
     const s = source({ scheduler, useFsWatch: false });
     await s.start();
-    writeFileSync(file, SEED_BGP);
+    writeFileSync(file, TUTORIAL_BGP);
     pollTick?.();
     await vi.waitFor(() => expect(timeouts.size).toBe(1));
     pollTick?.(); // a second notice replaces the pending timer instead of adding one

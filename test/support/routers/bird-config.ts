@@ -1,9 +1,9 @@
 /**
- * Renders bird.conf for BIRD 2.0 as a lab router for mlb, configured to the same rules as seed 003's FRR:
- * sessions wait for the nodes (passive), only host routes (/32, /128) are imported, nothing is exported to the
- * nodes, and the accepted routes go to the namespace's kernel table with equal paths merged (ECMP), so the
- * kernel shows what traffic would follow. Optional BFD (RFC 5880) on the sessions and towards static peers.
- * Pure: options in, text out.
+ * Renders bird.conf for BIRD 2.0 as a lab router for mlb, configured to the same rules as the lab's FRR
+ * (src/lab/frr-config.ts): sessions wait for the nodes (passive), only host routes (/32, /128) are imported,
+ * nothing is exported to the nodes, and the accepted routes go to the namespace's kernel table with equal paths
+ * merged (ECMP), so the kernel shows what traffic would follow. Optional BFD (RFC 5880) on the sessions and towards
+ * static peers. Pure: options in, text out.
  */
 import { familyOf } from './route-path';
 import { RouterError } from './router-shell';
@@ -11,7 +11,7 @@ import { RouterError } from './router-shell';
 export interface BirdNeighbor {
   readonly address: string;
   readonly asn: number;
-  /** Default true (seed 003's router waits for the nodes). */
+  /** Default true (a MetalLB router waits for the nodes). */
   readonly passive?: boolean;
 }
 

@@ -1,9 +1,9 @@
 /**
- * Renders gobgpd's TOML for a lab peer (GoBGP 3.10 from Debian). As a router for mlb it mirrors the FRR of
- * seed 003: a host-routes-only import policy (/32, /128) with reject as the default, so an aggregated /30 is
- * refused the same way. As the speaker stand-in of the self-test and the baseline of bench/bgp, it dials its
- * neighbors with a 1 s connect retry (GoBGP's default 120 s would stall a test after one refused dial).
- * Pure: options in, text out.
+ * Renders gobgpd's TOML for a lab peer (GoBGP 3.10 from Debian). As a router for mlb it mirrors the lab's FRR
+ * (src/lab/frr-config.ts): a host-routes-only import policy (/32, /128) with reject as the default, so an
+ * aggregated /30 is refused the same way. As the speaker stand-in of the self-test and the baseline of bench/bgp,
+ * it dials its neighbors with a 1 s connect retry (GoBGP's default 120 s would stall a test after one refused
+ * dial). Pure: options in, text out.
  */
 import { familyOf } from './route-path';
 import { RouterError } from './router-shell';
@@ -28,7 +28,7 @@ export interface GobgpOptions {
   readonly listenRange?: { readonly prefix: string; readonly asn: number };
   /** Activate ipv6-unicast next to ipv4-unicast on every session (MP-BGP). */
   readonly ipv6?: boolean;
-  /** Import only /32 and /128 routes, rejecting the rest (seed 003's router policy). Default true. */
+  /** Import only /32 and /128 routes, rejecting the rest (as the lab's FRR does). Default true. */
   readonly importHostRoutesOnly?: boolean;
   /** Listen on TCP 179 (needed for passive neighbors and listen ranges). Default true. */
   readonly listen?: boolean;

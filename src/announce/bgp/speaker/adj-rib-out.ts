@@ -5,8 +5,9 @@
  *
  * MetalLB (internal/bgp/native sendUpdates): on a change, a route whose attributes differ from what was sent is
  * sent again (a new path replaces the old one: RFC 4271 3.1 implicit withdrawal, no withdrawal first), routes no
- * longer wanted are withdrawn after the announcements (seed 003: the /30 is announced, then the /32 withdrawn),
- * and a route the peer already holds identically is not sent again, so reconciling twice sends nothing.
+ * longer wanted are withdrawn after the announcements (a capture of MetalLB v0.16: the /30 is announced, then the
+ * /32 withdrawn), and a route the peer already holds identically is not sent again, so reconciling twice sends
+ * nothing.
  * Beyond MetalLB, routes with identical attributes share UPDATEs (update-packing.ts) and a new session ends its
  * first burst with End-of-RIB per family (RFC 4724), so a peer knows when it has everything.
  *

@@ -2,12 +2,12 @@
  * The path attributes one route carries on one session: what MetalLB's native speaker writes
  * (internal/bgp/native/messages.go encodePathAttrs), plus IPv6 and large communities beyond it. Pure.
  *
- *   ORIGIN      IGP (seed 003's capture: "Origin (1) ... IGP").
+ *   ORIGIN      IGP (a capture of MetalLB v0.16's UPDATEs: "Origin (1) ... IGP").
  *   AS_PATH     empty towards iBGP peers; one AS_SEQUENCE holding the local ASN (4 octets) towards eBGP peers
- *               (seed 003: "AS Path (2), length: 6 ... 0201 0000 fc00").
+ *               (the same capture: "AS Path (2), length: 6 ... 0201 0000 fc00").
  *   NEXT_HOP    the session's local address (IPv4 routes); IPv6 routes carry theirs in MP_REACH_NLRI (RFC 4760).
  *   LOCAL_PREF  iBGP only, and then always: MetalLB writes its uint32 field even when no advertisement set it, so
- *               an unset localPref goes out as 0 (RFC 4271 5.1.5: never to eBGP peers; seed 003 shows none there).
+ *               an unset localPref goes out as 0 (RFC 4271 5.1.5: never to eBGP peers; none in the capture).
  *   COMMUNITIES sorted ascending (RFC 1997); LARGE_COMMUNITY sorted (RFC 8092, beyond native MetalLB, which has
  *               legacy communities only).
  */

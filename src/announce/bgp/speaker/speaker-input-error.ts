@@ -1,6 +1,7 @@
 /**
- * The one error class of the speaker core, with stable codes (ARCHITECTURE.md, convention 6). The inputs come from
- * the election, which only hands over validated configuration, so these mean a bug upstream, not a user mistake.
+ * The one error class of the speaker core, with stable codes (docs/architecture.md, convention 6). The inputs come
+ * from the election, which only hands over validated configuration, so these mean a bug upstream, not a user
+ * mistake.
  */
 
 import { CodedError } from '../../../errors/coded-error';

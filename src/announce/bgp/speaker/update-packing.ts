@@ -5,7 +5,8 @@
  * one UPDATE with 800 prefixes far faster than 800 UPDATEs (MetalLB's native speaker sends one UPDATE per prefix,
  * which is what makes 10,000 services slow to converge). IPv4 prefixes travel in the NLRI and Withdrawn Routes
  * fields; IPv6 ones in MP_REACH_NLRI / MP_UNREACH_NLRI (RFC 4760), one family per message. Withdrawals go in
- * withdrawal-only messages, as MetalLB sends them (seed 003: "Update Message (2), length: 28, Withdrawn routes").
+ * withdrawal-only messages, as MetalLB sends them (a tcpdump of MetalLB v0.16 talking to FRR: "Update Message
+ * (2), length: 28, Withdrawn routes").
  */
 import type { CIDR } from '../../../ip';
 import { Afi, BGP_MAX_MESSAGE_BYTES, Safi, type BgpUpdate } from '../bgp-messages';

@@ -1,6 +1,6 @@
 /**
  * Annotated BGP test vectors, written by hand from the RFCs' formats (field by field, one per line), plus the
- * two messages seed 003's tcpdump shows MetalLB sending to FRR 8.4. `hex()` strips spaces and # comments.
+ * two messages a tcpdump shows MetalLB v0.16 sending to FRR 8.4. `hex()` strips spaces and # comments.
  * Every marker is 16 octets of ff.
  */
 import { parseCIDR, type CIDR } from '../../../../src/ip';
@@ -112,11 +112,11 @@ export const KEEPALIVE = hex(`${MARKER} 0013 04`);
 export const ROUTE_REFRESH_IPV6 = hex(`${MARKER} 0017 05  0002 00 01   # AFI 2, reserved/subtype 0, SAFI 1`);
 
 /**
- * Seed 003 (MetalLB v0.16 native speaker, AS 64512, to FRR 8.4): tcpdump -vv decoded "Update Message (2),
+ * MetalLB v0.16's native speaker (AS 64512) to FRR 8.4: tcpdump -vv decoded "Update Message (2),
  * length: 55" as ORIGIN IGP [T], AS Path 0201 0000 fc00 [T], Next Hop c0a8 0a14 [T], Community fc00 0064 [OT],
  * Updated routes 192.168.20.100/32. Rebuilt from those fields in RFC 4271 order.
  */
-export const SEED_METALLB_UPDATE = hex(`
+export const METALLB_CAPTURED_UPDATE = hex(`
   ${MARKER} 0037 02
   0000                           # no withdrawn routes
   001b                           # Total Path Attribute Length 27
@@ -127,8 +127,11 @@ export const SEED_METALLB_UPDATE = hex(`
   20 c0a81464                    # NLRI 192.168.20.100/32
 `);
 
-/** Seed 003: the 28-octet withdrawal (tcpdump also printed "End-of-Rib Marker", wrongly: it withdraws a route). */
-export const SEED_METALLB_WITHDRAW = hex(`
+/**
+ * The same capture's 28-octet withdrawal (tcpdump also printed "End-of-Rib Marker", wrongly: it withdraws a
+ * route).
+ */
+export const METALLB_CAPTURED_WITHDRAW = hex(`
   ${MARKER} 001c 02
   0005 20 c0a81464               # Withdrawn Routes: 192.168.20.100/32
   0000                           # no attributes

@@ -13,8 +13,8 @@ import {
   NOTIFICATION_SHUTDOWN,
   OPEN_ALL_CAPABILITIES,
   ROUTE_REFRESH_IPV6,
-  SEED_METALLB_UPDATE,
-  SEED_METALLB_WITHDRAW,
+  METALLB_CAPTURED_UPDATE,
+  METALLB_CAPTURED_WITHDRAW,
   toHex,
   UPDATE_ALL_ATTRIBUTES,
   UPDATE_IPV6_LINK_LOCAL,
@@ -123,17 +123,17 @@ describe('BGP test vectors (RFC formats, written by hand)', () => {
     expect(decoded(ROUTE_REFRESH_IPV6)).toEqual({ type: 'routeRefresh', afi: 2, safi: 1 });
   });
 
-  it('reproduces the UPDATE MetalLB sent FRR in seed 003 byte for byte, and reads its withdrawal (not an End-of-RIB)', () => {
+  it('reproduces a captured UPDATE MetalLB sent FRR byte for byte, and reads its withdrawal (not an End-of-RIB)', () => {
     const metallb: BgpUpdate = {
       type: 'update', withdrawn: [], nlri: [cidr('192.168.20.100/32')],
       attributes: { origin: 'igp', asPath: [{ type: 'sequence', asns: [64512] }], nextHop: ip('192.168.10.20'), communities: [64512 * 65536 + 100] },
     };
-    expect(toHex(encodeMessage(metallb, FOUR))).toBe(toHex(SEED_METALLB_UPDATE));
-    expect(SEED_METALLB_UPDATE.length).toBe(55);
-    const withdraw = update(SEED_METALLB_WITHDRAW);
+    expect(toHex(encodeMessage(metallb, FOUR))).toBe(toHex(METALLB_CAPTURED_UPDATE));
+    expect(METALLB_CAPTURED_UPDATE.length).toBe(55);
+    const withdraw = update(METALLB_CAPTURED_WITHDRAW);
     expect(withdraw.withdrawn.map(formatCIDR)).toEqual(['192.168.20.100/32']);
     expect(isEndOfRib(withdraw)).toBe(false);
-    expect(SEED_METALLB_WITHDRAW.length).toBe(28);
+    expect(METALLB_CAPTURED_WITHDRAW.length).toBe(28);
   });
 
   it('towards a 2-octet peer: AS_TRANS in AS_PATH and the real path in AS4_PATH (RFC 6793 4.2.2)', () => {

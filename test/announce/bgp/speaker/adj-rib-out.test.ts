@@ -1,5 +1,5 @@
-// The Adj-RIB-Out reconciler: the UPDATEs a peer receives as the desired routes change, checked against seed 003's
-// captures of MetalLB and FRR 8.4, and by applying them to a receiving RIB.
+// The Adj-RIB-Out reconciler: the UPDATEs a peer receives as the desired routes change, checked against
+// captures of MetalLB v0.16 talking to FRR 8.4, and by applying them to a receiving RIB.
 import { describe, expect, it } from 'vitest';
 import { formatCIDR, type CIDR } from '../../../../src/ip';
 import type { BgpUpdate } from '../../../../src/announce/bgp/bgp-messages';
@@ -7,7 +7,7 @@ import {
   emptyAdjRibOut, initialSync, reconcile, resync, updateBytes, type RouteIntent,
 } from '../../../../src/announce/bgp/speaker';
 import {
-  applyUpdates, COMMUNITY_64512_100, DUAL_STACK_EBGP, expectedRib, ip, route, routes, SEED_EBGP, SEED_IBGP, sortedEntries,
+  applyUpdates, COMMUNITY_64512_100, DUAL_STACK_EBGP, expectedRib, ip, route, routes, IPV4_EBGP, IPV4_IBGP, sortedEntries,
   type ReceivedRoute,
 } from './receiving-rib';
 
@@ -16,11 +16,11 @@ const allNlri = (us: readonly BgpUpdate[]) => us.flatMap((u) => [...texts(u.nlri
 const allWithdrawn = (us: readonly BgpUpdate[]) =>
   us.flatMap((u) => [...texts(u.withdrawn), ...texts(u.attributes.mpUnreach?.withdrawn ?? [])]);
 
-describe('reconcile: seed 003 against FRR 8.4', () => {
+describe('reconcile: as MetalLB against FRR 8.4', () => {
   const withCommunity = routes(route('192.168.20.100/32', { communities: [COMMUNITY_64512_100], localPref: 200 }));
 
   it('eBGP: the UPDATE carries ORIGIN IGP, AS_PATH 64512, the local next hop and the community, no LOCAL_PREF (55 bytes)', () => {
-    const step = reconcile(emptyAdjRibOut(), withCommunity, SEED_EBGP);
+    const step = reconcile(emptyAdjRibOut(), withCommunity, IPV4_EBGP);
     expect(step.updates).toEqual([{
       type: 'update', withdrawn: [], nlri: [withCommunity.get('192.168.20.100/32')!.prefix],
       attributes: {
@@ -33,19 +33,19 @@ describe('reconcile: seed 003 against FRR 8.4', () => {
   });
 
   it('iBGP: an empty AS_PATH and LOCAL_PREF 200', () => {
-    const [u] = reconcile(emptyAdjRibOut(), withCommunity, SEED_IBGP).updates;
+    const [u] = reconcile(emptyAdjRibOut(), withCommunity, IPV4_IBGP).updates;
     expect(u!.attributes.asPath).toEqual([]);
     expect(u!.attributes.localPref).toBe(200);
   });
 
   it('iBGP without a localPref: LOCAL_PREF 0, as MetalLB writes its unset field', () => {
-    const [u] = reconcile(emptyAdjRibOut(), routes(route('192.168.20.100/32')), SEED_IBGP).updates;
+    const [u] = reconcile(emptyAdjRibOut(), routes(route('192.168.20.100/32')), IPV4_IBGP).updates;
     expect(u!.attributes.localPref).toBe(0);
   });
 
   it('aggregationLength 30: the /30 is announced first, then the /32 withdrawn (55 then 28 bytes)', () => {
-    const before = reconcile(emptyAdjRibOut(), withCommunity, SEED_EBGP).state;
-    const step = reconcile(before, routes(route('192.168.20.100/30', { communities: [COMMUNITY_64512_100] })), SEED_EBGP);
+    const before = reconcile(emptyAdjRibOut(), withCommunity, IPV4_EBGP).state;
+    const step = reconcile(before, routes(route('192.168.20.100/30', { communities: [COMMUNITY_64512_100] })), IPV4_EBGP);
     expect(step.updates.map((u) => [allNlri([u]), allWithdrawn([u]), updateBytes(u)])).toEqual([
       [['192.168.20.100/30'], [], 55],
       [[], ['192.168.20.100/32'], 28],
@@ -55,8 +55,8 @@ describe('reconcile: seed 003 against FRR 8.4', () => {
 
   it('the exclusion label: the node\'s desired set shrinks, so only withdrawals go out and the session stays', () => {
     const two = routes(route('192.168.20.100/32'), route('192.168.20.101/32'));
-    const before = reconcile(emptyAdjRibOut(), two, SEED_EBGP).state;
-    const step = reconcile(before, routes(), SEED_EBGP);
+    const before = reconcile(emptyAdjRibOut(), two, IPV4_EBGP).state;
+    const step = reconcile(before, routes(), IPV4_EBGP);
     expect(step.announced).toEqual([]);
     expect(step.updates).toHaveLength(1);
     expect(step.updates[0]!.attributes).toEqual({});
@@ -66,8 +66,8 @@ describe('reconcile: seed 003 against FRR 8.4', () => {
 
   it('one service of two excluded: only its route is withdrawn', () => {
     const two = routes(route('192.168.20.100/32'), route('192.168.20.101/32'));
-    const before = reconcile(emptyAdjRibOut(), two, SEED_EBGP).state;
-    const step = reconcile(before, routes(route('192.168.20.101/32')), SEED_EBGP);
+    const before = reconcile(emptyAdjRibOut(), two, IPV4_EBGP).state;
+    const step = reconcile(before, routes(route('192.168.20.101/32')), IPV4_EBGP);
     expect(step.updates.map((u) => updateBytes(u))).toEqual([28]);
     expect(allWithdrawn(step.updates)).toEqual(['192.168.20.100/32']);
     expect([...step.state.routes.keys()]).toEqual(['192.168.20.101/32']);
@@ -76,11 +76,11 @@ describe('reconcile: seed 003 against FRR 8.4', () => {
 
 describe('reconcile: changes', () => {
   const base = routes(route('10.0.0.1/32', { communities: [1] }), route('10.0.0.2/32', { communities: [1] }));
-  const sent = () => reconcile(emptyAdjRibOut(), base, SEED_IBGP).state;
+  const sent = () => reconcile(emptyAdjRibOut(), base, IPV4_IBGP).state;
 
   it('a change of communities re-announces the route and withdraws nothing (RFC 4271 implicit withdrawal)', () => {
     const changed = routes(route('10.0.0.1/32', { communities: [1, 2] }), route('10.0.0.2/32', { communities: [1] }));
-    const step = reconcile(sent(), changed, SEED_IBGP);
+    const step = reconcile(sent(), changed, IPV4_IBGP);
     expect(step.announced).toEqual([{ prefix: '10.0.0.1/32', reason: 'attributesChanged' }]);
     expect(step.withdrawn).toEqual([]);
     expect(step.updates).toHaveLength(1);
@@ -90,15 +90,15 @@ describe('reconcile: changes', () => {
 
   it('a change of localPref re-announces on iBGP, and sends nothing on eBGP where LOCAL_PREF is not sent', () => {
     const changed = routes(route('10.0.0.1/32', { communities: [1], localPref: 300 }), route('10.0.0.2/32', { communities: [1] }));
-    expect(allNlri(reconcile(sent(), changed, SEED_IBGP).updates)).toEqual(['10.0.0.1/32']);
-    const ebgp = reconcile(emptyAdjRibOut(), base, SEED_EBGP).state;
-    expect(reconcile(ebgp, changed, SEED_EBGP).updates).toEqual([]);
+    expect(allNlri(reconcile(sent(), changed, IPV4_IBGP).updates)).toEqual(['10.0.0.1/32']);
+    const ebgp = reconcile(emptyAdjRibOut(), base, IPV4_EBGP).state;
+    expect(reconcile(ebgp, changed, IPV4_EBGP).updates).toEqual([]);
   });
 
   it('reconciling the same desired set again sends nothing', () => {
-    const first = reconcile(emptyAdjRibOut(), base, SEED_IBGP);
+    const first = reconcile(emptyAdjRibOut(), base, IPV4_IBGP);
     expect(first.updates.length).toBeGreaterThan(0);
-    const second = reconcile(first.state, base, SEED_IBGP);
+    const second = reconcile(first.state, base, IPV4_IBGP);
     expect(second.updates).toEqual([]);
     expect(second.announced).toEqual([]);
   });
@@ -108,7 +108,7 @@ describe('reconcile: changes', () => {
       route('10.0.0.3/32', { communities: [7] }), route('10.0.0.1/32', { communities: [7] }),
       route('10.0.0.2/32', { communities: [8] }),
     );
-    const { updates } = reconcile(emptyAdjRibOut(), mixed, SEED_EBGP);
+    const { updates } = reconcile(emptyAdjRibOut(), mixed, IPV4_EBGP);
     expect(updates.map((u) => [u.attributes.communities, texts(u.nlri)])).toEqual([
       [[7], ['10.0.0.1/32', '10.0.0.3/32']],
       [[8], ['10.0.0.2/32']],
@@ -117,7 +117,7 @@ describe('reconcile: changes', () => {
 
   it('communities and large communities go out sorted', () => {
     const r = routes(route('10.0.0.1/32', { communities: [5, 1, 3], largeCommunities: [[2, 0, 0], [1, 9, 9]] }));
-    const [u] = reconcile(emptyAdjRibOut(), r, SEED_EBGP).updates;
+    const [u] = reconcile(emptyAdjRibOut(), r, IPV4_EBGP).updates;
     expect(u!.attributes.communities).toEqual([1, 3, 5]);
     expect(u!.attributes.largeCommunities).toEqual([[1, 9, 9], [2, 0, 0]]);
   });
@@ -167,8 +167,8 @@ describe('initialSync and resync', () => {
     ]);
     expect(allNlri(updates).sort()).toEqual(['192.168.20.100/32', 'fd00:20::1/128']);
     expect(state.routes.size).toBe(2);
-    expect(initialSync(desired, SEED_EBGP).updates.at(-1)).toEqual({ type: 'update', withdrawn: [], attributes: {}, nlri: [] });
-    expect(initialSync(routes(), SEED_EBGP).updates).toHaveLength(1);
+    expect(initialSync(desired, IPV4_EBGP).updates.at(-1)).toEqual({ type: 'update', withdrawn: [], attributes: {}, nlri: [] });
+    expect(initialSync(routes(), IPV4_EBGP).updates).toHaveLength(1);
   });
 
   it('after ROUTE-REFRESH the held routes are sent again, nothing withdrawn; one family when asked', () => {
@@ -185,20 +185,20 @@ describe('batching: 10,000 services', () => {
 
   it('10,000 /32s with one set of attributes fill UPDATEs of at most 4096 bytes: 13 instead of 10,000', () => {
     const desired = many(10_000);
-    const { updates } = reconcile(emptyAdjRibOut(), desired, SEED_EBGP);
+    const { updates } = reconcile(emptyAdjRibOut(), desired, IPV4_EBGP);
     // 4096 - 19 header - 4 length fields - 20 attribute bytes leaves room for 810 five-byte prefixes.
     expect(updates).toHaveLength(Math.ceil(10_000 / 810));
     expect(updates.every((u) => updateBytes(u) <= 4096)).toBe(true);
     expect(updateBytes(updates[0]!)).toBe(4096 - 3);
     const rib = applyUpdates(new Map(), updates);
-    expect(sortedEntries(rib)).toEqual(sortedEntries(expectedRib(desired, SEED_EBGP)));
+    expect(sortedEntries(rib)).toEqual(sortedEntries(expectedRib(desired, IPV4_EBGP)));
   });
 
   it('10,000 /32s in 100 community groups: one UPDATE per group, withdrawing them all takes 13', () => {
     const desired = many(10_000, (i) => ({ communities: [i % 100] }));
-    const first = reconcile(emptyAdjRibOut(), desired, SEED_IBGP);
+    const first = reconcile(emptyAdjRibOut(), desired, IPV4_IBGP);
     expect(first.updates).toHaveLength(100);
-    const gone = reconcile(first.state, routes(), SEED_IBGP);
+    const gone = reconcile(first.state, routes(), IPV4_IBGP);
     expect(gone.updates).toHaveLength(Math.ceil(10_000 / Math.floor((4096 - 23) / 5)));
     expect(gone.updates.every((u) => updateBytes(u) <= 4096)).toBe(true);
     expect(applyUpdates(applyUpdates(new Map(), first.updates), gone.updates).size).toBe(0);
@@ -215,7 +215,7 @@ describe('batching: 10,000 services', () => {
 
   it('a route whose attributes cannot fit one message is skipped with attributesTooLarge, the rest still go', () => {
     const desired = routes(route('10.0.0.1/32', { communities: Array.from({ length: 1100 }, (_, i) => i) }), route('10.0.0.2/32'));
-    const step = reconcile(emptyAdjRibOut(), desired, SEED_EBGP);
+    const step = reconcile(emptyAdjRibOut(), desired, IPV4_EBGP);
     expect(step.skipped).toEqual([{ prefix: '10.0.0.1/32', reason: 'attributesTooLarge' }]);
     expect(allNlri(step.updates)).toEqual(['10.0.0.2/32']);
     const rib: Map<string, ReceivedRoute> = applyUpdates(new Map(), step.updates);

@@ -9,7 +9,7 @@ import {
   emptyAdjRibOut, initialSync, reconcile, updateBytes, type RouteIntent, type SpeakerSession,
 } from '../../../../src/announce/bgp/speaker';
 import {
-  applyUpdates, COMMUNITY_64512_100, DUAL_STACK_EBGP, expectedRib, route, routes, SEED_EBGP, SEED_IBGP, sortedEntries,
+  applyUpdates, COMMUNITY_64512_100, DUAL_STACK_EBGP, expectedRib, route, routes, IPV4_EBGP, IPV4_IBGP, sortedEntries,
 } from './receiving-rib';
 
 const OPTIONS = { fourOctetAsn: true };
@@ -37,8 +37,8 @@ function roundTrips(desired: ReadonlyMap<string, RouteIntent>, session: SpeakerS
 }
 
 describe('speaker UPDATEs through the codec', () => {
-  it('seed 003: the 55-byte announcement encodes to the bytes tcpdump showed', () => {
-    const [u] = reconcile(emptyAdjRibOut(), routes(route('192.168.20.100/32', { communities: [COMMUNITY_64512_100] })), SEED_EBGP).updates;
+  it('MetalLB\'s 55-byte announcement encodes to the bytes tcpdump showed', () => {
+    const [u] = reconcile(emptyAdjRibOut(), routes(route('192.168.20.100/32', { communities: [COMMUNITY_64512_100] })), IPV4_EBGP).updates;
     const hex = Buffer.from(encodeMessage(u!, OPTIONS)).toString('hex');
     expect(hex.length / 2).toBe(55);
     // ORIGIN IGP, AS_PATH 0201 0000fc00, NEXT_HOP c0a80a14, COMMUNITIES fc000064, in any attribute order.
@@ -46,13 +46,13 @@ describe('speaker UPDATEs through the codec', () => {
     expect(hex.endsWith('20c0a81464')).toBe(true);
   });
 
-  it('seed scenarios on eBGP, iBGP and dual stack', () => {
+  it('a /32, an aggregated /30 and a /128 round-trip on eBGP, iBGP and dual stack', () => {
     const desired = routes(
       route('192.168.20.100/32', { communities: [COMMUNITY_64512_100], localPref: 200 }),
       route('192.168.20.100/30', { largeCommunities: [[64512, 1, 2]] }),
       route('fd00:20::1/128', { communities: [1, 2] }),
     );
-    for (const s of [SEED_EBGP, SEED_IBGP, DUAL_STACK_EBGP]) roundTrips(desired, s);
+    for (const s of [IPV4_EBGP, IPV4_IBGP, DUAL_STACK_EBGP]) roundTrips(desired, s);
   });
 
   it('10,000 IPv4 and 10,000 IPv6 prefixes: every full message encodes within 4096 bytes', () => {

@@ -27,7 +27,7 @@ function summary(byPeer: Map<string, Map<string, { communities: readonly number[
 }
 
 describe('desiredRoutesByPeer', () => {
-  it('seed 003: a /32 per service with the advertisement\'s community and localPref', () => {
+  it('a /32 per service with the advertisement\'s community and localPref', () => {
     const ad = bgpAd('bgp', { localPref: 200, communities: ['64512:100'], communityValues: [standard('64512:100')] });
     const byPeer = desiredRoutesByPeer(announce([ad], ['192.168.20.101', '192.168.20.100']), [router]);
     expect(summary(byPeer)).toEqual({

@@ -97,12 +97,12 @@ export function routes(...entries: [string, RouteIntent][]): Map<string, RouteIn
   return new Map(entries);
 }
 
-/** Seed 003's session: node 192.168.10.20 in AS 64512 towards FRR in AS 64513. */
-export const SEED_EBGP: SpeakerSession = {
+/** A MetalLB lab's session: node 192.168.10.20 in AS 64512 towards FRR in AS 64513. */
+export const IPV4_EBGP: SpeakerSession = {
   ibgp: false, localAsn: 64512, nextHopV4: ip('192.168.10.20'), fourOctet: true, families: ['ipv4'],
 };
 
-export const SEED_IBGP: SpeakerSession = { ...SEED_EBGP, ibgp: true };
+export const IPV4_IBGP: SpeakerSession = { ...IPV4_EBGP, ibgp: true };
 
 export const DUAL_STACK_EBGP: SpeakerSession = {
   ibgp: false, localAsn: 64512, nextHopV4: ip('192.168.10.20'), nextHopV6: ip('fd00:213::20'), fourOctet: true,

@@ -1,4 +1,4 @@
-// updateBytes against message lengths seen on the wire (seed 003's tcpdump of MetalLB talking to FRR 8.4) and
+// updateBytes against message lengths seen on the wire (a tcpdump of MetalLB v0.16 talking to FRR 8.4) and
 // lengths worked out by hand from RFC 4271 / RFC 4760 / RFC 4724.
 import { describe, expect, it } from 'vitest';
 import type { BgpUpdate } from '../../../../src/announce/bgp/bgp-messages';
@@ -8,7 +8,7 @@ import { cidr, COMMUNITY_64512_100, ip } from './receiving-rib';
 const update = (u: Partial<BgpUpdate>): BgpUpdate => ({ type: 'update', withdrawn: [], attributes: {}, nlri: [], ...u });
 
 describe('updateBytes', () => {
-  it('seed 003: ORIGIN, AS_PATH 64512, NEXT_HOP, COMMUNITIES 64512:100 and one /32 is "Update Message (2), length: 55"', () => {
+  it('MetalLB\'s capture: ORIGIN, AS_PATH 64512, NEXT_HOP, COMMUNITIES 64512:100 and one /32 is "Update Message (2), length: 55"', () => {
     expect(updateBytes(update({
       attributes: {
         origin: 'igp', asPath: [{ type: 'sequence', asns: [64512] }], nextHop: ip('192.168.10.20'),
@@ -18,7 +18,7 @@ describe('updateBytes', () => {
     }))).toBe(55);
   });
 
-  it('seed 003: withdrawing one /32 is "Update Message (2), length: 28"', () => {
+  it('MetalLB\'s capture: withdrawing one /32 is "Update Message (2), length: 28"', () => {
     expect(updateBytes(update({ withdrawn: [cidr('192.168.20.100/32')] }))).toBe(28);
   });
 

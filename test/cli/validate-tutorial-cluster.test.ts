@@ -1,5 +1,5 @@
 /**
- * The allocation outcomes of seed 003's lab (a real MetalLB v0.16 cluster), reproduced through
+ * The allocation outcomes a MetalLB v0.16 tutorial lab recorded (a real cluster), reproduced through
  * `mlb validate --json`: the same objects must give the same addresses and the same AllocationFailed texts.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -62,7 +62,7 @@ const CONFIG =
   service('demo', 'hello-d', 80, { annotations: { 'metallb.io/loadBalancerIPs': '192.168.10.230' } }) +
   service('demo', 'hello-e', 80, { annotations: { 'metallb.io/address-pool': 'special' } });
 
-const dir = mkdtempSync(join(tmpdir(), 'mlb-seed003-'));
+const dir = mkdtempSync(join(tmpdir(), 'mlb-tutorial-cluster-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 interface ServiceJSON {
@@ -73,7 +73,7 @@ interface ServiceJSON {
   event?: string;
 }
 
-describe('seed 003 lab outcomes through mlb validate --json', () => {
+describe('a MetalLB tutorial lab\'s outcomes through mlb validate --json', () => {
   const file = join(dir, 'metallb-config.yaml');
   writeFileSync(file, CONFIG);
   const run = runMlb(['validate', '--config', file, '--json']);

@@ -1,5 +1,5 @@
-// The outcomes recorded on a real MetalLB lab (seed 003, "A specific address, a shared address and allocation
-// errors"): pool 192.168.10.200-192.168.10.220, hello-lb automatic, hello-a / hello-b sharing .210, and the
+// The outcomes a MetalLB v0.16 tutorial lab recorded (a specific address, a shared address and allocation
+// errors): pool 192.168.10.200-192.168.10.220, hello-lb automatic, hello-a / hello-b sharing .210, and the
 // three AllocationFailed texts.
 import { describe, expect, it } from 'vitest';
 import { formatIP } from '../../src/ip';
@@ -13,7 +13,7 @@ function addresses(r: AllocationResult | undefined): string[] {
   return r.ips.map(formatIP);
 }
 
-describe('seed 003: the lab pool', () => {
+describe('a MetalLB tutorial lab\'s pool', () => {
   const helloLb = service('hello-lb', { ports: [80], selector: { 'app.kubernetes.io/name': 'hello' } });
   const helloA = service('hello-a', {
     requestIPs: '192.168.10.210',
