@@ -31,9 +31,10 @@ describe('inbound gossip streams from a neighbour without the key', () => {
     expect(peak - baseline, `baseline ${MiB(baseline)}, peak ${MiB(peak)}`).toBeLessThan(MAX_GROWTH_BYTES);
     expect(after, `baseline ${MiB(baseline)}, after ${MiB(after)}`).toBeLessThanOrEqual(baseline * RETURN_FACTOR);
     const drops = await target.drops();
-    // Nineteen of them never fit beside the first; the first is read whole and fails to decrypt.
+    // Nineteen of them never fit beside the first; the first is read whole and fails to decrypt, or (on a busy
+    // machine) is cut at the 2 s deadline first.
     expect(drops.streamBudgetExceeded ?? 0).toBeGreaterThanOrEqual(18);
-    expect(drops.decryptFailed ?? 0).toBeGreaterThanOrEqual(1);
+    expect((drops.decryptFailed ?? 0) + (drops.streamDeadline ?? 0)).toBeGreaterThanOrEqual(1);
   }, 60_000);
 
   it('closes slow connections at the stream deadline, and those past the cap at once', async () => {
