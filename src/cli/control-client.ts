@@ -14,6 +14,7 @@ import { EVERY_EXPLANATION, explainQuery, type ExplainFilter } from '../daemon/c
 import type { DrainResult } from '../daemon/control/control-server';
 import { EventLineDecoder } from '../daemon/control/event-lines';
 import { EVENT_STREAM_HEARTBEAT_MS } from '../daemon/control/event-stream';
+import { findGroupName, GROUP_FILE } from '../daemon/control/socket-group';
 import type { DaemonEvent } from '../daemon/daemon-events';
 import { CommandError } from './exit-codes';
 
@@ -221,10 +222,7 @@ function connectionError(socketPath: string, error: NodeJS.ErrnoException): Cont
       );
     case 'EACCES':
     case 'EPERM':
-      return new ControlClientError(
-        `permission denied on ${socketPath} (mode 0660): run as root or a member of the socket's group${groupHint(socketPath)}`,
-        'controlPermissionDenied',
-      );
+      return new ControlClientError(permissionDeniedMessage(socketPath, socketGroup(socketPath)), 'controlPermissionDenied');
     case 'ECONNREFUSED':
       if (!isSocketFile(socketPath)) return notMlb(socketPath, 'it is not a socket');
       return new ControlClientError(
@@ -269,14 +267,34 @@ function isSocketFile(path: string): boolean {
   }
 }
 
-/** ' "mlb" (e.g. sudo usermod -aG mlb "$USER", ...)' when the group's name can be found; best effort, never fails. */
-function groupHint(path: string): string {
+/** The socket file's group: its gid and, when /etc/group has it, its name; undefined when the file is gone. */
+function socketGroup(path: string): { gid: number; name?: string } | undefined {
+  let gid: number;
   try {
-    const gid = statSync(path).gid;
-    const line = readFileSync('/etc/group', 'utf8').split('\n').find((l) => l.split(':')[2] === String(gid));
-    const name = line?.split(':')[0];
-    return name ? ` "${name}" (e.g. sudo usermod -aG ${name} "$USER", then log in again)` : ` (gid ${gid})`;
+    gid = statSync(path).gid;
   } catch {
-    return '';
+    return undefined;
   }
+  let name: string | undefined;
+  try {
+    name = findGroupName(readFileSync(GROUP_FILE, 'utf8'), gid);
+  } catch {
+    name = undefined;
+  }
+  return name === undefined ? { gid } : { gid, name };
+}
+
+/**
+ * What to do about EACCES on the socket, naming its actual group. Group root is never suggested: joining it gives
+ * far more than mlb; the daemon's --control-socket-group is the way to let other users in.
+ */
+export function permissionDeniedMessage(socketPath: string, group: { gid: number; name?: string } | undefined): string {
+  const head = `permission denied on ${socketPath} (mode 0660`;
+  if (group === undefined) return `${head}): run as root or as a member of the socket's group`;
+  const label = group.name ?? `gid ${group.gid}`;
+  if (group.gid === 0) {
+    return `${head}, group ${label}): run as root (sudo); to let other users in, start the daemon with --control-socket-group mlb (a group they are in)`;
+  }
+  const join = group.name === undefined ? `add yourself to group ${group.gid}` : `add yourself to group ${group.name} (sudo usermod -aG ${group.name} "$USER", then log in again)`;
+  return `${head}, group ${label}): ${join}, or run as root`;
 }

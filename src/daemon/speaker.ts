@@ -65,6 +65,8 @@ export interface SpeakerOptions {
   readonly vipInterface?: string;
   /** The control API's unix socket. */
   readonly controlSocket: string;
+  /** The group (name or gid) given the control socket, so its members may use it without root. */
+  readonly controlSocketGroup?: string;
   /** mlb's version, shown by the control API. */
   readonly version: string;
   /** exec: health checks run as this user (--health-check-user). */
@@ -166,7 +168,8 @@ export class Speaker implements ControlProvider, MetricsSource {
       { event: 'gossipStarted', bind: formatHostPort(gossip.localAddress), profile: this.options.profileName, encrypted: this.options.keyring !== undefined },
       `gossip listening on ${formatHostPort(gossip.localAddress)}`,
     );
-    this.control = await step(`opening the control socket ${this.options.controlSocket}`, () => ControlServer.listen({ path: this.options.controlSocket, provider: this, logger }));
+    const group = this.options.controlSocketGroup;
+    this.control = await step(`opening the control socket ${this.options.controlSocket}`, () => ControlServer.listen({ path: this.options.controlSocket, provider: this, logger, ...(group === undefined ? {} : { group }) }));
     logger.info({ event: 'controlListening', socket: this.options.controlSocket }, `control API on ${this.options.controlSocket}`);
     this.schedule();
     this.membership = new ClusterMembership({

@@ -7,7 +7,9 @@
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { randomInt } from 'node:crypto';
-import { decodePacket, encodePacket, encodeStream, Keyring, StreamReader } from './codec';
+import {
+  decodePacket, encodePacket, encodeStream, INBOUND_STREAM_BUDGET_BYTES, INBOUND_STREAMS_MAX, Keyring, StreamBudget, StreamReader,
+} from './codec';
 import type { GossipMessage } from './messages';
 import {
   createSwimNode, LAN_CONFIG, liveMembers, step, type LeaveOutcome, type LogLine, type Member, type PeerAddress,
@@ -20,8 +22,6 @@ import { isKeyMismatch, keyMismatchMessage, KeyMismatchLimiter, type KeyMismatch
 
 /** memberlist EnableCompression: on by default (LAN and WAN) and MetalLB keeps it. */
 export const DEFAULT_COMPRESSION = true;
-/** An inbound stream that sends nothing for this long is closed (memberlist uses TCPTimeout as the deadline). */
-const INBOUND_STREAM_IDLE_FACTOR = 1;
 const CLOSED_ERROR = 'the gossip node was closed';
 /** Addresses that mean "every interface": peers cannot reach us there, so an advertised address is required. */
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::']);
@@ -74,7 +74,12 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
   readonly counters: GossipCounters = emptyCounters();
   private state!: SwimState;
   private timer: NodeJS.Timeout | undefined;
+  /** Inbound streams whose reply the reducer still owes, by stream id. */
   private readonly inbound = new Map<number, Socket>();
+  /** Every inbound connection still open (replied to or not): what INBOUND_STREAMS_MAX caps. */
+  private readonly openInbound = new Set<Socket>();
+  /** What all inbound streams together may buffer before their messages are complete. */
+  private readonly inboundBudget = new StreamBudget(INBOUND_STREAM_BUDGET_BYTES);
   private nextInboundId = 1;
   private readonly joinWaiters = new Map<number, (r: JoinResult) => void>();
   private leaveWaiter: ((o: LeaveOutcome) => void) | undefined;
@@ -182,7 +187,7 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
     this.joinWaiters.clear();
     this.leaveWaiter?.('timeout');
     this.leaveWaiter = undefined;
-    for (const socket of this.inbound.values()) socket.destroy();
+    for (const socket of this.openInbound) socket.destroy();
     await this.transport.close();
   }
 
@@ -288,14 +293,27 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
     return { compress: this.compress, ...(this.options.keyring ? { keyring: this.options.keyring, verifyIncoming: true } : {}) };
   }
 
-  /** A peer's push/pull, TCP ping or user message: read one message, hand it to the reducer, which replies. */
+  /**
+   * A peer's push/pull, TCP ping or user message: read one message, hand it to the reducer, which replies. Like
+   * memberlist's handleConn, the whole exchange has one deadline (TCPTimeout from the accept): a peer that sends
+   * nothing, or trickles bytes, is cut when it passes. Connections beyond INBOUND_STREAMS_MAX are closed at once,
+   * and what the streams buffer comes out of one shared budget; each refusal is counted by reason.
+   */
   private acceptStream(socket: Socket, from: HostPort): void {
+    if (this.openInbound.size >= INBOUND_STREAMS_MAX) {
+      this.refuseStream(socket, from, 'tooManyStreams', `${this.openInbound.size} inbound streams already open`);
+      return;
+    }
     this.counters.streamsAccepted++;
+    this.openInbound.add(socket);
     const id = this.nextInboundId++;
     this.inbound.set(id, socket);
-    const reader = new StreamReader(this.streamOptions());
+    const reader = new StreamReader({ ...this.streamOptions(), budget: this.inboundBudget });
     let delivered = false;
-    socket.setTimeout(this.state.config.tcpTimeout * INBOUND_STREAM_IDLE_FACTOR, () => socket.destroy());
+    const deadline = setTimeout(() => {
+      if (!delivered) this.refuseStream(socket, from, 'streamDeadline', `no whole message within ${this.state.config.tcpTimeout} ms`);
+      socket.destroy();
+    }, this.state.config.tcpTimeout);
     socket.on('data', (chunk) => {
       if (delivered) return;
       const out = reader.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
@@ -304,6 +322,7 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
       const mismatch = out.drops.find((d) => isKeyMismatch(d.reason));
       if (message) {
         delivered = true;
+        reader.dispose();
         this.dispatch({ type: 'inboundStream', stream: id, from: { addr: addressBytes(from.host), port: from.port }, message });
       } else if (mismatch) {
         // memberlist answers a stream it cannot read with an error message, sent as it sends everything (encrypted
@@ -314,11 +333,24 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
         this.inbound.delete(id);
         socket.end(encodeStream({ type: 'err', error: mismatch.detail ?? mismatch.reason }, this.streamOptions()));
       } else if (reader.failed) {
+        this.shellLog('debug', out.drops[0]?.reason ?? 'streamFailed', `closed a stream from ${formatHostPort(from)}: ${out.drops[0]?.detail ?? 'undecodable'}`);
         socket.destroy();
       }
     });
-    socket.on('close', () => this.inbound.delete(id));
+    socket.on('close', () => {
+      clearTimeout(deadline);
+      reader.dispose();
+      this.inbound.delete(id);
+      this.openInbound.delete(socket);
+    });
     socket.on('error', () => socket.destroy());
+  }
+
+  /** Counts and closes an inbound stream the shell will not read (cap, deadline). */
+  private refuseStream(socket: Socket, from: HostPort, reason: 'tooManyStreams' | 'streamDeadline', why: string): void {
+    countDrop(this.counters, reason);
+    this.shellLog('debug', reason, `closed a stream from ${formatHostPort(from)}: ${why}`);
+    socket.destroy();
   }
 
   private replyStream(id: number, message: GossipMessage | undefined): void {

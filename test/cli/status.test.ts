@@ -6,8 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ControlServer } from '../../src/daemon/control';
-import { exampleSnapshot, runMlbAsync, socketDir, startFakeDaemon } from '../daemon/control/fake-daemon';
+import { ControlServer } from '../../src/daemon/control';
+import { exampleSnapshot, FakeProvider, runMlbAsync, silentLogger, socketDir, startFakeDaemon } from '../daemon/control/fake-daemon';
 import { MLB_BUNDLE, REPO_ROOT } from './run-cli';
 
 const sockets = socketDir();
@@ -97,11 +97,26 @@ const nobodyCanRun =
   spawnSync(process.execPath, [MLB_BUNDLE, 'version'], { cwd: REPO_ROOT, uid: NOBODY, gid: NOBODY }).status === 0;
 
 describe('mlb status as a user outside the socket\'s group', () => {
-  it('says to run as root or join the group (exit 1)', async (ctx) => {
+  it('says to run as root for a socket of group root, never to join group root (exit 1)', async (ctx) => {
     if (!nobodyCanRun) ctx.skip('needs root, and a checkout the nobody user can read, to run mlb as another user');
     chmodSync(sockets.dir, 0o755); // the directory lets nobody in; the socket's 0660 must keep it out
     const run = await runMlbAsync(['status', '--socket', path], { uid: NOBODY, gid: NOBODY });
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain(`permission denied on ${path} (mode 0660): run as root or a member of the socket's group`);
+    expect(run.stderr).toContain(`permission denied on ${path} (mode 0660, group root): run as root`);
+    expect(run.stderr).not.toContain('add yourself to group root');
+  });
+
+  it('names the socket\'s group from --control-socket-group as the one to join (exit 1)', async (ctx) => {
+    if (!nobodyCanRun) ctx.skip('needs root, and a checkout the nobody user can read, to run mlb as another user');
+    chmodSync(sockets.dir, 0o755);
+    const grouped = join(sockets.dir, 'grouped.sock');
+    const daemon = await ControlServer.listen({ path: grouped, provider: new FakeProvider([]), logger: silentLogger, group: 'daemon' });
+    try {
+      const run = await runMlbAsync(['status', '--socket', grouped, '--once'], { uid: NOBODY, gid: NOBODY });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(`permission denied on ${grouped} (mode 0660, group daemon): add yourself to group daemon`);
+    } finally {
+      await daemon.close();
+    }
   });
 });

@@ -3,7 +3,7 @@
  * edit of the configuration keeps the last good one, a restarted host finds the cluster again through its
  * state directory, and bad start-up input fails with a clear message.
  */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -111,6 +111,15 @@ describe('mlb daemon', () => {
     const wildcard = runMlb(['daemon', '--config', 'examples/plain-host.yaml', '--gossip-bind', '0.0.0.0:7946']);
     expect(wildcard.status).toBe(2);
     expect(wildcard.stderr).toContain('--gossip-advertise');
+  });
+
+  it('refuses a --control-socket-group the host does not have (exit 1), before making the socket', () => {
+    const sock = join(dir, 'grouped.sock');
+    const run = runMlb(['daemon', '--config', 'examples/plain-host.yaml', '--gossip-bind', `127.0.0.1:${freshPort()}`, '--state-dir', join(dir, 'g'),
+      '--control-socket', sock, '--control-socket-group', 'no-such-group-mlb', '--no-announce']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('the control socket group "no-such-group-mlb" does not exist on this host: create it (sudo groupadd --system no-such-group-mlb)');
+    expect(existsSync(sock)).toBe(false);
   });
 
   it('encrypts with MetalLB\'s secretkey, and a host with another key never joins', async () => {

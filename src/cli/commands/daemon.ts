@@ -1,3 +1,4 @@
+import { resolveSocketGroup } from '../../daemon/control/socket-group';
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
 import type { CommandModule } from 'yargs';
@@ -29,6 +30,7 @@ interface DaemonArgs {
   'gossip-key-file'?: string;
   'state-dir': string;
   'control-socket': string;
+  'control-socket-group'?: string;
   announce: boolean;
   'bind-vips': boolean;
   'vip-interface': string;
@@ -59,6 +61,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       .option('gossip-key-file', { type: 'string', describe: 'File holding MetalLB\'s memberlist secretkey: encrypts gossip exactly as MetalLB does. Without it gossip is plain.' })
       .option('state-dir', { type: 'string', default: DEFAULT_STATE_DIR, describe: 'Where state that must survive a restart lives: known peers, the allocation table, drain and restart history' })
       .option('control-socket', { type: 'string', default: DEFAULT_CONTROL_SOCKET, describe: 'Unix socket (mode 0660) for mlb status, mlb explain --socket, mlb drain / undrain' })
+      .option('control-socket-group', { type: 'string', describe: 'Group (name or gid) given the control socket, so its members may run mlb status and mlb drain without root, e.g. mlb (create it with groupadd --system mlb)' })
       .option('announce', { type: 'boolean', default: true, describe: 'Answer ARP/NDP for the IPs this node owns; --no-announce elects and reports only (a dry run beside keepalived, or tests)' })
       .option('bind-vips', { type: 'boolean', default: true, describe: 'Add owned IPs to --vip-interface so this host accepts their traffic (nothing like kube-proxy does it on a plain host)' })
       .option('vip-interface', { type: 'string', default: DEFAULT_VIP_INTERFACE, describe: 'The dummy interface owned IPs are bound to (created if missing; its addresses are mlb\'s alone)' })
@@ -103,12 +106,16 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
     if (leftovers.length > 0) logger.info({ event: 'stateTempFilesRemoved', files: leftovers }, 'removed temporary files an interrupted write left under --state-dir');
     const checkUser = args['health-check-user'];
     const healthCheckRunAs = checkUser === undefined ? undefined : await healthCheckUser(checkUser, logger).catch(failedStart);
+    // An unknown socket group is said before this node joins the cluster (not after, which peers would see as a flap).
+    const socketGroup = args['control-socket-group'];
+    if (socketGroup) await resolveSocketGroup(socketGroup).catch(failedStart);
 
     const speaker = new Speaker({
       nodeName: args['node-name'], configFile: args.config, bind, ...(advertise ? { advertiseHost: advertise } : {}), join, keyring,
       stateDir: args['state-dir'], nodeLabels, gossipConfig: SWIM_PROFILES[args['gossip-profile']], profileName: args['gossip-profile'], logger,
       announce: args.announce, ...(args.announce && args['bind-vips'] ? { vipInterface: args['vip-interface'] } : {}),
-      controlSocket: args['control-socket'], version: buildInfo().version, ...(healthCheckRunAs ? { healthCheckRunAs } : {}),
+      controlSocket: args['control-socket'], ...(socketGroup ? { controlSocketGroup: socketGroup } : {}), version: buildInfo().version,
+      ...(healthCheckRunAs ? { healthCheckRunAs } : {}),
     });
     // Metrics listen before the speaker starts: a taken port fails the start before this node joins the cluster
     // (not after, which the others would see as a flap), and owner changes from the first election on are

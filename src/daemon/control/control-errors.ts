@@ -2,6 +2,7 @@
  * Errors of the control API. On the wire every failure is `{ "error": { "code", "message" } }` with a stable code
  * that clients branch on; in the daemon, starting the server fails with a typed error instead of a bare errno.
  */
+import { CodedError } from '../../errors/coded-error';
 
 /** Codes in an error body; append-only (clients and scripts branch on them). */
 export const ControlErrorCode = {
@@ -15,6 +16,8 @@ export const ControlErrorCode = {
   internal: 'internal',
   /** A drain or undrain could not be written under --state-dir, so nothing changed (the message says why). */
   drainNotRecorded: 'drainNotRecorded',
+  /** Every event stream the daemon keeps open is taken; one-shot requests (snapshot, explain) still answer. */
+  tooManyStreams: 'tooManyStreams',
 } as const;
 export type ControlErrorCode = (typeof ControlErrorCode)[keyof typeof ControlErrorCode];
 
@@ -42,16 +45,14 @@ export type ControlSocketErrorCode =
   | 'controlSocketInUse'
   /** Something other than a socket sits at the path; mlb does not delete what it did not make. */
   | 'controlSocketPathTaken'
-  /** listen, chmod or mkdir failed (permissions, a path too long for a unix socket...). */
-  | 'controlSocketUnusable';
+  /** listen, chmod, chown or mkdir failed (permissions, a path too long for a unix socket...). */
+  | 'controlSocketUnusable'
+  /** --control-socket-group names a group this host does not have. */
+  | 'controlSocketGroupUnknown';
 
 /** Why the control server could not start. */
-export class ControlSocketError extends Error {
-  constructor(
-    message: string,
-    readonly code: ControlSocketErrorCode,
-  ) {
-    super(message);
-    this.name = 'ControlSocketError';
+export class ControlSocketError extends CodedError<ControlSocketErrorCode> {
+  constructor(message: string, code: ControlSocketErrorCode) {
+    super(code, message);
   }
 }

@@ -9,10 +9,12 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { chmod, lstat, mkdir, unlink } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdir, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Explanation } from '../../election';
 import type { Logger } from '../logger';
+import { capConnections } from '../http-connection-cap';
+import { resolveSocketGroup } from './socket-group';
 import { CONTROL_API_HEADER, CONTROL_API_VERSION, type ControlSnapshot } from './control-snapshot';
 import { ControlErrorCode, ControlSocketError, errorBody } from './control-errors';
 import { routeRequest, type Route } from './control-routes';
@@ -45,14 +47,33 @@ export interface ControlServerOptions {
   readonly path: string;
   readonly provider: ControlProvider;
   readonly logger: Logger;
+  /** The group (name or gid) the socket is given, so its members may use it without root; the daemon's own if unset. */
+  readonly group?: string;
 }
 
 /** rw for the owner (root) and the socket's group, nothing for others: draining a node is an admin's act. */
 export const CONTROL_SOCKET_MODE = 0o660;
 /** A local client sends its request at once; one slower than this is stuck or hostile and holds a descriptor. */
 export const CONTROL_REQUEST_TIMEOUT_MS = 10_000;
-/** A handful of operators and one TUI each; a runaway script cannot use up the daemon's descriptors. */
+/**
+ * A handful of operators and one TUI each; a runaway script cannot use up the daemon's descriptors. At the cap a
+ * new connection closes the oldest idle one (http-connection-cap.ts): idle connections never lock `mlb status`
+ * out, as they did when Node's maxConnections refused every newcomer (the client then saw `write EPIPE`).
+ */
 export const CONTROL_MAX_CONNECTIONS = 64;
+/**
+ * Open /v1/events streams (one per running TUI). Each stays busy for as long as it lasts, so they are capped at
+ * half the connections: the other half is always room for one-shot requests (`mlb status --once`, explain,
+ * drain). A stream past the cap gets 503 tooManyStreams; the TUI still re-reads the snapshot every second.
+ */
+export const CONTROL_MAX_EVENT_STREAMS = CONTROL_MAX_CONNECTIONS / 2;
+/**
+ * How often Node checks the request timeout. Its default (30 s) let a silent connection live up to 40 s; once a
+ * second keeps CONTROL_REQUEST_TIMEOUT_MS what it says.
+ */
+export const CONTROL_TIMEOUT_CHECK_MS = 1_000;
+/** A keep-alive connection between requests: the CLI opens one per call, so anything longer is waste. */
+export const CONTROL_KEEP_ALIVE_MS = 5_000;
 /** On close, how long open event streams get to deliver their last bytes before their connections are cut. */
 const STREAM_END_GRACE_MS = 200;
 /** How long the stale-socket check waits for a live daemon to accept; a local accept takes microseconds. */
@@ -83,14 +104,20 @@ export class ControlServer {
    */
   static async listen(options: ControlServerOptions): Promise<ControlServer> {
     const { path, logger } = options;
+    // Before anything exists on disk: an unknown group is a configuration error, said at once.
+    const gid = options.group === undefined ? undefined : await resolveSocketGroup(options.group);
     await removeStaleSocket(path);
     await mkdir(dirname(path), { recursive: true, mode: SOCKET_DIR_MODE }).catch((error: Error) => {
       throw new ControlSocketError(`cannot create the directory of the control socket ${path}: ${error.message}`, 'controlSocketUnusable');
     });
-    const server = createServer({ requestTimeout: CONTROL_REQUEST_TIMEOUT_MS, headersTimeout: CONTROL_REQUEST_TIMEOUT_MS });
-    server.maxConnections = CONTROL_MAX_CONNECTIONS;
+    const server = createServer({
+      requestTimeout: CONTROL_REQUEST_TIMEOUT_MS, headersTimeout: CONTROL_REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: CONTROL_TIMEOUT_CHECK_MS, keepAliveTimeout: CONTROL_KEEP_ALIVE_MS,
+    });
     const control = new ControlServer(path, server, logger);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => control.handle(req, res, options.provider));
+    capConnections(server, CONTROL_MAX_CONNECTIONS, (reason, open) =>
+      logger.debug({ event: 'controlConnectionShed', reason, open }, reason === 'evictedIdle' ? 'closed an idle control connection to make room' : 'refused a control connection: every open one is busy'));
     server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => control.rejectUnparsable(error, socket));
     await listenOn(server, path);
     server.on('error', (error: Error) => logger.error({ event: 'controlServerError', err: error.message }, 'control socket failed'));
@@ -99,6 +126,14 @@ export class ControlServer {
     } catch (error) {
       await control.close();
       throw new ControlSocketError(`cannot set mode 0660 on the control socket ${path}: ${(error as Error).message}`, 'controlSocketUnusable');
+    }
+    if (gid !== undefined) {
+      try {
+        await chown(path, -1, gid);
+      } catch (error) {
+        await control.close();
+        throw new ControlSocketError(`cannot give the control socket ${path} to group ${options.group}: ${(error as Error).message}`, 'controlSocketUnusable');
+      }
     }
     return control;
   }
@@ -165,6 +200,12 @@ export class ControlServer {
     }
     if (this.closed) {
       res.destroy();
+      return;
+    }
+    if (this.streams.size >= CONTROL_MAX_EVENT_STREAMS) {
+      this.logger.debug({ event: 'controlStreamRefused', open: this.streams.size }, 'event stream refused: too many open');
+      const message = `the daemon already serves ${this.streams.size} event streams (its limit); close another mlb status, or use mlb status --once`;
+      this.send(req, res, { status: 503, body: errorBody(ControlErrorCode.tooManyStreams, message) });
       return;
     }
     const stream = new EventStream(res, provider, after, replay, this.logger);

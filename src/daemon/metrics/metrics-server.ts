@@ -6,15 +6,27 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { formatHostPort, type HostPort } from '../../gossip/transport/address';
+import { capConnections } from '../http-connection-cap';
 import type { Logger } from '../logger';
 import { createMetricsRegistry } from './metrics-registry';
 import type { MetricsSource } from './metrics-source';
 
 export { METALLB_METRICS_PORT } from './metrics-port';
-/** A Prometheus server or two and an operator's curl; a runaway client cannot use up the daemon's descriptors. */
-export const METRICS_MAX_CONNECTIONS = 16;
+/**
+ * A Prometheus server or two and an operator's curl; a runaway client cannot use up the daemon's descriptors.
+ * At the cap a new connection closes the oldest idle one (http-connection-cap.ts), so idle sockets never lock a
+ * scraper out; only this many scrapes answered at the same moment would.
+ */
+export const METRICS_MAX_CONNECTIONS = 32;
 /** Prometheus's default scrape timeout; a client slower than this to send its request holds a descriptor for nothing. */
 export const METRICS_REQUEST_TIMEOUT_MS = 10_000;
+/**
+ * How often Node checks the request timeouts above. Its default (30 s) let a silent connection live up to 40 s;
+ * once a second keeps the timeouts what they say at the cost of one timer.
+ */
+export const METRICS_TIMEOUT_CHECK_MS = 1_000;
+/** Prometheus reuses its connection every scrape interval (15 s by default); between scrapes it may close. */
+export const METRICS_KEEP_ALIVE_MS = 5_000;
 
 export const MetricsErrorCode = {
   /** The address is taken, not local, or not allowed (a port below 1024 without the capability). */
@@ -63,15 +75,14 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   const { logger } = options;
   const ready = options.ready ?? (() => true);
   const metrics = createMetricsRegistry(options.source);
-  const server = createServer((req, res) => {
+  const server = createServer({ connectionsCheckingInterval: METRICS_TIMEOUT_CHECK_MS, requestTimeout: METRICS_REQUEST_TIMEOUT_MS, headersTimeout: METRICS_REQUEST_TIMEOUT_MS, keepAliveTimeout: METRICS_KEEP_ALIVE_MS }, (req, res) => {
     handle(req, res).catch((error: Error) => {
       logger.warn({ event: 'metricsRequestFailed', error: error.message }, 'a metrics request failed');
       res.destroy();
     });
   });
-  server.maxConnections = METRICS_MAX_CONNECTIONS;
-  server.requestTimeout = METRICS_REQUEST_TIMEOUT_MS;
-  server.headersTimeout = METRICS_REQUEST_TIMEOUT_MS;
+  capConnections(server, METRICS_MAX_CONNECTIONS, (reason, open) =>
+    logger.debug({ event: 'metricsConnectionShed', reason, open }, reason === 'evictedIdle' ? 'closed an idle metrics connection to make room' : 'refused a metrics connection: every open one is busy'));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const route = routeMetricsRequest(req.method, req.url);

@@ -42,10 +42,17 @@ export const MLB_METRICS: readonly PulledMetric[] = [
   },
   {
     name: 'mlb_conflicts_active',
-    help: 'Another MAC answers for an IP this node announces (split brain, or the address configured elsewhere): conflicts listed now',
+    help: 'Another MAC answers for an IP this node announces (split brain, or the address configured elsewhere): (IP, MAC) conflicts active now, listed or folded into a count',
     type: 'gauge',
     labels: [],
-    samples: ({ snapshot }) => single(snapshot.conflicts.length),
+    samples: ({ snapshot, counters }) => single(counters.selfCheck?.active ?? snapshot.conflicts.length),
+  },
+  {
+    name: 'mlb_conflict_replies_total',
+    help: 'ARP/NDP replies and announcements from another MAC for an IP this node owns, every one counted (the log and status summarise them)',
+    type: 'counter',
+    labels: [],
+    samples: ({ counters }) => single(counters.selfCheck?.conflictSightings),
   },
   {
     name: 'mlb_conflicts_detected_total',

@@ -6,6 +6,12 @@
  *
  * A conflict is forgotten CONFLICT_FORGET_MS after it was last seen, or as soon as the IP is no longer ours (the
  * other node owning it is then right).
+ *
+ * Bounded: anyone on the segment can send ARP replies for our IP from random MACs (20,000 of them once made
+ * 11,000 entries and a 1.4 MB status). Per IP the first CONFLICT_FIRST_MACS_PER_IP MACs stay listed and the last
+ * CONFLICT_LAST_MACS_PER_IP rotate; a MAC pushed out, or arriving once CONFLICT_LISTED_MAX entries are listed, is
+ * folded into its IP's `unlisted` summary (how many MACs, how many replies), so the counts stay exact while the
+ * list stays small.
  */
 import { formatIP, type IP } from '../../ip';
 import type { ObservedConflict } from '../../announce/l2/l2-interface';
@@ -58,22 +64,95 @@ export interface Conflict {
 
 export type ForgetReason = 'notSeen' | 'notOwned';
 
-export type ConflictRegistry = ReadonlyMap<string, ConflictEntry>;
+/**
+ * The first MACs seen on one IP stay listed: in a real split brain the other node is among them, and a flood of
+ * spoofed replies that follows cannot push it out of `mlb status`.
+ */
+export const CONFLICT_FIRST_MACS_PER_IP = 4;
+/** The most recent other MACs listed per IP (the oldest of them makes room for a new one). */
+export const CONFLICT_LAST_MACS_PER_IP = 4;
+/**
+ * Listed (IP, MAC) entries across all IPs: 32 IPs at the per-IP cap, a few kilobytes of status. A cluster with
+ * more IPs in conflict at once has a problem no longer list would explain better.
+ */
+export const CONFLICT_LISTED_MAX = 32 * (CONFLICT_FIRST_MACS_PER_IP + CONFLICT_LAST_MACS_PER_IP);
 
-export const EMPTY_CONFLICT_REGISTRY: ConflictRegistry = new Map();
+/** What was folded out of the list for one IP: exact counts of MACs and of their replies. */
+export interface UnlistedConflicts {
+  readonly ip: IP;
+  /** MACs pushed out of the IP's list (one that comes back and is pushed out again counts again). */
+  readonly macs: number;
+  /** Replies and observations from MACs not listed: those pushed out, and any once the registry is full. */
+  readonly sightings: number;
+  readonly lastSeen: number;
+}
+
+export interface ConflictRegistry {
+  /** Listed conflicts, by `ip|mac`. */
+  readonly entries: ReadonlyMap<string, ConflictEntry>;
+  /** Per IP (its text), what is not listed. */
+  readonly unlisted: ReadonlyMap<string, UnlistedConflicts>;
+}
+
+export const EMPTY_CONFLICT_REGISTRY: ConflictRegistry = { entries: new Map(), unlisted: new Map() };
 
 const conflictKey = (ip: IP, mac: string): string => `${formatIP(ip)}|${mac}`;
 
-/** Adds a sighting; `isNew` when this (IP, MAC) was not known (the moment to warn and emit). */
-export function recordSighting(registry: ConflictRegistry, s: ConflictSighting): { registry: ConflictRegistry; entry: ConflictEntry; isNew: boolean } {
+/** Active conflicts: every listed one plus every MAC folded into an IP's summary. */
+export function activeConflicts(registry: ConflictRegistry): number {
+  let n = registry.entries.size;
+  for (const u of registry.unlisted.values()) n += u.macs;
+  return n;
+}
+
+/** Why a sighting of a MAC not yet listed ended where it did. */
+export type SightingOutcome = 'listed' | 'listedDisplacing' | 'unlistedIpFull' | 'unlistedRegistryFull';
+
+/**
+ * Adds a sighting; `isNew` when this (IP, MAC) was not known (the moment to warn and emit). A new MAC on an IP
+ * that already lists CONFLICT_FIRST + CONFLICT_LAST MACs displaces the least recently seen of the last ones; once
+ * CONFLICT_LISTED_MAX entries are listed, a new one is only counted (`outcome` says which).
+ */
+export function recordSighting(
+  registry: ConflictRegistry, s: ConflictSighting,
+): { registry: ConflictRegistry; entry: ConflictEntry | undefined; isNew: boolean; outcome?: SightingOutcome } {
   const key = conflictKey(s.ip, s.mac);
-  const known = registry.get(key);
-  const entry: ConflictEntry = known
-    ? { ...known, interface: s.interface, evidence: s.evidence, lastSeen: Math.max(known.lastSeen, s.at), sightings: known.sightings + 1 }
-    : { key, ip: s.ip, mac: s.mac, interface: s.interface, evidence: s.evidence, firstSeen: s.at, lastSeen: s.at, sightings: 1 };
-  const next = new Map(registry);
-  next.set(key, entry);
-  return { registry: next, entry, isNew: !known };
+  const known = registry.entries.get(key);
+  if (known) {
+    const entry = { ...known, interface: s.interface, evidence: s.evidence, lastSeen: Math.max(known.lastSeen, s.at), sightings: known.sightings + 1 };
+    const entries = new Map(registry.entries);
+    entries.set(key, entry);
+    return { registry: { ...registry, entries }, entry, isNew: false };
+  }
+  const entry: ConflictEntry = { key, ip: s.ip, mac: s.mac, interface: s.interface, evidence: s.evidence, firstSeen: s.at, lastSeen: s.at, sightings: 1 };
+  const ipText = formatIP(s.ip);
+  const onIp = [...registry.entries.values()].filter((e) => formatIP(e.ip) === ipText);
+  if (onIp.length < CONFLICT_FIRST_MACS_PER_IP + CONFLICT_LAST_MACS_PER_IP) {
+    if (registry.entries.size >= CONFLICT_LISTED_MAX) {
+      // Replies beyond the registry's cap are counted, not told apart: remembering their MACs is what the cap avoids.
+      return { registry: fold(registry, s.ip, 0, 1, s.at), entry: undefined, isNew: false, outcome: 'unlistedRegistryFull' };
+    }
+    const entries = new Map(registry.entries);
+    entries.set(key, entry);
+    return { registry: { ...registry, entries }, entry, isNew: true, outcome: 'listed' };
+  }
+  // The IP is full: keep its first MACs, and let the least recently seen of the later ones make room.
+  const later = [...onIp].sort((a, b) => a.firstSeen - b.firstSeen || (a.key < b.key ? -1 : 1)).slice(CONFLICT_FIRST_MACS_PER_IP);
+  const stalest = later.reduce((a, b) => (b.lastSeen < a.lastSeen ? b : a));
+  const entries = new Map(registry.entries);
+  entries.delete(stalest.key);
+  entries.set(key, entry);
+  return { registry: fold({ ...registry, entries }, s.ip, 1, stalest.sightings, s.at), entry, isNew: true, outcome: 'listedDisplacing' };
+}
+
+function fold(registry: ConflictRegistry, ip: IP, macs: number, sightings: number, at: number): ConflictRegistry {
+  const ipText = formatIP(ip);
+  const known = registry.unlisted.get(ipText);
+  const unlisted = new Map(registry.unlisted);
+  unlisted.set(ipText, known
+    ? { ip, macs: known.macs + macs, sightings: known.sightings + sightings, lastSeen: Math.max(known.lastSeen, at) }
+    : { ip, macs, sightings, lastSeen: at });
+  return { ...registry, unlisted };
 }
 
 /** Drops the conflicts not seen for forgetMs and those on IPs no longer owned, saying why for each. */
@@ -81,20 +160,25 @@ export function forget(
   registry: ConflictRegistry, now: number, isOwned: (ip: IP) => boolean, forgetMs = CONFLICT_FORGET_MS,
 ): { registry: ConflictRegistry; forgotten: { entry: ConflictEntry; reason: ForgetReason }[] } {
   const forgotten: { entry: ConflictEntry; reason: ForgetReason }[] = [];
-  for (const entry of registry.values()) {
+  for (const entry of registry.entries.values()) {
     if (!isOwned(entry.ip)) forgotten.push({ entry, reason: 'notOwned' });
     else if (now - entry.lastSeen >= forgetMs) forgotten.push({ entry, reason: 'notSeen' });
   }
-  if (forgotten.length === 0) return { registry, forgotten };
-  const next = new Map(registry);
-  for (const f of forgotten) next.delete(f.entry.key);
-  return { registry: next, forgotten };
+  const staleUnlisted = [...registry.unlisted].filter(([, u]) => !isOwned(u.ip) || now - u.lastSeen >= forgetMs);
+  if (forgotten.length === 0 && staleUnlisted.length === 0) return { registry, forgotten };
+  const entries = new Map(registry.entries);
+  for (const f of forgotten) entries.delete(f.entry.key);
+  const unlisted = new Map(registry.unlisted);
+  for (const [ipText] of staleUnlisted) unlisted.delete(ipText);
+  return { registry: { entries, unlisted }, forgotten };
 }
 
 /** When the next conflict is due to be forgotten for not being seen; undefined when there is none. */
 export function nextForgetAt(registry: ConflictRegistry, forgetMs = CONFLICT_FORGET_MS): number | undefined {
   let next: number | undefined;
-  for (const e of registry.values()) if (next === undefined || e.lastSeen + forgetMs < next) next = e.lastSeen + forgetMs;
+  for (const e of [...registry.entries.values(), ...registry.unlisted.values()]) {
+    if (next === undefined || e.lastSeen + forgetMs < next) next = e.lastSeen + forgetMs;
+  }
   return next;
 }
 
@@ -113,7 +197,7 @@ export function conflictView(entry: ConflictEntry, nodeOf: (mac: string) => stri
 
 /** Every conflict, by IP (numerically, IPv4 first) then MAC. */
 export function listConflicts(registry: ConflictRegistry, nodeOf: (mac: string) => string | undefined): Conflict[] {
-  return [...registry.values()]
+  return [...registry.entries.values()]
     .sort((a, b) => a.ip.family - b.ip.family || (a.ip.value < b.ip.value ? -1 : a.ip.value > b.ip.value ? 1 : 0) || (a.mac < b.mac ? -1 : a.mac > b.mac ? 1 : 0))
     .map((e) => conflictView(e, nodeOf));
 }

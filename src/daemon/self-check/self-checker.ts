@@ -32,7 +32,9 @@ import {
   type SelfCheckSchedule,
   type SelfCheckTiming,
 } from './self-check-schedule';
+import { admitConflictLog, closeWindows, CONFLICT_LOG_INTERVAL_MS, EMPTY_LOG_GATE, nextWindowEnd, type ConflictLogGate } from './conflict-log-gate';
 import {
+  activeConflicts,
   CONFLICT_FORGET_MS,
   conflictText,
   conflictView,
@@ -85,11 +87,11 @@ export interface SelfCheckStats {
   probesSent: number;
   /** Probes not sent: no such interface, no MAC, the socket could not be opened or the queue was full. */
   probesFailed: number;
-  /** Answers from other MACs, and passive observations accepted. */
+  /** Answers from other MACs, and passive observations accepted: every one, listed or not. */
   conflictSightings: number;
   /** New (IP, MAC) conflicts. */
   conflictsDetected: number;
-  /** Conflicts listed now. */
+  /** Conflicts active now: those listed plus the MACs folded into each IP's count (conflict-registry.ts). */
   active: number;
 }
 
@@ -101,6 +103,8 @@ export interface SelfCheckerEvents {
 export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
   private schedule: SelfCheckSchedule;
   private registry: ConflictRegistry = EMPTY_CONFLICT_REGISTRY;
+  /** Which IPs had a conflict logged lately, and how many new ones were held back since (conflict-log-gate.ts). */
+  private logGate: ConflictLogGate = EMPTY_LOG_GATE;
   private macOwners: ReadonlyMap<string, string>;
   private timer: NodeJS.Timeout | undefined;
   private timerAt: number | undefined;
@@ -161,7 +165,7 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
   }
 
   stats(): SelfCheckStats {
-    return { ...this.counters, active: this.registry.size };
+    return { ...this.counters, active: activeConflicts(this.registry) };
   }
 
   /** Stops the timer and ends probes in flight; nothing is emitted afterwards. */
@@ -185,6 +189,7 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     if (this.closed) return;
     const now = this.now();
     this.expire(now);
+    this.summarise(now);
     const taken = takeDue(this.schedule, now);
     this.schedule = taken.schedule;
     if (taken.due.length > 0) {
@@ -195,7 +200,7 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
   }
 
   private arm(): void {
-    const next = [nextDueAt(this.schedule), nextForgetAt(this.registry, this.forgetMs)].filter((t): t is number => t !== undefined);
+    const next = [nextDueAt(this.schedule), nextForgetAt(this.registry, this.forgetMs), nextWindowEnd(this.logGate)].filter((t): t is number => t !== undefined);
     const at = next.length > 0 ? Math.min(...next) : undefined;
     if (at === this.timerAt && this.timer) return;
     if (this.timer) clearTimeout(this.timer);
@@ -257,11 +262,28 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     this.counters.conflictSightings++;
     const recorded = recordSighting(this.registry, s);
     this.registry = recorded.registry;
-    if (!recorded.isNew) return;
+    if (!recorded.isNew || !recorded.entry) return;
     this.counters.conflictsDetected++;
     const conflict = conflictView(recorded.entry, this.nodeOf);
+    const gate = admitConflictLog(this.logGate, conflict.ip, s.at);
+    this.logGate = gate.gate;
+    // Held back: said in the summary when this IP's window ends (summarise), counted in the metrics meanwhile.
+    if (!gate.log) return;
     this.options.logger.warn({ event: 'splitBrainDetected', ...logFields(conflict) }, conflictText(conflict));
     this.tell('conflict', conflict);
+  }
+
+  /** One line per IP whose log window ended with new conflicts held back: "and N more". */
+  private summarise(now: number): void {
+    const closed = closeWindows(this.logGate, now);
+    this.logGate = closed.gate;
+    for (const { ip, held } of closed.summaries) {
+      this.options.logger.warn(
+        { event: 'splitBrainDetected', ip, moreMacs: held },
+        `${ip}: and ${held} more MACs also claimed it in the last ${CONFLICT_LOG_INTERVAL_MS / 1000} s (logged once per IP per ` +
+          `${CONFLICT_LOG_INTERVAL_MS / 1000} s; mlb status lists the first and latest, mlb_conflict_replies_total counts every reply)`,
+      );
+    }
   }
 
   private expire(now: number): void {

@@ -49,6 +49,12 @@ export const DropReason = {
   streamTooLarge: 'streamTooLarge',
   /** The stream ended in the middle of a message. */
   truncatedStream: 'truncatedStream',
+  /** Buffering this stream's message would pass INBOUND_STREAM_BUDGET_BYTES, shared by every inbound stream. */
+  streamBudgetExceeded: 'streamBudgetExceeded',
+  /** INBOUND_STREAMS_MAX inbound streams were already open: the new connection was closed at once. */
+  tooManyStreams: 'tooManyStreams',
+  /** The stream did not deliver a whole message within the TCP timeout (memberlist's stream deadline). */
+  streamDeadline: 'streamDeadline',
 } as const;
 export type DropReasonName = keyof typeof DropReason;
 

@@ -76,10 +76,34 @@ export function encryptPayload(version: EncryptionVersion, key: Uint8Array, plai
   return out;
 }
 
+/**
+ * Payloads from this size on are authenticated before they are decrypted into a buffer of their own: a stream
+ * message (up to 20 MB) that fails its tag, as everything from a peer without the key does, then costs no
+ * plaintext copy. Smaller ones (every UDP packet) are decrypted in one pass as before.
+ */
+const VERIFY_FIRST_BYTES = 64 * 1024;
+/** The slice the verifying pass decrypts at a time, so it never holds more than this of throwaway plaintext. */
+const VERIFY_SLICE_BYTES = 256 * 1024;
+
+/** Whether `key` authenticates msg (GCM tag over aad and ciphertext); the plaintext is thrown away slice by slice. */
+function authentic(key: Uint8Array, nonce: Uint8Array, body: Uint8Array, tag: Uint8Array, aad: Uint8Array): boolean {
+  try {
+    const d = createDecipheriv(algorithm(key), key, nonce, { authTagLength: ENCRYPTION_TAG_BYTES });
+    d.setAAD(aad);
+    d.setAuthTag(tag);
+    for (let at = 0; at < body.length; at += VERIFY_SLICE_BYTES) d.update(body.subarray(at, at + VERIFY_SLICE_BYTES));
+    d.final();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function open(key: Uint8Array, msg: Uint8Array, aad: Uint8Array): Uint8Array | undefined {
   const nonce = msg.subarray(1, 1 + ENCRYPTION_NONCE_BYTES);
   const body = msg.subarray(1 + ENCRYPTION_NONCE_BYTES, msg.length - ENCRYPTION_TAG_BYTES);
   const tag = msg.subarray(msg.length - ENCRYPTION_TAG_BYTES);
+  if (body.length >= VERIFY_FIRST_BYTES && !authentic(key, nonce, body, tag, aad)) return undefined;
   try {
     const d = createDecipheriv(algorithm(key), key, nonce, { authTagLength: ENCRYPTION_TAG_BYTES });
     d.setAAD(aad);

@@ -39,4 +39,5 @@ export {
   selectPiggybacks,
 } from './packet-pipeline';
 export { StreamReader, type StreamDecodeOptions, type StreamOutput } from './stream-reader';
+export { StreamBudget } from './stream-budget';
 export { encodeStream, encodeStreamBody, type StreamEncodeOptions, streamPreamble } from './stream-writer';

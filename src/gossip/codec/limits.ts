@@ -51,6 +51,21 @@ export const STREAM_MAX_ENCRYPTED_BYTES = 20 * 1024 * 1024;
 export const STREAM_MAX_MESSAGE_BYTES = STREAM_MAX_ENCRYPTED_BYTES;
 
 /**
+ * Bytes all inbound streams together may buffer before their messages are complete (stream-budget.ts). Room for
+ * one message of memberlist's largest size (STREAM_MAX_ENCRYPTED_BYTES) with small push/pulls beside it; peers
+ * sending more at once than this lose their streams (counted as streamBudgetExceeded) instead of the node its
+ * memory. A real cluster's push/pulls are kilobytes (a few hundred bytes per member).
+ */
+export const INBOUND_STREAM_BUDGET_BYTES = 24 * 1024 * 1024;
+
+/**
+ * Inbound streams open at once; more are closed as they arrive (counted as tooManyStreams). memberlist refuses a
+ * push/pull beyond 128 pending ones (net.go maxPushPullRequests); mlb caps every stream at the same number, since
+ * each one holds a descriptor and a reader until its deadline.
+ */
+export const INBOUND_STREAMS_MAX = 128;
+
+/**
  * Decompressed size of one compress wrapper in a UDP packet. memberlist 0.2.2 has no cap (an LZW bomb of 64 KiB
  * expands to about 85 MB). A sender compresses one packet's worth of messages (UDP_BUFFER_SIZE, at most a 64 KiB
  * datagram), so 1 MiB is 16 datagrams of room and still a bound on what a bomb costs.

@@ -10,7 +10,9 @@
  *   [08][{UserMsgLen}][UserMsgLen bytes] | [00][ping] | [02][ack] | [0d][err]
  *
  * Plaintext is parsed as it arrives: a push/pull header announcing more nodes or user state than the limits is
- * refused before a single node is buffered. Any failure ends the stream (a byte stream cannot resynchronise):
+ * refused before a single node is buffered. An encrypted message's length is checked from its header, reserved
+ * from the shared StreamBudget (when given) and read into one buffer of exactly that length: nothing is buffered
+ * past the budget, and nothing doubles. Plaintext buffers reserve their growth from the same budget. Any failure ends the stream (a byte stream cannot resynchronise):
  * one Drop, then everything else is ignored. Go reads one message per stream and direction; further messages
  * on the same stream are read the same way.
  */
@@ -19,6 +21,7 @@ import { decompressValue } from './compression';
 import { CodecError, DecodeError, type Drop } from './drop-reasons';
 import { decryptPayload, streamAad } from './encryption';
 import type { Keyring } from './keyring';
+import type { StreamBudget } from './stream-budget';
 import { labelBytes, sameBytes, splitLabel } from './label';
 import { STREAM_MAX_DECOMPRESSED_BYTES, STREAM_MAX_ENCRYPTED_BYTES, STREAM_MAX_MESSAGE_BYTES } from './limits';
 import {
@@ -41,6 +44,8 @@ export interface StreamDecodeOptions {
   readonly maxDecompressedBytes?: number;
   /** Bytes one plaintext message may make the reader buffer. */
   readonly maxMessageBytes?: number;
+  /** Shared by every inbound stream: what this reader buffers is reserved from it (refused: streamBudgetExceeded). */
+  readonly budget?: StreamBudget;
 }
 
 export interface StreamOutput {
@@ -51,11 +56,28 @@ export interface StreamOutput {
 /** Message types that travel on streams (net.go handleConn, sendAndReceiveState, sendPingAndWaitForAck). */
 const STREAM_TYPES: ReadonlySet<number> = new Set([MessageType.pushPull, MessageType.ping, MessageType.ack, MessageType.user, MessageType.err]);
 
+/** The first buffer, allocated when the first bytes arrive: a TCP ping or a small push/pull fits. */
+const INITIAL_BUFFER_BYTES = 4096;
+/** Room past a message at the message limit for the bytes of the next one that arrive in the same chunk. */
+const STREAM_LOOKAHEAD_BYTES = 64 * 1024;
+
+/**
+ * A buffer of at most `max` bytes, empty until grown. Resizable (ES2024): shrinking it to 0 returns its pages to
+ * the system at once, where a plain ArrayBuffer would stay resident until V8's next full collection.
+ */
+function releasableBuffer(max: number): ArrayBuffer {
+  return new (ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => ArrayBuffer)(0, { maxByteLength: max });
+}
+
+function resize(buffer: ArrayBuffer, bytes: number): void {
+  (buffer as unknown as { resize(n: number): void }).resize(bytes);
+}
+
 type Phase =
   | { readonly k: 'label' }
   | { readonly k: 'type' }
   | { readonly k: 'encHeader' }
-  | { readonly k: 'encBody'; readonly len: number }
+  | { readonly k: 'encBody'; readonly len: number; readonly body: ArrayBuffer; got: number }
   | { readonly k: 'compressed' }
   | { readonly k: 'simple'; readonly type: number }
   | { readonly k: 'ppHeader' }
@@ -66,7 +88,7 @@ type Phase =
   | { readonly k: 'failed' };
 
 export class StreamReader {
-  private buf = new Uint8Array(4096);
+  private buf = new Uint8Array(0);
   private fill = 0;
   private pos = 0;
   private msgStart = 0;
@@ -78,6 +100,8 @@ export class StreamReader {
   private readonly maxMessage: number;
   private out: StreamOutput = { messages: [], drops: [] };
   private largestDecompressed = 0;
+  /** Bytes reserved from opts.budget: the capacity of buf plus an encrypted body being read. */
+  private reserved = 0;
 
   /** Throws CodecError('labelTooLong') for a configured label over 255 bytes (a configuration error). */
   constructor(private readonly opts: StreamDecodeOptions = {}) {
@@ -103,8 +127,8 @@ export class StreamReader {
 
   push(chunk: Uint8Array): StreamOutput {
     if (this.phase.k !== 'failed' && chunk.length > 0) {
-      this.append(chunk);
       try {
+        this.append(chunk);
         this.run();
       } catch (e) {
         this.fail(e);
@@ -117,6 +141,36 @@ export class StreamReader {
   end(): StreamOutput {
     if (this.phase.k !== 'failed' && !this.idle) this.fail(new DecodeError('truncatedStream', `stream ended inside a message (phase ${this.phase.k})`));
     return this.take();
+  }
+
+  /** Bytes this reader holds reserved from the budget now. */
+  get reservedBytes(): number {
+    return this.reserved;
+  }
+
+  /** The stream is gone (closed, or its one message was taken): frees the buffers and gives back the budget. */
+  dispose(): void {
+    if (this.phase.k === 'encBody') resize(this.phase.body, 0);
+    this.buf = new Uint8Array(0);
+    this.fill = this.pos = this.msgStart = this.waitFor = 0;
+    if (this.phase.k !== 'failed') this.phase = { k: 'type' };
+    this.hold(0);
+  }
+
+  /** Sets what this reader holds to `bytes`, reserving growth from the budget; false when it does not fit. */
+  private hold(bytes: number): boolean {
+    const budget = this.opts.budget;
+    if (budget) {
+      if (bytes > this.reserved && !budget.tryReserve(bytes - this.reserved)) return false;
+      if (bytes < this.reserved) budget.release(this.reserved - bytes);
+    }
+    this.reserved = bytes;
+    return true;
+  }
+
+  private overBudget(what: string, bytes: number): DecodeError {
+    const b = this.opts.budget as StreamBudget;
+    return new DecodeError('streamBudgetExceeded', `${what} of ${bytes} bytes does not fit: inbound streams already hold ${b.used} of ${b.limit} bytes`);
   }
 
   private take(): StreamOutput {
@@ -133,9 +187,11 @@ export class StreamReader {
           ? { reason: 'badMsgpack', detail: e.message }
           : { reason: 'badMsgpack', detail: `unexpected: ${String(e)}` };
     this.out.drops.push(drop);
+    if (this.phase.k === 'encBody') resize(this.phase.body, 0);
     this.phase = { k: 'failed' };
     this.buf = new Uint8Array(0);
     this.fill = this.pos = this.msgStart = 0;
+    this.hold(0);
   }
 
   private append(chunk: Uint8Array): void {
@@ -147,8 +203,13 @@ export class StreamReader {
       this.pos = this.msgStart = 0;
     }
     if (this.fill + chunk.length > this.buf.length) {
-      let cap = this.buf.length * 2;
-      while (cap < this.fill + chunk.length) cap *= 2;
+      const need = this.fill + chunk.length;
+      let cap = Math.max(this.buf.length * 2, INITIAL_BUFFER_BYTES);
+      while (cap < need) cap *= 2;
+      // Doubling past the message limit would hold memory no message may use (bytes beyond it fail the stream).
+      cap = Math.max(need, Math.min(cap, this.maxMessage + STREAM_LOOKAHEAD_BYTES));
+      const encBody = this.phase.k === 'encBody' ? this.phase.len : 0;
+      if (!this.hold(cap + encBody)) throw this.overBudget('a buffer', cap);
       const next = new Uint8Array(cap);
       next.set(this.buf.subarray(0, this.fill));
       this.buf = next;
@@ -252,13 +313,34 @@ export class StreamReader {
           const len = new DataView(h.buffer, h.byteOffset, 5).getUint32(1);
           // memberlist net.go decryptRemoteState: refused before reading the body.
           if (len > STREAM_MAX_ENCRYPTED_BYTES) throw new DecodeError('streamTooLarge', `encrypted stream message of ${len} bytes (limit ${STREAM_MAX_ENCRYPTED_BYTES})`);
-          this.phase = { k: 'encBody', len };
+          // Reserved whole from the header, before a byte of the body is kept: a peer without the key cannot make
+          // the node buffer more than the budget, however many streams it opens.
+          if (!this.hold(this.buf.length + len)) throw this.overBudget('an encrypted stream message', len);
+          this.phase = { k: 'encBody', len, body: releasableBuffer(len), got: 0 };
           break;
         }
         case 'encBody': {
-          const body = this.bytes(p.len, Infinity);
-          if (!body) return;
-          this.decrypted(decryptPayload(this.opts.keyring as Keyring, body, streamAad(p.len, this.label)));
+          // Moved out of buf as it arrives, so buf stays one chunk long while the body fills its own buffer.
+          const n = Math.min(this.avail(), p.len - p.got);
+          // Grown as bytes arrive: what the peer announced is reserved, only what it sent is resident.
+          resize(p.body, p.got + n);
+          new Uint8Array(p.body).set(this.buf.subarray(this.pos, this.pos + n), p.got);
+          p.got += n;
+          this.pos += n;
+          if (p.got < p.len) {
+            this.fill = this.pos = this.msgStart = 0;
+            return;
+          }
+          let plain: Uint8Array;
+          try {
+            plain = decryptPayload(this.opts.keyring as Keyring, new Uint8Array(p.body), streamAad(p.len, this.label));
+          } finally {
+            // Given back to the system now, not at the next full GC: after a flood from peers without the key,
+            // the node's memory returns as soon as their streams fail.
+            resize(p.body, 0);
+          }
+          this.hold(this.buf.length);
+          this.decrypted(plain);
           break;
         }
         case 'compressed': {

@@ -6,10 +6,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import { createServer as createHTTPServer, request, type Server as HTTPServer } from 'node:http';
-import { connect, createServer as createNetServer, type Server as NetServer } from 'node:net';
+import { connect, createServer as createNetServer, type Server as NetServer, type Socket as NetSocket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { CONTROL_SOCKET_MODE, ControlServer, ControlSocketError } from '../../../src/daemon/control';
+import { CONTROL_MAX_CONNECTIONS, CONTROL_MAX_EVENT_STREAMS, CONTROL_SOCKET_MODE, ControlServer, ControlSocketError } from '../../../src/daemon/control';
+import { findGroupId, findGroupName } from '../../../src/daemon/control/socket-group';
+import { permissionDeniedMessage } from '../../../src/cli/control-client';
 import { connectControl, ControlClientError } from '../../../src/cli/control-client';
 import { exampleExplanations, exampleSnapshot, FakeProvider, silentLogger, socketDir, startFakeDaemon } from './fake-daemon';
 
@@ -180,6 +182,99 @@ describe('ControlServer with the client', () => {
     expect(failed).toMatchObject({ code: 'controlDaemonError', daemonCode: 'internal' });
     expect(failed.message).toContain('snapshot exploded');
     expect(await connectControl(path).getExplain()).toHaveLength((await exampleExplanations()).length);
+  });
+});
+
+/** Opens `count` connections that send nothing, each accepted before the next. */
+async function idleConnections(path: string, count: number): Promise<NetSocket[]> {
+  const opened: NetSocket[] = [];
+  cleanups.push(() => opened.forEach((s) => s.destroy()));
+  for (let i = 0; i < count; i++) {
+    const socket = connect({ path });
+    socket.on('error', () => undefined);
+    opened.push(socket);
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  }
+  return opened;
+}
+
+/** Opens a /v1/events stream and resolves with its status once the headers arrived; the stream stays open. */
+function openEventStream(path: string): Promise<{ status: number; body: Promise<string> }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath: path, method: 'GET', path: '/v1/events?after=0', agent: false }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+      resolve({ status: res.statusCode ?? 0, body: new Promise((r) => res.once('end', () => r(text))) });
+    });
+    req.on('error', reject);
+    cleanups.push(() => void req.destroy());
+    req.end();
+  });
+}
+
+describe('ControlServer under many connections', () => {
+  it('answers mlb status while more idle connections than its cap are open', async () => {
+    const { path } = await daemonAt();
+    await idleConnections(path, CONTROL_MAX_CONNECTIONS + 8);
+    expect((await connectControl(path).getSnapshot()).node.name).toBe('node-a');
+  });
+
+  it('answers mlb status while more event streams than it keeps are open, and refuses the extra streams', async () => {
+    const { path, provider } = await daemonAt();
+    const streams = [];
+    for (let i = 0; i < CONTROL_MAX_CONNECTIONS; i++) streams.push(await openEventStream(path));
+    expect(streams.filter((s) => s.status === 200)).toHaveLength(CONTROL_MAX_EVENT_STREAMS);
+    const refused = streams.find((s) => s.status === 503);
+    expect(JSON.parse(await refused!.body)).toMatchObject({ error: { code: 'tooManyStreams' } });
+    expect(provider.subscriptions).toBe(CONTROL_MAX_EVENT_STREAMS);
+    expect((await connectControl(path).getSnapshot()).node.name).toBe('node-a');
+    // Idle connections on top of the streams still leave room.
+    await idleConnections(path, CONTROL_MAX_CONNECTIONS);
+    expect((await connectControl(path).getExplain()).length).toBeGreaterThan(0);
+  });
+});
+
+describe('the control socket\'s group', () => {
+  const groups = readFileSync('/etc/group', 'utf8');
+  const canChown = process.getuid?.() === 0;
+  // A group other than ours, so the socket's group proves the chown (root may give any group).
+  const other = ['daemon', 'users', 'adm'].find((g) => findGroupId(groups, g) !== undefined && findGroupId(groups, g) !== process.getgid?.());
+
+  it('gives the socket the configured group, mode 0660', async (ctx) => {
+    if (!canChown || !other) ctx.skip('needs root and a group other than ours in /etc/group to give the socket away');
+    const path = freshPath();
+    const server = await ControlServer.listen({ path, provider: new FakeProvider([]), logger: silentLogger, group: other! });
+    cleanups.push(() => server.close());
+    const stats = statSync(path);
+    expect(stats.gid).toBe(findGroupId(groups, other!));
+    expect(stats.mode & 0o777).toBe(0o660);
+  });
+
+  it('refuses to start for a group the host does not have, before making the socket', async () => {
+    const path = freshPath();
+    const error = await ControlServer.listen({ path, provider: new FakeProvider([]), logger: silentLogger, group: 'no-such-group-mlb' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ControlSocketError);
+    expect(error).toMatchObject({ code: 'controlSocketGroupUnknown' });
+    expect((error as Error).message).toContain('groupadd --system no-such-group-mlb');
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('reads group(5) lines both ways', () => {
+    const text = 'root:x:0:\nmlb:x:998:alice,bob\nbroken\n';
+    expect(findGroupId(text, 'mlb')).toBe(998);
+    expect(findGroupId(text, 'nobody')).toBeUndefined();
+    expect(findGroupName(text, 998)).toBe('mlb');
+    expect(findGroupName(text, 5)).toBeUndefined();
+  });
+
+  it('tells a user outside the group which group to join, and never suggests group root', () => {
+    const mlb = permissionDeniedMessage('/run/mlb/mlb.sock', { gid: 998, name: 'mlb' });
+    expect(mlb).toContain('group mlb): add yourself to group mlb (sudo usermod -aG mlb "$USER"');
+    expect(mlb).toContain('or run as root');
+    const root = permissionDeniedMessage('/run/mlb/mlb.sock', { gid: 0, name: 'root' });
+    expect(root).toContain('run as root');
+    expect(root).toContain('--control-socket-group');
+    expect(root).not.toContain('add yourself to group root');
   });
 });
 

@@ -2,10 +2,11 @@
  * The metrics endpoint over real HTTP on loopback: the Prometheus page with its content type, a pointer at /,
  * 404 and 405 for the rest, 503 while the daemon starts or cannot answer, a clear error for a taken port.
  */
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { MetricsServerError, startMetricsServer, type MetricsServer } from '../../../src/daemon/metrics';
+import { METRICS_MAX_CONNECTIONS } from '../../../src/daemon/metrics/metrics-server';
 import { formatHostPort } from '../../../src/gossip/transport/address';
 import { parseExposition, valueOf } from './exposition';
 import { FakeSource } from './fake-source';
@@ -85,5 +86,24 @@ describe('metrics server', () => {
     await server.close();
     expect(source.subscribers).toBe(0);
     await expect(fetch(`${url}/metrics`)).rejects.toThrow();
+  });
+
+  it('answers a scrape while more idle connections than its cap are open', async () => {
+    const { url, server } = await start();
+    const idle: Socket[] = [];
+    try {
+      // Connections that never send a request: a port scanner, a stuck client, or someone holding the port shut.
+      for (let i = 0; i < METRICS_MAX_CONNECTIONS + 8; i++) {
+        const socket = connect({ host: server.address.host, port: server.address.port });
+        socket.on('error', () => undefined);
+        idle.push(socket);
+        await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      }
+      const res = await fetch(`${url}/metrics`);
+      expect(res.status).toBe(200);
+      expect(valueOf(parseExposition(await res.text()), 'metallb_k8s_client_config_stale_bool')).toBe(0);
+    } finally {
+      for (const socket of idle) socket.destroy();
+    }
   });
 });

@@ -5,7 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseIP, type IP } from '../../../src/ip';
+import { admitConflictLog, closeWindows, EMPTY_LOG_GATE, nextWindowEnd } from '../../../src/daemon/self-check/conflict-log-gate';
 import {
+  activeConflicts,
+  CONFLICT_FIRST_MACS_PER_IP,
+  CONFLICT_LAST_MACS_PER_IP,
+  CONFLICT_LISTED_MAX,
   CONFLICT_FORGET_MS,
   conflictText,
   EMPTY_CONFLICT_REGISTRY,
@@ -63,7 +68,7 @@ describe('conflict registry', () => {
     expect(forget(r, T0 + 10_000 + CONFLICT_FORGET_MS - 1, everyOwned).forgotten).toEqual([]);
     const gone = forget(r, T0 + 10_000 + CONFLICT_FORGET_MS, everyOwned);
     expect(gone.forgotten).toMatchObject([{ reason: 'notSeen', entry: { mac: '02:13:00:00:00:02', sightings: 2 } }]);
-    expect(gone.registry.size).toBe(0);
+    expect(gone.registry.entries.size).toBe(0);
     expect(nextForgetAt(gone.registry)).toBeUndefined();
   });
 
@@ -72,6 +77,50 @@ describe('conflict registry', () => {
     r = sight(r, { at: T0, ip: ip('10.213.0.9') }).registry;
     const result = forget(r, T0 + 1, (a) => a.value !== ip('10.213.0.9').value);
     expect(result.forgotten.map((f) => [f.reason, f.entry.key])).toEqual([['notOwned', '10.213.0.9|02:13:00:00:00:02']]);
-    expect(result.registry.size).toBe(1);
+    expect(result.registry.entries.size).toBe(1);
+  });
+});
+
+describe('conflict registry caps', () => {
+  const mac = (i: number) => `02:99:00:00:${((i >> 8) & 0xff).toString(16).padStart(2, '0')}:${(i & 0xff).toString(16).padStart(2, '0')}`;
+  const PER_IP = CONFLICT_FIRST_MACS_PER_IP + CONFLICT_LAST_MACS_PER_IP;
+
+  it('keeps the first MACs of an IP and the latest ones, folding the rest into exact counts', () => {
+    let r = EMPTY_CONFLICT_REGISTRY;
+    for (let i = 0; i < 100; i++) r = sight(r, { at: T0 + i, mac: mac(i) }).registry;
+    const macs = listConflicts(r, () => undefined).map((c) => c.mac).sort();
+    const expected = [0, 1, 2, 3, 96, 97, 98, 99].slice(0, PER_IP).map(mac);
+    expect(macs).toEqual(expected.sort());
+    expect(r.unlisted.get('10.213.0.100')).toMatchObject({ macs: 100 - PER_IP, sightings: 100 - PER_IP });
+    expect(activeConflicts(r)).toBe(100);
+    // The summary is forgotten like the entries: a minute unseen.
+    const gone = forget(r, T0 + 99 + CONFLICT_FORGET_MS, everyOwned);
+    expect(activeConflicts(gone.registry)).toBe(0);
+  });
+
+  it('lists at most CONFLICT_LISTED_MAX entries over all IPs and only counts replies past that', () => {
+    let r = EMPTY_CONFLICT_REGISTRY;
+    const ips = CONFLICT_LISTED_MAX / PER_IP + 2;
+    for (let n = 0; n < ips; n++) for (let i = 0; i < PER_IP; i++) r = sight(r, { at: T0, ip: ip(`10.213.1.${n}`), mac: mac(i) }).registry;
+    expect(r.entries.size).toBe(CONFLICT_LISTED_MAX);
+    const sightings = [...r.unlisted.values()].reduce((n, u) => n + u.sightings, 0);
+    expect(sightings).toBe(2 * PER_IP);
+  });
+});
+
+describe('conflict log gate', () => {
+  it('says the first conflict of an IP at once, holds the rest of the interval, and sums them up once it ends', () => {
+    let g = admitConflictLog(EMPTY_LOG_GATE, '10.0.0.1', 0, 10_000);
+    expect(g.log).toBe(true);
+    for (let t = 1; t <= 5; t++) {
+      g = admitConflictLog(g.gate, '10.0.0.1', t * 1000, 10_000);
+      expect(g).toMatchObject({ log: false, reason: 'held' });
+    }
+    expect(admitConflictLog(g.gate, '10.0.0.2', 5000, 10_000).log).toBe(true);
+    expect(nextWindowEnd(g.gate, 10_000)).toBe(10_000);
+    const closed = closeWindows(g.gate, 10_000, 10_000);
+    expect(closed.summaries).toEqual([{ ip: '10.0.0.1', held: 5 }]);
+    // The summary opened the next window: a flood that goes on is held again, not said line by line.
+    expect(admitConflictLog(closed.gate, '10.0.0.1', 10_500, 10_000).log).toBe(false);
   });
 });

@@ -11,7 +11,8 @@ import type { HostInterface } from '../../../src/announce/l2/arping/host-interfa
 import { PacketSocketError } from '../../../src/native';
 import { SelfChecker, type ProbeRequest, type SelfCheckLogger } from '../../../src/daemon/self-check/self-checker';
 import { SELF_CHECK_CONFLICT_RECHECK_MS, SELF_CHECK_INTERVAL_MS, SELF_CHECK_MAX_IN_FLIGHT, SELF_CHECK_SOON_MS } from '../../../src/daemon/self-check/self-check-schedule';
-import { CONFLICT_FORGET_MS, type Conflict } from '../../../src/daemon/self-check/conflict-registry';
+import { CONFLICT_FIRST_MACS_PER_IP, CONFLICT_FORGET_MS, CONFLICT_LAST_MACS_PER_IP, type Conflict } from '../../../src/daemon/self-check/conflict-registry';
+import { CONFLICT_LOG_INTERVAL_MS } from '../../../src/daemon/self-check/conflict-log-gate';
 
 const ip = (text: string): IP => parseIP(text) as IP;
 const VIP = ip('10.213.0.100');
@@ -207,5 +208,32 @@ describe('SelfChecker', () => {
     expect(signal?.aborted).toBe(true);
     await vi.advanceTimersByTimeAsync(0);
     expect(h.checker.stats().conflictSightings).toBe(1);
+  });
+
+  it('20,000 spoofed replies from random MACs: a few log lines and events, a short list, exact counts', async () => {
+    const h = harness();
+    h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
+    const SPOOFED = 20_000;
+    for (let i = 0; i < SPOOFED; i++) {
+      const mac = Uint8Array.of(0x02, 0x99, (i >> 16) & 0xff, (i >> 8) & 0xff, i & 0xff, 0x01);
+      h.checker.observe({ ip: VIP, mac, interface: 'eth0', evidence: 'arpReply' });
+      // Spread over 30 s, as a flood from the segment would arrive.
+      if (i % 1000 === 999) await vi.advanceTimersByTimeAsync(1500);
+    }
+    await vi.advanceTimersByTimeAsync(CONFLICT_LOG_INTERVAL_MS);
+    const detected = h.lines.filter((l) => l.fields.event === 'splitBrainDetected');
+    // One line when the flood starts, then one "and N more" per 10 s window: a handful, not 20,000.
+    expect(detected.length).toBeLessThanOrEqual(1 + Math.ceil(30_000 / CONFLICT_LOG_INTERVAL_MS) + 1);
+    const summarised = detected.reduce((n, l) => n + (typeof l.fields.moreMacs === 'number' ? l.fields.moreMacs : 0), 0);
+    expect(summarised + h.conflicts.length).toBe(SPOOFED);
+    expect(h.conflicts.length).toBeLessThanOrEqual(detected.length);
+    // The list keeps the first MACs and the latest ones; the status stays a few lines long.
+    const listed = h.checker.conflicts();
+    expect(listed).toHaveLength(CONFLICT_FIRST_MACS_PER_IP + CONFLICT_LAST_MACS_PER_IP);
+    expect(listed.map((c) => c.mac)).toContain('02:99:00:00:00:01');
+    expect(listed.map((c) => c.mac)).toContain('02:99:00:4e:1f:01');
+    // The metrics stay exact: every reply counted, every MAC active.
+    expect(h.checker.stats()).toMatchObject({ conflictSightings: SPOOFED, conflictsDetected: SPOOFED, active: SPOOFED });
+    h.checker.close();
   });
 });

@@ -10,6 +10,7 @@ import {
   Keyring,
   PUSH_PULL_MAX_NODES,
   STREAM_MAX_ENCRYPTED_BYTES,
+  StreamBudget,
   StreamReader,
   type StreamDecodeOptions,
   streamPreamble,
@@ -139,5 +140,39 @@ describe('stream reader refusals', () => {
     const r = readAll(encodeStream({ ...pushPull, nodes: [node('a'), bad, node('b')] } as GossipMessage), {}, 7);
     expect(r.drops).toEqual(['badProtocolRange']);
     expect(r.messages).toEqual([pushPull]);
+  });
+});
+
+describe('the inbound stream budget', () => {
+  const encHeader = (len: number) => Uint8Array.of(0x0a, (len >>> 24) & 0xff, (len >>> 16) & 0xff, (len >>> 8) & 0xff, len & 0xff);
+
+  it('refuses an encrypted message from its header when it does not fit beside the others', () => {
+    const budget = new StreamBudget(1_000_000);
+    const first = new StreamReader({ keyring: ring, budget });
+    expect(first.push(encHeader(800_000)).drops).toEqual([]);
+    expect(budget.used).toBeGreaterThanOrEqual(800_000);
+    // Five bytes are all the second peer sends: refused before any body is buffered.
+    const second = new StreamReader({ keyring: ring, budget });
+    expect(second.push(encHeader(800_000)).drops.map((d) => d.reason)).toEqual(['streamBudgetExceeded']);
+    expect(second.reservedBytes).toBe(0);
+    // The first stream closing gives its share back, and the budget is whole again.
+    first.dispose();
+    expect(budget.used).toBe(0);
+  });
+
+  it('reads a message that fits, and gives its bytes back once it is decoded', () => {
+    const budget = new StreamBudget(1_000_000);
+    const r = readAll(encodeStream(pushPull, { keyring: ring, nonce }), { keyring: ring, budget }, 7);
+    expect(r.messages).toEqual([pushPull]);
+    r.reader.dispose();
+    expect(budget.used).toBe(0);
+  });
+
+  it('bounds plaintext growth by the same budget', () => {
+    const budget = new StreamBudget(64 * 1024);
+    const big = encodeStream({ type: 'user', payload: new Uint8Array(200_000) });
+    const r = readAll(big, { budget }, 16 * 1024);
+    expect(r.drops).toEqual(['streamBudgetExceeded']);
+    expect(budget.used).toBe(0);
   });
 });

@@ -1,0 +1,56 @@
+/**
+ * A real `mlb daemon` (the built bundle, gossip encrypted) against inbound gossip streams a neighbour without the
+ * key can open on loopback: twenty that each announce and send 20 MB, then more slow connections than the daemon
+ * keeps. Its memory stays bounded and comes back, the slow ones are cut at the stream deadline (the fast
+ * profile's 2 s TCP timeout) or at once past the cap, and each refusal is counted by reason in the metrics.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INBOUND_STREAMS_MAX, STREAM_MAX_ENCRYPTED_BYTES } from '../../../src/gossip/codec';
+import { keylessStreams, peakWhile, sampleUntil, slowConnections, startFloodTarget, type FloodTarget } from '../../support/gossip-flood';
+
+/** What the daemon may grow by under the flood: the 24 MiB stream budget plus socket and GC slack. */
+const MAX_GROWTH_BYTES = 64 * 1024 * 1024;
+/** Back within 20% of where it started, once the streams are gone. */
+const RETURN_FACTOR = 1.2;
+const MiB = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
+
+let target: FloodTarget;
+beforeAll(async () => {
+  target = await startFloodTarget();
+}, 30_000);
+afterAll(async () => {
+  await target?.stop();
+});
+
+describe('inbound gossip streams from a neighbour without the key', () => {
+  it('keeps the daemon\'s memory bounded under twenty 20 MB streams, and gives it back', async () => {
+    const baseline = await sampleUntil(() => target.rss(), () => false, 300);
+    const flood = keylessStreams(target.port, 20, STREAM_MAX_ENCRYPTED_BYTES);
+    const peak = await peakWhile(() => target.rss(), flood);
+    const after = await sampleUntil(() => target.rss(), (v) => v <= baseline * RETURN_FACTOR, 10_000);
+    expect(peak - baseline, `baseline ${MiB(baseline)}, peak ${MiB(peak)}`).toBeLessThan(MAX_GROWTH_BYTES);
+    expect(after, `baseline ${MiB(baseline)}, after ${MiB(after)}`).toBeLessThanOrEqual(baseline * RETURN_FACTOR);
+    const drops = await target.drops();
+    // Nineteen of them never fit beside the first; the first is read whole and fails to decrypt, or (on a busy
+    // machine) is cut at the 2 s deadline first.
+    expect(drops.streamBudgetExceeded ?? 0).toBeGreaterThanOrEqual(18);
+    expect((drops.decryptFailed ?? 0) + (drops.streamDeadline ?? 0)).toBeGreaterThanOrEqual(1);
+  }, 60_000);
+
+  it('closes slow connections at the stream deadline, and those past the cap at once', async () => {
+    const count = INBOUND_STREAMS_MAX + 100;
+    const slow = await slowConnections(target.port, count, 200);
+    try {
+      // Past the cap the daemon closes each newcomer as it arrives, while the first ones still trickle.
+      await sampleUntil(() => slow.closed(), (n) => n >= count - INBOUND_STREAMS_MAX, 5_000);
+      expect(slow.closed()).toBeGreaterThanOrEqual(count - INBOUND_STREAMS_MAX);
+      // The rest keep sending a byte every 200 ms, and are still cut at the deadline.
+      await slow.allClosed;
+      const drops = await target.drops();
+      expect(drops.tooManyStreams ?? 0).toBeGreaterThanOrEqual(count - INBOUND_STREAMS_MAX);
+      expect(drops.streamDeadline ?? 0).toBeGreaterThanOrEqual(1);
+    } finally {
+      slow.stop();
+    }
+  }, 30_000);
+});
