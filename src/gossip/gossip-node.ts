@@ -329,9 +329,12 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
         // with its own key, or plain without one: net.go handleConn). The dialler cannot read that reply either,
         // and that is how it learns, and says, that the keys differ.
         delivered = true;
+        reader.dispose();
         this.reportKeyMismatch(from, mismatch.reason as KeyMismatchReason);
         this.inbound.delete(id);
-        socket.end(encodeStream({ type: 'err', error: mismatch.detail ?? mismatch.reason }, this.streamOptions()));
+        // Closed whole once the reply is written (memberlist closes the connection too): a sender that goes on
+        // writing (a flood without the key) must not hold a half-open socket that no stream deadline watches.
+        socket.end(encodeStream({ type: 'err', error: mismatch.detail ?? mismatch.reason }, this.streamOptions()), () => socket.destroy());
       } else if (reader.failed) {
         this.shellLog('debug', out.drops[0]?.reason ?? 'streamFailed', `closed a stream from ${formatHostPort(from)}: ${out.drops[0]?.detail ?? 'undecodable'}`);
         socket.destroy();

@@ -99,6 +99,9 @@ async function keylessStream(port: number, bytes: number): Promise<void> {
   const socket = await opened(port);
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   socket.on('error', () => undefined);
+  // The daemon answers a stream it cannot decrypt with an error message, then closes: read (and drop) it, or this
+  // side never sees the end of the stream and never closes.
+  socket.resume();
   const header = Buffer.alloc(5);
   header[0] = ENCRYPT_TYPE;
   header.writeUInt32BE(bytes, 1);
