@@ -13,6 +13,7 @@ import { arpingCommand } from './commands/arping';
 import { labCommand } from './commands/lab';
 import { statusCommand } from './commands/status';
 import { drainCommand, undrainCommand } from './commands/drain';
+import { isConfigParserWorker, runConfigParserWorker } from '../sources/file/worker-parser';
 
 async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)
@@ -63,21 +64,30 @@ function commandName(argv: string[]): string {
   return first ? `${first} ` : '';
 }
 
-main(hideBin(process.argv)).then(
-  () => {
-    process.exitCode ??= ExitCode.ok;
-  },
-  (error: unknown) => {
-    if (error instanceof UsageError) {
-      process.stderr.write(`mlb: ${error.message}\n`);
-      process.exitCode = ExitCode.usage;
-    } else if (error instanceof CommandError) {
-      process.stderr.write(`mlb: ${error.message}\n`);
-      process.exitCode = ExitCode.failure;
-    } else {
-      // A bug, not a user error: keep the stack so it can be reported.
-      process.stderr.write(`mlb: internal error: ${error instanceof Error ? error.stack : String(error)}\n`);
-      process.exitCode = ExitCode.failure;
-    }
-  },
-);
+/** The same bundle is also the daemon's configuration parser thread (worker-parser.ts): then it only parses. */
+function run(): void {
+  if (isConfigParserWorker()) {
+    runConfigParserWorker();
+    return;
+  }
+  void main(hideBin(process.argv)).then(
+    () => {
+      process.exitCode ??= ExitCode.ok;
+    },
+    (error: unknown) => {
+      if (error instanceof UsageError) {
+        process.stderr.write(`mlb: ${error.message}\n`);
+        process.exitCode = ExitCode.usage;
+      } else if (error instanceof CommandError) {
+        process.stderr.write(`mlb: ${error.message}\n`);
+        process.exitCode = ExitCode.failure;
+      } else {
+        // A bug, not a user error: keep the stack so it can be reported.
+        process.stderr.write(`mlb: internal error: ${error instanceof Error ? error.stack : String(error)}\n`);
+        process.exitCode = ExitCode.failure;
+      }
+    },
+  );
+}
+
+run();

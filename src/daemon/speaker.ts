@@ -20,7 +20,7 @@ import type { Member, SwimConfig } from '../gossip/swim';
 import { formatHostPort, hostFromBytes, type HostPort } from '../gossip/transport/address';
 import { formatIP } from '../ip';
 import { formatDiagnostic, type Snapshot } from '../model';
-import { FileSource, type FileSourceState } from '../sources/file';
+import { type ConfigParser, FileSource, type FileSourceState } from '../sources/file';
 import { decideCluster, type ClusterDecision, type ServiceAddresses } from './cluster-decision';
 import { ClusterGossip } from './cluster-gossip';
 import { ClusterMembership } from './cluster-membership';
@@ -47,6 +47,10 @@ const HANDOVER_POLL_MS = 50;
 export interface SpeakerOptions {
   readonly nodeName: string;
   readonly configFile: string;
+  /** Where the configuration is parsed (the daemon: a worker thread); default in-process. */
+  readonly configParser?: ConfigParser;
+  /** --max-config-bytes; default DEFAULT_MAX_CONFIG_BYTES. */
+  readonly maxConfigBytes?: number;
   readonly bind: HostPort;
   readonly advertiseHost?: string;
   readonly join: readonly HostPort[];
@@ -99,7 +103,7 @@ export class Speaker implements ControlProvider, MetricsSource {
   async start(): Promise<void> {
     const { logger } = this.options;
     this.flags = await SpeakerFlags.load(this.options.stateDir, this.startedAt, logger, () => this.onFlagsChanged());
-    this.source = new FileSource(this.options.configFile);
+    this.source = new FileSource(this.options.configFile, { parse: this.options.configParser, maxBytes: this.options.maxConfigBytes });
     const initial = await this.source.start();
     logger.info({ event: 'configLoaded', file: this.options.configFile, services: initial.snapshot?.services.length }, 'configuration loaded');
     this.source.onChange((state) => this.onConfig(state));
