@@ -5,6 +5,7 @@
  * and the watcher (file-source.ts) act on them; a refused file is treated like any invalid one: the daemon keeps
  * the last good configuration and reports itself stale, `mlb validate` exits 1.
  */
+import { isUtf8 } from 'node:buffer';
 import { type Diagnostic, DiagnosticCode, type Snapshot } from '../../model';
 
 /**
@@ -63,14 +64,7 @@ export function fileSizeProblem(size: number, maxBytes: number, file: string): D
 const NEWLINE = 0x0a;
 const NUL = 0x00;
 
-/** Line and column (1-based) just after the last byte, as editors count; `text` is what was decoded. */
-function endPosition(text: string, file: string): { file: string; line: number; column: number } {
-  let line = 1;
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) line++;
-  return { file, line, column: text.length - text.lastIndexOf('\n') };
-}
-
-/** Line and column of a byte offset in bytes that are known to be ASCII-compatible up to it. */
+/** Line and column (1-based) of a byte offset, as editors count: columns in characters of the line's text. */
 function bytePosition(bytes: Uint8Array, offset: number, file: string): { file: string; line: number; column: number } {
   let line = 1;
   let lineStart = 0;
@@ -78,7 +72,8 @@ function bytePosition(bytes: Uint8Array, offset: number, file: string): { file: 
     line++;
     lineStart = at + 1;
   }
-  return { file, line, column: offset - lineStart + 1 };
+  const column = new TextDecoder('utf-8').decode(bytes.subarray(lineStart, offset)).length + 1;
+  return { file, line, column };
 }
 
 export type DecodedText = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly diagnostic: Diagnostic };
@@ -94,11 +89,10 @@ export type DecodedText = { readonly ok: true; readonly text: string } | { reado
  */
 export function decodeConfigBytes(bytes: Uint8Array, file: string): DecodedText {
   if (bytes.length > 0 && bytes[bytes.length - 1] !== NEWLINE) {
-    const text = new TextDecoder('utf-8').decode(bytes);
     return {
       ok: false,
       diagnostic: {
-        severity: 'error', code: DiagnosticCode.fileIncomplete, position: endPosition(text, file),
+        severity: 'error', code: DiagnosticCode.fileIncomplete, position: bytePosition(bytes, bytes.length, file),
         message: `${file} does not end with a newline, so it looks cut off: it may still be being written. ` +
           `To change it, ${atomicHint(file)}; if the file is complete, end its last line with a newline`,
       },
@@ -115,9 +109,7 @@ export function decodeConfigBytes(bytes: Uint8Array, file: string): DecodedText 
       },
     };
   }
-  try {
-    return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
-  } catch {
+  if (!isUtf8(bytes)) {
     return {
       ok: false,
       diagnostic: {
@@ -126,6 +118,7 @@ export function decodeConfigBytes(bytes: Uint8Array, file: string): DecodedText 
       },
     };
   }
+  return { ok: true, text: new TextDecoder('utf-8').decode(bytes) };
 }
 
 function objectCount(snapshot: Snapshot): number {

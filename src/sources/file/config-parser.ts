@@ -4,17 +4,19 @@
  * gossip, ARP and BFD while a large file is parsed) and unit tests and one-shot commands parse in-process.
  */
 import { CodedError } from '../../errors/coded-error';
-import { type ParseOptions, type ParseResult, parseConfig } from '../../model';
+import type { ParseOptions } from '../../model';
+import { type ParsedConfigFile, parseConfigBytes } from './parse-config-bytes';
 
 export interface ParseRequest {
-  readonly text: string;
+  /** The file's content as read. A worker parser takes it over: the caller must not use it afterwards. */
+  readonly bytes: Uint8Array;
   /** The file as the user named it, for positions and messages. */
   readonly file: string;
   readonly options: ParseOptions;
 }
 
-/** Resolves with the parse result; rejects with a ConfigParseError when the parse could not finish. */
-export type ConfigParser = (request: ParseRequest, signal?: AbortSignal) => Promise<ParseResult>;
+/** Resolves with the judgement of the bytes; rejects with a ConfigParseError when the parse could not finish. */
+export type ConfigParser = (request: ParseRequest, signal?: AbortSignal) => Promise<ParsedConfigFile>;
 
 export type ConfigParseErrorCode =
   /** The worker exceeded its heap limit (PARSE_HEAP_LIMIT_MB). */
@@ -29,4 +31,4 @@ export type ConfigParseErrorCode =
 export class ConfigParseError extends CodedError<ConfigParseErrorCode> {}
 
 /** Parses on the calling thread: synchronous work behind a promise (tests, `mlb validate`, `mlb explain`). */
-export const parseInProcess: ConfigParser = async ({ text, file, options }) => parseConfig(text, file, options);
+export const parseInProcess: ConfigParser = async ({ bytes, file, options }) => parseConfigBytes(bytes, file, options);

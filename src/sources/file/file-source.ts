@@ -16,11 +16,11 @@
  */
 import { type FSWatcher, watch } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { type Diagnostic, DiagnosticCode, type ParseOptions, type ParseResult, type Snapshot } from '../../model';
+import { type Diagnostic, DiagnosticCode, type ParseOptions, type Snapshot } from '../../model';
 import { CodedError } from '../../errors/coded-error';
 import { DEFAULT_MAX_CONFIG_BYTES } from './config-file-checks';
 import { type ConfigParser, parseInProcess } from './config-parser';
-import { parseConfigText } from './load-config-file';
+import { type ParseOutcome, parseConfigFileBytes } from './load-config-file';
 import { type ConfigFileRead, type FileIdentity, readConfigFile, sameIdentity, statIdentity } from './read-config-file';
 
 /** Quiet time after the last change event before reading: editors' save sequences finish well within it. */
@@ -101,7 +101,8 @@ export class FileSource {
   private watcher: FSWatcher | undefined;
   private pollHandle: unknown;
   private debounceHandle: unknown;
-  private lastText: string | undefined;
+  /** sha256 of the content last parsed: a rewrite with the same content announces nothing. */
+  private lastDigest: string | undefined;
   private lastIdentity: FileIdentity | undefined;
   private reloading: Promise<void> | undefined;
   private reloadAgain = false;
@@ -169,7 +170,7 @@ export class FileSource {
       try {
         read = await this.settledRead();
       } catch (error) {
-        this.lastText = undefined;
+        this.lastDigest = undefined;
         this.lastIdentity = undefined;
         this.setState({
           ...this.current,
@@ -230,25 +231,26 @@ export class FileSource {
 
   private async apply(read: ConfigFileRead): Promise<void> {
     if (!read.ok) {
-      this.lastText = undefined;
+      this.lastDigest = undefined;
       this.setState({ ...this.current, stale: true, diagnostics: [read.diagnostic] });
       return;
     }
-    if (read.text === this.lastText) return; // touched or rewritten unchanged: nothing new to run
-    this.lastText = read.text;
-    let result: ParseResult;
+    let parsed: ParseOutcome;
     try {
-      result = await parseConfigText(read.text, this.displayPath, this.parse, this.options, this.parsing.signal);
+      parsed = await parseConfigFileBytes(read.bytes, this.displayPath, this.parse, this.options, this.parsing.signal);
     } catch (error) {
       if (this.stopped) return; // the parse was cancelled by stop()
       throw error;
     }
     if (this.stopped) return;
+    // Touched or rewritten unchanged: nothing new to run. (A parse that could not finish has no digest, so the
+    // same content is tried again on the next notice.)
+    if (parsed.digest !== undefined && parsed.digest === this.lastDigest) return;
+    this.lastDigest = parsed.digest;
+    const { result } = parsed;
     if (result.ok) {
       this.setState({ snapshot: result.snapshot, stale: false, diagnostics: result.diagnostics, loadedAt: this.now() });
     } else {
-      // A parse that could not finish says nothing about the text: the same text is tried again on the next notice.
-      if (result.diagnostics.some((d) => d.code === DiagnosticCode.parseFailed)) this.lastText = undefined;
       this.setState({ ...this.current, stale: true, diagnostics: result.diagnostics });
     }
   }

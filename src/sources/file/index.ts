@@ -1,5 +1,6 @@
 // src/sources/file: the YAML configuration file, read once or watched. Adapter (fs, timers, worker threads).
-export { loadConfigFile, type LoadConfigOptions, parseConfigText } from './load-config-file';
+export { loadConfigFile, type LoadConfigOptions, type ParseOutcome, parseConfigFileBytes } from './load-config-file';
+export { type ParsedConfigFile, parseConfigBytes } from './parse-config-bytes';
 export {
   CONFIG_SETTLE_MS, ConfigLoadError, FileSource, type FileSourceListener, type FileSourceOptions, type FileSourceState,
   MAX_SETTLE_WAIT_MS, RELOAD_DEBOUNCE_MS, STAT_POLL_INTERVAL_MS, type Scheduler, watchConfigFile,

@@ -1,37 +1,43 @@
 /** Reads a configuration file once and validates it (adapter: the only fs access on the model's side). */
 import { DiagnosticCode, type ParseOptions, type ParseResult } from '../../model';
-import { DEFAULT_MAX_CONFIG_BYTES, emptyConfigProblem } from './config-file-checks';
+import { DEFAULT_MAX_CONFIG_BYTES } from './config-file-checks';
 import { type ConfigParser, ConfigParseError, parseInProcess } from './config-parser';
+import type { ParsedConfigFile } from './parse-config-bytes';
 import { readConfigFile } from './read-config-file';
 
 export interface LoadConfigOptions extends ParseOptions {
   /** Files larger than this are refused (fileTooLarge); default DEFAULT_MAX_CONFIG_BYTES. */
   readonly maxBytes?: number;
-  /** Where the text is parsed; default in-process. */
+  /** Where the bytes are judged and parsed; default in-process. */
   readonly parse?: ConfigParser;
 }
 
+/** A parsed file, or why the parser could not finish (digest undefined: nothing is known about the content). */
+export type ParseOutcome = { readonly result: ParseResult; readonly digest: string | undefined };
+
 /**
- * Parses a text read from `file` with `parse`, then refuses a valid configuration that holds no objects. A parse
- * that could not finish (worker out of memory, timed out) becomes an error diagnostic like any other; an abort
- * rejects, for the caller who asked for it.
+ * Runs `parse` over bytes read from `file`. A parse that could not finish (worker out of memory, timed out) becomes
+ * an error diagnostic like any other; an abort rejects, for the caller who asked for it.
  */
-export async function parseConfigText(
-  text: string, file: string, parse: ConfigParser, options: ParseOptions, signal?: AbortSignal,
-): Promise<ParseResult> {
-  let result: ParseResult;
+export async function parseConfigFileBytes(
+  bytes: Uint8Array, file: string, parse: ConfigParser, options: ParseOptions, signal?: AbortSignal,
+): Promise<ParseOutcome> {
+  // Only what the parser needs: options may carry functions (a FileSource's clock), which cannot go to a worker.
+  const parseOptions: ParseOptions = options.knownSubnets ? { knownSubnets: options.knownSubnets } : {};
+  let parsed: ParsedConfigFile;
   try {
-    result = await parse({ text, file, options: { ...(options.knownSubnets && { knownSubnets: options.knownSubnets }) } }, signal);
+    parsed = await parse({ bytes, file, options: parseOptions }, signal);
   } catch (error) {
     if (!(error instanceof ConfigParseError) || error.code === 'parseAborted') throw error;
     return {
-      ok: false,
-      diagnostics: [{ severity: 'error', code: DiagnosticCode.parseFailed, message: `${file} could not be parsed: ${error.message}` }],
+      result: {
+        ok: false,
+        diagnostics: [{ severity: 'error', code: DiagnosticCode.parseFailed, message: `${file} could not be parsed: ${error.message}` }],
+      },
+      digest: undefined,
     };
   }
-  if (!result.ok) return result;
-  const empty = emptyConfigProblem(result.snapshot, file);
-  return empty ? { ok: false, diagnostics: [empty, ...result.diagnostics] } : result;
+  return parsed;
 }
 
 /**
@@ -42,5 +48,5 @@ export async function parseConfigText(
 export async function loadConfigFile(path: string, options: LoadConfigOptions = {}): Promise<ParseResult> {
   const read = await readConfigFile(path, path, options.maxBytes ?? DEFAULT_MAX_CONFIG_BYTES);
   if (!read.ok) return { ok: false, diagnostics: [read.diagnostic] };
-  return parseConfigText(read.text, path, options.parse ?? parseInProcess, options);
+  return (await parseConfigFileBytes(read.bytes, path, options.parse ?? parseInProcess, options)).result;
 }

@@ -2,12 +2,14 @@
  * Reads the configuration file's bytes so that nothing can block: stat the path first (a FIFO or device is refused
  * before it is opened), open with O_NONBLOCK (a FIFO swapped in after the stat opens at once instead of waiting for
  * a writer), fstat the open descriptor (what is read is what was checked), and read at most the size that fstat
- * reported plus one byte. Adapter: files only; every decision is in config-file-checks.ts.
+ * reported plus one byte. The reads run on libuv's threadpool and the bytes are not looked at here: decoding and
+ * checking them is the parser's job (parse-config-bytes.ts), on its own thread in the daemon. Adapter: files only;
+ * every decision is in config-file-checks.ts.
  */
 import { constants } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { type Diagnostic, DiagnosticCode } from '../../model';
-import { decodeConfigBytes, fileKindProblem, fileSizeProblem } from './config-file-checks';
+import { fileKindProblem, fileSizeProblem } from './config-file-checks';
 
 /** What tells one version of the file from the next without reading it. */
 export interface FileIdentity {
@@ -22,7 +24,8 @@ export function sameIdentity(a: FileIdentity | undefined, b: FileIdentity | unde
 }
 
 export type ConfigFileRead =
-  | { readonly ok: true; readonly text: string; readonly identity: FileIdentity }
+  /** bytes: a view of an ArrayBuffer of its own, so a worker parser can take it over without a copy. */
+  | { readonly ok: true; readonly bytes: Uint8Array; readonly identity: FileIdentity }
   /** changing: the file changed while it was read; reading again once it settles may succeed. */
   | { readonly ok: false; readonly diagnostic: Diagnostic; readonly changing: boolean; readonly identity?: FileIdentity };
 
@@ -50,7 +53,7 @@ function changedWhileRead(file: string, identity: FileIdentity): ConfigFileRead 
 }
 
 /** Reads until end of file or until `buffer` is full; returns the number of bytes read. */
-async function readInto(handle: FileHandle, buffer: Buffer): Promise<number> {
+async function readInto(handle: FileHandle, buffer: Uint8Array): Promise<number> {
   let filled = 0;
   while (filled < buffer.length) {
     const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
@@ -61,9 +64,9 @@ async function readInto(handle: FileHandle, buffer: Buffer): Promise<number> {
 }
 
 /**
- * Reads `path` (named `file` in messages) as a configuration text. Rejects with the fs error (ENOENT, EACCES, ...)
- * when the file cannot be opened, so callers word that themselves; resolves with a refusal when it is not a
- * regular file, is over `maxBytes`, changed while being read, or is not complete UTF-8 text.
+ * Reads `path` (named `file` in messages). Rejects with the fs error (ENOENT, EACCES, ...) when the file cannot be
+ * opened, so callers word that themselves; resolves with a refusal when it is not a regular file, is over
+ * `maxBytes`, or changed while being read.
  */
 export async function readConfigFile(path: string, file: string, maxBytes: number): Promise<ConfigFileRead> {
   const before = await stat(path);
@@ -75,14 +78,13 @@ export async function readConfigFile(path: string, file: string, maxBytes: numbe
     const identity = identityOf(opened);
     const problem = fileKindProblem(opened, file) ?? fileSizeProblem(opened.size, maxBytes, file);
     if (problem) return { ok: false, diagnostic: problem, changing: false, identity };
-    // One byte more than fstat reported: reading it means the file grew while being read.
-    const buffer = Buffer.allocUnsafe(opened.size + 1);
+    // One byte more than fstat reported: reading it means the file grew while being read. Not Buffer.allocUnsafe:
+    // small Buffers share a pool, and handing the pool's ArrayBuffer to a worker would detach other Buffers.
+    const buffer = new Uint8Array(opened.size + 1);
     const length = await readInto(handle, buffer);
     const after = identityOf(await handle.stat());
     if (length !== opened.size || !sameIdentity(identity, after)) return changedWhileRead(file, after);
-    const decoded = decodeConfigBytes(buffer.subarray(0, length), file);
-    if (!decoded.ok) return { ok: false, diagnostic: decoded.diagnostic, changing: false, identity };
-    return { ok: true, text: decoded.text, identity };
+    return { ok: true, bytes: buffer.subarray(0, length), identity };
   } finally {
     await handle.close();
   }

@@ -5,10 +5,14 @@
  *
  * The worker runs the same bundle file as the daemon (dist/mlb.mjs), entered with workerData naming its role:
  * main.ts asks isConfigParserWorker() before doing anything else. Nothing to ship beside the bundle.
+ *
+ * The file's bytes are transferred, not copied, and decoded on the worker; the answer comes back as structured
+ * clone and is rehydrated (parseResultFromClone). So the event loop never touches the content of a large file.
  */
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { type ParseResult, parseConfig, parseResultFromClone } from '../../model';
+import { parseResultFromClone } from '../../model';
 import { type ConfigParser, ConfigParseError, type ParseRequest } from './config-parser';
+import { type ParsedConfigFile, parseConfigBytes } from './parse-config-bytes';
 
 /** workerData.role of a configuration parser worker. */
 const WORKER_ROLE = 'mlb-config-parser';
@@ -43,11 +47,11 @@ export function isConfigParserWorker(): boolean {
   return !isMainThread && (workerData as Partial<WorkerInput> | null)?.role === WORKER_ROLE;
 }
 
-/** The worker's whole life: parse the request from workerData, post the result, end. */
+/** The worker's whole life: judge the bytes from workerData, post the answer, end. */
 export function runConfigParserWorker(): void {
   const { request } = workerData as WorkerInput;
-  const result: ParseResult = parseConfig(request.text, request.file, request.options);
-  parentPort?.postMessage(result);
+  const answer: ParsedConfigFile = parseConfigBytes(request.bytes, request.file, request.options);
+  parentPort?.postMessage(answer);
 }
 
 function failure(error: (Error & { code?: string }) | undefined, heapLimitMb: number): ConfigParseError {
@@ -62,7 +66,7 @@ export function workerParser(options: WorkerParserOptions = {}): ConfigParser {
   const script = options.script ?? new URL(import.meta.url);
   const timeoutMs = options.timeoutMs ?? PARSE_TIMEOUT_MS;
   const heapLimitMb = options.heapLimitMb ?? PARSE_HEAP_LIMIT_MB;
-  return (request, signal) => new Promise<ParseResult>((resolve, reject) => {
+  return (request, signal) => new Promise<ParsedConfigFile>((resolve, reject) => {
     if (signal?.aborted) {
       reject(new ConfigParseError('parseAborted', 'the parse was cancelled'));
       return;
@@ -70,6 +74,7 @@ export function workerParser(options: WorkerParserOptions = {}): ConfigParser {
     const input: WorkerInput = { role: WORKER_ROLE, request };
     const worker = new Worker(script, {
       workerData: input,
+      transferList: [request.bytes.buffer as ArrayBuffer],
       resourceLimits: { maxOldGenerationSizeMb: heapLimitMb },
       // The worker has nothing to say on stdin/stdout; it must not keep the process alive after an abort either.
       stdin: false,
@@ -88,7 +93,7 @@ export function workerParser(options: WorkerParserOptions = {}): ConfigParser {
       'parseTimedOut', `the parser did not finish within ${Math.round(timeoutMs / 1000)} s`,
     ))), timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
-    worker.once('message', (result: ParseResult) => finish(() => resolve(parseResultFromClone(result))));
+    worker.once('message', (answer: ParsedConfigFile) => finish(() => resolve({ result: parseResultFromClone(answer.result), digest: answer.digest })));
     worker.once('error', (error: Error & { code?: string }) => finish(() => reject(failure(error, heapLimitMb))));
     worker.once('exit', () => finish(() => reject(failure(undefined, heapLimitMb))));
   });
