@@ -14,3 +14,4 @@ export {
   type HealthCheckKind, type HealthCheckParse, type HealthCheckProblem, type HealthCheckSpec, type HealthCheckTiming,
 } from './health-check';
 export { parseResultFromClone, snapshotFromClone } from './snapshot-clone';
+export { deepFreeze } from './build-snapshot';

@@ -7,10 +7,11 @@
  * main.ts asks isConfigParserWorker() before doing anything else. Nothing to ship beside the bundle.
  *
  * The file's bytes are transferred, not copied, and decoded on the worker; the answer comes back as structured
- * clone and is rehydrated (parseResultFromClone). So the event loop never touches the content of a large file.
+ * clone in chunks (answer-chunks.ts), the next one asked for only after the event loop has had a turn, and is
+ * rehydrated (snapshotFromClone). So the event loop never decodes a large file nor receives it in one piece.
  */
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { parseResultFromClone } from '../../model';
+import { AnswerAssembler, type AnswerMessage, answerMessages } from './answer-chunks';
 import { type ConfigParser, ConfigParseError, type ParseRequest } from './config-parser';
 import { type ParsedConfigFile, parseConfigBytes } from './parse-config-bytes';
 
@@ -47,11 +48,20 @@ export function isConfigParserWorker(): boolean {
   return !isMainThread && (workerData as Partial<WorkerInput> | null)?.role === WORKER_ROLE;
 }
 
-/** The worker's whole life: judge the bytes from workerData, post the answer, end. */
+/** Main thread to worker: send the next chunk of the answer. */
+const NEXT_CHUNK = 'next';
+
+/** The worker's whole life: judge the bytes from workerData, post the answer a chunk per request; it is then ended. */
 export function runConfigParserWorker(): void {
   const { request } = workerData as WorkerInput;
-  const answer: ParsedConfigFile = parseConfigBytes(request.bytes, request.file, request.options);
-  parentPort?.postMessage(answer);
+  const messages = answerMessages(parseConfigBytes(request.bytes, request.file, request.options));
+  let next = 0;
+  const send = (): void => {
+    const message = messages[next++];
+    if (message) parentPort?.postMessage(message);
+  };
+  parentPort?.on('message', send);
+  send();
 }
 
 function failure(error: (Error & { code?: string }) | undefined, heapLimitMb: number): ConfigParseError {
@@ -93,7 +103,13 @@ export function workerParser(options: WorkerParserOptions = {}): ConfigParser {
       'parseTimedOut', `the parser did not finish within ${Math.round(timeoutMs / 1000)} s`,
     ))), timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
-    worker.once('message', (answer: ParsedConfigFile) => finish(() => resolve({ result: parseResultFromClone(answer.result), digest: answer.digest })));
+    const assembler = new AnswerAssembler();
+    worker.on('message', (message: AnswerMessage) => {
+      const answer = assembler.add(message);
+      if (answer) finish(() => resolve(answer));
+      // The next chunk only after timers and I/O (gossip, ARP, BFD) have had their turn.
+      else setImmediate(() => !settled && worker.postMessage(NEXT_CHUNK));
+    });
     worker.once('error', (error: Error & { code?: string }) => finish(() => reject(failure(error, heapLimitMb))));
     worker.once('exit', () => finish(() => reject(failure(undefined, heapLimitMb))));
   });
