@@ -1,6 +1,7 @@
-import { loadConfigFile } from '../sources/file';
+import type { Options } from 'yargs';
+import { DEFAULT_MAX_CONFIG_BYTES, loadConfigFile } from '../sources/file';
 import type { Diagnostic, Snapshot } from '../model';
-import { CommandError } from './exit-codes';
+import { CommandError, UsageError } from './exit-codes';
 
 export interface LoadedConfig {
   readonly file: string;
@@ -8,10 +9,25 @@ export interface LoadedConfig {
   readonly diagnostics: readonly Diagnostic[];
 }
 
+/** --max-config-bytes, shared by the commands that read a configuration file (MLB_MAX_CONFIG_BYTES too). */
+export const maxConfigBytesOption = {
+  type: 'number',
+  default: DEFAULT_MAX_CONFIG_BYTES,
+  describe: 'Refuse a configuration file larger than this many bytes (it would cost the daemon memory and parse time)',
+} as const satisfies Options;
+
+/** The flag's value, checked: a positive whole number of bytes, else a usage error (exit 2). */
+export function maxConfigBytes(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    throw new UsageError(`--max-config-bytes must be a positive whole number of bytes, not ${String(value)}`);
+  }
+  return value;
+}
+
 /** Reads and validates --config; an unreadable file is a CommandError (exit 1) with the OS's reason. */
-export async function readConfig(file: string): Promise<LoadedConfig> {
+export async function readConfig(file: string, maxBytes = DEFAULT_MAX_CONFIG_BYTES): Promise<LoadedConfig> {
   try {
-    const result = await loadConfigFile(file);
+    const result = await loadConfigFile(file, { maxBytes });
     return { file, snapshot: result.ok ? result.snapshot : undefined, diagnostics: result.diagnostics };
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;

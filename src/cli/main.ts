@@ -13,6 +13,7 @@ import { arpingCommand } from './commands/arping';
 import { labCommand } from './commands/lab';
 import { statusCommand } from './commands/status';
 import { drainCommand, undrainCommand } from './commands/drain';
+import { isConfigParserWorker, runConfigParserWorker } from '../sources/file/worker-parser';
 
 async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)
@@ -77,18 +78,27 @@ function fail(code: ExitCode, text: string): void {
   setTimeout(() => process.exit(code), FAILED_EXIT_GRACE_MS).unref();
 }
 
-main(hideBin(process.argv)).then(
-  () => {
-    process.exitCode ??= ExitCode.ok;
-  },
-  (error: unknown) => {
-    if (error instanceof UsageError) {
-      fail(ExitCode.usage, `mlb: ${error.message}\n`);
-    } else if (error instanceof CommandError) {
-      fail(ExitCode.failure, `mlb: ${error.message}\n`);
-    } else {
-      // A bug, not a user error: keep the stack so it can be reported.
-      fail(ExitCode.failure, `mlb: internal error: ${error instanceof Error ? error.stack : String(error)}\n`);
-    }
-  },
-);
+/** The same bundle is also the daemon's configuration parser thread (worker-parser.ts): then it only parses. */
+function run(): void {
+  if (isConfigParserWorker()) {
+    runConfigParserWorker();
+    return;
+  }
+  void main(hideBin(process.argv)).then(
+    () => {
+      process.exitCode ??= ExitCode.ok;
+    },
+    (error: unknown) => {
+      if (error instanceof UsageError) {
+        fail(ExitCode.usage, `mlb: ${error.message}\n`);
+      } else if (error instanceof CommandError) {
+        fail(ExitCode.failure, `mlb: ${error.message}\n`);
+      } else {
+        // A bug, not a user error: keep the stack so it can be reported.
+        fail(ExitCode.failure, `mlb: internal error: ${error instanceof Error ? error.stack : String(error)}\n`);
+      }
+    },
+  );
+}
+
+run();

@@ -20,7 +20,7 @@ import type { Member, SwimConfig } from '../gossip/swim';
 import { formatHostPort, hostFromBytes, type HostPort } from '../gossip/transport/address';
 import { formatIP } from '../ip';
 import { formatDiagnostic, type Snapshot } from '../model';
-import { ConfigLoadError, FileSource, type FileSourceState } from '../sources/file';
+import { ConfigLoadError, type ConfigParser, FileSource, type FileSourceState } from '../sources/file';
 import type { WithheldRelease } from './allocation/allocate-with-table';
 import { decideCluster, type ClusterDecision, type ServiceAddresses } from './cluster-decision';
 import { ClusterGossip } from './cluster-gossip';
@@ -51,6 +51,10 @@ const HANDOVER_POLL_MS = 50;
 export interface SpeakerOptions {
   readonly nodeName: string;
   readonly configFile: string;
+  /** Where the configuration is parsed (the daemon: a worker thread); default in-process. */
+  readonly configParser?: ConfigParser;
+  /** --max-config-bytes; default DEFAULT_MAX_CONFIG_BYTES. */
+  readonly maxConfigBytes?: number;
   readonly bind: HostPort;
   readonly advertiseHost?: string;
   readonly join: readonly HostPort[];
@@ -133,7 +137,7 @@ export class Speaker implements ControlProvider, MetricsSource {
       }
     };
     this.flags = await step(`reading the restart history in --state-dir ${stateDir}`, () => SpeakerFlags.load(stateDir, this.startedAt, logger, () => this.onFlagsChanged()));
-    this.source = new FileSource(configFile);
+    this.source = new FileSource(configFile, { parse: this.options.configParser, maxBytes: this.options.maxConfigBytes });
     const source = this.source;
     const initial = await step(`reading the configuration file ${configFile}`, () => source.start());
     logger.info({ event: 'configLoaded', file: configFile, services: initial.snapshot?.services.length }, 'configuration loaded');

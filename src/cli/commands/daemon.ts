@@ -16,11 +16,13 @@ import { buildInfo } from '../build-info';
 import { SWIM_PROFILES, type SwimProfileName } from '../../gossip/swim';
 import { parseHostPort } from '../../gossip/transport/address';
 import { CommandError, ExitCode, UsageError } from '../exit-codes';
-import { ConfigLoadError } from '../../sources/file';
+import { ConfigLoadError, workerParser } from '../../sources/file';
+import { maxConfigBytes, maxConfigBytesOption } from '../config-input';
 import { formatDiagnostic } from '../../model';
 
 interface DaemonArgs {
   config: string;
+  'max-config-bytes': number;
   'node-name': string;
   'node-labels'?: string;
   'gossip-bind': string;
@@ -52,6 +54,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
   builder: (y) =>
     y
       .option('config', { alias: 'c', type: 'string', demandOption: true, describe: 'The YAML file; edits are picked up live, a bad edit keeps the last good configuration' })
+      .option('max-config-bytes', maxConfigBytesOption)
       .option('node-name', { type: 'string', default: hostname(), describe: 'This node\'s name in the cluster (the election hashes it)' })
       .option('node-labels', { type: 'string', describe: 'k=v,k2=v2: labels published in gossip, over those of the v1 Node document of the same name' })
       .option('gossip-bind', { type: 'string', demandOption: true, describe: 'HOST:PORT to listen on for gossip (UDP and TCP), e.g. 10.0.0.11:7946' })
@@ -82,6 +85,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
     const metricsBind = args['metrics-bind'] === undefined
       ? undefined
       : parseOrUsage(() => parseHostPort(args['metrics-bind']!, METALLB_METRICS_PORT), '--metrics-bind');
+    const maxBytes = maxConfigBytes(args['max-config-bytes']);
     const logger = createLogger({ level: args['log-level'], base: { node: args['node-name'] } });
 
     // From here on every failure is a failed start: said once in the log (where systemd's journal and log
@@ -111,7 +115,8 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
     if (socketGroup) await resolveSocketGroup(socketGroup).catch(failedStart);
 
     const speaker = new Speaker({
-      nodeName: args['node-name'], configFile: args.config, bind, ...(advertise ? { advertiseHost: advertise } : {}), join, keyring,
+      // Parsed on a worker thread: a large file must not stall gossip, ARP answers or BFD while it is read.
+      nodeName: args['node-name'], configFile: args.config, configParser: workerParser(), maxConfigBytes: maxBytes, bind, ...(advertise ? { advertiseHost: advertise } : {}), join, keyring,
       stateDir: args['state-dir'], nodeLabels, gossipConfig: SWIM_PROFILES[args['gossip-profile']], profileName: args['gossip-profile'], logger,
       announce: args.announce, ...(args.announce && args['bind-vips'] ? { vipInterface: args['vip-interface'] } : {}),
       controlSocket: args['control-socket'], ...(socketGroup ? { controlSocketGroup: socketGroup } : {}), version: buildInfo().version,

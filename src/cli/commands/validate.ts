@@ -2,7 +2,7 @@ import type { CommandModule } from 'yargs';
 import { formatIP } from '../../ip';
 import { type Diagnostic, formatDiagnostic } from '../../model';
 import type { AllocateServicesOutput, AllocationResult } from '../../allocator';
-import { diagnosticJSON, readConfig } from '../config-input';
+import { diagnosticJSON, maxConfigBytes, maxConfigBytesOption, readConfig } from '../config-input';
 import { allocate } from '../offline-cluster';
 import { ExitCode } from '../exit-codes';
 import { renderTable } from '../render-table';
@@ -10,6 +10,7 @@ import { renderTable } from '../render-table';
 interface ValidateArgs {
   config: string;
   json: boolean;
+  'max-config-bytes': number;
 }
 
 export const validateCommand: CommandModule<object, ValidateArgs> = {
@@ -19,13 +20,14 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
     y
       .option('config', { alias: 'c', type: 'string', demandOption: true, describe: 'The YAML file: metallb.io objects, v1 Services and v1 Nodes' })
       .option('json', { type: 'boolean', default: false, describe: 'Print {valid, errors, warnings, services, pools} as JSON' })
+      .option('max-config-bytes', maxConfigBytesOption)
       .example('mlb validate --config /etc/mlb/mlb.yaml', 'errors as file:line:column, then the allocation')
       .epilogue(
         'Exit 0 when the file is valid (warnings allowed), 1 when it is not. A service that cannot get an address ' +
           'does not make the file invalid: its line shows MetalLB\'s AllocationFailed text instead.',
       ),
   handler: async (args) => {
-    const loaded = await readConfig(args.config);
+    const loaded = await readConfig(args.config, maxConfigBytes(args['max-config-bytes']));
     const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
     const warnings = loaded.diagnostics.filter((d) => d.severity === 'warning');
     const allocation = loaded.snapshot ? allocate(loaded.snapshot) : undefined;

@@ -90,6 +90,21 @@ export const DiagnosticCode = {
    * LOCAL_PREFs: the speakers of their common nodes will not announce it.
    */
   serviceLocalPrefConflict: 'serviceLocalPrefConflict',
+  // --- reading the file (appended later; sources/file decides these before and after parsing)
+  /** The path is not a regular file (a FIFO, a device, a directory): reading it could block or never end. */
+  fileNotRegular: 'fileNotRegular',
+  /** The file is larger than the configured limit (--max-config-bytes). */
+  fileTooLarge: 'fileTooLarge',
+  /** The file holds no objects: empty, or only comments, whitespace and document markers. */
+  fileEmpty: 'fileEmpty',
+  /** The file looks cut off (no final newline): most likely still being written. */
+  fileIncomplete: 'fileIncomplete',
+  /** The file is not UTF-8 text (invalid byte sequences or NUL bytes): not YAML, or not fully written. */
+  fileNotText: 'fileNotText',
+  /** The file kept changing while mlb waited for it to settle or while it was read. */
+  fileChanging: 'fileChanging',
+  /** The parser could not finish (ran out of its memory or time, or its worker thread failed). */
+  parseFailed: 'parseFailed',
 } as const;
 
 export type DiagnosticCodeName = (typeof DiagnosticCode)[keyof typeof DiagnosticCode];

@@ -17,14 +17,23 @@ export class ObjectScope {
   readonly positions = new Map<string, SourcePosition>();
   /** "Kind/namespace/name", filled in once metadata is read; attached to every diagnostic. */
   object: string | undefined;
-  private readonly readers: MapReader[] = [];
+  private readers: MapReader[] = [];
+  /** The YAML document while it is read; dropped by finishAll (see there). */
+  private document: Document.Parsed | undefined;
 
   constructor(
     readonly source: SourceText,
-    readonly doc: Document.Parsed,
+    doc: Document.Parsed,
     readonly sink: DiagnosticSink,
     readonly kind: string,
-  ) {}
+  ) {
+    this.document = doc;
+  }
+
+  get doc(): Document.Parsed {
+    if (this.document === undefined) throw new Error(`the ${this.kind} document was already read to the end`);
+    return this.document;
+  }
 
   positionOf(node: YamlNode): SourcePosition {
     return positionOfNode(this.source, node);
@@ -52,9 +61,15 @@ export class ObjectScope {
     this.readers.push(reader);
   }
 
-  /** Reports unknown fields of every mapping read for this object. */
+  /**
+   * Reports unknown fields of every mapping read for this object, then lets go of the YAML document and its
+   * readers: the scope lives on with the parsed object (checks after reading need its positions), and a file of
+   * many objects must not keep every syntax tree alive until the end of the parse.
+   */
   finishAll(): void {
     for (const reader of this.readers) reader.finish();
+    this.readers = [];
+    this.document = undefined;
   }
 }
 

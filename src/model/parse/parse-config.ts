@@ -12,7 +12,7 @@ import { DiagnosticSink } from './diagnostic-sink';
 import { readDocument } from './objects';
 import { emptyParsedObjects } from './parsed-objects';
 import { collectWarnings } from './warnings';
-import { splitDocuments } from './yaml-documents';
+import { sourceText, yamlDocuments } from './yaml-documents';
 
 export interface ParseOptions {
   /**
@@ -33,9 +33,9 @@ export type ParseResult =
  */
 export function parseConfig(text: string, file: string, options: ParseOptions = {}): ParseResult {
   const sink = new DiagnosticSink();
-  const { source, documents } = splitDocuments(text, file, sink);
+  const source = sourceText(file);
   const parsed = emptyParsedObjects();
-  for (const document of documents) readDocument(source, document, sink, parsed);
+  for (const document of yamlDocuments(text, source, sink)) readDocument(source, document, sink, parsed);
   runCrossChecks(parsed);
   const aliases = collectAliases(parsed);
   const bgpAdvertisements = parsed.bgpAdvertisements.map((ad) => resolveCommunities(ad, aliases));

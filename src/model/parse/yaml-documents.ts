@@ -2,8 +2,11 @@
  * Splits a multi-document YAML text into its documents with the `yaml` package, keeping a line counter so every
  * node can be turned into a 1-based line:column. Syntax errors become diagnostics; a document with one is not
  * read further (its half-parsed content would only produce confusing follow-up errors).
+ *
+ * Documents are composed one at a time (the package's Parser and Composer are generators), so a file of many
+ * documents never holds all their syntax trees at once: each is read into an object and dropped before the next.
  */
-import { type Document, LineCounter, type Node as YamlNode, isAlias, isScalar, parseAllDocuments } from 'yaml';
+import { Composer, type Document, LineCounter, Parser, type Node as YamlNode, isAlias, isScalar } from 'yaml';
 import type { SourcePosition } from '../types';
 import { DiagnosticCode } from './diagnostic-codes';
 import type { DiagnosticSink } from './diagnostic-sink';
@@ -46,17 +49,21 @@ function plainMessage(message: string): string {
   return cut === -1 ? message : message.slice(0, cut);
 }
 
-export function splitDocuments(text: string, file: string, sink: DiagnosticSink): {
-  source: SourceText; documents: YamlDocument[];
-} {
-  const lines = new LineCounter();
-  const source: SourceText = { file, lines };
+/** Where positions in `text` come from: one line counter, filled in as the documents are composed. */
+export function sourceText(file: string): SourceText {
+  return { file, lines: new LineCounter() };
+}
+
+/**
+ * The documents of `text`, composed lazily in file order; `source`'s line counter learns each line as the parser
+ * reaches it, so a document's positions are known when it is yielded.
+ */
+export function* yamlDocuments(text: string, source: SourceText, sink: DiagnosticSink): Generator<YamlDocument> {
   // The core schema (YAML 1.2) is what the Kubernetes API effectively accepts for these fields: "65000:100"
   // stays a string (YAML 1.1 would read it as a base-60 number).
-  const parsed = parseAllDocuments(text, { lineCounter: lines, prettyErrors: true });
-  const all = Array.isArray(parsed) ? parsed : [];
-  const documents: YamlDocument[] = [];
-  for (const doc of all) {
+  const parser = new Parser(source.lines.addNewLine);
+  const composer = new Composer();
+  for (const doc of composer.compose(parser.parse(text))) {
     const [first] = doc.errors;
     if (first) {
       // Only the first: the parser's later errors in the same document are mostly echoes of it.
@@ -67,7 +74,6 @@ export function splitDocuments(text: string, file: string, sink: DiagnosticSink)
     const root = doc.contents;
     // "---" alone or a comment-only document parses as a null scalar: nothing to read.
     const empty = root === null || (isScalar(root) && root.value === null);
-    documents.push({ doc, root: empty ? undefined : root });
+    yield { doc, root: empty ? undefined : root };
   }
-  return { source, documents };
 }

@@ -7,18 +7,37 @@
  * fs.watch on the file itself, so the directory is watched and events are filtered by name. fs.watch is
  * best-effort (network filesystems, some containers deliver nothing), so a periodic stat compares size,
  * mtime and inode as a fallback. Bursts of events (truncate + write + rename) are debounced into one reload.
+ *
+ * Reading: a writer that truncates and rewrites in place (`cat > mlb.yaml`, scp, many tools) leaves moments where
+ * the file is empty or half written. A reload therefore waits until size and mtime stay unchanged for a settle
+ * time, reads the file once (read-config-file.ts: only regular files, bounded size, nothing that can block), and
+ * refuses what still looks incomplete (config-file-checks.ts). Parsing is injected (config-parser.ts): the daemon
+ * parses on a worker thread, so no file, however large, stalls the event loop.
  */
 import { type FSWatcher, watch } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import {
-  type Diagnostic, DiagnosticCode, type ParseOptions, type Snapshot, parseConfig,
-} from '../../model';
+import { type Diagnostic, DiagnosticCode, type ParseOptions, type Snapshot } from '../../model';
+import { CodedError } from '../../errors/coded-error';
+import { DEFAULT_MAX_CONFIG_BYTES } from './config-file-checks';
+import { type ConfigParser, parseInProcess } from './config-parser';
+import { type ParseOutcome, parseConfigFileBytes } from './load-config-file';
+import { type ConfigFileRead, type FileIdentity, readConfigFile, sameIdentity, statIdentity } from './read-config-file';
 
 /** Quiet time after the last change event before reading: editors' save sequences finish well within it. */
 export const RELOAD_DEBOUNCE_MS = 200;
 /** How often the stat fallback looks at the file when fs.watch misses an event (or never delivers any). */
 export const STAT_POLL_INTERVAL_MS = 2_000;
+/**
+ * How long size, mtime and inode must stay unchanged before the file is read. A writer's successive write()s
+ * land microseconds to milliseconds apart (a shell redirection, a copy, a network transfer of a config file),
+ * so a file unchanged for this long is almost certainly finished; what is not is refused by the content checks.
+ */
+export const CONFIG_SETTLE_MS = 150;
+/**
+ * A file that never settles (rewritten in a loop, appended to like a log) is reported stale after this long
+ * rather than waited for forever; the next change notice starts a new wait.
+ */
+export const MAX_SETTLE_WAIT_MS = 10_000;
 
 export interface FileSourceState {
   /** The configuration in force: the last valid one; undefined only before the first valid load. */
@@ -49,6 +68,12 @@ const nodeScheduler: Scheduler = {
 export interface FileSourceOptions extends ParseOptions {
   readonly debounceMs?: number;
   readonly pollIntervalMs?: number;
+  /** How long the file must stay unchanged before it is read (CONFIG_SETTLE_MS); 0 reads at once. */
+  readonly settleMs?: number;
+  /** Files larger than this are refused (DEFAULT_MAX_CONFIG_BYTES, --max-config-bytes). */
+  readonly maxBytes?: number;
+  /** Where the text is parsed: in-process by default, a worker thread in the daemon (worker-parser.ts). */
+  readonly parse?: ConfigParser;
   readonly now?: () => number;
   readonly scheduler?: Scheduler;
   /** Off: only the stat poll (for filesystems where fs.watch throws or misbehaves). */
@@ -58,18 +83,10 @@ export interface FileSourceOptions extends ParseOptions {
 export type FileSourceListener = (state: FileSourceState) => void;
 
 /** Startup failed: the file is unreadable or invalid; diagnostics say why. */
-export class ConfigLoadError extends Error {
-  readonly code = 'invalidConfig';
+export class ConfigLoadError extends CodedError<'invalidConfig'> {
   constructor(readonly file: string, readonly diagnostics: readonly Diagnostic[]) {
-    super(`configuration ${file} is not valid (${diagnostics.filter((d) => d.severity === 'error').length} errors)`);
-    this.name = 'ConfigLoadError';
+    super('invalidConfig', `configuration ${file} is not valid (${diagnostics.filter((d) => d.severity === 'error').length} errors)`);
   }
-}
-
-interface FileIdentity {
-  readonly size: number;
-  readonly mtimeMs: number;
-  readonly ino: number;
 }
 
 export class FileSource {
@@ -80,20 +97,25 @@ export class FileSource {
   private readonly displayPath: string;
   private readonly now: () => number;
   private readonly scheduler: Scheduler;
+  private readonly parse: ConfigParser;
   private watcher: FSWatcher | undefined;
   private pollHandle: unknown;
   private debounceHandle: unknown;
-  private lastText: string | undefined;
+  /** sha256 of the content last parsed: a rewrite with the same content announces nothing. */
+  private lastDigest: string | undefined;
   private lastIdentity: FileIdentity | undefined;
   private reloading: Promise<void> | undefined;
   private reloadAgain = false;
   private stopped = false;
+  /** Cancels the parse in progress (its worker thread) when the source stops. */
+  private readonly parsing = new AbortController();
 
   constructor(path: string, private readonly options: FileSourceOptions = {}) {
     this.path = resolve(path);
     this.displayPath = path;
     this.now = options.now ?? Date.now;
     this.scheduler = options.scheduler ?? nodeScheduler;
+    this.parse = options.parse ?? parseInProcess;
   }
 
   get state(): FileSourceState {
@@ -108,17 +130,17 @@ export class FileSource {
 
   /** First load, then watching. Rejects (ConfigLoadError, or the fs error) when there is nothing valid to run. */
   async start(): Promise<FileSourceState> {
-    const text = await readFile(this.path, 'utf8');
-    this.lastIdentity = await this.identity();
-    this.apply(text);
+    await this.apply(await this.settledRead());
     if (this.current.snapshot === undefined) throw new ConfigLoadError(this.displayPath, this.current.diagnostics);
     this.watchDirectory();
     this.pollHandle = this.scheduler.setInterval(() => void this.poll(), this.options.pollIntervalMs ?? STAT_POLL_INTERVAL_MS);
     return this.current;
   }
 
+  /** Stops watching and cancels a parse in progress (a worker thread is terminated, not waited for). */
   stop(): void {
     this.stopped = true;
+    this.parsing.abort();
     this.watcher?.close();
     this.watcher = undefined;
     if (this.pollHandle !== undefined) this.scheduler.clearInterval(this.pollHandle);
@@ -144,12 +166,12 @@ export class FileSource {
   private async readLoop(): Promise<void> {
     do {
       this.reloadAgain = false;
-      let text: string;
+      let read: ConfigFileRead;
       try {
-        this.lastIdentity = await this.identity();
-        text = await readFile(this.path, 'utf8');
+        read = await this.settledRead();
       } catch (error) {
-        this.lastText = undefined;
+        this.lastDigest = undefined;
+        this.lastIdentity = undefined;
         this.setState({
           ...this.current,
           stale: true,
@@ -161,14 +183,71 @@ export class FileSource {
         continue;
       }
       if (this.stopped) return;
-      this.apply(text);
+      await this.apply(read);
     } while (this.reloadAgain && !this.stopped);
   }
 
-  private apply(text: string): void {
-    if (text === this.lastText) return; // touched or rewritten unchanged: nothing new to run
-    this.lastText = text;
-    const result = parseConfig(text, this.displayPath, this.options);
+  private sleep(ms: number): Promise<void> {
+    return new Promise((done) => this.scheduler.setTimeout(done, ms));
+  }
+
+  /**
+   * Waits until the file's size, mtime and inode stay the same for settleMs, then reads it once; a file that
+   * changed while being read is waited for again. Rejects with the fs error when the file cannot be opened.
+   */
+  private async settledRead(): Promise<ConfigFileRead> {
+    const settleMs = this.options.settleMs ?? CONFIG_SETTLE_MS;
+    const maxBytes = this.options.maxBytes ?? DEFAULT_MAX_CONFIG_BYTES;
+    const rounds = settleMs > 0 ? Math.ceil(MAX_SETTLE_WAIT_MS / settleMs) : 1;
+    let seen = await statIdentity(this.path);
+    for (let round = 1; ; round++) {
+      if (settleMs > 0) {
+        await this.sleep(settleMs);
+        const now = await statIdentity(this.path);
+        const settled = sameIdentity(now, seen);
+        seen = now;
+        if (!settled && round < rounds) continue;
+        if (!settled) return this.neverSettled(now);
+      }
+      const read = await readConfigFile(this.path, this.displayPath, maxBytes);
+      this.lastIdentity = read.identity ?? seen;
+      if (read.ok || !read.changing || round >= rounds || this.stopped) return read;
+      seen = read.identity;
+    }
+  }
+
+  private neverSettled(identity: FileIdentity | undefined): ConfigFileRead {
+    this.lastIdentity = identity;
+    return {
+      ok: false, changing: true,
+      diagnostic: {
+        severity: 'error', code: DiagnosticCode.fileChanging,
+        message: `${this.displayPath} kept changing for ${MAX_SETTLE_WAIT_MS / 1000} s; mlb reads it once it stays ` +
+          `unchanged for ${this.options.settleMs ?? CONFIG_SETTLE_MS} ms. Replace it atomically (write a temporary ` +
+          `file beside it, then rename it over ${this.displayPath})`,
+      },
+    };
+  }
+
+  private async apply(read: ConfigFileRead): Promise<void> {
+    if (!read.ok) {
+      this.lastDigest = undefined;
+      this.setState({ ...this.current, stale: true, diagnostics: [read.diagnostic] });
+      return;
+    }
+    let parsed: ParseOutcome;
+    try {
+      parsed = await parseConfigFileBytes(read.bytes, this.displayPath, this.parse, this.options, this.parsing.signal);
+    } catch (error) {
+      if (this.stopped) return; // the parse was cancelled by stop()
+      throw error;
+    }
+    if (this.stopped) return;
+    // Touched or rewritten unchanged: nothing new to run. (A parse that could not finish has no digest, so the
+    // same content is tried again on the next notice.)
+    if (parsed.digest !== undefined && parsed.digest === this.lastDigest) return;
+    this.lastDigest = parsed.digest;
+    const { result } = parsed;
     if (result.ok) {
       this.setState({ snapshot: result.snapshot, stale: false, diagnostics: result.diagnostics, loadedAt: this.now() });
     } else {
@@ -208,23 +287,9 @@ export class FileSource {
     }
   }
 
-  private async identity(): Promise<FileIdentity | undefined> {
-    try {
-      const s = await stat(this.path);
-      return { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
-    } catch {
-      return undefined;
-    }
-  }
-
   private async poll(): Promise<void> {
     if (this.stopped || this.reloading) return;
-    const now = await this.identity();
-    const before = this.lastIdentity;
-    const changed = now === undefined || before === undefined
-      ? now !== before
-      : now.size !== before.size || now.mtimeMs !== before.mtimeMs || now.ino !== before.ino;
-    if (changed) this.scheduleReload();
+    if (!sameIdentity(await statIdentity(this.path), this.lastIdentity)) this.scheduleReload();
   }
 }
 

@@ -1,12 +1,52 @@
 /** Reads a configuration file once and validates it (adapter: the only fs access on the model's side). */
-import { readFile } from 'node:fs/promises';
-import { type ParseOptions, type ParseResult, parseConfig } from '../../model';
+import { DiagnosticCode, type ParseOptions, type ParseResult } from '../../model';
+import { DEFAULT_MAX_CONFIG_BYTES } from './config-file-checks';
+import { type ConfigParser, ConfigParseError, parseInProcess } from './config-parser';
+import type { ParsedConfigFile } from './parse-config-bytes';
+import { readConfigFile } from './read-config-file';
+
+export interface LoadConfigOptions extends ParseOptions {
+  /** Files larger than this are refused (fileTooLarge); default DEFAULT_MAX_CONFIG_BYTES. */
+  readonly maxBytes?: number;
+  /** Where the bytes are judged and parsed; default in-process. */
+  readonly parse?: ConfigParser;
+}
+
+/** A parsed file, or why the parser could not finish (digest undefined: nothing is known about the content). */
+export type ParseOutcome = { readonly result: ParseResult; readonly digest: string | undefined };
 
 /**
- * Reads `path` as UTF-8 and parses it; diagnostics name `path` as written. Rejects with the fs error (ENOENT,
- * EACCES, ...) when the file cannot be read, so callers can word that themselves.
+ * Runs `parse` over bytes read from `file`. A parse that could not finish (worker out of memory, timed out) becomes
+ * an error diagnostic like any other; an abort rejects, for the caller who asked for it.
  */
-export async function loadConfigFile(path: string, options: ParseOptions = {}): Promise<ParseResult> {
-  const text = await readFile(path, 'utf8');
-  return parseConfig(text, path, options);
+export async function parseConfigFileBytes(
+  bytes: Uint8Array, file: string, parse: ConfigParser, options: ParseOptions, signal?: AbortSignal,
+): Promise<ParseOutcome> {
+  // Only what the parser needs: options may carry functions (a FileSource's clock), which cannot go to a worker.
+  const parseOptions: ParseOptions = options.knownSubnets ? { knownSubnets: options.knownSubnets } : {};
+  let parsed: ParsedConfigFile;
+  try {
+    parsed = await parse({ bytes, file, options: parseOptions }, signal);
+  } catch (error) {
+    if (!(error instanceof ConfigParseError) || error.code === 'parseAborted') throw error;
+    return {
+      result: {
+        ok: false,
+        diagnostics: [{ severity: 'error', code: DiagnosticCode.parseFailed, message: `${file} could not be parsed: ${error.message}` }],
+      },
+      digest: undefined,
+    };
+  }
+  return parsed;
+}
+
+/**
+ * Reads `path` and parses it; diagnostics name `path` as written. Rejects with the fs error (ENOENT, EACCES, ...)
+ * when the file cannot be opened, so callers can word that themselves; a file that is not a regular one, too
+ * large, cut off or empty is an invalid configuration (ok: false) with the reason.
+ */
+export async function loadConfigFile(path: string, options: LoadConfigOptions = {}): Promise<ParseResult> {
+  const read = await readConfigFile(path, path, options.maxBytes ?? DEFAULT_MAX_CONFIG_BYTES);
+  if (!read.ok) return { ok: false, diagnostics: [read.diagnostic] };
+  return (await parseConfigFileBytes(read.bytes, path, options.parse ?? parseInProcess, options)).result;
 }

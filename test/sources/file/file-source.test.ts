@@ -38,7 +38,7 @@ function saveLikeAnEditor(text: string): void {
 }
 
 function source(options: FileSourceOptions = {}): FileSource {
-  const s = new FileSource(file, { debounceMs: 20, pollIntervalMs: 100, ...options });
+  const s = new FileSource(file, { debounceMs: 20, pollIntervalMs: 100, settleMs: 10, ...options });
   sources.push(s);
   return s;
 }
@@ -172,7 +172,8 @@ describe('FileSource', () => {
       setInterval: (fn: () => void) => { pollTick = fn; return 0; },
       clearInterval: () => undefined,
     };
-    const s = source({ scheduler, useFsWatch: false });
+    // No settle wait: every timer here is the debounce's.
+    const s = source({ scheduler, useFsWatch: false, settleMs: 0 });
     await s.start();
     writeFileSync(file, TUTORIAL_BGP);
     pollTick?.();
