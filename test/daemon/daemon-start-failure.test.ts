@@ -68,8 +68,8 @@ describe('mlb daemon start failures', () => {
     const d = daemon('config-dir', ['--config', dir, '--gossip-bind', `127.0.0.1:${await freeLoopbackPort()}`, '--no-announce']);
     expect(await exitCode(d)).toBe(1);
     const { log, stderr } = failure(d);
-    expect(log).toContain(`reading the configuration file ${dir}: it is a directory, not a file (EISDIR)`);
-    expect(stderr).toContain(`reading the configuration file ${dir}: it is a directory, not a file (EISDIR)`);
+    expect(log).toContain(`${dir} is a directory, not a regular file`);
+    expect(stderr).toContain(`${dir} is a directory, not a regular file`);
   });
 
   it('exits 1 when --gossip-key-file is a directory, naming it', async () => {

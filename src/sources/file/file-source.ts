@@ -85,7 +85,8 @@ export type FileSourceListener = (state: FileSourceState) => void;
 /** Startup failed: the file is unreadable or invalid; diagnostics say why. */
 export class ConfigLoadError extends CodedError<'invalidConfig'> {
   constructor(readonly file: string, readonly diagnostics: readonly Diagnostic[]) {
-    super('invalidConfig', `configuration ${file} is not valid (${diagnostics.filter((d) => d.severity === 'error').length} errors)`);
+    const errors = diagnostics.filter((d) => d.severity === 'error').length;
+    super('invalidConfig', `configuration ${file} is not valid (${errors} ${errors === 1 ? 'error' : 'errors'})`);
   }
 }
 

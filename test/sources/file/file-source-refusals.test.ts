@@ -11,8 +11,8 @@ import {
 } from '../../../src/sources/file';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
-const SEED_L2 = readFileSync(join(FIXTURES, 'valid', 'seed-003-l2.yaml'), 'utf8');
-const SEED_BGP = readFileSync(join(FIXTURES, 'valid', 'seed-003-bgp.yaml'), 'utf8');
+const TUTORIAL_L2 = readFileSync(join(FIXTURES, 'valid', 'tutorial-l2.yaml'), 'utf8');
+const TUTORIAL_BGP = readFileSync(join(FIXTURES, 'valid', 'tutorial-bgp.yaml'), 'utf8');
 /** Generous: CI machines are slow; the tests never assert on timing, only on outcomes. */
 const WAIT_MS = 10_000;
 
@@ -76,7 +76,7 @@ function manualTimers() {
 
 describe('FileSource: a file being written', () => {
   it('waits until size and mtime stop changing, then reads the finished file once', async () => {
-    writeFileSync(file, SEED_L2);
+    writeFileSync(file, TUTORIAL_L2);
     const timers = manualTimers();
     const s = source({ scheduler: timers.scheduler, settleMs: 50 });
     const started = s.start();
@@ -86,11 +86,11 @@ describe('FileSource: a file being written', () => {
     s.onChange((state) => seen.push(state));
 
     // A writer truncates the file and writes the first half; the reload starts while it is still at it.
-    const half = SEED_BGP.indexOf('kind: BGPPeer') + 8;
-    writeFileSync(file, SEED_BGP.slice(0, half));
+    const half = TUTORIAL_BGP.indexOf('kind: BGPPeer') + 8;
+    writeFileSync(file, TUTORIAL_BGP.slice(0, half));
     const reloading = s.reload();
     // The writer finishes during the settle wait: the size changed, so mlb waits once more ...
-    expect(await timers.fireNext(() => appendFileSync(file, SEED_BGP.slice(half)))).toBe(50);
+    expect(await timers.fireNext(() => appendFileSync(file, TUTORIAL_BGP.slice(half)))).toBe(50);
     // ... and then, the file unchanged, reads it.
     await timers.fireNext();
     await within(reloading, 'the reload');
@@ -101,7 +101,7 @@ describe('FileSource: a file being written', () => {
 
 describe('FileSource: refused files keep the last good configuration', () => {
   async function started(options: FileSourceOptions = {}): Promise<FileSource> {
-    writeFileSync(file, SEED_L2);
+    writeFileSync(file, TUTORIAL_L2);
     const s = source(options);
     await s.start();
     return s;
@@ -125,7 +125,7 @@ describe('FileSource: refused files keep the last good configuration', () => {
   it('a file cut off inside its last document is stale, though what is left would validate', async () => {
     const s = await started();
     // What `head -c` or a writer caught mid-way leaves: valid YAML, one service short of a field.
-    writeFileSync(file, SEED_L2.slice(0, SEED_L2.length - 3));
+    writeFileSync(file, TUTORIAL_L2.slice(0, TUTORIAL_L2.length - 3));
     const state = await within(s.reload(), 'the reload');
     expect(state.stale).toBe(true);
     expect(state.snapshot?.services).toHaveLength(3);
@@ -155,8 +155,8 @@ describe('FileSource: refused files keep the last good configuration', () => {
   });
 
   it('a file over the size limit is refused before it is read', async () => {
-    const s = await started({ maxBytes: SEED_L2.length + 100 });
-    writeFileSync(file, `${SEED_L2}${'#'.repeat(200)}\n`);
+    const s = await started({ maxBytes: TUTORIAL_L2.length + 100 });
+    writeFileSync(file, `${TUTORIAL_L2}${'#'.repeat(200)}\n`);
     const state = await within(s.reload(), 'the reload');
     expect(state.stale).toBe(true);
     expect(poolNames(state)).toEqual(['default']);
@@ -168,7 +168,7 @@ describe('FileSource: refused files keep the last good configuration', () => {
     const s = await started();
     writeFileSync(file, '');
     expect((await s.reload()).stale).toBe(true);
-    writeFileSync(file, SEED_BGP);
+    writeFileSync(file, TUTORIAL_BGP);
     const state = await s.reload();
     expect(state.stale).toBe(false);
     expect(poolNames(state)).toEqual(['bgp']);
@@ -177,7 +177,7 @@ describe('FileSource: refused files keep the last good configuration', () => {
 
 describe('FileSource: the injected parser', () => {
   it('parses with the parser it was given', async () => {
-    writeFileSync(file, SEED_L2);
+    writeFileSync(file, TUTORIAL_L2);
     const files: string[] = [];
     const parse: ConfigParser = (request, signal) => {
       files.push(request.file);
@@ -188,7 +188,7 @@ describe('FileSource: the injected parser', () => {
   });
 
   it('a parse that cannot finish is stale with its reason, and the same text is parsed again next time', async () => {
-    writeFileSync(file, SEED_L2);
+    writeFileSync(file, TUTORIAL_L2);
     let failing = false;
     const parse: ConfigParser = (request, signal) => failing
       ? Promise.reject(new ConfigParseError('parseOutOfMemory', 'the parser ran out of its 2048 MB of memory'))
@@ -196,7 +196,7 @@ describe('FileSource: the injected parser', () => {
     const s = source({ parse });
     await s.start();
     failing = true;
-    writeFileSync(file, SEED_BGP);
+    writeFileSync(file, TUTORIAL_BGP);
     const stale = await s.reload();
     expect(stale.stale).toBe(true);
     expect(poolNames(stale)).toEqual(['default']);
@@ -207,7 +207,7 @@ describe('FileSource: the injected parser', () => {
   });
 
   it('stop() cancels a parse in progress: a reload never holds up a shutdown', async () => {
-    writeFileSync(file, SEED_L2);
+    writeFileSync(file, TUTORIAL_L2);
     let parsing = false;
     let hung = false;
     const hanging: ConfigParser = (request, signal) => {
@@ -218,7 +218,7 @@ describe('FileSource: the injected parser', () => {
     const s = source({ parse: hanging });
     const first = await s.start();
     parsing = true;
-    writeFileSync(file, SEED_BGP);
+    writeFileSync(file, TUTORIAL_BGP);
     const reloading = s.reload();
     await vi.waitFor(() => expect(hung).toBe(true));
     s.stop();

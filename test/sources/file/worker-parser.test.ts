@@ -14,7 +14,7 @@ import { MLB_BUNDLE } from '../../cli/run-cli';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
 const FULL = readFileSync(join(FIXTURES, 'valid', 'full-featured.yaml'), 'utf8');
-const SEED_L2 = readFileSync(join(FIXTURES, 'valid', 'seed-003-l2.yaml'), 'utf8');
+const TUTORIAL_L2 = readFileSync(join(FIXTURES, 'valid', 'tutorial-l2.yaml'), 'utf8');
 /** The size of the large file: large enough that parsing it takes far longer than the 10 ms tick counted below. */
 const LARGE_FILE_BYTES = 20 * 1024 * 1024;
 const TICK_MS = 10;
@@ -59,7 +59,7 @@ describe('workerParser', () => {
     const parse = bundleParser();
     const codes = async (text: string) => (await parse({ bytes: bytes(text), file: 'f.yaml', options: {} })).result.diagnostics.map((d) => d.code);
     expect(await codes('kind: Nope\n')).toContain('unknownKind');
-    expect(await codes(SEED_L2.slice(0, -3))).toEqual(['fileIncomplete']);
+    expect(await codes(TUTORIAL_L2.slice(0, -3))).toEqual(['fileIncomplete']);
     expect(await codes('# nothing\n')).toEqual(['fileEmpty']);
   });
 
@@ -73,7 +73,7 @@ describe('workerParser', () => {
 
   it('an aborted parse rejects at once with parseAborted', async () => {
     const controller = new AbortController();
-    const parsing = bundleParser()({ bytes: bytes(`${'# filler\n'.repeat(2_000_000)}${SEED_L2}`), file: 'f.yaml', options: {} }, controller.signal);
+    const parsing = bundleParser()({ bytes: bytes(`${'# filler\n'.repeat(2_000_000)}${TUTORIAL_L2}`), file: 'f.yaml', options: {} }, controller.signal);
     controller.abort();
     await expect(parsing).rejects.toMatchObject({ code: 'parseAborted' });
   });
@@ -88,7 +88,7 @@ describe('parsing a large file does not stall the event loop', () => {
     file = join(dir, 'mlb.yaml');
     // A valid configuration padded with comments, as a file that grew big without anyone noticing would be.
     const line = `# ${'padding '.repeat(12)}\n`;
-    writeFileSync(file, SEED_L2 + line.repeat(Math.ceil(LARGE_FILE_BYTES / line.length)));
+    writeFileSync(file, TUTORIAL_L2 + line.repeat(Math.ceil(LARGE_FILE_BYTES / line.length)));
   });
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
