@@ -148,7 +148,8 @@ function statusOfClaim(service: string, c: Claim, allocator: string): ServiceAll
   };
   // Only live table entries count here: a returning service's old addresses and status.loadBalancer.ingress in
   // the file are the allocator's to confirm.
-  if ((c.kind === 'held' || c.kind === 'taken' || c.kind === 'refused') && c.source !== 'table') return notInTable;
+  // A restored entry counts: after a cluster-wide restart every entry is restored, and the allocator keeps them.
+  if ((c.kind === 'held' || c.kind === 'taken' || c.kind === 'refused') && c.source !== 'table' && c.source !== 'restored') return notInTable;
   switch (c.kind) {
     case 'skipped':
       return { service, code: AllocationStatusCode.skipped, ips: [], message: c.message };
@@ -166,7 +167,9 @@ function statusOfClaim(service: string, c: Claim, allocator: string): ServiceAll
         ips: c.ips,
         pool: c.pool,
         entry: c.entry,
-        message: `${texts(c.ips)} from the allocation table (written by ${c.entry.writer} at version ${c.entry.version})`,
+        message: c.entry.restored
+          ? `${texts(c.ips)} from the allocation table (restored from allocations.json, written by ${c.entry.writer} at version ${c.entry.version} of an earlier table)`
+          : `${texts(c.ips)} from the allocation table (written by ${c.entry.writer} at version ${c.entry.version})`,
       };
     case 'taken': {
       const holder = c.byRequest ? 'an explicit request' : 'an older allocation';
