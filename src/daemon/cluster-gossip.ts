@@ -68,6 +68,7 @@ export class ClusterGossip {
   private table: AllocationTable;
   private results = new Map<string, { status: string; message?: string }>();
   private allocator: string | null = null;
+  private role: 'allocating' | 'following' | undefined;
   /** The first join attempt is over. */
   private joined = false;
   /** allocations.json, held aside until this node has heard the cluster (undefined: none, or restored). */
@@ -174,16 +175,18 @@ export class ClusterGossip {
     this.health = retainHealthReports(this.health, new Set(live.map((m) => m.name)));
     // Only mlb nodes can allocate: a plain MetalLB speaker in the cluster is never chosen.
     const mlbNodes = live.filter((m) => decodeNodeMeta(m.meta) !== undefined).map((m) => m.name);
-    const result = effectiveAllocation(snapshot, this.table, mlbNodes, this.options.self, now);
-    if (result.allocator !== this.allocator) {
+    // Until the first join is over and the file is restored, a restarted allocator must not write a version of
+    // its own (it would allocate afresh what the cluster or its file already assigned), nor use such a run.
+    const result = effectiveAllocation(snapshot, this.table, mlbNodes, this.options.self, now, this.ready);
+    // Logged again when this node starts writing (role "following" until it has heard the cluster).
+    if (result.allocator !== this.allocator || result.reason.code !== this.role) {
       this.allocator = result.allocator;
+      this.role = result.reason.code;
       this.options.logger.info({ event: 'allocatorElected', allocator: this.allocator, role: result.reason.code }, result.reason.message);
     }
     // The control API's contract: "ok" for a service that has its addresses, else the code and the reason.
     this.results = new Map([...result.services].map(([key, s]) => [key, HAS_ADDRESSES.has(s.code) ? { status: 'ok' } : { status: s.code, message: s.message }]));
-    // Until the first join is over and the file is restored, a restarted allocator must not write a version of
-    // its own: it would allocate afresh what the cluster (or its file) already assigned.
-    if (result.changed && this.ready) {
+    if (result.changed) {
       this.table = result.table;
       this.options.logger.info(
         { event: 'allocationsPublished', version: this.table.version, changes: result.changes.map((c) => ({ service: c.service, ips: c.after.ips, released: c.after.released })) },

@@ -9,6 +9,9 @@
  *   arrived and whatever an old table says.
  * - A service the table does not know yet has no address on a non-allocator: it waits for the allocator,
  *   rather than guessing an address another node might guess differently.
+ * - The allocator itself follows its table, as every other node does, while it may not write yet (it has not
+ *   heard the cluster, or still holds its allocations.json aside: cluster-gossip.ts): a fresh allocation from a
+ *   table that is not the cluster's would give running services other addresses.
  */
 import type { AllocateServicesOutput, AllocationErrorCode, AllocationResult } from '../../allocator';
 import { type IP, formatIP } from '../../ip';
@@ -82,9 +85,10 @@ export function effectiveAllocation(
   liveNodes: readonly string[],
   self: string,
   now: number,
+  mayWrite = true,
 ): EffectiveAllocation {
   const allocator = chooseAllocator([...liveNodes, self]) as string;
-  if (allocator === self) {
+  if (allocator === self && mayWrite) {
     const run = allocateFromTable(snapshot, table, self, now);
     const services = new Map([...run.results.results].map(([key, r]) => [key, statusOfResult(r)]));
     return {
@@ -108,14 +112,16 @@ export function effectiveAllocation(
   const services = new Map([...claims].map(([key, c]) => [key, statusOfClaim(key, c, allocator)]));
   return {
     allocator,
-    iAmAllocator: false,
+    iAmAllocator: allocator === self,
     table: current,
     changed: false,
     changes: [],
     ...withAddresses(services),
     reason: {
       code: 'following',
-      message: `${allocator} allocates (first in hash order for "mlb-allocator"); using table version ${current.version}${current.allocator ? ` from ${current.allocator}` : ''}`,
+      message: allocator === self
+        ? `this node allocates (first in hash order for "mlb-allocator") once it has heard the cluster; until then it uses table version ${current.version}`
+        : `${allocator} allocates (first in hash order for "mlb-allocator"); using table version ${current.version}${current.allocator ? ` from ${current.allocator}` : ''}`,
     },
   };
 }
