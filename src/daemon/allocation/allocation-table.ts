@@ -25,13 +25,17 @@
  *   per service, so the merge below is still a join (commutative, associative, idempotent).
  * - The allocator writes an entry only when a service's addresses change or it is released; a service whose
  *   addresses stay is never restamped, so a partition side that kept a service's addresses cannot lose them to
- *   the other side's clock running ahead.
+ *   the other side's clock running ahead. Between two live entries there is no further "the older assignment
+ *   wins" rule: a per-service total order cannot tell the allocator's deliberate change (which every follower
+ *   must take, however many writes the follower's copy has seen) from a concurrent one, so two live entries that
+ *   differ are either a real change or both sides assigning one service during a partition, settled by stamp.
  * - Removing a service writes a tombstone ("released", keeping the addresses it had), or a merge with any
  *   table still holding the entry would bring it back. Tombstones expire after RELEASED_ENTRY_TTL_MS (by each
  *   node's clock, outside the merge: expiry is housekeeping, not a new version).
  * - Two services holding one address is not resolved here: only the configuration knows whether they may share
  *   it (metallb.io/allow-shared-ip). The merge keeps both entries and reports the address; the claim pass
- *   (claim-addresses.ts) then gives it to the older entry, on every node alike.
+ *   (claim-addresses.ts) then gives it to the older live entry (a restored entry after every live one), on
+ *   every node alike.
  */
 
 /** Code-unit order, the same on every node (localeCompare is not). */
