@@ -5,6 +5,11 @@
  * lost broadcast or a node that was away catches up within one anti-entropy round. Received tables are merged
  * (allocation-table.ts) and persisted under --state-dir, so a restart, a new allocator or a healed partition
  * keeps every allocation.
+ *
+ * allocations.json is not merged like a peer's table: it is held aside until this node has heard the cluster
+ * (the first table a peer sends, or RESTORE_ALONE_WAIT_MS after the first join attempt when nobody has) and
+ * then only fills services the live table does not hold (restore-allocations.ts). Until then this node
+ * publishes no table of its own and, as allocator, writes nothing.
  */
 import type { Logger } from 'pino';
 import type { GossipNode } from '../gossip/gossip-node';
@@ -15,6 +20,8 @@ import { emptyAllocationTable, receiveAllocationTable, type AllocationTable } fr
 import { decodeAllocationTable, encodeAllocationTable } from './allocation/allocation-table-codec';
 import { loadAllocationTable, saveAllocationTable } from './allocation/allocation-store';
 import type { ServiceHolders, WithheldRelease } from './allocation/allocate-with-table';
+import { describeEntry, restoreAllocations } from './allocation/restore-allocations';
+import { REJOIN_INTERVAL_MS } from './cluster-membership';
 import type { LiveMember, ServiceAddresses } from './cluster-decision';
 import { decodeConfigFacts, encodeConfigFacts, mergeConfigFacts, type ConfigFacts } from './config-facts/config-facts-codec';
 import { decodeGossipRecords, encodeGossipRecords, GossipRecordKind, type GossipRecord } from './gossip-records';
@@ -40,6 +47,13 @@ const CONFIG_BROADCAST_KEY = 'mlb-config';
  */
 export const CONFIG_FACTS_RELAY_BUDGET_BYTES = 64 * 1024;
 
+/**
+ * How long a node that reached nobody on its first join keeps its allocations.json aside before using it alone.
+ * Running peers that know this node rejoin it every REJOIN_INTERVAL_MS (cluster-membership.ts), and their
+ * push/pull brings the live table; two intervals give them two chances before a lone node decides it is alone.
+ */
+export const RESTORE_ALONE_WAIT_MS = 2 * REJOIN_INTERVAL_MS;
+
 export interface ClusterGossipOptions {
   readonly gossip: GossipNode;
   readonly self: string;
@@ -53,6 +67,8 @@ export interface ClusterGossipOptions {
   readonly onHealthChange?: (service: string, passing: boolean, detail: string) => void;
   /** exec: health checks run as this user (--health-check-user); the daemon's own ids otherwise. */
   readonly healthCheckRunAs?: RunAs;
+  /** RESTORE_ALONE_WAIT_MS unless a test says otherwise. */
+  readonly restoreAloneWaitMs?: number;
 }
 
 export interface AllocationView {
@@ -68,7 +84,12 @@ export class ClusterGossip {
   private table: AllocationTable;
   private results = new Map<string, { status: string; message?: string }>();
   private allocator: string | null = null;
-  private ready = false;
+  private role: 'allocating' | 'following' | undefined;
+  /** The first join attempt is over. */
+  private joined = false;
+  /** allocations.json, held aside until this node has heard the cluster (undefined: none, or restored). */
+  private held: AllocationTable | undefined;
+  private restoreTimer: NodeJS.Timeout | undefined;
   private publishedHealth: string | undefined;
   /** A received report changed the table: the next push/pull must carry it. */
   private stateDirty = false;
@@ -81,8 +102,9 @@ export class ClusterGossip {
   private readonly monitor: HealthMonitor;
   private checked = new Map<string, HealthCheckSpec>();
 
-  private constructor(private readonly options: ClusterGossipOptions, table: AllocationTable) {
-    this.table = table;
+  private constructor(private readonly options: ClusterGossipOptions, held: AllocationTable | undefined) {
+    this.table = emptyAllocationTable();
+    this.held = held;
     const runAs = options.healthCheckRunAs;
     this.monitor = new HealthMonitor({ logger: options.logger, ...(runAs ? { probe: (spec, signal) => runProbe(spec, signal, runAs) } : {}) });
     // The monitor logs each flip itself (healthCheckPassing / healthCheckFailing).
@@ -100,8 +122,13 @@ export class ClusterGossip {
       options.logger.error({ event: 'stateAllocationsUnreadable' }, `${error.message}: starting from the cluster's table`);
       return undefined;
     });
-    if (table) options.logger.info({ event: 'allocationsLoaded', version: table.version, services: table.entries.size }, `allocation table version ${table.version} restored`);
-    const cluster = new ClusterGossip(options, table ?? emptyAllocationTable());
+    if (table) {
+      options.logger.info(
+        { event: 'allocationsLoaded', version: table.version, services: table.entries.size },
+        `allocation table version ${table.version} read from disk; held aside until the cluster's table is heard`,
+      );
+    }
+    const cluster = new ClusterGossip(options, table);
     cluster.publishHealth();
     return cluster;
   }
@@ -171,17 +198,19 @@ export class ClusterGossip {
     this.configFacts = new Map([...this.configFacts].filter(([node]) => liveNames.has(node) || node === this.options.self));
     // Only mlb nodes can allocate: a plain MetalLB speaker in the cluster is never chosen.
     const mlbNodes = live.filter((m) => decodeNodeMeta(m.meta) !== undefined).map((m) => m.name);
-    const result = effectiveAllocation(snapshot, this.table, mlbNodes, this.options.self, now, holders);
+    // Until the first join is over and the file is restored, a restarted allocator must not write a version of
+    // its own (it would allocate afresh what the cluster or its file already assigned), nor use such a run.
+    const result = effectiveAllocation(snapshot, this.table, mlbNodes, this.options.self, now, holders, this.ready);
     this.logWithheld(result.withheld);
-    if (result.allocator !== this.allocator) {
+    // Logged again when this node starts writing (role "following" until it has heard the cluster).
+    if (result.allocator !== this.allocator || result.reason.code !== this.role) {
       this.allocator = result.allocator;
+      this.role = result.reason.code;
       this.options.logger.info({ event: 'allocatorElected', allocator: this.allocator, role: result.reason.code }, result.reason.message);
     }
     // The control API's contract: "ok" for a service that has its addresses, else the code and the reason.
     this.results = new Map([...result.services].map(([key, s]) => [key, HAS_ADDRESSES.has(s.code) ? { status: 'ok' } : { status: s.code, message: s.message }]));
-    // Until the first join has merged the cluster's table, a restarted allocator must not write a version of its
-    // own: it could collide with a newer one and move an IP (the merge would settle it, but visibly).
-    if (result.changed && this.ready) {
+    if (result.changed) {
       this.table = result.table;
       this.options.logger.info(
         { event: 'allocationsPublished', version: this.table.version, changes: result.changes.map((c) => ({ service: c.service, ips: c.after.ips, released: c.after.released })) },
@@ -224,11 +253,63 @@ export class ClusterGossip {
     this.publishState();
   }
 
-  /** The first join is over (merged or nobody reachable): the allocator may write from now on. */
+  /** The allocator may write: the first join is over and nothing is held aside. */
+  private get ready(): boolean {
+    return this.joined && this.held === undefined;
+  }
+
+  /**
+   * The first join is over (merged or nobody reachable). A file still held aside (nobody has sent a table) is
+   * restored after RESTORE_ALONE_WAIT_MS, unless a peer's table comes first.
+   */
   markJoined(): void {
-    if (this.ready) return;
-    this.ready = true;
+    if (this.joined) return;
+    this.joined = true;
+    if (this.held !== undefined && this.restoreTimer === undefined) {
+      const wait = this.options.restoreAloneWaitMs ?? RESTORE_ALONE_WAIT_MS;
+      this.restoreTimer = setTimeout(() => {
+        this.restoreTimer = undefined;
+        if (this.restoreHeld('alone')) this.publishTable();
+        this.options.onChange();
+      }, wait);
+      this.restoreTimer.unref();
+    }
     this.options.onChange();
+  }
+
+  /**
+   * Restores the held file into the live table (restore-allocations.ts) and logs what it did; true when the
+   * table changed. `heard`: a peer's table arrived; `alone`: nobody sent one within the wait.
+   */
+  private restoreHeld(trigger: 'heard' | 'alone'): boolean {
+    const disk = this.held;
+    if (disk === undefined) return false;
+    this.held = undefined;
+    if (this.restoreTimer) clearTimeout(this.restoreTimer);
+    this.restoreTimer = undefined;
+    const outcome = restoreAllocations(this.table, disk);
+    const { logger } = this.options;
+    for (const c of outcome.conflicts) {
+      logger.warn(
+        { event: 'allocationRestoreConflict', service: c.service, kept: 'live', live: describeEntry(c.live), disk: describeEntry(c.disk) },
+        `${c.service}: allocations.json gives ${c.disk.ips.join(',')} (version ${c.disk.version} by ${c.disk.writer}), the cluster ${c.live.ips.join(',')} (version ${c.live.version} by ${c.live.writer}); keeping the cluster's`,
+      );
+    }
+    logger.info(
+      { event: 'allocationsRestored', trigger, filled: outcome.filled, conflicts: outcome.conflicts.length, agreed: outcome.agreed, version: outcome.table.version },
+      trigger === 'heard'
+        ? `allocations.json merged into the cluster's table: ${outcome.filled.length} filled, ${outcome.conflicts.length} conflicting kept as the cluster has them`
+        : `nobody sent a table within the wait: allocations.json restored (${outcome.filled.length} services)`,
+    );
+    if (!outcome.changed) return false;
+    this.table = outcome.table;
+    this.persist();
+    return true;
+  }
+
+  private publishTable(): void {
+    this.options.gossip.broadcast(encodeGossipRecords([this.tableRecord()]), TABLE_BROADCAST_KEY);
+    this.publishState();
   }
 
   allocationView(): { allocator: string | null; version: number; results: ReadonlyMap<string, { status: string; message?: string }> } {
@@ -326,14 +407,25 @@ export class ClusterGossip {
       return false;
     }
     const merged = receiveAllocationTable(this.table, remote, Date.now());
-    if (!merged.changed) return false;
-    this.table = merged.table;
-    this.persist();
-    this.publishState();
+    for (const c of merged.reason.conflicts) {
+      this.options.logger.warn(
+        { event: 'allocationConflict', service: c.service, kept: describeEntry(c.kept), dropped: describeEntry(c.dropped) },
+        `${c.service} was given ${c.kept.ips.join(',')} (version ${c.kept.version} by ${c.kept.writer}) and ${c.dropped.ips.join(',')} (version ${c.dropped.version} by ${c.dropped.writer}); keeping the first, the higher entry`,
+      );
+    }
+    if (merged.changed) this.table = merged.table;
+    // The first table heard from the cluster: what the file holds may now fill its gaps.
+    const restored = this.restoreHeld('heard');
+    if (!merged.changed && !restored) return false;
+    if (merged.changed) this.persist();
+    if (restored) this.publishTable();
+    else this.publishState();
     return true;
   }
 
   close(): Promise<void> {
+    if (this.restoreTimer) clearTimeout(this.restoreTimer);
+    this.restoreTimer = undefined;
     return this.monitor.close();
   }
 

@@ -7,7 +7,8 @@
  */
 import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 
-export const LAB_PREFIX = 'mlbt';
+/** LAB_NETNS_PREFIX lets engineers sharing one machine tell their namespaces apart (not MLB_*: mlb reads those as flags). */
+export const LAB_PREFIX = process.env.LAB_NETNS_PREFIX ?? 'mlbt';
 /** Private test subnet inside the lab only (RFC 1918); nothing outside the namespaces is ever addressed. */
 export const LAB_SUBNET_V4 = '10.213.0';
 export const LAB_SUBNET_V6 = 'fd00:213::';

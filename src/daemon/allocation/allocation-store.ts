@@ -5,6 +5,8 @@
  * Written atomically (state-dir.ts writeFileAtomic): a crash leaves the previous table, never half of one. A
  * damaged file is an error naming the file; whether to start empty is the caller's decision (starting empty
  * loses nothing another node still holds, since tables merge, but a lone node would allocate afresh).
+ * What is read here is not the cluster's table: the daemon holds it aside and restores it into the live table's
+ * gaps only (restore-allocations.ts), so an old or copied file cannot move a running service.
  */
 import { join } from 'node:path';
 import type { AllocationTable } from './allocation-table';

@@ -8,11 +8,16 @@
  *
  *   {"format":1,"version":12,"allocator":"node-b","writers":["node-a","node-b"],
  *    "entries":[["demo/web",["192.0.2.10"],9,0,1718000000000],      key, ips, version, writer index, at
- *               ["demo/old",["192.0.2.11"],12,1,1718000300000,1]]}   ... and 1 for a released entry
+ *               ["demo/old",["192.0.2.11"],12,1,1718000300000,1]]}   ... and flags: 1 released, 2 restored
  *
  * Everything read is distrusted: the size is checked before parsing, every field's type and range after, IPs
- * must be canonical text (the election hashes the text), a service appears once, and no entry may be newer
- * than the table (whose (version, allocator) is the latest write). Anything else decodes to a reason, never an exception.
+ * must be canonical text (the election hashes the text), a service appears once, and no live entry may be newer
+ * than the table (whose (version, allocator) is the latest live write; a restored entry's stamp is another
+ * life's, allocation-table.ts). Anything else decodes to a reason, never an exception.
+ *
+ * The flags field was "1 or absent" before restored entries existed; a node of that release refuses a table
+ * holding a restored entry (badEntry) and keeps its own, which is the safe reading: it never takes a restored
+ * entry for a live one.
  */
 import { MAX_ADDRESSES_PER_SERVICE } from '../../allocator';
 import { formatIP, parseIP } from '../../ip';
@@ -59,7 +64,11 @@ export class AllocationTableError extends Error {
   }
 }
 
-export type AllocationEntryJSON = [string, string[], number, number, number] | [string, string[], number, number, number, 1];
+/** The sixth field of an entry: a set of these bits, absent when none is set. */
+export const AllocationEntryFlag = { released: 1, restored: 2 } as const;
+const KNOWN_FLAGS = AllocationEntryFlag.released | AllocationEntryFlag.restored;
+
+export type AllocationEntryJSON = [string, string[], number, number, number] | [string, string[], number, number, number, number];
 
 export interface AllocationTableJSON {
   format: number;
@@ -77,7 +86,8 @@ export function allocationTableToJSON(table: AllocationTable): AllocationTableJS
     .sort(([a], [b]) => compareStrings(a, b))
     .map(([key, e]): AllocationEntryJSON => {
       const base: [string, string[], number, number, number] = [key, [...e.ips], e.version, index.get(e.writer) as number, e.at];
-      return e.released ? [...base, 1] : base;
+      const flags = (e.released ? AllocationEntryFlag.released : 0) | (e.restored ? AllocationEntryFlag.restored : 0);
+      return flags !== 0 ? [...base, flags] : base;
     });
   return { format: ALLOCATION_TABLE_FORMAT, version: table.version, allocator: table.allocator, writers, entries };
 }
@@ -146,7 +156,7 @@ export function allocationTableFromJSON(value: unknown): AllocationTableDecoding
     if (typeof entry === 'string') return fail('badEntry', `entry ${i}: ${entry}`);
     const [key, e] = entry;
     if (decoded.has(key)) return fail('duplicateService', `${key} appears twice`);
-    if (e.version > version || (e.version === version && compareStrings(e.writer, allocator as string) > 0)) {
+    if (!e.restored && (e.version > version || (e.version === version && compareStrings(e.writer, allocator as string) > 0))) {
       return fail('entryNewerThanTable', `${key} was written at ${e.version} by ${e.writer}, after the table (${version} by ${String(allocator)})`);
     }
     decoded.set(key, e);
@@ -156,13 +166,17 @@ export function allocationTableFromJSON(value: unknown): AllocationTableDecoding
 
 function readEntry(raw: unknown, writers: readonly string[]): [string, AllocationEntry] | string {
   if (!Array.isArray(raw) || raw.length < 5 || raw.length > 6) return 'not an entry';
-  const [key, ips, version, writer, at, released] = raw as unknown[];
+  const [key, ips, version, writer, at, flags] = raw as unknown[];
   if (!isServiceKey(key)) return 'not a "namespace/name" service key';
   if (!isCount(version)) return `${key}: version is not a non-negative integer`;
   if (!isCount(writer) || writer >= writers.length) return `${key}: writer is not an index into writers`;
   if (!isCount(at)) return `${key}: at is not a time`;
-  if (raw.length === 6 && released !== 1) return `${key}: the sixth field must be 1 (released)`;
-  const isReleased = raw.length === 6;
+  if (raw.length === 6 && (!isCount(flags) || flags === 0 || (flags & ~KNOWN_FLAGS) !== 0)) {
+    return `${key}: the sixth field must be flags ${AllocationEntryFlag.released} (released) and/or ${AllocationEntryFlag.restored} (restored)`;
+  }
+  const bits = raw.length === 6 ? (flags as number) : 0;
+  const isReleased = (bits & AllocationEntryFlag.released) !== 0;
+  const isRestored = (bits & AllocationEntryFlag.restored) !== 0;
   if (!Array.isArray(ips) || ips.length > MAX_ADDRESSES_PER_SERVICE || (!isReleased && ips.length === 0)) {
     return `${key}: ips must hold ${isReleased ? 0 : 1}-${MAX_ADDRESSES_PER_SERVICE} addresses`;
   }
@@ -170,7 +184,8 @@ function readEntry(raw: unknown, writers: readonly string[]): [string, Allocatio
     const parsed = typeof ip === 'string' ? parseIP(ip) : undefined;
     if (parsed === undefined || formatIP(parsed) !== ip) return `${key}: ${JSON.stringify(ip)} is not an IP in canonical form`;
   }
-  return [key, { ips: ips as string[], version, writer: writers[writer] as string, at, released: isReleased }];
+  const entry: AllocationEntry = { ips: ips as string[], version, writer: writers[writer] as string, at, released: isReleased };
+  return [key, isRestored ? { ...entry, restored: true } : entry];
 }
 
 function fail(reason: AllocationTableDecodeFailure, detail: string): AllocationTableDecoding {

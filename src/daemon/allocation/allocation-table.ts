@@ -13,15 +13,29 @@
  * - Two allocators in a partition both continue from the same version; their writes are told apart by the
  *   writer's name, so (version, writer) orders every write totally (and the entry's content orders the last
  *   case: one node writing twice under one version, e.g. after a crash lost its last write).
- * - Per service the entry with the higher (version, writer, content) wins: a later change of a service's
+ * - Per service the entry with the higher (tier, version, writer, content) wins: a later change of a service's
  *   addresses replaces the earlier one however old a table it meets. When both sides of a partition gave one
- *   service different addresses, the write with the higher stamp wins (reported as a conflict).
+ *   service different addresses, the write with the higher stamp wins (reported as a conflict, both sides named).
+ * - Two tiers: entries written by a live allocator, and entries restored from a node's allocations.json
+ *   (`restored`, restore-allocations.ts). Every live entry outranks every restored one whatever the numbers,
+ *   and restored entries do not raise the table's version: a file's versions come from another life of the
+ *   cluster (a backup, a node that was away), so a stale file with a bigger number can neither replace what the
+ *   running cluster assigned nor push the cluster's clock ahead. A restored entry only fills a service the live
+ *   table does not hold, and the first live write for that service replaces it. The order stays a total order
+ *   per service, so the merge below is still a join (commutative, associative, idempotent).
+ * - The allocator writes an entry only when a service's addresses change or it is released; a service whose
+ *   addresses stay is never restamped, so a partition side that kept a service's addresses cannot lose them to
+ *   the other side's clock running ahead. Between two live entries there is no further "the older assignment
+ *   wins" rule: a per-service total order cannot tell the allocator's deliberate change (which every follower
+ *   must take, however many writes the follower's copy has seen) from a concurrent one, so two live entries that
+ *   differ are either a real change or both sides assigning one service during a partition, settled by stamp.
  * - Removing a service writes a tombstone ("released", keeping the addresses it had), or a merge with any
  *   table still holding the entry would bring it back. Tombstones expire after RELEASED_ENTRY_TTL_MS (by each
  *   node's clock, outside the merge: expiry is housekeeping, not a new version).
  * - Two services holding one address is not resolved here: only the configuration knows whether they may share
  *   it (metallb.io/allow-shared-ip). The merge keeps both entries and reports the address; the claim pass
- *   (claim-addresses.ts) then gives it to the older entry, on every node alike.
+ *   (claim-addresses.ts) then gives it to the older live entry (a restored entry after every live one), on
+ *   every node alike.
  */
 
 /** Code-unit order, the same on every node (localeCompare is not). */
@@ -48,10 +62,15 @@ export interface AllocationEntry {
   readonly at: number;
   /** A tombstone: the service was released; ips are the addresses it had. */
   readonly released: boolean;
+  /**
+   * Restored from allocations.json into a gap of the live table (restore-allocations.ts): ranks below every
+   * live entry, and its version (another life's) counts neither in the table's version nor as age.
+   */
+  readonly restored?: boolean;
 }
 
 export interface AllocationTable {
-  /** Only grows: at least the version of every entry. */
+  /** Only grows: at least the version of every live (not restored) entry. */
   readonly version: number;
   /** The node that wrote `version` ("" in the empty table). */
   readonly allocator: string;
@@ -63,7 +82,7 @@ export function emptyAllocationTable(): AllocationTable {
   return { version: 0, allocator: '', entries: new Map() };
 }
 
-/** A table from its parts, entries sorted by key and the version raised to cover every entry. */
+/** A table from its parts, entries sorted by key and the version raised to cover every live entry. */
 export function makeAllocationTable(
   version: number,
   allocator: string,
@@ -71,7 +90,7 @@ export function makeAllocationTable(
 ): AllocationTable {
   const sorted = [...entries].sort(([a], [b]) => compareStrings(a, b));
   let top = { version, allocator };
-  for (const [, e] of sorted) top = higherStamp(top, { version: e.version, allocator: e.writer });
+  for (const [, e] of sorted) if (!e.restored) top = higherStamp(top, { version: e.version, allocator: e.writer });
   return { version: top.version, allocator: top.allocator, entries: new Map(sorted) };
 }
 
@@ -90,8 +109,15 @@ function contentKey(e: AllocationEntry): string {
   return JSON.stringify([e.released ? 1 : 0, e.at, e.ips]);
 }
 
-/** The total order of the last-writer-wins register: version, then writer, then content. */
+/** 0 for a restored entry, 1 for a live one: the first key of the order. */
+export function entryTier(e: AllocationEntry): number {
+  return e.restored ? 0 : 1;
+}
+
+/** The total order of the last-writer-wins register: tier (live above restored), version, writer, content. */
 export function compareEntries(a: AllocationEntry, b: AllocationEntry): number {
+  const tier = entryTier(a) - entryTier(b);
+  if (tier !== 0) return tier;
   if (a.version !== b.version) return a.version - b.version;
   return compareStrings(a.writer, b.writer) || compareStrings(contentKey(a), contentKey(b));
 }
@@ -104,7 +130,7 @@ export function sameIPTexts(a: readonly string[], b: readonly string[]): boolean
   return a.length === b.length && a.every((t, i) => t === b[i]);
 }
 
-/** One service both tables hold, live, with different addresses: the higher stamp won. */
+/** One service both tables hold, neither released, with different addresses: the higher entry won. */
 export interface EntryConflict {
   readonly service: string;
   readonly kept: AllocationEntry;

@@ -33,6 +33,8 @@ import { type AllocationEntry, type AllocationTable, compareEntries, compareStri
 export type HeldSource =
   /** A live table entry. */
   | 'table'
+  /** An entry restored from allocations.json into a gap (restore-allocations.ts): kept when nothing live clashes. */
+  | 'restored'
   /** The tombstone of a service that was removed and came back: its old addresses, if still free. */
   | 'released'
   /** status.loadBalancer.ingress in the file, for a service the table does not know. */
@@ -71,9 +73,12 @@ interface Holder {
   readonly entry: AllocationEntry | undefined;
 }
 
-const SOURCE_RANK: Record<HeldSource, number> = { table: 0, released: 1, status: 2 };
+const SOURCE_RANK: Record<HeldSource, number> = { table: 0, restored: 1, released: 2, status: 3 };
 
-/** Table entries oldest first, then returning services' old addresses, then addresses only the file records. */
+/**
+ * Live table entries oldest first, then restored ones (a file's stamps say nothing about age next to the running
+ * cluster's), then returning services' old addresses, then addresses only the file records.
+ */
 function compareHolders(a: Holder, b: Holder): number {
   const bySource = SOURCE_RANK[a.source] - SOURCE_RANK[b.source];
   if (bySource !== 0) return bySource;
@@ -94,7 +99,7 @@ export function entryIPs(entry: AllocationEntry): IP[] | undefined {
 
 function heldFor(service: Service, entry: AllocationEntry | undefined, explicit: boolean): { ips: readonly IP[]; source: HeldSource } {
   const ips = entry ? entryIPs(entry) : undefined;
-  if (entry && ips && !entry.released) return { ips, source: 'table' };
+  if (entry && ips && !entry.released) return { ips, source: entry.restored ? 'restored' : 'table' };
   if (entry && ips && ips.length > 0 && !explicit) return { ips, source: 'released' };
   return { ips: service.ingressIPs, source: 'status' };
 }

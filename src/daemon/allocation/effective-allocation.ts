@@ -9,6 +9,9 @@
  *   arrived and whatever an old table says.
  * - A service the table does not know yet has no address on a non-allocator: it waits for the allocator,
  *   rather than guessing an address another node might guess differently.
+ * - The allocator itself follows its table, as every other node does, while it may not write yet (it has not
+ *   heard the cluster, or still holds its allocations.json aside: cluster-gossip.ts): a fresh allocation from a
+ *   table that is not the cluster's would give running services other addresses.
  */
 import type { AllocateServicesOutput, AllocationErrorCode, AllocationResult } from '../../allocator';
 import { type IP, formatIP } from '../../ip';
@@ -85,9 +88,10 @@ export function effectiveAllocation(
   self: string,
   now: number,
   holders?: ServiceHolders,
+  mayWrite = true,
 ): EffectiveAllocation {
   const allocator = chooseAllocator([...liveNodes, self]) as string;
-  if (allocator === self) {
+  if (allocator === self && mayWrite) {
     const run = allocateFromTable(snapshot, table, self, now, holders);
     const services = new Map([...run.results.results].map(([key, r]) => [key, statusOfResult(r)]));
     return {
@@ -112,7 +116,7 @@ export function effectiveAllocation(
   const services = new Map([...claims].map(([key, c]) => [key, statusOfClaim(key, c, allocator)]));
   return {
     allocator,
-    iAmAllocator: false,
+    iAmAllocator: allocator === self,
     table: current,
     changed: false,
     changes: [],
@@ -120,7 +124,9 @@ export function effectiveAllocation(
     ...withAddresses(services),
     reason: {
       code: 'following',
-      message: `${allocator} allocates (first in hash order for "mlb-allocator"); using table version ${current.version}${current.allocator ? ` from ${current.allocator}` : ''}`,
+      message: allocator === self
+        ? `this node allocates (first in hash order for "mlb-allocator") once it has heard the cluster; until then it uses table version ${current.version}`
+        : `${allocator} allocates (first in hash order for "mlb-allocator"); using table version ${current.version}${current.allocator ? ` from ${current.allocator}` : ''}`,
     },
   };
 }
@@ -153,7 +159,8 @@ function statusOfClaim(service: string, c: Claim, allocator: string): ServiceAll
   };
   // Only live table entries count here: a returning service's old addresses and status.loadBalancer.ingress in
   // the file are the allocator's to confirm.
-  if ((c.kind === 'held' || c.kind === 'taken' || c.kind === 'refused') && c.source !== 'table') return notInTable;
+  // A restored entry counts: after a cluster-wide restart every entry is restored, and the allocator keeps them.
+  if ((c.kind === 'held' || c.kind === 'taken' || c.kind === 'refused') && c.source !== 'table' && c.source !== 'restored') return notInTable;
   switch (c.kind) {
     case 'skipped':
       return { service, code: AllocationStatusCode.skipped, ips: [], message: c.message };
@@ -171,7 +178,9 @@ function statusOfClaim(service: string, c: Claim, allocator: string): ServiceAll
         ips: c.ips,
         pool: c.pool,
         entry: c.entry,
-        message: `${texts(c.ips)} from the allocation table (written by ${c.entry.writer} at version ${c.entry.version})`,
+        message: c.entry.restored
+          ? `${texts(c.ips)} from the allocation table (restored from allocations.json, written by ${c.entry.writer} at version ${c.entry.version} of an earlier table)`
+          : `${texts(c.ips)} from the allocation table (written by ${c.entry.writer} at version ${c.entry.version})`,
       };
     case 'taken': {
       const holder = c.byRequest ? 'an explicit request' : 'an older allocation';

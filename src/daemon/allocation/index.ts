@@ -8,3 +8,4 @@ export * from './claim-addresses';
 export * from './allocate-with-table';
 export * from './effective-allocation';
 export * from './allocation-store';
+export * from './restore-allocations';

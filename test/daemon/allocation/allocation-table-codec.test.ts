@@ -97,12 +97,22 @@ describe('allocation table codec', () => {
     expect(reasonOf(`{${header},"entries":[["demo/a",[],1,0,0]]}`)).toBe('badEntry'); // live without addresses
     expect(reasonOf(`{${header},"entries":[["demo/a",["192.0.2.1","192.0.2.2","2001:db8::1"],1,0,0]]}`)).toBe('badEntry');
     expect(reasonOf(`{${header},"entries":[["no-slash",["192.0.2.1"],1,0,0]]}`)).toBe('badEntry');
-    expect(reasonOf(`{${header},"entries":[["demo/a",["192.0.2.1"],1,0,0,2]]}`)).toBe('badEntry');
+    expect(reasonOf(`{${header},"entries":[["demo/a",["192.0.2.1"],1,0,0,4]]}`)).toBe('badEntry'); // unknown flag
+    expect(reasonOf(`{${header},"entries":[["demo/a",["192.0.2.1"],1,0,0,0]]}`)).toBe('badEntry'); // flags written only when set
     expect(reasonOf('{"format":1,"version":0,"allocator":"","writers":[],"entries":[]')).toBe('notJSON');
     expect(readAllocationTable(Uint8Array.of(0x7b, 0xff, 0x7d))).toMatchObject({ ok: false, reason: 'notUTF8' });
     // A released entry may have no addresses, and is read back as released.
     const ok = readAllocationTable(utf8(`{${header},"entries":[["demo/a",[],1,0,5,1]]}`));
     expect(ok.ok && ok.table.entries.get('demo/a')).toEqual({ ips: [], version: 1, writer: 'n', at: 5, released: true });
+  });
+
+  it('reads a restored entry with the version of its earlier life, which does not count against the table', () => {
+    // Table version 3; the restored entry says 900 (a file from another life of the cluster).
+    const header = `"format":${ALLOCATION_TABLE_FORMAT},"version":3,"allocator":"n","writers":["n"]`;
+    const read = readAllocationTable(utf8(`{${header},"entries":[["demo/a",["192.0.2.1"],900,0,5,2],["demo/b",["192.0.2.2"],1,0,5,3]]}`));
+    expect(read.ok && read.table.version).toBe(3);
+    expect(read.ok && read.table.entries.get('demo/a')).toEqual({ ips: ['192.0.2.1'], version: 900, writer: 'n', at: 5, released: false, restored: true });
+    expect(read.ok && read.table.entries.get('demo/b')).toMatchObject({ released: true, restored: true });
   });
 
   it('refuses input over MAX_ALLOCATION_TABLE_BYTES before parsing it, and will not encode a table that large', () => {

@@ -14,7 +14,10 @@ export const entryArb: fc.Arbitrary<AllocationEntry> = fc
     writer: fc.constantFrom(...WRITERS),
     at: fc.integer({ min: 0, max: 3 }),
     released: fc.boolean(),
-  });
+    // Restored from a file (restore-allocations.ts): a lower tier whose versions may run far ahead of the table's.
+    restored: fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }),
+  })
+  .map(({ restored, ...e }): AllocationEntry => (restored ? { ...e, version: e.version * 100, restored: true } : e));
 
 export const tableArb: fc.Arbitrary<AllocationTable> = fc
   .record({

@@ -107,6 +107,16 @@ describe('effectiveAllocation', () => {
     }
   });
 
+  it('on the allocator that may not write yet (the cluster not heard): it follows its table, allocating nothing', () => {
+    const table = allocateFromTable(snap([web]), emptyAllocationTable(), ALLOCATOR, T0).table;
+    const view = effectiveAllocation(snap([web, db, vip]), table, NODES, ALLOCATOR, T0 + 1, undefined, false);
+    expect(view).toMatchObject({ allocator: ALLOCATOR, iAmAllocator: true, changed: false, reason: { code: 'following' } });
+    expect(view.table).toBe(table);
+    // web from the table, vip from the configuration; db, which a fresh run would give 192.0.2.10, waits.
+    expect(textsOf(view.ips)).toEqual({ 'demo/vip': ['192.0.2.15'], 'demo/web': ['192.0.2.10'] });
+    expect(view.services.get('demo/db')?.code).toBe('waitingForAllocator');
+  });
+
   it('counts this node as live even when the member list misses it', () => {
     expect(effectiveAllocation(snap([web]), emptyAllocationTable(), [], 'lonely', T0)).toMatchObject({ allocator: 'lonely', iAmAllocator: true });
   });
