@@ -10,6 +10,7 @@ export function divergenceLines(s: ControlSnapshot): string[] {
   const a = s.configAgreement;
   if (!a) return [];
   return [
+    ...(a.refused ?? []).map((r) => r.message),
     ...a.divergent.map((d) => d.message),
     ...a.retained.map((r) => `${r.service}: no longer in this node's file; still announced from the last good definition (defined by ${r.definedBy.join(', ')})`),
     ...a.withheld.map((w) => `${w.service}: not in this node's file; allocation ${w.ips.join(', ')} kept (defined by ${w.definedBy.join(', ')})`),
@@ -21,9 +22,11 @@ export function divergenceLines(s: ControlSnapshot): string[] {
 /** One short line for the TUI header, null when every compared member has this node's configuration. */
 export function divergenceSummary(s: ControlSnapshot): string | null {
   const a = s.configAgreement;
-  if (!a || (a.divergent.length === 0 && a.retained.length === 0)) return null;
+  const refused = a?.refused ?? [];
+  if (!a || (a.divergent.length === 0 && a.retained.length === 0 && refused.length === 0)) return null;
   const nodes = a.divergent.map((d) => `${d.node} (${d.services} services vs ${a.services}${d.lacks.length > 0 ? `, lacks ${d.lacks.join(', ')}` : ''})`);
   const parts = [
+    refused.length > 0 && `FILE REFUSED on ${refused.map((r) => r.node).join(', ')}`,
     nodes.length > 0 && `DIFFERS on ${nodes.join('; ')}`,
     a.retained.length > 0 && `retaining ${a.retained.map((r) => r.service).join(', ')}`,
   ].filter((p): p is string => typeof p === 'string');

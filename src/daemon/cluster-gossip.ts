@@ -244,7 +244,7 @@ export class ClusterGossip {
 
   /** Publishes this node's configuration facts when they changed (a reload, or retention starting or ending). */
   publishConfigFacts(facts: Omit<ConfigFacts, 'node' | 'epoch' | 'seq'>): void {
-    const fingerprint = JSON.stringify([facts.digest, facts.services, facts.keysTruncated, [...facts.keyHashes].sort(), [...facts.retainedHashes].sort()]);
+    const fingerprint = JSON.stringify([facts.digest, facts.services, facts.keysTruncated, [...facts.keyHashes].sort(), [...facts.retainedHashes].sort(), facts.refusedReason ?? null]);
     if (fingerprint === this.publishedConfig) return;
     this.publishedConfig = fingerprint;
     const own: ConfigFacts = { ...facts, node: this.options.self, epoch: this.options.epoch, seq: ++this.configSeq };

@@ -12,6 +12,7 @@ import { CONTROL_API_VERSION, type ControlSnapshot } from './control/control-sna
 import { holdingKey, type OwnerHistory } from './owner-history';
 import type { BgpPeerStatus } from '../announce/bgp/bgp-announcer';
 import type { WithheldRelease } from './allocation/allocate-with-table';
+import { refusalMessage } from './config-facts/config-agreement';
 import type { ConfigStep } from './config-facts/config-tracker';
 
 export interface ControlViewInputs {
@@ -95,6 +96,7 @@ function agreementView(step: ConfigStep, withheld: readonly WithheldRelease[]): 
     divergent: agreement.divergent.map((p) => ({
       node: p.node, digest: p.digest ?? '', services: p.services ?? 0, lacks: [...p.lacks], extra: p.extra, message: p.message,
     })),
+    refused: agreement.refused.map((p) => ({ node: p.node, reason: p.refused ?? '', message: refusalMessage(p.node, p.refused ?? '') })),
     awaiting: nodesIn('awaiting'),
     silent: nodesIn('silent'),
     retained: step.retention.retained.map((r) => ({ service: r.service, definedBy: [...r.definedBy] })),

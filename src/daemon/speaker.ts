@@ -342,7 +342,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     const liveNames = live.map((m) => m.name);
     // What the others' files define: retained services join this node's snapshot, and nothing is released or
     // elected away while a live member still defines it (config-facts/).
-    const config = this.configTracker.step(file, live, this.cluster.configFactsTable(), Date.now());
+    const config = this.configTracker.step(file, live, this.cluster.configFactsTable(), Date.now(), this.refusedReason());
     this.cluster.publishConfigFacts(config.facts);
     const snapshot = config.retention.snapshot;
     const { agreement } = config;
@@ -494,6 +494,14 @@ export class Speaker implements ControlProvider, MetricsSource {
     if (member.state === 'alive') this.membership?.memberAlive(member);
   }
 
+  /** This node's file on disk, when refused: its first error, for the configuration facts it gossips. */
+  private refusedReason(): string | undefined {
+    const state = this.source?.state;
+    if (!state?.stale) return undefined;
+    const first = state.diagnostics.find((d) => d.severity === 'error') ?? state.diagnostics[0];
+    return first ? formatDiagnostic(first) : 'refused';
+  }
+
   private onConfig(state: FileSourceState): void {
     const { logger } = this.options;
     if (state.stale) {
@@ -502,6 +510,7 @@ export class Speaker implements ControlProvider, MetricsSource {
         'configuration rejected: keeping the last good one',
       );
       this.events.record({ type: 'configStale', file: this.options.configFile, errors: state.diagnostics.map(formatDiagnostic) });
+      this.schedule(); // the others learn that this node's file is refused (config-facts)
       return;
     }
     this.events.record({ type: 'configReloaded', file: this.options.configFile });

@@ -46,6 +46,8 @@ export interface PeerConfig {
   readonly keysTruncated: boolean;
   /** One sentence for logs and status. */
   readonly message: string;
+  /** Its file on disk was refused (it runs its last good configuration): the first error, as it reported it. */
+  readonly refused?: string;
 }
 
 export interface AgreementInputs {
@@ -69,6 +71,8 @@ export interface ConfigAgreement {
   readonly peers: readonly PeerConfig[];
   /** The peers whose files differ from this node's. */
   readonly divergent: readonly PeerConfig[];
+  /** The peers whose file on disk was refused: they run their last good configuration, which may still agree. */
+  readonly refused: readonly PeerConfig[];
   /**
    * The live members whose file may define `key`, this node included: a known definition, or facts not known
    * yet. The allocator releases a service only when this is empty.
@@ -101,6 +105,7 @@ export function configAgreement(inputs: AgreementInputs): ConfigAgreement {
     services: own.services,
     peers,
     divergent: peers.filter((p) => p.state === 'differs'),
+    refused: peers.filter((p) => p.refused !== undefined),
     holders(keyHash) {
       const out = own.keyHashes.has(keyHash) ? [inputs.self] : [];
       return [...out, ...definersOf(keyHash), ...awaiting].sort(compareStrings);
@@ -126,7 +131,10 @@ function peerConfig(node: string, inputs: AgreementInputs): PeerConfig {
         : `${node}'s configuration facts have not arrived yet`,
     };
   }
-  const base = { node, digest: facts.digest, services: facts.services, keysTruncated: facts.keysTruncated };
+  const base = {
+    node, digest: facts.digest, services: facts.services, keysTruncated: facts.keysTruncated,
+    ...(facts.refusedReason === undefined ? {} : { refused: facts.refusedReason }),
+  };
   if (facts.digest === inputs.own.digest) {
     return { ...base, state: 'same', lacks: [], extra: 0, message: `${node}'s configuration is the same as this node's` };
   }
@@ -144,6 +152,11 @@ export function divergenceMessage(node: string, theirs: number, ours: number, la
   if (extra > 0) parts.push(`it defines ${extra} service${extra === 1 ? '' : 's'} this node does not`);
   if (parts.length === 0) parts.push('the same services, other objects differ');
   return `${node}'s configuration differs from this node's (${counts}): ${parts.join('; ')}`;
+}
+
+/** "node-2's file is refused (it runs its last good configuration): <first error>". */
+export function refusalMessage(node: string, reason: string): string {
+  return `${node}'s configuration file is refused, it runs its last good configuration: ${reason}`;
 }
 
 /** Changes only when the set of divergent nodes or what differs changes: the log line is written on change. */

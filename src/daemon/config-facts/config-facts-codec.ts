@@ -6,7 +6,11 @@
  * Layout, version 1 (big-endian; strings UTF-8; hashes CONFIG_HASH_BYTES each):
  *   "mlbc" | version u8 | nodeLen u8 | node | epoch u64 | seq u64 | digest (8) | services u32 | flags u8
  *          | keyCount u16 | keyCount x hash | retainedCount u16 | retainedCount x hash
+ *          [| reasonLen u8 | reason]                                       (only with flags bit 1)
  * flags bit 0: the file defines more services than MAX_PUBLISHED_SERVICE_KEYS and the key list is cut short.
+ * flags bit 1: the file on disk was refused (invalid, empty, cut off, too large...): the node runs its last good
+ * configuration, which the digest describes, and the reason (its first error, at most MAX_REFUSED_REASON_BYTES)
+ * follows, so every node can say which host's file needs fixing.
  * Hashes are strictly ascending within each list, so a fact set has one encoding.
  */
 import { CodedError } from '../../errors/coded-error';
@@ -22,6 +26,9 @@ export const CONFIG_FACTS_VERSION = 1;
  */
 export const MAX_PUBLISHED_SERVICE_KEYS = 4096;
 const FLAG_KEYS_TRUNCATED = 1;
+const FLAG_FILE_REFUSED = 2;
+/** A refusal's first error, cut to fit a u8 length: enough for "file:line:col: what", never a whole document. */
+export const MAX_REFUSED_REASON_BYTES = 200;
 /** A u8 length: Kubernetes node names are DNS subdomains of at most 253 bytes. */
 const MAX_NODE_BYTES = 255;
 const HEADER_BYTES = CONFIG_FACTS_MAGIC.length + 1;
@@ -40,6 +47,8 @@ export interface ConfigFacts {
   readonly keysTruncated: boolean;
   /** Hashes of services the file lacks and the node still announces from its last good definition. */
   readonly retainedHashes: readonly string[];
+  /** Set when the file on disk was refused (the node runs its last good configuration): its first error. */
+  readonly refusedReason?: string;
 }
 
 export class ConfigFactsError extends CodedError<'invalidConfigFacts'> {}
@@ -56,7 +65,8 @@ export function encodeConfigFacts(input: ConfigFacts): Uint8Array {
     if (list.length > MAX_PUBLISHED_SERVICE_KEYS) throw new ConfigFactsError('invalidConfigFacts', `${list.length} hashes, at most ${MAX_PUBLISHED_SERVICE_KEYS}`);
   }
   const hashes = facts.keyHashes.length + facts.retainedHashes.length;
-  const size = HEADER_BYTES + 1 + node.length + 16 + CONFIG_HASH_BYTES + 4 + 1 + 2 + 2 + hashes * CONFIG_HASH_BYTES;
+  const reason = facts.refusedReason === undefined ? undefined : utf8.encode(fitReason(facts.refusedReason));
+  const size = HEADER_BYTES + 1 + node.length + 16 + CONFIG_HASH_BYTES + 4 + 1 + 2 + 2 + hashes * CONFIG_HASH_BYTES + (reason ? 1 + reason.length : 0);
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);
   out.set(CONFIG_FACTS_MAGIC, 0);
@@ -70,14 +80,25 @@ export function encodeConfigFacts(input: ConfigFacts): Uint8Array {
   at += 16;
   at = writeHash(out, at, facts.digest);
   view.setUint32(at, facts.services);
-  out[at + 4] = facts.keysTruncated ? FLAG_KEYS_TRUNCATED : 0;
+  out[at + 4] = (facts.keysTruncated ? FLAG_KEYS_TRUNCATED : 0) | (reason ? FLAG_FILE_REFUSED : 0);
   at += 5;
   for (const list of [facts.keyHashes, facts.retainedHashes]) {
     view.setUint16(at, list.length);
     at += 2;
     for (const hash of list) at = writeHash(out, at, hash);
   }
+  if (reason) {
+    out[at] = reason.length;
+    out.set(reason, at + 1);
+  }
   return out;
+}
+
+/** The reason cut, on a character boundary, to at most MAX_REFUSED_REASON_BYTES of UTF-8. */
+function fitReason(text: string): string {
+  let cut = text;
+  while (utf8.encode(cut).length > MAX_REFUSED_REASON_BYTES) cut = cut.slice(0, Math.max(0, cut.length - Math.max(1, Math.ceil((utf8.encode(cut).length - MAX_REFUSED_REASON_BYTES) / 4))));
+  return cut;
 }
 
 function writeHash(out: Uint8Array, at: number, hex: string): number {
@@ -126,9 +147,21 @@ export function decodeConfigFacts(bytes: Uint8Array): ConfigFacts | undefined {
     }
     lists.push(list);
   }
+  let refusedReason: string | undefined;
+  if ((flags & FLAG_FILE_REFUSED) !== 0) {
+    if (!need(1)) return undefined;
+    const length = bytes[at] as number;
+    if (!need(1 + length)) return undefined;
+    try {
+      refusedReason = utf8Decoder.decode(bytes.subarray(at + 1, at + 1 + length));
+    } catch {
+      return undefined;
+    }
+  }
   return {
     node, epoch: Number(epoch), seq: Number(seq), digest, services,
     keyHashes: lists[0] as string[], keysTruncated: (flags & FLAG_KEYS_TRUNCATED) !== 0, retainedHashes: lists[1] as string[],
+    ...(refusedReason === undefined ? {} : { refusedReason }),
   };
 }
 

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { decodeNodeMeta } from '../../gossip/node-meta';
 import type { Snapshot } from '../../model';
 import type { LiveMember } from '../cluster-decision';
-import { configAgreement, type ConfigAgreement, type PeerConfig } from './config-agreement';
+import { configAgreement, refusalMessage, type ConfigAgreement, type PeerConfig } from './config-agreement';
 import { hashServiceKey, summarizeConfig, type ConfigSummary } from './config-digest';
 import { MAX_PUBLISHED_SERVICE_KEYS, type ConfigFacts } from './config-facts-codec';
 import { retainServices, retentionMessage, type Retention } from './service-retention';
@@ -25,11 +25,13 @@ export class ConfigTracker {
   private awaitingSince = new Map<string, number>();
   private logged = new Map<string, string>();
   private loggedRetention = '';
+  private loggedRefusals = new Map<string, string>();
   last: ConfigStep | undefined;
 
   constructor(private readonly self: string, private readonly logger: Logger) {}
 
-  step(file: Snapshot, live: readonly LiveMember[], facts: ReadonlyMap<string, ConfigFacts>, now: number): ConfigStep {
+  /** `refused`: this node's file on disk was refused (its first error); the others are told so. */
+  step(file: Snapshot, live: readonly LiveMember[], facts: ReadonlyMap<string, ConfigFacts>, now: number, refused?: string): ConfigStep {
     const own = this.summarize(file);
     const liveMlb = live.filter((m) => decodeNodeMeta(m.meta) !== undefined).map((m) => m.name);
     this.trackAwaiting(liveMlb, facts, now);
@@ -37,6 +39,7 @@ export class ConfigTracker {
     const retention = retainServices(file, this.previous, agreement);
     this.previous = retention.snapshot;
     this.logDivergence(agreement.peers);
+    this.logRefusals(agreement.peers);
     this.logRetention(retention);
     const keyHashes = [...own.keyHashes].sort();
     const step: ConfigStep = {
@@ -48,6 +51,7 @@ export class ConfigTracker {
         keyHashes: keyHashes.slice(0, MAX_PUBLISHED_SERVICE_KEYS),
         keysTruncated: keyHashes.length > MAX_PUBLISHED_SERVICE_KEYS,
         retainedHashes: retention.retained.map((r) => hashServiceKey(r.service)),
+        ...(refused === undefined ? {} : { refusedReason: refused }),
       },
     };
     this.last = step;
@@ -86,6 +90,21 @@ export class ConfigTracker {
         { event: 'configConverged', node, state: still?.state ?? 'gone' },
         still ? `${node}'s configuration is the same as this node's again` : `${node} is no longer a live member: no longer compared`,
       );
+    }
+  }
+
+  /** A peer's refused file is said once when it starts (or its reason changes), and once when it is fixed. */
+  private logRefusals(peers: readonly PeerConfig[]): void {
+    const now = new Map(peers.filter((p) => p.refused !== undefined).map((p) => [p.node, p.refused as string]));
+    for (const [node, reason] of now) {
+      if (this.loggedRefusals.get(node) === reason) continue;
+      this.loggedRefusals.set(node, reason);
+      this.logger.warn({ event: 'configRefusedOnPeer', node, reason }, refusalMessage(node, reason));
+    }
+    for (const node of [...this.loggedRefusals.keys()]) {
+      if (now.has(node)) continue;
+      this.loggedRefusals.delete(node);
+      this.logger.info({ event: 'configAcceptedOnPeer', node }, `${node}'s configuration file is no longer refused`);
     }
   }
 

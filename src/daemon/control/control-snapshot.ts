@@ -95,6 +95,11 @@ export interface ControlSnapshot {
       extra: number;
       message: string;
     }[];
+    /**
+     * Live mlb members whose file on disk was refused (invalid, empty, cut off, too large...): they run their last
+     * good configuration; `reason` is the file's first error as that member reported it. Absent from older daemons.
+     */
+    refused?: { node: string; reason: string; message: string }[];
     /** Live mlb members whose configuration facts have not arrived yet. */
     awaiting: string[];
     /** Live mlb members that publish no configuration facts (an older mlb): not compared, blocking nothing. */

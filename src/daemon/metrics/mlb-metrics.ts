@@ -86,6 +86,13 @@ export const MLB_METRICS: readonly PulledMetric[] = [
     samples: ({ snapshot }) => single(snapshot.configAgreement?.divergent.length),
   },
   {
+    name: 'mlb_config_refused_nodes',
+    help: 'Live mlb members whose configuration file on disk was refused (they run their last good configuration); absent before the first comparison',
+    type: 'gauge',
+    labels: [],
+    samples: ({ snapshot }) => single(snapshot.configAgreement?.refused?.length),
+  },
+  {
     name: 'mlb_config_retained_services',
     help: 'Services this node\'s file no longer defines that it still announces because other live members define them',
     type: 'gauge',

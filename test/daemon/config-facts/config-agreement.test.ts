@@ -40,6 +40,12 @@ describe('configAgreement', () => {
     expect(a.peers.find((p) => p.node === 'node-3')?.state).toBe('same');
   });
 
+  it('names a node whose file on disk was refused, even while its running configuration is the same', () => {
+    const a = agreement([{ ...factsOf('node-2', ALL), refusedReason: 'mlb.yaml: error: the file is empty' }, factsOf('node-3', ALL)]);
+    expect(a.divergent).toEqual([]);
+    expect(a.refused.map((p) => [p.node, p.refused])).toEqual([['node-2', 'mlb.yaml: error: the file is empty']]);
+  });
+
   it('says how many services the other node defines that this one does not', () => {
     const a = agreement([factsOf('node-2', configSnapshot(['api', 'db', 'web', 'extra']))]);
     expect(a.divergent[0]?.message).toBe("node-2's configuration differs from this node's (4 services vs 3): it defines 1 service this node does not");

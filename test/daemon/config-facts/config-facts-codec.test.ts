@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   configDigest, decodeConfigFacts, encodeConfigFacts, hashServiceKey, mergeConfigFacts, summarizeConfig, type ConfigFacts,
 } from '../../../src/daemon/config-facts';
+import { MAX_REFUSED_REASON_BYTES } from '../../../src/daemon/config-facts/config-facts-codec';
 import { GossipRecordKind, decodeGossipRecords, encodeGossipRecords } from '../../../src/daemon/gossip-records';
 import { configSnapshot } from './config-yaml';
 
@@ -34,6 +35,21 @@ describe('configuration digest', () => {
 });
 
 describe('configuration facts record', () => {
+  it('carries a refused file\'s first error, cut to MAX_REFUSED_REASON_BYTES on a character boundary', () => {
+    const reason = 'mlb.yaml:23:7: error: the file does not end with a newline: it looks cut off ';
+    expect(decodeConfigFacts(encodeConfigFacts(facts({ refusedReason: reason })))?.refusedReason).toBe(reason);
+    const long = `${'é'.repeat(150)}tail`;
+    const cut = decodeConfigFacts(encodeConfigFacts(facts({ refusedReason: long })))?.refusedReason ?? '';
+    expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(MAX_REFUSED_REASON_BYTES);
+    expect(long.startsWith(cut) && cut.length > 0).toBe(true);
+    expect(decodeConfigFacts(encodeConfigFacts(facts()))).not.toHaveProperty('refusedReason');
+  });
+
+  it('drops a record whose refusal reason is cut short', () => {
+    const bytes = encodeConfigFacts(facts({ refusedReason: 'bad file' }));
+    expect(decodeConfigFacts(bytes.subarray(0, bytes.length - 3))).toBeUndefined();
+  });
+
   it('round-trips, with the hash lists sorted', () => {
     const original = facts();
     const decoded = decodeConfigFacts(encodeConfigFacts(original));
