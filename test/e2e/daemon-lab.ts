@@ -4,11 +4,12 @@
  * at the VIPs with iputils arping, curl and its kernel neighbour table.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, existsSync, unlinkSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync, existsSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MLB_BUNDLE, REPO_ROOT } from '../cli/run-cli';
 import { startDaemon, type RunningDaemon } from '../daemon/run-daemon';
+import type { ControlSnapshot } from '../../src/daemon/control/control-snapshot';
 import { NetnsLab, type LabHost } from '../support/netns-lab';
 
 export const HTTP_PORT = 8080;
@@ -105,6 +106,8 @@ export class DaemonLab {
   readonly client: LabHost;
   readonly configFile = join(this.dir, 'mlb.yaml');
   readonly daemons = new Map<string, RunningDaemon>();
+  /** Nodes that read a file of their own instead of the shared one (ownConfig). */
+  private readonly ownConfigs = new Map<string, string>();
 
   constructor(nodeCount: number, readonly extraArgs: string[] = []) {
     this.nodes = Array.from({ length: nodeCount }, (_, i) => this.lab.addHost(`node-${i + 1}`));
@@ -135,11 +138,26 @@ export class DaemonLab {
     } else writeFileSync(this.unhealthyFile(name), '');
   }
 
+  /**
+   * Gives a node a configuration file of its own, a copy of the shared one, so a test can damage one node's file
+   * while the others keep theirs (as on plain hosts, where every host has its own /etc/mlb/mlb.yaml).
+   */
+  ownConfig(name: string): string {
+    const file = join(this.dir, `${name}.yaml`);
+    copyFileSync(this.configFile, file);
+    this.ownConfigs.set(name, file);
+    return file;
+  }
+
+  configOf(name: string): string {
+    return this.ownConfigs.get(name) ?? this.configFile;
+  }
+
   start(name: string, extra: string[] = []): RunningDaemon {
     const host = this.host(name);
     const others = this.nodes.filter((n) => n.name !== name).map((n) => `${n.ipv4}:7946`);
     const daemon = startDaemon([
-      '--config', this.configFile, '--node-name', name, '--gossip-bind', `${host.ipv4}:7946`, '--join', others.join(','),
+      '--config', this.configOf(name), '--node-name', name, '--gossip-bind', `${host.ipv4}:7946`, '--join', others.join(','),
       '--state-dir', join(this.dir, name), '--control-socket', this.socket(name), '--metrics-bind', `${host.ipv4}:${METRICS_PORT}`,
       ...this.extraArgs, ...extra,
     ], host.netns);
@@ -162,6 +180,23 @@ export class DaemonLab {
     const run = spawnSync(process.execPath, [MLB_BUNDLE, 'status', '--json', '--socket', this.socket(name)], { cwd: REPO_ROOT, encoding: 'utf8' });
     if (run.status !== 0) throw new Error(`mlb status on ${name} failed: ${run.stderr}`);
     return JSON.parse(run.stdout);
+  }
+
+  /** The whole `mlb status --json` snapshot of a node, for fields the typed view above leaves out. */
+  statusJSON(name: string): ControlSnapshot {
+    return this.status(name) as unknown as ControlSnapshot;
+  }
+
+  /**
+   * The nodes a node's status names as having a configuration other than what runs in the cluster: members whose
+   * file differs or whose file on disk is refused, and the node itself when its own file is stale.
+   */
+  configDifferences(name: string): string[] {
+    const s = this.statusJSON(name);
+    const a = s.configAgreement;
+    const named = [...(a?.divergent ?? []).map((d) => d.node), ...(a?.refused ?? []).map((r) => r.node)];
+    if (s.config.state === 'stale') named.push(s.node.name);
+    return [...new Set(named)].sort();
   }
 
   ownerOf(name: string, service: string): string | null {
