@@ -6,7 +6,7 @@
  * Without root or network namespaces the socket tests skip, saying why. In CI (CI set) a missing addon fails.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -207,7 +207,23 @@ describe.skipIf(skipSockets !== undefined)('receiving on lo, in this process', (
   });
 
   it('close() gives back the descriptor: 200 sockets opened and closed leave none behind', async () => {
-    const fds = (): number => readdirSync('/proc/self/fd').length;
+    // Only this process's AF_PACKET descriptors are counted (their socket inodes are listed in /proc/net/packet):
+    // the test runner opens and closes descriptors of its own meanwhile (IPC, timers, other tests' files).
+    const fds = (): number => {
+      const packetInodes = new Set(readFileSync('/proc/net/packet', 'utf8').trim().split('\n').slice(1).map((l) => l.trim().split(/\s+/).pop()));
+      let count = 0;
+      for (const fd of readdirSync('/proc/self/fd')) {
+        let target = '';
+        try {
+          target = readlinkSync(`/proc/self/fd/${fd}`);
+        } catch {
+          continue; // closed between the listing and the read
+        }
+        const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+        if (inode !== undefined && packetInodes.has(inode)) count++;
+      }
+      return count;
+    };
     const before = fds();
     for (let i = 0; i < 200; i++) {
       const socket = openPacketSocket({ ifname: 'lo', protocol: 'ipv6', filter: acceptEthertypes(ETHERTYPE_TEST), onFrame() {}, onError() {} });
