@@ -98,6 +98,13 @@ export class Speaker implements ControlProvider, MetricsSource {
   private withheld: readonly WithheldRelease[] = [];
   private recomputeQueued = false;
   private stopping = false;
+  /**
+   * The stop has withdrawn everything (or a failed start is closing): no recomputation runs any more. The parts it
+   * reads and drives close one by one after the withdrawal, and each close schedules one: the last node (kept as
+   * owner while draining, election/deferral.ts) announced its IPs again, bound them on a closed VIP binder
+   * (vipBindFailed) and withdrew them a second time once its health checks were gone (noEndpoints).
+   */
+  private withdrawnForGood = false;
   private lastMlbInputs: boolean | undefined;
   /** The first join attempt is over: the election now sees the cluster, not just this node. */
   private joined = false;
@@ -195,6 +202,7 @@ export class Speaker implements ControlProvider, MetricsSource {
    */
   private async closeAfterFailedStart(): Promise<void> {
     this.stopping = true;
+    this.withdrawnForGood = true;
     await runStopSteps([
       ['membership', () => this.membership?.stop()],
       ['control', () => this.control?.close()],
@@ -226,7 +234,10 @@ export class Speaker implements ControlProvider, MetricsSource {
       ['membership', () => this.membership?.stop()],
       ['config', () => this.source?.stop()],
       ['handover', () => gossip && this.handOver()],
-      ['withdraw', () => this.announcements?.apply([], () => 'shuttingDown')],
+      ['withdraw', () => {
+        this.withdrawnForGood = true;
+        this.announcements?.apply([], () => 'shuttingDown');
+      }],
       ['bgp', () => this.bgp?.close()],
       ['announcements', () => this.announcements?.settled()],
       ['l2', () => this.l2?.close()],
@@ -337,7 +348,7 @@ export class Speaker implements ControlProvider, MetricsSource {
 
   private recompute(): void {
     const file = this.source?.state.snapshot;
-    if (!file || !this.gossip || !this.cluster) return;
+    if (!file || !this.gossip || !this.cluster || this.withdrawnForGood) return;
     const live = this.gossip.liveMembers().map((m) => ({ name: m.name, ...(m.meta ? { meta: m.meta } : {}) }));
     const liveNames = live.map((m) => m.name);
     // What the others' files define: retained services join this node's snapshot, and nothing is released or
