@@ -35,7 +35,7 @@ import { LocalAnnouncements } from './local-announcements';
 import type { MetricsCounters, MetricsSource } from './metrics/metrics-source';
 import { poolMetrics } from './metrics/pool-metrics';
 import { linkMacs, nodeFacts } from './node-facts';
-import { trackOwners, type OwnerHistory } from './owner-history';
+import { goneHoldersFrom, trackOwners, unheldText, type OwnerHistory } from './owner-history';
 import { SelfChecker } from './self-check/self-checker';
 import { SpeakerFlags } from './speaker-flags';
 import { runStopSteps } from './graceful-stop';
@@ -367,13 +367,15 @@ export class Speaker implements ControlProvider, MetricsSource {
       notConfiguredOn: (key) => agreement.lacking(hashServiceKey(key)),
     });
     this.decision = decision;
-    const tracked = trackOwners(this.owners, decision.outcomes, Date.now());
+    const gossip = this.gossip;
+    const tracked = trackOwners(this.owners, decision.outcomes, Date.now(), goneHoldersFrom(gossip.members(), (name) => gossip.lastHeardFrom(name)));
     this.owners = tracked.history;
     for (const change of tracked.changes) {
-      this.events.record({ type: 'ownerChanged', service: change.service, protocol: change.protocol, ips: change.ips, from: change.from, to: change.to, unheldMs: change.unheldMs });
+      const { service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs } = change;
+      this.events.record({ type: 'ownerChanged', service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs });
       this.options.logger.info(
-        { event: 'ownerChanged', service: change.service, protocol: change.protocol, ips: change.ips, from: change.from, to: change.to, unheldMs: change.unheldMs },
-        `${change.service} ${change.ips.join(',')}: ${change.from.join(',') || 'nobody'} -> ${change.to.join(',') || 'nobody'}`,
+        { event: 'ownerChanged', service, protocol, ips, from, to, unheldMs, reason: unheldReason, detectionMs },
+        `${service} ${ips.join(',')}: ${from.join(',') || 'nobody'} -> ${to.join(',') || 'nobody'}${unheldText(change)}`,
       );
     }
     if (decision.mlbInputs.allowed !== this.lastMlbInputs) {
