@@ -7,6 +7,11 @@ export const ExitCode = {
   usage: 2,
   /** `mlb arping`: more than one MAC answers for the IP (two owners, or the address is taken elsewhere). */
   splitBrain: 3,
+  /**
+   * The reader of mlb's output went away early (`mlb validate | head -1`): what a shell reports for a standard tool
+   * killed by SIGPIPE (128 + 13). Node ignores SIGPIPE, so mlb exits with it itself (broken-pipe.ts).
+   */
+  outputClosed: 141,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

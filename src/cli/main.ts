@@ -2,7 +2,7 @@
  * The `mlb` command line. Each command lives in commands/, one file each; this file only assembles them and
  * owns the exit codes: 0 ok, 1 failure, 2 usage error (docs/architecture.md, "CLI").
  */
-import yargs from 'yargs';
+import yargs, { type CommandModule } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { CommandError, ExitCode, UsageError } from './exit-codes';
 import { versionCommand } from './commands/version';
@@ -14,6 +14,19 @@ import { labCommand } from './commands/lab';
 import { statusCommand } from './commands/status';
 import { drainCommand, undrainCommand } from './commands/drain';
 import { isConfigParserWorker, runConfigParserWorker } from '../sources/file/worker-parser';
+import { brokenPipeDecision, handleBrokenPipes } from './broken-pipe';
+import { commandWord, usageErrorText, type CommandSummary } from './usage-hint';
+
+/** Every command, in the order --help lists them (each has its own argument type, hence any). */
+const COMMANDS: readonly CommandModule<any, any>[] = [
+  daemonCommand, validateCommand, explainCommand, arpingCommand, statusCommand, drainCommand, undrainCommand, labCommand, versionCommand,
+];
+
+/** Each command's first word and description, for the list a usage error shows. */
+const COMMAND_SUMMARIES: readonly CommandSummary[] = COMMANDS.map((c) => ({
+  name: String(c.command).split(' ')[0] ?? '',
+  describe: typeof c.describe === 'string' ? c.describe : '',
+}));
 
 async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)
@@ -31,16 +44,8 @@ async function main(argv: string[]): Promise<void> {
     .option('native-addon', { type: 'string', hidden: true, global: true, describe: 'Path of mlb_native.node (MLB_NATIVE_ADDON)' })
     // MLB_UDP_TTL_ADDON (src/native/udp-ttl.ts, BFD's TTL-reporting socket) likewise.
     .option('udp-ttl-addon', { type: 'string', hidden: true, global: true, describe: 'Path of mlb_udp_ttl.node (MLB_UDP_TTL_ADDON)' })
-    .command(daemonCommand)
-    .command(validateCommand)
-    .command(explainCommand)
-    .command(arpingCommand)
-    .command(statusCommand)
-    .command(drainCommand)
-    .command(undrainCommand)
-    .command(labCommand)
-    .command(versionCommand)
-    .demandCommand(1, 'Name a command: see the list above.')
+    .command([...COMMANDS])
+    .demandCommand(1, 'Name a command.')
     .strict()
     .recommendCommands()
     .help()
@@ -48,20 +53,16 @@ async function main(argv: string[]): Promise<void> {
     .version(false)
     .wrap(Math.min(110, process.stdout.columns || 100))
     .epilogue(
-      'Exit codes: 0 ok, 1 failure (e.g. an invalid configuration), 2 usage error, 3 split brain (mlb arping).\n' +
+      'Exit codes: 0 ok, 1 failure (e.g. an invalid configuration), 2 usage error, 3 split brain (mlb arping),\n' +
+        '141 output closed early (`mlb validate ... | head -1`, as a tool stopped by SIGPIPE).\n' +
         'Start with: mlb validate --config examples/plain-host.yaml',
     )
     .fail((message, error, y) => {
       if (error) throw error;
-      throw new UsageError(`${message}\n\nRun "mlb ${commandName(argv)}--help" for the options.`);
+      throw new UsageError(usageErrorText(message, argv, COMMAND_SUMMARIES));
       void y;
     });
   await cli.parseAsync();
-}
-
-function commandName(argv: string[]): string {
-  const first = argv.find((a) => !a.startsWith('-'));
-  return first ? `${first} ` : '';
 }
 
 /**
@@ -84,7 +85,9 @@ function run(): void {
     runConfigParserWorker();
     return;
   }
-  void main(hideBin(process.argv)).then(
+  const argv = hideBin(process.argv);
+  handleBrokenPipes([process.stdout, process.stderr], brokenPipeDecision(commandWord(argv)), (code) => process.exit(code));
+  void main(argv).then(
     () => {
       process.exitCode ??= ExitCode.ok;
     },

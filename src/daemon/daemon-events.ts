@@ -4,6 +4,7 @@
  * reconnects asks for what it missed. The log keeps the last EVENT_LOG_SIZE events in memory; the JSON logs are
  * the durable record.
  */
+import type { UnheldReason } from './owner-history';
 
 /** Enough for an operator's screen and a reconnect after a few seconds; small enough to copy into a snapshot. */
 export const EVENT_LOG_SIZE = 200;
@@ -16,9 +17,14 @@ interface EventBase {
 }
 
 export type DaemonEventBody =
-  /** An IP got new holders. unheldMs: how long nobody held it before (null when nobody holds it now). */
+  /**
+   * An IP got new holders. unheldMs: how long nobody answered for it before (null when nobody holds it now), from a
+   * crashed holder's last packet when every previous holder is gone; unheldReason says how it was measured and
+   * detectionMs the failure detector's share (owner-history.ts). Both are optional: daemons before them sent neither.
+   */
   | { readonly type: 'ownerChanged'; readonly service: string; readonly protocol: 'layer2' | 'bgp'; readonly ips: readonly string[];
-      readonly from: readonly string[]; readonly to: readonly string[]; readonly unheldMs: number | null }
+      readonly from: readonly string[]; readonly to: readonly string[]; readonly unheldMs: number | null;
+      readonly unheldReason?: UnheldReason; readonly detectionMs?: number | null }
   | { readonly type: 'memberJoined' | 'memberLeft' | 'memberFailed' | 'memberUpdated'; readonly member: string }
   /** This node's own health check of a service flipped. */
   | { readonly type: 'healthChanged'; readonly service: string; readonly node: string; readonly passing: boolean; readonly detail: string }

@@ -28,6 +28,11 @@ export interface AnnouncedIP {
 
 export class LocalAnnouncements {
   private current = new Map<string, AnnouncedIP>();
+  /**
+   * Every service announced, by "ip|service": services sharing an IP (metallb.io/allow-shared-ip) are announced
+   * and withdrawn in the log each, as MetalLB logs per service, though the IP is answered for once.
+   */
+  private services = new Map<string, { readonly service: string; readonly ip: string }>();
   private bindQueue: Promise<void> = Promise.resolve();
   /** The VIPs the last completed binding left bound. */
   private boundNow: readonly IP[] = [];
@@ -46,6 +51,7 @@ export class LocalAnnouncements {
    */
   apply(owned: readonly OwnedL2[], why: (service: string, ip: string) => string, alsoBound: readonly IP[] = []): void {
     const next = new Map<string, AnnouncedIP>();
+    const nextServices = new Map<string, { service: string; ip: string }>();
     const desired: DesiredAnnouncement[] = [];
     for (const o of owned) {
       const ip = formatIP(o.ip);
@@ -53,16 +59,19 @@ export class LocalAnnouncements {
       desired.push({ ip: o.ip, interfaces });
       const previous = this.current.get(ip);
       next.set(ip, { service: o.service, ip, address: o.ip, interfaces, since: previous?.since ?? this.now() });
-      if (!previous) {
+      const key = `${ip}|${o.service}`;
+      nextServices.set(key, { service: o.service, ip });
+      if (!this.services.has(key)) {
         this.logger.info({ event: 'serviceAnnounced', service: o.service, ip, interfaces, protocol: 'layer2' }, `announcing ${ip} for ${o.service}`);
       }
     }
-    for (const [ip, was] of this.current) {
-      if (next.has(ip)) continue;
-      const reason = why(was.service, ip);
-      this.logger.info({ event: 'serviceWithdrawn', service: was.service, ip, reason, protocol: 'layer2' }, `withdrawing ${ip} for ${was.service}: ${reason}`);
+    for (const [key, was] of this.services) {
+      if (nextServices.has(key)) continue;
+      const reason = why(was.service, was.ip);
+      this.logger.info({ event: 'serviceWithdrawn', service: was.service, ip: was.ip, reason, protocol: 'layer2' }, `withdrawing ${was.ip} for ${was.service}: ${reason}`);
     }
     this.current = next;
+    this.services = nextServices;
     const ports = this.ports;
     if (!ports) return;
     const bind = ports.bindVips;

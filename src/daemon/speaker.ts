@@ -35,7 +35,7 @@ import { LocalAnnouncements } from './local-announcements';
 import type { MetricsCounters, MetricsSource } from './metrics/metrics-source';
 import { poolMetrics } from './metrics/pool-metrics';
 import { linkMacs, nodeFacts } from './node-facts';
-import { trackOwners, type OwnerHistory } from './owner-history';
+import { goneHoldersFrom, trackOwners, unheldText, type OwnerHistory } from './owner-history';
 import { SelfChecker } from './self-check/self-checker';
 import { SpeakerFlags } from './speaker-flags';
 import { runStopSteps } from './graceful-stop';
@@ -98,6 +98,13 @@ export class Speaker implements ControlProvider, MetricsSource {
   private withheld: readonly WithheldRelease[] = [];
   private recomputeQueued = false;
   private stopping = false;
+  /**
+   * The stop has withdrawn everything (or a failed start is closing): no recomputation runs any more. The parts it
+   * reads and drives close one by one after the withdrawal, and each close schedules one: the last node (kept as
+   * owner while draining, election/deferral.ts) announced its IPs again, bound them on a closed VIP binder
+   * (vipBindFailed) and withdrew them a second time once its health checks were gone (noEndpoints).
+   */
+  private withdrawnForGood = false;
   private lastMlbInputs: boolean | undefined;
   /** The first join attempt is over: the election now sees the cluster, not just this node. */
   private joined = false;
@@ -195,6 +202,7 @@ export class Speaker implements ControlProvider, MetricsSource {
    */
   private async closeAfterFailedStart(): Promise<void> {
     this.stopping = true;
+    this.withdrawnForGood = true;
     await runStopSteps([
       ['membership', () => this.membership?.stop()],
       ['control', () => this.control?.close()],
@@ -226,7 +234,10 @@ export class Speaker implements ControlProvider, MetricsSource {
       ['membership', () => this.membership?.stop()],
       ['config', () => this.source?.stop()],
       ['handover', () => gossip && this.handOver()],
-      ['withdraw', () => this.announcements?.apply([], () => 'shuttingDown')],
+      ['withdraw', () => {
+        this.withdrawnForGood = true;
+        this.announcements?.apply([], () => 'shuttingDown');
+      }],
       ['bgp', () => this.bgp?.close()],
       ['announcements', () => this.announcements?.settled()],
       ['l2', () => this.l2?.close()],
@@ -337,7 +348,7 @@ export class Speaker implements ControlProvider, MetricsSource {
 
   private recompute(): void {
     const file = this.source?.state.snapshot;
-    if (!file || !this.gossip || !this.cluster) return;
+    if (!file || !this.gossip || !this.cluster || this.withdrawnForGood) return;
     const live = this.gossip.liveMembers().map((m) => ({ name: m.name, ...(m.meta ? { meta: m.meta } : {}) }));
     const liveNames = live.map((m) => m.name);
     // What the others' files define: retained services join this node's snapshot, and nothing is released or
@@ -356,13 +367,15 @@ export class Speaker implements ControlProvider, MetricsSource {
       notConfiguredOn: (key) => agreement.lacking(hashServiceKey(key)),
     });
     this.decision = decision;
-    const tracked = trackOwners(this.owners, decision.outcomes, Date.now());
+    const gossip = this.gossip;
+    const tracked = trackOwners(this.owners, decision.outcomes, Date.now(), goneHoldersFrom(gossip.members(), (name) => gossip.lastHeardFrom(name)));
     this.owners = tracked.history;
     for (const change of tracked.changes) {
-      this.events.record({ type: 'ownerChanged', service: change.service, protocol: change.protocol, ips: change.ips, from: change.from, to: change.to, unheldMs: change.unheldMs });
+      const { service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs } = change;
+      this.events.record({ type: 'ownerChanged', service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs });
       this.options.logger.info(
-        { event: 'ownerChanged', service: change.service, protocol: change.protocol, ips: change.ips, from: change.from, to: change.to, unheldMs: change.unheldMs },
-        `${change.service} ${change.ips.join(',')}: ${change.from.join(',') || 'nobody'} -> ${change.to.join(',') || 'nobody'}`,
+        { event: 'ownerChanged', service, protocol, ips, from, to, unheldMs, reason: unheldReason, detectionMs },
+        `${service} ${ips.join(',')}: ${from.join(',') || 'nobody'} -> ${to.join(',') || 'nobody'}${unheldText(change)}`,
       );
     }
     if (decision.mlbInputs.allowed !== this.lastMlbInputs) {

@@ -173,6 +173,11 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
     this.dispatch({ type: 'setLocalState', userState });
   }
 
+  /** When `name` last sent us a packet (epoch ms); undefined if never, or once it was forgotten (reaped). */
+  lastHeardFrom(name: string): number | undefined {
+    return this.state.lastHeard.get(name);
+  }
+
   healthScore(): number {
     return this.state.health;
   }

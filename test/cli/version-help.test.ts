@@ -29,4 +29,20 @@ describe('mlb version and help', () => {
     expect(unknownFlag.stderr).toContain('mlb validate --help');
     expect(runMlb(['validate']).status).toBe(2);
   });
+
+  it('answers a mistyped command with the suggestion and the commands, not with its --help', () => {
+    const typo = runMlb(['stauts']);
+    expect(typo.status).toBe(2);
+    expect(typo.stdout).toBe('');
+    const [first, , ...list] = typo.stderr.trimEnd().split('\n');
+    expect(first).toBe('mlb: unknown command "stauts": did you mean status?');
+    expect(list[0]).toBe('Commands:');
+    expect(list.slice(1).map((l) => l.trim().split(/\s+/)[1])).toEqual(['daemon', 'validate', 'explain', 'arping', 'status', 'drain', 'undrain', 'lab', 'version']);
+    expect(typo.stderr).not.toContain('--help');
+    const unknown = runMlb(['frobnicate']);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr.split('\n')[0]).toBe('mlb: unknown command "frobnicate".');
+    expect(unknown.stderr).toContain('  mlb validate');
+    expect(unknown.stderr).not.toContain('--help');
+  });
 });

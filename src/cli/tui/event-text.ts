@@ -23,7 +23,9 @@ export function describeEvent(event: DaemonEvent): EventText {
     case 'ownerChanged': {
       const from = holders(event.from);
       const to = holders(event.to);
-      const gap = event.unheldMs === null ? '' : ` (unheld ${formatMs(event.unheldMs)})`;
+      // After a crash, the failure detector's share of the gap beside it (owner-history.ts).
+      const detected = typeof event.detectionMs === 'number' ? `, ${formatMs(event.detectionMs)} to detect the failure` : '';
+      const gap = event.unheldMs === null ? '' : ` (unheld ${formatMs(event.unheldMs)}${detected})`;
       return { text: `${event.service} ${event.ips.join(',')}: ${from} -> ${to}${gap}`, alarm: event.to.length === 0 };
     }
     case 'memberJoined':

@@ -7,8 +7,9 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 import type { DaemonEvent } from '../daemon-events';
 
 /**
- * Seconds. 0 holds the direct moves (the old owner handed over or the election moved the IP in one step); the
- * rest spans a fast-profile failover (about a second) to an IP left without any passing node for minutes.
+ * Seconds. 0 holds the handovers (the old owner kept answering until the new one took over); the rest spans a
+ * fast-profile failover (about a second from the crashed owner's last packet) to an IP left without any passing
+ * node for minutes.
  */
 export const UNHELD_BUCKETS_SECONDS: readonly number[] = [0, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300];
 
@@ -42,7 +43,7 @@ export class EventMetrics {
     });
     this.unheld = new Histogram({
       name: 'mlb_owner_change_unheld_seconds',
-      help: 'For each new holder of an IP: how long nobody held it before, as this node saw the election (0 for a direct move; the time to detect a crashed node comes before the election sees it and is not included)',
+      help: 'For each new holder of an IP: how long nobody answered for it before, as this node saw the election (0 for a handover; after a crash, from the crashed holder\'s last packet, so the time to detect it is included)',
       labelNames: ['protocol'],
       buckets: [...UNHELD_BUCKETS_SECONDS],
       registers: [registry],

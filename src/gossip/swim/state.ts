@@ -115,7 +115,7 @@ export interface SwimState {
   readonly joins: ReadonlyMap<number, JoinRequest>;
   /** The round trip of the last direct ack from each member (ms): tells a lost ping from a slow member. */
   readonly recentRtt: ReadonlyMap<string, number>;
-  /** When each member last sent us a packet (only kept with SwimConfig.extendWhenHeard). */
+  /** When each member last sent us a packet (SwimConfig.extendWhenHeard; how long a crashed owner was silent). */
   readonly lastHeard: ReadonlyMap<string, number>;
   readonly nextJoinId: number;
   /** leave() was called: alive messages about ourselves are ignored, dead ones are not refuted. */

@@ -144,7 +144,10 @@ function handleMessage(d: Draft, message: GossipMessage, from: PeerAddress): voi
   }
 }
 
-/** Remembers when the member at `from` last sent us anything (extendWhenHeard). */
+/**
+ * Remembers when the member at `from` last sent us anything: extendWhenHeard judges a late ack by it, and the
+ * daemon measures how long a crashed owner's IPs went unanswered from it (one pass over the members per packet).
+ */
 function noteHeard(d: Draft, from: PeerAddress): void {
   for (const member of d.members.values()) {
     if (member.port === from.port && sameBytes(member.addr, from.addr)) {
@@ -163,7 +166,7 @@ function handleEvent(d: Draft, event: SwimEvent): void {
     case 'tick':
       return;
     case 'packet':
-      if (d.config.extendWhenHeard) noteHeard(d, event.from);
+      noteHeard(d, event.from);
       for (const message of event.messages) handleMessage(d, message, event.from);
       return;
     case 'inboundStream':

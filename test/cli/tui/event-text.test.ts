@@ -14,6 +14,11 @@ describe('describeEvent', () => {
       .toEqual({ text: 'demo/web 10.0.0.1: node-a -> nobody', alarm: true });
   });
 
+  it('names the failure detector\'s share of a crashed owner\'s gap', () => {
+    const crash = ev({ type: 'ownerChanged', service: 'demo/web', protocol: 'layer2', ips: ['10.0.0.1'], from: ['node-a'], to: ['node-b'], unheldMs: 910, unheldReason: 'holderGone', detectionMs: 720 });
+    expect(describeEvent(crash).text).toBe('demo/web 10.0.0.1: node-a -> node-b (unheld 910 ms, 720 ms to detect the failure)');
+  });
+
   it('marks failures, conflicts, failing checks and stale configurations as alarms', () => {
     const alarms = ([
       { type: 'memberFailed', member: 'node-b' },

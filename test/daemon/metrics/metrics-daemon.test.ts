@@ -131,6 +131,29 @@ describe('mlb daemon --metrics-bind', () => {
     expect(valueOf(expo, 'mlb_owner_change_unheld_seconds_bucket', { protocol: 'layer2', le: '0' })).toBe(3);
   });
 
+  it('measures the IPs of a killed holder as unheld from its last packet, in the log and the histogram alike', async () => {
+    const a = await daemonWithMetrics('node-a');
+    await scrapeUntil(a.url, (e) => announcedServices(e).length === 4, 'every service announced by node-a');
+    const b = await daemonWithMetrics('node-b', ['--join', `127.0.0.1:${a.gossipPort}`]);
+    // node-b wins dns-tcp, dns-udp and web (see above): three moves with no gap, node-a handing over.
+    await scrapeUntil(a.url, (e) => announcedServices(e).join() === 'demo/api-v6', 'node-b holding its share');
+    b.daemon.child.kill('SIGKILL');
+    const back = await scrapeUntil(a.url, (e) => announcedServices(e).length === 4, 'node-a holding everything again');
+    const taken = a.daemon.lines.filter((l) => l.event === 'ownerChanged' && (l.from as string[]).join() === 'node-b');
+    expect(taken.map((l) => l.service).sort()).toEqual(['demo/dns-tcp', 'demo/dns-udp', 'demo/web']);
+    for (const change of taken) {
+      // Detection (probe, suspicion) took time during which nobody answered: counted, and named beside it.
+      expect(change).toMatchObject({ to: ['node-a'], reason: 'holderGone' });
+      expect(change.detectionMs as number).toBeGreaterThan(0);
+      expect(change.unheldMs as number).toBeGreaterThanOrEqual(change.detectionMs as number);
+    }
+    // The histogram holds exactly what the events said: the three handovers at 0, the three crash gaps above it.
+    expect(valueOf(back, 'mlb_owner_change_unheld_seconds_count', { protocol: 'layer2' })).toBe(6);
+    expect(valueOf(back, 'mlb_owner_change_unheld_seconds_bucket', { protocol: 'layer2', le: '0' })).toBe(3);
+    const eventSeconds = taken.reduce((sum, l) => sum + (l.unheldMs as number) / 1000, 0);
+    expect(valueOf(back, 'mlb_owner_change_unheld_seconds_sum', { protocol: 'layer2' })).toBeCloseTo(eventSeconds, 6);
+  });
+
   it('counts pool use, gossip traffic and drops from the speaker\'s counters', async () => {
     const a = await daemonWithMetrics('node-a');
     const expo = await scrapeUntil(a.url, (e) => announcedServices(e).length === 4, 'every service announced by node-a');

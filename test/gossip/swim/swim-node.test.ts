@@ -203,6 +203,19 @@ describe('suspicion and death', () => {
     expect(d.stateOf('b')).toBe('left');
     expect(emitted(effects).map((e) => e.type)).toEqual(['leave']);
   });
+
+  test('a member declared dead keeps the time of its last packet, whatever the profile', () => {
+    const d = new Driver(); // LAN: memberlist's profile, without extendWhenHeard
+    d.learn('b', 'c');
+    d.now = 3_000;
+    d.packet(2, { type: 'ping', seqNo: 7, node: 'me', sourceAddr: ip(2), sourcePort: PORT, sourceNode: 'b' });
+    d.now = 9_000;
+    d.packet(3, { type: 'dead', node: 'b', incarnation: 1, from: 'c' });
+    expect(d.stateOf('b')).toBe('dead');
+    // What the daemon measures a crashed owner's unheld time from (owner-history.ts).
+    expect(d.state.lastHeard.get('b')).toBe(3_000);
+    expect(d.state.members.get('b')!.stateChange).toBe(9_000);
+  });
 });
 
 describe('probe round', () => {
