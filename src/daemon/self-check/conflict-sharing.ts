@@ -34,6 +34,16 @@ export interface SharedConflict extends ReportedConflict {
   readonly observedBy: string;
 }
 
+export interface ConflictSharingOptions {
+  readonly self: string;
+  /** The daemon's start time: its reports outrank those of its previous life. */
+  readonly epoch: number;
+  readonly gossip: ConflictGossip;
+  readonly logger: Pick<Logger, 'info'>;
+  /** Epoch ms; Date.now by default. */
+  readonly now?: () => number;
+}
+
 export class ConflictSharing {
   private table: ConflictReportTable = new Map();
   private own: ConflictReport | undefined;
@@ -41,9 +51,7 @@ export class ConflictSharing {
   private seq = 0;
   readonly drops = { badConflictReport: 0 };
 
-  constructor(
-    private readonly options: { readonly self: string; readonly epoch: number; readonly gossip: ConflictGossip; readonly logger: Pick<Logger, 'info'>; readonly now?: () => number },
-  ) {}
+  constructor(private readonly options: ConflictSharingOptions) {}
 
   private now(): number {
     return (this.options.now ?? Date.now)();
