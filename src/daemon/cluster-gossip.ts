@@ -69,6 +69,8 @@ export interface ClusterGossipOptions {
   readonly healthCheckRunAs?: RunAs;
   /** RESTORE_ALONE_WAIT_MS unless a test says otherwise. */
   readonly restoreAloneWaitMs?: number;
+  /** Records of other kinds (split-brain conflict reports): their owner's, pushed with the state; true: changed. */
+  readonly otherRecords?: { readonly state: () => readonly GossipRecord[]; readonly receive: (record: GossipRecord) => boolean };
 }
 
 export interface AllocationView {
@@ -337,7 +339,13 @@ export class ClusterGossip {
     const records: GossipRecord[] = [this.tableRecord()];
     for (const report of this.health.values()) records.push({ kind: GossipRecordKind.healthReport, bytes: encodeHealthReport(report) });
     records.push(...this.configRecords());
+    records.push(...(this.options.otherRecords?.state() ?? []));
     this.options.gossip.setLocalState(encodeGossipRecords(records));
+  }
+
+  /** What otherRecords.state() returns changed: the next push/pull carries it. */
+  stateChanged(): void {
+    this.publishState();
   }
 
   /** This node's facts first, then others' while they fit CONFIG_FACTS_RELAY_BUDGET_BYTES. */
@@ -365,7 +373,8 @@ export class ClusterGossip {
     for (const record of records) {
       if (record.kind === GossipRecordKind.healthReport) changed = this.receiveHealth(record.bytes) || changed;
       else if (record.kind === GossipRecordKind.configFacts) changed = this.receiveConfigFacts(record.bytes) || changed;
-      else changed = this.receiveTable(record.bytes) || changed;
+      else if (record.kind === GossipRecordKind.allocationTable) changed = this.receiveTable(record.bytes) || changed;
+      else changed = (this.options.otherRecords?.receive(record) ?? false) || changed;
     }
     if (this.stateDirty) {
       this.stateDirty = false;

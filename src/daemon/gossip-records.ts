@@ -1,6 +1,7 @@
 /**
- * What mlb daemons tell each other beyond membership: their health reports, the allocation table and the facts
- * of their configuration files (config-facts/config-facts-codec.ts), carried in
+ * What mlb daemons tell each other beyond membership: their health reports, the allocation table, the facts
+ * of their configuration files (config-facts/config-facts-codec.ts) and the split-brain conflicts each observes
+ * (self-check/conflict-report.ts), carried in
  * memberlist user messages (broadcasts, for changes) and in push/pull user state (anti-entropy, for whatever a
  * broadcast missed). Pure.
  *
@@ -16,10 +17,12 @@ export const GOSSIP_RECORDS_VERSION = 1;
  */
 export const GOSSIP_RECORDS_MAX_BYTES = 1 << 20;
 
+/** Append-only: a kind's number never changes meaning (older peers skip kinds they do not know). */
 export const GossipRecordKind = {
   healthReport: 1,
   allocationTable: 2,
   configFacts: 3,
+  conflictReport: 4,
 } as const;
 const KNOWN_KINDS: ReadonlySet<number> = new Set(Object.values(GossipRecordKind));
 export type GossipRecordKind = (typeof GossipRecordKind)[keyof typeof GossipRecordKind];

@@ -37,6 +37,9 @@ import { poolMetrics } from './metrics/pool-metrics';
 import { linkMacs, nodeFacts } from './node-facts';
 import { goneHoldersFrom, trackOwners, unheldText, type OwnerHistory } from './owner-history';
 import { SelfChecker } from './self-check/self-checker';
+import { ConflictSharing } from './self-check/conflict-sharing';
+import { AnswerContext } from './self-check/answer-context';
+import { GossipRecordKind } from './gossip-records';
 import { SpeakerFlags } from './speaker-flags';
 import { runStopSteps } from './graceful-stop';
 import { openVipBinding } from './vip-binding';
@@ -47,6 +50,11 @@ import type { RunAs } from './health/run-as';
 export const LEAVE_TIMEOUT_MS = 1_000;
 /** How often a leaving node re-checks its handover between sightings (the election may change meanwhile). */
 const HANDOVER_POLL_MS = 50;
+/**
+ * How often this node's conflicts are offered for gossip (conflict-sharing.ts publishes only what changed, or a
+ * refresh). A conflict held back from the log (conflict-log-gate.ts) emits no event, so this bounds its delay.
+ */
+const CONFLICT_SHARE_POLL_MS = 1_000;
 
 export interface SpeakerOptions {
   readonly nodeName: string;
@@ -87,6 +95,11 @@ export class Speaker implements ControlProvider, MetricsSource {
   private l2: L2Announcer | undefined;
   private vips: VipBinder | undefined;
   private selfCheck: SelfChecker | undefined;
+  /** This node's conflicts for the others, and theirs for this node's status (self-check/conflict-sharing.ts). */
+  private conflictSharing: ConflictSharing | undefined;
+  private conflictSharePoll: NodeJS.Timeout | undefined;
+  /** Owner changes, member changes and MACs: what makes another MAC's answer expected (self-check/). */
+  private answers!: AnswerContext;
   private bgp: BgpAnnouncer | undefined;
   private cluster: ClusterGossip | undefined;
   private announcements!: LocalAnnouncements;
@@ -136,6 +149,7 @@ export class Speaker implements ControlProvider, MetricsSource {
   private async open(): Promise<void> {
     const { logger, stateDir, configFile } = this.options;
     this.configTracker = new ConfigTracker(this.options.nodeName, logger);
+    this.answers = new AnswerContext(this.options.nodeName);
     const step = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
       try {
         return await run();
@@ -165,6 +179,11 @@ export class Speaker implements ControlProvider, MetricsSource {
       },
     }));
     const gossip = this.gossip;
+    this.conflictSharing = new ConflictSharing({
+      self: this.options.nodeName, epoch: this.startedAt, logger,
+      gossip: { broadcast: (bytes, key) => gossip.broadcast(bytes, key), stateChanged: () => this.cluster?.stateChanged() },
+    });
+    const sharing = this.conflictSharing;
     gossip.on('join', (m) => this.onMember('memberJoined', 'member joined', m));
     gossip.on('leave', (m) => this.onMember(m.state === 'left' ? 'memberLeft' : 'memberFailed', m.state === 'left' ? 'member left' : 'member declared dead', m));
     gossip.on('update', (m) => this.onMember('memberUpdated', 'member meta changed', m));
@@ -173,7 +192,16 @@ export class Speaker implements ControlProvider, MetricsSource {
       onChange: () => this.schedule(),
       onHealthChange: (service, passing, detail) => this.events.record({ type: 'healthChanged', service, node: this.options.nodeName, passing, detail }),
       ...(this.options.healthCheckRunAs ? { healthCheckRunAs: this.options.healthCheckRunAs } : {}),
+      otherRecords: {
+        state: () => sharing.records(),
+        receive: (record) => record.kind === GossipRecordKind.conflictReport && sharing.receive(record.bytes),
+      },
     }));
+    if (this.selfCheck) {
+      const checker = this.selfCheck;
+      this.conflictSharePoll = setInterval(() => sharing.publish(checker.conflicts(), checker.stats().active), CONFLICT_SHARE_POLL_MS);
+      this.conflictSharePoll.unref();
+    }
     const cluster = this.cluster;
     logger.info(
       { event: 'gossipStarted', bind: formatHostPort(gossip.localAddress), profile: this.options.profileName, encrypted: this.options.keyring !== undefined },
@@ -210,7 +238,7 @@ export class Speaker implements ControlProvider, MetricsSource {
       ['gossip', () => this.gossip?.close()],
       ['bgp', () => this.bgp?.close()],
       ['l2', () => this.l2?.close()],
-      ['selfCheck', () => this.selfCheck?.close()],
+      ['selfCheck', () => this.closeSelfCheck()],
       ['vips', () => this.vips?.close({ keep: false })],
       ['links', () => this.links?.close()],
       ['config', () => this.source?.stop()],
@@ -241,7 +269,7 @@ export class Speaker implements ControlProvider, MetricsSource {
       ['bgp', () => this.bgp?.close()],
       ['announcements', () => this.announcements?.settled()],
       ['l2', () => this.l2?.close()],
-      ['selfCheck', () => this.selfCheck?.close()],
+      ['selfCheck', () => this.closeSelfCheck()],
       ['vips', () => this.vips?.close({ keep: false })],
       ['links', () => this.links?.close()],
       ['control', () => this.control?.close()],
@@ -296,9 +324,7 @@ export class Speaker implements ControlProvider, MetricsSource {
       announced: this.announcements.announced(),
       bound: this.vips?.bound().map(formatIP) ?? [],
       bgp: this.bgp?.status() ?? [],
-      conflicts: (this.selfCheck?.conflicts() ?? []).map((c) => ({
-        ip: c.ip, mac: c.mac, node: c.node, interface: c.interface, firstSeen: c.firstSeen, lastSeen: c.lastSeen,
-      })),
+      conflicts: this.conflictSharing?.view(this.selfCheck?.conflicts() ?? [], this.liveNames(), this.answers.macOwners) ?? [],
     });
   }
 
@@ -311,9 +337,26 @@ export class Speaker implements ControlProvider, MetricsSource {
       ...(l2 && l2Stats ? { layer2: l2.metrics(), layer2Drops: l2Stats.drops, layer2SendFailures: l2Stats.sendFailures } : {}),
       ...(this.gossip ? { gossip: this.gossip.counters } : {}),
       ...(this.cluster ? { gossipRecordDrops: this.cluster.drops } : {}),
-      ...(this.selfCheck ? { selfCheck: this.selfCheck.stats() } : {}),
+      ...(this.selfCheck ? { selfCheck: this.selfCheckStats(this.selfCheck) } : {}),
       ...(config ? { pools: poolMetrics(config.pools, this.addresses) } : {}),
     };
+  }
+
+  /** mlb_conflicts_active counts what the other members observe too: every node shows every conflict. */
+  private selfCheckStats(checker: SelfChecker): MetricsCounters['selfCheck'] {
+    const stats = checker.stats();
+    return { ...stats, active: stats.active + (this.conflictSharing?.shared(this.liveNames()).active ?? 0) };
+  }
+
+  /** The other live members, whose conflict reports count here (self-check/conflict-sharing.ts). */
+  private liveNames(): Set<string> {
+    return new Set(this.gossip?.liveMembers().map((m) => m.name) ?? []);
+  }
+
+  private closeSelfCheck(): void {
+    if (this.conflictSharePoll) clearInterval(this.conflictSharePoll);
+    this.conflictSharePoll = undefined;
+    this.selfCheck?.close();
   }
 
   explain(): Explanation[] {
@@ -370,6 +413,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     const gossip = this.gossip;
     const tracked = trackOwners(this.owners, decision.outcomes, Date.now(), goneHoldersFrom(gossip.members(), (name) => gossip.lastHeardFrom(name)));
     this.owners = tracked.history;
+    this.answers.elected(tracked.changes, this.gossip.members(), Date.now());
     for (const change of tracked.changes) {
       const { service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs } = change;
       this.events.record({ type: 'ownerChanged', service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs });
@@ -397,7 +441,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     if (this.bgp && this.joined) {
       this.bgp.update(bgpPeerPlans(snapshot.bgpPeers, snapshot.bfdProfiles, decision.peersOnSelf), this.handover ? [] : decision.ownedBGP);
     }
-    this.selfCheck?.setMacOwners(new Map(this.gossip.members().flatMap((m) => (decodeNodeMeta(m.meta)?.macs ?? []).map((mac) => [mac, m.name] as [string, string]))));
+    this.selfCheck?.setMacOwners(this.answers.macOwners);
     this.selfCheck?.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
   }
 
@@ -435,7 +479,9 @@ export class Speaker implements ControlProvider, MetricsSource {
     const l2 = this.l2;
     this.bgp = new BgpAnnouncer(logger);
     // Split-brain self-check: probes what we own now and then and after membership changes (self-check/).
-    this.selfCheck = new SelfChecker({ logger });
+    this.selfCheck = new SelfChecker({
+      logger, answerFacts: (ip, mac) => this.answers.facts(ip, mac, this.gossip?.members() ?? [], this.decision?.outcomes ?? []),
+    });
     const conflictEvent = (type: 'conflict' | 'conflictCleared') => (c: { ip: string; mac: string; node: string | null; interface: string }) =>
       this.events.record({ type, ip: c.ip, mac: c.mac, node: c.node, interface: c.interface });
     this.selfCheck.on('conflict', conflictEvent('conflict'));
@@ -499,6 +545,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.schedule();
     if (event !== 'memberUpdated') this.selfCheck?.membershipChanged();
     if (member.name === this.options.nodeName) return;
+    this.answers.memberChanged(member.name, Date.now());
     this.events.record({ type: event as 'memberJoined' | 'memberLeft' | 'memberFailed' | 'memberUpdated', member: member.name });
     this.options.logger.info(
       { event, member: member.name, addr: `${hostFromBytes(member.addr)}:${member.port}`, incarnation: member.incarnation },

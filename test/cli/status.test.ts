@@ -51,7 +51,7 @@ describe('mlb status', () => {
     expect(lines).toContainEqual(expect.stringMatching(/^metallb-speaker-xyz +suspect +- +metallb$/));
     expect(lines).toContainEqual(expect.stringMatching(/^node-a +alive +zone=a +self$/));
     expect(lines).toContainEqual(expect.stringMatching(/^node-b +alive +kubernetes\.io\/hostname=node-b,\S*… +warming-up$/));
-    expect(run.stdout).toMatch(/^CONFLICTS: another MAC answers[^]*?\nIP +MAC +NODE +INTERFACE +LAST SEEN\n192\.168\.10\.200 +02:42:ac:11:00:99 +not a member +eth0 +30s ago\n/m);
+    expect(run.stdout).toMatch(/^CONFLICTS: another MAC answers[^]*?\nIP +MAC +NODE +INTERFACE +SEEN BY +LAST SEEN\n192\.168\.10\.200 +02:42:ac:11:00:99 +not a member +eth0 +node-a +30s ago\n/m);
   });
 
   it('without a terminal (a pipe, a script) plain `mlb status` prints the --once tables, and nothing else', async () => {

@@ -148,7 +148,7 @@ spec: { type: LoadBalancer, ports: [{ port: 8080, protocol: TCP }] }
       expect(arping.status).toBe(3);
       const replies = (JSON.parse(arping.stdout) as { replies: { mac: string; node?: string }[] }).replies;
       expect(replies.map((r) => r.node).sort()).toEqual([owner, intruder].sort());
-      // The owner's self-check probes every 30 s (sooner after a membership change).
+      // The owner's self-check probes every 3 s (sooner after a membership change).
       const conflict = await eventually(() => (lab.status(owner) as unknown as { conflicts: { ip: string; mac: string; node: string | null }[] }).conflicts.find((c) => c.ip === API_IP), 45_000, 500);
       expect(conflict).toMatchObject({ mac: lab.macOf(intruder), node: intruder });
       await lab.daemon(owner).waitFor((l) => l.event === 'splitBrainDetected' && l.ip === API_IP);

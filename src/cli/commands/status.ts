@@ -158,10 +158,10 @@ function renderBgp(s: ControlSnapshot, width: number): string {
 }
 
 function renderConflicts(s: ControlSnapshot, width: number): string {
-  const rows = s.conflicts.map((c) => [c.ip, c.mac, c.node ?? 'not a member', c.interface, `${formatAge(c.lastSeen, s.generatedAt)} ago`]);
-  const header = ['IP', 'MAC', 'NODE', 'INTERFACE', 'LAST SEEN'];
-  const heading = wrap('CONFLICTS: another MAC answers for an IP this node announces (mlb arping IP shows who)', width, 2);
-  return `${heading}${renderTable(header, fitColumns(header, rows, width, [[2, 3], [0]]))}`;
+  const rows = s.conflicts.map((c) => [c.ip, c.mac, c.node ?? 'not a member', c.interface ?? NONE, c.observedBy, `${formatAge(c.lastSeen, s.generatedAt)} ago`]);
+  const header = ['IP', 'MAC', 'NODE', 'INTERFACE', 'SEEN BY', 'LAST SEEN'];
+  const heading = wrap('CONFLICTS: another MAC answers for an IP a node announces (mlb arping IP shows who)', width, 2);
+  return `${heading}${renderTable(header, fitColumns(header, rows, width, [[2, 3, 4], [0]]))}`;
 }
 
 /**

@@ -1,4 +1,7 @@
-/** Conflicts, in red: another MAC answers for an IP this node announces (split brain, or the IP taken elsewhere). */
+/**
+ * Conflicts, in red: another MAC answers for an IP a node announces (split brain, or the IP taken elsewhere), each
+ * with the node that saw it.
+ */
 import { createElement as h, type ReactElement } from 'react';
 import { Box, Text } from 'ink';
 import { truncate } from '../commands/status';
@@ -7,7 +10,7 @@ export function ConflictsList({ lines, width }: { readonly lines: readonly strin
   return h(
     Box,
     { flexDirection: 'column' },
-    h(Text, { color: 'red', bold: true, wrap: 'truncate-end' }, truncate('CONFLICTS: another MAC answers for an IP this node announces (mlb arping IP)', width)),
+    h(Text, { color: 'red', bold: true, wrap: 'truncate-end' }, truncate('CONFLICTS: another MAC answers for an IP a node announces (mlb arping IP)', width)),
     ...lines.map((line, i) => h(Text, { key: i, color: 'red', wrap: 'truncate-end' }, line)),
   );
 }

@@ -166,9 +166,13 @@ export function clusterHealth(s: ControlSnapshot): { problems: string[] } {
   return { problems };
 }
 
-/** One line per conflict: the IP, the other MAC, whose it is, where and when it was last seen. */
+/** One line per conflict: the IP, the other MAC, whose it is, where, which node saw it and when it was last seen. */
 export function conflictLines(s: ControlSnapshot, width: number): string[] {
   return s.conflicts.map((c) =>
-    truncate(`${c.ip} answered by ${c.mac} (${c.node ?? 'not a member'}) on ${c.interface}, last ${formatAge(c.lastSeen, s.generatedAt)} ago`, width),
+    truncate(
+      `${c.ip} answered by ${c.mac} (${c.node ?? 'not a member'})${c.interface === null ? '' : ` on ${c.interface}`}, seen by ${c.observedBy}, ` +
+        `last ${formatAge(c.lastSeen, s.generatedAt)} ago`,
+      width,
+    ),
   );
 }

@@ -157,9 +157,14 @@ export interface ControlSnapshot {
     mac: string;
     /** The mlb node that MAC belongs to, null when it is no member. */
     node: string | null;
-    interface: string;
+    /** Where the observer saw it; null for a conflict another node observed (only it knows its interfaces). */
+    interface: string | null;
     firstSeen: string;
     lastSeen: string;
+    /** The node whose self-check saw it (the IP's owner in its view): this node, or another member via gossip. */
+    observedBy: string;
+    /** Why it is a conflict (notMember, noReason, windowOver); only on the observing node. */
+    reason?: string;
   }[];
 }
 

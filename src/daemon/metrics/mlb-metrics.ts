@@ -42,7 +42,7 @@ export const MLB_METRICS: readonly PulledMetric[] = [
   },
   {
     name: 'mlb_conflicts_active',
-    help: 'Another MAC answers for an IP this node announces (split brain, or the address configured elsewhere): (IP, MAC) conflicts active now, listed or folded into a count',
+    help: 'Another MAC answers for an IP a node announces (split brain, or the address configured elsewhere): (IP, MAC) conflicts active now, seen by this node or reported by the other members, listed or folded into a count',
     type: 'gauge',
     labels: [],
     samples: ({ snapshot, counters }) => single(counters.selfCheck?.active ?? snapshot.conflicts.length),
@@ -60,6 +60,13 @@ export const MLB_METRICS: readonly PulledMetric[] = [
     type: 'counter',
     labels: [],
     samples: ({ counters }) => single(counters.selfCheck?.conflictsDetected),
+  },
+  {
+    name: 'mlb_self_check_expected_answers_total',
+    help: 'Answers from another MAC the split-brain self-check judged expected for a while (a handover, a drain, gossip converging), not conflicts',
+    type: 'counter',
+    labels: [],
+    samples: ({ counters }) => single(counters.selfCheck?.expectedAnswers),
   },
   {
     name: 'mlb_self_check_probes_total',

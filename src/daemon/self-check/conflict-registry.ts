@@ -15,11 +15,12 @@
  */
 import { formatIP, type IP } from '../../ip';
 import type { ObservedConflict } from '../../announce/l2/l2-interface';
+import { ANSWER_REASON_TEXT, type ConflictReason } from './expected-answer';
 
 /**
- * A minute without a sighting. While a conflict lasts its IP is probed every 5 s (self-check-schedule.ts), so a
- * minute is a dozen missed answers, and two regular periods: a lost frame never clears a live conflict, and one
- * that ended leaves the status within a minute.
+ * A minute without a sighting. While a conflict lasts its IP is probed every second, and every few seconds once
+ * it is silent (self-check-schedule.ts), so a minute is a dozen missed answers or more: a lost frame never clears
+ * a live conflict, and one that ended leaves the status within a minute.
  */
 export const CONFLICT_FORGET_MS = 60_000;
 
@@ -32,6 +33,8 @@ export interface ConflictSighting {
   readonly mac: string;
   readonly interface: string;
   readonly evidence: ConflictEvidence;
+  /** Why it is a conflict (expected-answer.ts); notMember when the caller cannot tell. */
+  readonly reason?: ConflictReason;
   /** Epoch ms. */
   readonly at: number;
 }
@@ -43,6 +46,7 @@ export interface ConflictEntry {
   /** Where it was last seen. */
   readonly interface: string;
   readonly evidence: ConflictEvidence;
+  readonly reason: ConflictReason;
   readonly firstSeen: number;
   readonly lastSeen: number;
   readonly sightings: number;
@@ -56,6 +60,8 @@ export interface Conflict {
   readonly node: string | null;
   readonly interface: string;
   readonly evidence: ConflictEvidence;
+  /** Why it is a conflict: notMember, noReason or windowOver (expected-answer.ts). */
+  readonly reason: ConflictReason;
   /** ISO 8601. */
   readonly firstSeen: string;
   readonly lastSeen: string;
@@ -124,7 +130,7 @@ export function recordSighting(
     entries.set(key, entry);
     return { registry: { ...registry, entries }, entry, isNew: false };
   }
-  const entry: ConflictEntry = { key, ip: s.ip, mac: s.mac, interface: s.interface, evidence: s.evidence, firstSeen: s.at, lastSeen: s.at, sightings: 1 };
+  const entry: ConflictEntry = { key, ip: s.ip, mac: s.mac, interface: s.interface, evidence: s.evidence, reason: defaultReason(s), firstSeen: s.at, lastSeen: s.at, sightings: 1 };
   const ipText = formatIP(s.ip);
   const onIp = [...registry.entries.values()].filter((e) => formatIP(e.ip) === ipText);
   if (onIp.length < CONFLICT_FIRST_MACS_PER_IP + CONFLICT_LAST_MACS_PER_IP) {
@@ -143,6 +149,11 @@ export function recordSighting(
   entries.delete(stalest.key);
   entries.set(key, entry);
   return { registry: fold({ ...registry, entries }, s.ip, 1, stalest.sightings, s.at), entry, isNew: true, outcome: 'listedDisplacing' };
+}
+
+/** Without the caller's verdict the MAC is taken for a stranger's (the caller knows the members). */
+function defaultReason(s: ConflictSighting): ConflictReason {
+  return s.reason ?? 'notMember';
 }
 
 function fold(registry: ConflictRegistry, ip: IP, macs: number, sightings: number, at: number): ConflictRegistry {
@@ -189,6 +200,7 @@ export function conflictView(entry: ConflictEntry, nodeOf: (mac: string) => stri
     node: nodeOf(entry.mac) ?? null,
     interface: entry.interface,
     evidence: entry.evidence,
+    reason: entry.reason,
     firstSeen: new Date(entry.firstSeen).toISOString(),
     lastSeen: new Date(entry.lastSeen).toISOString(),
     sightings: entry.sightings,
@@ -202,12 +214,9 @@ export function listConflicts(registry: ConflictRegistry, nodeOf: (mac: string) 
     .map((e) => conflictView(e, nodeOf));
 }
 
-/** "10.213.0.100 on eth0 is also answered by 02:13:00:00:00:02 (node b)": the log line and status text. */
+/** "10.213.0.100 on eth0 is also answered by 02:13:00:00:00:02 (node b): <why>": the log line and status text. */
 export function conflictText(c: Conflict): string {
   const who = c.node === null ? c.mac : `${c.mac} (node ${c.node})`;
   const how = c.evidence === 'probeReply' ? 'also answered by' : 'also claimed by';
-  return (
-    `${c.ip} on ${c.interface} is ${how} ${who}: two nodes each think they own it (split brain: is gossip between ` +
-    'them cut?), or the address is configured on another machine'
-  );
+  return `${c.ip} on ${c.interface} is ${how} ${who}: ${ANSWER_REASON_TEXT[c.reason]}`;
 }

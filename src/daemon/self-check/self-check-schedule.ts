@@ -4,7 +4,8 @@
  * the owned (IP, interface) pairs with injected time and randomness; the SelfChecker shell sends the probes it
  * hands out.
  *
- * Every owned pair is probed every SELF_CHECK_INTERVAL_MS (with jitter), and soon after anything that can make
+ * Every owned pair is probed every SELF_CHECK_INTERVAL_MS (with jitter; longer when the node owns more pairs than
+ * SELF_CHECK_MAX_PROBES_PER_SECOND allows in that time), and soon after anything that can make
  * two owners: a new ownership (we just took the IP: did the old owner let go?), a membership change (a partition
  * healing, a node back: does someone else now think it owns ours?), and a conflict seen (to follow it until it
  * ends). At most SELF_CHECK_MAX_IN_FLIGHT probes run at once; the rest wait their turn, in due order.
@@ -12,26 +13,44 @@
 import { formatIP, type IP } from '../../ip';
 
 /**
- * The regular period. A split brain lasts as long as the partition behind it, minutes rather than seconds, so
- * half a minute finds it while it matters; it is also the order of a switch's or router's ARP cache refresh,
- * and costs one broadcast frame per owned IP per half minute, less than the clients' own ARP traffic.
+ * The regular period. A conflict must show on every node within 10 s: a probe at most 3.3 s (with jitter) after
+ * it starts, the 0.5 s reply window (probe-once.ts), a confirming recheck a second later where the answer needs
+ * one, and a gossip broadcast (~0.2 s, a second on a loaded host) leave a few seconds of margin. It costs one
+ * broadcast ARP request or Neighbor Solicitation per owned IP every 3 s; SELF_CHECK_MAX_PROBES_PER_SECOND
+ * stretches the period for nodes owning many IPs.
  */
-export const SELF_CHECK_INTERVAL_MS = 30_000;
+export const SELF_CHECK_INTERVAL_MS = 3_000;
 /** ±10 % of the period, drawn per probe, so IPs taken together (a restart, a failover) do not probe in bursts. */
 export const SELF_CHECK_JITTER = 0.1;
 /**
  * "Soon" after a new ownership or a membership change. Gossip spreads a change through a LAN cluster in well
- * under a second (memberlist's gossip interval is 200 ms) and the previous owner withdraws as soon as it hears,
- * so an owner still answering a second later is worth reporting; sooner would report ordinary handovers.
+ * under a second (memberlist's gossip interval is 200 ms); an answer from another MAC then is judged against
+ * the owner history and the election (expected-answer.ts), so a handover in progress is not reported.
  */
 export const SELF_CHECK_SOON_MS = 1_000;
-/** While a conflict is seen, probe its IP this often: its last-seen time stays fresh and its end shows quickly. */
-export const SELF_CHECK_CONFLICT_RECHECK_MS = 5_000;
 /**
- * Probes at once. Each holds a packet socket for about half a second (probe-once.ts), so 8 make 16 probes a
- * second: a node owning up to ~480 IPs keeps the 30 s period; above that the checks come later, never in a burst.
+ * While another MAC answers (a conflict, or an answer expected for a while), probe its IP this often: a conflict's
+ * last-seen time stays fresh, its end shows quickly, and an expected answer that outlasts its window is reported
+ * within a second of the window's end.
  */
-export const SELF_CHECK_MAX_IN_FLIGHT = 8;
+export const SELF_CHECK_CONFLICT_RECHECK_MS = 1_000;
+/**
+ * Probes at once. Each holds a packet socket for about half a second (probe-once.ts), so 32 allow 64 probes a
+ * second, above SELF_CHECK_MAX_PROBES_PER_SECOND: the rate limit paces the checks, not the sockets.
+ */
+export const SELF_CHECK_MAX_IN_FLIGHT = 32;
+/**
+ * Every probe is a broadcast frame each host on the segment must look at. 50 a second keep a node owning up to
+ * 150 IPs at the 3 s period; beyond that the period stretches to owned / 50 s (10,000 IPs: one probe each every
+ * 200 s) instead of flooding the segment. 50 small frames a second are far below what switches' broadcast storm
+ * control acts on (commonly 1 % of a 1 Gbit/s link, ~15,000 frames a second).
+ */
+export const SELF_CHECK_MAX_PROBES_PER_SECOND = 50;
+/**
+ * Probes that may start together beyond the rate (the token bucket's size): a handful of new ownerships (a
+ * failover) are all checked a second later, while the thousands of a cold start keep to the rate.
+ */
+export const SELF_CHECK_BURST = 5;
 
 export type ProbeReason = 'newOwnership' | 'membershipChanged' | 'periodic' | 'conflictRecheck' | 'conflictObserved';
 
@@ -39,7 +58,7 @@ export const PROBE_REASON_TEXT: Readonly<Record<ProbeReason, string>> = {
   newOwnership: 'this node just took the address: checking the previous owner let go',
   membershipChanged: 'cluster membership changed: checking no other node now claims the address',
   periodic: 'the regular check',
-  conflictRecheck: 'another MAC answered last time: following the conflict',
+  conflictRecheck: 'another MAC answered last time: following it',
   conflictObserved: 'another MAC announced the address: checking who answers',
 };
 
@@ -49,6 +68,8 @@ export interface SelfCheckTiming {
   readonly soonMs: number;
   readonly conflictRecheckMs: number;
   readonly maxInFlight: number;
+  readonly maxProbesPerSecond: number;
+  readonly burst: number;
 }
 
 export const DEFAULT_SELF_CHECK_TIMING: SelfCheckTiming = {
@@ -57,7 +78,14 @@ export const DEFAULT_SELF_CHECK_TIMING: SelfCheckTiming = {
   soonMs: SELF_CHECK_SOON_MS,
   conflictRecheckMs: SELF_CHECK_CONFLICT_RECHECK_MS,
   maxInFlight: SELF_CHECK_MAX_IN_FLIGHT,
+  maxProbesPerSecond: SELF_CHECK_MAX_PROBES_PER_SECOND,
+  burst: SELF_CHECK_BURST,
 };
+
+/** The regular period for a node owning `pairs` (IP, interface) pairs: the interval, stretched by the rate limit. */
+export function regularPeriodMs(timing: SelfCheckTiming, pairs: number): number {
+  return Math.max(timing.intervalMs, Math.ceil((pairs * 1000) / timing.maxProbesPerSecond));
+}
 
 export interface OwnedAddress {
   readonly ip: IP;
@@ -81,6 +109,11 @@ export interface SelfCheckSchedule {
   readonly timing: SelfCheckTiming;
   /** By key, in the order the addresses were first owned. */
   readonly probes: ReadonlyMap<string, ScheduledProbe>;
+  /**
+   * Probes that may start now (a token bucket refilled at maxProbesPerSecond, holding at most burst), as of
+   * `at`; undefined: full. Even a burst of new ownerships (a cold start with 10,000 IPs) keeps to the rate.
+   */
+  readonly budget?: { readonly tokens: number; readonly at: number };
 }
 
 export const ownedKey = (a: OwnedAddress): string => `${formatIP(a.ip)}%${a.interface}`;
@@ -131,18 +164,44 @@ export function conflictObserved(schedule: SelfCheckSchedule, ip: IP, now: numbe
 /** Hands out the due probes, earliest first, up to the in-flight limit, and marks them in flight. */
 export function takeDue(schedule: SelfCheckSchedule, now: number): { schedule: SelfCheckSchedule; due: ScheduledProbe[] } {
   const all = [...schedule.probes.values()];
-  const room = schedule.timing.maxInFlight - all.filter((p) => p.inFlight).length;
+  const tokens = tokensAt(schedule, now);
+  const room = Math.min(schedule.timing.maxInFlight - all.filter((p) => p.inFlight).length, Math.floor(tokens));
   if (room <= 0) return { schedule, due: [] };
-  const due = all.filter((p) => !p.inFlight && p.dueAt <= now).sort((a, b) => a.dueAt - b.dueAt).slice(0, room);
+  const due = earliestDue(all, now, room);
   if (due.length === 0) return { schedule, due: [] };
   const probes = new Map(schedule.probes);
   for (const p of due) probes.set(p.key, { ...p, inFlight: true });
-  return { schedule: { ...schedule, probes }, due };
+  return { schedule: { ...schedule, probes, budget: { tokens: tokens - due.length, at: now } }, due };
 }
 
 /**
- * A probe finished: next due at the regular period (jittered by `random` in [0, 1)), or at the recheck period
- * when another MAC answered, or soon when something happened meanwhile. A key no longer owned is dropped.
+ * The `room` earliest probes due by `now`, earliest first (ties in owned order). A selection, not a sort: with
+ * 10,000 owned IPs all due after a cold start, the rate limit hands out one or two at a time.
+ */
+function earliestDue(all: readonly ScheduledProbe[], now: number, room: number): ScheduledProbe[] {
+  const best: ScheduledProbe[] = [];
+  for (const p of all) {
+    if (p.inFlight || p.dueAt > now) continue;
+    if (best.length === room && (best[room - 1] as ScheduledProbe).dueAt <= p.dueAt) continue;
+    let at = best.length;
+    while (at > 0 && (best[at - 1] as ScheduledProbe).dueAt > p.dueAt) at--;
+    best.splice(at, 0, p);
+    if (best.length > room) best.pop();
+  }
+  return best;
+}
+
+/** The token bucket's level at `now` (self-check rate limit). */
+function tokensAt(schedule: SelfCheckSchedule, now: number): number {
+  const { burst, maxProbesPerSecond } = schedule.timing;
+  const b = schedule.budget;
+  if (!b) return burst;
+  return Math.min(burst, b.tokens + (Math.max(0, now - b.at) * maxProbesPerSecond) / 1000);
+}
+
+/**
+ * A probe finished: next due at the regular period (regularPeriodMs, jittered by `random` in [0, 1)), or at the
+ * recheck period when another MAC answered, or soon when something happened meanwhile. A key no longer owned is dropped.
  */
 export function probeDone(
   schedule: SelfCheckSchedule, key: string, now: number, outcome: { readonly conflict: boolean }, random: () => number,
@@ -154,21 +213,26 @@ export function probeDone(
     probes.delete(key);
     return { ...schedule, probes };
   }
-  const { intervalMs, jitter, soonMs, conflictRecheckMs } = schedule.timing;
+  const { jitter, soonMs, conflictRecheckMs } = schedule.timing;
+  // Released pairs still listed are few (only those with a probe in flight): the size is close enough.
+  const periodMs = regularPeriodMs(schedule.timing, schedule.probes.size);
   let next: Pick<ScheduledProbe, 'dueAt' | 'reason'>;
   if (p.again) next = { dueAt: now + soonMs, reason: p.again };
   else if (outcome.conflict) next = { dueAt: now + conflictRecheckMs, reason: 'conflictRecheck' };
-  else next = { dueAt: now + Math.round(intervalMs * (1 + jitter * (2 * random() - 1))), reason: 'periodic' };
+  else next = { dueAt: now + Math.round(periodMs * (1 + jitter * (2 * random() - 1))), reason: 'periodic' };
   const probes = new Map(schedule.probes);
   probes.set(key, { key, ip: p.ip, interface: p.interface, inFlight: false, ...next });
   return { ...schedule, probes };
 }
 
-/** When the next probe not in flight is due; undefined when there is none. */
+/** When the next probe not in flight is due (and the rate limit lets it start); undefined when there is none. */
 export function nextDueAt(schedule: SelfCheckSchedule): number | undefined {
   let next: number | undefined;
   for (const p of schedule.probes.values()) if (!p.inFlight && (next === undefined || p.dueAt < next)) next = p.dueAt;
-  return next;
+  const b = schedule.budget;
+  if (next === undefined || !b || b.tokens >= 1) return next;
+  // The rate limit is spent: not before the bucket holds a whole token again.
+  return Math.max(next, b.at + Math.ceil(((1 - b.tokens) * 1000) / schedule.timing.maxProbesPerSecond));
 }
 
 export function isOwned(schedule: SelfCheckSchedule, ip: IP): boolean {

@@ -1,13 +1,16 @@
 /**
  * The daemon's split-brain self-check (beyond MetalLB): the owner of each IP asks "who has this IP?" on the
- * interface it announces it on, now and then (self-check-schedule.ts), and any answer from a MAC that is not one
- * of this host's own is a conflict: another node that also thinks it owns the IP (gossip cut between them), or a
- * machine with the address configured. Conflicts are also fed passively by the L2 announcer (observe). Each new
+ * interface it announces it on, every few seconds (self-check-schedule.ts), and an answer from a MAC that is not
+ * one of this host's own, and not expected (below), is a conflict: another node that also thinks it owns the IP
+ * (gossip cut between them), or a machine with the address configured. Conflicts are also fed passively by the L2 announcer (observe). Each new
  * conflict is logged at warn, emitted ('conflict'), counted, and listed by conflicts() for the status API until
  * it is forgotten (conflict-registry.ts).
  *
  * Replies from this host's own MACs are expected: our L2 responder answers our own probe when the announcer also
- * listens on another interface of the same segment, and so does our kernel when the VIP is bound locally.
+ * listens on another interface of the same segment, and so does our kernel when the VIP is bound locally. So are,
+ * for a bounded window, answers from members with a reason: the previous owner handing over, a draining node, a
+ * node ranked ahead of us whose state may have changed before we heard (expected-answer.ts). Those are logged at
+ * debug with their reason and counted apart; only real conflicts are warned about, listed and counted as active.
  */
 import { EventEmitter } from 'node:events';
 import { formatIP, type IP } from '../../ip';
@@ -32,6 +35,7 @@ import {
   type SelfCheckSchedule,
   type SelfCheckTiming,
 } from './self-check-schedule';
+import { ANSWER_REASON_TEXT, EXPECTED_ANSWER_WINDOW_MS, judgeAnswer, NO_FACTS, type AnswerFacts, type ExpectedReason } from './expected-answer';
 import { admitConflictLog, closeWindows, CONFLICT_LOG_INTERVAL_MS, EMPTY_LOG_GATE, nextWindowEnd, type ConflictLogGate } from './conflict-log-gate';
 import {
   activeConflicts,
@@ -46,6 +50,7 @@ import {
   type Conflict,
   type ConflictEvidence,
   type ConflictRegistry,
+  type ConflictSighting,
 } from './conflict-registry';
 
 /** The subset of a pino logger used here. */
@@ -73,6 +78,12 @@ export interface SelfCheckerOptions {
   readonly interfaces?: () => readonly HostInterface[];
   /** Who owns each MAC (lowercase), from node facts in gossip; also settable later with setMacOwners. */
   readonly macOwners?: ReadonlyMap<string, string>;
+  /**
+   * What gossip, the election and the owner history say about another MAC answering an IP we own: whether it
+   * may answer for a while (expected-answer.ts). Without it, a MAC of a member (macOwners) has no reason to
+   * answer and any other is a stranger's.
+   */
+  readonly answerFacts?: (ip: IP, mac: string) => AnswerFacts;
   /** The defaults are the named constants of self-check-schedule.ts; tests shorten them. */
   readonly timing?: Partial<SelfCheckTiming>;
   readonly forgetMs?: number;
@@ -93,6 +104,22 @@ export interface SelfCheckStats {
   conflictsDetected: number;
   /** Conflicts active now: those listed plus the MACs folded into each IP's count (conflict-registry.ts). */
   active: number;
+  /** Answers from other MACs judged expected (a handover, a drain, gossip converging): not conflicts. */
+  expectedAnswers: number;
+}
+
+/**
+ * First sightings of answers judged expected, remembered so their window can end. One per (IP, member MAC) in a
+ * handover or convergence, so a few per owned IP at most; the cap only bounds a confused cluster, and the
+ * stalest makes room.
+ */
+export const EXPECTED_ANSWERS_MAX = 4096;
+
+interface ExpectedAnswer {
+  readonly ip: IP;
+  readonly firstSeen: number;
+  readonly lastSeen: number;
+  readonly reason: ExpectedReason;
 }
 
 export interface SelfCheckerEvents {
@@ -110,8 +137,10 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
   private timerAt: number | undefined;
   private closed = false;
   private readonly abort = new AbortController();
-  private readonly counters = { probesSent: 0, probesFailed: 0, conflictSightings: 0, conflictsDetected: 0 };
-  /** Probe failure kinds already warned about, so a missing capability is said once, not every half minute. */
+  private readonly counters = { probesSent: 0, probesFailed: 0, conflictSightings: 0, conflictsDetected: 0, expectedAnswers: 0 };
+  /** Answers judged expected, by `ip|mac`: when each was first seen (its window may run from then). */
+  private expected = new Map<string, ExpectedAnswer>();
+  /** Probe failure kinds already warned about, so a missing capability is said once, not at every probe. */
   private readonly warned = new Set<string>();
   private readonly probe: Probe;
   private readonly interfaces: () => readonly HostInterface[];
@@ -258,7 +287,53 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     else this.options.logger.debug(line, msg);
   }
 
+  /**
+   * Another MAC answered or announced an IP we own: judged against what the cluster expects (expected-answer.ts).
+   * An expected answer is remembered (its window may run from its first sighting) and said at debug; a conflict
+   * goes to the registry, the log and the listeners.
+   */
   private sighting(s: { ip: IP; mac: string; interface: string; evidence: ConflictEvidence; at: number }): void {
+    const key = `${formatIP(s.ip)}|${s.mac}`;
+    // Once a conflict, it stays one until forgotten: its window, if it had one, is over.
+    if (!this.registry.entries.has(key)) {
+      const earlier = this.expected.get(key);
+      const verdict = judgeAnswer(this.options.answerFacts?.(s.ip, s.mac) ?? this.defaultFacts(s.mac), earlier?.firstSeen ?? s.at, s.at);
+      if (verdict.expected) {
+        this.counters.expectedAnswers++;
+        this.remember(key, { ip: s.ip, firstSeen: earlier?.firstSeen ?? s.at, lastSeen: s.at, reason: verdict.reason });
+        if (!earlier || earlier.reason !== verdict.reason) {
+          const fields = { ip: formatIP(s.ip), mac: s.mac, macOwner: this.nodeOf(s.mac) ?? null, interface: s.interface, reason: verdict.reason };
+          this.options.logger.debug(
+            { event: 'selfCheckExpectedAnswer', ...fields, until: new Date(verdict.until).toISOString() },
+            `${fields.ip} also answered by ${s.mac}: expected until ${new Date(verdict.until).toISOString()}, ${ANSWER_REASON_TEXT[verdict.reason]}`,
+          );
+        }
+        return;
+      }
+      this.expected.delete(key);
+      this.record({ ...s, reason: verdict.reason });
+      return;
+    }
+    this.record(s);
+  }
+
+  /** The facts without a speaker: a member's MAC has no reason to answer, any other is a stranger's. */
+  private defaultFacts(mac: string): AnswerFacts {
+    return { ...NO_FACTS, member: this.nodeOf(mac) };
+  }
+
+  private remember(key: string, answer: ExpectedAnswer): void {
+    this.expected.delete(key);
+    if (this.expected.size >= EXPECTED_ANSWERS_MAX) {
+      let stalest: string | undefined;
+      let at = Infinity;
+      for (const [k, a] of this.expected) if (a.lastSeen < at) [stalest, at] = [k, a.lastSeen];
+      if (stalest !== undefined) this.expected.delete(stalest);
+    }
+    this.expected.set(key, answer);
+  }
+
+  private record(s: { ip: IP; mac: string; interface: string; evidence: ConflictEvidence; at: number; reason?: ConflictSighting['reason'] }): void {
     this.counters.conflictSightings++;
     const recorded = recordSighting(this.registry, s);
     this.registry = recorded.registry;
@@ -287,6 +362,10 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
   }
 
   private expire(now: number): void {
+    // An expected answer not heard again for a window is over; one for an address released is moot.
+    for (const [key, a] of this.expected) {
+      if (!isOwned(this.schedule, a.ip) || now - a.lastSeen >= EXPECTED_ANSWER_WINDOW_MS) this.expected.delete(key);
+    }
     const result = forget(this.registry, now, (ip) => isOwned(this.schedule, ip), this.forgetMs);
     this.registry = result.registry;
     for (const { entry, reason } of result.forgotten) {

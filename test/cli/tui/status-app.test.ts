@@ -154,7 +154,7 @@ describe('mlb status TUI', () => {
     await settle();
     expect(view.frame()).toMatch(/^config +STALE \/etc\/mlb\/mlb\.yaml: the last good configuration keeps running$/m);
     expect(view.frame()).toMatch(/^ +- \/etc\/mlb\/mlb\.yaml:12:7: spec\.addresses\[0\]/m);
-    expect(view.frame()).toContain('CONFLICTS: another MAC answers for an IP this node announces');
+    expect(view.frame()).toContain('CONFLICTS: another MAC answers for an IP a node announces');
     expect(view.frame()).toContain('192.168.10.200 answered by 02:42:ac:11:00:99 (not a member) on eth0');
     expect(view.frame()).toMatch(/^ {2}demo\/nobo\S* +- +layer2 +NOBODY/m);
   });

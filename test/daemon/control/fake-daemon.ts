@@ -62,7 +62,7 @@ export function exampleSnapshot(draining = false): ControlSnapshot {
       },
     ],
     local: { announced: [{ ip: '192.168.10.200', interfaces: ['eth0'] }], bound: ['192.168.10.200'] },
-    conflicts: [{ ip: '192.168.10.200', mac: '02:42:ac:11:00:99', node: null, interface: 'eth0', firstSeen: '2024-05-01T09:58:00.000Z', lastSeen: '2024-05-01T09:59:30.000Z' }],
+    conflicts: [{ ip: '192.168.10.200', mac: '02:42:ac:11:00:99', node: null, interface: 'eth0', firstSeen: '2024-05-01T09:58:00.000Z', lastSeen: '2024-05-01T09:59:30.000Z', observedBy: 'node-a' }],
   };
 }
 

@@ -166,18 +166,19 @@ describe('mlb metrics', () => {
     const source = new FakeSource();
     source.current = {
       ...source.current,
-      conflicts: [{ ip: '192.168.1.240', mac: '02:00:00:00:00:99', node: null, interface: 'eth0', firstSeen: 'x', lastSeen: 'y' }],
+      conflicts: [{ ip: '192.168.1.240', mac: '02:00:00:00:00:99', node: null, interface: 'eth0', firstSeen: 'x', lastSeen: 'y', observedBy: 'node-a' }],
     };
     source.counters = {
       gossip,
       gossipRecordDrops: { notOurs: 0, badHealthReport: 1, badTable: 0 },
       layer2Drops: { truncated: 4 },
       layer2SendFailures: 2,
-      selfCheck: { probesSent: 12, probesFailed: 1, conflictSightings: 5, conflictsDetected: 3, active: 1 },
+      selfCheck: { probesSent: 12, probesFailed: 1, conflictSightings: 5, conflictsDetected: 3, active: 1, expectedAnswers: 4 },
     };
     const expo = await scrape(registryOf(source));
     expect(valueOf(expo, 'mlb_conflicts_active')).toBe(1);
     expect(valueOf(expo, 'mlb_conflicts_detected_total')).toBe(3);
+    expect(valueOf(expo, 'mlb_self_check_expected_answers_total')).toBe(4);
     expect(valueOf(expo, 'mlb_self_check_probes_total', { result: 'sent' })).toBe(12);
     expect(valueOf(expo, 'mlb_self_check_probes_total', { result: 'failed' })).toBe(1);
     expect(samplesOf(expo, 'mlb_gossip_drops_total').map((s) => [s.labels.reason, s.value])).toEqual([['badMsgpack', 1], ['decryptFailed', 2]]);

@@ -36,7 +36,7 @@ describe('conflict registry', () => {
     expect(again.isNew).toBe(false);
     expect(listConflicts(again.registry, () => undefined)).toEqual([
       {
-        ip: '10.213.0.100', mac: '02:13:00:00:00:02', node: null, interface: 'eth1', evidence: 'arpAnnouncement',
+        ip: '10.213.0.100', mac: '02:13:00:00:00:02', node: null, interface: 'eth1', evidence: 'arpAnnouncement', reason: 'notMember',
         firstSeen: '2026-10-04T08:00:00.000Z', lastSeen: '2026-10-04T08:00:05.000Z', sightings: 2,
       },
     ]);
@@ -45,19 +45,25 @@ describe('conflict registry', () => {
   it('two other MACs on one IP are two conflicts; the node is named when the caller knows the MAC', () => {
     let r = sight(EMPTY_CONFLICT_REGISTRY, { at: T0, mac: '02:13:00:00:00:03' }).registry;
     r = sight(r, { at: T0, mac: '02:13:00:00:00:02' }).registry;
+    r = sight(r, { at: T0, mac: '02:13:00:00:00:03', ip: ip('10.213.0.9'), reason: 'noReason' }).registry;
     r = sight(r, { at: T0, ip: ip('10.213.0.9') }).registry;
     r = sight(r, { at: T0, ip: ip('fd00:213::100') }).registry;
     const nodes = new Map([['02:13:00:00:00:03', 'node-c']]);
     const list = listConflicts(r, (m) => nodes.get(m));
     expect(list.map((c) => `${c.ip} ${c.mac} ${c.node}`)).toEqual([
       '10.213.0.9 02:13:00:00:00:02 null',
+      '10.213.0.9 02:13:00:00:00:03 node-c',
       '10.213.0.100 02:13:00:00:00:02 null',
       '10.213.0.100 02:13:00:00:00:03 node-c',
       'fd00:213::100 02:13:00:00:00:02 null',
     ]);
+    // The text says why, as the caller judged it (expected-answer.ts): a stranger, or a member without a reason.
     expect(conflictText(list[2]!)).toBe(
-      '10.213.0.100 on eth0 is also answered by 02:13:00:00:00:03 (node node-c): two nodes each think they own it ' +
-        '(split brain: is gossip between them cut?), or the address is configured on another machine',
+      '10.213.0.100 on eth0 is also answered by 02:13:00:00:00:02: no cluster member has that MAC: the address is configured on another machine',
+    );
+    expect(conflictText(list[1]!)).toBe(
+      '10.213.0.9 on eth0 is also answered by 02:13:00:00:00:03 (node node-c): the election gives that node no reason to answer: ' +
+        'two nodes each think they own it (split brain: is gossip between them cut?)',
     );
   });
 

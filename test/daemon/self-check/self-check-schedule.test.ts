@@ -1,7 +1,7 @@
 /**
  * When the self-check probes (src/daemon/self-check/self-check-schedule.ts), pure, with an injected clock and
- * randomness: soon after a new ownership or a membership change, every half minute with jitter otherwise, every
- * few seconds while a conflict lasts, never more than the in-flight limit at once.
+ * randomness: soon after a new ownership or a membership change, every few seconds with jitter otherwise, every
+ * second while a conflict lasts, never more than the in-flight limit at once nor faster than the rate limit.
  */
 import { describe, expect, it } from 'vitest';
 import { parseIP, type IP } from '../../../src/ip';
@@ -17,7 +17,10 @@ import {
   SELF_CHECK_INTERVAL_MS,
   SELF_CHECK_JITTER,
   SELF_CHECK_MAX_IN_FLIGHT,
+  SELF_CHECK_MAX_PROBES_PER_SECOND,
+  SELF_CHECK_BURST,
   SELF_CHECK_SOON_MS,
+  regularPeriodMs,
   setOwned,
   takeDue,
   type OwnedAddress,
@@ -52,9 +55,9 @@ describe('self-check schedule', () => {
   it('the jitter spreads the period over ±10 %', () => {
     const s = takeDue(setOwned(emptySchedule(), owned('10.0.0.1'), 0), SELF_CHECK_SOON_MS).schedule;
     const at = (r: number): number | undefined => nextDueAt(probeDone(s, '10.0.0.1%eth0', 0, { conflict: false }, () => r));
-    expect(at(0)).toBe(SELF_CHECK_INTERVAL_MS * (1 - SELF_CHECK_JITTER));
+    expect(at(0)).toBe(Math.round(SELF_CHECK_INTERVAL_MS * (1 - SELF_CHECK_JITTER)));
     expect(at(0.5)).toBe(SELF_CHECK_INTERVAL_MS);
-    expect(at(0.9999999)).toBe(SELF_CHECK_INTERVAL_MS * (1 + SELF_CHECK_JITTER));
+    expect(at(0.9999999)).toBe(Math.round(SELF_CHECK_INTERVAL_MS * (1 + SELF_CHECK_JITTER)));
   });
 
   it('kept addresses keep their turn; an IP on two interfaces is checked on each', () => {
@@ -66,7 +69,8 @@ describe('self-check schedule', () => {
   });
 
   it('a membership change brings every check forward to soon, never later; one in flight is repeated after it ends', () => {
-    let s = setOwned(emptySchedule(), owned('10.0.0.1', '10.0.0.2', '10.0.0.3'), 0);
+    // A long period, so the regular checks are not due anyway when the membership changes.
+    let s = setOwned(emptySchedule({ intervalMs: 30_000 }), owned('10.0.0.1', '10.0.0.2', '10.0.0.3'), 0);
     s = runDue(s, SELF_CHECK_SOON_MS).s;
     s = setOwned(s, owned('10.0.0.1', '10.0.0.2', '10.0.0.3', '10.0.0.4'), 2000);
     s = takeDue(s, 2000 + SELF_CHECK_SOON_MS).schedule; // 10.0.0.4 in flight
@@ -78,8 +82,8 @@ describe('self-check schedule', () => {
     expect(s.probes.get('10.0.0.4%eth0')?.again).toBeUndefined();
   });
 
-  it('a conflict is rechecked every few seconds; an observed one brings only its IP forward', () => {
-    let s = setOwned(emptySchedule(), owned('10.0.0.1', '10.0.0.2'), 0);
+  it('a conflict is rechecked every second; an observed one brings only its IP forward', () => {
+    let s = setOwned(emptySchedule({ intervalMs: 30_000 }), owned('10.0.0.1', '10.0.0.2'), 0);
     s = runDue(s, SELF_CHECK_SOON_MS, true).s;
     expect(s.probes.get('10.0.0.1%eth0')).toMatchObject({ dueAt: SELF_CHECK_SOON_MS + SELF_CHECK_CONFLICT_RECHECK_MS, reason: 'conflictRecheck' });
     s = runDue(s, SELF_CHECK_SOON_MS + SELF_CHECK_CONFLICT_RECHECK_MS, false).s;
@@ -89,14 +93,15 @@ describe('self-check schedule', () => {
   });
 
   it('never more than the in-flight limit, earliest first; released addresses still count until their probe ends', () => {
-    const many = Array.from({ length: 20 }, (_, i) => `10.0.1.${i + 1}`);
-    let s = setOwned(emptySchedule(), owned(...many.slice(0, 10)), 0);
+    const many = Array.from({ length: SELF_CHECK_MAX_IN_FLIGHT + 12 }, (_, i) => `10.0.1.${i + 1}`);
+    // A bucket as large as the in-flight limit, so this test sees only that limit.
+    let s = setOwned(emptySchedule({ burst: SELF_CHECK_MAX_IN_FLIGHT }), owned(...many.slice(0, 10)), 0);
     s = setOwned(s, owned(...many), 100);
     const first = takeDue(s, 5000);
     expect(first.due).toHaveLength(SELF_CHECK_MAX_IN_FLIGHT);
     expect(keys(first.due)).toEqual(many.slice(0, SELF_CHECK_MAX_IN_FLIGHT).map((t) => `${t}%eth0`));
     expect(takeDue(first.schedule, 5000).due).toEqual([]);
-    // Everything released: the eight in flight still hold their slots.
+    // Everything released: those in flight still hold their slots.
     s = setOwned(first.schedule, owned('10.0.2.1'), 5001);
     expect(isOwned(s, ip('10.0.1.1'))).toBe(false);
     expect(isOwnedKey(s, '10.0.1.1%eth0')).toBe(false);
@@ -106,7 +111,7 @@ describe('self-check schedule', () => {
     expect(keys(takeDue(s, 10_000).due)).toEqual(['10.0.2.1%eth0']);
   });
 
-  it('over ten minutes, 40 owned IPs are each probed about every 30 s and never more than 8 at once', () => {
+  it('over ten minutes, 40 owned IPs are each probed about every period and never more than the in-flight limit at once', () => {
     const ips = Array.from({ length: 40 }, (_, i) => `10.0.3.${i + 1}`);
     let s = setOwned(emptySchedule(), owned(...ips), 0);
     const probedAt = new Map<string, number[]>();
@@ -127,12 +132,57 @@ describe('self-check schedule', () => {
       }
       maxInFlight = Math.max(maxInFlight, inFlight.length);
     }
-    expect(maxInFlight).toBe(SELF_CHECK_MAX_IN_FLIGHT);
+    expect(maxInFlight).toBeLessThanOrEqual(SELF_CHECK_MAX_IN_FLIGHT);
     for (const times of probedAt.values()) {
       const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
       expect(Math.min(...gaps)).toBeGreaterThanOrEqual(SELF_CHECK_INTERVAL_MS * (1 - SELF_CHECK_JITTER));
       expect(Math.max(...gaps)).toBeLessThanOrEqual(SELF_CHECK_INTERVAL_MS * (1 + SELF_CHECK_JITTER) + 1000);
     }
     expect(probedAt.size).toBe(40);
+  });
+
+  it('a conflict starting on any owned IP is probed within 10 s of starting, for a node owning up to the rate limit\'s worth', () => {
+    // The slowest case: the conflict starts just after its IP's probe, which comes again a period (plus jitter) later.
+    const pairs = Math.floor((SELF_CHECK_INTERVAL_MS / 1000) * SELF_CHECK_MAX_PROBES_PER_SECOND);
+    const timing = emptySchedule().timing;
+    expect(regularPeriodMs(timing, pairs)).toBe(SELF_CHECK_INTERVAL_MS);
+    expect(SELF_CHECK_INTERVAL_MS * (1 + SELF_CHECK_JITTER) + 500 + SELF_CHECK_CONFLICT_RECHECK_MS + 500).toBeLessThan(10_000);
+  });
+
+  it('10,000 owned IPs are paced: never more than the rate limit per second, even in the burst of a cold start', () => {
+    const ips = Array.from({ length: 10_000 }, (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
+    let s = setOwned(emptySchedule(), owned(...ips), 0);
+    const startsPerSecond = new Map<number, number>();
+    const inFlight: { key: string; endsAt: number }[] = [];
+    const probed = new Set<string>();
+    let now = 0;
+    // Driven as the SelfChecker's timer drives it: to the next due time (or the next probe's end), never idle.
+    // The first seconds: everything is due at once (from SOON on), so only the limits hold the probes back.
+    const RUN_MS = 6_000;
+    while (now < RUN_MS) {
+      for (const f of inFlight.filter((x) => x.endsAt <= now)) {
+        s = probeDone(s, f.key, now, { conflict: false }, half);
+        inFlight.splice(inFlight.indexOf(f), 1);
+      }
+      const taken = takeDue(s, now);
+      s = taken.schedule;
+      for (const p of taken.due) {
+        inFlight.push({ key: p.key, endsAt: now + 500 });
+        probed.add(p.key);
+        const second = Math.floor(now / 1000);
+        startsPerSecond.set(second, (startsPerSecond.get(second) ?? 0) + 1);
+      }
+      const next = Math.min(nextDueAt(s) ?? Infinity, ...inFlight.map((f) => f.endsAt));
+      now = Math.max(now + 1, next);
+    }
+    // At most the rate, plus the bucket's small burst, in any second; the rate itself over the whole run.
+    expect(Math.max(...startsPerSecond.values())).toBeLessThanOrEqual(SELF_CHECK_MAX_PROBES_PER_SECOND + SELF_CHECK_BURST);
+    const seconds = (RUN_MS - SELF_CHECK_SOON_MS) / 1000;
+    expect(probed.size).toBeLessThanOrEqual(seconds * SELF_CHECK_MAX_PROBES_PER_SECOND + SELF_CHECK_BURST);
+    expect(probed.size).toBeGreaterThan((seconds - 0.5) * SELF_CHECK_MAX_PROBES_PER_SECOND);
+    // Once checked, each comes again one stretched period later: owned / rate seconds, not every 3 s.
+    expect(regularPeriodMs(s.timing, 10_000)).toBe((10_000 / SELF_CHECK_MAX_PROBES_PER_SECOND) * 1000);
+    const again = [...s.probes.values()].find((p) => p.reason === 'periodic');
+    expect(again?.dueAt).toBeGreaterThan(SELF_CHECK_SOON_MS + (10_000 / SELF_CHECK_MAX_PROBES_PER_SECOND) * 1000 * (1 - SELF_CHECK_JITTER));
   });
 });

@@ -10,7 +10,10 @@ import { parseMAC } from '../../../src/announce/l2/mac-address';
 import type { HostInterface } from '../../../src/announce/l2/arping/host-interfaces';
 import { PacketSocketError } from '../../../src/native';
 import { SelfChecker, type ProbeRequest, type SelfCheckLogger } from '../../../src/daemon/self-check/self-checker';
-import { SELF_CHECK_CONFLICT_RECHECK_MS, SELF_CHECK_INTERVAL_MS, SELF_CHECK_MAX_IN_FLIGHT, SELF_CHECK_SOON_MS } from '../../../src/daemon/self-check/self-check-schedule';
+import {
+  SELF_CHECK_CONFLICT_RECHECK_MS, SELF_CHECK_INTERVAL_MS, SELF_CHECK_MAX_IN_FLIGHT, SELF_CHECK_MAX_PROBES_PER_SECOND, SELF_CHECK_SOON_MS,
+} from '../../../src/daemon/self-check/self-check-schedule';
+import { EXPECTED_ANSWER_WINDOW_MS, NO_FACTS, type AnswerFacts } from '../../../src/daemon/self-check/expected-answer';
 import { CONFLICT_FIRST_MACS_PER_IP, CONFLICT_FORGET_MS, CONFLICT_LAST_MACS_PER_IP, type Conflict } from '../../../src/daemon/self-check/conflict-registry';
 import { CONFLICT_LOG_INTERVAL_MS } from '../../../src/daemon/self-check/conflict-log-gate';
 
@@ -29,7 +32,11 @@ interface Line {
 }
 
 /** A segment where `answerers()` (MACs, lowercase) answer each probe at once; `calls` records every probe. */
-function harness(options: { answerers?: () => string[]; probe?: (r: ProbeRequest) => Promise<{ sent: boolean; macs: string[]; socketErrors: string[] }> } = {}) {
+function harness(options: {
+  answerers?: () => string[];
+  probe?: (r: ProbeRequest) => Promise<{ sent: boolean; macs: string[]; socketErrors: string[] }>;
+  answerFacts?: (ip: IP, mac: string) => AnswerFacts;
+} = {}) {
   const lines: Line[] = [];
   const at = (level: string) => (fields: object, msg?: string) => lines.push({ level, fields: fields as Record<string, unknown>, ...(msg === undefined ? {} : { msg }) });
   const logger: SelfCheckLogger = { info: at('info'), warn: at('warn'), debug: at('debug') };
@@ -40,6 +47,7 @@ function harness(options: { answerers?: () => string[]; probe?: (r: ProbeRequest
     interfaces: () => HOST,
     random: () => 0.5,
     macOwners: new Map([[PEER, 'node-b']]),
+    ...(options.answerFacts ? { answerFacts: options.answerFacts } : {}),
     probe:
       options.probe ??
       (async (r) => {
@@ -74,7 +82,7 @@ describe('SelfChecker', () => {
     expect(h.calls).toHaveLength(2);
     expect(h.conflicts).toEqual([]);
     expect(h.checker.conflicts()).toEqual([]);
-    expect(h.checker.stats()).toEqual({ probesSent: 2, probesFailed: 0, conflictSightings: 0, conflictsDetected: 0, active: 0 });
+    expect(h.checker.stats()).toEqual({ probesSent: 2, probesFailed: 0, conflictSightings: 0, conflictsDetected: 0, active: 0, expectedAnswers: 0 });
     h.checker.close();
   });
 
@@ -84,7 +92,7 @@ describe('SelfChecker', () => {
     h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
     await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
     const expected = {
-      ip: '10.213.0.100', mac: PEER, node: 'node-b', interface: 'eth0', evidence: 'probeReply',
+      ip: '10.213.0.100', mac: PEER, node: 'node-b', interface: 'eth0', evidence: 'probeReply', reason: 'noReason',
       firstSeen: '2026-10-04T08:00:01.000Z', lastSeen: '2026-10-04T08:00:01.000Z', sightings: 1,
     };
     expect(h.conflicts).toEqual([expected]);
@@ -94,17 +102,18 @@ describe('SelfChecker', () => {
     expect(warn[0]).toMatchObject({ fields: { event: 'splitBrainDetected', ip: '10.213.0.100', mac: PEER, macOwner: 'node-b' } });
     // `node` stays the logging node's own name (logger.ts); the other party is macOwner.
     expect((warn[0] as { fields: Record<string, unknown> }).fields).not.toHaveProperty('node');
-    expect(warn[0]?.msg).toMatch(/^10\.213\.0\.100 on eth0 is also answered by 02:13:00:00:00:02 \(node node-b\)/);
+    expect(warn[0]?.msg).toMatch(/^10\.213\.0\.100 on eth0 is also answered by 02:13:00:00:00:02 \(node node-b\): the election gives that node no reason/);
 
-    // Followed every few seconds while it lasts: lastSeen moves, no second warning or event.
+    // Followed every second while it lasts: lastSeen moves, no second warning or event.
     await vi.advanceTimersByTimeAsync(SELF_CHECK_CONFLICT_RECHECK_MS);
     expect(h.calls).toHaveLength(2);
-    expect(h.checker.conflicts()[0]).toMatchObject({ lastSeen: '2026-10-04T08:00:06.000Z', sightings: 2 });
+    const followed = new Date(Date.parse('2026-10-04T08:00:01Z') + SELF_CHECK_CONFLICT_RECHECK_MS).toISOString();
+    expect(h.checker.conflicts()[0]).toMatchObject({ lastSeen: followed, sightings: 2 });
     expect(h.conflicts).toHaveLength(1);
 
     peerAnswers = false;
     await vi.advanceTimersByTimeAsync(SELF_CHECK_CONFLICT_RECHECK_MS);
-    expect(h.checker.conflicts()[0]?.lastSeen).toBe('2026-10-04T08:00:06.000Z');
+    expect(h.checker.conflicts()[0]?.lastSeen).toBe(followed);
     await vi.advanceTimersByTimeAsync(CONFLICT_FORGET_MS);
     expect(h.checker.conflicts()).toEqual([]);
     expect(h.cleared).toMatchObject([[{ mac: PEER }, 'notSeen']]);
@@ -118,7 +127,7 @@ describe('SelfChecker', () => {
     h.checker.setOwned([{ ip: VIP, interface: 'eth0' }, { ip: ip('fd00:213::100'), interface: 'eth0' }]);
     await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
     expect(h.calls).toHaveLength(2);
-    await vi.advanceTimersByTimeAsync(5000);
+    await vi.advanceTimersByTimeAsync(SELF_CHECK_INTERVAL_MS / 2);
     h.checker.membershipChanged();
     await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
     expect(h.calls).toHaveLength(4);
@@ -165,11 +174,13 @@ describe('SelfChecker', () => {
   it('at most the in-flight limit of probes at once', async () => {
     const pending: (() => void)[] = [];
     const h = harness({ probe: () => new Promise((resolve) => pending.push(() => resolve({ sent: true, macs: [], socketErrors: [] }))) });
-    h.checker.setOwned(Array.from({ length: 20 }, (_, i) => ({ ip: ip(`10.213.0.${100 + i}`), interface: 'eth0' })));
-    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
+    h.checker.setOwned(Array.from({ length: SELF_CHECK_MAX_IN_FLIGHT + 8 }, (_, i) => ({ ip: ip(`10.213.0.${100 + i}`), interface: 'eth0' })));
+    // The rate limit lets them start a few at a time; a second is enough to fill every slot.
+    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS + 1000);
     expect(pending).toHaveLength(SELF_CHECK_MAX_IN_FLIGHT);
     pending[0]?.();
-    await vi.advanceTimersByTimeAsync(0);
+    // The next one waits for the rate limit's next token too.
+    await vi.advanceTimersByTimeAsync(Math.ceil(1000 / SELF_CHECK_MAX_PROBES_PER_SECOND));
     expect(pending).toHaveLength(SELF_CHECK_MAX_IN_FLIGHT + 1);
     h.checker.close();
   });
@@ -234,6 +245,72 @@ describe('SelfChecker', () => {
     expect(listed.map((c) => c.mac)).toContain('02:99:00:4e:1f:01');
     // The metrics stay exact: every reply counted, every MAC active.
     expect(h.checker.stats()).toMatchObject({ conflictSightings: SPOOFED, conflictsDetected: SPOOFED, active: SPOOFED });
+    h.checker.close();
+  });
+});
+
+describe('SelfChecker: answers the cluster expects', () => {
+  const T0 = Date.parse('2026-10-04T08:00:00Z');
+  const STRANGER = '02:99:00:00:00:07';
+  /** node-b held VIP until this node took it at T0 (the owner history), and node-b is not draining. */
+  const handover = (_ip: IP, mac: string): AnswerFacts => (mac === PEER ? { ...NO_FACTS, member: 'node-b', takeover: { from: ['node-b'], at: T0 } } : NO_FACTS);
+  const warned = (h: ReturnType<typeof harness>) => h.lines.filter((l) => l.level === 'warn' && l.fields.event === 'splitBrainDetected');
+
+  it('the previous owner answering during the handover window is expected: no warning, no conflict, counted apart', async () => {
+    let peerAnswers = true;
+    const h = harness({ answerers: () => (peerAnswers ? [OURS, PEER] : [OURS]), answerFacts: handover });
+    h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
+    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS + SELF_CHECK_CONFLICT_RECHECK_MS);
+    expect(h.calls).toHaveLength(2);
+    expect(warned(h)).toEqual([]);
+    expect(h.conflicts).toEqual([]);
+    expect(h.checker.conflicts()).toEqual([]);
+    expect(h.checker.stats()).toMatchObject({ expectedAnswers: 2, conflictSightings: 0, conflictsDetected: 0, active: 0 });
+    // Said once, at debug, with its reason.
+    const said = h.lines.filter((l) => l.fields.event === 'selfCheckExpectedAnswer');
+    expect(said).toMatchObject([{ level: 'debug', fields: { ip: '10.213.0.100', mac: PEER, macOwner: 'node-b', reason: 'expectedHandover' } }]);
+
+    // The old owner hears us and lets go: nothing is ever reported.
+    peerAnswers = false;
+    await vi.advanceTimersByTimeAsync(EXPECTED_ANSWER_WINDOW_MS + CONFLICT_FORGET_MS);
+    expect(warned(h)).toEqual([]);
+    expect(h.checker.stats()).toMatchObject({ conflictsDetected: 0, active: 0 });
+    h.checker.close();
+  });
+
+  it('the previous owner still answering once the window is over is a conflict (windowOver), found within a recheck', async () => {
+    const h = harness({ answerers: () => [OURS, PEER], answerFacts: handover });
+    h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
+    await vi.advanceTimersByTimeAsync(EXPECTED_ANSWER_WINDOW_MS - 1);
+    expect(h.conflicts).toEqual([]);
+    await vi.advanceTimersByTimeAsync(SELF_CHECK_CONFLICT_RECHECK_MS + 1);
+    expect(h.conflicts).toMatchObject([{ ip: '10.213.0.100', mac: PEER, node: 'node-b', reason: 'windowOver' }]);
+    expect(warned(h)).toHaveLength(1);
+    expect(warned(h)[0]?.msg).toContain('still answers after the window in which that was expected ended');
+    expect(h.checker.stats()).toMatchObject({ conflictsDetected: 1, active: 1 });
+    h.checker.close();
+  });
+
+  it('a MAC of no member answering during a handover is a conflict at the first probe', async () => {
+    const h = harness({ answerers: () => [OURS, PEER, STRANGER], answerFacts: handover });
+    h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
+    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
+    expect(h.conflicts).toMatchObject([{ mac: STRANGER, node: null, reason: 'notMember' }]);
+    expect(h.checker.conflicts().map((c) => c.mac)).toEqual([STRANGER]);
+    h.checker.close();
+  });
+
+  it('a draining node\'s gratuitous ARP is expected while it hands over; a member with no reason is reported at once', async () => {
+    const OTHER = '02:13:00:00:00:03';
+    const facts = (_ip: IP, mac: string): AnswerFacts =>
+      mac === PEER ? { ...NO_FACTS, member: 'node-b', memberDraining: true } : mac === OTHER ? { ...NO_FACTS, member: 'node-c', rankedAhead: ['node-b'] } : NO_FACTS;
+    const h = harness({ answerFacts: facts });
+    h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
+    h.checker.observe({ ip: VIP, mac: parseMAC(PEER) as Uint8Array, interface: 'eth0', evidence: 'arpAnnouncement' });
+    expect(h.conflicts).toEqual([]);
+    expect(h.checker.stats().expectedAnswers).toBe(1);
+    h.checker.observe({ ip: VIP, mac: parseMAC(OTHER) as Uint8Array, interface: 'eth0', evidence: 'arpAnnouncement' });
+    expect(h.conflicts).toMatchObject([{ mac: OTHER, reason: 'noReason' }]);
     h.checker.close();
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The shell around one probe: open a packet socket on the interface (kernel filter: replies only), send one ARP
  * request or Neighbor Solicitation, collect the MACs that answer for a short window, close. The daemon's
- * split-brain self-check calls it every half minute per owned IP; `mlb arping` has its own multi-probe loop.
+ * split-brain self-check calls it every few seconds per owned IP; `mlb arping` has its own multi-probe loop.
  *
  * The socket is opened before the probe goes out, so even a reply from the same host (microseconds later) is
  * heard. Every MAC that answers is returned, ours included: the caller knows which MACs are its own.

@@ -1,0 +1,68 @@
+/**
+ * What the speaker knows that makes another MAC's answer expected (expected-answer.ts), kept between
+ * recomputations: from whom this node took each IP and when (the owner changes), when each member last joined,
+ * left or changed its facts, and which member publishes which MAC. facts() reads them with the current members
+ * and election into AnswerFacts for one answer.
+ */
+import { decodeNodeMeta } from '../../gossip/node-meta';
+import type { Member } from '../../gossip/swim';
+import { rankNodes } from '../../election/hash-order';
+import type { ElectionOutcome } from '../../election';
+import { formatIP, type IP } from '../../ip';
+import type { OwnerChange } from '../owner-history';
+import type { AnswerFacts } from './expected-answer';
+
+export class AnswerContext {
+  /** Per IP this node took (layer2): from whom and when. */
+  private readonly takeovers = new Map<string, { from: readonly string[]; at: number }>();
+  /** When each member last joined, left, failed or changed its facts, as heard here. */
+  private readonly changedAt = new Map<string, number>();
+  private owners: ReadonlyMap<string, string> = new Map();
+
+  constructor(private readonly self: string) {}
+
+  /** MAC (lowercase) -> member, from the members' facts as of the last election. */
+  get macOwners(): ReadonlyMap<string, string> {
+    return this.owners;
+  }
+
+  memberChanged(name: string, now: number): void {
+    if (name !== this.self) this.changedAt.set(name, now);
+  }
+
+  /** After each election: the owner changes it made and the members it saw. */
+  elected(changes: readonly OwnerChange[], members: readonly Member[], now: number): void {
+    for (const change of changes) {
+      if (change.protocol !== 'layer2') continue;
+      for (const ip of change.ips) {
+        if (change.to.includes(this.self)) this.takeovers.set(ip, { from: change.from, at: now });
+        else this.takeovers.delete(ip);
+      }
+    }
+    this.owners = new Map(members.flatMap((m) => (decodeNodeMeta(m.meta)?.macs ?? []).map((mac) => [mac, m.name] as [string, string])));
+    const names = new Set(members.map((m) => m.name));
+    for (const name of this.changedAt.keys()) if (!names.has(name)) this.changedAt.delete(name);
+  }
+
+  /**
+   * The member behind `mac`, whether it drains or just changed, whether it held `ip` before us, who ranks ahead
+   * of us for the IP in MetalLB's hash order over every known member, and whom our election now gives it.
+   */
+  facts(ip: IP, mac: string, members: readonly Member[], outcomes: readonly ElectionOutcome[]): AnswerFacts {
+    const ipText = formatIP(ip);
+    const member = this.owners.get(mac);
+    const meta = members.find((m) => m.name === member)?.meta;
+    const outcome = outcomes.find((o) => o.protocol === 'layer2' && o.ips.includes(ipText));
+    const hashed = outcome?.ips[0];
+    const order = hashed === undefined ? [] : rankNodes(members.map((m) => m.name), hashed);
+    const selfAt = order.indexOf(this.self);
+    return {
+      member,
+      memberDraining: (meta !== undefined && decodeNodeMeta(meta)?.draining) || false,
+      memberChangedAt: member === undefined ? undefined : this.changedAt.get(member),
+      takeover: this.takeovers.get(ipText),
+      rankedAhead: selfAt < 0 ? [] : order.slice(0, selfAt),
+      ...(outcome?.winner && outcome.winner !== this.self ? { electedOwner: outcome.winner } : {}),
+    };
+  }
+}

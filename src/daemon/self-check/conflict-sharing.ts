@@ -1,0 +1,122 @@
+/**
+ * The shell around conflict-report.ts: publishes this node's conflicts (a broadcast when they change, and every
+ * CONFLICT_REPORT_REFRESH_MS while there are any; its latest report rides on every push/pull), keeps the other
+ * members' latest reports, and lists their conflicts, marked with the node that observed them, for status and
+ * metrics. A peer's new finding is logged at info here (the observer warns): an operator reading any node's log
+ * learns of it.
+ */
+import type { Logger } from 'pino';
+import { GossipRecordKind, encodeGossipRecords, type GossipRecord } from '../gossip-records';
+import type { Conflict } from './conflict-registry';
+import type { ControlSnapshot } from '../control/control-snapshot';
+import {
+  decodeConflictReport,
+  encodeConflictReport,
+  mergeConflictReport,
+  reportDue,
+  retainConflictReports,
+  type ConflictReport,
+  type ConflictReportTable,
+  type ReportedConflict,
+} from './conflict-report';
+
+/** Broadcast key: a newer report replaces a queued older one. */
+const CONFLICT_BROADCAST_KEY = 'mlb-conflicts';
+
+/** What this node's gossip offers: a keyed broadcast, and asking for the push/pull state to be rebuilt. */
+export interface ConflictGossip {
+  broadcast(bytes: Uint8Array, key: string): void;
+  stateChanged(): void;
+}
+
+/** A conflict another node observed, as status lists it. */
+export interface SharedConflict extends ReportedConflict {
+  readonly observedBy: string;
+}
+
+export interface ConflictSharingOptions {
+  readonly self: string;
+  /** The daemon's start time: its reports outrank those of its previous life. */
+  readonly epoch: number;
+  readonly gossip: ConflictGossip;
+  readonly logger: Pick<Logger, 'info'>;
+  /** Epoch ms; Date.now by default. */
+  readonly now?: () => number;
+}
+
+export class ConflictSharing {
+  private table: ConflictReportTable = new Map();
+  private own: ConflictReport | undefined;
+  private published: { fingerprint: string; at: number } | undefined;
+  private seq = 0;
+  readonly drops = { badConflictReport: 0 };
+
+  constructor(private readonly options: ConflictSharingOptions) {}
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  /** This node's conflicts now (SelfChecker.conflicts) and its active count: published when due. */
+  publish(conflicts: readonly Conflict[], active: number): void {
+    const now = this.now();
+    const listed = conflicts.map((c) => ({ ip: c.ip, mac: c.mac, firstSeen: Date.parse(c.firstSeen), lastSeen: Date.parse(c.lastSeen) }));
+    const due = reportDue(this.published, listed, active, now);
+    if (!due.due) return;
+    this.published = { fingerprint: due.fingerprint, at: now };
+    this.own = { node: this.options.self, epoch: this.options.epoch, seq: ++this.seq, active, conflicts: listed };
+    this.options.gossip.broadcast(encodeGossipRecords(this.records()), CONFLICT_BROADCAST_KEY);
+    this.options.gossip.stateChanged();
+  }
+
+  /** This node's latest report for the push/pull state, once it has one. */
+  records(): GossipRecord[] {
+    return this.own ? [{ kind: GossipRecordKind.conflictReport, bytes: encodeConflictReport(this.own) }] : [];
+  }
+
+  /** A report from gossip; true when what status shows changed. */
+  receive(bytes: Uint8Array): boolean {
+    const report = decodeConflictReport(bytes);
+    if (!report) {
+      this.drops.badConflictReport++;
+      return false;
+    }
+    if (report.node === this.options.self) return false;
+    const before = this.table.get(report.node)?.report;
+    const merged = mergeConflictReport(this.table, report, this.now());
+    this.table = merged.table;
+    if (!merged.changed) return false;
+    const known = new Set((before?.conflicts ?? []).map((c) => `${c.ip}|${c.mac}`));
+    for (const c of report.conflicts.filter((x) => !known.has(`${x.ip}|${x.mac}`))) {
+      this.options.logger.info(
+        { event: 'conflictReported', observedBy: report.node, ip: c.ip, mac: c.mac, firstSeen: new Date(c.firstSeen).toISOString() },
+        `${report.node} reports ${c.ip} also answered by ${c.mac} (see its log and mlb status there)`,
+      );
+    }
+    return true;
+  }
+
+  /** The other live members' conflicts, by observer, IP and MAC, and how many they count as active in all. */
+  shared(live: ReadonlySet<string>): { conflicts: SharedConflict[]; active: number } {
+    this.table = retainConflictReports(this.table, live, this.now()).table;
+    const reports = [...this.table.values()].map((h) => h.report).sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
+    return {
+      conflicts: reports.flatMap((r) => r.conflicts.map((c) => ({ ...c, observedBy: r.node }))),
+      active: reports.reduce((n, r) => n + r.active, 0),
+    };
+  }
+
+  /** Status: this node's conflicts (`local`, with where and why), then those the other live members observed. */
+  view(local: readonly Conflict[], live: ReadonlySet<string>, macOwners: ReadonlyMap<string, string>): ControlSnapshot['conflicts'] {
+    const self = this.options.self;
+    return [
+      ...local.map((c) => ({
+        ip: c.ip, mac: c.mac, node: c.node, interface: c.interface, firstSeen: c.firstSeen, lastSeen: c.lastSeen, observedBy: self, reason: c.reason,
+      })),
+      ...this.shared(live).conflicts.map((c) => ({
+        ip: c.ip, mac: c.mac, node: macOwners.get(c.mac) ?? null, interface: null,
+        firstSeen: new Date(c.firstSeen).toISOString(), lastSeen: new Date(c.lastSeen).toISOString(), observedBy: c.observedBy,
+      })),
+    ];
+  }
+}
