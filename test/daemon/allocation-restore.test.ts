@@ -79,6 +79,8 @@ describe('mlb daemon with a restored allocations.json', () => {
     await b.waitFor(event('memberJoined', { member: 'node-a' }));
     const before = await eventually(() => ipsOn('node-a'));
     await eventually(() => (JSON.stringify(ipsOn('node-b')) === JSON.stringify(before) ? true : undefined));
+    // Both show the IPs, so the allocator has published; its log line may reach this test after the status does.
+    await eventually(() => (a.lines.some(event('allocationsPublished')) || b.lines.some(event('allocationsPublished')) ? true : undefined));
     const published = a.lines.filter(event('allocationsPublished')).length + b.lines.filter(event('allocationsPublished')).length;
 
     mkdirSync(join(dir, 'node-c'), { recursive: true });
