@@ -37,7 +37,7 @@ import { poolMetrics } from './metrics/pool-metrics';
 import { linkMacs, nodeFacts } from './node-facts';
 import { goneHoldersFrom, trackOwners, unheldText, type OwnerHistory } from './owner-history';
 import { SelfChecker } from './self-check/self-checker';
-import { ConflictSharing } from './self-check/conflict-sharing';
+import { ConflictSharing, conflictPairKey } from './self-check/conflict-sharing';
 import { AnswerContext } from './self-check/answer-context';
 import { GossipRecordKind } from './gossip-records';
 import { SpeakerFlags } from './speaker-flags';
@@ -345,7 +345,8 @@ export class Speaker implements ControlProvider, MetricsSource {
   /** mlb_conflicts_active counts what the other members observe too: every node shows every conflict. */
   private selfCheckStats(checker: SelfChecker): MetricsCounters['selfCheck'] {
     const stats = checker.stats();
-    return { ...stats, active: stats.active + (this.conflictSharing?.shared(this.liveNames()).active ?? 0) };
+    const counted = new Set(checker.conflicts().map((c) => conflictPairKey(c.ip, c.mac)));
+    return { ...stats, active: stats.active + (this.conflictSharing?.shared(this.liveNames(), counted).active ?? 0) };
   }
 
   /** The other live members, whose conflict reports count here (self-check/conflict-sharing.ts). */

@@ -96,14 +96,22 @@ export class ConflictSharing {
     return true;
   }
 
-  /** The other live members' conflicts, by observer, IP and MAC, and how many they count as active in all. */
-  shared(live: ReadonlySet<string>): { conflicts: SharedConflict[]; active: number } {
+  /**
+   * The other live members' conflicts, by observer, IP and MAC, and how many active (IP, MAC) conflicts they add to
+   * `counted` (the pairs this node already counts): a pair two nodes both see is one conflict, counted once.
+   */
+  shared(live: ReadonlySet<string>, counted: ReadonlySet<string> = new Set()): { conflicts: SharedConflict[]; active: number } {
     this.table = retainConflictReports(this.table, live, this.now()).table;
     const reports = [...this.table.values()].map((h) => h.report).sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
-    return {
-      conflicts: reports.flatMap((r) => r.conflicts.map((c) => ({ ...c, observedBy: r.node }))),
-      active: reports.reduce((n, r) => n + r.active, 0),
-    };
+    const seen = new Set(counted);
+    let active = 0;
+    for (const report of reports) {
+      const keys = report.conflicts.map((c) => conflictPairKey(c.ip, c.mac));
+      // What the report folds beyond its list cannot be matched; only its listed pairs are compared.
+      active += Math.max(0, report.active - keys.filter((k) => seen.has(k)).length);
+      for (const key of keys) seen.add(key);
+    }
+    return { conflicts: reports.flatMap((r) => r.conflicts.map((c) => ({ ...c, observedBy: r.node }))), active };
   }
 
   /** Status: this node's conflicts (`local`, with where and why), then those the other live members observed. */
@@ -119,4 +127,9 @@ export class ConflictSharing {
       })),
     ];
   }
+}
+
+/** One (IP, MAC) conflict, whoever observed it. */
+export function conflictPairKey(ip: string, mac: string): string {
+  return `${ip} ${mac}`;
 }

@@ -19,7 +19,7 @@ import {
   type ConflictReport,
   type ConflictReportTable,
 } from '../../../src/daemon/self-check/conflict-report';
-import { ConflictSharing } from '../../../src/daemon/self-check/conflict-sharing';
+import { ConflictSharing, conflictPairKey } from '../../../src/daemon/self-check/conflict-sharing';
 import type { Conflict } from '../../../src/daemon/self-check/conflict-registry';
 
 const T0 = Date.parse('2026-10-04T08:00:00Z');
@@ -153,6 +153,9 @@ describe('conflict sharing between two nodes', () => {
       active: 1,
     });
     expect(p.logs).toMatchObject([{ event: 'conflictReported', observedBy: 'node-a', ip: '10.213.0.210', mac: '02:13:00:00:00:05' }]);
+    // node-b seeing the same (IP, MAC) itself counts it once, not twice (mlb_conflicts_active is per pair).
+    expect(p.b.shared(live, new Set([conflictPairKey('10.213.0.210', '02:13:00:00:00:05')])).active).toBe(0);
+    expect(p.b.shared(live, new Set([conflictPairKey('10.213.0.210', '02:13:00:00:00:06')])).active).toBe(1);
     // Its own record travels in push/pull state too.
     expect(p.a.records().map((r) => decodeConflictReport(r.bytes)?.node)).toEqual(['node-a']);
 
