@@ -14,7 +14,7 @@
 // Exits 1 when a target is missed: fast median > 1.5 s, mlb lan median > 1.5x Go's, fast < 4x faster than Go
 // (or a trial does not detect the crash at all, or a survivor declares a live node dead).
 // Run: npm run bench  (or node --expose-gc bench/run.mjs gossip); root only. BENCH_GOSSIP_TRIALS=n (default 10);
-// BENCH_GOSSIP_CRASH=unplug|both models a powered-off host instead (lab-cookbook: link down).
+// BENCH_GOSSIP_CRASH=unplug|both models a powered-off host instead (its link set down).
 import { detectionTime, FAST_CONFIG, LAN_CONFIG, type SwimConfig } from '../src/gossip/swim/config';
 import {
   converged, destroyLab, fmtMs, goMemberlistBinary, installCleanup, newLab, preflight, printTable, quantile, sleep,

@@ -1,8 +1,7 @@
 import type { IP } from '../ip';
 import { formatIP } from '../ip';
 import { goQuote, goQuoteIPs, goQuoteList } from './go-format';
-import type { Port } from './sharing';
-import { formatPort } from './sharing';
+import { type Port, formatPort } from './service-port';
 
 /**
  * Every way an allocation can fail, with a stable code (scripts, tests and `mlb explain` match on it) and

@@ -5,7 +5,8 @@ import { PersistentMap, compareStrings } from './persistent-map';
 import { poolHoldingAll } from './pool-membership';
 import { type ResolvedPool, type ServiceIdentity, compareNames, poolAdmits, resolvePool } from './pool-order';
 import { type PoolUsage, makePoolUsage } from './pool-usage';
-import { type AddressUse, type AddressUser, type Port, type SharingKey, checkSharing } from './sharing';
+import { type AddressUse, type AddressUser, type SharingKey, checkSharing } from './sharing';
+import type { Port } from './service-port';
 import { UsedAddresses } from './used-addresses';
 
 /** Everything the allocator needs to know about a service to place it. */

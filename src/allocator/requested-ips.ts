@@ -4,7 +4,7 @@ import { ServiceAnnotation, serviceAnnotation } from '../model';
 import { type AllocationError, type MetalLBFamily, allocationErrors } from './allocation-errors';
 import { metallbFamilyOf } from './service-family';
 
-/** At most one address per family (metallb-reference.md section 2), so at most two. */
+/** At most one address per family (MetalLB's loadBalancerIPs annotation: one IP, or one of each family for dual stack), so at most two. */
 export const MAX_REQUESTED_IPS = 2;
 
 export type RequestedIPs =

@@ -2,26 +2,13 @@ import type { IP } from '../ip';
 import type { Labels, Service } from '../model';
 import { ServiceAnnotation, serviceAnnotation } from '../model';
 import { type AllocationError, allocationErrors } from './allocation-errors';
+import { type Port, samePort } from './service-port';
 
 /**
- * IP sharing (metallb-reference.md section 3): services may share an address when they carry the same
+ * IP sharing, as MetalLB's allocator (internal/allocator/allocator.go, v0.14) decides it: services may share an address when they carry the same
  * non-empty allow-shared-ip key, the same backend key, and no (protocol, port) in common.
  */
 
-/** One port a service uses on its address (MetalLB allocator.Port). */
-export interface Port {
-  readonly protocol: string;
-  readonly port: number;
-}
-
-/** "TCP/80", as MetalLB's Port.String(). */
-export function formatPort(p: Port): string {
-  return `${p.protocol}/${p.port}`;
-}
-
-export function samePort(a: Port, b: Port): boolean {
-  return a.protocol === b.protocol && a.port === b.port;
-}
 
 /** The pair MetalLB compares (allocator.go, type key): sharing annotation and backend key. */
 export interface SharingKey {

@@ -9,8 +9,7 @@
  * cluster computes exactly MetalLB's election.
  */
 import type { MlbNodeStates } from './election-input';
-import { Reason, type ReasonName } from './reasons';
-import type { NodeReason } from './verdict';
+import { type NodeReason, Reason, type ReasonName } from './reasons';
 
 /** Tier 0 is steady; higher tiers defer to lower ones. */
 export function preferenceTier(states: MlbNodeStates, node: string): { tier: number; reason: ReasonName | undefined } {

@@ -17,7 +17,8 @@ import type { ElectionConfig, LiveMembers, MembershipChange, ServiceElectionInpu
 import { explainUnit, outcomeOf, type ElectionOutcome, type Explanation } from './explain';
 import { hashOrderIndices, newIndexArray, type NodeIndexArray } from './hash-order';
 import { ReasonCode, reasonOfCode } from './reasons';
-import { compareNames, unknownLiveMembers, type NodeReason } from './verdict';
+import { compareNames, unknownLiveMembers } from './verdict';
+import type { NodeReason } from './reasons';
 import { unitsOf } from './elect';
 
 /**

@@ -7,7 +7,8 @@ import type { ElectionContext, ElectionUnit } from './election-context';
 import type { ElectionProtocol } from './election-input';
 import { bgpAnnouncementsFor, type BGPAnnouncement } from './bgp-announcement';
 import { Reason, type ReasonName } from './reasons';
-import { compareNames, type NodeReason } from './verdict';
+import { compareNames } from './verdict';
+import type { NodeReason } from './reasons';
 
 export interface CandidateExplanation {
   readonly node: string;

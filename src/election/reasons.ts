@@ -153,3 +153,9 @@ const CODE_NAMES: readonly ReasonName[] = [
 export function reasonOfCode(code: number): ReasonName {
   return CODE_NAMES[code] ?? Reason.notOwner;
 }
+
+/** One node and why it is where it is in an election (out, deferred...). */
+export interface NodeReason {
+  readonly node: string;
+  readonly reason: ReasonName;
+}

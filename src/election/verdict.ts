@@ -6,12 +6,8 @@ import type { ElectionContext, ElectionUnit } from './election-context';
 import type { LiveMembers } from './election-input';
 import { deferByPreference } from './deferral';
 import { rankNodes } from './hash-order';
-import { ReasonCode, reasonOfCode, type ReasonName } from './reasons';
+import { type NodeReason, ReasonCode, reasonOfCode } from './reasons';
 
-export interface NodeReason {
-  readonly node: string;
-  readonly reason: ReasonName;
-}
 
 export interface UnitVerdict {
   readonly unit: ElectionUnit;

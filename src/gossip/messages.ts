@@ -1,5 +1,5 @@
 /**
- * memberlist's messages as plain data (memberlist-wire.md section 1; memberlist net.go). The codec turns them
+ * memberlist's messages as plain data (docs/memberlist-wire.md section 1; memberlist net.go). The codec turns them
  * into bytes; the SWIM state machine reads and writes only these types, never bytes.
  *
  * Byte fields (addresses, Meta, Vsn, payloads) are Uint8Array: they are not UTF-8. Node names are strings.
@@ -41,7 +41,7 @@ export type NodeStateName = keyof typeof NodeStateCode;
 
 /** pmin, pmax, pcur, dmin, dmax, dcur: exactly VSN_LENGTH bytes (fewer crash Go's aliveNode). */
 export const VSN_LENGTH = 6;
-/** Protocol versions 1..5, speaking 2: what memberlist 0.2.2 and 0.5.x send (memberlist-wire.md section 6). */
+/** Protocol versions 1..5, speaking 2: what memberlist 0.2.2 and 0.5.x send (docs/memberlist-wire.md section 6). */
 export const DEFAULT_VSN: Readonly<Uint8Array> = Uint8Array.of(1, 5, 2, 0, 0, 0);
 /** memberlist config.go: Meta is limited on the local node. */
 export const META_MAX_BYTES = 512;

@@ -18,7 +18,7 @@ import { sleep } from './netns';
 
 /** From the daemons' start to the first answer: gossip join, allocation, election, binding, ARP. */
 export const VIP_ANSWER_TIMEOUT_MS = 30_000;
-/** The lan profile declares a dead node after 5-8 s (lab-cookbook.md); fast in about 1 s. */
+/** The lan profile declares a dead node after 5-8 s (memberlist's LAN timings: suspicion after a failed probe, then the suspicion timeout); fast in about 1 s. */
 export const FAILOVER_TIMEOUT_MS = 20_000;
 /** Health: fall 2 x 500 ms, then gossip and a gratuitous ARP. */
 export const HEALTH_MOVE_TIMEOUT_MS = 15_000;

@@ -4,7 +4,7 @@ export type Severity = 'error' | 'warning';
 
 /**
  * One finding about a configuration. `code` is stable (scripts and tests match on it); `message` is for people
- * and uses MetalLB's wording where MetalLB has one (metallb-reference.md section 6).
+ * and uses MetalLB's wording where MetalLB has one (its webhooks and internal/config/config.go).
  */
 export interface Diagnostic {
   readonly severity: Severity;

@@ -1,7 +1,7 @@
 /**
  * The object model: MetalLB's metallb.io objects plus the v1 Service and Node fields mlb reads, after
- * validation (defaults applied, addresses parsed). Field meanings follow metallb-reference.md sections 1-2
- * and MetalLB v0.16.1's api/ types; every object is immutable once inside a Snapshot.
+ * validation (defaults applied, addresses parsed). Field meanings follow MetalLB v0.16.1's api/ types and
+ * its configuration documentation; every object is immutable once inside a Snapshot.
  */
 import type { AddressSet, CIDR, IP } from '../ip';
 

@@ -1,6 +1,6 @@
 /**
  * Names other programs rely on: Kubernetes' well-known labels and conditions, and the Service annotations
- * MetalLB reads (metallb-reference.md section 2). MetalLB v0.16 still reads the old metallb.universe.tf/ prefix,
+ * MetalLB reads (MetalLB v0.14 internal/k8s/annotations; the documented annotations of its usage guide). MetalLB v0.16 still reads the old metallb.universe.tf/ prefix,
  * so a configuration written for any MetalLB release keeps working.
  */
 import type { Service } from './types';

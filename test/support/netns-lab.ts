@@ -2,7 +2,7 @@
  * A throwaway L2 segment of network namespaces for tests: a "switch" namespace holding a bridge, and one
  * namespace per host with a veth into the bridge, a fixed MAC and a private test address.
  *
- * Rules (lab-cookbook.md): names are unique per run (prefix + pid + counter), only namespaces this lab made are
+ * Rules: names are unique per run (prefix + pid + counter), only namespaces this lab made are
  * ever touched, processes inside are killed before the namespaces are deleted, and nothing routes out.
  */
 import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';

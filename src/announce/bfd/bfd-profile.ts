@@ -1,5 +1,5 @@
 /**
- * From a MetalLB BFDProfile (milliseconds, metallb-reference.md section 1) to the session's timers
+ * From a MetalLB BFDProfile (milliseconds, MetalLB api/v1beta1/bfdprofile_types.go) to the session's timers
  * (microseconds, RFC 5880 section 6.8.1). Pure.
  *
  * What maps, and what does not:
@@ -18,7 +18,7 @@ import { BfdError } from './bfd-error';
 export const DEFAULT_INTERVAL_MS = 300;
 /** MetalLB's default multiplier: three missed packets, 900 ms with the default intervals. */
 export const DEFAULT_DETECT_MULTIPLIER = 3;
-/** MetalLB's ranges for BFDProfile (metallb-reference.md section 1). */
+/** MetalLB's ranges for BFDProfile (the kubebuilder limits in api/v1beta1/bfdprofile_types.go). */
 export const MIN_INTERVAL_MS = 10;
 export const MAX_INTERVAL_MS = 60_000;
 export const MIN_DETECT_MULTIPLIER = 2;

@@ -1,5 +1,5 @@
 /**
- * MetalLB's metrics, under MetalLB's exact names and labels (metallb-reference.md section 5), so dashboards and
+ * MetalLB's metrics, under MetalLB's exact names and labels (listed per source file below), so dashboards and
  * alerts written for MetalLB read mlb unchanged: metallb_speaker_announced (speaker/main.go), the layer2
  * counters (internal/layer2/stats.go), the allocator gauges (internal/allocator/stats.go) and the
  * configuration gauges (internal/k8s: metallb_k8s_client_config_*; on plain hosts they describe the file).

@@ -7,7 +7,7 @@
  *   version 1 (protocol >= 2, the default): no padding, 29 bytes of overhead
  *   version 0 (protocol 1): the plaintext is PKCS7-padded to a multiple of 16 first (1..16 bytes added)
  *
- * Additional authenticated data (memberlist-wire.md section 4): UDP = the label bytes (empty without a label);
+ * Additional authenticated data (docs/memberlist-wire.md section 4): UDP = the label bytes (empty without a label);
  * TCP = [0x0a][u32 BE length] + the label bytes. The nonce comes from an injected source so tests are
  * deterministic; the default is node:crypto randomBytes.
  */

@@ -7,7 +7,7 @@
  *     1 B    1 B    1..255 bytes
  *
  * Written only when a label is configured; an empty label in the header is malformed. The label is also the
- * additional authenticated data of encryption (section 4 of memberlist-wire.md), so a wrong label also fails
+ * additional authenticated data of encryption (section 4 of docs/memberlist-wire.md), so a wrong label also fails
  * decryption.
  */
 import { MessageType } from '../messages';

@@ -74,7 +74,7 @@ export const PACKET_MAX_DECOMPRESSED_BYTES = 1024 * 1024;
 
 /**
  * Decompressed size of a compressed stream message. Newest memberlist caps decompression at 40 MB
- * (memberlist-wire.md section 5); mlb takes the same number.
+ * (docs/memberlist-wire.md section 5); mlb takes the same number.
  */
 export const STREAM_MAX_DECOMPRESSED_BYTES = 40 * 1024 * 1024;
 

@@ -1,6 +1,6 @@
 /**
  * msgpack output exactly as memberlist writes it: hashicorp/go-msgpack's MsgpackHandle with WriteExt off, the
- * "old spec" (memberlist-wire.md section 1, go-msgpack codec/msgpack.go writeContainerLen and encodeUint).
+ * "old spec" (docs/memberlist-wire.md section 1, go-msgpack codec/msgpack.go writeContainerLen and encodeUint).
  *
  *   nil            0xc0
  *   bool           0xc2 false, 0xc3 true

@@ -1,5 +1,5 @@
 /**
- * memberlist-compatible SWIM + Lifeguard as a pure reducer (memberlist-wire.md sections 2, 3, 7, 8).
+ * memberlist-compatible SWIM + Lifeguard as a pure reducer (docs/memberlist-wire.md sections 2, 3, 7, 8).
  *
  *   let { state, effects, nextDeadline } = createSwimNode({ name, addr, port, config: LAN_CONFIG, seed, now });
  *   ({ state, effects, nextDeadline } = step(state, event, now));

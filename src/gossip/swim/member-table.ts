@@ -29,7 +29,7 @@ export const VSN_PCUR = 2;
 export const VSN_DMIN = 3;
 export const VSN_DMAX = 4;
 export const VSN_DCUR = 5;
-/** Protocol versions from which a peer answers TCP pings, sends nacks, checks CRCs (memberlist-wire.md 6). */
+/** Protocol versions from which a peer answers TCP pings, sends nacks, checks CRCs (docs/memberlist-wire.md 6). */
 export const PROTOCOL_TCP_PING = 3;
 export const PROTOCOL_NACK = 4;
 export const PROTOCOL_CRC = 5;

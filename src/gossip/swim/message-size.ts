@@ -2,7 +2,7 @@ import type { GossipMessage } from '../messages';
 
 /**
  * The size of a message as memberlist encodes it: one type byte and a msgpack map keyed by Go field names, old
- * spec, minimal unsigned ints (memberlist-wire.md sections 1 and 2). The broadcast queue packs piggybacked
+ * spec, minimal unsigned ints (docs/memberlist-wire.md sections 1 and 2). The broadcast queue packs piggybacked
  * messages by these sizes; it is exact for that encoding and an upper bound for compressed packets. The codec
  * still guards the real budget (a compound that does not fit loses its tail, as in Go).
  */

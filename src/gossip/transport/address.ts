@@ -42,7 +42,7 @@ export function formatHostPort(a: HostPort): string {
 }
 
 /**
- * The Addr bytes memberlist sends for a node: 4 bytes for IPv4, 16 for IPv6 (memberlist-wire.md section 1).
+ * The Addr bytes memberlist sends for a node: 4 bytes for IPv4, 16 for IPv6 (docs/memberlist-wire.md section 1).
  * Go compares them byte for byte, so a node always sends its own address in the same form.
  */
 export function addressBytes(host: string): Uint8Array {

@@ -1,6 +1,6 @@
 /**
- * Warnings: configurations MetalLB accepts without a word and that announce nothing (metallb-reference.md
- * section 6: "a typo silently announces nothing"). The configuration still runs; `mlb validate` and the daemon
+ * Warnings: configurations MetalLB accepts without a word and that announce nothing (a
+ * typo in a pool name or a node selector silently announces nothing). The configuration still runs; `mlb validate` and the daemon
  * show these so the silence has a reason.
  */
 import { type CIDR, cidrContains, formatCIDR } from '../../ip';

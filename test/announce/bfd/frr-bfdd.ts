@@ -1,5 +1,5 @@
 /**
- * FRR's bfdd alone in a lab namespace (lab-cookbook.md: one directory per instance owned by user frr, its own pid
+ * FRR's bfdd alone in a lab namespace (one directory per instance owned by user frr, its own pid
  * file, vty socket and control socket), configured with `bfd / peer X local-address Y` blocks, queried through
  * vtysh as JSON. Stopped by its pid file (the lab's destroy() kills whatever is left).
  */

@@ -1,6 +1,6 @@
 /**
- * The metrics a scrape shows, from a fake daemon: MetalLB's names and labels exactly (metallb-reference.md
- * section 5), mlb's own, absent series for parts that do not run, and the owner-change metrics fed by the
+ * The metrics a scrape shows, from a fake daemon: MetalLB's names and labels exactly (the names
+ * MetalLB v0.14 registers), mlb's own, absent series for parts that do not run, and the owner-change metrics fed by the
  * daemon's events. Every page is read by a strict parser of the text format.
  */
 import { afterEach, describe, expect, it } from 'vitest';

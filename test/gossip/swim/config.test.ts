@@ -13,7 +13,7 @@ import {
 } from '../../../src/gossip/swim';
 
 describe('profiles', () => {
-  test('LAN is memberlist DefaultLANConfig (memberlist-wire.md section 7)', () => {
+  test('LAN is memberlist DefaultLANConfig (docs/memberlist-wire.md section 7)', () => {
     expect(LAN_CONFIG).toMatchObject({
       probeInterval: 1000,
       probeTimeout: 500,
