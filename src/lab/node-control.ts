@@ -7,7 +7,10 @@ import type { Lab } from './lab';
 import type { DaemonAction, HealthWord, NodeControlOutcome, PartitionAction } from './node-control-text';
 import { partitionPeers } from './partition-rules';
 
-export async function controlDaemon(lab: Lab, action: DaemonAction, nodeName: string): Promise<NodeControlOutcome> {
+/** What these commands use of a Lab (a fake in the unit tests). */
+export type NodeControlLab = Pick<Lab, 'plan' | 'node' | 'daemonPid' | 'killDaemon' | 'startDaemon' | 'partition' | 'heal' | 'isHealthy' | 'setHealthy'>;
+
+export async function controlDaemon(lab: NodeControlLab, action: DaemonAction, nodeName: string): Promise<NodeControlOutcome> {
   const node = lab.node(nodeName);
   const before = lab.daemonPid(node.name);
   const outcome = { kind: 'daemon', action, node: node.name, log: node.daemonLog, ...(before !== undefined ? { before } : {}) } as const;
@@ -27,18 +30,18 @@ export async function controlDaemon(lab: Lab, action: DaemonAction, nodeName: st
   }
 }
 
-function withAfter(lab: Lab, outcome: Extract<NodeControlOutcome, { kind: 'daemon' }>): NodeControlOutcome {
+function withAfter(lab: NodeControlLab, outcome: Extract<NodeControlOutcome, { kind: 'daemon' }>): NodeControlOutcome {
   const after = lab.daemonPid(outcome.node);
   return after === undefined ? outcome : { ...outcome, after };
 }
 
-export async function controlPartition(lab: Lab, action: PartitionAction, nodeName: string): Promise<NodeControlOutcome> {
+export async function controlPartition(lab: NodeControlLab, action: PartitionAction, nodeName: string): Promise<NodeControlOutcome> {
   const node = lab.node(nodeName);
   const changed = action === 'partition' ? await lab.partition(node.name) : await lab.heal(node.name);
   return { kind: 'partition', action, node: node.name, changed, netns: node.netns, peers: partitionPeers(lab.plan, node).map((p) => p.name) };
 }
 
-export async function controlHealth(lab: Lab, nodeName: string, word: HealthWord): Promise<NodeControlOutcome> {
+export async function controlHealth(lab: NodeControlLab, nodeName: string, word: HealthWord): Promise<NodeControlOutcome> {
   const node = lab.node(nodeName);
   const healthy = word === 'pass';
   const changed = (await lab.isHealthy(node.name)) !== healthy;
