@@ -23,7 +23,9 @@ export type LabErrorCode =
   /** The lab's FRR router did not start, or did not answer. */
   | 'routerFailed'
   /** A BGP step on a lab built without --bgp. */
-  | 'noRouter';
+  | 'noRouter'
+  /** `mlb lab partition` on a machine without nft (nftables drops the partitioned node's packets). */
+  | 'noNftables';
 
 export class LabError extends Error {
   constructor(

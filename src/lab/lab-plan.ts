@@ -15,6 +15,7 @@
  * Nothing is created in the root namespace: the bridge and every veth end live in lab namespaces, so deleting
  * the namespaces removes everything, and the host's own interfaces are never touched.
  */
+import { METALLB_METRICS_PORT } from '../daemon/metrics/metrics-port';
 import { LabError } from './lab-errors';
 
 export const DEFAULT_LAB_NAME = 'mlb-lab';
@@ -55,6 +56,8 @@ export const LAB_API_IP = '172.31.213.210';
 export const LAB_EXTRA_IP = '172.31.213.211';
 export const LAB_GOSSIP_PORT = 7946;
 export const LAB_HTTP_PORT = 80;
+/** MetalLB's metrics port: a Prometheus scrape config written for MetalLB's speakers reads the lab's nodes as is. */
+export const LAB_METRICS_PORT = METALLB_METRICS_PORT;
 
 export const LAB_INTERFACE = 'eth0';
 export const LAB_BRIDGE = 'br0';
@@ -75,6 +78,11 @@ export interface LabNodePlan extends LabHostPlan {
   readonly index: number;
   /** HOST:PORT the node's gossip binds to; the others join it there. */
   readonly gossip: string;
+  /**
+   * HOST:PORT the daemon serves Prometheus metrics on: the node's own address, so a scraper on the segment (or
+   * `ip netns exec <node> curl`) reaches it, and nothing outside the lab does.
+   */
+  readonly metrics: string;
   /** Everything of this node: state, logs, control socket, health file. */
   readonly dir: string;
   readonly stateDir: string;
@@ -182,6 +190,7 @@ export function daemonArgv(plan: LabPlan, node: LabNodePlan, options: DaemonArgv
     ...(options.gossipProfile ? ['--gossip-profile', options.gossipProfile] : []),
     '--state-dir', node.stateDir,
     '--control-socket', node.controlSocket,
+    '--metrics-bind', node.metrics,
     '--log-level', options.logLevel ?? LAB_DAEMON_LOG_LEVEL,
   ];
 }
@@ -232,6 +241,7 @@ function nodePlan(lab: string, dir: string, index: number): LabNodePlan {
     ...base,
     index,
     gossip: `${base.ipv4}:${LAB_GOSSIP_PORT}`,
+    metrics: `${base.ipv4}:${LAB_METRICS_PORT}`,
     dir: nodeDir,
     stateDir: `${nodeDir}/state`,
     controlSocket: `${nodeDir}/mlb.sock`,

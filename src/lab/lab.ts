@@ -12,7 +12,8 @@ import { writeFileAtomic } from '../daemon/state-dir';
 import { labConfigText } from './lab-config';
 import { readSnapshotText } from './lab-control';
 import { LabError } from './lab-errors';
-import { writeHealthFile } from './lab-http-server';
+import { isHealthyText, writeHealthFile } from './lab-http-server';
+import { healNode, isPartitioned, partitionNode } from './lab-partition';
 import { buildNetwork, refuseExisting, removeLab, type LabDownReport } from './lab-network';
 import {
   DEFAULT_LAB_DIR, DEFAULT_LAB_NAME, LAB_BRIDGE, LAB_INTERFACE, daemonArgv, findNode, hostByMac, planLab, probeArgv, serverArgv,
@@ -192,8 +193,30 @@ export class Lab {
   }
 
   isDaemonRunning(nodeName: string): boolean {
+    return this.daemonPid(nodeName) !== undefined;
+  }
+
+  /** The pid of node's daemon while it runs (as lab.json records it), else undefined. */
+  daemonPid(nodeName: string): number | undefined {
     const pid = this.state.processes[this.node(nodeName).name]?.daemon;
-    return pid !== undefined && isAlive(pid);
+    return pid !== undefined && isAlive(pid) ? pid : undefined;
+  }
+
+  /**
+   * Drops every packet between the node and the other nodes, gossip included (partition-rules.ts); its link, its
+   * processes and the client's path to it stay. False when it already was partitioned.
+   */
+  partition(nodeName: string): Promise<boolean> {
+    return partitionNode(this.plan, this.node(nodeName));
+  }
+
+  /** Undoes partition() exactly; false when the node was not partitioned. */
+  heal(nodeName: string): Promise<boolean> {
+    return healNode(this.node(nodeName));
+  }
+
+  isPartitioned(nodeName: string): Promise<boolean> {
+    return isPartitioned(this.node(nodeName));
   }
 
   /** Cuts the node off the segment, as a powered-off machine or a pulled cable; its processes keep running. */
@@ -208,6 +231,11 @@ export class Lab {
   /** Makes the node's /healthz answer 503 (false) or 200 (true); its daemon's health check follows. */
   async setHealthy(nodeName: string, healthy: boolean): Promise<void> {
     await writeHealthFile(this.node(nodeName).healthFile, healthy);
+  }
+
+  /** What the node's /healthz answers now: its health file, read as the HTTP server reads it. */
+  async isHealthy(nodeName: string): Promise<boolean> {
+    return isHealthyText(await readFile(this.node(nodeName).healthFile, 'utf8').catch(() => undefined));
   }
 
   async readConfig(): Promise<string> {

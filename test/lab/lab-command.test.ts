@@ -34,8 +34,8 @@ function mlb(args: string[]) {
 }
 
 describe.skipIf(skip !== undefined)('mlb lab on the command line', () => {
-  it.each([['up'], ['down'], ['demo']])('lab %s without root exits 1 saying it needs root', (command) => {
-    const run = asNonRoot(['lab', command]);
+  it.each([['up'], ['down'], ['demo'], ['kill node-2'], ['health node-2 fail']])('lab %s without root exits 1 saying it needs root', (command) => {
+    const run = asNonRoot(['lab', ...command.split(' ')]);
     if (!run) return; // setpriv missing: nothing to run as another user.
     expect(run.stderr).toBe(`mlb: ${NEEDS_ROOT_MESSAGE}\n`);
     expect(run.status).toBe(1);

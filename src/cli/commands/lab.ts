@@ -1,5 +1,6 @@
 /**
- * `mlb lab up | down | demo [--nodes N] [--bgp]`: a lab of network namespaces on this machine (src/lab). `demo` is
+ * `mlb lab up | down | demo [--nodes N] [--bgp]`: a lab of network namespaces on this machine (src/lab); then
+ * `mlb lab kill|stop|start|restart|partition|heal|health NODE` act on one node of it (lab-node.ts). `demo` is
  * the README's first command; `demo --bgp` shows BGP mode against an FRR router. Two hidden subcommands run inside the lab: `serve` (each node's HTTP server) and `probe`
  * (the client's requests); they are mlb itself so the lab needs nothing but the one mlb file.
  */
@@ -16,12 +17,14 @@ import {
 } from '../../lab/lab-plan';
 import { checkFrr } from '../../lab/lab-router';
 import { downCommandText, labSummary } from '../../lab/narration';
+import { nodeControlTryLines } from '../../lab/node-control-text';
 import { checkLabPrerequisites } from '../../lab/netns';
 import {
   DEFAULT_PROBE_INTERVAL_MS, DEFAULT_PROBE_TIMEOUT_MS, MAX_PROBE_TIMEOUT_MS, MIN_PROBE_INTERVAL_MS, runProbeLoop,
 } from '../../lab/probe-loop';
 import { parseHostPort } from '../../gossip/transport/address';
 import { CommandError, ExitCode, UsageError } from '../exit-codes';
+import { labNodeCommands } from './lab-node';
 
 interface LabArgs {
   nodes: number;
@@ -85,6 +88,7 @@ const upCommand: CommandModule<object, LabArgs> = {
       `  configuration: ${p.configFile} (edit it: every daemon reloads it)`,
       `  try:    sudo ip netns exec ${p.client.netns} curl http://${vip}/`,
       `          mlb status --socket ${p.nodes[0]?.controlSocket}`,
+      ...nodeControlTryLines(p),
       ...router,
       `  logs:   ${p.dir}/node-N/daemon.log`,
       `  remove: ${downCommandText(p)}`,
@@ -193,7 +197,8 @@ export const labCommand: CommandModule = {
     .command(demoCommand)
     .command(serveCommand)
     .command(probeCommand)
-    .demandCommand(1, 'Name a lab command: up, down or demo.')
+    .command(labNodeCommands(withLabErrors))
+    .demandCommand(1, 'Name a lab command: up, down, demo, or one for a node (kill, stop, start, restart, partition, heal, health).')
     .epilogue('Start with: sudo mlb lab demo. Everything lives in namespaces NAME-*; the host\'s own interfaces are never touched.'),
   handler: () => undefined,
 };
