@@ -12,6 +12,7 @@ import { daemonCommand } from './commands/daemon';
 import { arpingCommand } from './commands/arping';
 import { labCommand } from './commands/lab';
 import { statusCommand } from './commands/status';
+import { checkCommand } from './commands/check';
 import { drainCommand, undrainCommand } from './commands/drain';
 import { isConfigParserWorker, runConfigParserWorker } from '../sources/file/worker-parser';
 import { brokenPipeDecision, handleBrokenPipes } from './broken-pipe';
@@ -20,6 +21,7 @@ import { commandWord, usageErrorText, type CommandSummary } from './usage-hint';
 /** Every command, in the order --help lists them (each has its own argument type, hence any). */
 const COMMANDS: readonly CommandModule<any, any>[] = [
   daemonCommand, validateCommand, explainCommand, arpingCommand, statusCommand, drainCommand, undrainCommand, labCommand, versionCommand,
+  checkCommand,
 ];
 
 /** Each command's first word and description, for the list a usage error shows. */
@@ -93,7 +95,7 @@ function run(): void {
     },
     (error: unknown) => {
       if (error instanceof UsageError) {
-        fail(ExitCode.usage, `mlb: ${error.message}\n`);
+        fail(error.exitCode, `mlb: ${error.message}\n`);
       } else if (error instanceof CommandError) {
         fail(ExitCode.failure, `mlb: ${error.message}\n`);
       } else {
