@@ -23,7 +23,7 @@ export class UsageError extends Error {
   readonly code = 'usage';
   constructor(
     message: string,
-    readonly exitCode: number = ExitCode.usage,
+    readonly exitCode: ExitCode = ExitCode.usage,
   ) {
     super(message);
   }
