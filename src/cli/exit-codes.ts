@@ -15,9 +15,18 @@ export const ExitCode = {
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-/** A problem with the command line; main prints it with a hint and exits 2. */
+/**
+ * A problem with the command line; main prints it with a hint and exits 2, or `exitCode` when the command answers
+ * in another convention (`mlb check`: a monitoring plugin's wrong command line is UNKNOWN, 3, not CRITICAL, 2).
+ */
 export class UsageError extends Error {
   readonly code = 'usage';
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode = ExitCode.usage,
+  ) {
+    super(message);
+  }
 }
 
 /** A failure the user can act on (unreadable file...); main prints the message, no stack, and exits 1. */

@@ -12,6 +12,11 @@ import { daemonCommand } from './commands/daemon';
 import { arpingCommand } from './commands/arping';
 import { labCommand } from './commands/lab';
 import { statusCommand } from './commands/status';
+import { checkCommand } from './commands/check';
+import { completionCommand } from './commands/completion';
+import { manCommand } from './commands/man';
+import { findCommand, outlineCommands } from './docs/command-outline';
+import { withWholeExamples } from './docs/help-examples';
 import { drainCommand, undrainCommand } from './commands/drain';
 import { isConfigParserWorker, runConfigParserWorker } from '../sources/file/worker-parser';
 import { brokenPipeDecision, handleBrokenPipes } from './broken-pipe';
@@ -20,7 +25,22 @@ import { commandWord, usageErrorText, type CommandSummary } from './usage-hint';
 /** Every command, in the order --help lists them (each has its own argument type, hence any). */
 const COMMANDS: readonly CommandModule<any, any>[] = [
   daemonCommand, validateCommand, explainCommand, arpingCommand, statusCommand, drainCommand, undrainCommand, labCommand, versionCommand,
+  checkCommand, completionCommand, manCommand(() => ({ commands: COMMANDS, usage: PROGRAM_USAGE, epilogue: PROGRAM_EPILOGUE })),
 ];
+
+/** `mlb --help`'s text before the commands, and after them; the man page (commands/man.ts) prints both too. */
+const PROGRAM_USAGE =
+  'mlb: a highly available IP address for bare-metal services.\n' +
+  'MetalLB\'s objects, allocation and election, on plain Linux hosts or Kubernetes.\n\n' +
+  'Usage: mlb <command> [options]';
+const PROGRAM_EPILOGUE =
+  'Exit codes: 0 ok, 1 failure (e.g. an invalid configuration), 2 usage error, 3 split brain (mlb arping),\n' +
+  '141 output closed early (`mlb validate ... | head -1`, as a tool stopped by SIGPIPE).\n' +
+  'mlb check alone answers as a monitoring plugin: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.\n' +
+  'Start with: mlb validate --config examples/plain-host.yaml';
+
+/** The help's width: the terminal's, at most 110 columns; 100 when there is no terminal. */
+const HELP_WIDTH = Math.min(110, process.stdout.columns || 100);
 
 /** Each command's first word and description, for the list a usage error shows. */
 const COMMAND_SUMMARIES: readonly CommandSummary[] = COMMANDS.map((c) => ({
@@ -31,11 +51,7 @@ const COMMAND_SUMMARIES: readonly CommandSummary[] = COMMANDS.map((c) => ({
 async function main(argv: string[]): Promise<void> {
   const cli = yargs(argv)
     .scriptName('mlb')
-    .usage(
-      'mlb: a highly available IP address for bare-metal services.\n' +
-        'MetalLB\'s objects, allocation and election, on plain Linux hosts or Kubernetes.\n\n' +
-        'Usage: mlb <command> [options]',
-    )
+    .usage(PROGRAM_USAGE)
     // Every flag can also come from the environment: --config is MLB_CONFIG, --nodes is MLB_NODES. The prefix
     // includes the underscore, or yargs would read MLBT_X (anything starting with MLB) as --t-x.
     .env('MLB_')
@@ -51,18 +67,20 @@ async function main(argv: string[]): Promise<void> {
     .help()
     .alias('help', 'h')
     .version(false)
-    .wrap(Math.min(110, process.stdout.columns || 100))
-    .epilogue(
-      'Exit codes: 0 ok, 1 failure (e.g. an invalid configuration), 2 usage error, 3 split brain (mlb arping),\n' +
-        '141 output closed early (`mlb validate ... | head -1`, as a tool stopped by SIGPIPE).\n' +
-        'Start with: mlb validate --config examples/plain-host.yaml',
-    )
+    .wrap(HELP_WIDTH)
+    .epilogue(PROGRAM_EPILOGUE)
     .fail((message, error, y) => {
       if (error) throw error;
       throw new UsageError(usageErrorText(message, argv, COMMAND_SUMMARIES));
       void y;
     });
-  await cli.parseAsync();
+  // yargs hands its output (--help, completions) to this callback instead of printing it, so the help's examples
+  // can be printed whole (docs/help-examples.ts).
+  await cli.parseAsync(argv, {}, (_error, parsed, output) => {
+    if (!output) return;
+    const command = findCommand(outlineCommands(COMMANDS), (parsed?._ ?? []).map(String));
+    process.stdout.write(`${withWholeExamples(output, command?.examples ?? [], HELP_WIDTH)}\n`);
+  });
 }
 
 /**
@@ -93,7 +111,7 @@ function run(): void {
     },
     (error: unknown) => {
       if (error instanceof UsageError) {
-        fail(ExitCode.usage, `mlb: ${error.message}\n`);
+        fail(error.exitCode, `mlb: ${error.message}\n`);
       } else if (error instanceof CommandError) {
         fail(ExitCode.failure, `mlb: ${error.message}\n`);
       } else {

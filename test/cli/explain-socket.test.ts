@@ -47,7 +47,7 @@ describe('mlb explain --socket', () => {
   it('says plainly when a target matches nothing the daemon knows (exit 1)', async () => {
     const run = await runMlbAsync(['explain', '10.9.9.9', '--socket', path]);
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain('nothing announces "10.9.9.9"; service IPs the daemon knows: ');
+    expect(run.stderr).toContain('mlb: no service has the IP 10.9.9.9; service IPs the daemon knows: ');
   });
 
   it('refuses offline-only flags and --config together with --socket (exit 2)', async () => {

@@ -67,7 +67,24 @@ describe('mlb explain --config', () => {
   it('says plainly when a target matches nothing (exit 1)', () => {
     const run = runMlb(['explain', '10.9.9.9', '--config', 'examples/plain-host.yaml']);
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain('nothing announces "10.9.9.9"');
+    expect(run.stderr).toContain('mlb: no service has the IP 10.9.9.9; service IPs in this configuration: demo/');
+    const name = runMlb(['explain', 'demo/nothing', '--config', 'examples/plain-host.yaml']);
+    expect(name.status).toBe(1);
+    expect(name.stderr).toContain('mlb: no service is named "demo/nothing"; service IPs in this configuration: demo/');
+  });
+
+  it('exits 1 after the explanation when nobody announces an IP asked about, or any IP when none is named', () => {
+    const file = 'test/cli/fixtures/nobody-announces.yaml';
+    const orphan = runMlb(['explain', '192.168.20.5', '--config', file]);
+    expect(orphan.stdout).toMatch(/^demo\/orphan 192\.168\.20\.5 \(layer2\): NOBODY ANNOUNCES\n/);
+    expect(orphan.stderr).toBe('mlb: nobody announces 192.168.20.5 (demo/orphan): the reasons are above\n');
+    expect(orphan.status).toBe(1);
+    const json = runMlb(['explain', 'demo/orphan', '--config', file, '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject([{ service: 'demo/orphan', winner: null, announcing: [] }]);
+    expect(json.status).toBe(1);
+    expect(runMlb(['explain', '--config', file]).status).toBe(1);
+    const web = runMlb(['explain', 'demo/web', '--config', file]);
+    expect(web).toMatchObject({ status: 0, stderr: '' });
   });
 
   it('prints a table a person can read', () => {

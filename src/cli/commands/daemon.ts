@@ -55,7 +55,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
     y
       .option('config', { alias: 'c', type: 'string', demandOption: true, describe: 'The YAML file; edits are picked up live, a bad edit keeps the last good configuration' })
       .option('max-config-bytes', maxConfigBytesOption)
-      .option('node-name', { type: 'string', default: hostname(), describe: 'This node\'s name in the cluster (the election hashes it)' })
+      .option('node-name', { type: 'string', default: hostname(), defaultDescription: 'this host\'s name', describe: 'This node\'s name in the cluster (the election hashes it)' })
       .option('node-labels', { type: 'string', describe: 'k=v,k2=v2: labels published in gossip, over those of the v1 Node document of the same name' })
       .option('gossip-bind', { type: 'string', demandOption: true, describe: 'HOST:PORT to listen on for gossip (UDP and TCP), e.g. 10.0.0.11:7946' })
       .option('gossip-advertise', { type: 'string', describe: 'The address peers reach us at (required when --gossip-bind is 0.0.0.0 or ::)' })

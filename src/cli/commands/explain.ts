@@ -8,6 +8,7 @@ import { CommandError, UsageError } from '../exit-codes';
 import { reasonText } from '../reason-text';
 import { renderTable } from '../render-table';
 import { connectControl, DEFAULT_CONTROL_SOCKET } from '../control-client';
+import { reportUnannounced } from '../unannounced-explanations';
 
 interface ExplainArgs {
   targets: string[];
@@ -34,7 +35,8 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
       .example('mlb explain demo/web 192.168.10.210 --config examples/plain-host.yaml --json', 'two of them, for a script')
       .epilogue(
         'Candidates are ranked by sha256(node + "#" + ip) as MetalLB does; in layer 2 the first eligible node answers, ' +
-          'in BGP every eligible node announces. Offline (--config) every live node counts as serving every service.',
+          'in BGP every eligible node announces. Offline (--config) every live node counts as serving every service. ' +
+          'Exits 1 when nobody announces an IP asked about (with no target: any IP), after printing why, or when a target names no service.',
       ),
   handler: async (args) => {
     if (args.config === undefined) return explainFromDaemon(args);
@@ -78,10 +80,11 @@ async function explainFromDaemon(args: ExplainArgs): Promise<void> {
 function printExplanations(selected: readonly Explanation[], json: boolean): void {
   if (json) {
     process.stdout.write(`${JSON.stringify(selected, contractFields, 2)}\n`);
-    return;
+  } else {
+    if (selected.length === 0) process.stdout.write('no service has an IP to announce\n');
+    process.stdout.write(selected.map(renderExplanation).join('\n'));
   }
-  if (selected.length === 0) process.stdout.write('no service has an IP to announce\n');
-  process.stdout.write(selected.map(renderExplanation).join('\n'));
+  reportUnannounced(selected);
 }
 
 function splitNodes(text: string): string[] {
@@ -100,7 +103,8 @@ function selectExplanations(all: readonly Explanation[], targets: readonly strin
       : all.filter((e) => e.service === target || e.service === `default/${target}`);
     if (matches.length === 0) {
       const known = [...new Set(all.map((e) => `${e.service} ${e.ip}`))].join(', ') || 'none';
-      throw new CommandError(`nothing announces ${JSON.stringify(target)}; service IPs ${where}: ${known}`, 'targetNotFound');
+      const what = ip ? `no service has the IP ${formatIP(ip)}` : `no service is named ${JSON.stringify(target)}`;
+      throw new CommandError(`${what}; service IPs ${where}: ${known}`, 'targetNotFound');
     }
     for (const m of matches) selected.add(m);
   }
