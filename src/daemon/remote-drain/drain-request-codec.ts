@@ -8,7 +8,8 @@
  *   "mlbd" (4) | version u8 | targetLen u8 | target | byLen u8 | requestedBy | seq u64 | at u64
  *          | action u8 (0 drain, 1 undrain) | outcome u8 (0 pending, 1 applied, 2 failed) | detailLen u8 | detail
  * seq orders requests for one target (a hybrid logical clock, drain-request-table.ts); at is the requester's
- * wall clock in epoch ms, shown to operators only. Both are at most 2^53 - 1 (JavaScript's safe integers).
+ * wall clock in epoch ms, shown to operators only. seq is at most 2^53 - 1 (JavaScript's safe integers), at at
+ * most MAX_DRAIN_TIME_MS.
  * A decoder ignores bytes after the detail, so a later version can append fields without a new version.
  */
 export const DRAIN_REQUEST_MAGIC = Uint8Array.of(0x6d, 0x6c, 0x62, 0x64); // "mlbd"
@@ -20,6 +21,12 @@ export const MAX_DRAIN_NODE_BYTES = 255;
  * and the errno, and it keeps the largest record under 800 bytes, one gossip packet.
  */
 export const MAX_DRAIN_DETAIL_BYTES = 200;
+
+/**
+ * The latest time a JavaScript Date can hold (ECMA-262, "Time Values and Time Range"): status turns `at` into an
+ * ISO string, which throws beyond it, so a record claiming a later time is damaged and dropped.
+ */
+export const MAX_DRAIN_TIME_MS = 8.64e15;
 
 export type DrainAction = 'drain' | 'undrain';
 export type DrainOutcome = 'pending' | 'applied' | 'failed';
@@ -56,7 +63,7 @@ const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 export function encodeDrainRequest(request: DrainRequest): Uint8Array | undefined {
   const target = utf8.encode(request.target);
   const by = utf8.encode(request.requestedBy);
-  if (!validName(target) || !validName(by) || !safe(request.seq) || !safe(request.at)) return undefined;
+  if (!validName(target) || !validName(by) || !safe(request.seq) || !safe(request.at) || request.at > MAX_DRAIN_TIME_MS) return undefined;
   const detail = utf8.encode(fitDetail(request.detail ?? ''));
   const out = new Uint8Array(HEADER_BYTES + 1 + target.length + 1 + by.length + 16 + 3 + detail.length);
   const view = new DataView(out.buffer);
@@ -101,7 +108,7 @@ export function decodeDrainRequest(bytes: Uint8Array): DrainRequest | undefined 
   if (!target || !requestedBy || at + 19 > bytes.length) return undefined;
   const seq = view.getBigUint64(at);
   const when = view.getBigUint64(at + 8);
-  if (seq > BigInt(Number.MAX_SAFE_INTEGER) || when > BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
+  if (seq > BigInt(Number.MAX_SAFE_INTEGER) || when > BigInt(MAX_DRAIN_TIME_MS)) return undefined;
   at += 16;
   const action = ACTIONS[bytes[at++] as number];
   const outcome = OUTCOMES[bytes[at++] as number];

@@ -15,6 +15,14 @@ import type { DrainRequest } from './drain-request-codec';
  */
 export const MAX_DRAIN_REQUEST_TARGETS = 256;
 
+/**
+ * A request stamped further ahead of this node's clock than this is dropped. Every new stamp follows the highest
+ * seq heard, so one absurd stamp (a node whose clock is days off) would otherwise drag every later request with it
+ * and, near 2^53, leave no stamp to give. A day leaves room for any clock NTP keeps; the HLC paper bounds the
+ * drift it accepts the same way.
+ */
+export const MAX_SEQ_AHEAD_MS = 24 * 60 * 60 * 1000;
+
 export type DrainRequestTable = ReadonlyMap<string, DrainRequest>;
 
 /** The identity that orders requests for one target. */
@@ -27,6 +35,11 @@ export interface RequestStamp {
 export function compareStamps(a: RequestStamp, b: RequestStamp): number {
   if (a.seq !== b.seq) return a.seq - b.seq;
   return a.requestedBy < b.requestedBy ? -1 : a.requestedBy > b.requestedBy ? 1 : 0;
+}
+
+/** Whether a heard request's stamp is too far ahead of this node's clock to be taken (MAX_SEQ_AHEAD_MS). */
+export function stampTooFarAhead(seq: number, now: number): boolean {
+  return seq > now + MAX_SEQ_AHEAD_MS;
 }
 
 /** The next stamp's seq for a requester whose clock (highest seq seen) is `clock`, at wall time `now`. */
@@ -68,20 +81,22 @@ export function mergeDrainRequest(
 /** What the target does with the newest request for itself (decideApply's answer). */
 export type ApplyDecision =
   | { readonly apply: true }
-  | { readonly apply: false; readonly reason: 'notForThisNode' | 'alreadyApplied' | 'failedBefore' | 'unauthenticated' };
+  | { readonly apply: false; readonly reason: 'notForThisNode' | 'alreadyApplied' | 'answered' | 'unauthenticated' };
 
 /**
  * Whether `self` applies `request`, having last applied `applied` (from drain.json; undefined: never through a
- * request). Only a request newer than the applied one counts, so a replay changes nothing. One that failed is not
- * retried by itself (it would fail in a loop): the operator asks again. Without a gossip key nothing heard in
- * gossip may change this node: anyone who can reach its gossip port could forge the request.
+ * request). Only a pending request newer than the applied one counts, so a replay changes nothing. An answered one
+ * (applied or failed) is news about the past, not a request: a failure is not retried by itself (it would fail in
+ * a loop; the operator asks again), and a node whose drain.json was removed to clear it is not drained again by
+ * the cluster's memory of an old answer. Without a gossip key nothing heard in gossip may change this node: anyone
+ * who can reach its gossip port could forge the request.
  */
 export function decideApply(
   self: string, request: DrainRequest, applied: RequestStamp | undefined, authenticated: boolean,
 ): ApplyDecision {
   if (request.target !== self) return { apply: false, reason: 'notForThisNode' };
   if (applied !== undefined && compareStamps(request, applied) <= 0) return { apply: false, reason: 'alreadyApplied' };
-  if (request.outcome === 'failed') return { apply: false, reason: 'failedBefore' };
+  if (request.outcome !== 'pending') return { apply: false, reason: 'answered' };
   if (!authenticated) return { apply: false, reason: 'unauthenticated' };
   return { apply: true };
 }

@@ -15,9 +15,9 @@ import { didYouMean } from '../../model/parse/did-you-mean';
 import { DrainRecordError } from '../drain-record';
 import { encodeGossipRecords, GossipRecordKind, type GossipRecord } from '../gossip-records';
 import type { DrainAsker } from '../speaker-flags';
-import { decodeDrainRequest, encodeDrainRequest, type DrainAction, type DrainRequest } from './drain-request-codec';
+import { decodeDrainRequest, encodeDrainRequest, MAX_DRAIN_TIME_MS, type DrainAction, type DrainRequest } from './drain-request-codec';
 import {
-  decideApply, highestSeq, mergeDrainRequest, nextSeq, type DrainRequestTable,
+  decideApply, highestSeq, mergeDrainRequest, nextSeq, stampTooFarAhead, type DrainRequestTable,
 } from './drain-request-table';
 import { RemoteDrainError } from './remote-drain-error';
 
@@ -73,14 +73,15 @@ export class RemoteDrain {
   private table: DrainRequestTable = new Map();
   /** Applies run one after another, each deciding afresh (a newer request may have arrived meanwhile). */
   private applying: Promise<unknown> = Promise.resolve();
-  readonly drops = { badDrainRequest: 0, unauthenticatedDrainRequest: 0, drainTableFull: 0 };
+  readonly drops = { badDrainRequest: 0, unauthenticatedDrainRequest: 0, drainTableFull: 0, drainStampAhead: 0 };
 
   constructor(private readonly options: RemoteDrainOptions) {
     // What drain.json says this node last applied: the others learn it at the first push/pull.
     const applied = options.flags.appliedRequest;
     if (applied) {
       const action: DrainAction = options.flags.isDrained ? 'drain' : 'undrain';
-      this.table = new Map([[options.self, { target: options.self, action, ...applied, at: applied.seq, outcome: 'applied' as const }]]);
+      // drain.json keeps no request time: the stamp follows the wall clock closely enough to show.
+      this.table = new Map([[options.self, { target: options.self, action, ...applied, at: Math.min(applied.seq, MAX_DRAIN_TIME_MS), outcome: 'applied' as const }]]);
     }
   }
 
@@ -183,6 +184,14 @@ export class RemoteDrain {
     const request = decodeDrainRequest(bytes);
     if (!request) {
       this.drops.badDrainRequest++;
+      return false;
+    }
+    if (stampTooFarAhead(request.seq, this.now())) {
+      this.drops.drainStampAhead++;
+      this.options.logger.warn(
+        { event: 'drainRequestIgnored', target: request.target, requestedBy: request.requestedBy, seq: request.seq, reason: 'stampAhead' },
+        `ignored a request from ${request.requestedBy} to ${request.action} ${request.target}: stamped more than a day ahead of this node's clock (is ${request.requestedBy}'s clock wrong?)`,
+      );
       return false;
     }
     const merged = mergeDrainRequest(this.table, request);

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  decideApply, decodeDrainRequest, encodeDrainRequest, MAX_DRAIN_DETAIL_BYTES, MAX_DRAIN_REQUEST_TARGETS, mergeDrainRequest, nextSeq,
+  decideApply, decodeDrainRequest, encodeDrainRequest, MAX_DRAIN_DETAIL_BYTES, MAX_DRAIN_TIME_MS, MAX_DRAIN_REQUEST_TARGETS, mergeDrainRequest, nextSeq,
   type DrainRequest, type DrainRequestTable,
 } from '../../../src/daemon/remote-drain';
 import { decodeGossipRecords, encodeGossipRecords, GossipRecordKind } from '../../../src/daemon/gossip-records';
@@ -28,7 +28,7 @@ describe('drain request codec', () => {
     const name = fc.string({ minLength: 1, maxLength: 60 });
     fc.assert(fc.property(
       name, name, fc.constantFrom('drain', 'undrain' as const), fc.constantFrom('pending', 'applied', 'failed' as const),
-      fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.option(fc.string({ minLength: 1, maxLength: 50 }), { nil: undefined }),
+      fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.nat({ max: MAX_DRAIN_TIME_MS }), fc.option(fc.string({ minLength: 1, maxLength: 50 }), { nil: undefined }),
       (target, requestedBy, action, outcome, seq, at, detail) => {
         const r: DrainRequest = { target, requestedBy, action, outcome, seq, at, ...(detail === undefined ? {} : { detail }) };
         expect(decodeDrainRequest(encodeDrainRequest(r)!)).toEqual(r);
@@ -69,6 +69,10 @@ describe('drain request codec', () => {
     expect(decodeDrainRequest(damaged(6, 0xff))).toBeUndefined();
     expect(decodeDrainRequest(damaged(4 + 1 + 1 + 6 + 1 + 6, 0xff))).toBeUndefined();
     expect(decodeDrainRequest(Uint8Array.of(0x6d, 0x6c, 0x62, 0x64, 1, 0))).toBeUndefined();
+    // A time no Date can hold would break every node's status when shown.
+    const late = Uint8Array.from(good);
+    new DataView(late.buffer).setBigUint64(4 + 1 + 1 + 6 + 1 + 6 + 8, BigInt(MAX_DRAIN_TIME_MS) + 1n);
+    expect(decodeDrainRequest(late)).toBeUndefined();
   });
 
   it('never throws on arbitrary bytes', () => {
@@ -144,8 +148,9 @@ describe('what the target applies', () => {
     expect(decideApply('node-2', request(), undefined, false)).toEqual({ apply: false, reason: 'unauthenticated' });
   });
 
-  it('not a request for another node, nor one that already failed here', () => {
+  it('not a request for another node, nor an answer: one that failed here, or an old drain after drain.json was removed', () => {
     expect(decideApply('node-3', request(), undefined, true)).toEqual({ apply: false, reason: 'notForThisNode' });
-    expect(decideApply('node-2', request({ outcome: 'failed' }), undefined, true)).toEqual({ apply: false, reason: 'failedBefore' });
+    expect(decideApply('node-2', request({ outcome: 'failed' }), undefined, true)).toEqual({ apply: false, reason: 'answered' });
+    expect(decideApply('node-2', request({ outcome: 'applied' }), undefined, true)).toEqual({ apply: false, reason: 'answered' });
   });
 });

@@ -147,7 +147,8 @@ describe('mlb drain NODE between daemons', () => {
       code: 'remoteDrainNeedsKey', message: expect.stringMatching(/^remote drain needs the gossip key \(--gossip-key-file\).*drain on node-2 itself/),
     });
     const two = node(c, 'node-2');
-    const forged: DrainRequest = { target: 'node-2', action: 'drain', requestedBy: 'node-1', seq: Date.now(), at: Date.now(), outcome: 'pending' };
+    const when = Date.parse('2026-12-01T09:00:10Z');
+    const forged: DrainRequest = { target: 'node-2', action: 'drain', requestedBy: 'node-1', seq: when, at: when, outcome: 'pending' };
     two.drain.receive(encodeDrainRequest(forged)!);
     await settle();
     expect(two.flags.writes).toEqual([]);
@@ -163,5 +164,19 @@ describe('mlb drain NODE between daemons', () => {
     const c = cluster();
     expect(node(c, 'node-1').drain.receive(Uint8Array.of(1, 2, 3))).toBe(false);
     expect(node(c, 'node-1').drain.drops.badDrainRequest).toBe(1);
+  });
+
+  it('drops a request stamped days ahead (a wrong clock), so it cannot drag every later request past it', async () => {
+    const c = cluster();
+    const two = node(c, 'node-2');
+    const ahead: DrainRequest = { target: 'node-2', action: 'drain', requestedBy: 'node-3', seq: Number.MAX_SAFE_INTEGER, at: 0, outcome: 'pending' };
+    expect(two.drain.receive(encodeDrainRequest(ahead)!)).toBe(false);
+    await settle();
+    expect(two.flags.writes).toEqual([]);
+    expect(two.drain.drops.drainStampAhead).toBe(1);
+    // Requests from sane clocks still work.
+    await node(c, 'node-1').drain.ask('drain', 'node-2');
+    await settle();
+    expect(two.flags.isDrained).toBe(true);
   });
 });
