@@ -70,8 +70,9 @@ export interface ControlClient {
   getSnapshot(): Promise<ControlSnapshot>;
   /** The daemon's explanations, all of them or those the filter names. */
   getExplain(filter?: Partial<ExplainFilter>): Promise<Explanation[]>;
-  drain(): Promise<DrainResult>;
-  undrain(): Promise<DrainResult>;
+  /** This node, or `node` through gossip (the answer then names the request to wait for). */
+  drain(node?: string): Promise<DrainResult>;
+  undrain(node?: string): Promise<DrainResult>;
   /**
    * Follows the daemon's events: those after sequence number `after` it still holds (0: all of them), then live
    * ones, each passed to onEvent in order. Resolves when the daemon ends the stream or `signal` aborts it; rejects
@@ -101,8 +102,8 @@ export function connectControl(socketPath: string = DEFAULT_CONTROL_SOCKET): Con
       if (!Array.isArray(body) || !body.every(isExplanation)) throw notMlb(socketPath, 'its explanations are not a list of {service, ip, candidates}');
       return body;
     },
-    drain: () => call('POST', ControlPath.drain, CONTROL_DRAIN_TIMEOUT_MS).then((b) => asDrainResult(socketPath, b)),
-    undrain: () => call('POST', ControlPath.undrain, CONTROL_DRAIN_TIMEOUT_MS).then((b) => asDrainResult(socketPath, b)),
+    drain: (node) => call('POST', `${ControlPath.drain}${nodeQuery(node)}`, CONTROL_DRAIN_TIMEOUT_MS).then((b) => asDrainResult(socketPath, b)),
+    undrain: (node) => call('POST', `${ControlPath.undrain}${nodeQuery(node)}`, CONTROL_DRAIN_TIMEOUT_MS).then((b) => asDrainResult(socketPath, b)),
     followEvents: (after, onEvent, signal) => followDaemonEvents(socketPath, after, onEvent, signal),
   };
 }
@@ -246,12 +247,22 @@ function versionMismatch(socketPath: string, theirs: string): ControlClientError
   );
 }
 
+function nodeQuery(node: string | undefined): string {
+  return node === undefined ? '' : `?node=${encodeURIComponent(node)}`;
+}
+
 function asDrainResult(socketPath: string, body: unknown): DrainResult {
-  const b = body as { changed?: unknown; message?: unknown } | null;
+  const b = body as { changed?: unknown; message?: unknown; request?: unknown } | null;
   if (typeof b !== 'object' || b === null || typeof b.changed !== 'boolean' || typeof b.message !== 'string') {
     throw notMlb(socketPath, 'its drain answer is not {changed, message}');
   }
-  return { changed: b.changed, message: b.message };
+  if (b.request === undefined) return { changed: b.changed, message: b.message };
+  const r = b.request as Partial<NonNullable<DrainResult['request']>> | null;
+  if (typeof r !== 'object' || r === null || typeof r.target !== 'string' || (r.action !== 'drain' && r.action !== 'undrain')
+    || typeof r.requestedBy !== 'string' || !Number.isSafeInteger(r.seq)) {
+    throw notMlb(socketPath, 'its drain answer names a request that is not {target, action, requestedBy, seq}');
+  }
+  return { changed: b.changed, message: b.message, request: { target: r.target, action: r.action, requestedBy: r.requestedBy, seq: r.seq as number } };
 }
 
 function isExplanation(value: unknown): value is Explanation {

@@ -14,6 +14,7 @@ import type { BgpPeerStatus } from '../announce/bgp/bgp-announcer';
 import type { WithheldRelease } from './allocation/allocate-with-table';
 import { refusalMessage } from './config-facts/config-agreement';
 import type { ConfigStep } from './config-facts/config-tracker';
+import type { DrainRequestTable } from './remote-drain/drain-request-table';
 
 export interface ControlViewInputs {
   readonly now: number;
@@ -48,6 +49,8 @@ export interface ControlViewInputs {
   /** The last comparison of this node's configuration with the others' (config-facts/config-tracker.ts). */
   readonly configAgreement?: ConfigStep;
   readonly withheld?: readonly WithheldRelease[];
+  /** The newest drain request heard per node (remote-drain/). */
+  readonly drainRequests?: DrainRequestTable;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -73,7 +76,7 @@ export function controlView(inputs: ControlViewInputs): ControlSnapshot {
       loadedAt: inputs.config?.loadedAt === undefined ? null : iso(inputs.config.loadedAt),
       errors: inputs.config?.stale ? inputs.config.diagnostics.map(formatDiagnostic) : [],
     },
-    members: inputs.members.map(memberView).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    members: inputs.members.map((m) => memberView(m, inputs.drainRequests)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     mlbOnlyInputs: decision ? { ...decision.mlbInputs } : { allowed: false, reason: 'no election yet' },
     allocation: { allocator: inputs.allocation.allocator, version: inputs.allocation.version },
     ...(inputs.configAgreement ? { configAgreement: agreementView(inputs.configAgreement, inputs.withheld ?? []) } : {}),
@@ -104,8 +107,9 @@ function agreementView(step: ConfigStep, withheld: readonly WithheldRelease[]): 
   };
 }
 
-function memberView(m: Member): ControlSnapshot['members'][number] {
+function memberView(m: Member, requests: DrainRequestTable | undefined): ControlSnapshot['members'][number] {
   const meta = decodeNodeMeta(m.meta);
+  const drain = requests?.get(m.name);
   return {
     name: m.name,
     addr: `${hostFromBytes(m.addr) ?? '?'}:${m.port}`,
@@ -115,6 +119,12 @@ function memberView(m: Member): ControlSnapshot['members'][number] {
     draining: meta?.draining ?? false,
     warmingUp: meta?.warmingUp ?? false,
     ...(meta?.macs ? { macs: [...meta.macs] } : {}),
+    ...(drain ? {
+      drain: {
+        action: drain.action, requestedBy: drain.requestedBy, at: iso(drain.at), seq: drain.seq, outcome: drain.outcome,
+        ...(drain.detail === undefined ? {} : { detail: drain.detail }),
+      },
+    } : {}),
   };
 }
 

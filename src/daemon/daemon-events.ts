@@ -32,7 +32,8 @@ export type DaemonEventBody =
   | { readonly type: 'conflict' | 'conflictCleared'; readonly ip: string; readonly mac: string; readonly node: string | null; readonly interface: string }
   | { readonly type: 'configReloaded'; readonly file: string }
   | { readonly type: 'configStale'; readonly file: string; readonly errors: readonly string[] }
-  | { readonly type: 'drainChanged'; readonly draining: boolean };
+  /** requestedBy: the node whose control socket was asked (absent from daemons before remote drain). */
+  | { readonly type: 'drainChanged'; readonly draining: boolean; readonly requestedBy?: string };
 
 export type DaemonEvent = EventBase & DaemonEventBody;
 export type DaemonEventType = DaemonEvent['type'];

@@ -13,6 +13,12 @@ export interface DrainRecord {
   readonly drained: boolean;
   /** ISO time of the last drain or undrain; mlb always writes it, a hand-written record may leave it out. */
   readonly since?: string;
+  /**
+   * The node whose control socket asked, and the request's seq (remote-drain/): a drain request heard again in
+   * gossip that is not newer than this one is a replay and changes nothing. Absent from records of older mlb.
+   */
+  readonly requestedBy?: string;
+  readonly seq?: number;
 }
 
 /** How reading drain.json went: the shell reports it, decideDrainAtStart decides. */
@@ -28,6 +34,8 @@ export interface DrainAtStart {
   readonly code: DrainAtStartCode;
   /** When the recorded drain or undrain happened (a readable record only). */
   readonly since?: string;
+  /** Who asked, and the request's seq (a readable record written by a request-aware mlb only). */
+  readonly request?: { readonly requestedBy: string; readonly seq: number };
   /** Whether the file must be rewritten before it can be trusted again (damaged or unreadable). */
   readonly recordFaulty: boolean;
   /** For the log: what was read and what the node does, naming the file. */
@@ -36,7 +44,8 @@ export interface DrainAtStart {
 
 export function isDrainRecord(v: unknown): v is DrainRecord {
   const r = v as DrainRecord;
-  return typeof r === 'object' && r !== null && typeof r.drained === 'boolean' && (r.since === undefined || typeof r.since === 'string');
+  return typeof r === 'object' && r !== null && typeof r.drained === 'boolean' && (r.since === undefined || typeof r.since === 'string')
+    && (r.requestedBy === undefined || typeof r.requestedBy === 'string') && (r.seq === undefined || Number.isSafeInteger(r.seq));
 }
 
 /** Parses drain.json's text: the record, or why it is not one. */
@@ -50,8 +59,8 @@ export function parseDrainRecord(text: string): { record: DrainRecord } | { prob
   return isDrainRecord(value) ? { record: value } : { problem: 'not a {"drained": true|false, "since": "<ISO time>"} record' };
 }
 
-export function drainRecordText(drained: boolean, at: Date): string {
-  return `${JSON.stringify({ drained, since: at.toISOString() } satisfies DrainRecord)}\n`;
+export function drainRecordText(drained: boolean, at: Date, request?: { requestedBy: string; seq: number }): string {
+  return `${JSON.stringify({ drained, since: at.toISOString(), ...(request ? { requestedBy: request.requestedBy, seq: request.seq } : {}) } satisfies DrainRecord)}\n`;
 }
 
 const HOW_TO_CLEAR = 'staying drained (a node under maintenance must not take its IPs back); `mlb undrain` rewrites it, `mlb drain` keeps the node drained and rewrites it, or remove the file and restart the daemon';
@@ -67,12 +76,13 @@ export function decideDrainAtStart(path: string, read: DrainFileRead): DrainAtSt
       if ('problem' in parsed) {
         return { drained: true, code: 'recordDamaged', recordFaulty: true, reason: `${path} is damaged (${parsed.problem}): ${HOW_TO_CLEAR}` };
       }
-      const { drained, since } = parsed.record;
+      const { drained, since, requestedBy, seq } = parsed.record;
       const when = since === undefined ? '' : ` on ${since}`;
       return {
         drained,
         code: 'recorded',
         ...(since === undefined ? {} : { since }),
+        ...(requestedBy !== undefined && seq !== undefined ? { request: { requestedBy, seq } } : {}),
         recordFaulty: false,
         reason: drained ? `this node was drained${when}: it takes no IPs until \`mlb undrain\`` : `this node was undrained${when}`,
       };

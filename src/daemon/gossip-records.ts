@@ -1,7 +1,7 @@
 /**
  * What mlb daemons tell each other beyond membership: their health reports, the allocation table, the facts
  * of their configuration files (config-facts/config-facts-codec.ts) and the split-brain conflicts each observes
- * (self-check/conflict-report.ts), carried in
+ * (self-check/conflict-report.ts) and drain requests (remote-drain/drain-request-codec.ts), carried in
  * memberlist user messages (broadcasts, for changes) and in push/pull user state (anti-entropy, for whatever a
  * broadcast missed). Pure.
  *
@@ -23,6 +23,8 @@ export const GossipRecordKind = {
   allocationTable: 2,
   configFacts: 3,
   conflictReport: 4,
+  /** `mlb drain NODE` from any host, and the target's answer (remote-drain/). */
+  drainRequest: 5,
 } as const;
 const KNOWN_KINDS: ReadonlySet<number> = new Set(Object.values(GossipRecordKind));
 export type GossipRecordKind = (typeof GossipRecordKind)[keyof typeof GossipRecordKind];

@@ -12,6 +12,12 @@ import { writeFileAtomic } from './state-dir';
 import { decideDrainAtStart, DRAIN_FILE, DrainRecordError, drainRecordText, type DrainFileRead } from './drain-record';
 import { WarmUp, type WarmUpLogger } from './damping/warm-up';
 
+/** Who asked for a drain or undrain, and its request's seq (remote-drain/drain-request-table.ts). */
+export interface DrainAsker {
+  readonly requestedBy: string;
+  readonly seq: number;
+}
+
 /** The subset of a pino logger used here. */
 export interface FlagsLogger extends WarmUpLogger {
   error(fields: object, msg?: string): void;
@@ -34,6 +40,8 @@ export class SpeakerFlags {
   private constructor(
     private readonly stateDir: string,
     private drained: boolean,
+    /** The request the recorded drain or undrain came from (undefined: none recorded). */
+    private applied: DrainAsker | undefined,
     /** drain.json was damaged or unreadable at start: the next drain or undrain rewrites it. */
     private recordFaulty: boolean,
     private readonly warmUp: WarmUp,
@@ -47,7 +55,7 @@ export class SpeakerFlags {
     if (atStart.recordFaulty) logger.error({ event: 'drainRecordDamaged', file: path, reason: atStart.code }, atStart.reason);
     else if (atStart.drained) logger.warn({ event: 'nodeDrained', since: atStart.since, file: path }, atStart.reason);
     const warmUp = await WarmUp.start({ stateDir, startedAt, logger, onEnd: () => onChange() });
-    return new SpeakerFlags(stateDir, atStart.drained, atStart.recordFaulty, warmUp, logger, onChange);
+    return new SpeakerFlags(stateDir, atStart.drained, atStart.request, atStart.recordFaulty, warmUp, logger, onChange);
   }
 
   /** Published as meta's draining flag: drained by an operator, or stopping. */
@@ -57,6 +65,11 @@ export class SpeakerFlags {
 
   get isDrained(): boolean {
     return this.drained;
+  }
+
+  /** The request the current drain state came from, as drain.json records it (undefined: none recorded). */
+  get appliedRequest(): DrainAsker | undefined {
+    return this.applied;
   }
 
   get isLeaving(): boolean {
@@ -76,10 +89,11 @@ export class SpeakerFlags {
    * `mlb drain` (true) and `mlb undrain` (false). drain.json is written first and the node changes only once the
    * record is on disk: one that cannot be written rejects with DrainRecordError and changes nothing, so memory and
    * disk never disagree. Calls run one after another: the last one asked is the one on disk, and two never share
-   * the temporary file. Resolves with whether the node's state changed.
+   * the temporary file. Resolves with whether the node's state changed. `asker`: the request it comes from, recorded
+   * with it (a request that does not change the state is still recorded, so its replay is known as one).
    */
-  setDrained(drained: boolean): Promise<boolean> {
-    const run = this.drainQueue.catch(() => undefined).then(() => this.applyDrained(drained));
+  setDrained(drained: boolean, asker?: DrainAsker): Promise<boolean> {
+    const run = this.drainQueue.catch(() => undefined).then(() => this.applyDrained(drained, asker));
     this.drainQueue = run;
     return run;
   }
@@ -100,11 +114,12 @@ export class SpeakerFlags {
     this.warmUp.close();
   }
 
-  private async applyDrained(drained: boolean): Promise<boolean> {
-    if (this.drained === drained && !this.recordFaulty) return false;
+  private async applyDrained(drained: boolean, asker: DrainAsker | undefined): Promise<boolean> {
+    const newAsker = asker !== undefined && (asker.requestedBy !== this.applied?.requestedBy || asker.seq !== this.applied.seq);
+    if (this.drained === drained && !this.recordFaulty && !newAsker) return false;
     const path = join(this.stateDir, DRAIN_FILE);
     try {
-      await writeFileAtomic(path, drainRecordText(drained, new Date()));
+      await writeFileAtomic(path, drainRecordText(drained, new Date(), asker));
     } catch (error) {
       const state = this.drained ? 'still drained' : 'still taking part in elections';
       const failure = new DrainRecordError('drainNotRecorded', `cannot record the ${drained ? 'drain' : 'undrain'} in ${path} (${(error as Error).message}): nothing changed, this node is ${state}`);
@@ -113,9 +128,14 @@ export class SpeakerFlags {
     }
     if (this.recordFaulty) this.logger.info({ event: 'drainRecordRewritten', file: path, drained }, `${path} rewritten`);
     this.recordFaulty = false;
+    this.applied = asker;
     if (this.drained === drained) return false;
     this.drained = drained;
-    this.logger.info({ event: drained ? 'nodeDrained' : 'nodeUndrained' }, drained ? 'drained: handing every IP to other nodes' : 'undrained: taking part in elections again');
+    const by = asker === undefined ? '' : ` (asked by ${asker.requestedBy})`;
+    this.logger.info(
+      { event: drained ? 'nodeDrained' : 'nodeUndrained', ...(asker ? { requestedBy: asker.requestedBy, seq: asker.seq } : {}) },
+      drained ? `drained${by}: handing every IP to other nodes` : `undrained${by}: taking part in elections again`,
+    );
     this.onChange();
     return true;
   }

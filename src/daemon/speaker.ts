@@ -41,6 +41,7 @@ import { ConflictSharing, conflictPairKey } from './self-check/conflict-sharing'
 import { AnswerContext } from './self-check/answer-context';
 import { GossipRecordKind } from './gossip-records';
 import { SpeakerFlags } from './speaker-flags';
+import { RemoteDrain, remoteDrainFor, type DrainAnswer } from './remote-drain';
 import { runStopSteps } from './graceful-stop';
 import { openVipBinding } from './vip-binding';
 import { startError } from './start-failure';
@@ -98,6 +99,8 @@ export class Speaker implements ControlProvider, MetricsSource {
   /** This node's conflicts for the others, and theirs for this node's status (self-check/conflict-sharing.ts). */
   private conflictSharing: ConflictSharing | undefined;
   private conflictSharePoll: NodeJS.Timeout | undefined;
+  /** `mlb drain NODE` from any host, carried by gossip (remote-drain/). */
+  private remoteDrain: RemoteDrain | undefined;
   /** Owner changes, member changes and MACs: what makes another MAC's answer expected (self-check/). */
   private answers!: AnswerContext;
   private bgp: BgpAnnouncer | undefined;
@@ -184,6 +187,8 @@ export class Speaker implements ControlProvider, MetricsSource {
       gossip: { broadcast: (bytes, key) => gossip.broadcast(bytes, key), stateChanged: () => this.cluster?.stateChanged() },
     });
     const sharing = this.conflictSharing;
+    this.remoteDrain = remoteDrainFor({ self: this.options.nodeName, keyed: this.options.keyring !== undefined, gossip, flags: this.flags, events: this.events, logger, stateChanged: () => this.cluster?.stateChanged() });
+    const remoteDrain = this.remoteDrain;
     gossip.on('join', (m) => this.onMember('memberJoined', 'member joined', m));
     gossip.on('leave', (m) => this.onMember(m.state === 'left' ? 'memberLeft' : 'memberFailed', m.state === 'left' ? 'member left' : 'member declared dead', m));
     gossip.on('update', (m) => this.onMember('memberUpdated', 'member meta changed', m));
@@ -193,8 +198,9 @@ export class Speaker implements ControlProvider, MetricsSource {
       onHealthChange: (service, passing, detail) => this.events.record({ type: 'healthChanged', service, node: this.options.nodeName, passing, detail }),
       ...(this.options.healthCheckRunAs ? { healthCheckRunAs: this.options.healthCheckRunAs } : {}),
       otherRecords: {
-        state: () => sharing.records(),
-        receive: (record) => record.kind === GossipRecordKind.conflictReport && sharing.receive(record.bytes),
+        state: () => [...sharing.records(), ...remoteDrain.records()],
+        receive: (record) => (record.kind === GossipRecordKind.conflictReport && sharing.receive(record.bytes))
+          || (record.kind === GossipRecordKind.drainRequest && remoteDrain.receive(record.bytes)),
       },
     }));
     if (this.selfCheck) {
@@ -286,17 +292,18 @@ export class Speaker implements ControlProvider, MetricsSource {
     ], this.options.logger);
   }
 
-  /** `mlb drain`: hand this node's IPs to others and keep them away until undrain (kept across restarts). */
-  async drain(): Promise<{ changed: boolean; message: string }> {
-    const changed = await this.flags.setDrained(true);
-    if (changed) this.events.record({ type: 'drainChanged', draining: true });
-    return { changed, message: changed ? `${this.options.nodeName} is draining: its IPs move to other nodes` : `${this.options.nodeName} was already draining` };
+  /** `mlb drain [NODE]`: this node (kept across restarts), or another one through gossip (remote-drain/). */
+  drain(node?: string): Promise<DrainAnswer> {
+    return this.askDrain('drain', node);
   }
 
-  async undrain(): Promise<{ changed: boolean; message: string }> {
-    const changed = await this.flags.setDrained(false);
-    if (changed) this.events.record({ type: 'drainChanged', draining: false });
-    return { changed, message: changed ? `${this.options.nodeName} takes part again` : `${this.options.nodeName} was not draining` };
+  undrain(node?: string): Promise<DrainAnswer> {
+    return this.askDrain('undrain', node);
+  }
+
+  private askDrain(action: 'drain' | 'undrain', node: string | undefined): Promise<DrainAnswer> {
+    if (!this.remoteDrain) return Promise.reject(new Error('the daemon is still starting: gossip is not up yet'));
+    return this.remoteDrain.ask(action, node);
   }
 
   /** The control API's snapshot: exactly the state the last decision was made from. */
@@ -325,6 +332,7 @@ export class Speaker implements ControlProvider, MetricsSource {
       bound: this.vips?.bound().map(formatIP) ?? [],
       bgp: this.bgp?.status() ?? [],
       conflicts: this.conflictSharing?.view(this.selfCheck?.conflicts() ?? [], this.liveNames(), this.answers.macOwners) ?? [],
+      drainRequests: this.remoteDrain?.requests() ?? new Map(),
     });
   }
 
@@ -336,7 +344,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     return {
       ...(l2 && l2Stats ? { layer2: l2.metrics(), layer2Drops: l2Stats.drops, layer2SendFailures: l2Stats.sendFailures } : {}),
       ...(this.gossip ? { gossip: this.gossip.counters } : {}),
-      ...(this.cluster ? { gossipRecordDrops: this.cluster.drops } : {}),
+      ...(this.cluster ? { gossipRecordDrops: { ...this.cluster.drops, ...this.remoteDrain?.drops } } : {}),
       ...(this.selfCheck ? { selfCheck: this.selfCheckStats(this.selfCheck) } : {}),
       ...(config ? { pools: poolMetrics(config.pools, this.addresses) } : {}),
     };

@@ -61,6 +61,25 @@ describe('drain.json at start', () => {
     expect((await load()).flags.isDrained).toBe(false);
   });
 
+  it('records who asked with the drain, and knows it again after a restart', async () => {
+    const first = await load();
+    expect(await first.flags.setDrained(true, { requestedBy: 'node-1', seq: 1_764_579_600_000 })).toBe(true);
+    expect(onDisk()).toMatchObject({ drained: true, requestedBy: 'node-1', seq: 1_764_579_600_000 });
+    const { flags, lines } = await load();
+    expect(flags.isDrained).toBe(true);
+    expect(flags.appliedRequest).toEqual({ requestedBy: 'node-1', seq: 1_764_579_600_000 });
+    expect(lines.find((l) => l.fields.event === 'drainRecordDamaged')).toBeUndefined();
+    // A request that does not change the state is still recorded: its replay must be known as one.
+    expect(await flags.setDrained(true, { requestedBy: 'node-3', seq: 1_764_579_600_500 })).toBe(false);
+    expect(onDisk()).toMatchObject({ drained: true, requestedBy: 'node-3' });
+  });
+
+  it('logs who asked when the state changes', async () => {
+    const { flags, lines } = await load();
+    await flags.setDrained(true, { requestedBy: 'node-1', seq: 1 });
+    expect(lines.find((l) => l.fields.event === 'nodeDrained')).toMatchObject({ level: 'info', fields: { requestedBy: 'node-1' }, msg: 'drained (asked by node-1): handing every IP to other nodes' });
+  });
+
   it.each([
     ['torn by a crash mid-write on an old mlb', '{"drained": tr'],
     ['hand-edited into something else', '{"drained": "yes"}'],

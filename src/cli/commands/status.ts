@@ -11,6 +11,7 @@ import { connectControl, DEFAULT_CONTROL_SOCKET } from '../control-client';
 import { CommandError } from '../exit-codes';
 import { divergenceLines } from '../config-divergence-text';
 import { renderTable } from '../render-table';
+import { drainFlag } from '../drain-flag';
 
 interface StatusArgs {
   socket: string;
@@ -142,7 +143,7 @@ export function memberCells(s: ControlSnapshot): string[][] {
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((m) => {
       const labels = Object.entries(m.labels).map(([k, v]) => `${k}=${v}`).sort().join(',') || NONE;
-      const flags = [m.name === s.node.name && 'self', !m.mlb && 'metallb', m.draining && 'draining', m.warmingUp && 'warming-up'].filter(Boolean);
+      const flags = [m.name === s.node.name && 'self', !m.mlb && 'metallb', drainFlag(m), m.warmingUp && 'warming-up'].filter(Boolean);
       return [m.name, m.state, labels, flags.join(',') || NONE];
     });
 }

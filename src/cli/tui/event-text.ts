@@ -47,7 +47,7 @@ export function describeEvent(event: DaemonEvent): EventText {
     case 'configStale':
       return { text: `configuration STALE: ${event.errors[0] ?? event.file}`, alarm: true };
     case 'drainChanged':
-      return { text: event.draining ? 'this node is draining' : 'this node takes part again', alarm: false };
+      return { text: `${event.draining ? 'this node is draining' : 'this node takes part again'}${event.requestedBy ? ` (asked by ${event.requestedBy})` : ''}`, alarm: false };
     default:
       return { text: (event as { type: string }).type, alarm: false };
   }

@@ -18,6 +18,12 @@ export const ControlErrorCode = {
   drainNotRecorded: 'drainNotRecorded',
   /** Every event stream the daemon keeps open is taken; one-shot requests (snapshot, explain) still answer. */
   tooManyStreams: 'tooManyStreams',
+  /** `mlb drain NODE`: no member has that name (the message suggests the closest). */
+  unknownNode: 'unknownNode',
+  /** `mlb drain NODE` in a cluster without a gossip key: refused, gossip is not authenticated. */
+  remoteDrainNeedsKey: 'remoteDrainNeedsKey',
+  /** `mlb drain NODE` naming a plain MetalLB speaker. */
+  notMlbNode: 'notMlbNode',
 } as const;
 export type ControlErrorCode = (typeof ControlErrorCode)[keyof typeof ControlErrorCode];
 

@@ -18,8 +18,9 @@ export const ControlPath = {
 export type Route =
   | { readonly kind: 'snapshot' }
   | { readonly kind: 'explain'; readonly filter: ExplainFilter }
-  | { readonly kind: 'drain' }
-  | { readonly kind: 'undrain' }
+  /** node: another member to ask through gossip (`mlb drain NODE`); absent: this node. */
+  | { readonly kind: 'drain'; readonly node?: string }
+  | { readonly kind: 'undrain'; readonly node?: string }
   /** The events after sequence number `after` still held, then live ones, as NDJSON kept open. */
   | { readonly kind: 'events'; readonly after: number }
   | RouteError;
@@ -43,8 +44,8 @@ interface RouteRow {
 const ROUTES: Readonly<Record<string, RouteRow>> = {
   [ControlPath.snapshot]: { method: 'GET', params: [], decide: () => ({ kind: 'snapshot' }) },
   [ControlPath.explain]: { method: 'GET', params: ['service', 'ip'], decide: decideExplain },
-  [ControlPath.drain]: { method: 'POST', params: [], decide: () => ({ kind: 'drain' }) },
-  [ControlPath.undrain]: { method: 'POST', params: [], decide: () => ({ kind: 'undrain' }) },
+  [ControlPath.drain]: { method: 'POST', params: ['node'], decide: (q) => decideDrain('drain', q) },
+  [ControlPath.undrain]: { method: 'POST', params: ['node'], decide: (q) => decideDrain('undrain', q) },
   [ControlPath.events]: { method: 'GET', params: ['after'], decide: decideEvents },
 };
 
@@ -80,6 +81,16 @@ function decideExplain(query: URLSearchParams): Route {
   const parsed = parseExplainFilter(query.getAll('service'), query.getAll('ip'));
   if (!parsed.ok) return routeError(400, ControlErrorCode.badRequest, `${ControlPath.explain}: ${parsed.problem}`);
   return { kind: 'explain', filter: parsed.filter };
+}
+
+/** `node`, once, non-empty: the member to ask; absent: this node. */
+function decideDrain(kind: 'drain' | 'undrain', query: URLSearchParams): Route {
+  const nodes = query.getAll('node');
+  if (nodes.length === 0) return { kind };
+  if (nodes.length > 1 || nodes[0] === '') {
+    return routeError(400, ControlErrorCode.badRequest, `/v1/${kind}: node=${JSON.stringify(nodes.join(','))} is not one node name`);
+  }
+  return { kind, node: nodes[0] as string };
 }
 
 /** `after` is a sequence number the client saw (0 or absent: everything held); digits only, so "1e3" is refused. */

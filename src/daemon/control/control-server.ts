@@ -22,6 +22,7 @@ import { filterExplanations } from './explain-filter';
 import { EventStream, type EventSource } from './event-stream';
 import type { DaemonEvent } from '../daemon-events';
 import { DrainRecordError } from '../drain-record';
+import { RemoteDrainError } from '../remote-drain/remote-drain-error';
 
 /** What `mlb drain` and `mlb undrain` get back. */
 export interface DrainResult {
@@ -29,6 +30,11 @@ export interface DrainResult {
   readonly changed: boolean;
   /** One line for the person who asked ("node-a is draining: its IPs move to ..."). */
   readonly message: string;
+  /**
+   * `mlb drain NODE` for another node: the request gossiped, to wait for in that member's `drain` in the
+   * snapshot (the target answers it applied or failed).
+   */
+  readonly request?: { readonly target: string; readonly action: 'drain' | 'undrain'; readonly requestedBy: string; readonly seq: number };
 }
 
 /**
@@ -38,9 +44,12 @@ export interface DrainResult {
 export interface ControlProvider extends EventSource {
   snapshot(): ControlSnapshot;
   explain(): Explanation[];
-  /** Rejects with DrainRecordError when the change cannot be recorded (and so was not made). */
-  drain(): Promise<DrainResult>;
-  undrain(): Promise<DrainResult>;
+  /**
+   * This node (no `node`, or its own name), or another member through gossip. Rejects with DrainRecordError when
+   * the change cannot be recorded (and so was not made), with RemoteDrainError when another node cannot be asked.
+   */
+  drain(node?: string): Promise<DrainResult>;
+  undrain(node?: string): Promise<DrainResult>;
 }
 
 export interface ControlServerOptions {
@@ -257,9 +266,9 @@ async function answer(route: Exclude<Route, { kind: 'events' }>, provider: Contr
     case 'explain':
       return { status: 200, body: filterExplanations(provider.explain(), route.filter) };
     case 'drain':
-      return drainReply(() => provider.drain());
+      return drainReply(() => provider.drain(route.node));
     case 'undrain':
-      return drainReply(() => provider.undrain());
+      return drainReply(() => provider.undrain(route.node));
     case 'error':
       return { status: route.status, body: errorBody(route.code, route.message), ...(route.allow ? { allow: route.allow } : {}) };
   }
@@ -271,6 +280,7 @@ async function drainReply(change: () => Promise<DrainResult>): Promise<Reply> {
     return { status: 200, body: await change() };
   } catch (error) {
     if (error instanceof DrainRecordError) return { status: 500, body: errorBody(ControlErrorCode.drainNotRecorded, error.message) };
+    if (error instanceof RemoteDrainError) return { status: error.code === 'remoteDrainNeedsKey' ? 403 : 400, body: errorBody(ControlErrorCode[error.code], error.message) };
     throw error;
   }
 }

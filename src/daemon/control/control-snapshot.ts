@@ -65,6 +65,21 @@ export interface ControlSnapshot {
     warmingUp: boolean;
     /** The MACs it announces from, as it publishes them (absent for members that do not say). */
     macs?: string[];
+    /**
+     * The newest `mlb drain` / `mlb undrain` for this member heard in gossip, made on any host (requestedBy: the
+     * host whose control socket was asked), and whether the member answered: pending, applied, or failed with
+     * `detail`. The same on every node once gossip has spread it; absent when none was heard.
+     */
+    drain?: {
+      action: 'drain' | 'undrain';
+      requestedBy: string;
+      /** When it was asked (ISO time, by the asking host's clock). */
+      at: string;
+      /** Orders requests: a later request has a higher seq. */
+      seq: number;
+      outcome: 'pending' | 'applied' | 'failed';
+      detail?: string;
+    };
   }[];
   /** Whether health, drain and warm-up take part in the election (only when every live member runs mlb). */
   mlbOnlyInputs: { allowed: boolean; reason: string };

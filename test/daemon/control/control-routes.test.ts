@@ -12,6 +12,13 @@ describe('routeRequest', () => {
     expect(routeRequest('POST', '/v1/undrain')).toEqual({ kind: 'undrain' });
   });
 
+  it('drain and undrain take one node to ask, by name', () => {
+    expect(routeRequest('POST', '/v1/drain?node=node-2')).toEqual({ kind: 'drain', node: 'node-2' });
+    expect(routeRequest('POST', '/v1/undrain?node=n%C3%B6de')).toEqual({ kind: 'undrain', node: 'nöde' });
+    expect(routeRequest('POST', '/v1/drain?node=')).toMatchObject({ status: 400, code: 'badRequest' });
+    expect(routeRequest('POST', '/v1/drain?node=a&node=b')).toMatchObject({ status: 400, code: 'badRequest' });
+  });
+
   it('answers an unknown path with 404 naming the routes that exist', () => {
     const route = routeRequest('GET', '/v2/snapshot');
     expect(route).toMatchObject({ kind: 'error', status: 404, code: 'notFound' });

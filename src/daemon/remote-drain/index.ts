@@ -1,0 +1,29 @@
+// src/daemon/remote-drain: `mlb drain NODE` from any host of the cluster, carried by gossip and authorised by the
+// gossip key. Pure: drain-request-codec.ts and drain-request-table.ts; remote-drain.ts is the shell.
+import type { Logger } from 'pino';
+import type { GossipNode } from '../../gossip/gossip-node';
+import { decodeNodeMeta } from '../../gossip/node-meta';
+import type { EventLog } from '../daemon-events';
+import type { SpeakerFlags } from '../speaker-flags';
+import { RemoteDrain } from './remote-drain';
+
+export * from './drain-request-codec';
+export * from './drain-request-table';
+export * from './remote-drain-error';
+export * from './remote-drain';
+
+/** The speaker's RemoteDrain: its gossip, flags and event log wired in. */
+export function remoteDrainFor(parts: {
+  self: string; keyed: boolean; gossip: GossipNode; flags: SpeakerFlags; events: EventLog; logger: Logger; stateChanged: () => void;
+}): RemoteDrain {
+  const { gossip, events } = parts;
+  return new RemoteDrain({
+    self: parts.self,
+    authenticated: parts.keyed,
+    gossip: { broadcast: (bytes, key) => gossip.broadcast(bytes, key), stateChanged: parts.stateChanged },
+    flags: parts.flags,
+    members: () => gossip.members().map((m) => ({ name: m.name, state: m.state, mlb: decodeNodeMeta(m.meta) !== undefined })),
+    onDrainChanged: (draining, requestedBy) => events.record({ type: 'drainChanged', draining, requestedBy }),
+    logger: parts.logger,
+  });
+}
