@@ -45,23 +45,20 @@ metadata: { name: big, namespace: metallb-system }
 ${services.join('')}`;
 }
 
-/** `mlb validate --config F | head -1`: reads the first line, then closes the pipe while mlb is still writing. */
+/**
+ * `mlb validate --config F | head -1`, run by bash as a user types it, with mlb's status from PIPESTATUS. head
+ * reads one buffer and exits: the rest of the output cannot fit the pipe, so mlb's writes always meet a closed
+ * pipe. (A reader in this test process instead could drain the whole output before closing, depending on timing.)
+ */
 function validateIntoHead(config: string): Promise<{ code: number | null; signal: string | null; firstLine: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MLB_BUNDLE, 'validate', '--config', config], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const script = '"$0" "$1" validate --config "$2" | head -1; exit "${PIPESTATUS[0]}"';
+    const child = spawn('bash', ['-c', script, process.execPath, MLB_BUNDLE, config], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let stderr = '';
-    let firstLine = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      const nl = out.indexOf('\n');
-      if (nl >= 0 && !firstLine) {
-        firstLine = out.slice(0, nl);
-        child.stdout.destroy();
-      }
-    });
+    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString('utf8'); });
     child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
-    child.on('close', (code, signal) => resolve({ code, signal, firstLine, stderr }));
+    child.on('close', (code, signal) => resolve({ code, signal, firstLine: out.split('\n')[0] ?? '', stderr }));
   });
 }
 
