@@ -72,6 +72,8 @@ export interface ControlClient {
   getExplain(filter?: Partial<ExplainFilter>): Promise<Explanation[]>;
   drain(): Promise<DrainResult>;
   undrain(): Promise<DrainResult>;
+  /** `mlb warmup end`: {changed, message} as for a drain. */
+  endWarmUp(): Promise<DrainResult>;
   /**
    * Follows the daemon's events: those after sequence number `after` it still holds (0: all of them), then live
    * ones, each passed to onEvent in order. Resolves when the daemon ends the stream or `signal` aborts it; rejects
@@ -103,6 +105,7 @@ export function connectControl(socketPath: string = DEFAULT_CONTROL_SOCKET): Con
     },
     drain: () => call('POST', ControlPath.drain, CONTROL_DRAIN_TIMEOUT_MS).then((b) => asDrainResult(socketPath, b)),
     undrain: () => call('POST', ControlPath.undrain, CONTROL_DRAIN_TIMEOUT_MS).then((b) => asDrainResult(socketPath, b)),
+    endWarmUp: () => call('POST', ControlPath.endWarmUp, CONTROL_DRAIN_TIMEOUT_MS).then((b) => asDrainResult(socketPath, b)),
     followEvents: (after, onEvent, signal) => followDaemonEvents(socketPath, after, onEvent, signal),
   };
 }

@@ -13,13 +13,14 @@ import { arpingCommand } from './commands/arping';
 import { labCommand } from './commands/lab';
 import { statusCommand } from './commands/status';
 import { drainCommand, undrainCommand } from './commands/drain';
+import { warmupCommand } from './commands/warmup';
 import { isConfigParserWorker, runConfigParserWorker } from '../sources/file/worker-parser';
 import { brokenPipeDecision, handleBrokenPipes } from './broken-pipe';
 import { commandWord, usageErrorText, type CommandSummary } from './usage-hint';
 
 /** Every command, in the order --help lists them (each has its own argument type, hence any). */
 const COMMANDS: readonly CommandModule<any, any>[] = [
-  daemonCommand, validateCommand, explainCommand, arpingCommand, statusCommand, drainCommand, undrainCommand, labCommand, versionCommand,
+  daemonCommand, validateCommand, explainCommand, arpingCommand, statusCommand, drainCommand, undrainCommand, warmupCommand, labCommand, versionCommand,
 ];
 
 /** Each command's first word and description, for the list a usage error shows. */

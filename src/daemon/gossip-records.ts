@@ -23,6 +23,8 @@ export const GossipRecordKind = {
   allocationTable: 2,
   configFacts: 3,
   conflictReport: 4,
+  /** Why each failing check fails (health/health-details.ts), for other nodes' `mlb explain`. */
+  healthDetails: 5,
 } as const;
 const KNOWN_KINDS: ReadonlySet<number> = new Set(Object.values(GossipRecordKind));
 export type GossipRecordKind = (typeof GossipRecordKind)[keyof typeof GossipRecordKind];

@@ -5,7 +5,7 @@ import type { Explanation } from '../../election';
 import { readConfig } from '../config-input';
 import { allocate, electOffline } from '../offline-cluster';
 import { CommandError, UsageError } from '../exit-codes';
-import { reasonText } from '../reason-text';
+import { candidateText } from '../reason-text';
 import { renderTable } from '../render-table';
 import { connectControl, DEFAULT_CONTROL_SOCKET } from '../control-client';
 
@@ -117,9 +117,10 @@ function renderExplanation(e: Explanation): string {
     e.protocol === 'layer2'
       ? e.winner ? `owner ${e.winner}` : 'NOBODY ANNOUNCES'
       : e.announcing.length > 0 ? `announced by ${e.announcing.join(', ')}` : 'NOBODY ANNOUNCES';
-  const rows = e.candidates.map((c) => [c.rank === null ? '-' : String(c.rank), c.node, c.reason, reasonText(c.reason)]);
+  const rows = e.candidates.map((c) => [c.rank === null ? '-' : String(c.rank), c.node, c.reason, candidateText(e, c)]);
   const notes = (e.notes ?? []).map((n) => `  note: ${n}\n`).join('');
-  return `${e.service} ${e.ip} (${e.protocol}): ${verdict}\n${notes}${indent(renderTable(['RANK', 'NODE', 'REASON', ''], rows))}`;
+  const view = e.viewer ? ` (as ${e.viewer} sees it)` : '';
+  return `${e.service} ${e.ip} (${e.protocol}): ${verdict}${view}\n${notes}${indent(renderTable(['RANK', 'NODE', 'REASON', ''], rows))}`;
 }
 
 function indent(text: string): string {

@@ -11,6 +11,8 @@ export const ControlPath = {
   explain: '/v1/explain',
   drain: '/v1/drain',
   undrain: '/v1/undrain',
+  /** `mlb warmup end`: this node's flap-damping warm-up ends now. */
+  endWarmUp: '/v1/warmup/end',
   events: '/v1/events',
 } as const;
 
@@ -20,6 +22,7 @@ export type Route =
   | { readonly kind: 'explain'; readonly filter: ExplainFilter }
   | { readonly kind: 'drain' }
   | { readonly kind: 'undrain' }
+  | { readonly kind: 'endWarmUp' }
   /** The events after sequence number `after` still held, then live ones, as NDJSON kept open. */
   | { readonly kind: 'events'; readonly after: number }
   | RouteError;
@@ -45,6 +48,7 @@ const ROUTES: Readonly<Record<string, RouteRow>> = {
   [ControlPath.explain]: { method: 'GET', params: ['service', 'ip'], decide: decideExplain },
   [ControlPath.drain]: { method: 'POST', params: [], decide: () => ({ kind: 'drain' }) },
   [ControlPath.undrain]: { method: 'POST', params: [], decide: () => ({ kind: 'undrain' }) },
+  [ControlPath.endWarmUp]: { method: 'POST', params: [], decide: () => ({ kind: 'endWarmUp' }) },
   [ControlPath.events]: { method: 'GET', params: ['after'], decide: decideEvents },
 };
 

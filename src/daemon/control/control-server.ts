@@ -41,6 +41,8 @@ export interface ControlProvider extends EventSource {
   /** Rejects with DrainRecordError when the change cannot be recorded (and so was not made). */
   drain(): Promise<DrainResult>;
   undrain(): Promise<DrainResult>;
+  /** `mlb warmup end`: ends this node's warm-up now (changed: false when it was not warming up). */
+  endWarmUp(): Promise<DrainResult>;
 }
 
 export interface ControlServerOptions {
@@ -260,6 +262,8 @@ async function answer(route: Exclude<Route, { kind: 'events' }>, provider: Contr
       return drainReply(() => provider.drain());
     case 'undrain':
       return drainReply(() => provider.undrain());
+    case 'endWarmUp':
+      return { status: 200, body: await provider.endWarmUp() };
     case 'error':
       return { status: route.status, body: errorBody(route.code, route.message), ...(route.allow ? { allow: route.allow } : {}) };
   }
