@@ -106,7 +106,7 @@ function skippedBecause(e: Explanation, c: CandidateExplanation): string {
 
 function healthText(e: Explanation, c: CandidateExplanation): string {
   const check = c.healthCheck;
-  if (!check) return `health check ${e.service} not passing on ${c.node} (no probe result from ${c.node} yet)`;
+  if (!check) return `health check ${e.service} not passing on ${c.node} (${c.node} has not said why yet)`;
   return `health check ${e.service} failing on ${c.node} since ${isoSeconds(check.since)}: ${check.result}`;
 }
 
