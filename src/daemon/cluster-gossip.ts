@@ -216,7 +216,9 @@ export class ClusterGossip {
     const now = Date.now();
     const liveNames = new Set(live.map((m) => m.name));
     this.health = retainHealthReports(this.health, liveNames);
-    this.details.retain(liveNames);
+    // Kept while gossip remembers the member (dead ones too, until reaped): a node that was briefly declared dead
+    // and came back does not re-send details that did not change, and its explanation would lose them.
+    this.details.retain(new Set(this.options.gossip.members().map((m) => m.name)));
     this.configFacts = new Map([...this.configFacts].filter(([node]) => liveNames.has(node) || node === this.options.self));
     // Only mlb nodes can allocate: a plain MetalLB speaker in the cluster is never chosen.
     const mlbNodes = live.filter((m) => decodeNodeMeta(m.meta) !== undefined).map((m) => m.name);

@@ -53,9 +53,9 @@ export class HealthDetailsSharing {
     return merged.changed;
   }
 
-  /** Forgets members that are gone (this node's own details stay). */
-  retain(live: ReadonlySet<string>): void {
-    this.table = new Map([...this.table].filter(([node]) => node === this.self || live.has(node)));
+  /** Forgets members gossip no longer knows (this node's own details stay). */
+  retain(known: ReadonlySet<string>): void {
+    this.table = new Map([...this.table].filter(([node]) => node === this.self || known.has(node)));
   }
 
   /** This node's record first, then others' while they fit HEALTH_DETAILS_RELAY_BUDGET_BYTES. */

@@ -240,7 +240,8 @@ interface HealthLogSubject {
  */
 function logHealthChange(log: HealthLogger, subject: HealthLogSubject, change: HealthChange): void {
   const where = subject.node === undefined ? '' : ` on ${subject.node}`;
-  const fields = { ...subject, cause: change.cause, reason: change.reason };
+  // The node is in the message, not the fields: the daemon's logger puts it on every line already.
+  const fields = { service: subject.service, check: subject.check, result: subject.result, cause: change.cause, reason: change.reason };
   if (change.to === 'passing') {
     log.info({ event: 'healthCheckPassing', ...fields }, `health check ${subject.service}${where} is passing: ${change.reason}`);
     return;

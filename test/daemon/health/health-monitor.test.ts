@@ -184,7 +184,7 @@ describe('HealthMonitor', () => {
     expect(said).toHaveLength(1);
     expect(said[0]).toMatchObject({
       level: 'warn',
-      fields: { service: 'a/x', node: 'node-1', check: 'http://127.0.0.1:1/healthz', result: 'HTTP 503', cause: 'firstProbe' },
+      fields: { service: 'a/x', check: 'http://127.0.0.1:1/healthz', result: 'HTTP 503', cause: 'firstProbe' },
     });
     expect(said[0]!.msg).toContain('health check a/x on node-1 is failing');
     expect(said[0]!.msg).toContain('HTTP 503');
