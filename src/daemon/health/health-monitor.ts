@@ -10,6 +10,9 @@
  * - A changed interval, timeout, rise or fall keeps the verdict; a changed target starts over, but the old
  *   verdict stays published until the new target's first probe decides, so an edit does not move the VIP twice.
  * - Timers are unref'd: health checks alone never keep the daemon alive.
+ * - Logged once per verdict change, never per probe: failing at warn (including a check whose first probe fails,
+ *   which flips nothing a reader sees but is the first anyone hears of it), passing again at info; each line names
+ *   the service, the node and the last result.
  */
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
