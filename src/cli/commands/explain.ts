@@ -34,7 +34,9 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
       .example('mlb explain demo/web 192.168.10.210 --config examples/plain-host.yaml --json', 'two of them, for a script')
       .epilogue(
         'Candidates are ranked by sha256(node + "#" + ip) as MetalLB does; in layer 2 the first eligible node answers, ' +
-          'in BGP every eligible node announces. Offline (--config) every live node counts as serving every service.',
+          'in BGP every eligible node announces. Offline (--config) every live node counts as serving every service. ' +
+          'From the daemon, each reason names the node it is about; a failing health check says since when and its ' +
+          'last result (HTTP 503, connection refused, timed out) as that node reported it in gossip.',
       ),
   handler: async (args) => {
     if (args.config === undefined) return explainFromDaemon(args);
