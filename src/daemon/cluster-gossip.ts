@@ -121,7 +121,9 @@ export class ClusterGossip {
       this.publishHealth();
       options.onChange();
     });
-    this.monitor.on('probed', () => this.publishHealthDetails());
+    this.monitor.on('probed', (key, result) => {
+      if (this.details.changes(key, result)) this.publishHealthDetails();
+    });
     options.gossip.on('userMessage', (bytes) => this.receive(bytes));
     options.gossip.on('remoteState', (bytes) => this.receive(bytes));
   }
@@ -154,6 +156,7 @@ export class ClusterGossip {
     this.checked = checked;
     this.monitor.update(snapshot.services.map((s) => ({ key: serviceKey(s), spec: checked.get(serviceKey(s)) })));
     this.publishHealth();
+    this.publishHealthDetails(); // a removed service's details go with it
   }
 
   /** Health-checked services -> the live nodes whose latest report passes. */

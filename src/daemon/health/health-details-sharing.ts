@@ -25,6 +25,17 @@ export class HealthDetailsSharing {
 
   constructor(private readonly self: string, private readonly epoch: number) {}
 
+  /**
+   * Whether one probe's result changes what this node says (O(1), so the monitor can ask after every probe of
+   * thousands of services; publish() then builds the whole record only when something did change).
+   */
+  changes(key: string, result: HealthResult): boolean {
+    const own = this.table.get(this.self)?.failing;
+    const said = own && Object.hasOwn(own, key) ? own[key] : undefined;
+    if (result.state !== 'failing' || result.detail === AWAITING_FIRST_PROBE) return said !== undefined;
+    return said === undefined || said.detail !== result.detail || said.since !== result.since;
+  }
+
   /** This node's failing checks now; the encoded record when they changed since the last call, else undefined. */
   publish(results: ReadonlyMap<string, HealthResult>): GossipRecord | undefined {
     const failing: Record<string, FailingCheck> = {};

@@ -53,6 +53,17 @@ describe('HealthDetailsSharing', () => {
     expect(sharing.view().get('node-1')?.failing).toEqual({ 'demo/web': { since: 5, detail: 'HTTP 503' } });
   });
 
+  it('tells in O(1) whether one probe changes what it says', () => {
+    const sharing = new HealthDetailsSharing('node-1', 10);
+    const failing: HealthResult = { state: 'failing', since: 5, detail: 'HTTP 503' };
+    expect(sharing.changes('demo/web', failing)).toBe(true);
+    sharing.publish(results([['demo/web', failing]]));
+    expect(sharing.changes('demo/web', failing)).toBe(false);
+    expect(sharing.changes('demo/web', { ...failing, detail: 'timed out after 1000 ms' })).toBe(true);
+    expect(sharing.changes('demo/web', { state: 'passing', since: 9, detail: 'HTTP 200' })).toBe(true);
+    expect(sharing.changes('demo/api', { state: 'passing', since: 9, detail: 'HTTP 200' })).toBe(false);
+  });
+
   it('takes a peer\'s record and forgets it when the peer is gone', () => {
     const sharing = new HealthDetailsSharing('node-1', 10);
     expect(sharing.receive(encodeHealthDetails(details))).toBe(true);
