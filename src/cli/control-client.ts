@@ -73,6 +73,8 @@ export interface ControlClient {
   /** This node, or `node` through gossip (the answer then names the request to wait for). */
   drain(node?: string): Promise<DrainResult>;
   undrain(node?: string): Promise<DrainResult>;
+  /** `mlb warmup end`: {changed, message} as for a drain. */
+  endWarmUp(): Promise<DrainResult>;
   /**
    * Follows the daemon's events: those after sequence number `after` it still holds (0: all of them), then live
    * ones, each passed to onEvent in order. Resolves when the daemon ends the stream or `signal` aborts it; rejects
@@ -104,6 +106,7 @@ export function connectControl(socketPath: string = DEFAULT_CONTROL_SOCKET): Con
     },
     drain: (node) => call('POST', `${ControlPath.drain}${nodeQuery(node)}`, CONTROL_DRAIN_TIMEOUT_MS).then((b) => asDrainResult(socketPath, b)),
     undrain: (node) => call('POST', `${ControlPath.undrain}${nodeQuery(node)}`, CONTROL_DRAIN_TIMEOUT_MS).then((b) => asDrainResult(socketPath, b)),
+    endWarmUp: () => call('POST', ControlPath.endWarmUp, CONTROL_DRAIN_TIMEOUT_MS).then((b) => asDrainResult(socketPath, b)),
     followEvents: (after, onEvent, signal) => followDaemonEvents(socketPath, after, onEvent, signal),
   };
 }

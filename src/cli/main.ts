@@ -18,13 +18,14 @@ import { manCommand } from './commands/man';
 import { findCommand, outlineCommands } from './docs/command-outline';
 import { withWholeExamples } from './docs/help-examples';
 import { drainCommand, undrainCommand } from './commands/drain';
+import { warmupCommand } from './commands/warmup';
 import { isConfigParserWorker, runConfigParserWorker } from '../sources/file/worker-parser';
 import { brokenPipeDecision, handleBrokenPipes } from './broken-pipe';
 import { commandWord, usageErrorText, type CommandSummary } from './usage-hint';
 
 /** Every command, in the order --help lists them (each has its own argument type, hence any). */
 const COMMANDS: readonly CommandModule<any, any>[] = [
-  daemonCommand, validateCommand, explainCommand, arpingCommand, statusCommand, drainCommand, undrainCommand, labCommand, versionCommand,
+  daemonCommand, validateCommand, explainCommand, arpingCommand, statusCommand, drainCommand, undrainCommand, warmupCommand, labCommand, versionCommand,
   checkCommand, completionCommand, manCommand(() => ({ commands: COMMANDS, usage: PROGRAM_USAGE, epilogue: PROGRAM_EPILOGUE })),
 ];
 

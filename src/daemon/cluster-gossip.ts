@@ -27,6 +27,8 @@ import { decodeConfigFacts, encodeConfigFacts, mergeConfigFacts, type ConfigFact
 import { decodeGossipRecords, encodeGossipRecords, GossipRecordKind, type GossipRecord } from './gossip-records';
 import { parseHealthCheck, type HealthCheckSpec } from './health/health-check-spec';
 import { HealthMonitor } from './health/health-monitor';
+import { HealthDetailsSharing } from './health/health-details-sharing';
+import type { HealthDetails } from './health/health-details';
 import { runProbe } from './health/health-probers';
 import type { RunAs } from './health/run-as';
 import {
@@ -38,6 +40,7 @@ const HAS_ADDRESSES: ReadonlySet<string> = new Set([AllocationStatusCode.request
 
 /** Broadcast keys: a newer report or table replaces a queued older one instead of queueing behind it. */
 const HEALTH_BROADCAST_KEY = 'mlb-health';
+const HEALTH_DETAILS_BROADCAST_KEY = 'mlb-health-details';
 const TABLE_BROADCAST_KEY = 'mlb-allocation';
 const CONFIG_BROADCAST_KEY = 'mlb-config';
 /**
@@ -102,18 +105,24 @@ export class ClusterGossip {
   private publishedConfig: string | undefined;
   private withheld: readonly WithheldRelease[] = [];
   private readonly monitor: HealthMonitor;
+  /** Why checks fail, here and on the others: `mlb explain` says it (health/health-details-sharing.ts). */
+  private readonly details: HealthDetailsSharing;
   private checked = new Map<string, HealthCheckSpec>();
 
   private constructor(private readonly options: ClusterGossipOptions, held: AllocationTable | undefined) {
     this.table = emptyAllocationTable();
     this.held = held;
     const runAs = options.healthCheckRunAs;
-    this.monitor = new HealthMonitor({ logger: options.logger, ...(runAs ? { probe: (spec, signal) => runProbe(spec, signal, runAs) } : {}) });
+    this.details = new HealthDetailsSharing(options.self, options.epoch);
+    this.monitor = new HealthMonitor({ logger: options.logger, node: options.self, ...(runAs ? { probe: (spec, signal) => runProbe(spec, signal, runAs) } : {}) });
     // The monitor logs each flip itself (healthCheckPassing / healthCheckFailing).
     this.monitor.on('change', (key, result) => {
       options.onHealthChange?.(key, result.state === 'passing', result.detail);
       this.publishHealth();
       options.onChange();
+    });
+    this.monitor.on('probed', (key, result) => {
+      if (this.details.changes(key, result)) this.publishHealthDetails();
     });
     options.gossip.on('userMessage', (bytes) => this.receive(bytes));
     options.gossip.on('remoteState', (bytes) => this.receive(bytes));
@@ -147,6 +156,7 @@ export class ClusterGossip {
     this.checked = checked;
     this.monitor.update(snapshot.services.map((s) => ({ key: serviceKey(s), spec: checked.get(serviceKey(s)) })));
     this.publishHealth();
+    this.publishHealthDetails(); // a removed service's details go with it
   }
 
   /** Health-checked services -> the live nodes whose latest report passes. */
@@ -187,6 +197,18 @@ export class ClusterGossip {
     this.publishState();
   }
 
+  /** Per node, why its failing checks fail, as far as gossip has told this node. */
+  healthDetails(): ReadonlyMap<string, HealthDetails> {
+    return this.details.view();
+  }
+
+  private publishHealthDetails(): void {
+    const record = this.details.publish(this.monitor.results());
+    if (!record) return;
+    this.options.gossip.broadcast(encodeGossipRecords([record]), HEALTH_DETAILS_BROADCAST_KEY);
+    this.publishState();
+  }
+
   // --- allocation --------------------------------------------------------------------------------------------------
 
   /**
@@ -197,6 +219,9 @@ export class ClusterGossip {
     const now = Date.now();
     const liveNames = new Set(live.map((m) => m.name));
     this.health = retainHealthReports(this.health, liveNames);
+    // Kept while gossip remembers the member (dead ones too, until reaped): a node that was briefly declared dead
+    // and came back does not re-send details that did not change, and its explanation would lose them.
+    this.details.retain(new Set(this.options.gossip.members().map((m) => m.name)));
     this.configFacts = new Map([...this.configFacts].filter(([node]) => liveNames.has(node) || node === this.options.self));
     // Only mlb nodes can allocate: a plain MetalLB speaker in the cluster is never chosen.
     const mlbNodes = live.filter((m) => decodeNodeMeta(m.meta) !== undefined).map((m) => m.name);
@@ -339,6 +364,7 @@ export class ClusterGossip {
     const records: GossipRecord[] = [this.tableRecord()];
     for (const report of this.health.values()) records.push({ kind: GossipRecordKind.healthReport, bytes: encodeHealthReport(report) });
     records.push(...this.configRecords());
+    records.push(...this.details.records());
     records.push(...(this.options.otherRecords?.state() ?? []));
     this.options.gossip.setLocalState(encodeGossipRecords(records));
   }
@@ -374,6 +400,8 @@ export class ClusterGossip {
       if (record.kind === GossipRecordKind.healthReport) changed = this.receiveHealth(record.bytes) || changed;
       else if (record.kind === GossipRecordKind.configFacts) changed = this.receiveConfigFacts(record.bytes) || changed;
       else if (record.kind === GossipRecordKind.allocationTable) changed = this.receiveTable(record.bytes) || changed;
+      // Details change no election input: only the next push/pull and `mlb explain` need them.
+      else if (record.kind === GossipRecordKind.healthDetails) this.stateDirty = this.details.receive(record.bytes) || this.stateDirty;
       else changed = (this.options.otherRecords?.receive(record) ?? false) || changed;
     }
     if (this.stateDirty) {

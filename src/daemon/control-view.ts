@@ -67,6 +67,7 @@ export function controlView(inputs: ControlViewInputs): ControlSnapshot {
       draining: node.draining,
       warmingUp: node.warmingUp,
       warmUpUntil: node.warmUpUntil === undefined ? null : iso(node.warmUpUntil),
+      ...(node.warmingUp && node.warmUpUntil !== undefined ? { warmUpLeftMs: Math.max(0, node.warmUpUntil - inputs.now) } : {}),
       leaving: node.leaving,
       gossip: inputs.gossip,
     },

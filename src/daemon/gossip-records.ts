@@ -25,6 +25,8 @@ export const GossipRecordKind = {
   conflictReport: 4,
   /** `mlb drain NODE` from any host, and the target's answer (remote-drain/). */
   drainRequest: 5,
+  /** Why each failing check fails (health/health-details.ts), for other nodes' `mlb explain`. */
+  healthDetails: 6,
 } as const;
 const KNOWN_KINDS: ReadonlySet<number> = new Set(Object.values(GossipRecordKind));
 export type GossipRecordKind = (typeof GossipRecordKind)[keyof typeof GossipRecordKind];

@@ -80,6 +80,11 @@ export class SpeakerFlags {
     return this.warmUp.active;
   }
 
+  /** `mlb warmup end`: ends this node's warm-up now; false when it was not warming up. */
+  endWarmUp(): boolean {
+    return this.warmUp.endNow();
+  }
+
   /** When the warm-up ends (epoch ms), undefined when not warming up. */
   get warmUpUntil(): number | undefined {
     return this.warmUp.until;

@@ -28,6 +28,7 @@ import { ClusterMembership } from './cluster-membership';
 import { ConfigTracker, explainRetention, hashServiceKey } from './config-facts';
 import { ControlServer, type ControlProvider, type ControlSnapshot } from './control';
 import { controlView } from './control-view';
+import { withLiveFacts } from './explain-live-facts';
 import { EventLog, type DaemonEvent } from './daemon-events';
 import { handoverStatus } from './handover';
 import { LocalAnnouncements } from './local-announcements';
@@ -306,6 +307,12 @@ export class Speaker implements ControlProvider, MetricsSource {
     return this.remoteDrain.ask(action, node);
   }
 
+  /** `mlb warmup end` (damping/warm-up.ts logs it); the flag change republishes meta and re-elects. */
+  async endWarmUp(): Promise<{ changed: boolean; message: string }> {
+    const changed = this.flags.endWarmUp();
+    return { changed, message: changed ? `${this.options.nodeName} ended its warm-up: it may be elected again now` : `${this.options.nodeName} was not warming up` };
+  }
+
   /** The control API's snapshot: exactly the state the last decision was made from. */
   snapshot(): ControlSnapshot {
     const cluster = this.cluster;
@@ -369,7 +376,11 @@ export class Speaker implements ControlProvider, MetricsSource {
   }
 
   explain(): Explanation[] {
-    return explainRetention(this.decision?.explain() ?? [], this.configTracker.last?.retention.retained ?? []);
+    const explained = explainRetention(this.decision?.explain() ?? [], this.configTracker.last?.retention.retained ?? []);
+    const until = this.flags.warmUpUntil;
+    return withLiveFacts(explained, {
+      viewer: this.options.nodeName, healthDetails: this.cluster?.healthDetails() ?? new Map(), warmUpLeftMs: until === undefined ? undefined : Math.max(0, until - Date.now()),
+    });
   }
 
   /** Events after `afterSeq` still held in memory, oldest first (the control API's /v1/events replay). */

@@ -6,6 +6,7 @@
 import type { ElectionContext, ElectionUnit } from './election-context';
 import type { ElectionProtocol } from './election-input';
 import { bgpAnnouncementsFor, type BGPAnnouncement } from './bgp-announcement';
+import { rankNodes } from './hash-order';
 import { Reason, type ReasonName } from './reasons';
 import { compareNames } from './verdict';
 import type { NodeReason } from './reasons';
@@ -16,6 +17,23 @@ export interface CandidateExplanation {
   readonly rank: number | null;
   readonly eligible: boolean;
   readonly reason: ReasonName;
+  /**
+   * 1-based position among every listed node in hash order, eligible or not (optional, beyond the contract):
+   * what says that a rank-1 owner is second in hash order because the first is not eligible.
+   */
+  readonly hashPosition?: number;
+  /** healthCheckFailing only, when the node's report says why (optional; the daemon adds it). */
+  readonly healthCheck?: FailingCheckFacts;
+  /** nodeWarmingUp only, for the explaining node itself: how long its warm-up still runs (optional). */
+  readonly warmUpLeftMs?: number;
+}
+
+/** Why a node's health check fails, as that node reported it in gossip. */
+export interface FailingCheckFacts {
+  /** When the check turned failing (or monitoring began there), that node's clock, epoch ms. */
+  readonly since: number;
+  /** Its latest probe: "HTTP 503", "connect ECONNREFUSED 127.0.0.1:8080", "timed out after 1000 ms". */
+  readonly result: string;
 }
 
 export interface Explanation {
@@ -34,6 +52,8 @@ export interface Explanation {
   readonly announcements?: readonly BGPAnnouncement[];
   /** Why the explaining node elects this service at all when that is not plain (optional, beyond the contract). */
   readonly notes?: readonly string[];
+  /** Whose view this is: the daemon that computed it (optional; absent offline, where the view is the file's). */
+  readonly viewer?: string;
 }
 
 /** The decision of a unit without the per-node detail: what the daemon applies and the index diffs. */
@@ -71,9 +91,11 @@ export function explainUnit(
   const outcome = outcomeOf(unit, eligibleInHashOrder);
   const eligibleReason = (i: number): ReasonName =>
     unit.protocol === 'bgp' ? Reason.announcing : i === 0 ? Reason.owner : Reason.notOwner;
+  // Every listed node's place in hash order: the eligible ones' ranks alone hide who was skipped before them.
+  const positions = new Map(rankNodes([...eligibleInHashOrder, ...ineligible.map((n) => n.node)], unit.hashText).map((node, i) => [node, i + 1]));
   const candidates: CandidateExplanation[] = [
-    ...eligibleInHashOrder.map((node, i) => ({ node, rank: i + 1, eligible: true, reason: eligibleReason(i) })),
-    ...ineligible.map(({ node, reason }) => ({ node, rank: null, eligible: false, reason })),
+    ...eligibleInHashOrder.map((node, i) => ({ node, rank: i + 1, eligible: true, reason: eligibleReason(i), hashPosition: positions.get(node) as number })),
+    ...ineligible.map(({ node, reason }) => ({ node, rank: null, eligible: false, reason, hashPosition: positions.get(node) as number })),
   ];
   return unit.ips.map((ip, i) => {
     const explanation: Explanation = {

@@ -13,3 +13,4 @@ export * from './l2-should-announce';
 export * from './bgp-should-announce';
 export * from './elect';
 export * from './election-index';
+export * from './candidate-text';

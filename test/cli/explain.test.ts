@@ -32,7 +32,7 @@ describe('mlb explain --config', () => {
       expect(e.protocol).toBe('layer2');
       expect(e.announcing).toEqual([e.winner]);
       expect(e.candidates.map((c) => c.rank)).toEqual([1, 2, 3]);
-      expect(e.candidates[0]).toEqual({ node: e.winner, rank: 1, eligible: true, reason: 'owner' });
+      expect(e.candidates[0]).toEqual({ node: e.winner, rank: 1, eligible: true, reason: 'owner', hashPosition: 1 });
       expect(e.candidates.slice(1).every((c) => c.reason === 'notOwner')).toBe(true);
     }
   });

@@ -1,6 +1,7 @@
 /** `mlb status --once` rendering (pure): whatever the terminal width, no line is wider; with room, nothing is cut. */
 import { describe, expect, it } from 'vitest';
 import { formatAge, renderStatus } from '../../src/cli/commands/status';
+import { headerModel } from '../../src/cli/tui/status-rows';
 import { exampleSnapshot } from '../daemon/control/fake-daemon';
 
 describe('renderStatus', () => {
@@ -20,6 +21,18 @@ describe('renderStatus', () => {
 
   it('says when no service has an IP', () => {
     expect(renderStatus({ ...exampleSnapshot(), services: [] }, 80)).toContain('no service has an IP to announce');
+  });
+});
+
+describe('a node warming up', () => {
+  const warming = () => {
+    const s = exampleSnapshot();
+    return { ...s, node: { ...s.node, warmingUp: true, warmUpUntil: '2024-05-01T00:00:42.000Z', warmUpLeftMs: 41_200 } };
+  };
+
+  it('shows the time left, rounded up, in `mlb status --once` and the TUI header, and how to end it', () => {
+    expect(renderStatus(warming(), 200)).toMatch(/^node\s+node-a \(mlb [^)]*\): warming up, 42s left \(mlb warmup end ends it now\)$/m);
+    expect(headerModel(warming()).node).toContain(': warming up, 42s left');
   });
 });
 

@@ -38,6 +38,10 @@ class FakeGossip extends EventEmitter {
     this.broadcasts.push(payload);
   }
   setLocalState(): void {}
+  /** Every member gossip remembers: none here (ClusterGossip keeps peers' health details while gossip knows them). */
+  members(): [] {
+    return [];
+  }
   /** Broadcasts that carried an allocation table (the health report goes out at start too). */
   tables(): number {
     return this.broadcasts.filter((b) => decodeGossipRecords(b)?.some((r) => r.kind === GossipRecordKind.allocationTable)).length;

@@ -142,7 +142,8 @@ describe.skipIf(!tmux.ok || !netns.ok)(
       pane.send('Enter');
       const details = await waitForScreen(pane, (s) => (s.includes('REASON (every candidate, in hash order)') ? s : undefined));
       console.log(`after the failover, demo/api selected, Enter:\n${details}`);
-      expect(details).toMatch(new RegExp(`^ {2}#1 +${successor} +owner: first in hash order`, 'm'));
+      // The killed owner was first in hash order: the successor says it is second and why the first is skipped.
+      expect(details).toMatch(new RegExp(`^ {2}#1 +${successor} +owner: second in hash order; ${owner} \\(first\\)`, 'm'));
       const explained = lab.explain(observer, API_SERVICE)[0]!;
       for (const c of explained.candidates) expect(details).toMatch(new RegExp(`^ {2}(#\\d+|-) +${c.node} +${c.reason}: `, 'm'));
       expect(tooWide(details)).toEqual([]);

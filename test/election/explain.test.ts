@@ -14,14 +14,17 @@ describe('explain', () => {
   it('has exactly the contract fields, in order, with candidates eligible-first by hash then by name', () => {
     const [l2, bgp] = electAll(config, services, live).explain();
     const order = rankNodes(['n-a', 'n-c'], '10.0.0.1');
+    // Every listed node's place in hash order, eligible or not (an optional field beyond the contract).
+    const all = rankNodes(['n-a', 'n-b', 'n-c', 'n-d', 'zombie'], '10.0.0.1');
+    const at = (n: string) => all.indexOf(n) + 1;
     expect(JSON.parse(JSON.stringify(l2))).toEqual({
       service: 'shop/web', ip: '10.0.0.1', protocol: 'layer2', winner: order[0], announcing: [order[0]],
       candidates: [
-        { node: order[0], rank: 1, eligible: true, reason: 'owner' },
-        { node: order[1], rank: 2, eligible: true, reason: 'notOwner' },
-        { node: 'n-b', rank: null, eligible: false, reason: 'nodeLabeledExcludeBalancers' },
-        { node: 'n-d', rank: null, eligible: false, reason: 'notLiveMember' },
-        { node: 'zombie', rank: null, eligible: false, reason: 'unknownNode' },
+        { node: order[0], rank: 1, eligible: true, reason: 'owner', hashPosition: at(order[0]!) },
+        { node: order[1], rank: 2, eligible: true, reason: 'notOwner', hashPosition: at(order[1]!) },
+        { node: 'n-b', rank: null, eligible: false, reason: 'nodeLabeledExcludeBalancers', hashPosition: at('n-b') },
+        { node: 'n-d', rank: null, eligible: false, reason: 'notLiveMember', hashPosition: at('n-d') },
+        { node: 'zombie', rank: null, eligible: false, reason: 'unknownNode', hashPosition: at('zombie') },
       ],
     });
     expect(Object.keys(l2!)).toEqual(['service', 'ip', 'protocol', 'winner', 'announcing', 'candidates']);

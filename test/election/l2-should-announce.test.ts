@@ -59,7 +59,7 @@ describe('L2 ShouldAnnounce', () => {
     const [outcome] = election.outcomes;
     expect(owners(config(), everywhere, undefined)).toEqual([outcome!.winner]);
     const [explanation] = election.explain();
-    expect(explanation!.candidates[0]).toEqual({ node: outcome!.winner, rank: 1, eligible: true, reason: 'owner' });
+    expect(explanation!.candidates[0]).toEqual({ node: outcome!.winner, rank: 1, eligible: true, reason: 'owner', hashPosition: 1 });
     expect(explanation!.candidates.slice(1).every((c) => c.reason === 'notOwner')).toBe(true);
   });
 

@@ -5,7 +5,7 @@ import type { Explanation } from '../../election';
 import { readConfig } from '../config-input';
 import { allocate, electOffline } from '../offline-cluster';
 import { CommandError, UsageError } from '../exit-codes';
-import { reasonText } from '../reason-text';
+import { candidateText } from '../reason-text';
 import { renderTable } from '../render-table';
 import { connectControl, DEFAULT_CONTROL_SOCKET } from '../control-client';
 import { reportUnannounced } from '../unannounced-explanations';
@@ -36,6 +36,8 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
       .epilogue(
         'Candidates are ranked by sha256(node + "#" + ip) as MetalLB does; in layer 2 the first eligible node answers, ' +
           'in BGP every eligible node announces. Offline (--config) every live node counts as serving every service. ' +
+          'From the daemon, each reason names the node it is about; a failing health check says since when and its ' +
+          'last result (HTTP 503, connection refused, timed out) as that node reported it in gossip. ' +
           'Exits 1 when nobody announces an IP asked about (with no target: any IP), after printing why, or when a target names no service.',
       ),
   handler: async (args) => {
@@ -121,9 +123,10 @@ function renderExplanation(e: Explanation): string {
     e.protocol === 'layer2'
       ? e.winner ? `owner ${e.winner}` : 'NOBODY ANNOUNCES'
       : e.announcing.length > 0 ? `announced by ${e.announcing.join(', ')}` : 'NOBODY ANNOUNCES';
-  const rows = e.candidates.map((c) => [c.rank === null ? '-' : String(c.rank), c.node, c.reason, reasonText(c.reason)]);
+  const rows = e.candidates.map((c) => [c.rank === null ? '-' : String(c.rank), c.node, c.reason, candidateText(e, c)]);
   const notes = (e.notes ?? []).map((n) => `  note: ${n}\n`).join('');
-  return `${e.service} ${e.ip} (${e.protocol}): ${verdict}\n${notes}${indent(renderTable(['RANK', 'NODE', 'REASON', ''], rows))}`;
+  const view = e.viewer ? ` (as ${e.viewer} sees it)` : '';
+  return `${e.service} ${e.ip} (${e.protocol}): ${verdict}${view}\n${notes}${indent(renderTable(['RANK', 'NODE', 'REASON', ''], rows))}`;
 }
 
 function indent(text: string): string {

@@ -12,6 +12,7 @@ import { CommandError } from '../exit-codes';
 import { divergenceLines } from '../config-divergence-text';
 import { renderTable } from '../render-table';
 import { drainFlag } from '../drain-flag';
+import { warmingUpText } from '../warm-up-text';
 
 interface StatusArgs {
   socket: string;
@@ -93,7 +94,7 @@ export function renderStatus(s: ControlSnapshot, width: number): string {
 function renderSummary(s: ControlSnapshot, width: number): string {
   const alive = s.members.filter((m) => m.state === 'alive').length;
   const n = s.node;
-  const flags = [n.draining && 'draining', n.warmingUp && `warming up until ${n.warmUpUntil ?? '?'}`, n.leaving && 'leaving'].filter(Boolean);
+  const flags = [n.draining && 'draining', n.warmingUp && warmingUpText(n), n.leaving && 'leaving'].filter(Boolean);
   const rows: [string, string][] = [
     ['node', `${n.name} (mlb ${n.version}, up ${formatAge(n.startedAt, s.generatedAt)})${flags.length > 0 ? `: ${flags.join(', ')}` : ''}`],
     ['cluster', `${alive}/${s.members.length} members alive; gossip ${n.gossip.bind} (${n.gossip.profile}${n.gossip.encrypted ? ', encrypted' : ', plain text'})`],

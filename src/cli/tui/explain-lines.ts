@@ -5,7 +5,7 @@
  */
 import type { Explanation } from '../../election';
 import { truncate } from '../commands/status';
-import { reasonText } from '../reason-text';
+import { candidateText } from '../reason-text';
 import type { ServiceRow } from './status-rows';
 
 /** What the TUI knows of one IP's explanation: asked and not answered yet, answered, or failed. */
@@ -56,7 +56,7 @@ function explanationLines(e: Explanation, width: number): DetailLine[] {
   for (const c of e.candidates) {
     const rank = (c.rank === null ? '-' : `#${c.rank}`).padEnd(RANK_WIDTH);
     const tone: DetailTone = e.announcing.includes(c.node) ? 'owner' : c.eligible ? 'eligible' : 'ineligible';
-    lines.push(line(`${INDENT}${rank}  ${c.node.padEnd(nodeWidth)}  ${c.reason}: ${reasonText(c.reason)}`, tone));
+    lines.push(line(`${INDENT}${rank}  ${c.node.padEnd(nodeWidth)}  ${c.reason}: ${candidateText(e, c)}`, tone));
   }
   if (e.candidates.length === 0) lines.push(line(`${INDENT}no node is known`, 'problem'));
   return lines;

@@ -7,6 +7,7 @@
 import type { ControlSnapshot } from '../../daemon/control/control-snapshot';
 import { fitColumns, formatAge, MEMBER_HEADER, MEMBER_SHRINK, memberCells, ownerText, truncate } from '../commands/status';
 import { renderTable } from '../render-table';
+import { warmingUpText } from '../warm-up-text';
 import { divergenceSummary } from '../config-divergence-text';
 
 type SnapshotService = ControlSnapshot['services'][number];
@@ -123,7 +124,7 @@ export interface HeaderModel {
 
 export function headerModel(s: ControlSnapshot): HeaderModel {
   const n = s.node;
-  const flags = [n.draining && 'draining', n.warmingUp && 'warming up', n.leaving && 'leaving'].filter(Boolean);
+  const flags = [n.draining && 'draining', n.warmingUp && warmingUpText(n), n.leaving && 'leaving'].filter(Boolean);
   const alive = s.members.filter((m) => m.state === 'alive').length;
   const health = clusterHealth(s);
   const stale = s.config.state === 'stale';

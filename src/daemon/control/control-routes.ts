@@ -11,6 +11,8 @@ export const ControlPath = {
   explain: '/v1/explain',
   drain: '/v1/drain',
   undrain: '/v1/undrain',
+  /** `mlb warmup end`: this node's flap-damping warm-up ends now. */
+  endWarmUp: '/v1/warmup/end',
   events: '/v1/events',
 } as const;
 
@@ -21,6 +23,7 @@ export type Route =
   /** node: another member to ask through gossip (`mlb drain NODE`); absent: this node. */
   | { readonly kind: 'drain'; readonly node?: string }
   | { readonly kind: 'undrain'; readonly node?: string }
+  | { readonly kind: 'endWarmUp' }
   /** The events after sequence number `after` still held, then live ones, as NDJSON kept open. */
   | { readonly kind: 'events'; readonly after: number }
   | RouteError;
@@ -46,6 +49,7 @@ const ROUTES: Readonly<Record<string, RouteRow>> = {
   [ControlPath.explain]: { method: 'GET', params: ['service', 'ip'], decide: decideExplain },
   [ControlPath.drain]: { method: 'POST', params: ['node'], decide: (q) => decideDrain('drain', q) },
   [ControlPath.undrain]: { method: 'POST', params: ['node'], decide: (q) => decideDrain('undrain', q) },
+  [ControlPath.endWarmUp]: { method: 'POST', params: [], decide: () => ({ kind: 'endWarmUp' }) },
   [ControlPath.events]: { method: 'GET', params: ['after'], decide: decideEvents },
 };
 

@@ -50,6 +50,8 @@ export interface ControlProvider extends EventSource {
    */
   drain(node?: string): Promise<DrainResult>;
   undrain(node?: string): Promise<DrainResult>;
+  /** `mlb warmup end`: ends this node's warm-up now (changed: false when it was not warming up). */
+  endWarmUp(): Promise<DrainResult>;
 }
 
 export interface ControlServerOptions {
@@ -269,6 +271,8 @@ async function answer(route: Exclude<Route, { kind: 'events' }>, provider: Contr
       return drainReply(() => provider.drain(route.node));
     case 'undrain':
       return drainReply(() => provider.undrain(route.node));
+    case 'endWarmUp':
+      return { status: 200, body: await provider.endWarmUp() };
     case 'error':
       return { status: route.status, body: errorBody(route.code, route.message), ...(route.allow ? { allow: route.allow } : {}) };
   }

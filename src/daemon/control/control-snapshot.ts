@@ -28,6 +28,8 @@ export interface ControlSnapshot {
     warmingUp: boolean;
     /** End of warm-up (ISO time), null when not warming up. */
     warmUpUntil: string | null;
+    /** How long the warm-up still runs, ms, as of generatedAt (absent when not warming up). */
+    warmUpLeftMs?: number;
     /** Shutting down: has told the cluster it is leaving. */
     leaving: boolean;
     gossip: {

@@ -127,11 +127,28 @@ export class WarmUp {
     this.timer.unref();
   }
 
-  private end(): void {
+  /**
+   * `mlb warmup end`: an operator who knows why the node restarted (planned maintenance) ends its warm-up now.
+   * Returns whether a warm-up was running; logged as warmUpEnded with reason "operator" and how much was left.
+   */
+  endNow(): boolean {
+    if (this.ended) return false;
+    if (this.timer) clearTimeout(this.timer);
+    this.end('operator');
+    return true;
+  }
+
+  private end(reason: 'elapsed' | 'operator' = 'elapsed'): void {
     this.timer = undefined;
     if (this.ended) return;
     this.ended = true;
-    this.options.logger.info({ event: 'warmUpEnded', durationMs: this.decision.durationMs }, 'warm-up over: taking part in elections as a steady node');
+    const leftMs = Math.max(0, this.endsAt - this.now());
+    this.options.logger.info(
+      { event: 'warmUpEnded', reason, durationMs: this.decision.durationMs, ...(reason === 'operator' ? { leftMs } : {}) },
+      reason === 'operator'
+        ? `warm-up ended by an operator (mlb warmup end) with ${Math.ceil(leftMs / 1000)} s left: taking part in elections as a steady node`
+        : 'warm-up over: taking part in elections as a steady node',
+    );
     this.options.onEnd?.();
   }
 

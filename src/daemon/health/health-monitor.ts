@@ -10,6 +10,9 @@
  * - A changed interval, timeout, rise or fall keeps the verdict; a changed target starts over, but the old
  *   verdict stays published until the new target's first probe decides, so an edit does not move the VIP twice.
  * - Timers are unref'd: health checks alone never keep the daemon alive.
+ * - Logged once per verdict change, never per probe: failing at warn (including a check whose first probe fails,
+ *   which flips nothing a reader sees but is the first anyone hears of it), passing again at info; each line names
+ *   the service, the node and the last result.
  */
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
@@ -38,6 +41,7 @@ export type Prober = (spec: HealthCheckSpec, signal: AbortSignal) => Promise<Pro
 
 /** The subset of a pino logger the monitor uses. */
 export interface HealthLogger {
+  warn(fields: object, msg?: string): void;
   info(fields: object, msg?: string): void;
   debug(fields: object, msg?: string): void;
 }
@@ -48,14 +52,19 @@ export interface HealthMonitorOptions {
   readonly logger?: HealthLogger;
   /** Injected in tests; runProbe (tcp, http, exec) otherwise. */
   readonly probe?: Prober;
+  /** This node's name, for the log lines (an operator reads many nodes' logs side by side). */
+  readonly node?: string;
 }
 
 export interface HealthMonitorEvents {
+  /** A verdict flipped, or a check's first probe failed (a failure nobody had been told about yet). */
   change: [key: string, result: HealthResult, change: HealthChange];
+  /** Every recorded probe: the published detail may have changed ("HTTP 503" -> "timed out after 1000 ms"). */
+  probed: [key: string, result: HealthResult];
 }
 
 export const AWAITING_FIRST_PROBE = 'awaiting first probe';
-const SILENT: HealthLogger = { info() {}, debug() {} };
+const SILENT: HealthLogger = { warn() {}, info() {}, debug() {} };
 
 interface Loop {
   readonly key: string;
@@ -80,6 +89,7 @@ export class HealthMonitor extends EventEmitter<HealthMonitorEvents> {
   private readonly now: () => number;
   private readonly log: HealthLogger;
   private readonly probe: Prober;
+  private readonly node: string | undefined;
   private closed = false;
 
   constructor(options: HealthMonitorOptions = {}) {
@@ -87,6 +97,7 @@ export class HealthMonitor extends EventEmitter<HealthMonitorEvents> {
     this.now = options.now ?? Date.now;
     this.log = options.logger ?? SILENT;
     this.probe = options.probe ?? runProbe;
+    this.node = options.node;
   }
 
   /** Converges to exactly these services: starts, re-configures and stops loops; the same spec changes nothing. */
@@ -207,13 +218,42 @@ export class HealthMonitor extends EventEmitter<HealthMonitorEvents> {
     const status = step.state.status === 'passing' ? 'passing' : 'failing';
     const flipped = status !== loop.published.state;
     loop.published = { state: status, since: flipped ? now : loop.published.since, detail: result.detail };
-    if (!flipped || !step.changed) return;
-    this.log.info(
-      { event: status === 'passing' ? 'healthCheckPassing' : 'healthCheckFailing', service: loop.key, check: spec.target, cause: step.changed.cause, reason: step.changed.reason },
-      `health check of ${loop.key} is ${status}: ${step.changed.reason}`,
-    );
+    this.emit('probed', loop.key, loop.published);
+    // A check that never passed was published as failing from the start, so its first failed probe flips
+    // nothing; it is still the first time anyone hears why this node will not hold the IP: said once, here.
+    const firstFailure = step.changed?.cause === 'firstProbe' && status === 'failing';
+    if (!step.changed || (!flipped && !firstFailure)) return;
+    logHealthChange(this.log, { service: loop.key, node: this.node, check: spec.target, result: result.detail }, step.changed);
     this.emit('change', loop.key, loop.published, step.changed);
   }
+}
+
+interface HealthLogSubject {
+  readonly service: string;
+  readonly node: string | undefined;
+  readonly check: string;
+  /** The latest probe's detail: "HTTP 503", "connect ECONNREFUSED 127.0.0.1:8080", "timed out after 1000 ms". */
+  readonly result: string;
+}
+
+/**
+ * One line per verdict change: failing at warn (this node gives up the service's IP, or never takes it), passing
+ * at info (back to normal). Probes that change nothing stay at debug (healthProbe), so a check failing for days
+ * is logged once, not every second.
+ */
+function logHealthChange(log: HealthLogger, subject: HealthLogSubject, change: HealthChange): void {
+  const where = subject.node === undefined ? '' : ` on ${subject.node}`;
+  // The node is in the message, not the fields: the daemon's logger puts it on every line already.
+  const fields = { service: subject.service, check: subject.check, result: subject.result, cause: change.cause, reason: change.reason };
+  if (change.to === 'passing') {
+    log.info({ event: 'healthCheckPassing', ...fields }, `health check ${subject.service}${where} is passing: ${change.reason}`);
+    return;
+  }
+  const never = change.cause === 'firstProbe' ? ' (it has not passed since monitoring began)' : '';
+  log.warn(
+    { event: 'healthCheckFailing', ...fields },
+    `health check ${subject.service}${where} is failing${never}: ${change.reason}; ${subject.node ?? 'this node'} does not hold its IP`,
+  );
 }
 
 function sameSpec(a: HealthCheckSpec, b: HealthCheckSpec): boolean {

@@ -140,18 +140,34 @@ function settle(
   });
 }
 
-/** Node's own message ("connect ECONNREFUSED 127.0.0.1:8080"); several addresses tried give an AggregateError. */
+/**
+ * Node's own message ("connect ECONNREFUSED 127.0.0.1:8080"), led by the words an operator searches the log for
+ * when they are the commonest failures (nothing listens, or the host is unreachable); several addresses tried
+ * give an AggregateError.
+ */
 function describeError(error: unknown, fallback: string): string {
   if (error instanceof AggregateError && error.message === '') {
     const first = error.errors.find((e): e is Error => e instanceof Error && e.message !== '');
-    if (first) return shorten(first.message);
+    if (first) return describeError(first, fallback);
   }
   if (error instanceof Error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return shorten(error.message || (code ? `${fallback}: ${code}` : fallback));
+    const message = error.message || (code ? `${fallback}: ${code}` : fallback);
+    const words = code === undefined ? undefined : ERROR_WORDS[code];
+    return shorten(words ? `${words} (${message})` : message);
   }
   return fallback;
 }
+
+/** Plain words for the errno codes a failing check meets most. */
+const ERROR_WORDS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+};
 
 function lastLine(text: string): string {
   return text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).pop() ?? '';

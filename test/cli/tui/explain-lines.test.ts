@@ -23,15 +23,16 @@ describe('detailLines', () => {
     const explanation = {
       service: 'demo/web', ip: webRow.ip!, protocol: 'layer2' as const, winner: null, announcing: [],
       candidates: [
-        { node: 'node-a', rank: null, eligible: false, reason: 'healthCheckFailing' as const },
+        { node: 'node-a', rank: null, eligible: false, reason: 'healthCheckFailing' as const, healthCheck: { since: Date.UTC(2026, 11, 1, 17, 20, 1), result: 'HTTP 503' } },
         { node: 'node-b', rank: null, eligible: false, reason: 'nodeDraining' as const },
       ],
     };
     const lines = detailLines(webRow, { ip: webRow.ip!, explanations: [explanation], problem: null }, 120);
     expect(lines[0]).toMatchObject({ tone: 'problem', text: expect.stringContaining('NOBODY answers for it') });
     expect(lines.slice(2).map((l) => [l.tone, l.text])).toEqual([
-      ['ineligible', expect.stringMatching(/^ {2}- +node-a +healthCheckFailing: this node's own health check/)],
-      ['ineligible', expect.stringMatching(/^ {2}- +node-b +nodeDraining: draining/)],
+      // Each line names the node it is about: the explanation is one daemon's view of every node.
+      ['ineligible', expect.stringMatching(/^ {2}- +node-a +healthCheckFailing: health check demo\/web failing on node-a since 2026-12-01T17:20:01Z: HTTP 503$/)],
+      ['ineligible', expect.stringMatching(/^ {2}- +node-b +nodeDraining: node-b is draining/)],
     ]);
   });
 

@@ -4,12 +4,13 @@ import { filterExplanations, parseExplainFilter, explainQuery, routeRequest, EVE
 import { exampleExplanations } from './fake-daemon';
 
 describe('routeRequest', () => {
-  it('maps the five routes to their handlers', () => {
+  it('maps the six routes to their handlers', () => {
     expect(routeRequest('GET', '/v1/events?after=42')).toEqual({ kind: 'events', after: 42 });
     expect(routeRequest('GET', '/v1/snapshot')).toEqual({ kind: 'snapshot' });
     expect(routeRequest('GET', '/v1/explain')).toEqual({ kind: 'explain', filter: EVERY_EXPLANATION });
     expect(routeRequest('POST', '/v1/drain')).toEqual({ kind: 'drain' });
     expect(routeRequest('POST', '/v1/undrain')).toEqual({ kind: 'undrain' });
+    expect(routeRequest('POST', '/v1/warmup/end')).toEqual({ kind: 'endWarmUp' });
   });
 
   it('drain and undrain take one node to ask, by name', () => {

@@ -114,6 +114,9 @@ export class FakeProvider implements ControlProvider {
     this.draining = false;
     return { changed, message: changed ? 'node-a takes part in elections again' : 'node-a was not draining' };
   }
+  async endWarmUp(): Promise<DrainResult> {
+    return { changed: false, message: 'node-a was not warming up' };
+  }
 }
 
 export const silentLogger = pino({ level: 'silent' });

@@ -81,6 +81,27 @@ describe('WarmUp', () => {
     w.close();
   });
 
+  it('an operator ends it early (mlb warmup end): logged with reason operator and the time left, onEnd once, the timer never fires', async () => {
+    (await daemonStart(undefined, 'running')).close();
+    clock += 20_000;
+    vi.useFakeTimers();
+    const onEnd = vi.fn();
+    const log = recorder();
+    const w = await WarmUp.start({ stateDir: dir, startedAt: clock, logger: log.logger, now: () => clock, onEnd });
+    expect(w.active).toBe(true);
+    clock += 10_000;
+    expect(w.endNow()).toBe(true);
+    expect(w.active).toBe(false);
+    expect(onEnd).toHaveBeenCalledTimes(1);
+    expect(log.lines.at(-1)).toMatchObject({ level: 'info', fields: { event: 'warmUpEnded', reason: 'operator', leftMs: WARM_UP_BASE_MS - 10_000 } });
+    expect(log.lines.at(-1)!.msg).toMatch(/^warm-up ended by an operator \(mlb warmup end\) with 20 s left/);
+    expect(w.endNow()).toBe(false);
+    await vi.advanceTimersByTimeAsync(WARM_UP_BASE_MS);
+    expect(onEnd).toHaveBeenCalledTimes(1);
+    expect(log.lines.filter((l) => l.fields.event === 'warmUpEnded')).toHaveLength(1);
+    w.close();
+  });
+
   it('a clean stop does not count: the next start does not warm up; close() cancels without calling onEnd', async () => {
     vi.useFakeTimers();
     const first = await daemonStart(undefined, 'running');

@@ -164,19 +164,58 @@ describe('HealthMonitor', () => {
     expect(aborted).toBe(true);
   });
 
-  it('stamps `since` with the injected clock and logs each flip with its reason', async () => {
-    const lines: Record<string, unknown>[] = [];
+  it('stamps `since` with the injected clock; a check that never passed is logged once at warn, not on every probe', async () => {
+    const lines: { level: string; fields: Record<string, unknown>; msg: string | undefined }[] = [];
+    const record = (level: string) => (fields: object, msg?: string) => lines.push({ level, fields: fields as Record<string, unknown>, msg });
+    let probes = 0;
     const m = monitor({
       now: () => 42_000,
-      probe: async () => ({ ok: false, detail: 'exit 3' }),
-      logger: { info: (fields) => lines.push(fields as Record<string, unknown>), debug: () => {} },
+      node: 'node-1',
+      probe: async () => {
+        probes++;
+        return { ok: false, detail: 'HTTP 503' };
+      },
+      logger: { warn: record('warn'), info: record('info'), debug: () => {} },
     });
-    m.update([{ key: 'a/x', spec: spec('exec:/bin/false') }]);
-    await until(() => m.results().get('a/x')?.detail === 'exit 3', 'the first probe');
-    expect(m.results().get('a/x')).toEqual({ state: 'failing', since: 42_000, detail: 'exit 3' });
-    m.update([{ key: 'a/y', spec: spec('exec:/bin/true') }]);
-    // The first failing probe of a new service changes nothing a reader sees (it was failing already).
-    expect(lines).toEqual([]);
+    m.update([{ key: 'a/x', spec: spec('http://127.0.0.1:1/healthz') }]);
+    await until(() => probes >= 4, 'four probes');
+    expect(m.results().get('a/x')).toEqual({ state: 'failing', since: 42_000, detail: 'HTTP 503' });
+    const said = lines.filter((l) => l.fields.event === 'healthCheckFailing');
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatchObject({
+      level: 'warn',
+      fields: { service: 'a/x', check: 'http://127.0.0.1:1/healthz', result: 'HTTP 503', cause: 'firstProbe' },
+    });
+    expect(said[0]!.msg).toContain('health check a/x on node-1 is failing');
+    expect(said[0]!.msg).toContain('HTTP 503');
+  });
+
+  it('logs a failure after passing at warn and the recovery at info, each with the last result', async () => {
+    const lines: { level: string; fields: Record<string, unknown> }[] = [];
+    const record = (level: string) => (fields: object) => lines.push({ level, fields: fields as Record<string, unknown> });
+    let answer = { ok: true, detail: 'HTTP 200' };
+    let probes = 0;
+    const m = monitor({
+      node: 'node-2',
+      probe: async () => {
+        probes++;
+        return answer;
+      },
+      logger: { warn: record('warn'), info: record('info'), debug: () => {} },
+    });
+    m.update([{ key: 'a/x', spec: spec('tcp://127.0.0.1:1', { 'mlb.io/health-check-rise': '1', 'mlb.io/health-check-fall': '1' }) }]);
+    await until(() => m.results().get('a/x')?.state === 'passing', 'passing');
+    answer = { ok: false, detail: 'connect ECONNREFUSED 127.0.0.1:1' };
+    await until(() => m.results().get('a/x')?.state === 'failing', 'failing');
+    const failedAt = probes;
+    await until(() => probes >= failedAt + 2, 'two more failed probes');
+    answer = { ok: true, detail: 'HTTP 200' };
+    await until(() => m.results().get('a/x')?.state === 'passing', 'passing again');
+    expect(lines.map((l) => [l.level, l.fields.event, l.fields.result])).toEqual([
+      ['info', 'healthCheckPassing', 'HTTP 200'],
+      ['warn', 'healthCheckFailing', 'connect ECONNREFUSED 127.0.0.1:1'],
+      ['info', 'healthCheckPassing', 'HTTP 200'],
+    ]);
   });
 
   it('does not keep the process alive on its own', async () => {

@@ -57,7 +57,7 @@ describe('tcp probe', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(accepted).toHaveLength(1);
     await closers.pop()?.();
-    expect(await probeTcp('127.0.0.1', port, 1000)).toEqual({ ok: false, detail: `connect ECONNREFUSED 127.0.0.1:${port}` });
+    expect(await probeTcp('127.0.0.1', port, 1000)).toEqual({ ok: false, detail: `connection refused (connect ECONNREFUSED 127.0.0.1:${port})` });
   });
 
   it('works over IPv6 loopback', async () => {
@@ -117,7 +117,7 @@ describe('http probe', () => {
     const port = await listen(net.createServer());
     await closers.pop()?.();
     expect(await probeHttp({ host: '127.0.0.1', port, path: '/' }, 1000))
-      .toEqual({ ok: false, detail: `connect ECONNREFUSED 127.0.0.1:${port}` });
+      .toEqual({ ok: false, detail: `connection refused (connect ECONNREFUSED 127.0.0.1:${port})` });
   });
 });
 
@@ -152,8 +152,8 @@ describe('exec probe', () => {
   });
 
   it('fails with the reason when the program cannot be run', async () => {
-    expect(await probeExec(['/nonexistent/check'], 1000)).toEqual({ ok: false, detail: 'spawn /nonexistent/check ENOENT' });
-    expect(await probeExec([dir], 1000)).toEqual({ ok: false, detail: `spawn ${dir} EACCES` });
+    expect(await probeExec(['/nonexistent/check'], 1000)).toEqual({ ok: false, detail: 'no such file (spawn /nonexistent/check ENOENT)' });
+    expect(await probeExec([dir], 1000)).toEqual({ ok: false, detail: `permission denied (spawn ${dir} EACCES)` });
   });
 
   it('stops at once when aborted', async () => {
