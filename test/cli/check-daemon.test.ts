@@ -81,7 +81,7 @@ describe('mlb check and mlb explain against a running daemon', () => {
     expect(check.status).toBe(2);
 
     const orphan = await runMlbAsync(['explain', 'demo/orphan', '--socket', socket]);
-    expect(orphan.stdout).toMatch(/^demo\/orphan 192\.168\.20\.5 \(layer2\): NOBODY ANNOUNCES\n[^]*node-a +noMatchingAdvertisement/);
+    expect(orphan.stdout).toMatch(/^demo\/orphan 192\.168\.20\.5 \(layer2\): NOBODY ANNOUNCES \(as node-a sees it\)\n[^]*node-a +noMatchingAdvertisement/);
     expect(orphan.stderr).toBe('mlb: nobody announces 192.168.20.5 (demo/orphan): the reasons are above\n');
     expect(orphan.status).toBe(1);
     const web = await runMlbAsync(['explain', '192.168.10.200', '--socket', socket, '--json']);
