@@ -5,7 +5,7 @@
 import type { Member } from '../gossip/swim';
 import { decodeNodeMeta } from '../gossip/node-meta';
 import { hostFromBytes } from '../gossip/transport/address';
-import { formatDiagnostic } from '../model';
+import { diagnosticReport } from '../model';
 import type { FileSourceState } from '../sources/file';
 import type { ClusterDecision } from './cluster-decision';
 import { CONTROL_API_VERSION, type ControlSnapshot } from './control/control-snapshot';
@@ -75,7 +75,7 @@ export function controlView(inputs: ControlViewInputs): ControlSnapshot {
       file: inputs.configFile,
       state: inputs.config?.stale ? 'stale' : 'ok',
       loadedAt: inputs.config?.loadedAt === undefined ? null : iso(inputs.config.loadedAt),
-      errors: inputs.config?.stale ? inputs.config.diagnostics.map(formatDiagnostic) : [],
+      ...configProblems(inputs.config),
     },
     members: inputs.members.map((m) => memberView(m, inputs.drainRequests)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     mlbOnlyInputs: decision ? { ...decision.mlbInputs } : { allowed: false, reason: 'no election yet' },
@@ -89,6 +89,13 @@ export function controlView(inputs: ControlViewInputs): ControlSnapshot {
     conflicts: inputs.conflicts,
     ...(inputs.bgp.length > 0 ? { bgp: inputs.bgp.map((b) => ({ ...b, establishedSince: b.establishedSince === null ? null : iso(b.establishedSince) })) } : {}),
   };
+}
+
+/** A stale file's errors and warnings, apart and errors first; none for a file that runs. */
+function configProblems(config: FileSourceState | undefined): { errors: string[]; warnings: string[] } {
+  if (!config?.stale) return { errors: [], warnings: [] };
+  const report = diagnosticReport(config.diagnostics);
+  return { errors: [...report.errors], warnings: [...report.warnings] };
 }
 
 function agreementView(step: ConfigStep, withheld: readonly WithheldRelease[]): NonNullable<ControlSnapshot['configAgreement']> {

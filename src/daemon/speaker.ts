@@ -19,7 +19,7 @@ import { decodeNodeMeta, encodeNodeMeta } from '../gossip/node-meta';
 import type { Member, SwimConfig } from '../gossip/swim';
 import { formatHostPort, hostFromBytes, type HostPort } from '../gossip/transport/address';
 import { formatIP } from '../ip';
-import { formatDiagnostic, type Snapshot } from '../model';
+import { diagnosticReport, type Snapshot } from '../model';
 import { ConfigLoadError, type ConfigParser, FileSource, type FileSourceState } from '../sources/file';
 import type { WithheldRelease } from './allocation/allocate-with-table';
 import { decideCluster, type ClusterDecision, type ServiceAddresses } from './cluster-decision';
@@ -578,18 +578,16 @@ export class Speaker implements ControlProvider, MetricsSource {
   private refusedReason(): string | undefined {
     const state = this.source?.state;
     if (!state?.stale) return undefined;
-    const first = state.diagnostics.find((d) => d.severity === 'error') ?? state.diagnostics[0];
-    return first ? formatDiagnostic(first) : 'refused';
+    const report = diagnosticReport(state.diagnostics);
+    return report.errors[0] ?? report.warnings[0] ?? 'refused';
   }
 
   private onConfig(state: FileSourceState): void {
     const { logger } = this.options;
     if (state.stale) {
-      logger.error(
-        { event: 'configStale', file: this.options.configFile, errors: state.diagnostics.map(formatDiagnostic) },
-        'configuration rejected: keeping the last good one',
-      );
-      this.events.record({ type: 'configStale', file: this.options.configFile, errors: state.diagnostics.map(formatDiagnostic) });
+      const { errors, warnings } = diagnosticReport(state.diagnostics);
+      logger.error({ event: 'configStale', file: this.options.configFile, errors, warnings }, 'configuration rejected: keeping the last good one');
+      this.events.record({ type: 'configStale', file: this.options.configFile, errors });
       this.schedule(); // the others learn that this node's file is refused (config-facts)
       return;
     }

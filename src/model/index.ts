@@ -2,6 +2,7 @@
 export * from './types';
 export * from './snapshot';
 export * from './diagnostic';
+export * from './diagnostic-report';
 export * from './label-selector';
 export * from './bgp-local-pref';
 export * from './well-known';

@@ -53,10 +53,10 @@ describe('IPAddressPool', () => {
     expect(where(errors)).toEqual(['7:7 invalidCIDR', '8:7 reversedRange']);
   });
 
-  it('checks overlaps across pools in file order, naming both CIDRs', () => {
+  it('checks overlaps across pools in file order, naming both entries as written, both pools and where the first is', () => {
     const errors = parseErrors(POOL('a', '10.0.0.0/24') + '---\n' + POOL('b', '10.0.1.0/24', '10.0.0.128-10.0.0.130'));
     expect(errors.map((e) => e.message)).toEqual([
-      'CIDR "10.0.0.128/31" in pool "b" overlaps with already defined CIDR "10.0.0.0/24"',
+      'CIDR "10.0.0.128-10.0.0.130" in pool "b" overlaps with already defined CIDR "10.0.0.0/24" in pool "a" (defined at test.yaml:7:7)',
     ]);
   });
 

@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { formatIP, parseIP } from '../../ip';
-import { formatDiagnostic } from '../../model';
+import { errorsFirst, formatDiagnostic } from '../../model';
 import type { Explanation } from '../../election';
 import { readConfig } from '../config-input';
 import { allocate, electOffline } from '../offline-cluster';
@@ -48,7 +48,7 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
     const config = args.config;
     const loaded = await readConfig(config);
     if (!loaded.snapshot) {
-      for (const d of loaded.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+      for (const d of errorsFirst(loaded.diagnostics)) process.stderr.write(`${formatDiagnostic(d)}\n`);
       throw new CommandError(`${config} is invalid: run "mlb validate --config ${config}" for details`, 'configInvalid');
     }
     const liveNodes = args.nodes !== undefined ? splitNodes(args.nodes) : loaded.snapshot.nodes.map((n) => n.meta.name);

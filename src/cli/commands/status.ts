@@ -7,6 +7,7 @@
  */
 import type { CommandModule } from 'yargs';
 import type { ControlSnapshot } from '../../daemon/control/control-snapshot';
+import { allConfigProblems } from '../config-problem-lines';
 import { connectControl, DEFAULT_CONTROL_SOCKET } from '../control-client';
 import { CommandError } from '../exit-codes';
 import { divergenceLines } from '../config-divergence-text';
@@ -99,7 +100,7 @@ function renderSummary(s: ControlSnapshot, width: number): string {
     ['node', `${n.name} (mlb ${n.version}, up ${formatAge(n.startedAt, s.generatedAt)})${flags.length > 0 ? `: ${flags.join(', ')}` : ''}`],
     ['cluster', `${alive}/${s.members.length} members alive; gossip ${n.gossip.bind} (${n.gossip.profile}${n.gossip.encrypted ? ', encrypted' : ', plain text'})`],
     ['config', s.config.state === 'ok' ? `ok ${s.config.file}` : `STALE ${s.config.file}: the last good configuration keeps running`],
-    ...s.config.errors.map((e): [string, string] => ['', `- ${e}`]),
+    ...allConfigProblems(s.config).map((e): [string, string] => ['', `- ${e}`]),
     ...divergenceLines(s).map((line, i): [string, string] => [i === 0 ? 'differs' : '', `- ${line}`]),
     ['election', `mlb inputs (health, drain, warm-up) ${s.mlbOnlyInputs.allowed ? 'on' : 'off'}: ${s.mlbOnlyInputs.reason}`],
   ];

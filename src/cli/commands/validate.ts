@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { formatIP } from '../../ip';
-import { type Diagnostic, formatDiagnostic } from '../../model';
+import { type Diagnostic, errorsFirst, formatDiagnostic } from '../../model';
 import type { AllocateServicesOutput, AllocationResult } from '../../allocator';
 import { diagnosticJSON, maxConfigBytes, maxConfigBytesOption, readConfig } from '../config-input';
 import { allocate } from '../offline-cluster';
@@ -34,7 +34,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
     if (args.json) {
       process.stdout.write(`${JSON.stringify(validationJSON(loaded.file, errors.length === 0, loaded.diagnostics, allocation), null, 2)}\n`);
     } else {
-      for (const d of loaded.diagnostics) process.stdout.write(`${formatDiagnostic(d)}\n`);
+      for (const d of errorsFirst(loaded.diagnostics)) process.stdout.write(`${formatDiagnostic(d)}\n`);
       if (!loaded.snapshot) {
         process.stdout.write(`${loaded.file}: invalid: ${errors.length} error(s); nothing would change on a running daemon\n`);
       } else {

@@ -5,7 +5,7 @@
 import { createElement as h, type ReactElement } from 'react';
 import { Box, Text } from 'ink';
 import { truncate } from '../commands/status';
-import { HEADER_CONFIG_ERRORS, type HeaderModel } from './status-rows';
+import type { HeaderModel } from './status-rows';
 
 export interface StatusHeaderProps {
   readonly model: HeaderModel;
@@ -25,7 +25,7 @@ export function StatusHeader({ model, connected, problem, width }: StatusHeaderP
     h(Text, { bold: true, wrap: 'truncate-end' }, line('node', model.node)),
     h(Text, { color: model.healthy ? 'green' : 'red', wrap: 'truncate-end' }, line('cluster', `${model.cluster}, ${model.health}`)),
     h(Text, { color: model.configStale ? 'red' : undefined, wrap: 'truncate-end' }, line('config', model.config)),
-    ...model.configErrors.slice(0, HEADER_CONFIG_ERRORS).map((error, i) =>
+    ...model.configErrors.map((error, i) =>
       h(Text, { key: `error-${i}`, color: 'red', wrap: 'truncate-end' }, line('', `- ${error}`)),
     ),
     model.configDivergence === null ? null : h(Text, { color: 'yellow', wrap: 'truncate-end' }, line('', model.configDivergence)),

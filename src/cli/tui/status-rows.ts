@@ -9,6 +9,7 @@ import { fitColumns, formatAge, MEMBER_HEADER, MEMBER_SHRINK, memberCells, owner
 import { renderTable } from '../render-table';
 import { warmingUpText } from '../warm-up-text';
 import { divergenceSummary } from '../config-divergence-text';
+import { configProblemBanner } from '../config-problem-lines';
 
 type SnapshotService = ControlSnapshot['services'][number];
 
@@ -116,7 +117,10 @@ export interface HeaderModel {
   /** "ok /etc/mlb/mlb.yaml" or "STALE /etc/mlb/mlb.yaml: the last good configuration keeps running". */
   readonly config: string;
   readonly configStale: boolean;
-  /** Why the configuration is stale (file:line:column), empty when ok. */
+  /**
+   * Why the configuration is stale: its first errors (file:line:column), then "and N more errors, M warnings"
+   * when anything is left out; empty when ok. Warnings are counted, never listed, so they cannot hide an error.
+   */
   readonly configErrors: readonly string[];
   /** Members whose configuration differs, and what this node retains; null when they all agree. */
   readonly configDivergence: string | null;
@@ -135,17 +139,17 @@ export function headerModel(s: ControlSnapshot): HeaderModel {
     healthy: health.problems.length === 0,
     config: stale ? `STALE ${s.config.file}: the last good configuration keeps running` : `ok ${s.config.file}`,
     configStale: stale,
-    configErrors: s.config.errors,
+    configErrors: stale ? configProblemBanner(s.config, HEADER_CONFIG_ERRORS) : [],
     configDivergence: divergenceSummary(s),
   };
 }
 
-/** A stale configuration shows its first errors; the rest are in `mlb status --once` and the daemon's log. */
+/** A stale configuration shows its first errors (and a count of the rest); all are in `mlb status --once` and the daemon's log. */
 export const HEADER_CONFIG_ERRORS = 2;
 
-/** How many lines the header takes: node, cluster, config, its first errors, and the disconnection when there is one. */
+/** How many lines the header takes: node, cluster, config, its banner lines, and the disconnection when there is one. */
 export function headerHeight(model: HeaderModel, connected: boolean): number {
-  return 3 + Math.min(HEADER_CONFIG_ERRORS, model.configErrors.length) + (model.configDivergence === null ? 0 : 1) + (connected ? 0 : 1);
+  return 3 + model.configErrors.length + (model.configDivergence === null ? 0 : 1) + (connected ? 0 : 1);
 }
 
 /**

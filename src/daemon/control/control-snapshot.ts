@@ -50,8 +50,13 @@ export interface ControlSnapshot {
     state: 'ok' | 'stale';
     /** When the running configuration was loaded (ISO time); null before the first good load. */
     loadedAt: string | null;
-    /** Why the file is stale (file:line:column messages); empty when ok. */
+    /** Why the file is stale (file:line:column messages, errors only, in file order); empty when ok. */
     errors: string[];
+    /**
+     * The stale file's warnings (file:line:column), apart from its errors; empty when ok. Absent from daemons
+     * before this field, whose `errors` mixed both.
+     */
+    warnings?: string[];
   };
   /** Every member gossip knows, this node included. */
   members: {

@@ -49,7 +49,11 @@ export function readBGPPeer(top: MapReader, meta: ObjectMeta, apiVersion: string
 
   const myASN = readASN(spec, 'myASN', asnMax);
   if (myASN === 0 || (myASN === undefined && !spec.has('myASN'))) {
-    spec.error(DiagnosticCode.missingLocalASN, 'missing local ASN', spec.has('myASN') ? 'myASN' : undefined);
+    // MetalLB's words, then the field to set: "local" is the BGP term, myASN what the file calls it.
+    spec.error(DiagnosticCode.missingLocalASN,
+      spec.has('myASN') ? 'missing local ASN: spec.myASN is 0, which means not set; give this cluster\'s AS number'
+        : 'missing local ASN: set spec.myASN to this cluster\'s AS number',
+      spec.has('myASN') ? 'myASN' : undefined);
   }
   const peerASN = readASN(spec, 'peerASN', asnMax);
   const dynamicASN = v1beta1 ? undefined : readDynamicASN(spec);

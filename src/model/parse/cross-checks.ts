@@ -4,14 +4,14 @@
  * internal/config/config.go (poolsFor, peersFor, validateBGPAdvPerPool) and validation.go (validateConfig)
  * unless marked as mlb's own.
  */
-import { cidrsOverlap, formatCIDR, type CIDR } from '../../ip';
-import type { AnyObject } from '../types';
+import { cidrsOverlap, type CIDR } from '../../ip';
+import type { AnyObject, IPAddressPool } from '../types';
 import { DiagnosticCode } from './diagnostic-codes';
 import { didYouMean } from './did-you-mean';
 import { coveredPools } from './coverage';
 import { checkLocalPrefConflicts } from './local-pref-conflicts';
 import { peerEndpoint } from './bgp-peer';
-import { type Parsed, type ParsedObjects, reportAt } from './parsed-objects';
+import { type Parsed, type ParsedObjects, fieldPosition, mayBeBroken, reportAt } from './parsed-objects';
 import { parsePoolAddress } from './pool';
 import { selectorText } from './selectors';
 
@@ -30,11 +30,14 @@ export function runCrossChecks(parsed: ParsedObjects): void {
  */
 function checkDuplicateNames(parsed: ParsedObjects): void {
   const byName = <T extends AnyObject>(list: Parsed<T>[], message: (o: T) => string, scoped: boolean): void => {
-    const seen = new Set<string>();
+    const first = new Map<string, Parsed<T>>();
     for (const p of list) {
       const key = scoped ? `${p.object.meta.namespace}/${p.object.meta.name}` : p.object.meta.name;
-      if (seen.has(key)) reportAt(p, 'error', DiagnosticCode.duplicateName, message(p.object), 'metadata.name');
-      seen.add(key);
+      const earlier = first.get(key);
+      if (earlier) {
+        reportAt(p, 'error', DiagnosticCode.duplicateName,
+          `${message(p.object)}${definedAt(earlier, 'metadata.name', 'first defined at')}`, 'metadata.name');
+      } else first.set(key, p);
     }
   };
   const qualified = (o: AnyObject): string =>
@@ -49,25 +52,41 @@ function checkDuplicateNames(parsed: ParsedObjects): void {
   byName(parsed.nodes, (o) => `duplicate definition of Node ${qualified(o)}`, true);
 }
 
-/** Every CIDR against every one defined before it, in file order, as MetalLB does: one message per entry. */
+/** One spec.addresses entry as written, with the pool and the position it came from. */
+interface DefinedEntry {
+  readonly text: string;
+  readonly cidrs: readonly CIDR[];
+  readonly pool: Parsed<IPAddressPool>;
+  readonly index: number;
+}
+
+/**
+ * Every entry against every one defined before it, in file order, as MetalLB does: one message per entry. MetalLB
+ * names the CIDR blocks it cut ranges into ("192.168.10.200/29"), which appear nowhere in the file; mlb keeps its
+ * sentence but names both entries as written, the earlier one's pool and where it is.
+ */
 function checkPoolOverlaps(parsed: ParsedObjects): void {
-  const defined: CIDR[] = [];
+  const defined: DefinedEntry[] = [];
   for (const p of parsed.pools) {
     p.object.addresses.forEach((text, index) => {
       const entry = parsePoolAddress(text, p.object.meta.name);
       if (!entry.ok) return;
-      for (const cidr of entry.cidrs) {
-        const clash = defined.find((d) => cidrsOverlap(d, cidr));
-        if (clash) {
-          reportAt(p, 'error', DiagnosticCode.overlappingCIDR,
-            `CIDR "${formatCIDR(cidr)}" in pool "${p.object.meta.name}" overlaps with already defined CIDR "${formatCIDR(clash)}"`,
-            `spec.addresses[${index}]`);
-          break;
-        }
+      const clash = defined.find((d) => d.cidrs.some((a) => entry.cidrs.some((b) => cidrsOverlap(a, b))));
+      if (clash) {
+        const where = definedAt(clash.pool, `spec.addresses[${clash.index}]`, 'defined at');
+        reportAt(p, 'error', DiagnosticCode.overlappingCIDR,
+          `CIDR "${text}" in pool "${p.object.meta.name}" overlaps with already defined CIDR "${clash.text}" in pool "${clash.pool.object.meta.name}"${where}`,
+          `spec.addresses[${index}]`);
       }
-      defined.push(...entry.cidrs);
+      defined.push({ text, cidrs: entry.cidrs, pool: p, index });
     });
   }
+}
+
+/** " (first defined at file:line:column)": where an earlier definition is, for messages about a later one. */
+function definedAt(parsed: Parsed<AnyObject>, path: string, words: string): string {
+  const at = fieldPosition(parsed, path);
+  return at ? ` (${words} ${at.file}:${at.line}:${at.column})` : '';
 }
 
 /** An aggregation length shorter than a pool entry's own prefix would announce addresses outside the pool. */
@@ -97,7 +116,8 @@ function checkPeers(parsed: ParsedObjects): void {
   const seen: Parsed<(typeof parsed.bgpPeers)[number]['object']>[] = [];
   for (const p of parsed.bgpPeers) {
     const peer = p.object;
-    if (peer.bfdProfile !== undefined && !profiles.includes(peer.bfdProfile)) {
+    // A profile whose own document has an error is missing for that reason, said there already.
+    if (peer.bfdProfile !== undefined && !profiles.includes(peer.bfdProfile) && !mayBeBroken(parsed, ['BFDProfile'], peer.bfdProfile)) {
       reportAt(p, 'error', DiagnosticCode.bfdProfileNotFound,
         `peer ${peer.meta.name} referencing non existing bfd profile ${peer.bfdProfile}${didYouMean(peer.bfdProfile, profiles)}`,
         'spec.bfdProfile');

@@ -105,6 +105,12 @@ export const DiagnosticCode = {
   fileChanging: 'fileChanging',
   /** The parser could not finish (ran out of its memory or time, or its worker thread failed). */
   parseFailed: 'parseFailed',
+  // --- appended later
+  /**
+   * A "---" in the middle of an object: the document after it has no apiVersion or kind (or is a bare list) and
+   * holds the fields the document before it lacks. Said once, at the "---", instead of an error for each half.
+   */
+  splitDocument: 'splitDocument',
 } as const;
 
 export type DiagnosticCodeName = (typeof DiagnosticCode)[keyof typeof DiagnosticCode];

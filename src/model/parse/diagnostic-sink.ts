@@ -18,6 +18,21 @@ export class DiagnosticSink {
     return this.items.some((d) => d.severity === 'error');
   }
 
+  /** How many diagnostics so far: a mark to return to with `dropSince`. */
+  get count(): number {
+    return this.items.length;
+  }
+
+  /** Whether an error arrived after `mark` (a document read with errors). */
+  errorSince(mark: number): boolean {
+    return this.items.slice(mark).some((d) => d.severity === 'error');
+  }
+
+  /** Forgets what arrived after `mark`: the findings about half an object, once it is known to be cut in two. */
+  dropSince(mark: number): void {
+    this.items.length = Math.min(this.items.length, mark);
+  }
+
   /** Every diagnostic in file order (line, then column); ones without a position come last, in arrival order. */
   sorted(): Diagnostic[] {
     return sortDiagnostics(this.items);

@@ -9,10 +9,10 @@ import { buildSnapshot } from './build-snapshot';
 import { collectAliases, resolveCommunities } from './community-aliases';
 import { runCrossChecks } from './cross-checks';
 import { DiagnosticSink } from './diagnostic-sink';
-import { readDocument } from './objects';
 import { emptyParsedObjects } from './parsed-objects';
 import { collectWarnings } from './warnings';
-import { sourceText, yamlDocuments } from './yaml-documents';
+import { readDocuments } from './read-documents';
+import { sourceText } from './yaml-documents';
 
 export interface ParseOptions {
   /**
@@ -35,7 +35,7 @@ export function parseConfig(text: string, file: string, options: ParseOptions = 
   const sink = new DiagnosticSink();
   const source = sourceText(file);
   const parsed = emptyParsedObjects();
-  for (const document of yamlDocuments(text, source, sink)) readDocument(source, document, sink, parsed);
+  readDocuments(text, source, sink, parsed);
   runCrossChecks(parsed);
   const aliases = collectAliases(parsed);
   const bgpAdvertisements = parsed.bgpAdvertisements.map((ad) => resolveCommunities(ad, aliases));

@@ -5,6 +5,8 @@ import type {
 } from '../types';
 import type { CommunityAliasEntry } from './community';
 import type { ObjectScope } from './field-reader';
+import { closestMatch } from './did-you-mean';
+import { KIND_VERSIONS } from './objects';
 
 export interface Parsed<T extends AnyObject> {
   readonly object: T;
@@ -25,12 +27,41 @@ export interface ParsedObjects {
   readonly communities: ParsedCommunity[];
   readonly services: Parsed<Service>[];
   readonly nodes: Parsed<Node>[];
+  /**
+   * Documents that had an error, with the kind and name they seem to declare (either may be unknown): an object
+   * they meant to define may be missing, so a reference to it is not reported again as "does not exist".
+   */
+  readonly broken: BrokenDocument[];
+}
+
+export interface BrokenDocument {
+  readonly kind?: string;
+  readonly name?: string;
+}
+
+/**
+ * Whether a broken document may be the `kind` object named `name` (undefined: any name). A misspelled or missing
+ * kind may be any kind; a missing name any name.
+ */
+export function mayBeBroken(parsed: ParsedObjects, kinds: readonly string[], name?: string): boolean {
+  return parsed.broken.some((b) => mayBeKind(b.kind, kinds) && (name === undefined || b.name === undefined || b.name === name));
+}
+
+/**
+ * A List holds objects of any kind; an unknown kind is taken for the known one it is closest to (the one the
+ * "did you mean" names), and for any kind when none is close.
+ */
+function mayBeKind(kind: string | undefined, kinds: readonly string[]): boolean {
+  if (kind === undefined || kind === 'List') return true;
+  if (Object.hasOwn(KIND_VERSIONS, kind)) return kinds.includes(kind);
+  const meant = closestMatch(kind, Object.keys(KIND_VERSIONS));
+  return meant === undefined || kinds.includes(meant);
 }
 
 export function emptyParsedObjects(): ParsedObjects {
   return {
     pools: [], l2Advertisements: [], bgpAdvertisements: [], bgpPeers: [], bfdProfiles: [], communities: [],
-    services: [], nodes: [],
+    services: [], nodes: [], broken: [],
   };
 }
 

@@ -11,7 +11,7 @@ import { coveredPools } from './coverage';
 import { DiagnosticCode } from './diagnostic-codes';
 import { didYouMean } from './did-you-mean';
 import { warnServiceLocalPrefConflicts } from './local-pref-conflicts';
-import { type Parsed, type ParsedObjects, reportAt } from './parsed-objects';
+import { type Parsed, type ParsedObjects, mayBeBroken, reportAt } from './parsed-objects';
 import { parsePoolAddress } from './pool';
 
 /** Messages list at most this many node names or subnets; the rest are counted. */
@@ -29,26 +29,30 @@ export function collectWarnings(parsed: ParsedObjects, knownSubnets: readonly CI
   const nodes = parsed.nodes.map((n) => n.object);
   const ads: AnyAdvertisement[] = [...parsed.l2Advertisements, ...parsed.bgpAdvertisements];
   for (const ad of ads) {
-    warnMissingPools(ad, pools);
+    warnMissingPools(ad, pools, parsed);
     warnExcludedNodesOnly(ad, nodes);
   }
   for (const ad of parsed.bgpAdvertisements) warnMissingPeers(ad, parsed);
-  warnOutsideSubnets(parsed, [...knownSubnets, ...nodes.flatMap((n) => n.subnets)]);
+  warnOutsideSubnets(parsed, uniqueSubnets([...knownSubnets, ...nodes.flatMap((n) => n.subnets)]));
   warnUnadvertisedPools(parsed, ads);
   warnServiceLocalPrefConflicts(parsed);
 }
 
-function warnMissingPools(ad: AnyAdvertisement, pools: readonly IPAddressPool[]): void {
+/**
+ * A reference to an object whose own document has an error is not reported: that error already says why the
+ * object is missing, and the file is refused until it is fixed (when the reference is checked again).
+ */
+function warnMissingPools(ad: AnyAdvertisement, pools: readonly IPAddressPool[], parsed: ParsedObjects): void {
   const names = pools.map((p) => p.meta.name);
   const { kind, meta } = ad.object;
   ad.object.ipAddressPools.forEach((name, index) => {
-    if (names.includes(name)) return;
+    if (names.includes(name) || mayBeBroken(parsed, ['IPAddressPool'], name)) return;
     reportAt(ad, 'warning', DiagnosticCode.poolNotFound,
       `${kind} "${meta.name}" names pool "${name}", which does not exist; MetalLB ignores the name silently${didYouMean(name, names)}`,
       `spec.ipAddressPools[${index}]`);
   });
   ad.object.ipAddressPoolSelectors.forEach((selector, index) => {
-    if (pools.some((p) => selectorMatches(selector, p.meta.labels))) return;
+    if (pools.some((p) => selectorMatches(selector, p.meta.labels)) || mayBeBroken(parsed, ['IPAddressPool'])) return;
     reportAt(ad, 'warning', DiagnosticCode.poolSelectorMatchesNothing,
       `${kind} "${meta.name}": ipAddressPoolSelectors[${index}] selects no pool`,
       `spec.ipAddressPoolSelectors[${index}]`);
@@ -58,7 +62,7 @@ function warnMissingPools(ad: AnyAdvertisement, pools: readonly IPAddressPool[])
 function warnMissingPeers(ad: Parsed<BGPAdvertisement>, parsed: ParsedObjects): void {
   const names = parsed.bgpPeers.map((p) => p.object.meta.name);
   ad.object.peers.forEach((name, index) => {
-    if (names.includes(name)) return;
+    if (names.includes(name) || mayBeBroken(parsed, ['BGPPeer'], name)) return;
     reportAt(ad, 'warning', DiagnosticCode.peerNotFound,
       `BGPAdvertisement "${ad.object.meta.name}" names peer "${name}", which does not exist; nothing is announced to it${didYouMean(name, names)}`,
       `spec.peers[${index}]`);
@@ -104,7 +108,15 @@ function warnOutsideSubnets(parsed: ParsedObjects, subnets: readonly CIDR[]): vo
   }
 }
 
+/** Every node of a segment annotates the same subnet, and the host's own are among them: each is named once. */
+function uniqueSubnets(subnets: readonly CIDR[]): CIDR[] {
+  const seen = new Map<string, CIDR>();
+  for (const s of subnets) if (!seen.has(formatCIDR(s))) seen.set(formatCIDR(s), s);
+  return [...seen.values()];
+}
+
 function warnUnadvertisedPools(parsed: ParsedObjects, ads: readonly AnyAdvertisement[]): void {
+  if (mayBeBroken(parsed, ['L2Advertisement', 'BGPAdvertisement'])) return; // the missing cover may be that one
   const pools = parsed.pools.map((p) => p.object);
   const covered = new Set<IPAddressPool>();
   for (const ad of ads) for (const pool of coveredPools(ad.object, pools)) covered.add(pool);

@@ -21,6 +21,15 @@ export interface YamlDocument {
   readonly doc: Document.Parsed;
   /** The document's top-level node; undefined for an empty document ("---" alone, comments only). */
   readonly root: YamlNode | undefined;
+  /**
+   * The document has a YAML syntax error, already reported: it is not read, and `root` is what the parser made of
+   * it anyway (enough to learn its kind and name, so references to it are not also reported as missing).
+   */
+  readonly syntaxError: boolean;
+  /** Where the document starts: its "---" line when it has one. */
+  readonly start: SourcePosition;
+  /** Whether it starts with "---" (every document after the first does). */
+  readonly explicitStart: boolean;
 }
 
 export function positionAt(source: SourceText, offset: number): SourcePosition {
@@ -49,6 +58,29 @@ function plainMessage(message: string): string {
   return cut === -1 ? message : message.slice(0, cut);
 }
 
+/** The text of the line holding `offset`, for errors whose cause is plain on the line itself. */
+function lineAt(text: string, offset: number): string {
+  const start = text.lastIndexOf('\n', offset - 1) + 1;
+  const end = text.indexOf('\n', offset);
+  return text.slice(start, end === -1 ? text.length : end);
+}
+
+/**
+ * The parser's first error in words that say what to do, for the two slips that are invisible in an editor: a tab
+ * in the indentation (YAML 1.2 section 6.1 allows only spaces there) and an indented "---" (a document marker
+ * must start its line, section 9.1.3; indented, the parser reads it as text in the middle of a mapping).
+ */
+function syntaxMessage(error: { code: string; message: string }, line: string, at: SourcePosition): string {
+  if (error.code === 'TAB_AS_INDENT') {
+    return `YAML syntax error: a tab indents line ${at.line}; YAML indents with spaces only: replace the tab with spaces`;
+  }
+  if (/^[ \t]+---[ \t]*$/.test(line)) {
+    return `YAML syntax error: "---" on line ${at.line} is indented; a document separator starts at column 1, and one ` +
+      'inside an object cuts it in two: remove it';
+  }
+  return `YAML syntax error: ${plainMessage(error.message)}`;
+}
+
 /** Where positions in `text` come from: one line counter, filled in as the documents are composed. */
 export function sourceText(file: string): SourceText {
   return { file, lines: new LineCounter() };
@@ -67,13 +99,15 @@ export function* yamlDocuments(text: string, source: SourceText, sink: Diagnosti
     const [first] = doc.errors;
     if (first) {
       // Only the first: the parser's later errors in the same document are mostly echoes of it.
-      sink.error(DiagnosticCode.yamlSyntax, `YAML syntax error: ${plainMessage(first.message)}`,
-        positionAt(source, first.pos[0]));
-      continue;
+      const at = positionAt(source, first.pos[0]);
+      sink.error(DiagnosticCode.yamlSyntax, syntaxMessage(first, lineAt(text, first.pos[0]), at), at);
     }
     const root = doc.contents;
     // "---" alone or a comment-only document parses as a null scalar: nothing to read.
     const empty = root === null || (isScalar(root) && root.value === null);
-    yield { doc, root: empty ? undefined : root };
+    yield {
+      doc, root: empty ? undefined : root, syntaxError: first !== undefined,
+      start: positionAt(source, doc.range[0]), explicitStart: doc.directives?.docStart === true,
+    };
   }
 }

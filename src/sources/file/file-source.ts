@@ -16,7 +16,7 @@
  */
 import { type FSWatcher, watch } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { type Diagnostic, DiagnosticCode, type ParseOptions, type Snapshot } from '../../model';
+import { type Diagnostic, DiagnosticCode, type ParseOptions, type Snapshot, errorsFirst } from '../../model';
 import { CodedError } from '../../errors/coded-error';
 import { DEFAULT_MAX_CONFIG_BYTES } from './config-file-checks';
 import { type ConfigParser, parseInProcess } from './config-parser';
@@ -44,7 +44,7 @@ export interface FileSourceState {
   readonly snapshot: Snapshot | undefined;
   /** True when the file on disk is not what runs (its last read failed or did not validate). */
   readonly stale: boolean;
-  /** The diagnostics of the last read (errors when stale, warnings otherwise). */
+  /** The diagnostics of the last read (errors when stale, warnings otherwise), errors first (model/diagnostic-report). */
   readonly diagnostics: readonly Diagnostic[];
   /** When the running snapshot was loaded (clock milliseconds); undefined before the first valid load. */
   readonly loadedAt: number | undefined;
@@ -252,7 +252,7 @@ export class FileSource {
     if (result.ok) {
       this.setState({ snapshot: result.snapshot, stale: false, diagnostics: result.diagnostics, loadedAt: this.now() });
     } else {
-      this.setState({ ...this.current, stale: true, diagnostics: result.diagnostics });
+      this.setState({ ...this.current, stale: true, diagnostics: errorsFirst(result.diagnostics) });
     }
   }
 
