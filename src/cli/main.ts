@@ -16,6 +16,7 @@ import { drainCommand, undrainCommand } from './commands/drain';
 import { isConfigParserWorker, runConfigParserWorker } from '../sources/file/worker-parser';
 import { brokenPipeDecision, handleBrokenPipes } from './broken-pipe';
 import { commandWord, usageErrorText, type CommandSummary } from './usage-hint';
+import { expandArgvShortcuts } from './argv-shortcuts';
 
 /** Every command, in the order --help lists them (each has its own argument type, hence any). */
 const COMMANDS: readonly CommandModule<any, any>[] = [
@@ -28,7 +29,8 @@ const COMMAND_SUMMARIES: readonly CommandSummary[] = COMMANDS.map((c) => ({
   describe: typeof c.describe === 'string' ? c.describe : '',
 }));
 
-async function main(argv: string[]): Promise<void> {
+async function main(given: string[]): Promise<void> {
+  const argv = expandArgvShortcuts(given);
   const cli = yargs(argv)
     .scriptName('mlb')
     .usage(
@@ -51,11 +53,14 @@ async function main(argv: string[]): Promise<void> {
     .help()
     .alias('help', 'h')
     .version(false)
+    // Only listed here: argv-shortcuts.ts turns `mlb --version` and `mlb -v` into `mlb version` before parsing.
+    .option('version', { alias: 'v', type: 'boolean', describe: 'Print the version, as `mlb version` does' })
     .wrap(Math.min(110, process.stdout.columns || 100))
     .epilogue(
       'Exit codes: 0 ok, 1 failure (e.g. an invalid configuration), 2 usage error, 3 split brain (mlb arping),\n' +
         '141 output closed early (`mlb validate ... | head -1`, as a tool stopped by SIGPIPE).\n' +
-        'Start with: mlb validate --config examples/plain-host.yaml',
+        '`mlb` alone prints this help and exits 0 (asking what mlb does is no error).\n' +
+        'Start with: mlb validate examples/plain-host.yaml',
     )
     .fail((message, error, y) => {
       if (error) throw error;
