@@ -54,7 +54,7 @@ async function main(given: string[]): Promise<void> {
     .alias('help', 'h')
     .version(false)
     // Only listed here: argv-shortcuts.ts turns `mlb --version` and `mlb -v` into `mlb version` before parsing.
-    .option('version', { alias: 'v', type: 'boolean', describe: 'Print the version, as `mlb version` does' })
+    .option('version', { alias: 'v', type: 'boolean', global: false, describe: 'Print the version, as `mlb version` does' })
     .wrap(Math.min(110, process.stdout.columns || 100))
     .epilogue(
       'Exit codes: 0 ok, 1 failure (e.g. an invalid configuration), 2 usage error, 3 split brain (mlb arping),\n' +
