@@ -44,7 +44,7 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
       .option('once', { type: 'boolean', describe: 'Print plain tables once and exit (the default when stdout is not a terminal)' })
       .option('json', { type: 'boolean', describe: 'Print the daemon\'s snapshot (apiVersion mlb.io/v1) as JSON' })
       .option('output', outputOption('tables with every cell whole, not cut to the terminal\'s width'))
-      .option('watch', { alias: 'w', type: 'boolean', describe: 'Print a line per event (TIME TYPE text; -o json: one JSON object per line) as it happens, until interrupted (exit 0)' })
+      .option('watch', { alias: 'w', type: 'boolean', describe: 'Print a line per event as it happens (TIME TYPE text; -o json: one JSON object per line), from now on, until interrupted (exit 0) or the daemon stops (exit 1)' })
       .conflicts('once', 'json')
       .conflicts('watch', 'once')
       .example('mlb status', 'the live view: up/down select, Enter shows why, / filters, q quits')
