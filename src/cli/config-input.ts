@@ -2,6 +2,8 @@ import type { Options } from 'yargs';
 import { DEFAULT_MAX_CONFIG_BYTES, loadConfigFile } from '../sources/file';
 import type { Diagnostic, Snapshot } from '../model';
 import { CommandError, UsageError } from './exit-codes';
+import { isStdinConfig } from './config-argument';
+import { loadStdinConfig, STDIN_NAME } from './read-stdin-config';
 
 export interface LoadedConfig {
   readonly file: string;
@@ -13,7 +15,7 @@ export interface LoadedConfig {
 export const maxConfigBytesOption = {
   type: 'number',
   default: DEFAULT_MAX_CONFIG_BYTES,
-  describe: 'Refuse a configuration file larger than this many bytes (it would cost the daemon memory and parse time)',
+  describe: 'Refuse a configuration file larger than this many bytes (it would cost the daemon memory and parse time); a directory: each file, and all of them together',
 } as const satisfies Options;
 
 /** The flag's value, checked: a positive whole number of bytes, else a usage error (exit 2). */
@@ -24,8 +26,15 @@ export function maxConfigBytes(value: unknown): number {
   return value;
 }
 
-/** Reads and validates --config; an unreadable file is a CommandError (exit 1) with the OS's reason. */
+/**
+ * Reads and validates --config: a file, a directory of *.yaml files, or `-` (standard input, then named
+ * <stdin>); an unreadable file is a CommandError (exit 1) with the OS's reason.
+ */
 export async function readConfig(file: string, maxBytes = DEFAULT_MAX_CONFIG_BYTES): Promise<LoadedConfig> {
+  if (isStdinConfig(file)) {
+    const result = await loadStdinConfig(maxBytes);
+    return { file: STDIN_NAME, snapshot: result.ok ? result.snapshot : undefined, diagnostics: result.diagnostics };
+  }
   try {
     const result = await loadConfigFile(file, { maxBytes });
     return { file, snapshot: result.ok ? result.snapshot : undefined, diagnostics: result.diagnostics };

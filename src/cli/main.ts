@@ -22,6 +22,7 @@ import { warmupCommand } from './commands/warmup';
 import { isConfigParserWorker, runConfigParserWorker } from '../sources/file/worker-parser';
 import { brokenPipeDecision, handleBrokenPipes } from './broken-pipe';
 import { commandWord, usageErrorText, type CommandSummary } from './usage-hint';
+import { expandArgvShortcuts } from './argv-shortcuts';
 
 /** Every command, in the order --help lists them (each has its own argument type, hence any). */
 const COMMANDS: readonly CommandModule<any, any>[] = [
@@ -38,7 +39,8 @@ const PROGRAM_EPILOGUE =
   'Exit codes: 0 ok, 1 failure (e.g. an invalid configuration), 2 usage error, 3 split brain (mlb arping),\n' +
   '141 output closed early (`mlb validate ... | head -1`, as a tool stopped by SIGPIPE).\n' +
   'mlb check alone answers as a monitoring plugin: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.\n' +
-  'Start with: mlb validate --config examples/plain-host.yaml';
+  '`mlb` alone prints this help and exits 0 (asking what mlb does is no error).\n' +
+  'Start with: mlb validate examples/plain-host.yaml';
 
 /** The help's width: the terminal's, at most 110 columns; 100 when there is no terminal. */
 const HELP_WIDTH = Math.min(110, process.stdout.columns || 100);
@@ -49,7 +51,8 @@ const COMMAND_SUMMARIES: readonly CommandSummary[] = COMMANDS.map((c) => ({
   describe: typeof c.describe === 'string' ? c.describe : '',
 }));
 
-async function main(argv: string[]): Promise<void> {
+async function main(given: string[]): Promise<void> {
+  const argv = expandArgvShortcuts(given);
   const cli = yargs(argv)
     .scriptName('mlb')
     .usage(PROGRAM_USAGE)
@@ -68,6 +71,8 @@ async function main(argv: string[]): Promise<void> {
     .help()
     .alias('help', 'h')
     .version(false)
+    // Only listed here: argv-shortcuts.ts turns `mlb --version` and `mlb -v` into `mlb version` before parsing.
+    .option('version', { alias: 'v', type: 'boolean', global: false, describe: 'Print the version, as `mlb version` does' })
     .wrap(HELP_WIDTH)
     .epilogue(PROGRAM_EPILOGUE)
     .fail((message, error, y) => {

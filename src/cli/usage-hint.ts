@@ -1,17 +1,17 @@
 /**
  * What follows a usage error, chosen for the command line given: a known command's own --help; for a word that
  * is no command, only the suggestion and the list of commands (pointing at `mlb stauts --help` sent the user to a
- * command that does not exist); with no command at all, the list.
+ * command that does not exist); for a word from another tool's habits (`get`, `logs`), where that lives in mlb
+ * (habit-words.ts); with no command at all, the list.
  */
+import { closestMatch } from '../model';
+import { habitAnswer } from './habit-words';
 
 export interface CommandSummary {
   /** The command's first word (`explain`, not `explain [targets..]`). */
   readonly name: string;
   readonly describe: string;
 }
-
-/** yargs' recommendCommands message (validation.js), the only one that names a suggestion. */
-const SUGGESTION = /^Did you mean (\S+)\?$/;
 
 /** The first word of the command line that is not an option: what the user meant as the command. */
 export function commandWord(argv: readonly string[]): string | undefined {
@@ -23,7 +23,11 @@ export function usageErrorText(message: string, argv: readonly string[], command
   const word = commandWord(argv);
   if (word !== undefined && commands.some((c) => c.name === word)) return `${message}\n\nRun "mlb ${word} --help" for the options.`;
   if (word === undefined) return `${message}\n\n${commandList(commands)}`;
-  const suggestion = SUGGESTION.exec(message)?.[1];
+  const habit = habitAnswer(word);
+  if (habit !== undefined) return habit;
+  // Not yargs' suggestion: it measures edit distance alone, and every short word is a few edits from "lab".
+  // closestMatch allows fewer edits the shorter the word is.
+  const suggestion = closestMatch(word, commands.map((c) => c.name));
   const head = suggestion ? `unknown command "${word}": did you mean ${suggestion}?` : `unknown command "${word}".`;
   return `${head}\n\n${commandList(commands)}`;
 }

@@ -18,6 +18,7 @@ import { parseHostPort } from '../../gossip/transport/address';
 import { CommandError, ExitCode, UsageError } from '../exit-codes';
 import { ConfigLoadError, workerParser } from '../../sources/file';
 import { maxConfigBytes, maxConfigBytesOption } from '../config-input';
+import { configOption, daemonConfig } from '../config-argument';
 import { formatDiagnostic } from '../../model';
 
 interface DaemonArgs {
@@ -53,7 +54,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
   describe: 'Run the speaker on this host: configuration file, gossip membership, health checks, election, ARP/NDP answers for the IPs this node owns',
   builder: (y) =>
     y
-      .option('config', { alias: 'c', type: 'string', demandOption: true, describe: 'The YAML file; edits are picked up live, a bad edit keeps the last good configuration' })
+      .option('config', { ...configOption('The YAML file, or a directory whose *.yaml and *.yml files (in name order) are one configuration; edits are picked up live, a bad edit keeps the last good configuration'), demandOption: true })
       .option('max-config-bytes', maxConfigBytesOption)
       .option('node-name', { type: 'string', default: hostname(), defaultDescription: 'this host\'s name', describe: 'This node\'s name in the cluster (the election hashes it)' })
       .option('node-labels', { type: 'string', describe: 'k=v,k2=v2: labels published in gossip, over those of the v1 Node document of the same name' })
@@ -86,6 +87,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       ? undefined
       : parseOrUsage(() => parseHostPort(args['metrics-bind']!, METALLB_METRICS_PORT), '--metrics-bind');
     const maxBytes = maxConfigBytes(args['max-config-bytes']);
+    const configFile = daemonConfig(args.config);
     const logger = createLogger({ level: args['log-level'], base: { node: args['node-name'] } });
 
     // From here on every failure is a failed start: said once in the log (where systemd's journal and log
@@ -116,7 +118,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
 
     const speaker = new Speaker({
       // Parsed on a worker thread: a large file must not stall gossip, ARP answers or BFD while it is read.
-      nodeName: args['node-name'], configFile: args.config, configParser: workerParser(), maxConfigBytes: maxBytes, bind, ...(advertise ? { advertiseHost: advertise } : {}), join, keyring,
+      nodeName: args['node-name'], configFile, configParser: workerParser(), maxConfigBytes: maxBytes, bind, ...(advertise ? { advertiseHost: advertise } : {}), join, keyring,
       stateDir: args['state-dir'], nodeLabels, gossipConfig: SWIM_PROFILES[args['gossip-profile']], profileName: args['gossip-profile'], logger,
       announce: args.announce, ...(args.announce && args['bind-vips'] ? { vipInterface: args['vip-interface'] } : {}),
       controlSocket: args['control-socket'], ...(socketGroup ? { controlSocketGroup: socketGroup } : {}), version: buildInfo().version,

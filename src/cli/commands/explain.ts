@@ -9,6 +9,8 @@ import { candidateText } from '../reason-text';
 import { renderTable } from '../render-table';
 import { connectControl, DEFAULT_CONTROL_SOCKET } from '../control-client';
 import { reportUnannounced } from '../unannounced-explanations';
+import { configOption, singleConfig } from '../config-argument';
+import { isStructured, type OutputFormat, outputFormat, outputOption, printStructured } from '../output-format';
 
 interface ExplainArgs {
   targets: string[];
@@ -16,6 +18,7 @@ interface ExplainArgs {
   socket?: string;
   nodes?: string;
   json: boolean;
+  output?: string;
   'ignore-exclude-lb': boolean;
 }
 
@@ -25,11 +28,12 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
   builder: (y) =>
     y
       .positional('targets', { type: 'string', array: true, default: [], describe: 'Service IPs (any spelling) or namespace/name; none: all' })
-      .option('config', { alias: 'c', type: 'string', describe: 'Elect offline from this YAML file (metallb.io objects, v1 Services, v1 Nodes); without it, ask the running daemon' })
+      .option('config', configOption('Elect offline from this YAML file (metallb.io objects, v1 Services, v1 Nodes), a directory of *.yaml files, or - (standard input); without it, ask the running daemon'))
       .option('socket', { type: 'string', describe: `The running daemon's control socket (default ${DEFAULT_CONTROL_SOCKET}); its live election, health and drain included` })
       .option('nodes', { type: 'string', describe: 'Comma-separated live nodes (default: every v1 Node in the file). Labels and conditions come from the Node documents.' })
       .option('ignore-exclude-lb', { type: 'boolean', default: false, describe: 'As MetalLB\'s speaker flag: let nodes labelled exclude-from-external-load-balancers announce' })
       .option('json', { type: 'boolean', default: false, describe: 'Print [{service, ip, protocol, winner, announcing, candidates}] as JSON' })
+      .option('output', outputOption('the same as the default text, which never cuts a column'))
       .example('mlb explain', 'every service IP, as the daemon on this host sees it now')
       .example('mlb explain --config examples/plain-host.yaml --nodes node-a,node-b,node-c', 'every service IP, offline')
       .example('mlb explain demo/web 192.168.10.210 --config examples/plain-host.yaml --json', 'two of them, for a script')
@@ -41,11 +45,12 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
           'Exits 1 when nobody announces an IP asked about (with no target: any IP), after printing why, or when a target names no service.',
       ),
   handler: async (args) => {
-    if (args.config === undefined) return explainFromDaemon(args);
+    outputFormat(args);
+    if (singleConfig(args.config) === undefined) return explainFromDaemon(args);
     if (args.socket !== undefined) {
       throw new UsageError('--config (elect offline from a file) and --socket (ask the daemon) exclude each other; MLB_SOCKET counts as --socket');
     }
-    const config = args.config;
+    const config = singleConfig(args.config) as string;
     const loaded = await readConfig(config);
     if (!loaded.snapshot) {
       for (const d of errorsFirst(loaded.diagnostics)) process.stderr.write(`${formatDiagnostic(d)}\n`);
@@ -59,12 +64,12 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
       ignoreExcludeLB: args['ignore-exclude-lb'],
     });
     const selected = selectExplanations(election.explanations, args.targets, 'in this configuration');
-    if (!args.json) {
+    if (!isStructured(outputFormat(args))) {
       for (const name of election.undocumentedNodes) {
         process.stderr.write(`note: node ${name} has no v1 Node document in ${config}: taken as unlabelled\n`);
       }
     }
-    printExplanations(selected, args.json);
+    printExplanations(selected, outputFormat(args));
   },
 };
 
@@ -76,12 +81,12 @@ async function explainFromDaemon(args: ExplainArgs): Promise<void> {
     }
   }
   const all = await connectControl(args.socket ?? DEFAULT_CONTROL_SOCKET).getExplain();
-  printExplanations(selectExplanations(all, args.targets, 'the daemon knows'), args.json);
+  printExplanations(selectExplanations(all, args.targets, 'the daemon knows'), outputFormat(args));
 }
 
-function printExplanations(selected: readonly Explanation[], json: boolean): void {
-  if (json) {
-    process.stdout.write(`${JSON.stringify(selected, contractFields, 2)}\n`);
+function printExplanations(selected: readonly Explanation[], format: OutputFormat): void {
+  if (isStructured(format)) {
+    printStructured(selected, format, contractFields);
   } else {
     if (selected.length === 0) process.stdout.write('no service has an IP to announce\n');
     process.stdout.write(selected.map(renderExplanation).join('\n'));

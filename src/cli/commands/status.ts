@@ -14,11 +14,15 @@ import { divergenceLines } from '../config-divergence-text';
 import { renderTable } from '../render-table';
 import { drainFlag } from '../drain-flag';
 import { warmingUpText } from '../warm-up-text';
+import { isStructured, outputFormat, outputOption, printStructured } from '../output-format';
+import { runStatusWatch } from '../status-watch';
 
 interface StatusArgs {
   socket: string;
   once?: boolean;
   json?: boolean;
+  output?: string;
+  watch?: boolean;
 }
 
 /** The width of a terminal nobody resized, and of a pipe (which has none): output must fit it. */
@@ -42,24 +46,30 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
       // No defaults: yargs counts a defaulted flag as given, and --once/--json would always conflict.
       .option('once', { type: 'boolean', describe: 'Print plain tables once and exit (the default when stdout is not a terminal)' })
       .option('json', { type: 'boolean', describe: 'Print the daemon\'s snapshot (apiVersion mlb.io/v1) as JSON' })
+      .option('output', outputOption('tables with every cell whole, not cut to the terminal\'s width'))
+      .option('watch', { alias: 'w', type: 'boolean', describe: 'Print a line per event as it happens (TIME TYPE text; -o json: one JSON object per line), from now on, until interrupted (exit 0) or the daemon stops (exit 1)' })
       .conflicts('once', 'json')
+      .conflicts('watch', 'once')
       .example('mlb status', 'the live view: up/down select, Enter shows why, / filters, q quits')
       .example('mlb status --once', 'services, owners and members as tables')
-      .example('mlb status --json | jq \'.services[] | {service, owner}\'', 'for a script'),
+      .example('mlb status --json | jq \'.services[] | {service, owner}\'', 'for a script')
+      .example('mlb status --watch -o json | jq -c \'select(.type == "ownerChanged")\'', 'each failover as it happens'),
   handler: async (args) => {
+    const format = outputFormat(args);
     const client = connectControl(args.socket);
+    if (args.watch) return runStatusWatch(client, format);
     // Read once before anything is drawn: a daemon that cannot be reached fails the command with its reason.
     const snapshot = await client.getSnapshot();
-    if (args.json) {
-      process.stdout.write(`${JSON.stringify(snapshot, null, 2)}\n`);
+    if (isStructured(format)) {
+      printStructured(snapshot, format);
       return;
     }
-    if (!args.once && isInteractive()) {
+    if (!args.once && format === 'text' && isInteractive()) {
       const { runStatusTui } = await loadStatusTui();
       await runStatusTui(client, snapshot);
       return;
     }
-    process.stdout.write(renderStatus(snapshot, process.stdout.columns || STATUS_DEFAULT_WIDTH));
+    process.stdout.write(renderStatus(snapshot, format === 'wide' ? Infinity : process.stdout.columns || STATUS_DEFAULT_WIDTH));
   },
 };
 

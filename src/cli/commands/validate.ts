@@ -6,33 +6,43 @@ import { diagnosticJSON, maxConfigBytes, maxConfigBytesOption, readConfig } from
 import { allocate } from '../offline-cluster';
 import { ExitCode } from '../exit-codes';
 import { renderTable } from '../render-table';
+import { configFromArguments, configOption } from '../config-argument';
+import { isStructured, outputFormat, outputOption, printStructured } from '../output-format';
+import { poolUsageTable } from '../pool-usage-table';
 
 interface ValidateArgs {
-  config: string;
+  file?: string;
+  config?: string;
   json: boolean;
+  output?: string;
   'max-config-bytes': number;
 }
 
 export const validateCommand: CommandModule<object, ValidateArgs> = {
-  command: 'validate',
+  command: 'validate [file]',
   describe: 'Check a configuration file and show the IP each service would get',
   builder: (y) =>
     y
-      .option('config', { alias: 'c', type: 'string', demandOption: true, describe: 'The YAML file: metallb.io objects, v1 Services and v1 Nodes' })
+      .positional('file', { type: 'string', describe: 'The configuration, as --config' })
+      .option('config', configOption('The YAML file (metallb.io objects, v1 Services and v1 Nodes); a directory: its *.yaml and *.yml files in name order; -: standard input'))
       .option('json', { type: 'boolean', default: false, describe: 'Print {valid, errors, warnings, services, pools} as JSON' })
+      .option('output', outputOption('the pools\' usage too'))
       .option('max-config-bytes', maxConfigBytesOption)
-      .example('mlb validate --config /etc/mlb/mlb.yaml', 'errors as file:line:column, then the allocation')
+      .example('mlb validate /etc/mlb/mlb.yaml', 'errors as file:line:column, then the allocation')
+      .example('mlb validate -f /etc/mlb/conf.d -o yaml', 'a directory of files as one configuration, as YAML')
+      .example('generate-config | mlb validate -', 'from standard input (diagnostics say <stdin>:line:column)')
       .epilogue(
         'Exit 0 when the file is valid (warnings allowed), 1 when it is not. A service that cannot get an address ' +
           'does not make the file invalid: its line shows MetalLB\'s AllocationFailed text instead.',
       ),
   handler: async (args) => {
-    const loaded = await readConfig(args.config, maxConfigBytes(args['max-config-bytes']));
+    const format = outputFormat(args);
+    const loaded = await readConfig(configFromArguments(args.file, args.config, 'validate'), maxConfigBytes(args['max-config-bytes']));
     const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
     const warnings = loaded.diagnostics.filter((d) => d.severity === 'warning');
     const allocation = loaded.snapshot ? allocate(loaded.snapshot) : undefined;
-    if (args.json) {
-      process.stdout.write(`${JSON.stringify(validationJSON(loaded.file, errors.length === 0, loaded.diagnostics, allocation), null, 2)}\n`);
+    if (isStructured(format)) {
+      printStructured(validationJSON(loaded.file, errors.length === 0, loaded.diagnostics, allocation), format);
     } else {
       for (const d of errorsFirst(loaded.diagnostics)) process.stdout.write(`${formatDiagnostic(d)}\n`);
       if (!loaded.snapshot) {
@@ -44,6 +54,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
             `${s.bgpPeers.length} BGP peers, ${s.services.length} services, ${s.nodes.length} nodes; ${warnings.length} warning(s))\n`,
         );
         if (allocation && allocation.results.size > 0) process.stdout.write(`\n${allocationTable(allocation)}`);
+        if (allocation && format === 'wide') process.stdout.write(`\n${poolUsageTable(allocation)}`);
       }
     }
     process.exitCode = loaded.snapshot ? ExitCode.ok : ExitCode.failure;

@@ -12,7 +12,7 @@ import { DiagnosticSink } from './diagnostic-sink';
 import { emptyParsedObjects } from './parsed-objects';
 import { collectWarnings } from './warnings';
 import { readDocuments } from './read-documents';
-import { sourceText } from './yaml-documents';
+import { type SourcePart, sourceText } from './yaml-documents';
 
 export interface ParseOptions {
   /**
@@ -20,6 +20,8 @@ export interface ParseOptions {
    * Nodes' mlb.io/subnets annotations for the addressOutsideSubnets warning. No subnets known: no warning.
    */
   readonly knownSubnets?: readonly CIDR[];
+  /** The text is several files joined (sources/file/config-directory.ts): positions name the file they are in. */
+  readonly parts?: readonly SourcePart[];
 }
 
 export type ParseResult =
@@ -33,7 +35,7 @@ export type ParseResult =
  */
 export function parseConfig(text: string, file: string, options: ParseOptions = {}): ParseResult {
   const sink = new DiagnosticSink();
-  const source = sourceText(file);
+  const source = sourceText(file, options.parts);
   const parsed = emptyParsedObjects();
   readDocuments(text, source, sink, parsed);
   runCrossChecks(parsed);

@@ -15,6 +15,17 @@ import type { DiagnosticSink } from './diagnostic-sink';
 export interface SourceText {
   readonly file: string;
   readonly lines: LineCounter;
+  /** The files the text was joined from (a directory of them), in order; empty for one file. */
+  readonly parts: readonly SourcePart[];
+}
+
+/**
+ * One file of a text joined from several (a --config directory): its name and how many lines of the joined text
+ * come before its first line, so a position in the joined text names the file and line an editor opens.
+ */
+export interface SourcePart {
+  readonly file: string;
+  readonly lineOffset: number;
 }
 
 export interface YamlDocument {
@@ -34,7 +45,18 @@ export interface YamlDocument {
 
 export function positionAt(source: SourceText, offset: number): SourcePosition {
   const { line, col } = source.lines.linePos(offset);
-  return { file: source.file, line, column: col };
+  const part = partOfLine(source.parts, line);
+  return part ? { file: part.file, line: line - part.lineOffset, column: col } : { file: source.file, line, column: col };
+}
+
+/** The last part starting before `line` (1-based in the joined text); parts are in ascending order. */
+function partOfLine(parts: readonly SourcePart[], line: number): SourcePart | undefined {
+  let found: SourcePart | undefined;
+  for (const part of parts) {
+    if (part.lineOffset >= line) break;
+    found = part;
+  }
+  return found;
 }
 
 export function positionOfNode(source: SourceText, node: YamlNode): SourcePosition {
@@ -82,8 +104,8 @@ function syntaxMessage(error: { code: string; message: string }, line: string, a
 }
 
 /** Where positions in `text` come from: one line counter, filled in as the documents are composed. */
-export function sourceText(file: string): SourceText {
-  return { file, lines: new LineCounter() };
+export function sourceText(file: string, parts: readonly SourcePart[] = []): SourceText {
+  return { file, lines: new LineCounter(), parts };
 }
 
 /**

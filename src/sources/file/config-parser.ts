@@ -5,6 +5,7 @@
  */
 import { CodedError } from '../../errors/coded-error';
 import type { ParseOptions } from '../../model';
+import type { ConfigPart } from './config-directory';
 import { type ParsedConfigFile, parseConfigBytes } from './parse-config-bytes';
 
 export interface ParseRequest {
@@ -13,6 +14,8 @@ export interface ParseRequest {
   /** The file as the user named it, for positions and messages. */
   readonly file: string;
   readonly options: ParseOptions;
+  /** The files `bytes` was joined from, when --config is a directory (config-directory.ts). */
+  readonly parts?: readonly ConfigPart[];
 }
 
 /** Resolves with the judgement of the bytes; rejects with a ConfigParseError when the parse could not finish. */
@@ -31,4 +34,4 @@ export type ConfigParseErrorCode =
 export class ConfigParseError extends CodedError<ConfigParseErrorCode> {}
 
 /** Parses on the calling thread: synchronous work behind a promise (tests, `mlb validate`, `mlb explain`). */
-export const parseInProcess: ConfigParser = async ({ bytes, file, options }) => parseConfigBytes(bytes, file, options);
+export const parseInProcess: ConfigParser = async ({ bytes, file, options, parts }) => parseConfigBytes(bytes, file, options, parts);

@@ -3,6 +3,10 @@
  * an invalid edit keeps the last good Snapshot running and marks the state stale with the reasons
  * (metallb_k8s_client_config_stale_bool in MetalLB's terms). Not pure: files, watchers and timers.
  *
+ * --config may name a directory: its *.yaml and *.yml files, joined in name order, are the configuration
+ * (config-directory.ts); each file is read with the checks below, the directory itself is watched, and the
+ * stat poll compares every file's size, mtime and inode.
+ *
  * Watching: editors save by writing a temporary file and renaming it over the original, which ends an
  * fs.watch on the file itself, so the directory is watched and events are filtered by name. fs.watch is
  * best-effort (network filesystems, some containers deliver nothing), so a periodic stat compares size,
@@ -21,7 +25,7 @@ import { CodedError } from '../../errors/coded-error';
 import { DEFAULT_MAX_CONFIG_BYTES } from './config-file-checks';
 import { type ConfigParser, parseInProcess } from './config-parser';
 import { type ParseOutcome, parseConfigFileBytes } from './load-config-file';
-import { type ConfigFileRead, type FileIdentity, readConfigFile, sameIdentity, statIdentity } from './read-config-file';
+import { type ConfigSourceRead, isDirectory, readConfigSource, statSourceIdentity } from './read-config-source';
 
 /** Quiet time after the last change event before reading: editors' save sequences finish well within it. */
 export const RELOAD_DEBOUNCE_MS = 200;
@@ -104,7 +108,9 @@ export class FileSource {
   private debounceHandle: unknown;
   /** sha256 of the content last parsed: a rewrite with the same content announces nothing. */
   private lastDigest: string | undefined;
-  private lastIdentity: FileIdentity | undefined;
+  private lastIdentity: string | undefined;
+  /** --config named a directory: its *.yaml and *.yml files are the configuration (config-directory.ts). */
+  private directory = false;
   private reloading: Promise<void> | undefined;
   private reloadAgain = false;
   private stopped = false;
@@ -131,6 +137,7 @@ export class FileSource {
 
   /** First load, then watching. Rejects (ConfigLoadError, or the fs error) when there is nothing valid to run. */
   async start(): Promise<FileSourceState> {
+    this.directory = await isDirectory(this.path).catch(() => false);
     await this.apply(await this.settledRead());
     if (this.current.snapshot === undefined) throw new ConfigLoadError(this.displayPath, this.current.diagnostics);
     this.watchDirectory();
@@ -167,7 +174,7 @@ export class FileSource {
   private async readLoop(): Promise<void> {
     do {
       this.reloadAgain = false;
-      let read: ConfigFileRead;
+      let read: ConfigSourceRead;
       try {
         read = await this.settledRead();
       } catch (error) {
@@ -196,28 +203,28 @@ export class FileSource {
    * Waits until the file's size, mtime and inode stay the same for settleMs, then reads it once; a file that
    * changed while being read is waited for again. Rejects with the fs error when the file cannot be opened.
    */
-  private async settledRead(): Promise<ConfigFileRead> {
+  private async settledRead(): Promise<ConfigSourceRead> {
     const settleMs = this.options.settleMs ?? CONFIG_SETTLE_MS;
     const maxBytes = this.options.maxBytes ?? DEFAULT_MAX_CONFIG_BYTES;
     const rounds = settleMs > 0 ? Math.ceil(MAX_SETTLE_WAIT_MS / settleMs) : 1;
-    let seen = await statIdentity(this.path);
+    let seen = await statSourceIdentity(this.path);
     for (let round = 1; ; round++) {
       if (settleMs > 0) {
         await this.sleep(settleMs);
-        const now = await statIdentity(this.path);
-        const settled = sameIdentity(now, seen);
+        const now = await statSourceIdentity(this.path);
+        const settled = now === seen;
         seen = now;
         if (!settled && round < rounds) continue;
         if (!settled) return this.neverSettled(now);
       }
-      const read = await readConfigFile(this.path, this.displayPath, maxBytes);
+      const read = await readConfigSource(this.path, this.displayPath, maxBytes);
       this.lastIdentity = read.identity ?? seen;
       if (read.ok || !read.changing || round >= rounds || this.stopped) return read;
       seen = read.identity;
     }
   }
 
-  private neverSettled(identity: FileIdentity | undefined): ConfigFileRead {
+  private neverSettled(identity: string | undefined): ConfigSourceRead {
     this.lastIdentity = identity;
     return {
       ok: false, changing: true,
@@ -230,7 +237,7 @@ export class FileSource {
     };
   }
 
-  private async apply(read: ConfigFileRead): Promise<void> {
+  private async apply(read: ConfigSourceRead): Promise<void> {
     if (!read.ok) {
       this.lastDigest = undefined;
       this.setState({ ...this.current, stale: true, diagnostics: [read.diagnostic] });
@@ -238,7 +245,7 @@ export class FileSource {
     }
     let parsed: ParseOutcome;
     try {
-      parsed = await parseConfigFileBytes(read.bytes, this.displayPath, this.parse, this.options, this.parsing.signal);
+      parsed = await parseConfigFileBytes(read.bytes, this.displayPath, this.parse, this.options, this.parsing.signal, read.parts);
     } catch (error) {
       if (this.stopped) return; // the parse was cancelled by stop()
       throw error;
@@ -273,10 +280,14 @@ export class FileSource {
   private watchDirectory(): void {
     if (this.options.useFsWatch === false) return;
     const name = basename(this.path);
+    // A file: its directory, for the file's name. A directory of files: itself, and any change in it may be ours
+    // (a Kubernetes ConfigMap volume swaps its hidden ..data link, not the files' names); the digest check makes a
+    // change to another file cost one read.
+    const ours = this.directory ? () => true : (changed: string) => changed === name;
     try {
-      this.watcher = watch(dirname(this.path), { persistent: false }, (_event, filename) => {
+      this.watcher = watch(this.directory ? this.path : dirname(this.path), { persistent: false }, (_event, filename) => {
         // Some platforms omit the name; then any change in the directory may be ours.
-        if (filename === null || filename.toString() === name) this.scheduleReload();
+        if (filename === null || ours(filename.toString())) this.scheduleReload();
       });
       // A vanished directory or a watcher limit: the stat poll carries on alone.
       this.watcher.on('error', () => {
@@ -290,7 +301,7 @@ export class FileSource {
 
   private async poll(): Promise<void> {
     if (this.stopped || this.reloading) return;
-    if (!sameIdentity(await statIdentity(this.path), this.lastIdentity)) this.scheduleReload();
+    if ((await statSourceIdentity(this.path)) !== this.lastIdentity) this.scheduleReload();
   }
 }
 

@@ -3,7 +3,8 @@ import { DiagnosticCode, type ParseOptions, type ParseResult } from '../../model
 import { DEFAULT_MAX_CONFIG_BYTES } from './config-file-checks';
 import { type ConfigParser, ConfigParseError, parseInProcess } from './config-parser';
 import type { ParsedConfigFile } from './parse-config-bytes';
-import { readConfigFile } from './read-config-file';
+import type { ConfigPart } from './config-directory';
+import { readConfigSource } from './read-config-source';
 
 export interface LoadConfigOptions extends ParseOptions {
   /** Files larger than this are refused (fileTooLarge); default DEFAULT_MAX_CONFIG_BYTES. */
@@ -20,13 +21,13 @@ export type ParseOutcome = { readonly result: ParseResult; readonly digest: stri
  * an error diagnostic like any other; an abort rejects, for the caller who asked for it.
  */
 export async function parseConfigFileBytes(
-  bytes: Uint8Array, file: string, parse: ConfigParser, options: ParseOptions, signal?: AbortSignal,
+  bytes: Uint8Array, file: string, parse: ConfigParser, options: ParseOptions, signal?: AbortSignal, parts?: readonly ConfigPart[],
 ): Promise<ParseOutcome> {
   // Only what the parser needs: options may carry functions (a FileSource's clock), which cannot go to a worker.
   const parseOptions: ParseOptions = options.knownSubnets ? { knownSubnets: options.knownSubnets } : {};
   let parsed: ParsedConfigFile;
   try {
-    parsed = await parse({ bytes, file, options: parseOptions }, signal);
+    parsed = await parse({ bytes, file, options: parseOptions, ...(parts ? { parts } : {}) }, signal);
   } catch (error) {
     if (!(error instanceof ConfigParseError) || error.code === 'parseAborted') throw error;
     return {
@@ -41,12 +42,13 @@ export async function parseConfigFileBytes(
 }
 
 /**
- * Reads `path` and parses it; diagnostics name `path` as written. Rejects with the fs error (ENOENT, EACCES, ...)
- * when the file cannot be opened, so callers can word that themselves; a file that is not a regular one, too
+ * Reads `path` (a file, or a directory of *.yaml and *.yml files: config-directory.ts) and parses it; diagnostics
+ * name `path` as written, or the file of the directory they are in. Rejects with the fs error (ENOENT, EACCES,
+ * ...) when it cannot be opened, so callers can word that themselves; a file that is not a regular one, too
  * large, cut off or empty is an invalid configuration (ok: false) with the reason.
  */
 export async function loadConfigFile(path: string, options: LoadConfigOptions = {}): Promise<ParseResult> {
-  const read = await readConfigFile(path, path, options.maxBytes ?? DEFAULT_MAX_CONFIG_BYTES);
+  const read = await readConfigSource(path, path, options.maxBytes ?? DEFAULT_MAX_CONFIG_BYTES);
   if (!read.ok) return { ok: false, diagnostics: [read.diagnostic] };
-  return (await parseConfigFileBytes(read.bytes, path, options.parse ?? parseInProcess, options)).result;
+  return (await parseConfigFileBytes(read.bytes, path, options.parse ?? parseInProcess, options, undefined, read.parts)).result;
 }

@@ -54,7 +54,7 @@ const NEXT_CHUNK = 'next';
 /** The worker's whole life: judge the bytes from workerData, post the answer a chunk per request; it is then ended. */
 export function runConfigParserWorker(): void {
   const { request } = workerData as WorkerInput;
-  const messages = answerMessages(parseConfigBytes(request.bytes, request.file, request.options));
+  const messages = answerMessages(parseConfigBytes(request.bytes, request.file, request.options, request.parts));
   let next = 0;
   const send = (): void => {
     const message = messages[next++];

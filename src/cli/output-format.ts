@@ -1,0 +1,51 @@
+/**
+ * -o json|yaml|wide, kubectl's habit, beside the older --json: which form a command prints. Pure, apart from
+ * printStructured, which writes the chosen form of a value to stdout.
+ */
+import type { Options } from 'yargs';
+import { stringify as yamlText } from 'yaml';
+import { UsageError } from './exit-codes';
+
+export const OUTPUT_FORMATS = ['json', 'yaml', 'wide'] as const;
+/** text: the command's default, for people. */
+export type OutputFormat = 'text' | (typeof OUTPUT_FORMATS)[number];
+
+/** The -o option; `wide` says what it adds for the command that declares it. */
+export function outputOption(wide: string) {
+  return {
+    alias: 'o', choices: OUTPUT_FORMATS,
+    describe: `Output form: json (as --json), yaml (the same fields as YAML), wide (${wide})`,
+  } as const satisfies Options;
+}
+
+/** The format asked for; --json with -o other than json is a contradiction, not a choice to make silently. */
+export function outputFormat(args: { readonly json?: boolean; readonly output?: unknown }): OutputFormat {
+  const output = args.output;
+  if (Array.isArray(output)) throw new UsageError(`-o was given ${output.length} times (${output.join(', ')}): name one form`);
+  if (output !== undefined && !(OUTPUT_FORMATS as readonly unknown[]).includes(output)) {
+    throw new UsageError(`-o ${String(output)}: choose one of ${OUTPUT_FORMATS.join(', ')}`);
+  }
+  if (args.json === true && output !== undefined && output !== 'json') {
+    throw new UsageError(`--json and -o ${String(output)} ask for two forms: use one`);
+  }
+  if (args.json === true) return 'json';
+  return (output as OutputFormat | undefined) ?? 'text';
+}
+
+/** True when the format is a data form (json or yaml) rather than text for people. */
+export function isStructured(format: OutputFormat): format is 'json' | 'yaml' {
+  return format === 'json' || format === 'yaml';
+}
+
+/**
+ * `value` as indented JSON or as YAML, ending with a newline. The YAML is made from the JSON (through `replacer`),
+ * so both forms carry exactly the same fields and values (bigints as the JSON replacer spells them).
+ */
+export function structuredText(value: unknown, format: 'json' | 'yaml', replacer?: (key: string, value: unknown) => unknown): string {
+  const json = JSON.stringify(value, replacer, 2);
+  return format === 'json' ? `${json}\n` : yamlText(JSON.parse(json) as unknown);
+}
+
+export function printStructured(value: unknown, format: 'json' | 'yaml', replacer?: (key: string, value: unknown) => unknown): void {
+  process.stdout.write(structuredText(value, format, replacer));
+}
