@@ -11,6 +11,7 @@ import { connectControl, DEFAULT_CONTROL_SOCKET } from '../control-client';
 import { CommandError } from '../exit-codes';
 import { divergenceLines } from '../config-divergence-text';
 import { renderTable } from '../render-table';
+import { importStatusTui } from './import-status-tui';
 
 interface StatusArgs {
   socket: string;
@@ -66,7 +67,7 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
  */
 async function loadStatusTui(): Promise<typeof import('../tui/run-status-tui')> {
   try {
-    return await import('../tui/run-status-tui');
+    return await importStatusTui();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
     throw new CommandError(
