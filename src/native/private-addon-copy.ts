@@ -7,7 +7,10 @@
  * 2. The bytes go into an O_TMPFILE file there: an inode with no name at all, reachable only through this
  *    process's descriptor, loaded as /proc/self/fd/N. Where the file system has no O_TMPFILE or /proc is not
  *    mounted, a named file created with O_EXCL inside the private directory is loaded and unlinked at once.
- * 3. The descriptor is closed and the directory removed; the mapping dlopen made stays.
+ * 3. The directory is removed; the mapping dlopen made stays. The descriptor of an unnamed file stays open for the
+ *    life of the process: glibc's dlopen knows a loaded library by the name it was opened with, so a later
+ *    /proc/self/fd/N with N reused would be answered with the earlier library instead of being loaded (seen: the
+ *    second addon loaded this way got the first one's exports).
  *
  * A world-writable place shared by name (/tmp/mlb_native.node) would let another local user plant a library that
  * a root daemon then runs.
@@ -84,14 +87,18 @@ function loadInPrivateDirectory<T>(dir: string, name: string, bytes: Uint8Array)
   const unnamed = existsSync(OWN_FDS) ? openUnnamed(dir) : undefined;
   const named = unnamed === undefined ? join(dir, name) : undefined;
   const fd = unnamed ?? openSync(named!, fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_RDWR | fsConstants.O_NOFOLLOW, PRIVATE_MODE);
+  let loaded = false;
   try {
     writeAll(fd, bytes);
     const module = { exports: {} as T };
     process.dlopen(module, named ?? `${OWN_FDS}/${fd}`, osConstants.dlopen.RTLD_NOW);
+    loaded = true;
     return module.exports;
   } finally {
-    closeSync(fd);
-    if (named !== undefined) unlinkSync(named);
+    if (named !== undefined) {
+      closeSync(fd);
+      unlinkSync(named);
+    } else if (!loaded) closeSync(fd);
   }
 }
 
