@@ -15,33 +15,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../cli/run-cli';
 import { TmuxPane, tmuxAvailable, waitForScreen } from '../cli/tui/tmux-pane';
 import { startDaemon, type RunningDaemon } from '../daemon/run-daemon';
+import { API_IP, API_SERVICE_YAML, LAB_POOL_YAML } from '../e2e/daemon-lab';
 import { canUseNetns, NetnsLab, type LabHost } from '../support/netns-lab';
 import { ensureSingleExecutable } from './single-executable-build';
 
 const netns = canUseNetns();
 const tmux = netns.ok ? tmuxAvailable() : netns;
-const API_IP = '10.213.0.210';
-const CONFIG = `apiVersion: metallb.io/v1beta1
-kind: IPAddressPool
-metadata: { name: lab, namespace: metallb-system }
-spec:
-  addresses: [10.213.0.200-10.213.0.220]
----
-apiVersion: metallb.io/v1beta1
-kind: L2Advertisement
-metadata: { name: lab, namespace: metallb-system }
----
-apiVersion: v1
-kind: Service
-metadata:
-  name: api
-  namespace: demo
-  annotations:
-    metallb.io/loadBalancerIPs: ${API_IP}
-spec:
-  type: LoadBalancer
-  ports: [{ port: 8080, protocol: TCP }]
-`;
+/** The lab's pool and its L2Advertisement, and demo/api pinned to API_IP (as the plain-hosts tests use). */
+const CONFIG = `${LAB_POOL_YAML}---\n${API_SERVICE_YAML}`;
 
 /** Runs the rest of its arguments in a new mount namespace in which node's binary ($0) is /dev/null. */
 const WITHOUT_NODE = ['unshare', '-m', '/bin/sh', '-c', 'mount --bind /dev/null "$0" && exec "$@"', process.execPath];
