@@ -5,22 +5,9 @@
 // spend some 30 ms parsing code it never runs, and `mlb` must start in well under 200 ms.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-
-function gitCommit() {
-  if (process.env.MLB_COMMIT) return process.env.MLB_COMMIT;
-  try {
-    const sha = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim();
-    return dirty ? `${sha}-dirty` : sha;
-  } catch {
-    console.error('build: cannot read the git commit (no git checkout?); set MLB_COMMIT to the commit being built');
-    process.exit(1);
-  }
-}
+import { common, pkg, TUI_ENTRY, TUI_FILE, tuiBesideBundle } from './bundle-options.mjs';
 
 /**
  * Ink's developer mode (DEV=true in the environment) imports react-devtools-core and reads Ink's package.json beside
@@ -36,35 +23,11 @@ const inkWithoutDevMode = {
   },
 };
 
-/** The TUI's entry, as src/cli/commands/status.ts imports it, and the file it becomes beside dist/mlb.mjs. */
-const TUI_ENTRY = 'src/cli/tui/run-status-tui.ts';
-const TUI_FILE = 'mlb-tui.mjs';
-/** In dist/mlb.mjs, `import('../tui/run-status-tui')` stays a dynamic import, of ./mlb-tui.mjs beside it. */
-const tuiBesideBundle = {
-  name: 'tui-beside-bundle',
-  setup(b) {
-    b.onResolve({ filter: /^\.\.\/tui\/run-status-tui$/ }, () => ({ path: `./${TUI_FILE}`, external: true }));
-  },
-};
-
-const common = {
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'esm',
-  sourcemap: 'linked',
-  legalComments: 'none',
-  // Error classes take their name from new.target (src/errors/coded-error.ts): two classes of one name in the
-  // bundle must not be renamed to Foo2 in logs.
-  keepNames: true,
-  define: {
-    __MLB_VERSION__: JSON.stringify(pkg.version),
-    __MLB_COMMIT__: JSON.stringify(gitCommit()),
-  },
-  logLevel: 'warning',
-};
 // createRequire lets bundled CommonJS packages (yargs, pino; react in the TUI) load Node built-ins.
 const requireBanner = "import { createRequire as __mlbCreateRequire } from 'node:module';\nconst require = __mlbCreateRequire(import.meta.url);";
+// The one-file build imports the TUI from a data: URL (src/packaging/embedded-module.ts), which createRequire
+// refuses; built-ins resolve the same from any file, so it is given the executable's path there.
+const tuiRequireBanner = "import { createRequire as __mlbCreateRequire } from 'node:module';\nconst require = __mlbCreateRequire(import.meta.url.startsWith('file:') ? import.meta.url : process.execPath);";
 
 const outfile = 'dist/mlb.mjs';
 await build({
@@ -80,7 +43,7 @@ await build({
   ...common,
   entryPoints: [TUI_ENTRY],
   outfile: `dist/${TUI_FILE}`,
-  banner: { js: requireBanner },
+  banner: { js: tuiRequireBanner },
   plugins: [inkWithoutDevMode],
 });
 // The native addons (src/native: AF_PACKET sockets, and the UDP socket that reports TTLs for BFD) go beside the

@@ -8,11 +8,15 @@
  * - from source (vitest, tsx): src/native/ -> ../../build/Release/
  * - from the bundle dist/mlb.mjs: dist/<file> (scripts/build.mjs copies it there), then ../build/Release/
  * The override variable names another file (a packager's layout); it is tried first.
+ * In the one-file build (dist/mlb) the module is an asset of the executable instead, loaded from a private copy
+ * (embedded-addon.ts); only the override is looked for on disk there.
  */
 import { existsSync } from 'node:fs';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runningAsSingleExecutable } from '../packaging/single-executable';
+import { loadEmbeddedAddon } from './embedded-addon';
 
 export type AddonStatus = { loaded: true; path: string } | { loaded: false; why: string; looked: string[] };
 
@@ -56,6 +60,7 @@ export function loadAddon<T>(spec: AddonSpec): LoadedAddon<T> {
 }
 
 function tryLoad<T>(spec: AddonSpec): LoadedAddon<T> {
+  if (runningAsSingleExecutable() && !process.env[spec.overrideEnv]) return loadEmbeddedAddon<T>(spec.fileName);
   const looked = addonCandidates(spec.fileName, spec.overrideEnv);
   const path = looked.find((p) => existsSync(p));
   if (path === undefined) {

@@ -17,11 +17,12 @@ const WAIT_MS = 15_000;
 /**
  * Starts `mlb daemon` from the built bundle with JSON logs on stdout; `netns` runs it inside that network
  * namespace (ip netns exec); `wrap` is a command that execs the rest of its arguments (e.g. unshare), so the
- * child's pid stays the daemon's; `bundle` runs another copy of dist/mlb.mjs (one without node_modules beside it).
+ * child's pid stays the daemon's; `bundle` runs another copy of dist/mlb.mjs (one without node_modules beside it),
+ * or, when it is not a .mjs file, an executable run as it is (the one-file build, dist/mlb).
  */
 export function startDaemon(args: string[], netns?: string, wrap: readonly string[] = [], bundle = MLB_BUNDLE): RunningDaemon {
-  const argv = [bundle, 'daemon', ...args];
-  const command = netns ? ['ip', 'netns', 'exec', netns, process.execPath, ...argv] : [process.execPath, ...argv];
+  const argv = [...(bundle.endsWith('.mjs') ? [process.execPath, bundle] : [bundle]), 'daemon', ...args];
+  const command = netns ? ['ip', 'netns', 'exec', netns, ...argv] : argv;
   const [file, ...rest] = [...wrap, ...command] as [string, ...string[]];
   const child = spawn(file, rest, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Record<string, unknown>[] = [];

@@ -14,7 +14,7 @@
  * Both are skipped by the L2 interface selection (MetalLB's filters drop NOARP links), so mlb0 is never chosen
  * to announce from although its /32 "subnet" contains the VIP.
  */
-import { createRequire } from 'node:module';
+import { requireNetlink } from '../../native/netlink-module';
 import type * as Netlink from 'netlink';
 import { ipFromBytes, ipToBytes, type IP } from '../../ip';
 import { VipBindError, errnoOf, vipBindErrorFrom } from './vip-bind-error';
@@ -39,7 +39,7 @@ let loaded: NetlinkModule | undefined;
 function netlinkModule(): NetlinkModule {
   if (!loaded) {
     try {
-      loaded = createRequire(import.meta.url)('netlink') as NetlinkModule;
+      loaded = requireNetlink();
     } catch (error) {
       throw new VipBindError('netlinkUnavailable', `the netlink package cannot be loaded: ${(error as Error).message}`, { cause: error });
     }

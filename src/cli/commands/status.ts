@@ -16,6 +16,7 @@ import { drainFlag } from '../drain-flag';
 import { warmingUpText } from '../warm-up-text';
 import { isStructured, outputFormat, outputOption, printStructured } from '../output-format';
 import { runStatusWatch } from '../status-watch';
+import { importStatusTui } from './import-status-tui';
 
 interface StatusArgs {
   socket: string;
@@ -79,7 +80,7 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
  */
 async function loadStatusTui(): Promise<typeof import('../tui/run-status-tui')> {
   try {
-    return await import('../tui/run-status-tui');
+    return await importStatusTui();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
     throw new CommandError(

@@ -4,7 +4,8 @@
  * peer never suspects this node because it was parsing) nor memory afterwards (the worker's heap goes with it).
  *
  * The worker runs the same bundle file as the daemon (dist/mlb.mjs), entered with workerData naming its role:
- * main.ts asks isConfigParserWorker() before doing anything else. Nothing to ship beside the bundle.
+ * main.ts asks isConfigParserWorker() before doing anything else. Nothing to ship beside the bundle (the one-file
+ * build runs its embedded copy: parser-worker-entry.ts).
  *
  * The file's bytes are transferred, not copied, and decoded on the worker; the answer comes back as structured
  * clone in chunks (answer-chunks.ts), the next one asked for only after the event loop has had a turn, and is
@@ -14,6 +15,7 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import { AnswerAssembler, type AnswerMessage, answerMessages } from './answer-chunks';
 import { type ConfigParser, ConfigParseError, type ParseRequest } from './config-parser';
 import { type ParsedConfigFile, parseConfigBytes } from './parse-config-bytes';
+import { parserWorkerEntry } from './parser-worker-entry';
 
 /** workerData.role of a configuration parser worker. */
 const WORKER_ROLE = 'mlb-config-parser';
@@ -73,7 +75,7 @@ function failure(error: (Error & { code?: string }) | undefined, heapLimitMb: nu
 
 /** A ConfigParser that parses each request in a worker thread of its own. */
 export function workerParser(options: WorkerParserOptions = {}): ConfigParser {
-  const script = options.script ?? new URL(import.meta.url);
+  const entry = options.script === undefined ? parserWorkerEntry(import.meta.url) : { script: options.script, eval: false };
   const timeoutMs = options.timeoutMs ?? PARSE_TIMEOUT_MS;
   const heapLimitMb = options.heapLimitMb ?? PARSE_HEAP_LIMIT_MB;
   return (request, signal) => new Promise<ParsedConfigFile>((resolve, reject) => {
@@ -82,7 +84,8 @@ export function workerParser(options: WorkerParserOptions = {}): ConfigParser {
       return;
     }
     const input: WorkerInput = { role: WORKER_ROLE, request };
-    const worker = new Worker(script, {
+    const worker = new Worker(entry.script, {
+      eval: entry.eval,
       workerData: input,
       transferList: [request.bytes.buffer as ArrayBuffer],
       resourceLimits: { maxOldGenerationSizeMb: heapLimitMb },

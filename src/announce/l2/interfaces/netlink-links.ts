@@ -7,7 +7,7 @@
  * Listeners hear about a change only when the snapshot differs. The package is loaded on start(), so importing
  * this module never fails where the binary is missing (the daemon then says why).
  */
-import { createRequire } from 'node:module';
+import { requireNetlink } from '../../../native/netlink-module';
 import type * as Netlink from 'netlink';
 import { formatIP, ipFromBytes } from '../../../ip';
 import { formatMAC } from '../mac-address';
@@ -38,7 +38,7 @@ export interface NetlinkLinksOptions {
 type NetlinkModule = typeof Netlink;
 let loaded: NetlinkModule | undefined;
 function netlinkModule(): NetlinkModule {
-  if (!loaded) loaded = createRequire(import.meta.url)('netlink') as NetlinkModule;
+  if (!loaded) loaded = requireNetlink();
   return loaded;
 }
 

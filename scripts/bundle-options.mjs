@@ -1,0 +1,46 @@
+// What every esbuild bundle of mlb shares: dist/mlb.mjs and dist/mlb-tui.mjs (build.mjs), and the CommonJS
+// bundle inside the one-file executable dist/mlb (build-sea.mjs).
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+export const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+function gitCommit() {
+  if (process.env.MLB_COMMIT) return process.env.MLB_COMMIT;
+  try {
+    const sha = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim();
+    return dirty ? `${sha}-dirty` : sha;
+  } catch {
+    console.error('build: cannot read the git commit (no git checkout?); set MLB_COMMIT to the commit being built');
+    process.exit(1);
+  }
+}
+
+/** The TUI's entry, as src/cli/commands/import-status-tui.ts imports it, and the file it becomes beside dist/mlb.mjs. */
+export const TUI_ENTRY = 'src/cli/tui/run-status-tui.ts';
+export const TUI_FILE = 'mlb-tui.mjs';
+/** In the bundle, `import('../tui/run-status-tui')` stays a dynamic import, of ./mlb-tui.mjs beside it. */
+export const tuiBesideBundle = {
+  name: 'tui-beside-bundle',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/tui\/run-status-tui$/ }, () => ({ path: `./${TUI_FILE}`, external: true }));
+  },
+};
+
+export const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  sourcemap: 'linked',
+  legalComments: 'none',
+  // Error classes take their name from new.target (src/errors/coded-error.ts): two classes of one name in the
+  // bundle must not be renamed to Foo2 in logs.
+  keepNames: true,
+  define: {
+    __MLB_VERSION__: JSON.stringify(pkg.version),
+    __MLB_COMMIT__: JSON.stringify(gitCommit()),
+  },
+  logLevel: 'warning',
+};
