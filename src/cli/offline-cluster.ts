@@ -4,11 +4,11 @@
  */
 import { type AllocateServicesOutput, type AssignedResult, allocateServices } from '../allocator';
 import { type ElectionOptions, type Explanation, type ServiceElectionInput, electAll } from '../election';
-import type { Node, Snapshot } from '../model';
+import { type Node, type Snapshot, withKubeletLabels } from '../model';
 
 export interface OfflineElection {
   readonly explanations: readonly Explanation[];
-  /** Nodes named on the command line that no v1 Node document describes (taken as unlabelled). */
+  /** Nodes named on the command line that no v1 Node document describes (taken as carrying only the kubelet's labels). */
   readonly undocumentedNodes: readonly string[];
 }
 
@@ -50,5 +50,5 @@ export function electOffline(
 }
 
 function unlabelledNode(name: string): Node {
-  return { kind: 'Node', meta: { name, namespace: '', labels: {}, annotations: {} }, conditions: [], addresses: [], subnets: [] };
+  return { kind: 'Node', meta: { name, namespace: '', labels: withKubeletLabels(name, {}), annotations: {} }, conditions: [], addresses: [], subnets: [] };
 }

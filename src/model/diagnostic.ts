@@ -1,6 +1,11 @@
 import type { SourcePosition } from './types';
 
-export type Severity = 'error' | 'warning';
+/**
+ * error: the configuration is refused; warning: it runs, but probably not as meant; note: what mlb decided in
+ * the place of something a Kubernetes cluster would have filled in (the API server's defaults), said once so
+ * that a plain host's outcome is never a surprise.
+ */
+export type Severity = 'error' | 'warning' | 'note';
 
 /**
  * One finding about a configuration. `code` is stable (scripts and tests match on it); `message` is for people

@@ -1,16 +1,18 @@
 import type { CommandModule } from 'yargs';
 import { formatIP } from '../../ip';
-import { type Diagnostic, formatDiagnostic } from '../../model';
+import { formatDiagnostic } from '../../model';
 import type { AllocateServicesOutput, AllocationResult } from '../../allocator';
 import { diagnosticJSON, maxConfigBytes, maxConfigBytesOption, readConfig } from '../config-input';
 import { allocate } from '../offline-cluster';
 import { ExitCode } from '../exit-codes';
 import { renderTable } from '../render-table';
+import { servicesWithoutIPLine, validateFindings, type ValidateFindings } from '../validate-findings';
 
 interface ValidateArgs {
   config: string;
   json: boolean;
   'max-config-bytes': number;
+  'node-name'?: string;
 }
 
 export const validateCommand: CommandModule<object, ValidateArgs> = {
@@ -21,22 +23,27 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       .option('config', { alias: 'c', type: 'string', demandOption: true, describe: 'The YAML file: metallb.io objects, v1 Services and v1 Nodes' })
       .option('json', { type: 'boolean', default: false, describe: 'Print {valid, errors, warnings, services, pools} as JSON' })
       .option('max-config-bytes', maxConfigBytesOption)
+      .option('node-name', { type: 'string', describe: "This host's mlb daemon --node-name: warn when the file lists Nodes but none of that name" })
       .example('mlb validate --config /etc/mlb/mlb.yaml', 'errors as file:line:column, then the allocation')
       .epilogue(
-        'Exit 0 when the file is valid (warnings allowed), 1 when it is not. A service that cannot get an address ' +
-          'does not make the file invalid: its line shows MetalLB\'s AllocationFailed text instead.',
+        'Exit 0 when the file is valid (warnings and notes allowed), 1 when it is not. On a plain host a service ' +
+          'that cannot get an address is an error of the file: it is reported at the field to change, with MetalLB\'s ' +
+          'AllocationFailed text and a hint.',
       ),
   handler: async (args) => {
     const loaded = await readConfig(args.config, maxConfigBytes(args['max-config-bytes']));
-    const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
-    const warnings = loaded.diagnostics.filter((d) => d.severity === 'warning');
     const allocation = loaded.snapshot ? allocate(loaded.snapshot) : undefined;
+    const findings = validateFindings(loaded.diagnostics, loaded.snapshot, allocation, args['node-name']);
+    const { errors, warnings } = findings;
     if (args.json) {
-      process.stdout.write(`${JSON.stringify(validationJSON(loaded.file, errors.length === 0, loaded.diagnostics, allocation), null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify(validationJSON(loaded.file, findings, allocation), null, 2)}\n`);
     } else {
-      for (const d of loaded.diagnostics) process.stdout.write(`${formatDiagnostic(d)}\n`);
+      for (const d of findings.diagnostics) process.stdout.write(`${formatDiagnostic(d)}\n`);
       if (!loaded.snapshot) {
         process.stdout.write(`${loaded.file}: invalid: ${errors.length} error(s); nothing would change on a running daemon\n`);
+      } else if (findings.servicesWithoutIP > 0) {
+        process.stdout.write(`${servicesWithoutIPLine(loaded.file, findings.servicesWithoutIP)}\n`);
+        if (allocation && allocation.results.size > 0) process.stdout.write(`\n${allocationTable(allocation)}`);
       } else {
         const s = loaded.snapshot;
         process.stdout.write(
@@ -46,7 +53,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         if (allocation && allocation.results.size > 0) process.stdout.write(`\n${allocationTable(allocation)}`);
       }
     }
-    process.exitCode = loaded.snapshot ? ExitCode.ok : ExitCode.failure;
+    process.exitCode = errors.length === 0 ? ExitCode.ok : ExitCode.failure;
   },
 };
 
@@ -61,14 +68,13 @@ function resultJSON(r: AllocationResult): Record<string, unknown> {
   }
 }
 
-function validationJSON(
-  file: string, valid: boolean, diagnostics: readonly Diagnostic[], allocation?: AllocateServicesOutput,
-): Record<string, unknown> {
+function validationJSON(file: string, findings: ValidateFindings, allocation?: AllocateServicesOutput): Record<string, unknown> {
   return {
     file,
-    valid,
-    errors: diagnostics.filter((d) => d.severity === 'error').map(diagnosticJSON),
-    warnings: diagnostics.filter((d) => d.severity === 'warning').map(diagnosticJSON),
+    valid: findings.errors.length === 0,
+    errors: findings.errors.map(diagnosticJSON),
+    warnings: findings.warnings.map(diagnosticJSON),
+    notes: findings.notes.map(diagnosticJSON),
     services: allocation ? [...allocation.results.values()].map(resultJSON) : [],
     pools: allocation
       ? allocation.usage.map((u) => ({

@@ -14,6 +14,10 @@ export class DiagnosticSink {
     this.add('warning', code, message, position, object);
   }
 
+  note(code: DiagnosticCodeName, message: string, position?: SourcePosition, object?: string): void {
+    this.add('note', code, message, position, object);
+  }
+
   get hasErrors(): boolean {
     return this.items.some((d) => d.severity === 'error');
   }
