@@ -59,9 +59,9 @@ const HINTS: Readonly<Record<AllocationErrorCode, Hint>> = {
     const advice = familyAdvice(service, familiesOf(autoAssign));
     if (advice !== undefined) return advice;
     if (autoAssign.length === 0) return 'no pool has autoAssign: name one with metallb.io/address-pool, or request an address';
-    return `every address of the autoAssign pools is taken: add addresses, or share one (${SHARED_IP})`;
+    return `every address of the autoAssign pools is taken: add addresses, or share one with ${SHARED_IP}`;
   },
-  [Code.noAvailableIPsInPool]: () => `every address of the pool is taken: add addresses to it, or share one (${SHARED_IP})`,
+  [Code.noAvailableIPsInPool]: () => `every address of the pool is taken: add addresses to it, or share one with ${SHARED_IP}`,
   [Code.sharingKeyConflict]: sharingHint,
   [Code.portInUse]: () => 'services sharing an address need different ports: change the port, or request another address',
   [Code.tooManyAddresses]: () => REQUEST_RULE,
