@@ -21,7 +21,6 @@ export interface HintContext {
   readonly allocation: AllocateServicesOutput;
 }
 
-const FAMILY_NUMBER: Readonly<Record<IPFamilyName, 4 | 6>> = { IPv4: 4, IPv6: 6 };
 const FAMILY_NAME: Readonly<Record<4 | 6, IPFamilyName>> = { 4: 'IPv4', 6: 'IPv6' };
 
 /** The hint for a failed allocation, or undefined when there is nothing better to say than MetalLB's text. */
@@ -52,11 +51,11 @@ const HINTS: Readonly<Record<AllocationErrorCode, Hint>> = {
   [Code.familyMismatch]: (service) => familyMismatchHint(service),
   [Code.noAvailableIPsForFamily]: (service, { pools }) => {
     const pool = pools.find((p) => p.meta.name === requestedPool(service));
-    return pool ? familyAdvice(service, familiesOf([pool])) : undefined;
+    return pool ? familyAdvice(service, familiesOf([pool]), 'the pool has') : undefined;
   },
   [Code.noAvailableIPs]: (service, { pools }) => {
     const autoAssign = pools.filter((p) => p.autoAssign && !p.serviceAllocation);
-    const advice = familyAdvice(service, familiesOf(autoAssign));
+    const advice = familyAdvice(service, familiesOf(autoAssign), 'the autoAssign pools have');
     if (advice !== undefined) return advice;
     if (autoAssign.length === 0) return 'no pool has autoAssign: name one with metallb.io/address-pool, or request an address';
     return `every address of the autoAssign pools is taken: add addresses, or share one with ${SHARED_IP}`;
@@ -108,17 +107,17 @@ function verb(service: Service): string {
 }
 
 /** When the pools offer only the other family than the Service's, say which ipFamilies would fit. */
-function familyAdvice(service: Service, available: ReadonlySet<4 | 6>): string | undefined {
+function familyAdvice(service: Service, available: ReadonlySet<4 | 6>, pools: string): string | undefined {
   const wanted = serviceFamily(service);
   if (available.size !== 1) return undefined;
   const [only] = [...available] as [4 | 6];
   if (wanted === 'dual') {
     return service.ipFamilyPolicy === 'RequireDualStack'
-      ? `the pools have only ${FAMILY_NAME[only]} addresses: set spec.ipFamilyPolicy: PreferDualStack, or add ${FAMILY_NAME[only === 4 ? 6 : 4]} addresses`
+      ? `${pools} only ${FAMILY_NAME[only]} addresses: set spec.ipFamilyPolicy: PreferDualStack, or add ${FAMILY_NAME[only === 4 ? 6 : 4]} addresses`
       : undefined;
   }
-  if (FAMILY_NUMBER[wanted === 'ipv4' ? 'IPv4' : 'IPv6'] === only) return undefined;
-  return `the pool has only ${FAMILY_NAME[only]} addresses: ${verb(service)} spec.ipFamilies: [${FAMILY_NAME[only]}]`;
+  if ((wanted === 'ipv4' ? 4 : 6) === only) return undefined;
+  return `${pools} only ${FAMILY_NAME[only]} addresses: ${verb(service)} spec.ipFamilies: [${FAMILY_NAME[only]}]`;
 }
 
 function familyMismatchHint(service: Service): string | undefined {

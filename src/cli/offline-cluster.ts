@@ -2,7 +2,7 @@
  * The cluster as a configuration file describes it, without a running daemon: the allocation mlb would make
  * and the election over a given set of live nodes. `mlb validate` and `mlb explain --config` both read it.
  */
-import { type AllocateServicesOutput, type AssignedResult, allocateServices } from '../allocator';
+import { type AllocateServicesOutput, type AssignedResult, allocateFile } from '../allocator';
 import { type ElectionOptions, type Explanation, type ServiceElectionInput, electAll } from '../election';
 import { type Node, type Snapshot, withKubeletLabels } from '../model';
 
@@ -13,7 +13,7 @@ export interface OfflineElection {
 }
 
 export function allocate(snapshot: Snapshot): AllocateServicesOutput {
-  return allocateServices({ pools: snapshot.pools, services: snapshot.services });
+  return allocateFile(snapshot);
 }
 
 /**
