@@ -21,7 +21,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
   builder: (y) =>
     y
       .option('config', { alias: 'c', type: 'string', demandOption: true, describe: 'The YAML file: metallb.io objects, v1 Services and v1 Nodes' })
-      .option('json', { type: 'boolean', default: false, describe: 'Print {valid, errors, warnings, services, pools} as JSON' })
+      .option('json', { type: 'boolean', default: false, describe: 'Print {valid, errors, warnings, notes, services, pools} as JSON' })
       .option('max-config-bytes', maxConfigBytesOption)
       .option('node-name', { type: 'string', describe: "This host's mlb daemon --node-name: warn when the file lists Nodes but none of that name" })
       .example('mlb validate --config /etc/mlb/mlb.yaml', 'errors as file:line:column, then the allocation')
