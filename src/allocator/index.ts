@@ -34,3 +34,4 @@ export type { ResolvedPool, ServiceIdentity } from './pool-order';
 export { isBuggyIP } from './pool-membership';
 export { planService, skipReason } from './service-steps';
 export type { ServicePlan } from './service-steps';
+export { allocateFile, allocationProblems } from './allocation-problems';

@@ -2,18 +2,18 @@
  * The cluster as a configuration file describes it, without a running daemon: the allocation mlb would make
  * and the election over a given set of live nodes. `mlb validate` and `mlb explain --config` both read it.
  */
-import { type AllocateServicesOutput, type AssignedResult, allocateServices } from '../allocator';
+import { type AllocateServicesOutput, type AssignedResult, allocateFile } from '../allocator';
 import { type ElectionOptions, type Explanation, type ServiceElectionInput, electAll } from '../election';
-import type { Node, Snapshot } from '../model';
+import { type Node, type Snapshot, withKubeletLabels } from '../model';
 
 export interface OfflineElection {
   readonly explanations: readonly Explanation[];
-  /** Nodes named on the command line that no v1 Node document describes (taken as unlabelled). */
+  /** Nodes named on the command line that no v1 Node document describes (taken as carrying only the kubelet's labels). */
   readonly undocumentedNodes: readonly string[];
 }
 
 export function allocate(snapshot: Snapshot): AllocateServicesOutput {
-  return allocateServices({ pools: snapshot.pools, services: snapshot.services });
+  return allocateFile(snapshot);
 }
 
 /**
@@ -50,5 +50,5 @@ export function electOffline(
 }
 
 function unlabelledNode(name: string): Node {
-  return { kind: 'Node', meta: { name, namespace: '', labels: {}, annotations: {} }, conditions: [], addresses: [], subnets: [] };
+  return { kind: 'Node', meta: { name, namespace: '', labels: withKubeletLabels(name, {}), annotations: {} }, conditions: [], addresses: [], subnets: [] };
 }

@@ -16,7 +16,7 @@ import { memberFacts, type MemberFacts } from '../gossip/member-facts';
 import type { NodeMeta } from '../gossip/node-meta';
 import type { IP } from '../ip';
 import type { ServiceAddresses } from './allocation/effective-allocation';
-import { serviceKey, type IPAddressPool, type Node, type Service, type Snapshot } from '../model';
+import { serviceKey, withKubeletLabels, type IPAddressPool, type Node, type Service, type Snapshot } from '../model';
 
 export interface LiveMember {
   readonly name: string;
@@ -100,7 +100,8 @@ export function decideCluster(inputs: ClusterInputs): ClusterDecision {
 
 /**
  * The Node objects of the election. A live mlb member is described by its own meta (labels and conditions it
- * publishes); anyone else by the configuration's v1 Node document, or as an unlabelled node. Documented nodes
+ * publishes) plus the kubelet's labels (hostname, os) a cluster's Node would carry; anyone else by the
+ * configuration's v1 Node document (which has them too), or as a node with only those labels. Documented nodes
  * that are not live stay listed, so explain says "notLiveMember" for them.
  */
 export function electionNodes(snapshot: Snapshot, facts: MemberFacts, known: readonly string[] = []): Node[] {
@@ -112,7 +113,7 @@ export function electionNodes(snapshot: Snapshot, facts: MemberFacts, known: rea
     if (!meta) return doc ?? unlabelledNode(name);
     return {
       kind: 'Node',
-      meta: { name, namespace: '', labels: meta.labels, annotations: doc?.meta.annotations ?? {} },
+      meta: { name, namespace: '', labels: withKubeletLabels(name, meta.labels), annotations: doc?.meta.annotations ?? {} },
       conditions: meta.conditions.map((c) => ({ type: c.type, status: c.status })),
       addresses: doc?.addresses ?? [],
       subnets: doc?.subnets ?? [],
@@ -208,5 +209,5 @@ function ownedBGP(
 }
 
 function unlabelledNode(name: string): Node {
-  return { kind: 'Node', meta: { name, namespace: '', labels: {}, annotations: {} }, conditions: [], addresses: [], subnets: [] };
+  return { kind: 'Node', meta: { name, namespace: '', labels: withKubeletLabels(name, {}), annotations: {} }, conditions: [], addresses: [], subnets: [] };
 }

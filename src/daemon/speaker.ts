@@ -26,6 +26,7 @@ import { decideCluster, type ClusterDecision, type ServiceAddresses } from './cl
 import { ClusterGossip } from './cluster-gossip';
 import { ClusterMembership } from './cluster-membership';
 import { ConfigTracker, explainRetention, hashServiceKey } from './config-facts';
+import { logConfigReport } from './config-load-report';
 import { ControlServer, type ControlProvider, type ControlSnapshot } from './control';
 import { controlView } from './control-view';
 import { withLiveFacts } from './explain-live-facts';
@@ -166,6 +167,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     const source = this.source;
     const initial = await step(`reading the configuration file ${configFile}`, () => source.start());
     logger.info({ event: 'configLoaded', file: configFile, services: initial.snapshot?.services.length }, 'configuration loaded');
+    logConfigReport(logger, initial.snapshot, this.options.nodeName);
     this.source.onChange((state) => this.onConfig(state));
 
     await step('starting ARP/NDP announcing', () => this.startAnnouncing());
@@ -593,6 +595,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     }
     this.events.record({ type: 'configReloaded', file: this.options.configFile });
     logger.info({ event: 'configLoaded', file: this.options.configFile, services: state.snapshot?.services.length }, 'configuration reloaded');
+    logConfigReport(logger, state.snapshot, this.options.nodeName);
     this.gossip?.setMeta(this.meta(state.snapshot));
     this.schedule();
   }

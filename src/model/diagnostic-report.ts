@@ -4,18 +4,12 @@
  * the error is why the file is refused, and a warning earlier in the file (often a knock-on of that very error)
  * must not push it out of a banner that has room for two lines.
  */
-import { type Diagnostic, formatDiagnostic } from './diagnostic';
+import { compareDiagnosticPositions, type Diagnostic, formatDiagnostic } from './diagnostic';
 
-/** File order: line, then column; diagnostics without a position come last, in the order they were found. */
-function byPosition(a: Diagnostic, b: Diagnostic): number {
-  if (!a.position || !b.position) return (a.position ? 0 : 1) - (b.position ? 0 : 1);
-  return a.position.line - b.position.line || a.position.column - b.position.column;
-}
-
-/** Every error in file order, then every warning in file order (Array.prototype.sort is stable). */
+/** Every error in file order, then every warning, then every note (Array.prototype.sort is stable). */
 export function errorsFirst(diagnostics: readonly Diagnostic[]): Diagnostic[] {
-  const of = (severity: Diagnostic['severity']) => diagnostics.filter((d) => d.severity === severity).sort(byPosition);
-  return [...of('error'), ...of('warning')];
+  const of = (severity: Diagnostic['severity']) => diagnostics.filter((d) => d.severity === severity).sort(compareDiagnosticPositions);
+  return [...of('error'), ...of('warning'), ...of('note')];
 }
 
 /** The diagnostics as "file:line:column: severity: message" texts, errors and warnings apart, each in file order. */

@@ -196,10 +196,16 @@ export interface Service {
   readonly externalTrafficPolicy: ExternalTrafficPolicy;
   /** Default SingleStack. */
   readonly ipFamilyPolicy: IPFamilyPolicy;
-  /** Default [IPv4]. */
+  /** Written, else from the requested addresses, else [IPv4] (parse/service-families.ts). */
   readonly ipFamilies: readonly IPFamilyName[];
   /** status.loadBalancer.ingress[].ip: the current assignment, when the file (or the cluster) records one. */
   readonly ingressIPs: readonly IP[];
+  /**
+   * Where the fields that decide its address were written, by field path ("spec.loadBalancerIP",
+   * "metadata.annotations.metallb.io/address-pool"), when it came from a file: a service that gets no address is
+   * reported there. Like meta.position, not part of what the Service means.
+   */
+  readonly fieldPositions?: Readonly<Record<string, SourcePosition>>;
 }
 
 export interface NodeCondition {

@@ -10,7 +10,8 @@ describe('the lab configuration', () => {
 
   it('validates with no error and no warning (what `mlb validate` would say of it)', () => {
     const parsed = parseConfig(text, 'mlb.yaml');
-    expect(parsed.diagnostics.map(formatDiagnostic)).toEqual([]);
+    // Notes only say which ipFamilies mlb chose for services that wrote none.
+    expect(parsed.diagnostics.filter((d) => d.severity !== 'note').map(formatDiagnostic)).toEqual([]);
     expect(parsed.ok).toBe(true);
   });
 

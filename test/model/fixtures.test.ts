@@ -59,10 +59,12 @@ describe('valid configurations', () => {
     expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     expect(result.ok).toBe(true);
     const expected = expectations(text);
-    expect(result.diagnostics).toHaveLength(expected.length);
+    // Notes (the ipFamilies mlb chose for a Service that wrote none) are not findings.
+    const findings = result.diagnostics.filter((d) => d.severity !== 'note');
+    expect(findings).toHaveLength(expected.length);
     for (const e of expected) {
-      expect(result.diagnostics.some((d) => matches(d, e) && d.severity === 'warning'), JSON.stringify(e)).toBe(true);
+      expect(findings.some((d) => matches(d, e) && d.severity === 'warning'), JSON.stringify(e)).toBe(true);
     }
-    if (result.ok) expect(result.snapshot.warnings).toEqual(result.diagnostics);
+    if (result.ok) expect(result.snapshot.warnings).toEqual(findings);
   });
 });

@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { formatIP } from '../../ip';
-import { type Diagnostic, errorsFirst, formatDiagnostic } from '../../model';
+import { formatDiagnostic } from '../../model';
 import type { AllocateServicesOutput, AllocationResult } from '../../allocator';
 import { diagnosticJSON, maxConfigBytes, maxConfigBytesOption, readConfig } from '../config-input';
 import { allocate } from '../offline-cluster';
@@ -9,6 +9,7 @@ import { renderTable } from '../render-table';
 import { configFromArguments, configOption } from '../config-argument';
 import { isStructured, outputFormat, outputOption, printStructured } from '../output-format';
 import { poolUsageTable } from '../pool-usage-table';
+import { servicesWithoutIPLine, validateFindings, type ValidateFindings } from '../validate-findings';
 
 interface ValidateArgs {
   file?: string;
@@ -16,6 +17,7 @@ interface ValidateArgs {
   json: boolean;
   output?: string;
   'max-config-bytes': number;
+  'node-name'?: string;
 }
 
 export const validateCommand: CommandModule<object, ValidateArgs> = {
@@ -25,28 +27,33 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
     y
       .positional('file', { type: 'string', describe: 'The configuration, as --config' })
       .option('config', configOption('The YAML file (metallb.io objects, v1 Services and v1 Nodes); a directory: its *.yaml and *.yml files in name order; -: standard input'))
-      .option('json', { type: 'boolean', default: false, describe: 'Print {valid, errors, warnings, services, pools} as JSON' })
+      .option('json', { type: 'boolean', default: false, describe: 'Print {valid, errors, warnings, notes, services, pools} as JSON' })
       .option('output', outputOption('the pools\' usage too'))
       .option('max-config-bytes', maxConfigBytesOption)
+      .option('node-name', { type: 'string', describe: "This host's mlb daemon --node-name: warn when the file lists Nodes but none of that name" })
       .example('mlb validate /etc/mlb/mlb.yaml', 'errors as file:line:column, then the allocation')
       .example('mlb validate -f /etc/mlb/conf.d -o yaml', 'a directory of files as one configuration, as YAML')
       .example('generate-config | mlb validate -', 'from standard input (diagnostics say <stdin>:line:column)')
       .epilogue(
-        'Exit 0 when the file is valid (warnings allowed), 1 when it is not. A service that cannot get an address ' +
-          'does not make the file invalid: its line shows MetalLB\'s AllocationFailed text instead.',
+        'Exit 0 when the file is valid (warnings and notes allowed), 1 when it is not. On a plain host a service ' +
+          'that cannot get an address is an error of the file: it is reported at the field to change, with MetalLB\'s ' +
+          'AllocationFailed text and a hint.',
       ),
   handler: async (args) => {
     const format = outputFormat(args);
     const loaded = await readConfig(configFromArguments(args.file, args.config, 'validate'), maxConfigBytes(args['max-config-bytes']));
-    const errors = loaded.diagnostics.filter((d) => d.severity === 'error');
-    const warnings = loaded.diagnostics.filter((d) => d.severity === 'warning');
     const allocation = loaded.snapshot ? allocate(loaded.snapshot) : undefined;
+    const findings = validateFindings(loaded.diagnostics, loaded.snapshot, allocation, args['node-name']);
+    const { errors, warnings } = findings;
     if (isStructured(format)) {
-      printStructured(validationJSON(loaded.file, errors.length === 0, loaded.diagnostics, allocation), format);
+      printStructured(validationJSON(loaded.file, findings, allocation), format);
     } else {
-      for (const d of errorsFirst(loaded.diagnostics)) process.stdout.write(`${formatDiagnostic(d)}\n`);
+      for (const d of findings.diagnostics) process.stdout.write(`${formatDiagnostic(d)}\n`);
       if (!loaded.snapshot) {
         process.stdout.write(`${loaded.file}: invalid: ${errors.length} error(s); nothing would change on a running daemon\n`);
+      } else if (findings.servicesWithoutIP > 0) {
+        process.stdout.write(`${servicesWithoutIPLine(loaded.file, findings.servicesWithoutIP)}\n`);
+        if (allocation && allocation.results.size > 0) process.stdout.write(`\n${allocationTable(allocation)}`);
       } else {
         const s = loaded.snapshot;
         process.stdout.write(
@@ -57,7 +64,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         if (allocation && format === 'wide') process.stdout.write(`\n${poolUsageTable(allocation)}`);
       }
     }
-    process.exitCode = loaded.snapshot ? ExitCode.ok : ExitCode.failure;
+    process.exitCode = errors.length === 0 ? ExitCode.ok : ExitCode.failure;
   },
 };
 
@@ -72,14 +79,13 @@ function resultJSON(r: AllocationResult): Record<string, unknown> {
   }
 }
 
-function validationJSON(
-  file: string, valid: boolean, diagnostics: readonly Diagnostic[], allocation?: AllocateServicesOutput,
-): Record<string, unknown> {
+function validationJSON(file: string, findings: ValidateFindings, allocation?: AllocateServicesOutput): Record<string, unknown> {
   return {
     file,
-    valid,
-    errors: diagnostics.filter((d) => d.severity === 'error').map(diagnosticJSON),
-    warnings: diagnostics.filter((d) => d.severity === 'warning').map(diagnosticJSON),
+    valid: findings.errors.length === 0,
+    errors: findings.errors.map(diagnosticJSON),
+    warnings: findings.warnings.map(diagnosticJSON),
+    notes: findings.notes.map(diagnosticJSON),
     services: allocation ? [...allocation.results.values()].map(resultJSON) : [],
     pools: allocation
       ? allocation.usage.map((u) => ({

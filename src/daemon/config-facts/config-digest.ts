@@ -16,11 +16,11 @@ import { serviceKey, type Snapshot } from '../../model';
 export const CONFIG_HASH_BYTES = 8;
 
 /**
- * Fields left out of the digest: where an object was written (a comment moves it), what validation derives from
+ * Fields left out of the digest: where an object or a field was written (a comment moves it), what validation derives from
  * other fields (addressSet, cidrs), and secrets. A BGP password must not travel even hashed: with the rest of the
  * file known, an 8-byte hash of it is an offline guessing oracle.
  */
-const OMITTED_FIELDS: ReadonlySet<string> = new Set(['position', 'addressSet', 'cidrs', 'password', 'warnings']);
+const OMITTED_FIELDS: ReadonlySet<string> = new Set(['position', 'fieldPositions', 'addressSet', 'cidrs', 'password', 'warnings']);
 
 export interface ConfigSummary {
   /** Hex of the first CONFIG_HASH_BYTES of sha256 over the canonical objects. */

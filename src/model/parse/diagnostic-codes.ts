@@ -111,6 +111,18 @@ export const DiagnosticCode = {
    * holds the fields the document before it lacks. Said once, at the "---", instead of an error for each half.
    */
   splitDocument: 'splitDocument',
+  // plain hosts
+  /** A note: a Service without spec.ipFamilies got them from mlb, in the API server's place. */
+  ipFamiliesDefaulted: 'ipFamiliesDefaulted',
+  /** A warning: an advertisement's nodeSelectors entry matches none of the file's Nodes. */
+  nodeSelectorMatchesNoNode: 'nodeSelectorMatchesNoNode',
+  /** A warning: --node-name is not among the Node documents of a file that lists Nodes. */
+  nodeNameNotInConfig: 'nodeNameNotInConfig',
+  /**
+   * An error on plain hosts: a LoadBalancer Service that cannot get an address (the allocator's reason and code
+   * in the message; `mlb validate --json` lists the allocator's code per service).
+   */
+  serviceGetsNoIP: 'serviceGetsNoIP',
 } as const;
 
 export type DiagnosticCodeName = (typeof DiagnosticCode)[keyof typeof DiagnosticCode];

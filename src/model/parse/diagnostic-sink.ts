@@ -1,4 +1,4 @@
-import type { Diagnostic } from '../diagnostic';
+import { compareDiagnosticPositions, type Diagnostic } from '../diagnostic';
 import type { SourcePosition } from '../types';
 import type { DiagnosticCodeName } from './diagnostic-codes';
 
@@ -12,6 +12,10 @@ export class DiagnosticSink {
 
   warning(code: DiagnosticCodeName, message: string, position?: SourcePosition, object?: string): void {
     this.add('warning', code, message, position, object);
+  }
+
+  note(code: DiagnosticCodeName, message: string, position?: SourcePosition, object?: string): void {
+    this.add('note', code, message, position, object);
   }
 
   get hasErrors(): boolean {
@@ -52,8 +56,5 @@ export class DiagnosticSink {
 
 export function sortDiagnostics(items: readonly Diagnostic[]): Diagnostic[] {
   // Array.prototype.sort is stable, so diagnostics at one position keep the order they were found in.
-  return [...items].sort((a, b) => {
-    if (!a.position || !b.position) return (a.position ? 0 : 1) - (b.position ? 0 : 1);
-    return a.position.line - b.position.line || a.position.column - b.position.column;
-  });
+  return [...items].sort(compareDiagnosticPositions);
 }

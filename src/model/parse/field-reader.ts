@@ -57,6 +57,10 @@ export class ObjectScope {
     this.sink.warning(code, message, position, this.object);
   }
 
+  note(code: DiagnosticCodeName, message: string, position: SourcePosition | undefined): void {
+    this.sink.note(code, message, position, this.object);
+  }
+
   register(reader: MapReader): void {
     this.readers.push(reader);
   }

@@ -10,6 +10,8 @@ export { BFD_LIMITS } from './bfd-profile';
 export { BGP_ADVERTISEMENT_LIMITS } from './advertisements';
 export { closestMatch, didYouMean, editDistance } from './did-you-mean';
 export { sortDiagnostics } from './diagnostic-sink';
+export { nodeNameWarning } from './node-name-check';
+export { CLUSTER_DEFAULT_FAMILY, defaultFamilies, requestedFamilies } from './service-families';
 export {
   parseHealthCheck, HEALTH_CHECK_DEFAULTS, HEALTH_CHECK_LIMITS, HEALTH_CHECK_OPTION_ANNOTATIONS,
   type HealthCheckKind, type HealthCheckParse, type HealthCheckProblem, type HealthCheckSpec, type HealthCheckTiming,

@@ -4,7 +4,7 @@
  * is attached to, used to warn about L2 pools nobody on the segment can ARP for).
  */
 import { type CIDR, type IP, parseCIDR, parseIP } from '../../ip';
-import { MLB_SUBNETS_ANNOTATION } from '../well-known';
+import { MLB_SUBNETS_ANNOTATION, withKubeletLabels } from '../well-known';
 import type { Node, NodeCondition, ObjectMeta } from '../types';
 import { DiagnosticCode } from './diagnostic-codes';
 import type { MapReader } from './field-reader';
@@ -46,7 +46,9 @@ export function readNode(top: MapReader, meta: ObjectMeta): Node {
     const ip = text === undefined ? undefined : parseIP(text);
     if (ip) addresses.push(ip);
   }
-  return { kind: 'Node', meta, conditions, addresses, subnets: readSubnets(top, meta) };
+  // The kubelet's labels, as on a cluster's Node, so a nodeSelector copied from MetalLB's docs selects it.
+  const labelled = { ...meta, labels: withKubeletLabels(meta.name, meta.labels) };
+  return { kind: 'Node', meta: labelled, conditions, addresses, subnets: readSubnets(top, meta) };
 }
 
 function readSubnets(top: MapReader, meta: ObjectMeta): CIDR[] {

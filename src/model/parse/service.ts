@@ -7,12 +7,17 @@
 import { type IP, parseIP } from '../../ip';
 import type {
   ExternalTrafficPolicy, IPFamilyName, IPFamilyPolicy, ObjectMeta, Service, ServicePort, ServiceProtocol,
+  SourcePosition,
 } from '../types';
 import { DiagnosticCode } from './diagnostic-codes';
 import { didYouMean } from './did-you-mean';
 import type { MapReader } from './field-reader';
 import { parseHealthCheck } from './health-check';
 import { readLabels } from './metadata';
+import {
+  type DefaultedFamilies, defaultFamilies, defaultedFamiliesText, requestedFamilies,
+} from './service-families';
+import { ANNOTATION_PREFIX, LEGACY_ANNOTATION_PREFIX, ServiceAnnotation } from '../well-known';
 
 export const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'] as const;
 /** The Kubernetes default when spec.type is not given. */
@@ -25,10 +30,15 @@ const DEFAULT_TRAFFIC_POLICY: ExternalTrafficPolicy = 'Cluster';
 const FAMILY_POLICIES: readonly IPFamilyPolicy[] = ['SingleStack', 'PreferDualStack', 'RequireDualStack'];
 const DEFAULT_FAMILY_POLICY: IPFamilyPolicy = 'SingleStack';
 const FAMILIES: readonly IPFamilyName[] = ['IPv4', 'IPv6'];
-/** A single-stack cluster's family; mlb has no cluster to ask, so IPv4 as in types.ts. */
-const DEFAULT_FAMILY: IPFamilyName = 'IPv4';
 const PORT_MIN = 1;
 const PORT_MAX = 65535;
+
+/** The fields whose positions a Service keeps (Service.fieldPositions): those that decide its address. */
+const SERVICE_POSITION_FIELDS: readonly string[] = [
+  ...[ANNOTATION_PREFIX, LEGACY_ANNOTATION_PREFIX].flatMap((prefix) =>
+    Object.values(ServiceAnnotation).map((name) => `metadata.annotations.${prefix}${name}`)),
+  'spec', 'spec.type', 'spec.ports', 'spec.loadBalancerIP', 'spec.ipFamilies', 'spec.ipFamilyPolicy',
+];
 
 /** Service spec fields Kubernetes has and mlb does not read; accepted so cluster YAML can be pasted. */
 const IGNORED_SPEC_FIELDS = [
@@ -61,9 +71,15 @@ export function readService(top: MapReader, meta: ObjectMeta): Service {
   const loadBalancerClass = spec?.string('loadBalancerClass');
   const externalTrafficPolicy = (spec && readEnum(spec, 'externalTrafficPolicy', TRAFFIC_POLICIES))
     ?? DEFAULT_TRAFFIC_POLICY;
-  const ipFamilyPolicy = (spec && readEnum(spec, 'ipFamilyPolicy', FAMILY_POLICIES)) ?? DEFAULT_FAMILY_POLICY;
-  const ipFamilies = spec ? readFamilies(spec, ipFamilyPolicy) : [DEFAULT_FAMILY];
+  const writtenPolicy = spec && readEnum(spec, 'ipFamilyPolicy', FAMILY_POLICIES);
+  const written = spec ? readFamilies(spec, writtenPolicy ?? DEFAULT_FAMILY_POLICY) : [];
+  const chosen = written.length > 0 ? undefined
+    : defaultFamilies(requestedFamilies(meta.annotations, loadBalancerIP), writtenPolicy);
+  const ipFamilyPolicy = writtenPolicy ?? chosen?.policy ?? DEFAULT_FAMILY_POLICY;
+  const ipFamilies = completeDualStack(chosen?.families ?? written, ipFamilyPolicy);
+  if (chosen && type === 'LoadBalancer') noteDefaultedFamilies(top, meta, ipFamilies, chosen);
   checkHealthCheck(top, meta);
+  const fieldPositions = servicePositions(top);
   return {
     kind: 'Service',
     meta,
@@ -76,7 +92,29 @@ export function readService(top: MapReader, meta: ObjectMeta): Service {
     ipFamilyPolicy,
     ipFamilies,
     ingressIPs: readIngress(top),
+    ...(fieldPositions ? { fieldPositions } : {}),
   };
+}
+
+/** Says, at the field it came from, which families mlb gave a Service that wrote none (service-families.ts). */
+function noteDefaultedFamilies(
+  top: MapReader, meta: ObjectMeta, families: readonly IPFamilyName[], chosen: DefaultedFamilies,
+): void {
+  const field = chosen.from?.field;
+  const path = field === undefined ? 'spec' : field.startsWith('spec.') ? field : `metadata.annotations.${field}`;
+  const position = top.scope.positions.get(path) ?? top.position;
+  top.scope.note(DiagnosticCode.ipFamiliesDefaulted,
+    defaultedFamiliesText(`${meta.namespace}/${meta.name}`, families, chosen), position);
+}
+
+/**
+ * Where the fields that decide a Service's address were written, so a service that gets none is reported at
+ * the field to change (allocation problems are found after parsing, by the allocator).
+ */
+function servicePositions(top: MapReader): Record<string, SourcePosition> | undefined {
+  const found = SERVICE_POSITION_FIELDS.map((path) => [path, top.scope.positions.get(path)] as const)
+    .filter((entry): entry is readonly [string, SourcePosition] => entry[1] !== undefined);
+  return found.length === 0 ? undefined : Object.fromEntries(found);
 }
 
 /**
@@ -129,7 +167,7 @@ function readPorts(spec: MapReader, type: string): ServicePort[] {
   return ports;
 }
 
-/** Kubernetes' rules: one or two distinct families; SingleStack has one; RequireDualStack gets both. */
+/** The families written, by Kubernetes' rules: one or two distinct families; SingleStack has one. */
 function readFamilies(spec: MapReader, policy: IPFamilyPolicy): IPFamilyName[] {
   const families: IPFamilyName[] = [];
   for (const item of spec.stringList('ipFamilies')) {
@@ -147,11 +185,13 @@ function readFamilies(spec: MapReader, policy: IPFamilyPolicy): IPFamilyName[] {
     spec.error(DiagnosticCode.invalidValue,
       'ipFamilies must have exactly one entry when ipFamilyPolicy is SingleStack', 'ipFamilies');
   }
-  if (families.length === 0) families.push(DEFAULT_FAMILY);
-  if (policy === 'RequireDualStack' && families.length === 1) {
-    families.push(families[0] === 'IPv4' ? 'IPv6' : 'IPv4');
-  }
   return families;
+}
+
+/** RequireDualStack with one family: the API server adds the other (and refused the Service otherwise). */
+function completeDualStack(families: readonly IPFamilyName[], policy: IPFamilyPolicy): IPFamilyName[] {
+  if (policy !== 'RequireDualStack' || families.length !== 1) return [...families];
+  return [...families, families[0] === 'IPv4' ? 'IPv6' : 'IPv4'];
 }
 
 /** status.loadBalancer.ingress[].ip: the assignment the file records (hostname entries carry no IP). */

@@ -5,7 +5,7 @@
  */
 import { type CIDR, cidrContains, formatCIDR } from '../../ip';
 import { anySelectorMatches, selectorMatches } from '../label-selector';
-import type { BGPAdvertisement, IPAddressPool, L2Advertisement, Node } from '../types';
+import type { BGPAdvertisement, IPAddressPool, L2Advertisement, LabelSelector, Node } from '../types';
 import { EXCLUDE_LB_LABEL } from '../well-known';
 import { coveredPools } from './coverage';
 import { DiagnosticCode } from './diagnostic-codes';
@@ -17,7 +17,7 @@ import { parsePoolAddress } from './pool';
 /** Messages list at most this many node names or subnets; the rest are counted. */
 const MAX_LISTED = 5;
 
-function listed(items: readonly string[]): string {
+export function listed(items: readonly string[]): string {
   const shown = items.slice(0, MAX_LISTED).join(', ');
   return items.length > MAX_LISTED ? `${shown} and ${items.length - MAX_LISTED} more` : shown;
 }
@@ -31,6 +31,7 @@ export function collectWarnings(parsed: ParsedObjects, knownSubnets: readonly CI
   for (const ad of ads) {
     warnMissingPools(ad, pools, parsed);
     warnExcludedNodesOnly(ad, nodes);
+    warnSelectorsMatchingNoNode(ad, nodes);
   }
   for (const ad of parsed.bgpAdvertisements) warnMissingPeers(ad, parsed);
   warnOutsideSubnets(parsed, uniqueSubnets([...knownSubnets, ...nodes.flatMap((n) => n.subnets)]));
@@ -83,6 +84,33 @@ function warnExcludedNodesOnly(ad: AnyAdvertisement, nodes: readonly Node[]): vo
   reportAt(ad, 'warning', DiagnosticCode.excludedNodesOnly,
     `${ad.object.kind} "${ad.object.meta.name}" selects ${which} labelled ${EXCLUDE_LB_LABEL} (${listed(selected.map((n) => n.meta.name))}); labelled nodes never announce, so nobody will (MetalLB's speaker flag --ignore-exclude-lb changes this)`,
     ad.object.nodeSelectors.length === 0 ? 'metadata.name' : 'spec.nodeSelectors');
+}
+
+/**
+ * A nodeSelectors entry that matches none of the file's Nodes (their labels include the kubelet's, so
+ * `kubernetes.io/hostname: node-1` matches node-1): MetalLB says nothing and the advertisement never announces
+ * from the nodes meant. Only a file that lists Nodes is judged; labels a daemon adds with --node-labels are
+ * not in the file, hence the word "unless".
+ */
+function warnSelectorsMatchingNoNode(ad: AnyAdvertisement, nodes: readonly Node[]): void {
+  if (nodes.length === 0) return;
+  ad.object.nodeSelectors.forEach((selector, index) => {
+    if (nodes.some((n) => selectorMatches(selector, n.meta.labels))) return;
+    reportAt(ad, 'warning', DiagnosticCode.nodeSelectorMatchesNoNode,
+      `${ad.object.kind} "${ad.object.meta.name}": nodeSelectors[${index}] matches none of the file's Nodes (${listed(nodes.map((n) => n.meta.name))}), so it selects no host unless --node-labels labels one${labelHint(selector, nodes)}`,
+      `spec.nodeSelectors[${index}]`);
+  });
+}
+
+/** "did you mean" for the first matchLabels key no node has, or the first value no node has for its key. */
+function labelHint(selector: LabelSelector, nodes: readonly Node[]): string {
+  const keys = [...new Set(nodes.flatMap((n) => Object.keys(n.meta.labels)))];
+  for (const [key, value] of Object.entries(selector.matchLabels)) {
+    if (!keys.includes(key)) return didYouMean(key, keys);
+    const values = [...new Set(nodes.map((n) => n.meta.labels[key]).filter((v): v is string => v !== undefined))];
+    if (!values.includes(value)) return didYouMean(value, values);
+  }
+  return '';
 }
 
 /** mlb's own: a host answers ARP/NDP only for addresses of a subnet it is attached to (metallb#737). */
