@@ -19,6 +19,7 @@ import { findCommand, outlineCommands } from './docs/command-outline';
 import { withWholeExamples } from './docs/help-examples';
 import { drainCommand, undrainCommand } from './commands/drain';
 import { warmupCommand } from './commands/warmup';
+import { installCommand } from './commands/install';
 import { isConfigParserWorker, runConfigParserWorker } from '../sources/file/worker-parser';
 import { brokenPipeDecision, handleBrokenPipes } from './broken-pipe';
 import { commandWord, usageErrorText, type CommandSummary } from './usage-hint';
@@ -27,7 +28,7 @@ import { expandArgvShortcuts } from './argv-shortcuts';
 /** Every command, in the order --help lists them (each has its own argument type, hence any). */
 const COMMANDS: readonly CommandModule<any, any>[] = [
   daemonCommand, validateCommand, explainCommand, arpingCommand, statusCommand, drainCommand, undrainCommand, warmupCommand, labCommand, versionCommand,
-  checkCommand, completionCommand, manCommand(() => ({ commands: COMMANDS, usage: PROGRAM_USAGE, epilogue: PROGRAM_EPILOGUE })),
+  checkCommand, installCommand, completionCommand, manCommand(() => ({ commands: COMMANDS, usage: PROGRAM_USAGE, epilogue: PROGRAM_EPILOGUE })),
 ];
 
 /** `mlb --help`'s text before the commands, and after them; the man page (commands/man.ts) prints both too. */
