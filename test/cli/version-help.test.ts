@@ -35,7 +35,7 @@ describe('mlb version and help', () => {
     const [first, , ...list] = typo.stderr.trimEnd().split('\n');
     expect(first).toBe('mlb: unknown command "stauts": did you mean status?');
     expect(list[0]).toBe('Commands:');
-    expect(list.slice(1).map((l) => l.trim().split(/\s+/)[1])).toEqual(['daemon', 'validate', 'explain', 'arping', 'status', 'drain', 'undrain', 'warmup', 'lab', 'version', 'check', 'completion', 'man']);
+    expect(list.slice(1).map((l) => l.trim().split(/\s+/)[1])).toEqual(['daemon', 'validate', 'explain', 'arping', 'status', 'drain', 'undrain', 'warmup', 'lab', 'version', 'check', 'install', 'completion', 'man']);
     expect(typo.stderr).not.toContain('--help');
     const unknown = runMlb(['frobnicate']);
     expect(unknown.status).toBe(2);
