@@ -49,9 +49,12 @@ function printPlan(plan: InstallPlan, dryRun: boolean): void {
 }
 
 function printDeferred(plan: InstallPlan): void {
-  if (plan.deferred.length === 0) return;
-  print('Left for you to run (as root):');
-  for (const d of plan.deferred) print(`  ${d.command}    # ${d.why}`);
+  if (plan.deferred.length > 0) {
+    print('Left for you to run (as root):');
+    for (const d of plan.deferred) print(`  ${d.command}    # ${d.why}`);
+  }
+  // Who may read the control socket is a choice per person, so it is said, not done (README's usermod step).
+  print(`To let ${process.env.SUDO_USER || 'a user'} run mlb status and mlb drain without root: usermod -aG mlb ${process.env.SUDO_USER || 'NAME'} (then log in again)`);
 }
 
 async function waitForSocket(path: string): Promise<boolean> {
