@@ -74,6 +74,11 @@ describe('mlb install --root DIR --yes --no-start', () => {
     expect(again.stdout).not.toContain('write ');
     expect(files.map((f) => statSync(at(f)).mtimeMs)).toEqual(before);
     expect(again.stdout).toContain(': valid (');
+    // With no per-host flags at all, the installed values are the defaults: still nothing to change.
+    const bare = runMlb(['install', '--root', root, '--yes', '--no-start', '--binary', binary]);
+    expect(bare.status).toBe(0);
+    expect(bare.stdout).toContain('Nothing to change');
+    expect(files.map((f) => statSync(at(f)).mtimeMs)).toEqual(before);
   });
 
   it('--first-host makes a key once (0600, 32 random bytes in base64); a second run keeps it', () => {
