@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CommandError, ExitCode } from '../cli/exit-codes';
 import { runningAsSingleExecutable } from '../packaging/single-executable';
 import { applyPlan, describeStep } from './apply-plan';
+import { InstallError } from './install-error';
 import { readHostFacts, underRoot } from './host-facts';
 import { installRequest, type InstallFlags } from './install-request';
 import { planInstall, type InstallPlan } from './install-plan';
@@ -88,7 +89,13 @@ export async function runInstall(options: RunInstallOptions): Promise<void> {
   }
   if (plan.steps.length > 0) {
     print(`Installing on ${onThisHost ? 'this host' : options.root}:`);
-    applyPlan(plan, options.root, print);
+    try {
+      applyPlan(plan, options.root, print);
+    } catch (error) {
+      if (!(error instanceof InstallError)) throw error;
+      // Each step is whole or not done, and the plan skips what is already right: running again finishes it.
+      throw new CommandError(`${error.message}\nThe steps listed above were done; fix this and run mlb install again to finish.`, error.code);
+    }
   }
   printDeferred(plan);
 

@@ -3,7 +3,7 @@
  * files, their modes and contents, the closing `mlb validate`, the commands left to run, a second run that
  * changes nothing, and refusals that leave the host as it was.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -115,6 +115,19 @@ describe('mlb install --root DIR --yes --no-start', () => {
     expect(run.stderr).toContain('missingKey: this host has no /etc/mlb/gossip.key');
     expect(run.stderr).toMatch(new RegExp(`invalidConfig: ${invalid} is not valid[^]*${invalid}:7:`));
     expect(readdirSync(work)).not.toContain('root');
+  });
+
+  it('stops at a step that fails, naming it (exit 1, no stack trace); run again, it finishes', () => {
+    mkdirSync(root);
+    writeFileSync(at('etc'), 'a file where a directory must be');
+    const failed = install(['--gossip-key-from', keyFile]);
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toMatch(/^mlb: create \/etc\/mlb\/ \(0755\): ENOTDIR/);
+    expect(failed.stderr).not.toContain('internal error');
+    rmSync(at('etc'));
+    const again = install(['--gossip-key-from', keyFile]);
+    expect(again.status).toBe(0);
+    expect(read('etc/mlb/gossip.key')).toBe(KEY);
   });
 
   it('--dry-run prints each step and writes nothing', () => {
