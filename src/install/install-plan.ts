@@ -150,6 +150,15 @@ function checkNodeName(name: string, problems: InstallProblem[]): void {
   }
 }
 
+function usableKey(secret: Uint8Array): boolean {
+  try {
+    keyringFromSecret(INSTALL_PATHS.key, secret);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A file the plan wants at `path`: write it, fix its mode, leave it, or refuse to replace it. */
 function placeFile(
   path: string, wanted: Uint8Array, mode: number, why: string, facts: HostFacts, out: Outcome,
@@ -183,6 +192,13 @@ function planKey(request: InstallRequest, facts: HostFacts, out: Outcome, proble
       });
       return false;
     }
+    // A key the daemon would refuse at start is no key: say so now rather than after systemctl start.
+    try {
+      keyringFromSecret(INSTALL_PATHS.key, existing.bytes);
+    } catch (error) {
+      problems.push({ code: 'badKey', message: `${(error as Error).message.replace('--gossip-key-file ', '')}; install the cluster's key with --gossip-key-from FILE` });
+      return false;
+    }
     return placeFile(INSTALL_PATHS.key, existing.bytes, MODES.key, why, facts, out);
   }
   const label = key.kind === 'given' ? `--gossip-key-from ${key.from}` : 'the generated key';
@@ -192,7 +208,8 @@ function planKey(request: InstallRequest, facts: HostFacts, out: Outcome, proble
     problems.push({ code: 'badKey', message: (error as Error).message.replace('--gossip-key-file ', '') });
     return false;
   }
-  const placed = placeFile(INSTALL_PATHS.key, key.bytes, MODES.key, why, facts, out, () => request.force);
+  // An unusable installed key holds nothing worth keeping: it is replaced without --force.
+  const placed = placeFile(INSTALL_PATHS.key, key.bytes, MODES.key, why, facts, out, (installed) => request.force || !usableKey(installed.bytes));
   if (!placed) {
     problems.push({
       code: 'keyDiffers',

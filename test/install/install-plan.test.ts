@@ -166,6 +166,15 @@ describe('refusals: nothing is done, every reason is given', () => {
     expect(plan.problems[0]!.message).toContain('6 bytes, too few');
   });
 
+  it('an installed key the daemon would refuse (too short) is a problem, not kept', () => {
+    const existing = new Map([[INSTALL_PATHS.key, { bytes: bytes('short\n'), mode: 0o100600 }]]);
+    const plan = planInstall(request({ key: { kind: 'none' } }), facts({ files: existing }));
+    expect(codes(plan)).toEqual(['badKey']);
+    expect(plan.problems[0]!.message).toContain('--gossip-key-from FILE');
+    const replaced = planInstall(request({ key: { kind: 'given', from: 'gossip.key', bytes: CLUSTER_KEY } }), facts({ files: existing }));
+    expect(written(replaced, INSTALL_PATHS.key).content).toBe(text(CLUSTER_KEY));
+  });
+
   it('a different key on the host is kept unless --force', () => {
     const existing = new Map([[INSTALL_PATHS.key, { bytes: OTHER_KEY, mode: 0o100600 }]]);
     const given = { kind: 'given', from: 'gossip.key', bytes: CLUSTER_KEY } as const;
