@@ -229,7 +229,7 @@ describe.skipIf(skip !== undefined)('L2 announcer in network namespaces', () => 
   });
 
   it('(e) the link table follows netlink events (not the 10 s rescan): a new interface in the VIP subnet is chosen well within the 10 s rescan, with reasons', async () => {
-    const { lab, hosts, runners } = await setup('a');
+    const { hosts, runners } = await setup('a');
     const [a] = hosts as [LabHost];
     const [runner] = runners as [AnnouncerPeer];
     type Selection = { selected: string[]; warning?: string; choices: { interface: string; reason: string }[] };
