@@ -21,6 +21,7 @@
  *    A deliberate exception goes in AMBIENT_ALLOWED with its reason.
  *
  * The check is fast (a parse, no type checking): well under a few seconds for the whole tree.
+ * `node scripts/check-structure.mjs --rules` prints the pure modules and what each allowance is for.
  */
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { join, relative, dirname, resolve, sep } from 'node:path';
@@ -177,7 +178,7 @@ function lineOf(sf, node) {
 /** One file's imports ({specifier, line, kind, names}) and ambient uses ({name, line}). */
 function scanFile(root, key) {
   const text = readFileSync(join(root, key), 'utf8');
-  const sf = ts.createSourceFile(key, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const sf = ts.createSourceFile(key, text, ts.ScriptTarget.Latest, true, key.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
   const imports = [];
   const ambient = [];
   const visit = (node) => {
@@ -380,7 +381,24 @@ function isBuiltin(name) {
   return BUILTINS.has(name);
 }
 
+function printRules() {
+  console.log('Pure folders (every file):');
+  for (const folder of PURE_FOLDERS) console.log(`  ${folder}/`);
+  console.log('Pure files in folders that also hold their shell:');
+  for (const file of PURE_FILES) console.log(`  ${file}`);
+  console.log('A pure module may also import:');
+  for (const [name, why] of Object.entries(PURE_MAY_IMPORT)) console.log(`  ${name}: ${why}`);
+  console.log('Ambient uses allowed in pure modules:');
+  for (const [use, why] of Object.entries(AMBIENT_ALLOWED)) console.log(`  ${use}: ${why}`);
+  console.log('Known cycles (edges the cycle search ignores until they are gone):');
+  for (const k of KNOWN_CYCLE_EDGES) console.log(`  ${k.from} -> ${k.to}: ${k.why}`);
+}
+
 function main() {
+  if (process.argv[2] === '--rules') {
+    printRules();
+    return;
+  }
   const started = performance.now();
   const root = resolve(process.argv[2] ?? '.');
   const { problems, notes, stats } = checkStructure(root);
