@@ -15,7 +15,7 @@ import { formatMAC } from '../announce/l2/mac-address';
 import type { Explanation } from '../election';
 import type { Keyring } from '../gossip/codec';
 import { GossipNode } from '../gossip/gossip-node';
-import { decodeNodeMeta, encodeNodeMeta } from '../gossip/node-meta';
+import { encodeNodeMeta } from '../gossip/node-meta';
 import type { Member, SwimConfig } from '../gossip/swim';
 import { formatHostPort, hostFromBytes, type HostPort } from '../gossip/transport/address';
 import { formatIP } from '../ip';

@@ -119,6 +119,14 @@ export async function writeFileAtomic(path: string, contents: string): Promise<v
 }
 
 /**
+ * The guard for callers that check a state file's shape themselves, each with its own more specific error: any
+ * JSON value passes (JSON.parse never returns undefined).
+ */
+export function isAnyJSON(value: unknown): value is unknown {
+  return value !== undefined;
+}
+
+/**
  * A JSON state file, or undefined when it does not exist yet. A file that is not JSON throws the SyntaxError, one
  * that fails `isValid` a StateDirError (stateFileDamaged); callers decide what a damaged file means.
  */

@@ -76,8 +76,8 @@ export function metallbL2Reason(reason: ReasonName): MetalLBReason {
   switch (reason) {
     case Reason.owner:
       return '';
-    case Reason.noMatchingAdvertisement:
     // A node without a Node object is in no advertisement's node set (internal/config/config.go selectedNodes).
+    case Reason.noMatchingAdvertisement:
     case Reason.unknownNode:
       return Reason.noMatchingAdvertisement;
     case Reason.ipNotAllowed:

@@ -52,6 +52,7 @@ ${services.join('')}`;
  */
 function validateIntoHead(config: string): Promise<{ code: number | null; signal: string | null; firstLine: string; stderr: string }> {
   return new Promise((resolve) => {
+    // eslint-disable-next-line no-template-curly-in-string -- a bash script: ${PIPESTATUS[0]} is bash's, not a template
     const script = '"$0" "$1" validate --config "$2" | head -1; exit "${PIPESTATUS[0]}"';
     const child = spawn('bash', ['-c', script, process.execPath, MLB_BUNDLE, config], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

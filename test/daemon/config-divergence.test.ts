@@ -124,7 +124,7 @@ describe('one node\'s configuration loses a service', () => {
     daemon('node-c', first + 2, first);
     const all = await until('the others hold demo/web and every node names node-b', (snaps) =>
       [...snaps].every(([n, s]) => (n === lacking ? s.configAgreement?.divergent.length === 2 : s.configAgreement?.divergent[0]?.node === lacking))
-      && NODES.filter((n) => n !== lacking).every((n) => snaps.get(n)?.services.find((svc) => svc.service === 'demo/web')?.owner != null));
+      && NODES.filter((n) => n !== lacking).every((n) => typeof snaps.get(n)?.services.find((svc) => svc.service === 'demo/web')?.owner === 'string'));
     const web = (all.get('node-a') as ControlSnapshot).services.find((svc) => svc.service === 'demo/web');
     expect(web?.owner).not.toBe(lacking);
     expect((all.get('node-c') as ControlSnapshot).services.find((svc) => svc.service === 'demo/web')?.owner).toBe(web?.owner);

@@ -128,7 +128,7 @@ describe('mlb daemon', () => {
     const pa = freshPort();
     const a = daemon('node-a', pa, ['--gossip-key-file', join(dir, 'key-1')]);
     await a.waitFor(event('gossipStarted', { encrypted: true }));
-    const b = daemon('node-b', freshPort(), ['--gossip-key-file', join(dir, 'key-1'), '--join', `127.0.0.1:${pa}`]);
+    daemon('node-b', freshPort(), ['--gossip-key-file', join(dir, 'key-1'), '--join', `127.0.0.1:${pa}`]);
     await a.waitFor(event('memberJoined', { member: 'node-b' }));
     const c = daemon('node-c', freshPort(), ['--gossip-key-file', join(dir, 'key-2'), '--join', `127.0.0.1:${pa}`]);
     const refused = await c.waitFor(event('gossipJoin'));

@@ -93,6 +93,7 @@ describe.skipIf(skip !== undefined)(`the Debian package${skip ? ` (skipped: ${sk
       const facts = inRoot([
         'getent group mlb >/dev/null && echo group=yes',
         'echo key=$(stat -c %a:%U /etc/mlb/gossip.key):$(base64 -d /etc/mlb/gossip.key | wc -c)',
+        // eslint-disable-next-line no-template-curly-in-string -- dpkg-query's own format field, not a template
         "dpkg-query -W -f='${Conffiles}\\n' mlb | awk 'NF {print \"conffile=\" $1}'",
         'grep ^ExecStart= /lib/systemd/system/mlb.service',
       ].join(' && '));

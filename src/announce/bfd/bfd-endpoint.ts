@@ -80,7 +80,7 @@ export class BfdEndpoint {
 
   private constructor(
     readonly localAddress: IP,
-    private readonly options: BfdEndpointOptions,
+    options: BfdEndpointOptions,
   ) {
     this.logger = options.logger ?? SILENT_BFD_LOGGER;
     this.now = options.now ?? (() => performance.now());

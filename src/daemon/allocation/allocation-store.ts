@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import type { AllocationTable } from './allocation-table';
 import { allocationTableFromJSON, allocationTableText } from './allocation-table-codec';
-import { readJSONState, writeFileAtomic } from '../state-dir';
+import { isAnyJSON, readJSONState, writeFileAtomic } from '../state-dir';
 
 export const ALLOCATIONS_FILE = 'allocations.json';
 
@@ -35,7 +35,7 @@ export async function loadAllocationTable(stateDir: string): Promise<AllocationT
   const path = allocationsPath(stateDir);
   let value: unknown;
   try {
-    value = await readJSONState(path, (v: unknown): v is unknown => true);
+    value = await readJSONState(path, isAnyJSON);
   } catch (error) {
     if (error instanceof SyntaxError) {
       throw new AllocationStoreError('allocationFileDamaged', path, `${path} is not valid JSON (${error.message}); move it aside to start with an empty allocation table`);

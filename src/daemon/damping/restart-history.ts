@@ -16,7 +16,7 @@
  * functions read and write it atomically (state-dir.ts).
  */
 import { join } from 'node:path';
-import { readJSONState, writeFileAtomic } from '../state-dir';
+import { isAnyJSON, readJSONState, writeFileAtomic } from '../state-dir';
 
 export const RESTART_HISTORY_FILE = 'restarts.json';
 /**
@@ -149,7 +149,7 @@ export interface LoadedRestartHistory {
 export async function loadRestartHistory(stateDir: string): Promise<LoadedRestartHistory> {
   const path = join(stateDir, RESTART_HISTORY_FILE);
   try {
-    const file = await readJSONState(path, (v: unknown): v is unknown => true);
+    const file = await readJSONState(path, isAnyJSON);
     if (file === undefined) return { history: EMPTY_RESTART_HISTORY };
     if (isRestartHistoryFile(file)) return { history: fromFile(file) };
     if (isVersion1(file)) {

@@ -51,21 +51,21 @@ async function setup(...nodes: string[]): Promise<{ lab: NetnsLab; client: LabHo
   return { lab, client, hosts, runners };
 }
 
-function run(l: NetnsLab, host: LabHost, command: string[]): { status: number | null; stdout: string; stderr: string } {
+function run(host: LabHost, command: string[]): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync('ip', ['netns', 'exec', host.netns, ...command], { encoding: 'utf8', timeout: 15_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** iputils arping: `Unicast reply from IP [MAC]  0.6ms` per reply; the MACs as printed (upper case). */
-function arping(l: NetnsLab, client: LabHost, target: string, count: number): { status: number | null; macs: string[]; out: string } {
-  const r = run(l, client, ['arping', '-c', String(count), '-w', String(count + 1), '-I', 'eth0', target]);
+function arping(client: LabHost, target: string, count: number): { status: number | null; macs: string[]; out: string } {
+  const r = run(client, ['arping', '-c', String(count), '-w', String(count + 1), '-I', 'eth0', target]);
   const macs = [...r.stdout.matchAll(/reply from \S+ \[([0-9A-F:]{17})\]/g)].map((m) => m[1]!);
   return { status: r.status, macs, out: r.stdout + r.stderr };
 }
 
 /** The lladdr of `ip neigh show IP dev eth0` in the client, or undefined. */
-function neighbour(l: NetnsLab, client: LabHost, target: string): string | undefined {
-  const out = run(l, client, ['ip', target.includes(':') ? '-6' : '-4', 'neigh', 'show', target, 'dev', 'eth0']).stdout;
+function neighbour(client: LabHost, target: string): string | undefined {
+  const out = run(client, ['ip', target.includes(':') ? '-6' : '-4', 'neigh', 'show', target, 'dev', 'eth0']).stdout;
   return /lladdr ([0-9a-f:]{17})/.exec(out)?.[1];
 }
 
@@ -81,22 +81,22 @@ async function until<T>(what: string, timeoutMs: number, probe: () => T | undefi
 
 describe.skipIf(skip !== undefined)('L2 announcer in network namespaces', () => {
   it('(a) arping from a client gets exactly one reply per request from the announcer for a VIP no kernel owns; the kernel learns it; an unannounced IP gets none', async () => {
-    const { lab, client, hosts, runners } = await setup('a');
+    const { client, hosts, runners } = await setup('a');
     const [a] = hosts as [LabHost];
     const [runner] = runners as [AnnouncerPeer];
     const { effects } = (await runner.ok({ op: 'reconcile', desired: [{ ip: VIP4, interfaces: ['eth0'] }] })) as unknown as { effects: { kind: string; interface: string }[] };
     expect(effects.map((e) => `${e.kind} ${e.interface}`)).toEqual(['createARPResponder eth0', 'startGratuitous eth0']);
     expect(runner.logs('createARPResponder')).toEqual([expect.objectContaining({ interface: 'eth0', level: 'info' })]);
 
-    const reply = arping(lab, client, VIP4, 3);
+    const reply = arping(client, VIP4, 3);
     expect(reply.status, reply.out).toBe(0);
     expect(reply.macs).toEqual([a.mac.toUpperCase(), a.mac.toUpperCase(), a.mac.toUpperCase()]);
 
     // The client's kernel resolves the VIP itself (a datagram to it) and keeps our answer.
-    udp(lab, client, VIP4);
-    expect(await until('the client kernel to learn the VIP', 5_000, () => neighbour(lab, client, VIP4))).toBe(a.mac);
+    udp(client, VIP4);
+    expect(await until('the client kernel to learn the VIP', 5_000, () => neighbour(client, VIP4))).toBe(a.mac);
 
-    const silent = arping(lab, client, SILENT_VIP4, 2);
+    const silent = arping(client, SILENT_VIP4, 2);
     expect(silent.status).toBe(1);
     expect(silent.macs).toEqual([]);
 
@@ -114,7 +114,7 @@ describe.skipIf(skip !== undefined)('L2 announcer in network namespaces', () => 
     expect(metric('metallb_layer2_responses_sent')).toBe(stats.responsesSent[VIP4]);
 
     // Exactly one more request per arping probe: 5 probes, 5 replies, 5 more counted.
-    const more = arping(lab, client, VIP4, 5);
+    const more = arping(client, VIP4, 5);
     expect(more.macs).toHaveLength(5);
     const after = (await runner.ok({ op: 'stats' })) as unknown as { stats: { requestsReceived: Record<string, number>; responsesSent: Record<string, number> } };
     expect(after.stats.requestsReceived[VIP4]! - stats.requestsReceived[VIP4]!).toBe(5);
@@ -122,16 +122,16 @@ describe.skipIf(skip !== undefined)('L2 announcer in network namespaces', () => 
   });
 
   it('(b) an IPv6 VIP is resolved by the client kernel (NS to the solicited-node group) to the announcer\'s MAC', async () => {
-    const { lab, client, hosts, runners } = await setup('a');
+    const { client, hosts, runners } = await setup('a');
     const [a] = hosts as [LabHost];
     const [runner] = runners as [AnnouncerPeer];
     const { effects } = (await runner.ok({ op: 'reconcile', desired: [{ ip: VIP6, interfaces: ['eth0'] }] })) as unknown as { effects: { kind: string; mac?: string }[] };
     expect(effects.map((e) => e.kind)).toEqual(['createNDPResponder', 'joinSolicitedNodeGroup', 'startGratuitous']);
     expect(effects[1]!.mac).toBe('33:33:ff:00:01:00');
-    expect(neighbour(lab, client, VIP6)).toBeUndefined();
+    expect(neighbour(client, VIP6)).toBeUndefined();
 
-    udp(lab, client, VIP6);
-    expect(await until('the client kernel to resolve the IPv6 VIP', 5_000, () => neighbour(lab, client, VIP6))).toBe(a.mac);
+    udp(client, VIP6);
+    expect(await until('the client kernel to resolve the IPv6 VIP', 5_000, () => neighbour(client, VIP6))).toBe(a.mac);
     const { stats } = (await runner.ok({ op: 'stats' })) as unknown as { stats: { requestsReceived: Record<string, number>; responsesSent: Record<string, number> } };
     expect(stats.requestsReceived[VIP6]).toBeGreaterThanOrEqual(1);
     expect(stats.responsesSent[VIP6]).toBe(stats.requestsReceived[VIP6]);
@@ -143,18 +143,18 @@ describe.skipIf(skip !== undefined)('L2 announcer in network namespaces', () => 
     const [runnerA, runnerB] = runners as [AnnouncerPeer, AnnouncerPeer];
     const both = [{ ip: VIP4, interfaces: ['eth0'] }, { ip: VIP6, interfaces: ['eth0'] }];
     await runnerA.ok({ op: 'reconcile', desired: both });
-    udp(lab, client, VIP4);
-    udp(lab, client, VIP6);
-    expect(await until('A learned for IPv4', 5_000, () => neighbour(lab, client, VIP4))).toBe(a.mac);
-    expect(await until('A learned for IPv6', 5_000, () => neighbour(lab, client, VIP6))).toBe(a.mac);
+    udp(client, VIP4);
+    udp(client, VIP6);
+    expect(await until('A learned for IPv4', 5_000, () => neighbour(client, VIP4))).toBe(a.mac);
+    expect(await until('A learned for IPv6', 5_000, () => neighbour(client, VIP6))).toBe(a.mac);
 
     const capture = await tcpdump(lab, client);
     await runnerA.ok({ op: 'reconcile', desired: [] });
     const takeoverAt = Date.now();
     await runnerB.ok({ op: 'reconcile', desired: both });
     // Existing entries are updated by gratuitous ARP / an NA with Override=1 by default: no arp_accept needed.
-    await until('the IPv4 entry to move to B', 4_000, () => (neighbour(lab, client, VIP4) === b.mac ? true : undefined));
-    await until('the IPv6 entry to move to B', 4_000, () => (neighbour(lab, client, VIP6) === b.mac ? true : undefined));
+    await until('the IPv4 entry to move to B', 4_000, () => (neighbour(client, VIP4) === b.mac ? true : undefined));
+    await until('the IPv6 entry to move to B', 4_000, () => (neighbour(client, VIP6) === b.mac ? true : undefined));
     const movedMs = Date.now() - takeoverAt;
     // Let the 5 s window run out, then read the capture.
     await new Promise((r) => setTimeout(r, Math.max(0, 6_000 - movedMs)));
@@ -220,16 +220,16 @@ describe.skipIf(skip !== undefined)('L2 announcer in network namespaces', () => 
     expect(dropped).toBeGreaterThanOrEqual(frames.length);
     expect(stats.requestsReceived[VIP4] ?? 0).toBe(0);
 
-    const reply = arping(lab, client, VIP4, 3);
+    const reply = arping(client, VIP4, 3);
     expect(reply.status, reply.out).toBe(0);
     expect(reply.macs).toEqual([a.mac.toUpperCase(), a.mac.toUpperCase(), a.mac.toUpperCase()]);
-    udp(lab, client, VIP6);
-    expect(await until('the IPv6 VIP to resolve after the burst', 5_000, () => neighbour(lab, client, VIP6))).toBe(a.mac);
+    udp(client, VIP6);
+    expect(await until('the IPv6 VIP to resolve after the burst', 5_000, () => neighbour(client, VIP6))).toBe(a.mac);
     console.info(`malformed burst: ${frames.length} frames, drops ${JSON.stringify(stats.drops)}`);
   });
 
   it('(e) the link table follows netlink events (not the 10 s rescan): a new interface in the VIP subnet is chosen well within the 10 s rescan, with reasons', async () => {
-    const { lab, hosts, runners } = await setup('a');
+    const { hosts, runners } = await setup('a');
     const [a] = hosts as [LabHost];
     const [runner] = runners as [AnnouncerPeer];
     type Selection = { selected: string[]; warning?: string; choices: { interface: string; reason: string }[] };
@@ -262,9 +262,9 @@ describe.skipIf(skip !== undefined)('L2 announcer in network namespaces', () => 
 });
 
 /** One datagram from the client to `target`: its kernel resolves the neighbour first. */
-function udp(l: NetnsLab, client: LabHost, target: string): void {
+function udp(client: LabHost, target: string): void {
   const family = target.includes(':') ? 'udp6' : 'udp4';
-  const r = run(l, client, [process.execPath, '-e', `require('dgram').createSocket('${family}').send('mlb', 9, '${target}', (e) => process.exit(e ? 1 : 0))`]);
+  const r = run(client, [process.execPath, '-e', `require('dgram').createSocket('${family}').send('mlb', 9, '${target}', (e) => process.exit(e ? 1 : 0))`]);
   if (r.status !== 0) throw new Error(`udp to ${target} failed: ${r.stderr}`);
 }
 

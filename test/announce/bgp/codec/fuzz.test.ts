@@ -91,7 +91,7 @@ const MUTATORS: Record<string, Mutator> = {
   updateLengths: (b, r) => { const x = b.slice(); if (x.length >= 23 && x[18] === 2) { const at = r() < 0.5 ? 19 : 21 + (((x[19]! << 8) | x[20]!) % 4000); if (at + 1 < x.length) { x[at] = int(r, 3); x[at + 1] = int(r, 256); } } return x; },
   openParameters: (b, r) => { const x = b.slice(); if (x.length >= 29 && x[18] === 1) x[19 + 9 + int(r, 3)] = int(r, 256); return x; },
   splice: (b, r, pick) => { const o = pick(); const x = Uint8Array.from([...b.slice(0, int(r, b.length + 1)), ...o.slice(int(r, o.length + 1))]); return r() < 0.7 ? setLength(x, x.length) : x; },
-  garbage: (b, r) => { const x = new Uint8Array(19 + int(r, 120)); x.fill(0xff, 0, 16); for (let i = 18; i < x.length; i++) x[i] = int(r, 256); x[18] = 1 + int(r, 5); return setLength(x, x.length); },
+  garbage: (_base, r) => { const x = new Uint8Array(19 + int(r, 120)); x.fill(0xff, 0, 16); for (let i = 18; i < x.length; i++) x[i] = int(r, 256); x[18] = 1 + int(r, 5); return setLength(x, x.length); },
 };
 const MUTATOR_NAMES = Object.keys(MUTATORS);
 
