@@ -4,13 +4,13 @@
  * started on this release. Throughout, a client keeps asking the VIP over HTTP and a broadcast arping keeps
  * asking who holds it; after each step every node, old and new, names the same owner, which alone answers ARP.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HANDOVER_TIMEOUT_MS } from '../../src/daemon/handover';
 import { MLB_BUNDLE, REPO_ROOT } from '../cli/run-cli';
 import { canUseNetns } from '../support/netns-lab';
 import { PREVIOUS_RELEASE_COMMIT, previousReleaseBundle } from '../support/previous-release';
-import { API_IP, API_SERVICE, DaemonLab, eventually, type ClientSample } from './daemon-lab';
+import { API_IP, API_SERVICE, DaemonLab, eventually } from './daemon-lab';
 
 const netns = canUseNetns();
 const previous = netns.ok ? previousReleaseBundle() : { why: netns.why };
@@ -18,59 +18,60 @@ const skip = 'why' in previous ? previous.why : undefined;
 const event = (name: string) => (l: Record<string, unknown>) => l.event === name;
 
 /**
- * iputils arping probes at most once a second (-i takes whole seconds): several of them, started this far apart,
- * ask four times a second between them, each probe broadcast (-b) so every node holding the VIP answers it.
- * They share the client's MAC, so each one hears the replies to all of them: the first one's output is the whole
- * stream (the others only send).
+ * Who answers ARP for the VIP, probe by probe: iputils arping in the client's namespace sends the probes, each
+ * broadcast (-b) so every node holding the VIP answers it, and tcpdump there reads the answers with the kernel's
+ * timestamps (arping's own output is not used: it is buffered, so its lines arrive late and in bunches). arping
+ * probes at most once a second (-i takes whole seconds): several of them, started this far apart, probe four
+ * times a second between them.
  */
-const WATCHERS = 4;
-const WATCHER_STAGGER_MS = 250;
-/** Replies closer than this answer one probe (a reply takes ~1 ms here; probes are 250 ms apart). */
-const SAME_PROBE_MS = 80;
+const PROBERS = 4;
+const PROBER_STAGGER_MS = 250;
+/** Answers this soon after a probe answer it (a reply takes ~1 ms here; probes are 250 ms apart). */
+const ANSWER_WITHIN_MS = 80;
 
 interface Probe {
+  /** When the probe was sent (ms since the epoch, by the capture's timestamps). */
   readonly t: number;
-  macs: string[];
+  readonly macs: string[];
 }
 
-/** Broadcast arping from the client's namespace; stop() returns every probe answered, with the MACs that did. */
+/** One probe per request for `ip` from the client, with the MACs of the replies sent back to the client. */
+function probesIn(capture: string, ip: string, clientMac: string): Probe[] {
+  const probes: { t: number; macs: string[] }[] = [];
+  for (const line of capture.split('\n')) {
+    const t = Number(line.split(' ')[0]) * 1000;
+    if (line.includes(`Request who-has ${ip} `) && line.includes(`${clientMac} > `)) probes.push({ t, macs: [] });
+    const reply = new RegExp(`^\\S+ (\\S+) > ${clientMac}, .*Reply ${ip.replaceAll('.', '\\.')} is-at`).exec(line);
+    const last = probes.at(-1);
+    if (reply && last && t - last.t <= ANSWER_WITHIN_MS && !last.macs.includes(reply[1]!)) last.macs.push(reply[1]!);
+  }
+  return probes;
+}
+
+/** Probes the VIP from the client until stop(), which returns every probe with the MACs that answered it. */
 async function arpWatch(lab: DaemonLab, ip: string): Promise<{ stop(): Probe[] }> {
-  const children: ChildProcess[] = [];
-  const probes: Probe[] = [];
-  for (let i = 0; i < WATCHERS; i++) {
-    if (i > 0) await new Promise((r) => setTimeout(r, WATCHER_STAGGER_MS));
-    const child = spawn('ip', ['netns', 'exec', lab.client.netns, 'stdbuf', '-oL', 'arping', '-b', '-i', '1', '-I', 'eth0', ip], { stdio: ['ignore', i === 0 ? 'pipe' : 'ignore', 'ignore'] });
-    children.push(child);
-    if (i > 0) continue;
-    let buffer = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString('utf8');
-      const lines = buffer.split('\n');
-      buffer = lines.pop() ?? '';
-      for (const line of lines) {
-        const mac = /reply from \S+ \[([0-9a-f:]+)\]/i.exec(line)?.[1]?.toLowerCase();
-        if (!mac) continue;
-        const t = Date.now();
-        const last = probes.at(-1);
-        if (last && t - last.t < SAME_PROBE_MS) last.macs = [...new Set([...last.macs, mac])];
-        else probes.push({ t, macs: [mac] });
-      }
-    });
+  const capture: string[] = [];
+  const tcpdump = lab.lab.spawnIn(lab.client, 'tcpdump', ['-l', '-n', '-e', '-tt', '-i', 'eth0', 'arp'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  tcpdump.stdout!.on('data', (chunk: Buffer) => capture.push(chunk.toString('utf8')));
+  const probers: ChildProcess[] = [];
+  for (let i = 0; i < PROBERS; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, PROBER_STAGGER_MS));
+    probers.push(lab.lab.spawnIn(lab.client, 'arping', ['-b', '-q', '-i', '1', '-I', 'eth0', ip], { stdio: 'ignore' }));
   }
   return {
     stop: () => {
-      for (const child of children) child.kill('SIGKILL');
-      return probes;
+      for (const child of [...probers, tcpdump]) child.kill('SIGKILL');
+      return probesIn(capture.join(''), ip, lab.client.mac);
     },
   };
 }
 
-/** The client's outages: from a failed request to the next answer, in ms, with when they began. */
-function outages(samples: readonly ClientSample[]): { at: number; ms: number }[] {
+/** Outages: from a failed request (or an unanswered probe) to the next answer, in ms, with when they began. */
+function outages(samples: readonly { t: number; answered: boolean }[]): { at: number; ms: number }[] {
   const out: { at: number; ms: number }[] = [];
   let failedSince: number | undefined;
   for (const s of samples) {
-    if (s.node === null) failedSince ??= s.t;
+    if (!s.answered) failedSince ??= s.t;
     else if (failedSince !== undefined) {
       out.push({ at: failedSince, ms: s.t - failedSince });
       failedSince = undefined;
@@ -123,7 +124,7 @@ describe.skipIf(skip !== undefined)(`rolling upgrade from ${PREVIOUS_RELEASE_COM
       handovers.push({ node: node.name, mac: l.macOf(node.name), from, to: Date.now() });
       const upgraded = l.start(node.name);
       await upgraded.waitFor(event('gossipStarted'));
-      // Alive again in every other node's view, old ones included, and it advertises this release.
+      // Alive again in every node's view, the old ones' included.
       await eventually(() => l.nodes.every((n) => l.status(n.name).members.find((m) => m.name === node.name)?.state === 'alive') || undefined, 30_000, 200);
       owners.push(await agreedOwner());
       if (node === l.nodes[0]) expectMixedView(l, node.name);
@@ -145,8 +146,9 @@ describe.skipIf(skip !== undefined)(`rolling upgrade from ${PREVIOUS_RELEASE_COM
     const split = answered.filter((p) => p.macs.length > 1 && !inHandover(p));
     expect(split.map((p) => `${new Date(p.t).toISOString()}: ${p.macs.map((m) => l.nameOfMac(m)).join(' and ')}`), `owners: ${owners.join(' -> ')}`).toEqual([]);
     expect(answered.length).toBeGreaterThan(0);
-    // No client outage longer than a graceful handover may take.
-    expect(outages(samples).filter((o) => o.ms > HANDOVER_TIMEOUT_MS)).toEqual([]);
+    // No outage longer than a graceful handover may take, for the client's requests or for ARP.
+    expect(outages(samples.map((s) => ({ t: s.t, answered: s.node !== null }))).filter((o) => o.ms > HANDOVER_TIMEOUT_MS)).toEqual([]);
+    expect(outages(answered.map((p) => ({ t: p.t, answered: p.macs.length > 0 }))).filter((o) => o.ms > HANDOVER_TIMEOUT_MS)).toEqual([]);
     expect(samples.filter((s) => s.node !== null).length).toBeGreaterThan(0);
   }, 150_000);
 });
