@@ -24,7 +24,7 @@ import { describeEntry, restoreAllocations } from './allocation/restore-allocati
 import { REJOIN_INTERVAL_MS } from './cluster-membership';
 import type { LiveMember, ServiceAddresses } from './cluster-decision';
 import { decodeConfigFacts, encodeConfigFacts, mergeConfigFacts, type ConfigFacts } from './config-facts/config-facts-codec';
-import { decodeGossipRecords, encodeGossipRecords, GossipRecordKind, type GossipRecord } from './gossip-records';
+import { decodeGossipRecordsCounted, encodeGossipRecords, GossipRecordKind, type GossipRecord } from './gossip-records';
 import { parseHealthCheck, type HealthCheckSpec } from './health/health-check-spec';
 import { HealthMonitor } from './health/health-monitor';
 import { HealthDetailsSharing } from './health/health-details-sharing';
@@ -99,7 +99,7 @@ export class ClusterGossip {
   /** A received report changed the table: the next push/pull must carry it. */
   private stateDirty = false;
   private writes: Promise<void> = Promise.resolve();
-  readonly drops = { notOurs: 0, badHealthReport: 0, badTable: 0, badConfigFacts: 0 };
+  readonly drops = { notOurs: 0, badHealthReport: 0, badTable: 0, badConfigFacts: 0, unknownKind: 0 };
   private configFacts: ReadonlyMap<string, ConfigFacts> = new Map();
   private configSeq = 0;
   private publishedConfig: string | undefined;
@@ -390,11 +390,14 @@ export class ClusterGossip {
   }
 
   private receive(bytes: Uint8Array): void {
-    const records = decodeGossipRecords(bytes);
-    if (!records) {
+    const decoded = decodeGossipRecordsCounted(bytes);
+    if (!decoded) {
       this.drops.notOurs++;
       return;
     }
+    const { records } = decoded;
+    // A newer peer's records (records-protocol.ts): skipped, and counted so a mixed cluster is visible.
+    this.drops.unknownKind += decoded.unknownKinds;
     let changed = false;
     for (const record of records) {
       if (record.kind === GossipRecordKind.healthReport) changed = this.receiveHealth(record.bytes) || changed;

@@ -4,6 +4,7 @@
  */
 import type { Member } from '../gossip/swim';
 import { decodeNodeMeta } from '../gossip/node-meta';
+import { recordsVersionOf } from './records-protocol';
 import { hostFromBytes } from '../gossip/transport/address';
 import { diagnosticReport } from '../model';
 import type { FileSourceState } from '../sources/file';
@@ -127,6 +128,7 @@ function memberView(m: Member, requests: DrainRequestTable | undefined): Control
     draining: meta?.draining ?? false,
     warmingUp: meta?.warmingUp ?? false,
     ...(meta?.macs ? { macs: [...meta.macs] } : {}),
+    ...(meta ? { version: { release: meta.release ?? null, records: recordsVersionOf(meta) } } : {}),
     ...(drain ? {
       drain: {
         action: drain.action, requestedBy: drain.requestedBy, at: iso(drain.at), seq: drain.seq, outcome: drain.outcome,

@@ -57,11 +57,20 @@ export function encodeGossipRecords(records: readonly GossipRecord[]): Uint8Arra
 
 /** The records, or undefined for anything that is not ours or is damaged. Unknown kinds are skipped (newer peers). */
 export function decodeGossipRecords(bytes: Uint8Array): GossipRecord[] | undefined {
+  return decodeGossipRecordsCounted(bytes)?.records;
+}
+
+/**
+ * The records and how many were of a kind this release does not know: a newer peer's, skipped and counted so an
+ * operator can see a mixed cluster at work (records-protocol.ts), never an error.
+ */
+export function decodeGossipRecordsCounted(bytes: Uint8Array): { records: GossipRecord[]; unknownKinds: number } | undefined {
   if (bytes.length < HEADER_BYTES || bytes.length > GOSSIP_RECORDS_MAX_BYTES) return undefined;
   if (!GOSSIP_RECORDS_MAGIC.every((b, i) => bytes[i] === b)) return undefined;
   if (bytes[GOSSIP_RECORDS_MAGIC.length] !== GOSSIP_RECORDS_VERSION) return undefined;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const records: GossipRecord[] = [];
+  let unknownKinds = 0;
   let offset = HEADER_BYTES;
   while (offset < bytes.length) {
     if (offset + RECORD_HEADER_BYTES > bytes.length) return undefined;
@@ -71,8 +80,8 @@ export function decodeGossipRecords(bytes: Uint8Array): GossipRecord[] | undefin
     if (start + length > bytes.length) return undefined;
     if (KNOWN_KINDS.has(kind)) {
       records.push({ kind: kind as GossipRecordKind, bytes: bytes.slice(start, start + length) });
-    }
+    } else unknownKinds++;
     offset = start + length;
   }
-  return records;
+  return { records, unknownKinds };
 }

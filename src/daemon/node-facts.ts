@@ -8,6 +8,7 @@ import type { Snapshot } from '../model';
 import type { NodeMeta } from '../gossip/node-meta';
 import { hasLinkLayerAddress, type LinkSource } from '../announce/l2/interfaces';
 import { formatMAC } from '../announce/l2/mac-address';
+import { MLB_RECORDS_VERSION } from './records-protocol';
 
 export interface NodeFactsInput {
   readonly nodeName: string;
@@ -18,6 +19,8 @@ export interface NodeFactsInput {
   readonly warmingUp: boolean;
   /** The MACs this node may answer from (named in split-brain reports and by `mlb arping`). */
   readonly macs?: readonly string[];
+  /** This node's release, advertised with MLB_RECORDS_VERSION so a mixed cluster can negotiate record formats. */
+  readonly release: string;
 }
 
 /**
@@ -34,6 +37,8 @@ export function nodeFacts(input: NodeFactsInput): NodeMeta {
     draining: input.draining,
     warmingUp: input.warmingUp,
     ...(input.macs ? { macs: [...new Set(input.macs)].sort().slice(0, MAX_PUBLISHED_MACS) } : {}),
+    recordsVersion: MLB_RECORDS_VERSION,
+    release: input.release,
   };
 }
 

@@ -84,6 +84,8 @@ export interface SpeakerOptions {
   readonly controlSocketGroup?: string;
   /** mlb's version, shown by the control API. */
   readonly version: string;
+  /** What other nodes' `mlb status` show as this node's release (records-protocol.ts releaseText); default: version. */
+  readonly release?: string;
   /** exec: health checks run as this user (--health-check-user). */
   readonly healthCheckRunAs?: RunAs;
   readonly logger: Logger;
@@ -555,6 +557,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     return encodeNodeMeta(nodeFacts({
       nodeName: this.options.nodeName, snapshot, labels: this.options.nodeLabels,
       draining: this.flags.draining, warmingUp: this.flags.warmingUp, macs: linkMacs(this.links, this.options.vipInterface),
+      release: this.options.release ?? this.options.version,
     }));
   }
 

@@ -14,7 +14,14 @@
  * flags: bit 0 draining, bit 1 warming up. status: 0 False, 1 True, 2 Unknown.
  * A decoder ignores bytes after the conditions, so later versions can append fields. Appended since: the node's
  * link-layer addresses, [count u8] then 6 bytes each, so a split-brain report and `mlb arping` can name the node
- * behind a MAC (a decoder that predates them stops before them, as promised).
+ * behind a MAC (a decoder that predates them stops before them, as promised). Appended after the MACs: the
+ * version of mlb's gossip records the node understands [u8] and its release [len u8][UTF-8], so rolling upgrades
+ * can negotiate record formats (src/daemon/records-protocol.ts) and `mlb status` can show who runs what. A node
+ * that sends them always sends the MAC count (0 when it has none) so the fields stay at a fixed position.
+ *
+ * META_VERSION stays 1 for every append: a decoder refuses any other version, and a refused meta makes the
+ * member a plain MetalLB speaker in that decoder's election. Only a change older decoders would misread may
+ * bump it, and that would split elections during a rolling upgrade.
  */
 import { CodedError } from '../errors/coded-error';
 import { META_MAX_BYTES } from './messages';
@@ -37,9 +44,16 @@ export interface NodeMeta {
   readonly warmingUp: boolean;
   /** The MACs of the interfaces it may announce on, lowercase "aa:bb:cc:dd:ee:ff" (absent from older nodes). */
   readonly macs?: readonly string[];
+  /** The newest mlb gossip records version it understands (absent from nodes older than the field). */
+  readonly recordsVersion?: number;
+  /** Its release, as `mlb version` names it (absent from nodes older than the field). */
+  readonly release?: string;
 }
 
-export class NodeMetaError extends CodedError<'metaTooLarge' | 'metaStringTooLong' | 'metaBadMac'> {}
+/** The release text is for people; a long one (a packager's suffix) is cut rather than crowding out labels. */
+export const META_MAX_RELEASE_BYTES = 64;
+
+export class NodeMetaError extends CodedError<'metaTooLarge' | 'metaStringTooLong' | 'metaBadMac' | 'metaBadVersion'> {}
 
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
@@ -58,9 +72,16 @@ export function encodeNodeMeta(meta: NodeMeta): Uint8Array {
     pushString(parts, c.type);
     parts.push(STATUS_CODES.indexOf(c.status));
   }
-  if (meta.macs !== undefined) {
-    pushCount(parts, meta.macs.length, 'MACs');
-    for (const mac of meta.macs) parts.push(...macBytes(mac));
+  if (meta.macs !== undefined || meta.recordsVersion !== undefined) {
+    pushCount(parts, meta.macs?.length ?? 0, 'MACs');
+    for (const mac of meta.macs ?? []) parts.push(...macBytes(mac));
+  }
+  if (meta.recordsVersion !== undefined) {
+    if (!Number.isInteger(meta.recordsVersion) || meta.recordsVersion < 0 || meta.recordsVersion > 255) {
+      throw new NodeMetaError('metaBadVersion', `records version ${meta.recordsVersion} is not an integer 0..255`);
+    }
+    parts.push(meta.recordsVersion);
+    pushString(parts, truncateUtf8(meta.release ?? '', META_MAX_RELEASE_BYTES));
   }
   if (parts.length > META_MAX_BYTES) {
     throw new NodeMetaError(
@@ -97,13 +118,27 @@ export function decodeNodeMeta(bytes: Uint8Array | undefined): NodeMeta | undefi
     if (reader.remaining() === 0) return decoded;
     const macs: string[] = [];
     for (let n = reader.byte(); n > 0; n--) macs.push(reader.mac());
-    return { ...decoded, macs };
+    if (reader.remaining() === 0) return { ...decoded, macs };
+    const recordsVersion = reader.byte();
+    const release = reader.string();
+    // Bytes after these are a newer node's appended fields: ignored, as this layout promises.
+    return { ...decoded, macs, recordsVersion, ...(release ? { release } : {}) };
   } catch {
     return undefined;
   }
 }
 
 const MAC_BYTES = 6;
+
+/** The longest prefix of `text` that fits in `max` UTF-8 bytes, never splitting a character. */
+function truncateUtf8(text: string, max: number): string {
+  let out = '';
+  for (const ch of text) {
+    if (utf8.encode(out + ch).length > max) break;
+    out += ch;
+  }
+  return out;
+}
 
 function macBytes(mac: string): number[] {
   const bytes = mac.split(':').map((h) => Number.parseInt(h, 16));

@@ -153,14 +153,15 @@ export class DaemonLab {
     return this.ownConfigs.get(name) ?? this.configFile;
   }
 
-  start(name: string, extra: string[] = []): RunningDaemon {
+  /** `bundle`: another build of mlb to run there (a previous release, in the rolling-upgrade test). */
+  start(name: string, extra: string[] = [], bundle = MLB_BUNDLE): RunningDaemon {
     const host = this.host(name);
     const others = this.nodes.filter((n) => n.name !== name).map((n) => `${n.ipv4}:7946`);
     const daemon = startDaemon([
       '--config', this.configOf(name), '--node-name', name, '--gossip-bind', `${host.ipv4}:7946`, '--join', others.join(','),
       '--state-dir', join(this.dir, name), '--control-socket', this.socket(name), '--metrics-bind', `${host.ipv4}:${METRICS_PORT}`,
       ...this.extraArgs, ...extra,
-    ], host.netns);
+    ], host.netns, [], bundle);
     this.daemons.set(name, daemon);
     return daemon;
   }

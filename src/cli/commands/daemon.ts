@@ -13,6 +13,7 @@ import { METALLB_METRICS_PORT } from '../../daemon/metrics/metrics-port';
 import type { MetricsServer } from '../../daemon/metrics';
 import { DEFAULT_CONTROL_SOCKET } from '../control-client';
 import { buildInfo } from '../build-info';
+import { releaseText } from '../../daemon/records-protocol';
 import { SWIM_PROFILES, type SwimProfileName } from '../../gossip/swim';
 import { parseHostPort } from '../../gossip/transport/address';
 import { CommandError, ExitCode, UsageError } from '../exit-codes';
@@ -121,7 +122,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       nodeName: args['node-name'], configFile, configParser: workerParser(), maxConfigBytes: maxBytes, bind, ...(advertise ? { advertiseHost: advertise } : {}), join, keyring,
       stateDir: args['state-dir'], nodeLabels, gossipConfig: SWIM_PROFILES[args['gossip-profile']], profileName: args['gossip-profile'], logger,
       announce: args.announce, ...(args.announce && args['bind-vips'] ? { vipInterface: args['vip-interface'] } : {}),
-      controlSocket: args['control-socket'], ...(socketGroup ? { controlSocketGroup: socketGroup } : {}), version: buildInfo().version,
+      controlSocket: args['control-socket'], ...(socketGroup ? { controlSocketGroup: socketGroup } : {}), version: buildInfo().version, release: releaseText(buildInfo()),
       ...(healthCheckRunAs ? { healthCheckRunAs } : {}),
     });
     // Metrics listen before the speaker starts: a taken port fails the start before this node joins the cluster

@@ -14,6 +14,7 @@ import { divergenceLines } from '../config-divergence-text';
 import { renderTable } from '../render-table';
 import { drainFlag } from '../drain-flag';
 import { warmingUpText } from '../warm-up-text';
+import { memberReleasesText } from '../member-releases-text';
 import { isStructured, outputFormat, outputOption, printStructured } from '../output-format';
 import { runStatusWatch } from '../status-watch';
 import { importStatusTui } from './import-status-tui';
@@ -115,6 +116,8 @@ function renderSummary(s: ControlSnapshot, width: number): string {
     ...divergenceLines(s).map((line, i): [string, string] => [i === 0 ? 'differs' : '', `- ${line}`]),
     ['election', `mlb inputs (health, drain, warm-up) ${s.mlbOnlyInputs.allowed ? 'on' : 'off'}: ${s.mlbOnlyInputs.reason}`],
   ];
+  const releases = memberReleasesText(s);
+  if (releases) rows.push(['releases', releases]);
   if (s.allocation.allocator !== null) rows.push(['allocator', `${s.allocation.allocator} (table version ${s.allocation.version})`]);
   return rows.map(([key, value]) => wrap(`${key.padEnd(SUMMARY_KEY_WIDTH)}${value}`, width, SUMMARY_KEY_WIDTH + 2)).join('');
 }

@@ -73,6 +73,12 @@ export interface ControlSnapshot {
     /** The MACs it announces from, as it publishes them (absent for members that do not say). */
     macs?: string[];
     /**
+     * What the member runs, from its gossip meta: its release (`mlb version`'s version, +commit when built from
+     * one; null from mlb releases older than this field) and the newest version of mlb's gossip records it
+     * understands (0 for those older releases). Absent for plain MetalLB speakers.
+     */
+    version?: { release: string | null; records: number };
+    /**
      * The newest `mlb drain` / `mlb undrain` for this member heard in gossip, made on any host (requestedBy: the
      * host whose control socket was asked), and whether the member answered: pending, applied, or failed with
      * `detail`. The same on every node once gossip has spread it; absent when none was heard.

@@ -180,7 +180,7 @@ export const MLB_METRICS: readonly PulledMetric[] = [
   },
   {
     name: 'mlb_gossip_record_drops_total',
-    help: 'mlb records in gossip (health reports, allocation tables) refused, by reason',
+    help: 'mlb records in gossip refused, by reason (unknownKind: a newer release\'s record, skipped during a rolling upgrade)',
     type: 'counter',
     labels: ['reason'],
     samples: ({ counters }) => byKey('reason', counters.gossipRecordDrops),
