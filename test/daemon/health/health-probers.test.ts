@@ -5,7 +5,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { probeExec, probeHttp, probeTcp, runProbe } from '../../../src/daemon/health/health-probers';
 import { parseHealthCheck } from '../../../src/daemon/health/health-check-spec';
 
@@ -31,12 +31,6 @@ function specOf(target: string) {
   const parsed = parseHealthCheck({ 'mlb.io/health-check': target, 'mlb.io/health-check-timeout': '500ms' });
   if (!parsed.ok || !parsed.spec) throw new Error(`bad spec ${target}`);
   return parsed.spec;
-}
-
-async function timed<T>(p: Promise<T>): Promise<[T, number]> {
-  const start = performance.now();
-  const value = await p;
-  return [value, performance.now() - start];
 }
 
 /** Running, not a zombie waiting for whichever process adopted it to reap it. */
@@ -92,9 +86,8 @@ describe('http probe', () => {
     const port = await listen(server);
     expect(await probeHttp({ host: '127.0.0.1', port, path: '/moved' }, 1000))
       .toEqual({ ok: false, detail: 'HTTP 302 (redirects are not followed)' });
-    const [result, ms] = await timed(probeHttp({ host: '127.0.0.1', port, path: '/stream' }, 3000));
-    expect(result).toEqual({ ok: true, detail: 'HTTP 200' });
-    expect(ms).toBeLessThan(2000);
+    // Passing, not "timed out": the status line is the answer, the body that never ends is not waited for.
+    expect(await probeHttp({ host: '127.0.0.1', port, path: '/stream' }, 3000)).toEqual({ ok: true, detail: 'HTTP 200' });
     expect(paths).toEqual(['/moved', '/stream']);
   });
 
@@ -105,12 +98,8 @@ describe('http probe', () => {
       s.on('close', () => { closed = true; });
     });
     const port = await listen(server);
-    const [result, ms] = await timed(probeHttp({ host: '127.0.0.1', port, path: '/' }, 200));
-    expect(result).toEqual({ ok: false, detail: 'timed out after 200 ms' });
-    expect(ms).toBeGreaterThanOrEqual(150);
-    expect(ms).toBeLessThan(2000);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(closed).toBe(true);
+    expect(await probeHttp({ host: '127.0.0.1', port, path: '/' }, 200)).toEqual({ ok: false, detail: 'timed out after 200 ms' });
+    await vi.waitFor(() => expect(closed).toBe(true), { timeout: 5000, interval: 20 });
   });
 
   it('fails with the connect error when nobody listens', async () => {
@@ -141,14 +130,15 @@ describe('exec probe', () => {
 
   it('kills a program that overruns its timeout, and what it started too', async () => {
     const pids = join(dir, 'pids');
-    const [result, ms] = await timed(probeExec(['/bin/sh', '-c', `/bin/sleep 30 & echo $$ $! > ${pids}; wait`], 300));
-    expect(result).toEqual({ ok: false, detail: 'timed out after 300 ms' });
-    expect(ms).toBeGreaterThanOrEqual(250);
-    expect(ms).toBeLessThan(3000);
+    // 2 s: long enough for the shell to start and write its pids on a loaded machine, far short of the 30 s sleep.
+    const result = await probeExec(['/bin/sh', '-c', `/bin/sleep 30 & echo $$ $! > ${pids}; wait`], 2000);
+    expect(result).toEqual({ ok: false, detail: 'timed out after 2000 ms' });
     const [shell, sleeper] = readFileSync(pids, 'utf8').trim().split(' ').map(Number) as [number, number];
-    await new Promise((r) => setTimeout(r, 200));
-    expect(alive(shell)).toBe(false);
-    expect(alive(sleeper)).toBe(false);
+    // The kill is sent before the probe answers; the kernel finishes the processes a moment later.
+    await vi.waitFor(() => {
+      expect(alive(shell)).toBe(false);
+      expect(alive(sleeper)).toBe(false);
+    }, { timeout: 5000, interval: 20 });
   });
 
   it('fails with the reason when the program cannot be run', async () => {
@@ -158,11 +148,10 @@ describe('exec probe', () => {
 
   it('stops at once when aborted', async () => {
     const abort = new AbortController();
-    const pending = timed(probeExec(['/bin/sleep', '30'], 10_000, abort.signal));
+    const pending = probeExec(['/bin/sleep', '30'], 10_000, abort.signal);
     setTimeout(() => abort.abort(), 100);
-    const [result, ms] = await pending;
-    expect(result).toEqual({ ok: false, detail: 'aborted' });
-    expect(ms).toBeLessThan(3000);
+    // 'aborted', not 'timed out after 10000 ms': the abort ended it, long before the sleep or the timeout would.
+    expect(await pending).toEqual({ ok: false, detail: 'aborted' });
     expect(await probeTcp('127.0.0.1', 1, 1000, AbortSignal.abort())).toEqual({ ok: false, detail: 'aborted' });
   });
 });
