@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CommandError, ExitCode } from '../cli/exit-codes';
-import { runningAsSingleExecutable } from '../packaging/single-executable';
+import { selfCommand } from '../packaging/single-executable';
 import { applyPlan, describeStep } from './apply-plan';
 import { InstallError } from './install-error';
 import { readHostFacts, underRoot } from './host-facts';
@@ -34,7 +34,7 @@ const print = (line: string): void => {
 
 /** This same mlb, to run one of its commands: the executable itself, or node with the bundle. */
 function mlbItself(args: readonly string[]): { status: number | null } {
-  const command = runningAsSingleExecutable() ? [process.execPath] : [process.execPath, process.argv[1] ?? ''];
+  const command = selfCommand() ?? [process.execPath];
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MLB_') || KEPT_MLB_VARIABLES.has(name)));
   return spawnSync(command[0]!, [...command.slice(1), ...args], { stdio: ['ignore', 'inherit', 'inherit'], env });
 }

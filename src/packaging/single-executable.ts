@@ -41,3 +41,14 @@ export function embeddedText(name: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * How to run this same mlb again (the lab's daemons and web servers, `mlb install`'s closing checks): the one-file
+ * executable alone (its argv[1] is itself, not a script), or node with its flags and the bundle (or the TypeScript
+ * entry under a loader in development). Undefined when neither can be told.
+ */
+export function selfCommand(): string[] | undefined {
+  if (runningAsSingleExecutable()) return [process.execPath];
+  const script = process.argv[1];
+  return script ? [process.execPath, ...process.execArgv, script] : undefined;
+}

@@ -1,6 +1,6 @@
 /**
  * `mlb daemon` whose start fails exits non-zero by itself, with one line naming what failed on stderr and in the
- * JSON log: a gossip address no interface has, a directory given as a file, a module that is not installed.
+ * JSON log: a gossip address no interface has, a directory with no configuration in it, a module that is not installed.
  * Before, the process printed the error and kept running with no control socket (systemd saw it as active).
  */
 import { execFileSync } from 'node:child_process';
@@ -64,12 +64,13 @@ describe('mlb daemon start failures', () => {
     }
   });
 
-  it('exits 1 when --config is a directory, naming it', async () => {
+  it('exits 1 when --config is a directory with no configuration in it, naming it', async () => {
     const d = daemon('config-dir', ['--config', dir, '--gossip-bind', `127.0.0.1:${await freeLoopbackPort()}`, '--no-announce']);
     expect(await exitCode(d)).toBe(1);
     const { log, stderr } = failure(d);
-    expect(log).toContain(`${dir} is a directory, not a regular file`);
-    expect(stderr).toContain(`${dir} is a directory, not a regular file`);
+    // A directory's *.yaml files are one configuration; this one has none.
+    expect(log).toContain(`${dir} is a directory with no *.yaml or *.yml file in it`);
+    expect(stderr).toContain(`${dir} is a directory with no *.yaml or *.yml file in it`);
   });
 
   it('exits 1 when --gossip-key-file is a directory, naming it', async () => {

@@ -74,6 +74,17 @@ describe.skipIf(!netns.ok)(`dist/mlb on a host without Node.js${netns.ok ? '' : 
     expect(validate.status).toBe(0);
   });
 
+  it('runs the whole lab demo: every daemon and web server it starts is this same executable', () => {
+    // The system's PATH this time, for ip and nft; node on it is /dev/null. A name of this run's own.
+    const name = `mlbsea${process.pid % 100_000}`;
+    const argv = [...WITHOUT_NODE.slice(1), 'env', '-i', 'PATH=/usr/sbin:/usr/bin:/sbin:/bin', `TMPDIR=${temp}`, mlb,
+      'lab', 'demo', '--name', name, '--dir', join(dir, 'lab')];
+    const demo = spawnSync(WITHOUT_NODE[0]!, argv, { cwd: home, encoding: 'utf8', timeout: 240_000 });
+    expect(demo.stdout, demo.stderr).toMatch(/answers come from node-\d .*the client lost no request/);
+    expect(demo.stdout).toMatch(/lab removed: 5 namespaces deleted/);
+    expect(demo.status, demo.stdout + demo.stderr).toBe(0);
+  }, 300_000);
+
   describe('a daemon in a network namespace', () => {
     let lab: NetnsLab;
     let node: LabHost;

@@ -24,6 +24,7 @@ import {
 } from '../../lab/probe-loop';
 import { parseHostPort } from '../../gossip/transport/address';
 import { CommandError, ExitCode, UsageError } from '../exit-codes';
+import { selfCommand } from '../../packaging/single-executable';
 import { labNodeCommands } from './lab-node';
 
 interface LabArgs {
@@ -70,7 +71,7 @@ const upCommand: CommandModule<object, LabArgs> = {
   handler: async (args) => {
     const t = Date.now();
     const lab = await withLabErrors(() => withCleanupOnSignal(args, () => Lab.up({
-      nodes: args.nodes, name: args.name, dir: args.dir, mlbCommand: selfCommand(), bgp: args.bgp,
+      nodes: args.nodes, name: args.name, dir: args.dir, mlbCommand: labSelfCommand(), bgp: args.bgp,
       ...(args['gossip-profile'] ? { gossipProfile: args['gossip-profile'] } : {}),
       onProgress: (line) => process.stdout.write(`${line}\n`),
     })));
@@ -125,7 +126,7 @@ const demoCommand: CommandModule<object, DemoArgs> = {
       await checkLabPrerequisites();
       if (args.bgp) checkFrr();
       const common = {
-        nodes: args.nodes, name: args.name, dir: args.dir, mlbCommand: selfCommand(), keep: args.keep,
+        nodes: args.nodes, name: args.name, dir: args.dir, mlbCommand: labSelfCommand(), keep: args.keep,
         ...(args['gossip-profile'] ? { gossipProfile: args['gossip-profile'] } : {}),
         write: (line: string) => process.stdout.write(`${line}\n`),
       };
@@ -203,11 +204,11 @@ export const labCommand: CommandModule = {
   handler: () => undefined,
 };
 
-/** How the lab runs mlb: this very program (the bundle, or the TypeScript entry under a loader in development). */
-function selfCommand(): string[] {
-  const script = process.argv[1];
-  if (!script) throw new CommandError('cannot tell where this mlb program is (no script path)', 'labNoSelf');
-  return [process.execPath, ...process.execArgv, script];
+/** How the lab runs mlb: this very program, as the one-file executable or node with the bundle. */
+function labSelfCommand(): string[] {
+  const command = selfCommand();
+  if (!command) throw new CommandError('cannot tell where this mlb program is (no script path)', 'labNoSelf');
+  return command;
 }
 
 /** Ctrl-C while `mlb lab up` builds: remove what was built so far, then exit 1. */
