@@ -8,7 +8,8 @@ import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { randomInt } from 'node:crypto';
 import {
-  decodePacket, encodePacket, encodeStream, INBOUND_STREAM_BUDGET_BYTES, INBOUND_STREAMS_MAX, Keyring, StreamBudget, StreamReader,
+  decodePacket, encodePacket, encodeStream, INBOUND_STREAM_BUDGET_BYTES, INBOUND_STREAMS_MAX, Keyring, packetOverhead, StreamBudget,
+  StreamReader,
 } from './codec';
 import type { GossipMessage } from './messages';
 import {
@@ -25,6 +26,15 @@ export const DEFAULT_COMPRESSION = true;
 const CLOSED_ERROR = 'the gossip node was closed';
 /** Addresses that mean "every interface": peers cannot reach us there, so an advertised address is required. */
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::']);
+
+/**
+ * The reducer packs broadcasts into UDPBufferSize minus what encodePacket adds around them (the encryption
+ * overhead here), so an encrypted packet stays as small as Go's and fits the MTU UDPBufferSize was chosen for.
+ */
+function withPipelineOverhead(config: SwimConfig, keyring: Keyring | undefined): SwimConfig {
+  const overhead = packetOverhead(keyring ? { keyring } : {});
+  return overhead > config.packetOverhead ? { ...config, packetOverhead: overhead } : config;
+}
 
 export class GossipNodeError extends Error {
   readonly code = 'advertiseRequired';
@@ -115,7 +125,7 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
       addr: addressBytes(advertise),
       port: transport.local.port,
       ...(options.meta ? { meta: options.meta } : {}),
-      config: options.config ?? LAN_CONFIG,
+      config: withPipelineOverhead(options.config ?? LAN_CONFIG, options.keyring),
       seed: options.seed ?? randomInt(2 ** 31),
       now: node.now(),
     });

@@ -35,8 +35,7 @@ export {
   encodePacket,
   type PacketDecodeOptions,
   type PacketEncodeOptions,
-  piggybackBudget,
-  selectPiggybacks,
+  packetOverhead,
 } from './packet-pipeline';
 export { StreamReader, type StreamDecodeOptions, type StreamOutput } from './stream-reader';
 export { StreamBudget } from './stream-budget';
