@@ -52,7 +52,7 @@ export function communityValue(text: string): number {
 }
 
 /** The address family of a prefix or address from its text. */
-export function familyOf(prefixOrAddress: string): 4 | 6 {
+export function ipVersionOfText(prefixOrAddress: string): 4 | 6 {
   return prefixOrAddress.includes(':') ? 6 : 4;
 }
 
