@@ -19,9 +19,9 @@
  * holding a restored entry (badEntry) and keeps its own, which is the safe reading: it never takes a restored
  * entry for a live one.
  */
-import { MAX_ADDRESSES_PER_SERVICE } from '../../allocator';
+import { compareStrings, MAX_ADDRESSES_PER_SERVICE } from '../../allocator';
 import { formatIP, parseIP } from '../../ip';
-import { type AllocationEntry, type AllocationTable, compareStrings, makeAllocationTable } from './allocation-table';
+import { type AllocationEntry, type AllocationTable, makeAllocationTable } from './allocation-table';
 
 /** Bumped when the layout changes; a node ignores a table of a format it does not know. */
 export const ALLOCATION_TABLE_FORMAT = 1;

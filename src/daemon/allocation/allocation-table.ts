@@ -37,11 +37,7 @@
  *   (claim-addresses.ts) then gives it to the older live entry (a restored entry after every live one), on
  *   every node alike.
  */
-
-/** Code-unit order, the same on every node (localeCompare is not). */
-export function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+import { compareStrings } from '../../allocator';
 
 /**
  * How long a released entry (tombstone) is kept: it stops the entry coming back from a table that has not heard

@@ -27,7 +27,8 @@ import {
 import { allocateFresh, keepHeld, planService, type ServicePlan, skipMessage, skipReason } from '../../allocator/service-steps';
 import { type IP, parseIP } from '../../ip';
 import { type IPAddressPool, type Service, serviceKey } from '../../model';
-import { type AllocationEntry, type AllocationTable, compareEntries, compareStrings } from './allocation-table';
+import { compareStrings } from '../../allocator';
+import { type AllocationEntry, type AllocationTable, compareEntries } from './allocation-table';
 
 /** Where a service's held addresses came from. */
 export type HeldSource =

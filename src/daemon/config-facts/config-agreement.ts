@@ -11,7 +11,7 @@
  * define the service) but is not called divergent, until CONFIG_FACTS_WAIT_MS after it was first seen; from
  * then on it is "silent" and counts like a MetalLB speaker (an mlb older than these facts).
  */
-import { compareStrings } from '../allocation/allocation-table';
+import { compareStrings } from '../../allocator';
 import type { ConfigSummary } from './config-digest';
 import type { ConfigFacts } from './config-facts-codec';
 
