@@ -20,6 +20,7 @@ import { SocketTransport } from './transport/socket-transport';
 import { addressBytes, formatHostPort, hostFromBytes, type HostPort } from './transport/address';
 import { countDrop, emptyCounters, type GossipCounters } from './gossip-stats';
 import { isKeyMismatch, keyMismatchMessage, KeyMismatchLimiter, type KeyMismatchReason } from './key-mismatch';
+import { CodedError } from '../errors/coded-error';
 
 /** memberlist EnableCompression: on by default (LAN and WAN) and MetalLB keeps it. */
 export const DEFAULT_COMPRESSION = true;
@@ -36,8 +37,10 @@ function withPipelineOverhead(config: SwimConfig, keyring: Keyring | undefined):
   return overhead > config.packetOverhead ? { ...config, packetOverhead: overhead } : config;
 }
 
-export class GossipNodeError extends Error {
-  readonly code = 'advertiseRequired';
+export class GossipNodeError extends CodedError<'advertiseRequired'> {
+  constructor(message: string) {
+    super('advertiseRequired', message);
+  }
 }
 
 export interface GossipNodeOptions {
@@ -420,9 +423,9 @@ function toHostPort(a: PeerAddress): HostPort {
 }
 
 /** A reply that arrived but could not be read; `reasons` are its drop reasons (a different key shows here). */
-class UndecodableReply extends Error {
+class UndecodableReply extends CodedError<'undecodableReply'> {
   constructor(readonly reasons: readonly string[]) {
-    super(`undecodable reply: ${reasons.join(', ')}`);
+    super('undecodableReply', `undecodable reply: ${reasons.join(', ')}`);
   }
 }
 

@@ -12,17 +12,17 @@ import { join } from 'node:path';
 import type { AllocationTable } from './allocation-table';
 import { allocationTableFromJSON, allocationTableText } from './allocation-table-codec';
 import { readJSONState, writeFileAtomic } from '../state-dir';
+import { CodedError } from '../../errors/coded-error';
 
 export const ALLOCATIONS_FILE = 'allocations.json';
 
-export class AllocationStoreError extends Error {
-  override readonly name = 'AllocationStoreError';
+export class AllocationStoreError extends CodedError<'allocationFileDamaged' | 'allocationFileUnreadable'> {
   constructor(
-    readonly code: 'allocationFileDamaged' | 'allocationFileUnreadable',
+    code: 'allocationFileDamaged' | 'allocationFileUnreadable',
     readonly path: string,
     message: string,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 

@@ -7,6 +7,7 @@ import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, connect, isIP, type Server, type Socket } from 'node:net';
 import type { HostPort } from './address';
 import { formatHostPort } from './address';
+import { CodedError } from '../../errors/coded-error';
 
 /** memberlist's UDP receive buffer (net_transport.go udpPacketBufSize): larger datagrams are truncated by Go. */
 export const UDP_RECEIVE_BUFFER_BYTES = 65_536;
@@ -22,15 +23,7 @@ export interface TransportHandlers {
   onError?(what: string, error: Error): void;
 }
 
-export class TransportError extends Error {
-  constructor(
-    readonly code: 'bindFailed' | 'dialFailed' | 'dialTimeout',
-    message: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
-}
+export class TransportError extends CodedError<'bindFailed' | 'dialFailed' | 'dialTimeout'> {}
 
 export class SocketTransport {
   private constructor(
