@@ -1,5 +1,5 @@
 import type { IP, IPFamily } from '../ip';
-import type { IPFamilyPolicy, Service } from '../model';
+import type { Service } from '../model';
 import type { MetalLBFamily } from './allocation-errors';
 
 /**
@@ -24,10 +24,6 @@ export function serviceFamily(service: Service): MetalLBFamily {
  */
 export function primaryFamily(service: Service): IPFamily {
   return service.ipFamilies[0] === 'IPv6' ? 6 : 4;
-}
-
-export function familyPolicy(service: Service): IPFamilyPolicy {
-  return service.ipFamilyPolicy;
 }
 
 export function metallbFamilyOf(family: IPFamily): MetalLBFamily {

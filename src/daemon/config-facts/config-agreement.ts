@@ -158,8 +158,3 @@ export function divergenceMessage(node: string, theirs: number, ours: number, la
 export function refusalMessage(node: string, reason: string): string {
   return `${node}'s configuration file is refused, it runs its last good configuration: ${reason}`;
 }
-
-/** Changes only when the set of divergent nodes or what differs changes: the log line is written on change. */
-export function divergenceFingerprint(agreement: ConfigAgreement): string {
-  return JSON.stringify(agreement.divergent.map((p) => [p.node, p.digest, p.services, p.lacks, p.extra]));
-}

@@ -63,10 +63,6 @@ export type DropReasonName = keyof typeof DropReason;
 /** Every reason, for tests and for metrics that pre-register their label values. */
 export const DROP_REASONS: readonly DropReasonName[] = Object.keys(DropReason) as DropReasonName[];
 
-export function isDropReason(s: string): s is DropReasonName {
-  return Object.prototype.hasOwnProperty.call(DropReason, s);
-}
-
 /** One dropped message or packet with its reason and a short human detail (for debug logs, not for matching). */
 export interface Drop {
   readonly reason: DropReasonName;

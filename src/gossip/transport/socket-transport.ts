@@ -9,8 +9,6 @@ import type { HostPort } from './address';
 import { formatHostPort } from './address';
 import { CodedError } from '../../errors/coded-error';
 
-/** memberlist's UDP receive buffer (net_transport.go udpPacketBufSize): larger datagrams are truncated by Go. */
-export const UDP_RECEIVE_BUFFER_BYTES = 65_536;
 /** The kernel socket buffer asked for, so bursts of gossip are not dropped while the event loop is busy. */
 export const UDP_SOCKET_BUFFER_BYTES = 2 * 1024 * 1024;
 
