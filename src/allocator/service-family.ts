@@ -34,7 +34,7 @@ export function metallbFamilyOf(family: IPFamily): MetalLBFamily {
  * internal/ipfamily ForAddressesIPs: one address -> its family, two of different families -> dual, anything
  * else -> undefined (MetalLB's "unknown").
  */
-export function familyOfAddresses(ips: readonly IP[]): MetalLBFamily | undefined {
+function familyOfAddresses(ips: readonly IP[]): MetalLBFamily | undefined {
   if (ips.length === 1) return metallbFamilyOf((ips[0] as IP).family);
   if (ips.length === 2 && (ips[0] as IP).family !== (ips[1] as IP).family) return 'dual';
   return undefined;

@@ -155,7 +155,7 @@ function renderConflicts(s: ControlSnapshot, width: number): string {
 }
 
 /** Breaks text at spaces into lines of at most `width`, continuation lines indented; each line ends in \n. */
-export function wrap(text: string, width: number, indent: number): string {
+function wrap(text: string, width: number, indent: number): string {
   const lines: string[] = [];
   const leading = /^ */.exec(text)?.[0] ?? '';
   let line = leading;

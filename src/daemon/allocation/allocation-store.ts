@@ -26,7 +26,7 @@ export class AllocationStoreError extends CodedError<'allocationFileDamaged' | '
   }
 }
 
-export function allocationsPath(stateDir: string): string {
+function allocationsPath(stateDir: string): string {
   return join(stateDir, ALLOCATIONS_FILE);
 }
 

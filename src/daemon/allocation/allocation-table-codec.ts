@@ -72,7 +72,7 @@ export interface AllocationTableJSON {
 }
 
 /** The table as the JSON value both the wire and the state file carry. */
-export function allocationTableToJSON(table: AllocationTable): AllocationTableJSON {
+function allocationTableToJSON(table: AllocationTable): AllocationTableJSON {
   const writers = [...new Set([...table.entries.values()].map((e) => e.writer))].sort(compareStrings);
   const index = new Map(writers.map((w, i) => [w, i]));
   const entries = [...table.entries.entries()]

@@ -88,7 +88,7 @@ function compareHolders(a: Holder, b: Holder): number {
 }
 
 /** The entry's addresses as IPs; undefined if one does not parse (a decoded table never has such an entry). */
-export function entryIPs(entry: AllocationEntry): IP[] | undefined {
+function entryIPs(entry: AllocationEntry): IP[] | undefined {
   const ips: IP[] = [];
   for (const text of entry.ips) {
     const ip = parseIP(text);

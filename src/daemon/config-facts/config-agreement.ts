@@ -145,7 +145,7 @@ function peerConfig(node: string, inputs: AgreementInputs): PeerConfig {
 }
 
 /** "node-2's configuration differs from this node's (2 services vs 3): it lacks demo/web". */
-export function divergenceMessage(node: string, theirs: number, ours: number, lacks: readonly string[], extra: number): string {
+function divergenceMessage(node: string, theirs: number, ours: number, lacks: readonly string[], extra: number): string {
   const counts = theirs === ours ? `${theirs} services each` : `${theirs} service${theirs === 1 ? '' : 's'} vs ${ours}`;
   const parts: string[] = [];
   if (lacks.length > 0) parts.push(`it lacks ${lacks.join(', ')}`);

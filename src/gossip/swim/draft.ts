@@ -95,7 +95,7 @@ function packetBudget(d: Draft): number {
  * Takes pending broadcasts for `bytesAvailable` bytes: memberlist's own first, then user broadcasts in what is
  * left (memberlist getBroadcasts with the delegate's GetBroadcasts).
  */
-export function takePending(d: Draft, bytesAvailable: number, maxMessages: number): GossipMessage[] {
+function takePending(d: Draft, bytesAvailable: number, maxMessages: number): GossipMessage[] {
   const limit = retransmitLimit(d.config.retransmitMult, numNodes(d));
   const own = takeBroadcasts(d.memberQueue, COMPOUND_PART_OVERHEAD, bytesAvailable, limit, maxMessages);
   // Finished broadcasts need no callback: leave() watches its broadcast leave the queue (join-leave.ts).

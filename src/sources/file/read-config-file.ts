@@ -18,7 +18,7 @@ export interface FileIdentity {
   readonly ino: number;
 }
 
-export function sameIdentity(a: FileIdentity | undefined, b: FileIdentity | undefined): boolean {
+function sameIdentity(a: FileIdentity | undefined, b: FileIdentity | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
   return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
 }

@@ -37,7 +37,7 @@ export interface BirdOptions {
 }
 
 /** BIRD protocol names must be symbols: n<index> keeps them short and valid for any address. */
-export function birdProtocolName(index: number): string {
+function birdProtocolName(index: number): string {
   return `mlb${index + 1}`;
 }
 

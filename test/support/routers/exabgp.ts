@@ -58,7 +58,7 @@ function receiverScript(dir: string): string {
   ].join('\n');
 }
 
-export function renderExabgpConfig(options: ExabgpOptions, host: { ipv4: string; ipv6: string }, dir: string): string {
+function renderExabgpConfig(options: ExabgpOptions, host: { ipv4: string; ipv6: string }, dir: string): string {
   const families = ['    ipv4 unicast;', ...(options.ipv6 ? ['    ipv6 unicast;'] : [])];
   const neighbor = (n: ExabgpOptions['neighbors'][number]) => [
     `neighbor ${n.address} {`,

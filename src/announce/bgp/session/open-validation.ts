@@ -90,7 +90,7 @@ export function negotiateTimers(
 }
 
 /** RFC 4760: a peer without any multiprotocol capability speaks IPv4 unicast only. */
-export function peerFamilies(caps: readonly Capability[]): FamilyName[] {
+function peerFamilies(caps: readonly Capability[]): FamilyName[] {
   const mp = caps.filter((c): c is Extract<Capability, { code: 'multiprotocol' }> => c.code === 'multiprotocol');
   if (mp.length === 0) return ['ipv4'];
   const families: FamilyName[] = [];

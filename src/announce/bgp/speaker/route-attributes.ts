@@ -54,7 +54,7 @@ export interface RouteAttributes {
 }
 
 /** The family a prefix is announced in. */
-export function addressFamilyOfPrefix(prefix: CIDR): AddressFamily {
+function addressFamilyOfPrefix(prefix: CIDR): AddressFamily {
   return prefix.ip.family === 4 ? 'ipv4' : 'ipv6';
 }
 
