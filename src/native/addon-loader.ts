@@ -16,9 +16,8 @@ import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runningAsSingleExecutable } from '../packaging/single-executable';
+import type { AddonStatus } from './addon-status';
 import { loadEmbeddedAddon } from './embedded-addon';
-
-export type AddonStatus = { loaded: true; path: string } | { loaded: false; why: string; looked: string[] };
 
 export interface AddonSpec {
   /** The module's file name, e.g. mlb_native.node. */

@@ -3,7 +3,7 @@
  * private copy (private-addon-copy.ts), never from a file beside the executable. Never throws, like addon-loader.
  */
 import { embeddedBytes } from '../packaging/single-executable';
-import type { AddonStatus } from './addon-loader';
+import type { AddonStatus } from './addon-status';
 import { dlopenPrivateCopy } from './private-addon-copy';
 
 /** How an embedded module is named where a path would be (status, errors): it has no path. */

@@ -9,7 +9,8 @@
  * MLB_NATIVE_ADDON names another file (a packager's layout); it is tried first. The looking and loading is
  * addon-loader.ts's, shared with udp-ttl.ts.
  */
-import { loadAddon, type AddonStatus } from './addon-loader';
+import { loadAddon } from './addon-loader';
+import type { AddonStatus } from './addon-status';
 import { ADDON_MISSING_MESSAGE, PacketSocketError } from './packet-socket-error';
 
 export const ADDON_FILE_NAME = 'mlb_native.node';

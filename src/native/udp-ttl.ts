@@ -9,7 +9,8 @@
  * Without it, udpTtlAddonStatus() says why and openUdpTtlSocket() throws; callers fall back to dgram and say
  * that the TTL check is off.
  */
-import { loadAddon, type AddonStatus } from './addon-loader';
+import { loadAddon } from './addon-loader';
+import type { AddonStatus } from './addon-status';
 
 export const UDP_TTL_ADDON_FILE_NAME = 'mlb_udp_ttl.node';
 
