@@ -13,6 +13,7 @@ import { DiagnosticCode } from './diagnostic-codes';
 import type { DiagnosticSink } from './diagnostic-sink';
 import { closestMatch } from './did-you-mean';
 import { MapReader, ObjectScope } from './field-reader';
+import { KIND_VERSIONS } from './kind-versions';
 import { type MetadataRules, readMetadata } from './metadata';
 import { readNode } from './node';
 import type { ParsedObjects } from './parsed-objects';
@@ -20,26 +21,10 @@ import { readIPAddressPool } from './pool';
 import { readService } from './service';
 import { type SourceText, type YamlDocument, positionOfNode, resolveAlias } from './yaml-documents';
 
-const METALLB_V1BETA1 = 'metallb.io/v1beta1';
-const METALLB_V1BETA2 = 'metallb.io/v1beta2';
-const CORE_V1 = 'v1';
 /** Services without a namespace live in "default", as kubectl applies them. */
 const DEFAULT_SERVICE_NAMESPACE = 'default';
 
 const METALLB_RULES: MetadataRules = { defaultNamespace: DEFAULT_METALLB_NAMESPACE, nameRule: 'subdomain' };
-
-/** The API versions each kind is read in; the first is the current one (named in messages). */
-export const KIND_VERSIONS: Readonly<Record<string, readonly string[]>> = {
-  IPAddressPool: [METALLB_V1BETA1],
-  L2Advertisement: [METALLB_V1BETA1],
-  BGPAdvertisement: [METALLB_V1BETA1],
-  BGPPeer: [METALLB_V1BETA2, METALLB_V1BETA1],
-  BFDProfile: [METALLB_V1BETA1],
-  Community: [METALLB_V1BETA1],
-  Service: [CORE_V1],
-  Node: [CORE_V1],
-  List: [CORE_V1],
-};
 
 /** Top-level fields every object may carry; status is only read for Service and Node. */
 const TOP_FIELDS = ['apiVersion', 'kind', 'metadata', 'spec', 'status'];

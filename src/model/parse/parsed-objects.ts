@@ -6,7 +6,7 @@ import type {
 import type { CommunityAliasEntry } from './community';
 import type { ObjectScope } from './field-reader';
 import { closestMatch } from './did-you-mean';
-import { KIND_VERSIONS } from './objects';
+import { KIND_VERSIONS } from './kind-versions';
 
 export interface Parsed<T extends AnyObject> {
   readonly object: T;
