@@ -15,7 +15,7 @@ import type { ResolvedPool } from './pool-order';
  */
 
 /** The first usable address of a CIDR for the subject, or undefined. */
-export function firstUsableInCIDR(
+function firstUsableInCIDR(
   state: AllocatorState,
   cidr: CIDR,
   avoidBuggyIPs: boolean,

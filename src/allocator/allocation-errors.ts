@@ -2,6 +2,7 @@ import type { IP } from '../ip';
 import { formatIP } from '../ip';
 import { goQuote, goQuoteIPs, goQuoteList } from './go-format';
 import { type Port, formatPort } from './service-port';
+import { CodedError } from '../errors/coded-error';
 
 /**
  * Every way an allocation can fail, with a stable code (scripts, tests and `mlb explain` match on it) and
@@ -43,15 +44,7 @@ export type AllocationErrorCode = (typeof AllocationErrorCode)[keyof typeof Allo
 /** The IP family names MetalLB prints (internal/ipfamily: "ipv4", "ipv6", "dual"). */
 export type MetalLBFamily = 'ipv4' | 'ipv6' | 'dual';
 
-export class AllocationError extends Error {
-  override readonly name = 'AllocationError';
-  constructor(
-    readonly code: AllocationErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class AllocationError extends CodedError<AllocationErrorCode> {}
 
 export const allocationErrors = {
   noAvailableIPs: () => new AllocationError(AllocationErrorCode.noAvailableIPs, 'no available IPs'),

@@ -35,3 +35,4 @@ export { isBuggyIP } from './pool-membership';
 export { planService, skipReason } from './service-steps';
 export type { ServicePlan } from './service-steps';
 export { allocateFile, allocationProblems } from './allocation-problems';
+export { compareStrings } from './persistent-map';

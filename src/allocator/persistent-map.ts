@@ -199,6 +199,7 @@ export class PersistentMap<K, V> {
   }
 }
 
+/** Code-unit order, the same on every node (localeCompare is not). */
 export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

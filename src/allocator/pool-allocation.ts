@@ -29,7 +29,7 @@ export type Allocated = Step<{ readonly ips: readonly IP[]; readonly pool: strin
  * Where MetalLB returns a nil address for a single-family service whose family the pool lacks (and then fails
  * with `["<nil>"] is not allowed in config`), mlb reports "no available IPs in pool X for ipv6 IPFamily".
  */
-export function selectAddresses(
+function selectAddresses(
   offer: PoolOffer,
   request: Pick<FamilyRequest, 'family' | 'policy'>,
 ): { readonly ok: true; readonly ips: readonly IP[] } | { readonly ok: false; readonly error: AllocationError } {
@@ -50,7 +50,7 @@ export function selectAddresses(
  * single-family service needs its family; a dual-stack service both. PreferDualStack accepts, when no pool
  * offers both, the first pool offering its primary family, else the first offering the other.
  */
-export function bestOffer(
+function bestOffer(
   state: AllocatorState,
   pools: readonly ResolvedPool[],
   subject: AllocationSubject,

@@ -16,7 +16,7 @@ export function isBuggyIP(ip: IP): boolean {
 }
 
 /** Does the pool hold this address? An avoidBuggyIPs pool does not hold its .0 and .255 addresses. */
-export function poolHolds(pool: ResolvedPool, ip: IP): boolean {
+function poolHolds(pool: ResolvedPool, ip: IP): boolean {
   if (pool.pool.avoidBuggyIPs && isBuggyIP(ip)) return false;
   return pool.pool.cidrs.some((c) => cidrContains(c, ip));
 }

@@ -70,7 +70,7 @@ export function poolAdmits(pool: ResolvedPool, service: ServiceIdentity): boolea
  * MetalLB pinnedPoolsForService: autoAssign pools whose serviceAllocation names the service's namespace
  * (pools.ByNamespace) or whose service selectors match it (pools.ByServiceSelector), and admit it.
  */
-export function pinsService(pool: ResolvedPool, service: ServiceIdentity): boolean {
+function pinsService(pool: ResolvedPool, service: ServiceIdentity): boolean {
   const sa = pool.allocation;
   if (sa === undefined || !pool.pool.autoAssign) return false;
   const listed = sa.namespaces.has(service.namespace);
@@ -82,7 +82,7 @@ export function pinsService(pool: ResolvedPool, service: ServiceIdentity): boole
  * MetalLB sortPools: lower priority first; priority 0 (unset) after every positive one. MetalLB's sort.Slice
  * leaves equals in Go map order (random); mlb breaks ties by pool name so every run and node agrees.
  */
-export function comparePinnedPools(a: ResolvedPool, b: ResolvedPool): number {
+function comparePinnedPools(a: ResolvedPool, b: ResolvedPool): number {
   const pa = a.allocation?.priority ?? 0;
   const pb = b.allocation?.priority ?? 0;
   const ra = pa > 0 ? pa : Number.POSITIVE_INFINITY;

@@ -1,5 +1,5 @@
 import type { IP, IPFamily } from '../ip';
-import type { IPFamilyPolicy, Service } from '../model';
+import type { Service } from '../model';
 import type { MetalLBFamily } from './allocation-errors';
 
 /**
@@ -26,10 +26,6 @@ export function primaryFamily(service: Service): IPFamily {
   return service.ipFamilies[0] === 'IPv6' ? 6 : 4;
 }
 
-export function familyPolicy(service: Service): IPFamilyPolicy {
-  return service.ipFamilyPolicy;
-}
-
 export function metallbFamilyOf(family: IPFamily): MetalLBFamily {
   return family === 4 ? 'ipv4' : 'ipv6';
 }
@@ -38,7 +34,7 @@ export function metallbFamilyOf(family: IPFamily): MetalLBFamily {
  * internal/ipfamily ForAddressesIPs: one address -> its family, two of different families -> dual, anything
  * else -> undefined (MetalLB's "unknown").
  */
-export function familyOfAddresses(ips: readonly IP[]): MetalLBFamily | undefined {
+function familyOfAddresses(ips: readonly IP[]): MetalLBFamily | undefined {
   if (ips.length === 1) return metallbFamilyOf((ips[0] as IP).family);
   if (ips.length === 2 && (ips[0] as IP).family !== (ips[1] as IP).family) return 'dual';
   return undefined;

@@ -31,7 +31,7 @@ export function backendKey(service: Service): string {
   return labelsString(service.selector);
 }
 
-export function labelsString(labels: Labels): string {
+function labelsString(labels: Labels): string {
   return Object.entries(labels)
     .map(([k, v]) => `${k}=${v}`)
     .sort()
@@ -65,7 +65,7 @@ export interface AddressUser {
  * MetalLB sharingOK(): why existing and candidate keys cannot share, or undefined when they can. The texts are
  * MetalLB's; they surface only as "can't change sharing key" in events, but explain why.
  */
-export function sharingProblem(existing: SharingKey, candidate: SharingKey): string | undefined {
+function sharingProblem(existing: SharingKey, candidate: SharingKey): string | undefined {
   if (existing.sharing === '') return 'existing service does not allow sharing';
   if (candidate.sharing === '') return 'new service does not allow sharing';
   if (existing.sharing !== candidate.sharing) {

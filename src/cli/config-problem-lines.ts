@@ -5,7 +5,7 @@
 import { type DiagnosticReport, reportSummary } from '../model';
 import type { ControlSnapshot } from '../daemon/control/control-snapshot';
 
-export function configReport(config: ControlSnapshot['config']): DiagnosticReport {
+function configReport(config: ControlSnapshot['config']): DiagnosticReport {
   return { errors: config.errors, warnings: config.warnings ?? [] };
 }
 

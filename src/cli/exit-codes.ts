@@ -1,3 +1,5 @@
+import { CodedError } from '../errors/coded-error';
+
 /** mlb's exit codes (docs/architecture.md, "CLI"): scripts branch on them, so they never change meaning. */
 export const ExitCode = {
   ok: 0,
@@ -19,22 +21,18 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
  * A problem with the command line; main prints it with a hint and exits 2, or `exitCode` when the command answers
  * in another convention (`mlb check`: a monitoring plugin's wrong command line is UNKNOWN, 3, not CRITICAL, 2).
  */
-export class UsageError extends Error {
-  readonly code = 'usage';
+export class UsageError extends CodedError<'usage'> {
   constructor(
     message: string,
     readonly exitCode: ExitCode = ExitCode.usage,
   ) {
-    super(message);
+    super('usage', message);
   }
 }
 
 /** A failure the user can act on (unreadable file...); main prints the message, no stack, and exits 1. */
-export class CommandError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
+export class CommandError extends CodedError<string> {
+  constructor(message: string, code: string) {
+    super(code, message);
   }
 }

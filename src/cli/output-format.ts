@@ -41,7 +41,7 @@ export function isStructured(format: OutputFormat): format is 'json' | 'yaml' {
  * `value` as indented JSON or as YAML, ending with a newline. The YAML is made from the JSON (through `replacer`),
  * so both forms carry exactly the same fields and values (bigints as the JSON replacer spells them).
  */
-export function structuredText(value: unknown, format: 'json' | 'yaml', replacer?: (key: string, value: unknown) => unknown): string {
+function structuredText(value: unknown, format: 'json' | 'yaml', replacer?: (key: string, value: unknown) => unknown): string {
   const json = JSON.stringify(value, replacer, 2);
   return format === 'json' ? `${json}\n` : yamlText(JSON.parse(json) as unknown);
 }

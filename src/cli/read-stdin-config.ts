@@ -10,7 +10,7 @@ import type { ParseResult } from '../model';
 export const STDIN_NAME = '<stdin>';
 
 /** Reads `input` to its end; undefined (and the rest left unread) once it holds more than maxBytes. */
-export async function readBounded(input: AsyncIterable<Uint8Array | string>, maxBytes: number): Promise<{ bytes: Uint8Array } | { tooLarge: number }> {
+async function readBounded(input: AsyncIterable<Uint8Array | string>, maxBytes: number): Promise<{ bytes: Uint8Array } | { tooLarge: number }> {
   const chunks: Uint8Array[] = [];
   let length = 0;
   for await (const chunk of input) {

@@ -39,7 +39,7 @@ export function beforeWatch(event: DaemonEvent, startedAt: string): boolean {
  * Follows `client`'s events, writing a line per new event, until `signal` aborts (resolves) or the stream ends or
  * fails (rejects with the reason).
  */
-export async function followWatch(
+async function followWatch(
   client: Pick<ControlClient, 'getSnapshot' | 'followEvents' | 'socketPath'>, format: OutputFormat, write: (text: string) => void, signal: AbortSignal,
 ): Promise<void> {
   const { generatedAt } = await client.getSnapshot();

@@ -12,7 +12,7 @@ function isAnnounced(e: Explanation): boolean {
 }
 
 /** "nobody announces 192.168.10.210 (demo/dns-tcp, demo/dns-udp)": one line per IP, services sharing it together. */
-export function unannouncedLines(explanations: readonly Explanation[]): string[] {
+function unannouncedLines(explanations: readonly Explanation[]): string[] {
   const byIP = new Map<string, string[]>();
   for (const e of explanations) {
     if (!isAnnounced(e)) byIP.set(e.ip, [...new Set([...(byIP.get(e.ip) ?? []), e.service])]);

@@ -33,7 +33,7 @@ export function usageErrorText(message: string, argv: readonly string[], command
 }
 
 /** "Commands:" and one line per command, names aligned, as `mlb --help` lists them. */
-export function commandList(commands: readonly CommandSummary[]): string {
+function commandList(commands: readonly CommandSummary[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return ['Commands:', ...commands.map((c) => `  mlb ${c.name.padEnd(width)}  ${c.describe}`)].join('\n');
 }

@@ -24,7 +24,7 @@ export const ConfigReportEvent = {
 } as const;
 
 /** Pure: the lines to log for a loaded Snapshot on the node named `nodeName`. */
-export function configReport(snapshot: Snapshot, nodeName: string): ConfigReportLine[] {
+function configReport(snapshot: Snapshot, nodeName: string): ConfigReportLine[] {
   const nodeWarning = nodeNameWarning(snapshot, nodeName);
   const warnings = [...snapshot.warnings, ...(nodeWarning ? [nodeWarning] : [])];
   return [

@@ -36,7 +36,6 @@ export type DaemonEventBody =
   | { readonly type: 'drainChanged'; readonly draining: boolean; readonly requestedBy?: string };
 
 export type DaemonEvent = EventBase & DaemonEventBody;
-export type DaemonEventType = DaemonEvent['type'];
 
 export type EventListener = (event: DaemonEvent) => void;
 

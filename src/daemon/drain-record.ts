@@ -42,14 +42,14 @@ export interface DrainAtStart {
   readonly reason: string;
 }
 
-export function isDrainRecord(v: unknown): v is DrainRecord {
+function isDrainRecord(v: unknown): v is DrainRecord {
   const r = v as DrainRecord;
   return typeof r === 'object' && r !== null && typeof r.drained === 'boolean' && (r.since === undefined || typeof r.since === 'string')
     && (r.requestedBy === undefined || typeof r.requestedBy === 'string') && (r.seq === undefined || Number.isSafeInteger(r.seq));
 }
 
 /** Parses drain.json's text: the record, or why it is not one. */
-export function parseDrainRecord(text: string): { record: DrainRecord } | { problem: string } {
+function parseDrainRecord(text: string): { record: DrainRecord } | { problem: string } {
   let value: unknown;
   try {
     value = JSON.parse(text);

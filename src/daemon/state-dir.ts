@@ -61,7 +61,7 @@ export function isStaleTemporaryFile(writer: number, ownPid: number, isRunning: 
 }
 
 /** Whether a process with this id exists (signal 0 checks without sending; EPERM means it exists as another user). */
-export function processIsRunning(pid: number): boolean {
+function processIsRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

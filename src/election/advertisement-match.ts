@@ -25,7 +25,7 @@ export function advertisementCoversPool(ad: PoolSelecting, pool: IPAddressPool):
 }
 
 /** serviceSelectors: empty selects every service, otherwise any selector matching the service labels. */
-export function advertisementSelectsService(ad: { readonly serviceSelectors: readonly LabelSelector[] }, labels: Labels): boolean {
+function advertisementSelectsService(ad: { readonly serviceSelectors: readonly LabelSelector[] }, labels: Labels): boolean {
   return anySelectorMatches(ad.serviceSelectors, labels);
 }
 
@@ -63,7 +63,7 @@ export function poolForIPs(pools: readonly IPAddressPool[], ips: readonly IP[]):
  * only LOCAL_PREF, aggregation and peers can keep them apart. The parser refuses such pairs without
  * serviceSelectors whose nodes it can see overlap, so this is reached only for pairs it cannot judge.
  */
-export function bgpAdvertisementsConflict(a: BGPAdvertisement, b: BGPAdvertisement, pool: IPAddressPool): boolean {
+function bgpAdvertisementsConflict(a: BGPAdvertisement, b: BGPAdvertisement, pool: IPAddressPool): boolean {
   return localPrefsCollide(a, b, pool.cidrs);
 }
 

@@ -28,7 +28,7 @@ export function peersOnNode(peers: readonly BGPPeer[], node: Node): string[] {
 }
 
 /** The aggregated prefix of an IP under an advertisement. */
-export function advertisedPrefix(ad: BGPAdvertisement, ip: IP): string {
+function advertisedPrefix(ad: BGPAdvertisement, ip: IP): string {
   return formatCIDR(makeCIDR(ip, ip.family === 4 ? ad.aggregationLength : ad.aggregationLengthV6));
 }
 
@@ -40,7 +40,7 @@ function communityKey(c: CommunityValue): [number, number, number] {
   return c.kind === 'standard' ? [c.value, 0, 0] : [c.global, c.local1, c.local2];
 }
 
-export function compareCommunities(a: CommunityValue, b: CommunityValue): number {
+function compareCommunities(a: CommunityValue, b: CommunityValue): number {
   const ka = communityKey(a);
   const kb = communityKey(b);
   for (let i = 0; i < ka.length; i++) {
@@ -51,7 +51,7 @@ export function compareCommunities(a: CommunityValue, b: CommunityValue): number
 }
 
 /** Distinct community texts (MetalLB keeps them in a set), sorted. */
-export function communityTexts(values: readonly CommunityValue[]): string[] {
+function communityTexts(values: readonly CommunityValue[]): string[] {
   const seen = new Set<string>();
   const out: CommunityValue[] = [];
   for (const v of [...values].sort(compareCommunities)) {

@@ -20,7 +20,7 @@ export interface BGPDecision extends ShouldAnnounceResult {
 }
 
 /** The BGP decision of one node for one unit. No ranking is involved, so nothing is hashed. */
-export function bgpDecisionOf(ctx: ElectionContext, unit: ElectionUnit, node: string, live: LiveMembers): BGPDecision {
+function bgpDecisionOf(ctx: ElectionContext, unit: ElectionUnit, node: string, live: LiveMembers): BGPDecision {
   const id = ctx.nodeIds.get(node);
   const code = id === undefined
     ? (isLive(live, node) ? ctx.unknownMemberCode(unit, node) : ReasonCode.unknownNode)

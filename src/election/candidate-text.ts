@@ -29,14 +29,14 @@ const REASON_TEXT: Record<ReasonName, string> = {
   serviceNotConfigured: 'its configuration file does not define the service: the nodes that define it hold it',
 };
 
-export function reasonText(reason: ReasonName): string {
+function reasonText(reason: ReasonName): string {
   return REASON_TEXT[reason] ?? reason;
 }
 
 const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth'];
 
 /** "second" ... "tenth", then "11th": hash positions past ten are rare enough to read as numbers. */
-export function ordinal(n: number): string {
+function ordinal(n: number): string {
   return ORDINALS[n - 1] ?? `${n}th`;
 }
 

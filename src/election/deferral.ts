@@ -12,7 +12,7 @@ import type { MlbNodeStates } from './election-input';
 import { type NodeReason, Reason, type ReasonName } from './reasons';
 
 /** Tier 0 is steady; higher tiers defer to lower ones. */
-export function preferenceTier(states: MlbNodeStates, node: string): { tier: number; reason: ReasonName | undefined } {
+function preferenceTier(states: MlbNodeStates, node: string): { tier: number; reason: ReasonName | undefined } {
   if (states.draining.has(node)) return { tier: 2, reason: Reason.nodeDraining };
   if (states.warmingUp.has(node)) return { tier: 1, reason: Reason.nodeWarmingUp };
   return { tier: 0, reason: undefined };

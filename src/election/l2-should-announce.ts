@@ -27,13 +27,13 @@ export interface L2Election {
   readonly verdict: UnitVerdict;
 }
 
-export function electL2(ctx: ElectionContext, unit: ElectionUnit, live: LiveMembers): L2Election {
+function electL2(ctx: ElectionContext, unit: ElectionUnit, live: LiveMembers): L2Election {
   const verdict = judgeUnit(ctx, unit, live);
   return { winner: outcomeOf(unit, verdict.eligible).winner, verdict };
 }
 
 /** The L2 decision of `node` from an election's verdict. */
-export function l2DecisionOf(election: L2Election, node: string): ShouldAnnounceResult {
+function l2DecisionOf(election: L2Election, node: string): ShouldAnnounceResult {
   let reason: ReasonName;
   if (election.winner === node) reason = Reason.owner;
   else if (election.verdict.eligible.includes(node)) reason = Reason.notOwner;

@@ -12,7 +12,7 @@ import type { ElectionOptions, ServiceEndpoints } from './election-input';
 import { ReasonCode, type ReasonCodeValue } from './reasons';
 
 /** internal/k8s/nodes/nodes.go IsNetworkUnavailable: the condition's status is exactly "True". */
-export function isNetworkUnavailable(node: Node): boolean {
+function isNetworkUnavailable(node: Node): boolean {
   return node.conditions.some((c) => c.type === NETWORK_UNAVAILABLE_CONDITION && c.status === 'True');
 }
 
@@ -21,7 +21,7 @@ export function isNetworkUnavailable(node: Node): boolean {
  * it with an empty value on control planes, which `kubectl get -L` shows as blank (seen on a MetalLB v0.16
  * cluster: the control planes looked unlabelled yet never announced; `kubectl get -l <key>` finds them).
  */
-export function isExcludedFromBalancers(node: Node): boolean {
+function isExcludedFromBalancers(node: Node): boolean {
   return Object.prototype.hasOwnProperty.call(node.meta.labels, EXCLUDE_LB_LABEL);
 }
 

@@ -8,7 +8,8 @@ import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { randomInt } from 'node:crypto';
 import {
-  decodePacket, encodePacket, encodeStream, INBOUND_STREAM_BUDGET_BYTES, INBOUND_STREAMS_MAX, Keyring, StreamBudget, StreamReader,
+  decodePacket, encodePacket, encodeStream, INBOUND_STREAM_BUDGET_BYTES, INBOUND_STREAMS_MAX, Keyring, packetOverhead, StreamBudget,
+  StreamReader,
 } from './codec';
 import type { GossipMessage } from './messages';
 import {
@@ -19,6 +20,7 @@ import { SocketTransport } from './transport/socket-transport';
 import { addressBytes, formatHostPort, hostFromBytes, type HostPort } from './transport/address';
 import { countDrop, emptyCounters, type GossipCounters } from './gossip-stats';
 import { isKeyMismatch, keyMismatchMessage, KeyMismatchLimiter, type KeyMismatchReason } from './key-mismatch';
+import { CodedError } from '../errors/coded-error';
 
 /** memberlist EnableCompression: on by default (LAN and WAN) and MetalLB keeps it. */
 export const DEFAULT_COMPRESSION = true;
@@ -26,8 +28,19 @@ const CLOSED_ERROR = 'the gossip node was closed';
 /** Addresses that mean "every interface": peers cannot reach us there, so an advertised address is required. */
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::']);
 
-export class GossipNodeError extends Error {
-  readonly code = 'advertiseRequired';
+/**
+ * The reducer packs broadcasts into UDPBufferSize minus what encodePacket adds around them (the encryption
+ * overhead here), so an encrypted packet stays as small as Go's and fits the MTU UDPBufferSize was chosen for.
+ */
+function withPipelineOverhead(config: SwimConfig, keyring: Keyring | undefined): SwimConfig {
+  const overhead = packetOverhead(keyring ? { keyring } : {});
+  return overhead > config.packetOverhead ? { ...config, packetOverhead: overhead } : config;
+}
+
+export class GossipNodeError extends CodedError<'advertiseRequired'> {
+  constructor(message: string) {
+    super('advertiseRequired', message);
+  }
 }
 
 export interface GossipNodeOptions {
@@ -115,7 +128,7 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
       addr: addressBytes(advertise),
       port: transport.local.port,
       ...(options.meta ? { meta: options.meta } : {}),
-      config: options.config ?? LAN_CONFIG,
+      config: withPipelineOverhead(options.config ?? LAN_CONFIG, options.keyring),
       seed: options.seed ?? randomInt(2 ** 31),
       now: node.now(),
     });
@@ -410,9 +423,9 @@ function toHostPort(a: PeerAddress): HostPort {
 }
 
 /** A reply that arrived but could not be read; `reasons` are its drop reasons (a different key shows here). */
-class UndecodableReply extends Error {
+class UndecodableReply extends CodedError<'undecodableReply'> {
   constructor(readonly reasons: readonly string[]) {
-    super(`undecodable reply: ${reasons.join(', ')}`);
+    super('undecodableReply', `undecodable reply: ${reasons.join(', ')}`);
   }
 }
 

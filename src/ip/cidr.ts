@@ -11,7 +11,7 @@ export interface CIDR {
 const IPV4_MAPPED_PREFIX_BITS = 96;
 
 /** The mask of a prefix length as an integer, e.g. /24 in IPv4 -> 0xffffff00. */
-export function maskValue(family: IPFamily, prefix: number): bigint {
+function maskValue(family: IPFamily, prefix: number): bigint {
   const bits = bitsOf(family);
   if (!Number.isInteger(prefix) || prefix < 0 || prefix > bits) {
     throw new RangeError(`prefix length ${prefix} is outside 0-${bits} for IPv${family}`);
@@ -20,7 +20,7 @@ export function maskValue(family: IPFamily, prefix: number): bigint {
 }
 
 /** The address with its host bits cleared (Go's IP.Mask with a CIDR mask). */
-export function maskIP(ip: IP, prefix: number): IP {
+function maskIP(ip: IP, prefix: number): IP {
   return { family: ip.family, value: ip.value & maskValue(ip.family, prefix) };
 }
 

@@ -44,7 +44,7 @@ function parseIPv4Value(text: string): number | undefined {
 }
 
 /** Parses an IPv6 address (RFC 4291 section 2.2 text forms). */
-export function parseIPv6(text: string): IP | undefined {
+function parseIPv6(text: string): IP | undefined {
   const doubleColon = text.indexOf('::');
   if (doubleColon !== -1 && text.indexOf('::', doubleColon + 1) !== -1) return undefined;
   const head = doubleColon === -1 ? text : text.slice(0, doubleColon);

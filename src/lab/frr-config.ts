@@ -66,7 +66,7 @@ function invalid(message: string): never {
 }
 
 /** Checks what FRR would refuse or silently misread, so a bad test setup fails with a reason, not a hang. */
-export function validateFrrOptions(options: FrrOptions): void {
+function validateFrrOptions(options: FrrOptions): void {
   const neighbors = options.neighbors ?? [];
   if (neighbors.length === 0 && !options.listenRange) invalid('an FRR router needs neighbors or a listenRange');
   const profiles = new Set(options.bfd ? [options.bfd.profile] : []);

@@ -12,7 +12,7 @@ import {
   parseFrrBfdPeers, parseFrrNeighbor, parseFrrRoutes, parseFrrSummary, parseZebraBgpCounts, parseZebraNextHops,
   type FrrBfdPeer, type FrrNeighborState, type FrrSummary,
 } from './frr-json';
-import { familyOf, type RouterPath } from './route-path';
+import { ipVersionOfText, type RouterPath } from './route-path';
 import { RouterError } from './router-error';
 import { execInNetns, killByPidFiles, removeRouterDir, userIds, waitFor, type NetnsTarget } from './router-shell';
 
@@ -129,7 +129,7 @@ export function frrRouterAt(host: NetnsTarget, dir: string, daemons: readonly Fr
       throw new RouterError('badOutput', `vtysh -c "${full}" did not print JSON: ${text.slice(0, 500)}`, { cause: error });
     }
   };
-  const afi = (prefix: string) => (familyOf(prefix) === 6 ? 'ipv6' : 'ipv4');
+  const afi = (prefix: string) => (ipVersionOfText(prefix) === 6 ? 'ipv6' : 'ipv4');
   return {
     host,
     dir,

@@ -1,5 +1,6 @@
-/** Why the lab could not do what was asked; the codes are stable (the CLI and tests branch on them). */
+import { CodedError } from '../errors/coded-error';
 
+/** Why the lab could not do what was asked; the codes are stable (the CLI and tests branch on them). */
 export type LabErrorCode =
   /** Not root: namespaces, veths and port 80 need it. */
   | 'needsRoot'
@@ -27,13 +28,9 @@ export type LabErrorCode =
   /** `mlb lab partition` on a machine without nft (nftables drops the partitioned node's packets). */
   | 'noNftables';
 
-export class LabError extends Error {
-  constructor(
-    message: string,
-    readonly code: LabErrorCode,
-  ) {
-    super(message);
-    this.name = 'LabError';
+export class LabError extends CodedError<LabErrorCode> {
+  constructor(message: string, code: LabErrorCode) {
+    super(code, message);
   }
 }
 

@@ -112,13 +112,13 @@ export interface LabPlan {
   readonly stateFile: string;
 }
 
-export function checkLabName(name: string): void {
+function checkLabName(name: string): void {
   if (!LAB_NAME_PATTERN.test(name)) {
     throw new LabError(`lab name "${name}" must be 1-31 lowercase letters, digits or dashes, starting with a letter`, 'badName');
   }
 }
 
-export function checkNodeCount(nodes: number): void {
+function checkNodeCount(nodes: number): void {
   if (!Number.isInteger(nodes) || nodes < MIN_LAB_NODES || nodes > MAX_LAB_NODES) {
     throw new LabError(`--nodes must be a whole number from ${MIN_LAB_NODES} to ${MAX_LAB_NODES} (got ${nodes})`, 'badNodeCount');
   }

@@ -28,7 +28,7 @@ export interface LabState {
   readonly processes: Readonly<Record<string, LabProcesses>>;
 }
 
-export function isLabState(value: unknown): value is LabState {
+function isLabState(value: unknown): value is LabState {
   const v = value as Partial<LabState> | null;
   return (
     typeof v === 'object' && v !== null &&

@@ -17,7 +17,7 @@ export function seconds(ms: number): string {
   return s < 10 ? s.toFixed(2) : s.toFixed(1);
 }
 
-export function hostSummary(host: LabHostPlan): string {
+function hostSummary(host: LabHostPlan): string {
   return `${host.name} ${host.ipv4} ${host.mac}`;
 }
 

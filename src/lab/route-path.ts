@@ -42,17 +42,8 @@ export function formatCommunity(value: number): string {
   return `${Math.floor(value / 65536)}:${value % 65536}`;
 }
 
-/** Parses "asn:value" back to the 32-bit value. */
-export function communityValue(text: string): number {
-  const [high, low] = text.split(':').map(Number);
-  if (high === undefined || low === undefined || !(high >= 0 && high < 65536 && low >= 0 && low < 65536)) {
-    throw new RangeError(`not a community: ${text}`);
-  }
-  return high * 65536 + low;
-}
-
 /** The address family of a prefix or address from its text. */
-export function familyOf(prefixOrAddress: string): 4 | 6 {
+export function ipVersionOfText(prefixOrAddress: string): 4 | 6 {
   return prefixOrAddress.includes(':') ? 6 : 4;
 }
 

@@ -26,7 +26,7 @@ function poolFamilies(cidrs: readonly CIDR[]): { v4: boolean; v6: boolean } {
  * isAggrLengthDifferent: two advertisements make different updates (different prefixes) when their aggregation
  * lengths differ for every family the pool holds; a pool without addresses never collides.
  */
-export function aggregationLengthsDiffer(a: LocalPrefFields, b: LocalPrefFields, poolCIDRs: readonly CIDR[]): boolean {
+function aggregationLengthsDiffer(a: LocalPrefFields, b: LocalPrefFields, poolCIDRs: readonly CIDR[]): boolean {
   const { v4, v6 } = poolFamilies(poolCIDRs);
   if (!v4 && !v6) return true;
   const v4Differs = a.aggregationLength !== b.aggregationLength;

@@ -226,4 +226,3 @@ export interface Node {
 
 export type MetalLBObject = IPAddressPool | L2Advertisement | BGPAdvertisement | BGPPeer | BFDProfile | Community;
 export type AnyObject = MetalLBObject | Service | Node;
-export type ObjectKind = AnyObject['kind'];

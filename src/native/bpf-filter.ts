@@ -27,8 +27,6 @@ export const BPF_OPCODES = {
 export const ETHERTYPE_OFFSET = 12;
 /** `ret #k` with k this large keeps the whole frame. */
 export const ACCEPT_WHOLE_FRAME = 0xffffffff;
-/** The kernel's limit on a program's length (BPF_MAXINSNS). */
-export const BPF_MAX_INSTRUCTIONS = 4096;
 
 /** Accepts frames whose ethertype is one of `ethertypes` (untagged Ethernet), drops the rest. */
 export function acceptEthertypes(...ethertypes: number[]): BpfInstruction[] {

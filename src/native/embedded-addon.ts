@@ -7,7 +7,7 @@ import type { AddonStatus } from './addon-status';
 import { dlopenPrivateCopy } from './private-addon-copy';
 
 /** How an embedded module is named where a path would be (status, errors): it has no path. */
-export function embeddedAddonLocation(fileName: string): string {
+function embeddedAddonLocation(fileName: string): string {
   return `embedded:${fileName}`;
 }
 

@@ -9,7 +9,7 @@
  * MLB_NATIVE_ADDON names another file (a packager's layout); it is tried first. The looking and loading is
  * addon-loader.ts's, shared with udp-ttl.ts.
  */
-import { addonCandidates as candidatesFor, loadAddon } from './addon-loader';
+import { loadAddon } from './addon-loader';
 import type { AddonStatus } from './addon-status';
 import { ADDON_MISSING_MESSAGE, PacketSocketError } from './packet-socket-error';
 
@@ -54,10 +54,6 @@ export interface ArpFastPathStat {
 export type { AddonStatus };
 
 const SPEC = { fileName: ADDON_FILE_NAME, overrideEnv: 'MLB_NATIVE_ADDON' } as const;
-
-export function addonCandidates(): string[] {
-  return candidatesFor(SPEC.fileName, SPEC.overrideEnv);
-}
 
 /** Loads the addon if it has not been tried yet; never throws. */
 export function nativeAddonStatus(): AddonStatus {

@@ -75,7 +75,8 @@ function keyBytes(password: string): Buffer {
   return key;
 }
 
-function familyOf(address: string, what: string): 4 | 6 {
+/** 4 or 6 for a numeric IP address; a TcpMd5Error('invalidAddress') naming `what` otherwise. */
+function ipVersionOfAddress(address: string, what: string): 4 | 6 {
   const family = isIP(address);
   if (family !== 4 && family !== 6) throw new TcpMd5Error('invalidAddress', `${what} "${address}" is not a numeric IP address`);
   return family;
@@ -119,8 +120,8 @@ export interface Md5SocketOptions {
  * `socket.connect({ host: peerAddress, port })` on it next (without localAddress: it is already bound).
  */
 export function createMd5Socket(options: Md5SocketOptions): Socket {
-  const family = familyOf(options.peerAddress, 'peer address');
-  if (options.localAddress !== undefined && familyOf(options.localAddress, 'source address') !== family) {
+  const family = ipVersionOfAddress(options.peerAddress, 'peer address');
+  if (options.localAddress !== undefined && ipVersionOfAddress(options.localAddress, 'source address') !== family) {
     const message = `source address ${options.localAddress} and peer ${options.peerAddress} are of different families`;
     throw new TcpMd5Error('invalidAddress', message);
   }
@@ -143,7 +144,7 @@ export function createMd5Socket(options: Md5SocketOptions): Socket {
  * it listens. '::' listens on IPv4 too (v4-mapped), as Node's own listeners do.
  */
 export function openListenSocket(address: string, port: number): number {
-  const family = familyOf(address, 'listen address');
+  const family = ipVersionOfAddress(address, 'listen address');
   return withNewSocket(family, `listener on ${address} port ${port}`, (fd) => addon().tcpBind(fd, address, port, true));
 }
 
@@ -152,7 +153,7 @@ export function openListenSocket(address: string, port: number): number {
  * openListenSocket. An IPv4 peer on an IPv6 listener is keyed by its v4-mapped address.
  */
 export function setMd5Key(fd: number, peerAddress: string, password: string | undefined): void {
-  familyOf(peerAddress, 'peer address');
+  ipVersionOfAddress(peerAddress, 'peer address');
   const key = password === undefined ? Buffer.alloc(0) : keyBytes(password);
   try {
     addon().tcpSetMd5Key(fd, peerAddress, key);

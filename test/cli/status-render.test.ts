@@ -1,6 +1,7 @@
 /** `mlb status --once` rendering (pure): whatever the terminal width, no line is wider; with room, nothing is cut. */
 import { describe, expect, it } from 'vitest';
-import { formatAge, renderStatus } from '../../src/cli/commands/status';
+import { renderStatus } from '../../src/cli/commands/status';
+import { formatAge } from '../../src/cli/text/format-age';
 import { headerModel } from '../../src/cli/tui/status-rows';
 import { exampleSnapshot } from '../daemon/control/fake-daemon';
 

@@ -40,7 +40,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export function rssOf(pid: number): number {
+function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
   if (kib === undefined) throw new Error(`no VmRSS for pid ${pid}`);

@@ -158,7 +158,7 @@ function burst(ip: IP, iface: L2Interface, cause: GratuitousBurst['cause']): Gra
 }
 
 /** The frames of one burst for `ip` on `iface` (see the header comment for their exact shape). */
-export function gratuitousFrames(ip: IP, iface: L2Interface): Uint8Array[] {
+function gratuitousFrames(ip: IP, iface: L2Interface): Uint8Array[] {
   if (ip.family === 4) {
     return arpGratuitousPair(iface.mac, ip).map((packet) => encodeArpFrame(packet, BROADCAST_MAC, iface.mac));
   }

@@ -56,8 +56,6 @@ export type L2Effect =
     }
   | { readonly kind: 'startGratuitous' | 'stopGratuitous'; readonly interface: string; readonly ip: IP; readonly reason: L2EffectReason };
 
-export type L2EffectKind = L2Effect['kind'];
-
 /** One IP this node should announce, on these interfaces (names); an empty list announces nothing. */
 export interface DesiredAnnouncement {
   readonly ip: IP;

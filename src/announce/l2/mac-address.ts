@@ -44,12 +44,6 @@ export function macEquals(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** Compares six bytes of `bytes` at `offset` with `mac` without copying (the receive path's hot check). */
-export function macEqualsAt(bytes: Uint8Array, offset: number, mac: Uint8Array): boolean {
-  for (let i = 0; i < MAC_BYTES; i++) if (bytes[offset + i] !== mac[i]) return false;
-  return true;
-}
-
 export function isBroadcastMAC(mac: Uint8Array): boolean {
   return macEquals(mac, BROADCAST_MAC);
 }

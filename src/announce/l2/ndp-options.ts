@@ -64,7 +64,7 @@ export function decodeNdpOptions(bytes: Uint8Array): Decoded<readonly NdpOption[
 }
 
 /** Bytes an option occupies on the wire. Unknown options are padded to a whole number of units. */
-export function ndpOptionBytes(option: NdpOption): number {
+function ndpOptionBytes(option: NdpOption): number {
   if (option.kind !== 'unknown') return LINK_LAYER_OPTION_UNITS * NDP_OPTION_UNIT_BYTES;
   return Math.ceil((option.data.length + 2) / NDP_OPTION_UNIT_BYTES) * NDP_OPTION_UNIT_BYTES;
 }

@@ -89,7 +89,7 @@ export function isIpv6Multicast(ip: IP): boolean {
 }
 
 /** Decodes and validates an NS or NA from the ICMPv6 layer; any other ICMPv6 type is `notRequest`. */
-export function decodeNdpMessage(icmp: Icmpv6Packet): Decoded<NdpPacket> {
+function decodeNdpMessage(icmp: Icmpv6Packet): Decoded<NdpPacket> {
   if (icmp.type !== NdpType.neighborSolicitation && icmp.type !== NdpType.neighborAdvertisement) {
     return dropped('notRequest', `ICMPv6 type ${icmp.type}`);
   }
@@ -122,7 +122,7 @@ export function decodeNdp(ipv6: Uint8Array): Decoded<NdpPacket> {
 }
 
 /** The ICMPv6 body (after type, code, checksum) of a message; reserved bits are zero. */
-export function encodeNdpBody(message: NdpMessage): Uint8Array {
+function encodeNdpBody(message: NdpMessage): Uint8Array {
   const options = encodeNdpOptions(message.options);
   const out = new Uint8Array(FIXED_BODY_BYTES + options.length);
   if (message.kind === 'advertisement') {

@@ -14,7 +14,7 @@ const OFFSET_IPV6_NEXT_HEADER = 20;
 const OFFSET_ICMPV6_TYPE = 54;
 
 /** Untagged IPv6 frames carrying ICMPv6 of one type. */
-export function acceptIcmpv6Type(type: number): BpfInstruction[] {
+function acceptIcmpv6Type(type: number): BpfInstruction[] {
   const { ldhAbs, ldbAbs, jeqK, retK } = BPF_OPCODES;
   return [
     { code: ldhAbs, jt: 0, jf: 0, k: ETHERTYPE_OFFSET },

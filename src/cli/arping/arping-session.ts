@@ -16,7 +16,6 @@ import { ExitCode } from '../exit-codes';
 
 export {
   buildProbe,
-  probeSource,
   replyFilter,
   type ArpingInterface,
   type ArpingProbe,

@@ -49,7 +49,7 @@ function healthySummary(s: ControlSnapshot): string {
  * Counters for graphs, 'label'=value with no unit (the guidelines' format): how many service IPs, how many of
  * them nobody announces, members alive and known, conflicts.
  */
-export function perfdata(s: ControlSnapshot): string {
+function perfdata(s: ControlSnapshot): string {
   const ips = new Set(s.services.flatMap((svc) => svc.ips)).size;
   return [
     `ips=${ips}`, `unannounced=${unannouncedIPs(s).size}`, `members_alive=${aliveMembers(s)}`, `members=${s.members.length}`,

@@ -12,7 +12,11 @@ import { connectControl, DEFAULT_CONTROL_SOCKET } from '../control-client';
 import { CommandError } from '../exit-codes';
 import { divergenceLines } from '../config-divergence-text';
 import { renderTable } from '../render-table';
-import { drainFlag } from '../drain-flag';
+import { STATUS_DEFAULT_WIDTH } from '../text/default-width';
+import { fitColumns } from '../text/fit-columns';
+import { formatAge } from '../text/format-age';
+import { truncate } from '../text/truncate';
+import { MEMBER_HEADER, MEMBER_SHRINK, memberCells, ownerText } from '../status-cells';
 import { warmingUpText } from '../warm-up-text';
 import { memberReleasesText } from '../member-releases-text';
 import { isStructured, outputFormat, outputOption, printStructured } from '../output-format';
@@ -27,13 +31,6 @@ interface StatusArgs {
   watch?: boolean;
 }
 
-/** The width of a terminal nobody resized, and of a pipe (which has none): output must fit it. */
-export const STATUS_DEFAULT_WIDTH = 80;
-/** A column shrunk to fit never gets narrower than this: "demo/we…" still says which service it is. */
-const MIN_COLUMN_WIDTH = 8;
-/** Column gap of render-table.ts. */
-const COLUMN_GAP = 2;
-const ELLIPSIS = '…';
 /** "election  " : the summary's keys, then their values; continuation lines indent two more. */
 const SUMMARY_KEY_WIDTH = 10;
 /** What an empty cell shows, so columns stay readable. */
@@ -139,29 +136,8 @@ function renderServices(s: ControlSnapshot, width: number): string {
   return problems.length === 0 ? table : `${table}allocation problems:\n${problems.join('\n')}\n`;
 }
 
-/** layer2: the owner; BGP: every announcing node; nobody is said loudly (`mlb explain` says why). */
-export function ownerText(svc: ControlSnapshot['services'][number]): string {
-  if (svc.protocol === 'layer2') return svc.owner ?? 'NOBODY';
-  return svc.announcing.length > 0 ? svc.announcing.join(',') : 'NOBODY';
-}
-
 function renderMembers(s: ControlSnapshot, width: number): string {
   return renderTable(MEMBER_HEADER, fitColumns(MEMBER_HEADER, memberCells(s), width, MEMBER_SHRINK));
-}
-
-export const MEMBER_HEADER = ['NAME', 'STATE', 'LABELS', 'FLAGS'] as const;
-/** Labels give way first, then names and flags; the state is never cut. */
-export const MEMBER_SHRINK = [[2], [0, 3]] as const;
-
-/** The members table's cells, by name: NAME, STATE, LABELS, FLAGS (self, metallb, draining, warming-up). */
-export function memberCells(s: ControlSnapshot): string[][] {
-  return [...s.members]
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .map((m) => {
-      const labels = Object.entries(m.labels).map(([k, v]) => `${k}=${v}`).sort().join(',') || NONE;
-      const flags = [m.name === s.node.name && 'self', !m.mlb && 'metallb', drainFlag(m), m.warmingUp && 'warming-up'].filter(Boolean);
-      return [m.name, m.state, labels, flags.join(',') || NONE];
-    });
 }
 
 /** BGP sessions: one row per peer selecting this node, with what it holds from us and BFD's view. */
@@ -181,29 +157,8 @@ function renderConflicts(s: ControlSnapshot, width: number): string {
   return `${heading}${renderTable(header, fitColumns(header, rows, width, [[2, 3, 4], [0]]))}`;
 }
 
-/**
- * Truncates cells until the table fits `width`. `shrinkable` lists tiers of column indexes: the widest column of
- * the first tier loses one character at a time until the tier is at MIN_COLUMN_WIDTH, then the next tier does
- * (so names shrink before an IP does).
- */
-export function fitColumns(
-  header: readonly string[], rows: readonly (readonly string[])[], width: number, shrinkable: readonly (readonly number[])[],
-): string[][] {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const total = () => widths.reduce((a, b) => a + b, 0) + COLUMN_GAP * (widths.length - 1);
-  for (const tier of shrinkable) {
-    while (total() > width) {
-      const widest = tier.reduce((best, i) => ((widths[i] as number) > (widths[best] as number) ? i : best), tier[0] as number);
-      if ((widths[widest] as number) <= MIN_COLUMN_WIDTH) break;
-      widths[widest] = (widths[widest] as number) - 1;
-    }
-  }
-  // A table that still does not fit (a tiny terminal) is cut by clipLines.
-  return rows.map((r) => r.map((cell, i) => truncate(cell, widths[i] as number)));
-}
-
 /** Breaks text at spaces into lines of at most `width`, continuation lines indented; each line ends in \n. */
-export function wrap(text: string, width: number, indent: number): string {
+function wrap(text: string, width: number, indent: number): string {
   const lines: string[] = [];
   const leading = /^ */.exec(text)?.[0] ?? '';
   let line = leading;
@@ -220,23 +175,6 @@ export function wrap(text: string, width: number, indent: number): string {
   return lines.map((l) => `${l.trimEnd()}\n`).join('');
 }
 
-/** Cuts text to `width` characters, the last one an ellipsis when anything was cut. */
-export function truncate(text: string, width: number): string {
-  return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}${ELLIPSIS}`;
-}
-
 function clipLines(text: string, width: number): string {
   return text.split('\n').map((line) => truncate(line, width)).join('\n');
-}
-
-/** "45s", "12m", "3h20m", "2d4h": the time from `from` to `to` (ISO texts), 0s when reversed or unparsable. */
-export function formatAge(from: string, to: string): string {
-  const seconds = Math.max(0, Math.floor((Date.parse(to) - Date.parse(from)) / 1000)) || 0;
-  if (seconds < 60) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 24) return `${hours}h${minutes % 60 ? `${minutes % 60}m` : ''}`;
-  const days = Math.floor(hours / 24);
-  return `${days}d${hours % 24 ? `${hours % 24}h` : ''}`;
 }

@@ -23,7 +23,7 @@ export function withWholeExamples(help: string, examples: readonly ExampleOutlin
   return [...lines.slice(0, start), ...renderExamples(examples, width), ...after].join('\n');
 }
 
-export function renderExamples(examples: readonly ExampleOutline[], width: number): string[] {
+function renderExamples(examples: readonly ExampleOutline[], width: number): string[] {
   return [
     HEADING,
     ...examples.flatMap((e) => [`${' '.repeat(COMMAND_INDENT)}${e.command}`, ...wrapWords(e.describe, width - DESCRIPTION_INDENT).map((l) => `${' '.repeat(DESCRIPTION_INDENT)}${l}`)]),

@@ -4,7 +4,7 @@
  */
 import { createElement as h, type ReactElement } from 'react';
 import { Box, Text } from 'ink';
-import { truncate } from '../commands/status';
+import { truncate } from '../text/truncate';
 
 export function ConflictsList({ lines, width }: { readonly lines: readonly string[]; readonly width: number }): ReactElement {
   return h(

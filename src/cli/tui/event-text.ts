@@ -4,7 +4,7 @@
  * Pure; an event type this mlb does not know (a newer daemon) still shows, by its type name.
  */
 import type { DaemonEvent } from '../../daemon/daemon-events';
-import { truncate } from '../commands/status';
+import { truncate } from '../text/truncate';
 
 export interface EventText {
   readonly text: string;

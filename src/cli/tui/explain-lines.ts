@@ -4,7 +4,7 @@
  * GET /v1/explain?ip= answered; the component only colours them.
  */
 import type { Explanation } from '../../election';
-import { truncate } from '../commands/status';
+import { truncate } from '../text/truncate';
 import { candidateText } from '../reason-text';
 import type { ServiceRow } from './status-rows';
 

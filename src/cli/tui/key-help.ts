@@ -4,7 +4,7 @@
  */
 import { createElement as h, type ReactElement } from 'react';
 import { Text } from 'ink';
-import { truncate } from '../commands/status';
+import { truncate } from '../text/truncate';
 import type { ViewState } from './view-state';
 
 export interface KeyHelpProps {

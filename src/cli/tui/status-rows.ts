@@ -2,10 +2,13 @@
  * What the `mlb status` TUI shows, as plain data computed from a snapshot: the header's facts, one row per service
  * IP, the members, the conflicts, each table already cut to the terminal's width. Pure and without Ink, so the
  * components only colour and place these lines, and the tests read them directly. The columns and their cutting
- * are the plain `--once` renderer's (commands/status.ts), so both views read the same.
+ * are the plain `--once` renderer's (commands/status.ts, through status-cells.ts and text/), so both views read the same.
  */
 import type { ControlSnapshot } from '../../daemon/control/control-snapshot';
-import { fitColumns, formatAge, MEMBER_HEADER, MEMBER_SHRINK, memberCells, ownerText, truncate } from '../commands/status';
+import { fitColumns } from '../text/fit-columns';
+import { formatAge } from '../text/format-age';
+import { truncate } from '../text/truncate';
+import { MEMBER_HEADER, MEMBER_SHRINK, memberCells, ownerText } from '../status-cells';
 import { renderTable } from '../render-table';
 import { warmingUpText } from '../warm-up-text';
 import { divergenceSummary } from '../config-divergence-text';

@@ -4,7 +4,7 @@
  */
 import { useEffect, useState } from 'react';
 import { useStdout } from 'ink';
-import { STATUS_DEFAULT_WIDTH } from '../commands/status';
+import { STATUS_DEFAULT_WIDTH } from '../text/default-width';
 
 export interface TerminalSize {
   readonly columns: number;

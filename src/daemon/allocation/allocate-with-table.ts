@@ -106,7 +106,7 @@ export function allocateFromTable(
 }
 
 /** Live entries of services this node's file lacks that some live member may still define. */
-export function withheldReleases(
+function withheldReleases(
   snapshot: Pick<Snapshot, 'services'>, table: AllocationTable, holders: ServiceHolders,
 ): WithheldRelease[] {
   const inFile = new Set(snapshot.services.map(serviceKey));

@@ -12,21 +12,21 @@ import { join } from 'node:path';
 import type { AllocationTable } from './allocation-table';
 import { allocationTableFromJSON, allocationTableText } from './allocation-table-codec';
 import { isAnyJSON, readJSONState, writeFileAtomic } from '../state-dir';
+import { CodedError } from '../../errors/coded-error';
 
 export const ALLOCATIONS_FILE = 'allocations.json';
 
-export class AllocationStoreError extends Error {
-  override readonly name = 'AllocationStoreError';
+export class AllocationStoreError extends CodedError<'allocationFileDamaged' | 'allocationFileUnreadable'> {
   constructor(
-    readonly code: 'allocationFileDamaged' | 'allocationFileUnreadable',
+    code: 'allocationFileDamaged' | 'allocationFileUnreadable',
     readonly path: string,
     message: string,
   ) {
-    super(message);
+    super(code, message);
   }
 }
 
-export function allocationsPath(stateDir: string): string {
+function allocationsPath(stateDir: string): string {
   return join(stateDir, ALLOCATIONS_FILE);
 }
 

@@ -19,9 +19,10 @@
  * holding a restored entry (badEntry) and keeps its own, which is the safe reading: it never takes a restored
  * entry for a live one.
  */
-import { MAX_ADDRESSES_PER_SERVICE } from '../../allocator';
+import { compareStrings, MAX_ADDRESSES_PER_SERVICE } from '../../allocator';
 import { formatIP, parseIP } from '../../ip';
-import { type AllocationEntry, type AllocationTable, compareStrings, makeAllocationTable } from './allocation-table';
+import { type AllocationEntry, type AllocationTable, makeAllocationTable } from './allocation-table';
+import { CodedError } from '../../errors/coded-error';
 
 /** Bumped when the layout changes; a node ignores a table of a format it does not know. */
 export const ALLOCATION_TABLE_FORMAT = 1;
@@ -54,15 +55,7 @@ export type AllocationTableDecoding =
   | { readonly ok: true; readonly table: AllocationTable }
   | { readonly ok: false; readonly reason: AllocationTableDecodeFailure; readonly detail: string };
 
-export class AllocationTableError extends Error {
-  override readonly name = 'AllocationTableError';
-  constructor(
-    readonly code: 'allocationTableTooLarge',
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class AllocationTableError extends CodedError<'allocationTableTooLarge'> {}
 
 /** The sixth field of an entry: a set of these bits, absent when none is set. */
 export const AllocationEntryFlag = { released: 1, restored: 2 } as const;
@@ -79,7 +72,7 @@ export interface AllocationTableJSON {
 }
 
 /** The table as the JSON value both the wire and the state file carry. */
-export function allocationTableToJSON(table: AllocationTable): AllocationTableJSON {
+function allocationTableToJSON(table: AllocationTable): AllocationTableJSON {
   const writers = [...new Set([...table.entries.values()].map((e) => e.writer))].sort(compareStrings);
   const index = new Map(writers.map((w, i) => [w, i]));
   const entries = [...table.entries.entries()]

@@ -37,11 +37,7 @@
  *   (claim-addresses.ts) then gives it to the older live entry (a restored entry after every live one), on
  *   every node alike.
  */
-
-/** Code-unit order, the same on every node (localeCompare is not). */
-export function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+import { compareStrings } from '../../allocator';
 
 /**
  * How long a released entry (tombstone) is kept: it stops the entry coming back from a table that has not heard
@@ -110,7 +106,7 @@ function contentKey(e: AllocationEntry): string {
 }
 
 /** 0 for a restored entry, 1 for a live one: the first key of the order. */
-export function entryTier(e: AllocationEntry): number {
+function entryTier(e: AllocationEntry): number {
   return e.restored ? 0 : 1;
 }
 
@@ -122,7 +118,7 @@ export function compareEntries(a: AllocationEntry, b: AllocationEntry): number {
   return compareStrings(a.writer, b.writer) || compareStrings(contentKey(a), contentKey(b));
 }
 
-export function sameEntry(a: AllocationEntry, b: AllocationEntry): boolean {
+function sameEntry(a: AllocationEntry, b: AllocationEntry): boolean {
   return compareEntries(a, b) === 0;
 }
 
@@ -176,7 +172,7 @@ export function mergeAllocationTables(a: AllocationTable, b: AllocationTable): {
 }
 
 /** Addresses named by more than one live entry. */
-export function sharedAddresses(table: AllocationTable): SharedAddress[] {
+function sharedAddresses(table: AllocationTable): SharedAddress[] {
   const byIP = new Map<string, string[]>();
   for (const [key, e] of table.entries) {
     if (e.released) continue;

@@ -27,7 +27,8 @@ import {
 import { allocateFresh, keepHeld, planService, type ServicePlan, skipMessage, skipReason } from '../../allocator/service-steps';
 import { type IP, parseIP } from '../../ip';
 import { type IPAddressPool, type Service, serviceKey } from '../../model';
-import { type AllocationEntry, type AllocationTable, compareEntries, compareStrings } from './allocation-table';
+import { compareStrings } from '../../allocator';
+import { type AllocationEntry, type AllocationTable, compareEntries } from './allocation-table';
 
 /** Where a service's held addresses came from. */
 export type HeldSource =
@@ -87,7 +88,7 @@ function compareHolders(a: Holder, b: Holder): number {
 }
 
 /** The entry's addresses as IPs; undefined if one does not parse (a decoded table never has such an entry). */
-export function entryIPs(entry: AllocationEntry): IP[] | undefined {
+function entryIPs(entry: AllocationEntry): IP[] | undefined {
   const ips: IP[] = [];
   for (const text of entry.ips) {
     const ip = parseIP(text);

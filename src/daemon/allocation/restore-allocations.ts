@@ -14,10 +14,10 @@
  * When the whole cluster starts from its files at once, every file is restored into gaps; the restored tier
  * then merges among itself by the usual order, so every node still ends with the same table.
  */
+import { compareStrings } from '../../allocator';
 import {
   type AllocationEntry,
   type AllocationTable,
-  compareStrings,
   makeAllocationTable,
   sameAllocationTable,
   sameIPTexts,

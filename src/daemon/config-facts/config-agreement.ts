@@ -11,7 +11,7 @@
  * define the service) but is not called divergent, until CONFIG_FACTS_WAIT_MS after it was first seen; from
  * then on it is "silent" and counts like a MetalLB speaker (an mlb older than these facts).
  */
-import { compareStrings } from '../allocation/allocation-table';
+import { compareStrings } from '../../allocator';
 import type { ConfigSummary } from './config-digest';
 import type { ConfigFacts } from './config-facts-codec';
 
@@ -145,7 +145,7 @@ function peerConfig(node: string, inputs: AgreementInputs): PeerConfig {
 }
 
 /** "node-2's configuration differs from this node's (2 services vs 3): it lacks demo/web". */
-export function divergenceMessage(node: string, theirs: number, ours: number, lacks: readonly string[], extra: number): string {
+function divergenceMessage(node: string, theirs: number, ours: number, lacks: readonly string[], extra: number): string {
   const counts = theirs === ours ? `${theirs} services each` : `${theirs} service${theirs === 1 ? '' : 's'} vs ${ours}`;
   const parts: string[] = [];
   if (lacks.length > 0) parts.push(`it lacks ${lacks.join(', ')}`);
@@ -157,9 +157,4 @@ export function divergenceMessage(node: string, theirs: number, ours: number, la
 /** "node-2's file is refused (it runs its last good configuration): <first error>". */
 export function refusalMessage(node: string, reason: string): string {
   return `${node}'s configuration file is refused, it runs its last good configuration: ${reason}`;
-}
-
-/** Changes only when the set of divergent nodes or what differs changes: the log line is written on change. */
-export function divergenceFingerprint(agreement: ConfigAgreement): string {
-  return JSON.stringify(agreement.divergent.map((p) => [p.node, p.digest, p.services, p.lacks, p.extra]));
 }

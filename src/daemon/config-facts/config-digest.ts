@@ -55,7 +55,7 @@ export function summarizeConfig(snapshot: Snapshot): ConfigSummary {
 }
 
 /** JSON with object keys sorted and bigints as decimal text (IP values), so equal objects give equal text. */
-export function canonicalJSON(value: unknown): string {
+function canonicalJSON(value: unknown): string {
   return JSON.stringify(canonical(value));
 }
 

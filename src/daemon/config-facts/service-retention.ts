@@ -13,7 +13,7 @@
  * A retained service keeps the pools and advertisements of its last definition that the new file no longer
  * names (an emptied file names none), so it is announced exactly as before; objects the new file does name win.
  */
-import { compareStrings } from '../allocation/allocation-table';
+import { compareStrings } from '../../allocator';
 import { serviceKey, type Snapshot } from '../../model';
 import { hashServiceKey } from './config-digest';
 import type { ConfigAgreement } from './config-agreement';

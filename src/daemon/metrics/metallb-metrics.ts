@@ -76,7 +76,7 @@ function poolGauge(name: string, help: string, value: (p: PoolMetrics) => number
  * handover that is more than the election gives it); a shared IP yields one sample per service using it, as in
  * MetalLB. bgp: every IP of a service whose announcing nodes include this one.
  */
-export function announcedSamples(snapshot: ControlSnapshot): Sample[] {
+function announcedSamples(snapshot: ControlSnapshot): Sample[] {
   const node = snapshot.node.name;
   const local = new Set(snapshot.local.announced.map((a) => a.ip));
   const out: Sample[] = [];

@@ -10,6 +10,7 @@ import { capConnections } from '../http-connection-cap';
 import type { Logger } from '../logger';
 import { createMetricsRegistry } from './metrics-registry';
 import type { MetricsSource } from './metrics-source';
+import { CodedError } from '../../errors/coded-error';
 
 export { METALLB_METRICS_PORT } from './metrics-port';
 /**
@@ -34,9 +35,9 @@ export const MetricsErrorCode = {
 } as const;
 export type MetricsErrorCode = (typeof MetricsErrorCode)[keyof typeof MetricsErrorCode];
 
-export class MetricsServerError extends Error {
-  constructor(message: string, readonly code: MetricsErrorCode) {
-    super(message);
+export class MetricsServerError extends CodedError<MetricsErrorCode> {
+  constructor(message: string, code: MetricsErrorCode) {
+    super(code, message);
   }
 }
 

@@ -2,6 +2,8 @@
  * Why a packet, a part of it, or a stream was dropped: a stable string table (append-only; the names appear in
  * metrics and logs). decodePacket and the stream reader never throw; every failure becomes one of these.
  */
+import { CodedError } from '../../errors/coded-error';
+
 export const DropReason = {
   /** The packet is empty or larger than any datagram (UDP_PACKET_MAX_BYTES). */
   badPacketSize: 'badPacketSize',
@@ -61,10 +63,6 @@ export type DropReasonName = keyof typeof DropReason;
 /** Every reason, for tests and for metrics that pre-register their label values. */
 export const DROP_REASONS: readonly DropReasonName[] = Object.keys(DropReason) as DropReasonName[];
 
-export function isDropReason(s: string): s is DropReasonName {
-  return Object.prototype.hasOwnProperty.call(DropReason, s);
-}
-
 /** One dropped message or packet with its reason and a short human detail (for debug logs, not for matching). */
 export interface Drop {
   readonly reason: DropReasonName;
@@ -76,15 +74,7 @@ export interface Drop {
  * at the pipeline edge (decodePacket, the stream reader), which turn it into a Drop; encoders throw it for
  * inputs that cannot be put on the wire (a label over 255 bytes, a bad key).
  */
-export class CodecError extends Error {
-  override readonly name: string = 'CodecError';
-  constructor(
-    readonly code: DropReasonName | EncodeErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class CodecError extends CodedError<DropReasonName | EncodeErrorCode> {}
 
 /** Reasons an encoder refuses its input (never seen on receive; thrown as CodecError). */
 export const EncodeErrorCode = {

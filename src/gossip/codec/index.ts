@@ -2,7 +2,7 @@
  * memberlist's wire formats as pure, synchronous codecs (docs/memberlist-wire.md). Messages are the types of
  * ../messages.ts; bytes in, bytes out; time, randomness (nonces) and I/O are the caller's.
  */
-export { DROP_REASONS, DropReason, type DropReasonName, type Drop, CodecError, DecodeError, EncodeErrorCode, isDropReason } from './drop-reasons';
+export { DROP_REASONS, DropReason, type DropReasonName, type Drop, CodecError, DecodeError, EncodeErrorCode } from './drop-reasons';
 export * from './limits';
 export {
   decodeMessage,
@@ -35,8 +35,7 @@ export {
   encodePacket,
   type PacketDecodeOptions,
   type PacketEncodeOptions,
-  piggybackBudget,
-  selectPiggybacks,
+  packetOverhead,
 } from './packet-pipeline';
 export { StreamReader, type StreamDecodeOptions, type StreamOutput } from './stream-reader';
 export { StreamBudget } from './stream-budget';

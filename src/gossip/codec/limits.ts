@@ -15,6 +15,9 @@ export const COMPOUND_HEADER_OVERHEAD = 2;
 /** memberlist net.go compoundOverhead: the u16 length of one compound part. */
 export const COMPOUND_PART_OVERHEAD = 2;
 
+/** memberlist net.go userMsgOverhead: the type byte that wraps a delegate's broadcast as a user message. */
+export const USER_MESSAGE_OVERHEAD = 1;
+
 /** memberlist util.go makeCompoundMessage: the part count is one byte. */
 export const COMPOUND_MAX_PARTS = 255;
 

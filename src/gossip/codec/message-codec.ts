@@ -141,7 +141,7 @@ function protocolRangeProblem(vsn: Uint8Array): string | undefined {
   return undefined;
 }
 
-export function decodePing(v: MsgValue): Ping {
+function decodePing(v: MsgValue): Ping {
   const f = new StructFields(v, 'ping');
   const m: { -readonly [K in keyof Ping]: Ping[K] } = { type: 'ping', seqNo: f.uint('SeqNo', U32_MAX), node: f.text('Node') };
   addSource(m, f);
@@ -171,7 +171,7 @@ function decodeIndirectPing(v: MsgValue): IndirectPing {
   return m;
 }
 
-export function decodeAck(v: MsgValue): Ack {
+function decodeAck(v: MsgValue): Ack {
   const f = new StructFields(v, 'ack');
   const payload = f.bytes('Payload');
   return payload === undefined ? { type: 'ack', seqNo: f.uint('SeqNo', U32_MAX) } : { type: 'ack', seqNo: f.uint('SeqNo', U32_MAX), payload };
@@ -181,7 +181,7 @@ function decodeNack(v: MsgValue): Nack {
   return { type: 'nack', seqNo: new StructFields(v, 'nack').uint('SeqNo', U32_MAX) };
 }
 
-export function decodeErr(v: MsgValue): ErrorResponse {
+function decodeErr(v: MsgValue): ErrorResponse {
   return { type: 'err', error: new StructFields(v, 'err').text('Error') };
 }
 

@@ -12,6 +12,7 @@
  */
 import { CodecError } from './drop-reasons';
 import { MSGPACK_MAX_CONTAINER_ENTRIES, MSGPACK_MAX_DEPTH } from './limits';
+import { CodedError } from '../../errors/coded-error';
 
 /** A float where an integer was expected is an error in the struct layer; kept apart from integers here. */
 export class MsgFloat {
@@ -38,10 +39,9 @@ export class MsgMap {
 export type MsgValue = null | boolean | number | Uint8Array | MsgFloat | MsgExt | MsgMap | MsgValue[];
 
 /** Not an error of the data but of its length so far: `need` bytes (from the start of the buffer) are required. */
-export class MsgpackIncomplete extends Error {
-  override readonly name = 'MsgpackIncomplete';
+export class MsgpackIncomplete extends CodedError<'msgpackIncomplete'> {
   constructor(readonly need: number) {
-    super(`msgpack value needs ${need} bytes`);
+    super('msgpackIncomplete', `msgpack value needs ${need} bytes`);
   }
 }
 

@@ -19,15 +19,7 @@ import { CodecError, DecodeError, type Drop } from './drop-reasons';
 import { type EncryptionVersion, decryptPayload, ENCRYPTION_OVERHEAD, encryptPayload, type NonceSource, randomNonce } from './encryption';
 import type { Keyring } from './keyring';
 import { addLabel, labelBytes, labelOverhead, sameBytes, splitLabel } from './label';
-import {
-  COMPOUND_HEADER_OVERHEAD,
-  COMPOUND_MAX_PARTS,
-  COMPOUND_PART_OVERHEAD,
-  PACKET_MAX_DECOMPRESSED_BYTES,
-  PACKET_MAX_NESTING,
-  UDP_BUFFER_SIZE,
-  UDP_PACKET_MAX_BYTES,
-} from './limits';
+import { PACKET_MAX_DECOMPRESSED_BYTES, PACKET_MAX_NESTING, UDP_PACKET_MAX_BYTES } from './limits';
 import { decodePacketMessage, encodeMessage, readComplete } from './message-codec';
 
 export interface PacketEncodeOptions {
@@ -77,37 +69,19 @@ const PACKET_MESSAGE_TYPES: ReadonlySet<number> = new Set([
 // ------------------------------------------------------------------------------------------ sending
 
 /**
- * Bytes left for piggybacked messages after the primary one (memberlist net.go sendMsg): each piggybacked
- * message costs its length plus COMPOUND_PART_OVERHEAD. Go's sum leaves out the primary message's own u16
- * length entry, so a full packet can be UDPBufferSize + 2 bytes; mlb keeps the same arithmetic (the receive
- * buffer is 64 KiB, so nothing breaks) so both pack the same broadcasts.
+ * Bytes the pipeline adds around a packet's messages: the label header and the encryption overhead (memberlist
+ * net.go sendMsg subtracts the same from UDPBufferSize). The SWIM reducer packs broadcasts into what is left
+ * (swim/draft.ts, SwimConfig.packetOverhead). Like Go, it leaves out the CRC header, and the compound length of the
+ * first message, so a full packet can be UDPBufferSize + 2 bytes (the receive buffer is 64 KiB: nothing breaks)
+ * and both pack the same broadcasts.
  */
-export function piggybackBudget(primaryLength: number, opts: PacketEncodeOptions = {}): number {
-  let avail = (opts.udpBufferSize ?? UDP_BUFFER_SIZE) - primaryLength - COMPOUND_HEADER_OVERHEAD;
-  avail -= labelOverhead(labelBytes(opts.label));
-  if (opts.keyring) avail -= ENCRYPTION_OVERHEAD[opts.encryptionVersion ?? 1];
-  return avail;
+export function packetOverhead(opts: PacketEncodeOptions): number {
+  const label = labelOverhead(labelBytes(opts.label));
+  return opts.keyring ? label + ENCRYPTION_OVERHEAD[opts.encryptionVersion ?? 1] : label;
 }
 
 /**
- * Which candidates (encoded lengths, in priority order) fit beside the primary message: greedy like memberlist's
- * broadcast queue (queue.go GetBroadcasts), skipping one that does not fit and trying smaller ones after it.
- */
-export function selectPiggybacks(primaryLength: number, candidateLengths: readonly number[], opts: PacketEncodeOptions = {}): number[] {
-  let room = piggybackBudget(primaryLength, opts);
-  const chosen: number[] = [];
-  candidateLengths.forEach((len, i) => {
-    if (chosen.length + 1 >= COMPOUND_MAX_PARTS) return;
-    if (len + COMPOUND_PART_OVERHEAD <= room) {
-      chosen.push(i);
-      room -= len + COMPOUND_PART_OVERHEAD;
-    }
-  });
-  return chosen;
-}
-
-/**
- * One packet for the given messages (already chosen to fit; see selectPiggybacks). Messages may be given
+ * One packet for the given messages (already chosen to fit; see packetOverhead). Messages may be given
  * pre-encoded (memberlist queues broadcasts as bytes). Throws CodecError for unsendable input.
  */
 export function encodePacket(messages: readonly (GossipMessage | Uint8Array)[], opts: PacketEncodeOptions = {}): Uint8Array {

@@ -1,3 +1,4 @@
+import { UDP_BUFFER_SIZE } from '../codec/limits';
 import { SwimConfigError, SwimConfigErrorCode } from './errors';
 
 /**
@@ -76,7 +77,7 @@ export const LAN_CONFIG: SwimConfig = Object.freeze({
   extendWhenHeard: false, // memberlist suspects at the deadline whatever else it heard
   disableTcpPings: false, // TCP pings are safe, even with mixed versions
   deadNodeReclaimTime: 0, // a dead node's name cannot move to another address
-  udpBufferSize: 1_400, // fits a 1500-byte MTU with IP/UDP headers to spare
+  udpBufferSize: UDP_BUFFER_SIZE, // fits a 1500-byte MTU with IP/UDP headers to spare
   packetOverhead: 0,
 });
 

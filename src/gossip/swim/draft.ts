@@ -1,3 +1,4 @@
+import { COMPOUND_HEADER_OVERHEAD, COMPOUND_MAX_PARTS, COMPOUND_PART_OVERHEAD, USER_MESSAGE_OVERHEAD } from '../codec/limits';
 import type { GossipMessage } from '../messages';
 import type { PeerAddress } from './address';
 import { enqueueBroadcast, takeBroadcasts, type BroadcastNotify } from './broadcast-queue';
@@ -18,13 +19,6 @@ export type Draft = { -readonly [K in Exclude<keyof SwimState, 'rng'>]: Writable
   readonly random: Random;
   readonly effects: SwimEffect[];
 };
-
-/** memberlist net.go: assumed compound header bytes, bytes per compound entry, the user message type byte. */
-export const COMPOUND_HEADER_OVERHEAD = 2;
-export const COMPOUND_OVERHEAD = 2;
-export const USER_MESSAGE_OVERHEAD = 1;
-/** A compound holds at most 255 parts (its count is one byte). */
-export const MAX_COMPOUND_PARTS = 255;
 
 export function openDraft(state: SwimState, now: number): Draft {
   const { rng, ...rest } = state;
@@ -101,16 +95,16 @@ function packetBudget(d: Draft): number {
  * Takes pending broadcasts for `bytesAvailable` bytes: memberlist's own first, then user broadcasts in what is
  * left (memberlist getBroadcasts with the delegate's GetBroadcasts).
  */
-export function takePending(d: Draft, bytesAvailable: number, maxMessages: number): GossipMessage[] {
+function takePending(d: Draft, bytesAvailable: number, maxMessages: number): GossipMessage[] {
   const limit = retransmitLimit(d.config.retransmitMult, numNodes(d));
-  const own = takeBroadcasts(d.memberQueue, COMPOUND_OVERHEAD, bytesAvailable, limit, maxMessages);
+  const own = takeBroadcasts(d.memberQueue, COMPOUND_PART_OVERHEAD, bytesAvailable, limit, maxMessages);
   // Finished broadcasts need no callback: leave() watches its broadcast leave the queue (join-leave.ts).
   d.memberQueue = own.queue;
   const messages = [...own.messages];
-  const used = own.messages.reduce((sum, m) => sum + encodedSize(m) + COMPOUND_OVERHEAD, 0);
+  const used = own.messages.reduce((sum, m) => sum + encodedSize(m) + COMPOUND_PART_OVERHEAD, 0);
   const avail = bytesAvailable - used;
-  if (avail > COMPOUND_OVERHEAD + USER_MESSAGE_OVERHEAD && messages.length < maxMessages) {
-    const user = takeBroadcasts(d.userQueue, COMPOUND_OVERHEAD + USER_MESSAGE_OVERHEAD, avail, limit, maxMessages - messages.length);
+  if (avail > COMPOUND_PART_OVERHEAD + USER_MESSAGE_OVERHEAD && messages.length < maxMessages) {
+    const user = takeBroadcasts(d.userQueue, COMPOUND_PART_OVERHEAD + USER_MESSAGE_OVERHEAD, avail, limit, maxMessages - messages.length);
     d.userQueue = user.queue;
     messages.push(...user.messages);
   }
@@ -119,13 +113,13 @@ export function takePending(d: Draft, bytesAvailable: number, maxMessages: numbe
 
 /** A direct message with whatever broadcasts fit beside it (memberlist sendMsg). */
 export function sendWithPiggyback(d: Draft, to: PeerAddress, message: GossipMessage, reason: SendReason): void {
-  const extra = takePending(d, packetBudget(d) - encodedSize(message), MAX_COMPOUND_PARTS - 1);
+  const extra = takePending(d, packetBudget(d) - encodedSize(message), COMPOUND_MAX_PARTS - 1);
   sendPacket(d, to, [message, ...extra], reason);
 }
 
 /** Broadcasts only, for a gossip round; empty when nothing is pending. */
 export function takeGossip(d: Draft): GossipMessage[] {
-  return takePending(d, packetBudget(d), MAX_COMPOUND_PARTS);
+  return takePending(d, packetBudget(d), COMPOUND_MAX_PARTS);
 }
 
 /** Queues a broadcast about node `key` (replacing older news about it). */

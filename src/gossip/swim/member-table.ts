@@ -73,7 +73,7 @@ export function insertAtRandomPosition(order: string[], name: string, random: Ra
 }
 
 /** Whether a dead or left member has been gone longer than gossipToTheDeadTime and may be forgotten. */
-export function isReapable(member: Member, now: number, gossipToTheDeadTime: number): boolean {
+function isReapable(member: Member, now: number, gossipToTheDeadTime: number): boolean {
   return isDeadOrLeft(member) && now - member.stateChange > gossipToTheDeadTime;
 }
 

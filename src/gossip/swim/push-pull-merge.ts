@@ -25,7 +25,7 @@ export function localPushPull(d: Draft, join: boolean): PushPull {
  * and local, must contain every node's current versions. Returns why not, or undefined. A Vsn that is not six
  * bytes rejects the whole state (Go would crash on it).
  */
-export function verifyProtocol(d: Draft, remote: readonly PushNodeState[]): string | undefined {
+function verifyProtocol(d: Draft, remote: readonly PushNodeState[]): string | undefined {
   for (const n of remote) {
     if (n.vsn.length !== VSN_LENGTH) return `Node '${n.name}' sent a Vsn of ${n.vsn.length} bytes`;
   }

@@ -31,7 +31,7 @@ function rotl(x: number, k: number): number {
 }
 
 /** One step: a uniformly distributed unsigned 32-bit value and the next state. */
-export function nextUint32(state: RngState): [number, RngState] {
+function nextUint32(state: RngState): [number, RngState] {
   const [s0, s1, s2, s3] = state;
   const result = Math.imul(rotl(Math.imul(s1, 5) >>> 0, 7), 9) >>> 0;
   const t = (s1 << 9) >>> 0;

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { ipFromBytes, ipToBytes, parseIP, formatIP } from '../../ip';
+import { CodedError } from '../../errors/coded-error';
 
 /** A socket address: host (canonical IP text) and port. The state machine uses raw Addr bytes instead (swim/address.ts). */
 export interface HostPort {
@@ -10,8 +11,10 @@ export interface HostPort {
 /** memberlist's default bind port (MetalLB's --ml-bind-port default too). */
 export const DEFAULT_GOSSIP_PORT = 7946;
 
-export class AddressError extends Error {
-  readonly code = 'badAddress';
+export class AddressError extends CodedError<'badAddress'> {
+  constructor(message: string) {
+    super('badAddress', message);
+  }
 }
 
 /**

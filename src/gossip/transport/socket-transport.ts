@@ -7,9 +7,8 @@ import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, connect, isIP, type Server, type Socket } from 'node:net';
 import type { HostPort } from './address';
 import { formatHostPort } from './address';
+import { CodedError } from '../../errors/coded-error';
 
-/** memberlist's UDP receive buffer (net_transport.go udpPacketBufSize): larger datagrams are truncated by Go. */
-export const UDP_RECEIVE_BUFFER_BYTES = 65_536;
 /** The kernel socket buffer asked for, so bursts of gossip are not dropped while the event loop is busy. */
 export const UDP_SOCKET_BUFFER_BYTES = 2 * 1024 * 1024;
 
@@ -22,15 +21,7 @@ export interface TransportHandlers {
   onError?(what: string, error: Error): void;
 }
 
-export class TransportError extends Error {
-  constructor(
-    readonly code: 'bindFailed' | 'dialFailed' | 'dialTimeout',
-    message: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
-}
+export class TransportError extends CodedError<'bindFailed' | 'dialFailed' | 'dialTimeout'> {}
 
 export class SocketTransport {
   private constructor(

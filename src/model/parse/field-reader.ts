@@ -90,7 +90,7 @@ interface Entry {
 }
 
 /** How a YAML value looks, for "must be a boolean, not the string "yes"" messages. */
-export function describeNode(node: YamlNode): string {
+function describeNode(node: YamlNode): string {
   if (isMap(node)) return 'a mapping';
   if (isSeq(node)) return 'a list';
   if (isScalar(node)) {

@@ -16,5 +16,5 @@ export {
   parseHealthCheck, HEALTH_CHECK_DEFAULTS, HEALTH_CHECK_LIMITS, HEALTH_CHECK_OPTION_ANNOTATIONS,
   type HealthCheckKind, type HealthCheckParse, type HealthCheckProblem, type HealthCheckSpec, type HealthCheckTiming,
 } from './health-check';
-export { parseResultFromClone, snapshotFromClone } from './snapshot-clone';
+export { snapshotFromClone } from './snapshot-clone';
 export { deepFreeze } from './build-snapshot';

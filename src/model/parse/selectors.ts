@@ -13,7 +13,7 @@ import { readLabels } from './metadata';
 const OPERATORS: readonly SelectorOperator[] = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
 const OPERATORS_WITH_VALUES: readonly SelectorOperator[] = ['In', 'NotIn'];
 
-export function readSelector(reader: MapReader): LabelSelector {
+function readSelector(reader: MapReader): LabelSelector {
   const matchLabels = readLabels(reader, 'matchLabels');
   const matchExpressions: LabelSelectorRequirement[] = [];
   const seen = new Set<string>();

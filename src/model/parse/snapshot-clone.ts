@@ -8,14 +8,8 @@ import { AddressSet } from '../../ip';
 import type { Snapshot } from '../snapshot';
 import type { IPAddressPool } from '../types';
 import { deepFreeze } from './build-snapshot';
-import type { ParseResult } from './parse-config';
 
 export function snapshotFromClone(clone: Snapshot): Snapshot {
   const pools: IPAddressPool[] = clone.pools.map((pool) => ({ ...pool, addressSet: AddressSet.fromCIDRs(pool.cidrs) }));
   return deepFreeze({ ...clone, pools });
-}
-
-/** The same for a whole parse result (diagnostics are plain data and come through unchanged). */
-export function parseResultFromClone(clone: ParseResult): ParseResult {
-  return clone.ok ? { ok: true, snapshot: snapshotFromClone(clone.snapshot), diagnostics: clone.diagnostics } : clone;
 }

@@ -43,7 +43,7 @@ export interface YamlDocument {
   readonly explicitStart: boolean;
 }
 
-export function positionAt(source: SourceText, offset: number): SourcePosition {
+function positionAt(source: SourceText, offset: number): SourcePosition {
   const { line, col } = source.lines.linePos(offset);
   const part = partOfLine(source.parts, line);
   return part ? { file: part.file, line: line - part.lineOffset, column: col } : { file: source.file, line, column: col };

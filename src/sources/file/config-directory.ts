@@ -21,7 +21,7 @@ const NEWLINE = 0x0a;
  * Whether a directory entry is part of the configuration. Hidden entries are not: editors' lock and backup files
  * (Emacs' `.#mlb.yaml`) and the `..data` links of a Kubernetes ConfigMap volume start with a dot.
  */
-export function isConfigFileName(name: string): boolean {
+function isConfigFileName(name: string): boolean {
   return !name.startsWith('.') && CONFIG_FILE_NAME.test(name);
 }
 

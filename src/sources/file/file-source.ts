@@ -304,10 +304,3 @@ export class FileSource {
     if ((await statSourceIdentity(this.path)) !== this.lastIdentity) this.scheduleReload();
   }
 }
-
-/** Convenience: a started FileSource (see FileSource.start for failures). */
-export async function watchConfigFile(path: string, options: FileSourceOptions = {}): Promise<FileSource> {
-  const source = new FileSource(path, options);
-  await source.start();
-  return source;
-}

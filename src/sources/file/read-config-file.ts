@@ -18,7 +18,7 @@ export interface FileIdentity {
   readonly ino: number;
 }
 
-export function sameIdentity(a: FileIdentity | undefined, b: FileIdentity | undefined): boolean {
+function sameIdentity(a: FileIdentity | undefined, b: FileIdentity | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
   return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
 }
@@ -33,14 +33,6 @@ function identityOf(s: { size: number; mtimeMs: number; ino: number }): FileIden
   return { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
 }
 
-/** The path's identity now; undefined when it cannot be stat'ed (gone, no permission). */
-export async function statIdentity(path: string): Promise<FileIdentity | undefined> {
-  try {
-    return identityOf(await stat(path));
-  } catch {
-    return undefined;
-  }
-}
 
 function changedWhileRead(file: string, identity: FileIdentity): ConfigFileRead {
   return {

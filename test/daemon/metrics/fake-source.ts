@@ -21,7 +21,7 @@ export function member(name: string, state: ControlSnapshot['members'][number]['
 }
 
 /** node-a, configuration loaded and good, no members, services, announcements or conflicts. */
-export function emptySnapshot(): ControlSnapshot {
+function emptySnapshot(): ControlSnapshot {
   return {
     apiVersion: CONTROL_API_VERSION,
     generatedAt: '2024-05-01T10:00:00.000Z',

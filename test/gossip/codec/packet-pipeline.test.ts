@@ -1,5 +1,5 @@
 /**
- * The UDP path: encodePacket's layering and budget, decodePacket's drop reasons. decodePacket never throws.
+ * The UDP path: encodePacket's layering and overhead, decodePacket's drop reasons. decodePacket never throws.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -14,8 +14,7 @@ import {
   Keyring,
   PACKET_MAX_DECOMPRESSED_BYTES,
   PACKET_MAX_NESTING,
-  piggybackBudget,
-  selectPiggybacks,
+  packetOverhead,
 } from '../../../src/gossip/codec';
 import { DEFAULT_VSN, type GossipMessage } from '../../../src/gossip/messages';
 import { message } from './arbitraries';
@@ -57,26 +56,12 @@ describe('encodePacket / decodePacket', () => {
     expect(sealed.length).toBe(3 + 29 + encodeMessage(ping).length);
   });
 
-  it('budget: UDPBufferSize - message - 2, minus the label header and the encryption overhead (memberlist sendMsg)', () => {
-    expect(piggybackBudget(100)).toBe(1400 - 100 - 2);
-    expect(piggybackBudget(100, { label: 'abc' })).toBe(1400 - 100 - 2 - 5);
-    expect(piggybackBudget(100, { keyring: ring })).toBe(1400 - 100 - 2 - 29);
-    expect(piggybackBudget(100, { keyring: ring, encryptionVersion: 0 })).toBe(1400 - 100 - 2 - 45);
-    // Each piggyback costs its length + 2; one that does not fit is skipped, smaller later ones still go.
-    expect(selectPiggybacks(1000, [300, 200, 100, 90])).toEqual([0, 3]);
-    expect(selectPiggybacks(1398, [1])).toEqual([]);
-  });
-
-  it('a packet filled to the budget stays within UDPBufferSize + 2, as in Go', () => {
-    const primary = encodeMessage(alive);
-    const candidates = Array.from({ length: 60 }, (_, i) => encodeMessage({ ...alive, node: `n${i}`, meta: new Uint8Array(i * 3) }));
-    for (const opts of [{}, { keyring: ring, nonce }, { keyring: ring, nonce, encryptionVersion: 0 as const, label: 'lbl' }]) {
-      const chosen = selectPiggybacks(primary.length, candidates.map((c) => c.length), opts);
-      const p = encodePacket([primary, ...chosen.map((i) => candidates[i] as Uint8Array)], opts);
-      // memberlist's arithmetic does not count the primary message's own u16 length: up to 2 bytes over.
-      expect(p.length).toBeLessThanOrEqual(1402);
-      expect(p.length).toBeGreaterThan(1300);
-    }
+  it('overhead: the label header and the encryption overhead, what memberlist sendMsg takes from UDPBufferSize', () => {
+    expect(packetOverhead({})).toBe(0);
+    expect(packetOverhead({ label: 'abc' })).toBe(5);
+    expect(packetOverhead({ keyring: ring })).toBe(29);
+    expect(packetOverhead({ keyring: ring, encryptionVersion: 0, label: 'abc' })).toBe(45 + 5);
+    // A full packet is measured where the reducer packs it: test/gossip/swim/packet-filling.test.ts.
   });
 });
 

@@ -5,7 +5,7 @@
  * merged (ECMP), so the kernel shows what traffic would follow. Optional BFD (RFC 5880) on the sessions and towards
  * static peers. Pure: options in, text out.
  */
-import { familyOf } from './route-path';
+import { ipVersionOfText } from './route-path';
 import { RouterError } from './router-shell';
 
 export interface BirdNeighbor {
@@ -37,7 +37,7 @@ export interface BirdOptions {
 }
 
 /** BIRD protocol names must be symbols: n<index> keeps them short and valid for any address. */
-export function birdProtocolName(index: number): string {
+function birdProtocolName(index: number): string {
   return `mlb${index + 1}`;
 }
 
@@ -89,7 +89,7 @@ function bfdProtocol(bfd: NonNullable<BirdOptions['bfd']>): string[] {
 
 export function renderBirdConfig(options: BirdOptions): string {
   if ((options.neighbors ?? []).length === 0 && !options.listenRange) throw new RouterError('invalidOptions', 'a BIRD router needs neighbors or a listenRange');
-  if (familyOf(options.routerId) !== 4) throw new RouterError('invalidOptions', `router id must be an IPv4 address, not ${options.routerId}`);
+  if (ipVersionOfText(options.routerId) !== 4) throw new RouterError('invalidOptions', `router id must be an IPv4 address, not ${options.routerId}`);
   const kernel = (family: 'ipv4' | 'ipv6') => [
     `protocol kernel kernel_${family} {`,
     `  ${family} { import none; export all; };`,

@@ -4,7 +4,7 @@
  * ExaBGP's receive time, the OPENs and NOTIFICATIONs received. ExaBGP decodes the wire itself, so this is an
  * independent reading of exactly what mlb sent. Pure: text in, data out; unknown lines are kept, never fatal.
  */
-import { familyOf, type Origin, type PeerSession, type RouterPath } from './route-path';
+import { ipVersionOfText, type Origin, type PeerSession, type RouterPath } from './route-path';
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -138,7 +138,7 @@ export function parseExabgpLog(text: string): ExabgpLog {
 
 /** The held paths for one prefix (both spellings of a host route: ExaBGP prints /32 and /128 explicitly). */
 export function exabgpRoutesFor(log: ExabgpLog, prefix: string): RouterPath[] {
-  const hostLength = familyOf(prefix) === 6 ? 128 : 32;
+  const hostLength = ipVersionOfText(prefix) === 6 ? 128 : 32;
   const wanted = prefix.includes('/') ? prefix : `${prefix}/${hostLength}`;
   return log.routes.filter((r) => r.prefix === wanted);
 }

@@ -9,7 +9,7 @@ import { closeSync, chmodSync, openSync, readFileSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import type { LabHost, NetnsLab } from '../netns-lab';
 import { exabgpRoutesFor, parseExabgpLog, type ExabgpLog } from './exabgp-log';
-import { familyOf, type PeerSession, type RouterPath } from './route-path';
+import { ipVersionOfText, type PeerSession, type RouterPath } from './route-path';
 import { isAlive, killPids, makeRouterDir, readPid, removeRouterDir, RouterError, userIds, waitFor, type NetnsTarget } from './router-shell';
 
 export type { ExabgpLog, ExabgpUpdate } from './exabgp-log';
@@ -58,12 +58,12 @@ function receiverScript(dir: string): string {
   ].join('\n');
 }
 
-export function renderExabgpConfig(options: ExabgpOptions, host: { ipv4: string; ipv6: string }, dir: string): string {
+function renderExabgpConfig(options: ExabgpOptions, host: { ipv4: string; ipv6: string }, dir: string): string {
   const families = ['    ipv4 unicast;', ...(options.ipv6 ? ['    ipv6 unicast;'] : [])];
   const neighbor = (n: ExabgpOptions['neighbors'][number]) => [
     `neighbor ${n.address} {`,
     `  router-id ${options.routerId};`,
-    `  local-address ${familyOf(n.address) === 6 ? host.ipv6 : host.ipv4};`,
+    `  local-address ${ipVersionOfText(n.address) === 6 ? host.ipv6 : host.ipv4};`,
     `  local-as ${options.asn};`,
     `  peer-as ${n.asn};`,
     ...(options.holdTimeS !== undefined ? [`  hold-time ${options.holdTimeS};`] : []),
@@ -103,7 +103,7 @@ export async function startExabgp(lab: NetnsLab, host: LabHost, options: ExabgpO
   const config = renderExabgpConfig(options, host, dir);
   writeFileSync(join(dir, 'exabgp.conf'), config);
   writeFileSync(join(dir, 'receiver.py'), receiverScript(dir));
-  const bind = [...new Set(options.neighbors.map((n) => (familyOf(n.address) === 6 ? host.ipv6 : host.ipv4)))];
+  const bind = [...new Set(options.neighbors.map((n) => (ipVersionOfText(n.address) === 6 ? host.ipv6 : host.ipv4)))];
   const outFd = openSync(join(dir, 'exabgp.out'), 'a');
   const child = lab.spawnIn(host, 'exabgp', [join(dir, 'exabgp.conf')], {
     stdio: ['ignore', outFd, outFd],

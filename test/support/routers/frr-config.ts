@@ -5,5 +5,5 @@
  */
 export {
   PEER_GROUP, PREFIX_LIST_V4, PREFIX_LIST_V6, ROUTE_MAP_IN_V4, ROUTE_MAP_IN_V6, ROUTE_MAP_OUT, renderFrrConfig,
-  renderFrrDaemonConfigs, validateFrrOptions, type FrrBfd, type FrrDaemon, type FrrListenRange, type FrrNeighbor, type FrrOptions,
+  renderFrrDaemonConfigs, type FrrBfd, type FrrDaemon, type FrrListenRange, type FrrNeighbor, type FrrOptions,
 } from '../../../src/lab/frr-config';

@@ -5,7 +5,7 @@
  * it dials its neighbors with a 1 s connect retry (GoBGP's default 120 s would stall a test after one refused
  * dial). Pure: options in, text out.
  */
-import { familyOf } from './route-path';
+import { ipVersionOfText } from './route-path';
 import { RouterError } from './router-shell';
 
 export const GOBGP_API_PORT = 50051;
@@ -108,7 +108,7 @@ function hostRoutePolicy(): string[] {
 export function renderGobgpConfig(options: GobgpOptions): string {
   const neighbors = options.neighbors ?? [];
   if (neighbors.length === 0 && !options.listenRange) throw new RouterError('invalidOptions', 'a GoBGP peer needs neighbors or a listenRange');
-  if (familyOf(options.routerId) !== 4) throw new RouterError('invalidOptions', `router-id must be an IPv4 address, not ${options.routerId}`);
+  if (ipVersionOfText(options.routerId) !== 4) throw new RouterError('invalidOptions', `router-id must be an IPv4 address, not ${options.routerId}`);
   const hostOnly = options.importHostRoutesOnly !== false;
   const lines = [
     '[global.config]',

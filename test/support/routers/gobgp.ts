@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { LabHost, NetnsLab } from '../netns-lab';
 import { GOBGP_API_PORT, renderGobgpConfig, type GobgpOptions } from './gobgp-config';
 import { parseGobgpNeighbors, parseGobgpRib, parseGobgpRibSummary } from './gobgp-json';
-import { familyOf, type Origin, type PeerSession, type RouterPath } from './route-path';
+import { ipVersionOfText, type Origin, type PeerSession, type RouterPath } from './route-path';
 import { execInNetns, isAlive, killPids, makeRouterDir, removeRouterDir, RouterError, waitFor, type NetnsTarget } from './router-shell';
 
 export type { GobgpNeighbor, GobgpOptions } from './gobgp-config';
@@ -71,7 +71,7 @@ export function announceArgs(prefix: string, attributes: Announcement = {}): str
   if (attributes.communities?.length) args.push('community', attributes.communities.join(','));
   if (attributes.largeCommunities?.length) args.push('large-community', attributes.largeCommunities.join(','));
   if (attributes.localPref !== undefined) args.push('local-pref', String(attributes.localPref));
-  args.push('-a', familyOf(prefix) === 6 ? 'ipv6' : 'ipv4');
+  args.push('-a', ipVersionOfText(prefix) === 6 ? 'ipv6' : 'ipv4');
   return args;
 }
 
@@ -138,7 +138,7 @@ function gobgpRouter(host: LabHost, dir: string, config: string, pid: number): G
       throw new RouterError('badOutput', `gobgp ${args.join(' ')} -j did not print JSON: ${text.slice(0, 500)}`, { cause: error });
     }
   };
-  const afi = (prefix: string) => (familyOf(prefix) === 6 ? 'ipv6' : 'ipv4');
+  const afi = (prefix: string) => (ipVersionOfText(prefix) === 6 ? 'ipv6' : 'ipv4');
   return {
     host,
     dir,

@@ -2,7 +2,7 @@
  * What a namespace's kernel forwards with: the next hops of one route, read from `ip -j route show`. Routers
  * differ in what they say they installed; the kernel's table is the ground truth an ECMP test wants.
  */
-import { familyOf } from './route-path';
+import { ipVersionOfText } from './route-path';
 import { execInNetns, RouterError, type NetnsTarget } from './router-shell';
 
 type Json = Record<string, unknown>;
@@ -15,7 +15,7 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
 export function parseIpRouteJson(json: unknown, prefix: string): string[] {
   if (!Array.isArray(json)) throw new RouterError('badOutput', `ip -j route did not print a list: ${JSON.stringify(json).slice(0, 200)}`);
   const [address, length] = prefix.split('/');
-  const hostLength = familyOf(prefix) === 6 ? '128' : '32';
+  const hostLength = ipVersionOfText(prefix) === 6 ? '128' : '32';
   const matches = (dst: unknown) => dst === prefix || (length === hostLength && dst === address);
   const hops: string[] = [];
   for (const route of json) {
@@ -29,7 +29,7 @@ export function parseIpRouteJson(json: unknown, prefix: string): string[] {
 }
 
 export function kernelNextHops(host: NetnsTarget, prefix: string): string[] {
-  const family = familyOf(prefix) === 6 ? '-6' : '-4';
+  const family = ipVersionOfText(prefix) === 6 ? '-6' : '-4';
   const text = execInNetns(host, 'ip', [family, '-j', 'route', 'show', 'exact', prefix]);
   return parseIpRouteJson(JSON.parse(text.trim() === '' ? '[]' : text), prefix);
 }

@@ -4,5 +4,5 @@
  * file keeps the harness's import path.
  */
 export {
-  communityValue, familyOf, formatCommunity, nextHopsOf, type Origin, type PeerSession, type RouterPath,
+  ipVersionOfText, formatCommunity, nextHopsOf, type Origin, type PeerSession, type RouterPath,
 } from '../../../src/lab/route-path';

@@ -42,8 +42,8 @@ export type MpDecoded<T> =
   | { readonly kind: 'unsupportedFamily'; readonly afi: number; readonly safi: number }
   | { readonly kind: 'malformed'; readonly reason: string };
 
-/** The NLRI family of a supported AFI/SAFI, or undefined. */
-export function familyOf(afi: number, safi: number): IPFamily | undefined {
+/** The IP family (4 or 6) of a supported AFI/SAFI (unicast only), or undefined. */
+export function ipFamilyOfAfiSafi(afi: number, safi: number): IPFamily | undefined {
   if (safi !== Safi.unicast) return undefined;
   return afi === Afi.ipv4 ? 4 : afi === Afi.ipv6 ? 6 : undefined;
 }
@@ -58,7 +58,7 @@ export function decodeMpReach(value: Uint8Array): MpDecoded<MpReach> {
   if (value.length < MP_REACH_MIN_BYTES) return { kind: 'malformed', reason: `MP_REACH_NLRI of ${value.length} octets` };
   const afi = readUint(value, 0, 2);
   const safi = value[2] as number;
-  const family = familyOf(afi, safi);
+  const family = ipFamilyOfAfiSafi(afi, safi);
   if (family === undefined) return { kind: 'unsupportedFamily', afi, safi };
   const nextHopLength = value[3] as number;
   // RFC 7606 7.11: a next hop length inconsistent with the family makes the NLRI impossible to locate.
@@ -78,7 +78,7 @@ export function decodeMpUnreach(value: Uint8Array): MpDecoded<MpUnreach> {
   if (value.length < MP_UNREACH_MIN_BYTES) return { kind: 'malformed', reason: `MP_UNREACH_NLRI of ${value.length} octets` };
   const afi = readUint(value, 0, 2);
   const safi = value[2] as number;
-  const family = familyOf(afi, safi);
+  const family = ipFamilyOfAfiSafi(afi, safi);
   if (family === undefined) return { kind: 'unsupportedFamily', afi, safi };
   const withdrawn = decodePrefixes(value.subarray(MP_UNREACH_MIN_BYTES), family);
   if (!withdrawn.ok) return { kind: 'malformed', reason: `withdrawn routes: ${withdrawn.reason}` };
@@ -90,7 +90,7 @@ function fieldError(reason: string): BgpEncodeError {
 }
 
 function familyOrThrow(afi: number, safi: number): IPFamily {
-  const family = familyOf(afi, safi);
+  const family = ipFamilyOfAfiSafi(afi, safi);
   if (family === undefined) throw fieldError(`AFI ${afi} SAFI ${safi} is not IPv4/IPv6 unicast`);
   return family;
 }

@@ -5,6 +5,7 @@
  * 4-octet ASN (RFC 6793) always, graceful restart (RFC 4724) when configured.
  */
 import { Afi, AS_TRANS, BGP_VERSION, CapabilityCode, Safi, type BgpOpen, type Capability } from '../bgp-messages';
+import { ipFamilyOfAfiSafi } from '../codec/mp-nlri-codec';
 import type { FamilyName, LocalSpeaker } from './session-config';
 
 /** The largest ASN the OPEN's 2-octet My AS field holds; above it the field carries AS_TRANS (RFC 6793 4.1). */
@@ -15,11 +16,10 @@ export const GRACEFUL_RESTART_F_BIT = 0x80;
 
 export const AFI_OF: Readonly<Record<FamilyName, number>> = { ipv4: Afi.ipv4, ipv6: Afi.ipv6 };
 
-export function familyOf(afi: number, safi: number): FamilyName | undefined {
-  if (safi !== Safi.unicast) return undefined;
-  if (afi === Afi.ipv4) return 'ipv4';
-  if (afi === Afi.ipv6) return 'ipv6';
-  return undefined;
+/** The family name of a supported AFI/SAFI (unicast only), or undefined: the codec's decision, in session words. */
+export function familyNameOfAfiSafi(afi: number, safi: number): FamilyName | undefined {
+  const family = ipFamilyOfAfiSafi(afi, safi);
+  return family === undefined ? undefined : family === 4 ? 'ipv4' : 'ipv6';
 }
 
 export function buildOpen(local: LocalSpeaker): BgpOpen {

@@ -11,7 +11,7 @@ import {
   AS_TRANS, BGP_VERSION, NotificationCode, OpenErrorSubcode, type BgpNotification, type BgpOpen, type Capability,
 } from '../bgp-messages';
 import {
-  fourOctetAsnCapabilityBytes, familyOf, GRACEFUL_RESTART_F_BIT, GRACEFUL_RESTART_R_BIT, multiprotocolCapabilityBytes,
+  fourOctetAsnCapabilityBytes, familyNameOfAfiSafi, GRACEFUL_RESTART_F_BIT, GRACEFUL_RESTART_R_BIT, multiprotocolCapabilityBytes,
   supportedVersionBytes,
 } from './open-message';
 import {
@@ -90,12 +90,12 @@ export function negotiateTimers(
 }
 
 /** RFC 4760: a peer without any multiprotocol capability speaks IPv4 unicast only. */
-export function peerFamilies(caps: readonly Capability[]): FamilyName[] {
+function peerFamilies(caps: readonly Capability[]): FamilyName[] {
   const mp = caps.filter((c): c is Extract<Capability, { code: 'multiprotocol' }> => c.code === 'multiprotocol');
   if (mp.length === 0) return ['ipv4'];
   const families: FamilyName[] = [];
   for (const c of mp) {
-    const family = familyOf(c.afi, c.safi);
+    const family = familyNameOfAfiSafi(c.afi, c.safi);
     if (family && !families.includes(family)) families.push(family);
   }
   return families;
@@ -123,7 +123,7 @@ function gracefulRestartOf(
   if (!local.gracefulRestart || !theirs) return undefined;
   const forwardingPreserved = theirs.families
     .filter((f) => (f.flags & GRACEFUL_RESTART_F_BIT) !== 0)
-    .map((f) => familyOf(f.afi, f.safi))
+    .map((f) => familyNameOfAfiSafi(f.afi, f.safi))
     .filter((f): f is FamilyName => f !== undefined && families.includes(f));
   return {
     restartTimeS: theirs.restartTimeSeconds,

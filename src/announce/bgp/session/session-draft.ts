@@ -115,7 +115,7 @@ export function shutdownCommunicationBytes(text: string): Uint8Array {
 }
 
 /** The shutdown communication a Cease carries, if it carries a well-formed one. */
-export function shutdownCommunicationOf(n: BgpNotification): string | undefined {
+function shutdownCommunicationOf(n: BgpNotification): string | undefined {
   if (!isShutdownCommunication(n.code, n.subcode) || n.data.length === 0) return undefined;
   const length = n.data[0]!;
   if (length === 0 || length > n.data.length - 1) return undefined;

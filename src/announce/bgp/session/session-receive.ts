@@ -8,7 +8,7 @@ import {
   CeaseSubcode, NotificationCode, RouteRefreshSubtype, type BgpMessage, type BgpNotification, type BgpOpen, type BgpRouteRefresh,
 } from '../bgp-messages';
 import { resolveCollision } from './collision';
-import { familyOf } from './open-message';
+import { familyNameOfAfiSafi } from './open-message';
 import { validateOpen, type NegotiatedSession } from './open-validation';
 import {
   clearConnectionTimer, clearRetry, failConnection, findConnection, log, notificationMessage, patchConnection, recordOf,
@@ -127,7 +127,7 @@ function establish(d: Draft, conn: ConnectionState): TransitionReason {
 function routeRefreshReceived(d: Draft, conn: ConnectionState, request: BgpRouteRefresh): TransitionReason {
   restartHold(d, conn);
   const { afi, safi, subtype } = request;
-  const family = familyOf(afi, safi);
+  const family = familyNameOfAfiSafi(afi, safi);
   // RFC 2918 4: a family not negotiated is ignored; RFC 7313 5: BoRR/EoRR (or unknown subtypes) ask for nothing.
   const isRequest = (subtype ?? RouteRefreshSubtype.normal) === RouteRefreshSubtype.normal;
   if (!family || !conn.negotiated!.families.includes(family) || !isRequest) {

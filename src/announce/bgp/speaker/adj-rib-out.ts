@@ -15,13 +15,14 @@
  * with initialSync.
  */
 import type { CIDR } from '../../../ip';
-import type { BgpUpdate } from '../bgp-messages';
+import { Afi, Safi, type BgpUpdate } from '../bgp-messages';
+import { endOfRib } from '../codec/end-of-rib';
 import { comparePrefixes, type PeerRoutes, type RouteIntent } from './route-intent';
 import {
   routeAttributes, type AddressFamily, type RouteAttributes, type SkipReason, type SpeakerSession,
 } from './route-attributes';
 import {
-  announcementUpdates, endOfRib, fitsInOneUpdate, withdrawalUpdates, type AnnouncementGroup,
+  announcementUpdates, fitsInOneUpdate, withdrawalUpdates, type AnnouncementGroup,
 } from './update-packing';
 
 /** A route the peer holds from us, with the attributes it was sent with. */
@@ -112,7 +113,7 @@ export function reconcile(state: AdjRibOut, desired: PeerRoutes, session: Speake
  */
 export function initialSync(desired: PeerRoutes, session: SpeakerSession): SpeakerStep {
   const step = reconcile(emptyAdjRibOut(), desired, session);
-  const eors = (['ipv4', 'ipv6'] as const).filter((f) => session.families.includes(f)).map(endOfRib);
+  const eors = (['ipv4', 'ipv6'] as const).filter((f) => session.families.includes(f)).map((f) => endOfRib(f === 'ipv4' ? Afi.ipv4 : Afi.ipv6, Safi.unicast));
   return { ...step, updates: [...step.updates, ...eors] };
 }
 

@@ -53,7 +53,8 @@ export interface RouteAttributes {
   readonly key: string;
 }
 
-export function familyOf(prefix: CIDR): AddressFamily {
+/** The family a prefix is announced in. */
+function addressFamilyOfPrefix(prefix: CIDR): AddressFamily {
   return prefix.ip.family === 4 ? 'ipv4' : 'ipv6';
 }
 
@@ -70,7 +71,7 @@ function sortedDistinct<T>(values: readonly T[], compare: (a: T, b: T) => number
 }
 
 export function routeAttributes(route: RouteIntent, session: SpeakerSession): RouteAttributesResult {
-  const family = familyOf(route.prefix);
+  const family = addressFamilyOfPrefix(route.prefix);
   if (!session.families.includes(family)) return { ok: false, reason: 'familyNotNegotiated' };
   const nextHop = family === 'ipv4' ? session.nextHopV4 : session.nextHopV6;
   if (!nextHop) return { ok: false, reason: 'noNextHopForFamily' };

@@ -40,7 +40,7 @@ export type ParsedCommunity =
   | { readonly kind: 'large'; readonly value: LargeCommunity };
 
 /** "a:b" -> a standard community, "a:b:c" -> a large one (the text BGPAnnouncement carries). */
-export function parseCommunityText(text: string): ParsedCommunity {
+function parseCommunityText(text: string): ParsedCommunity {
   const parts = text.split(':');
   if (parts.length === STANDARD_FIELDS) {
     const [high, low] = parts as [string, string];

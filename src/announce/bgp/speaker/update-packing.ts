@@ -90,11 +90,3 @@ export function withdrawalUpdates(prefixes: readonly CIDR[]): BgpUpdate[] {
   }
   return out;
 }
-
-/**
- * RFC 4724 2: End-of-RIB. IPv4 unicast: an UPDATE with nothing in it (23 bytes); other families: an UPDATE
- * holding only an empty MP_UNREACH_NLRI for the family.
- */
-export function endOfRib(family: AddressFamily): BgpUpdate {
-  return family === 'ipv4' ? emptyUpdate() : withdrawal('ipv6', []);
-}

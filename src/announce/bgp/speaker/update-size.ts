@@ -42,7 +42,7 @@ export function prefixBytes(prefix: CIDR): number {
   return 1 + Math.ceil(prefix.prefix / BITS_PER_BYTE);
 }
 
-export function prefixListBytes(prefixes: readonly CIDR[]): number {
+function prefixListBytes(prefixes: readonly CIDR[]): number {
   let total = 0;
   for (const p of prefixes) total += prefixBytes(p);
   return total;
@@ -68,7 +68,7 @@ export function mpReachFixedBytes(nextHops: readonly IP[]): number {
 export const MP_UNREACH_VALUE_FIXED_BYTES = MP_UNREACH_FIXED_BYTES;
 
 /** Every path attribute present, headers included. A field that is present, even empty, is one attribute. */
-export function pathAttributesBytes(a: PathAttributes): number {
+function pathAttributesBytes(a: PathAttributes): number {
   let total = 0;
   if (a.origin !== undefined) total += attributeBytes(ORIGIN_BYTES);
   if (a.asPath !== undefined) {

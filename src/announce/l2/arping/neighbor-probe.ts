@@ -54,7 +54,7 @@ export type ProbeResult = { readonly ok: true; readonly probe: ArpingProbe } | {
 const IPV4_UNSPECIFIED: IP = { family: 4, value: 0n };
 
 /** The address we ask from: one on the target's subnet, else the first of the family (IPv6: link-local first). */
-export function probeSource(target: IP, iface: ArpingInterface): IP | undefined {
+function probeSource(target: IP, iface: ArpingInterface): IP | undefined {
   const same = iface.addresses.filter((a) => a.ip.family === target.family && a.ip.value !== target.value);
   if (target.family === 6) {
     const linkLocal = same.find((a) => isLinkLocalIPv6(a.ip));

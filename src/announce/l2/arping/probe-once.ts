@@ -9,6 +9,7 @@
 import type { IP } from '../../../ip';
 import { openPacketSocket, type PacketSocket, type PacketSocketError, type PacketSocketOptions } from '../../../native';
 import { buildProbe, matchReply, replyFilter, type ArpingInterface } from './neighbor-probe';
+import { CodedError } from '../../../errors/coded-error';
 
 /**
  * How long replies are collected. A kernel or mlb's responder answers on the same segment within a millisecond;
@@ -21,14 +22,7 @@ export const NEIGHBOR_PROBE_ERROR_CODES = ['noSourceAddress'] as const;
 export type NeighborProbeErrorCode = (typeof NEIGHBOR_PROBE_ERROR_CODES)[number];
 
 /** The probe could not be built (an IPv6 target on an interface without any IPv6 address). */
-export class NeighborProbeError extends Error {
-  constructor(
-    readonly code: NeighborProbeErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export class NeighborProbeError extends CodedError<NeighborProbeErrorCode> {}
 
 export interface ProbeOnceRequest {
   readonly target: IP;

@@ -106,7 +106,7 @@ function regex(pattern: string): RegExp {
 }
 
 /** MetalLB's state filters (up, no master, not NOARP): undefined when they pass, else why not. */
-export function linkUnusable(link: LinkInfo): { reason: InterfaceReason; detail?: string } | undefined {
+function linkUnusable(link: LinkInfo): { reason: InterfaceReason; detail?: string } | undefined {
   if (!link.up) return { reason: 'down' };
   if (link.master !== undefined) return { reason: 'enslaved', detail: `master ifindex ${link.master}` };
   if (link.noarp) return { reason: 'noarp' };
@@ -124,7 +124,7 @@ export function excludedBy(name: string, exclude: readonly string[] = DEFAULT_EX
 }
 
 /** The address of `link` whose subnet contains `ip` (same family), as "10.0.0.1/24". */
-export function subnetContaining(link: LinkInfo, ip: IP): LinkAddress | undefined {
+function subnetContaining(link: LinkInfo, ip: IP): LinkAddress | undefined {
   return link.addresses.find((a) => a.ip.family === ip.family && cidrContains(makeCIDR(a.ip, a.prefix), ip));
 }
 

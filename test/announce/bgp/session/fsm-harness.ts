@@ -107,7 +107,7 @@ function hex(bytes: Uint8Array): string {
 }
 
 /** "send out-1 notification 4/0", "setTimer hold out-1 +90000", "close out-1", "up", "down holdTimerExpired" ... */
-export function summarize(effects: readonly SessionEffect[], now: number): string[] {
+function summarize(effects: readonly SessionEffect[], now: number): string[] {
   const lines: string[] = [];
   for (const e of effects) {
     switch (e.type) {
