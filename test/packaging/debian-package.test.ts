@@ -8,7 +8,7 @@
  * - lintian finds no error.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,6 +123,10 @@ describe.skipIf(skip !== undefined)(`the Debian package${skip ? ` (skipped: ${sk
   it('runs in a root holding only its own files and the libraries it depends on', () => {
     const root = join(dir, 'bare');
     execFileSync('dpkg-deb', ['-x', deb, root]);
+    // The manual page and both completions ship with it.
+    for (const file of ['usr/share/man/man1/mlb.1.gz', 'usr/share/bash-completion/completions/mlb', 'usr/share/zsh/vendor-completions/_mlb']) {
+      expect(statSync(join(root, file)).size, file).toBeGreaterThan(100);
+    }
     const mlb = join(root, 'usr/bin/mlb');
     // ldd names each library with its path: the same paths in the bare root.
     const libraries = execFileSync('ldd', [mlb], { encoding: 'utf8' }).matchAll(/(\/\S+) \(0x/g);
