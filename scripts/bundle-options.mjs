@@ -41,7 +41,7 @@ export const common = {
   define: {
     __MLB_VERSION__: JSON.stringify(pkg.version),
     __MLB_COMMIT__: JSON.stringify(gitCommit()),
-    // What `mlb install` writes to a host (src/install/embedded-files.ts): dist/mlb has no repository beside it.
+    // What `mlb install` writes to a host (src/cli/install/embedded-files.ts): dist/mlb has no repository beside it.
     __MLB_SYSTEMD_UNIT__: JSON.stringify(readFileSync(new URL('../systemd/mlb.service', import.meta.url), 'utf8')),
     __MLB_ENV_EXAMPLE__: JSON.stringify(readFileSync(new URL('../examples/mlb.env', import.meta.url), 'utf8')),
   },

@@ -5,12 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { envExampleText, systemdUnitText } from '../../src/install/embedded-files';
-import { envValue, withHostSettings } from '../../src/install/env-file';
+import { envExampleText, systemdUnitText } from '../../src/cli/install/embedded-files';
+import { envValue, withHostSettings } from '../../src/cli/install/env-file';
 import {
   planInstall, type ExistingFile, type HostFacts, type InstallPlan, type InstallRequest, type InstallStep,
-} from '../../src/install/install-plan';
-import { INSTALL_PATHS } from '../../src/install/install-paths';
+} from '../../src/cli/install/install-plan';
+import { INSTALL_PATHS } from '../../src/cli/install/install-paths';
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 const text = (b: Uint8Array): string => new TextDecoder().decode(b);

@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { envExampleText, systemdUnitText } from '../../src/install/embedded-files';
-import { installRequest, type InstallFlags } from '../../src/install/install-request';
-import type { HostFacts } from '../../src/install/install-plan';
-import { INSTALL_PATHS } from '../../src/install/install-paths';
+import { envExampleText, systemdUnitText } from '../../src/cli/install/embedded-files';
+import { installRequest, type InstallFlags } from '../../src/cli/install/install-request';
+import type { HostFacts } from '../../src/cli/install/install-plan';
+import { INSTALL_PATHS } from '../../src/cli/install/install-paths';
 
 const work = mkdtempSync(join(tmpdir(), 'mlb-install-request-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -1,10 +1,10 @@
 /**
- * `mlb install`: the README's hand install on a plain host in one command (src/install/). It asks only for what
+ * `mlb install`: the README's hand install on a plain host in one command (src/cli/install/). It asks only for what
  * differs per host, checks everything before writing anything, and ends with `mlb validate` and `mlb status`.
  */
 import type { CommandModule } from 'yargs';
 import { UsageError } from '../exit-codes';
-import { runInstall } from '../../install/run-install';
+import { runInstall } from '../install/run-install';
 
 interface InstallArgs {
   root: string;

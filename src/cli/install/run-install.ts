@@ -6,8 +6,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CommandError, ExitCode } from '../cli/exit-codes';
-import { selfCommand } from '../packaging/single-executable';
+import { CommandError, ExitCode } from '../exit-codes';
+import { selfCommand } from '../../packaging/single-executable';
 import { applyPlan, describeStep } from './apply-plan';
 import { InstallError } from './install-error';
 import { readHostFacts, underRoot } from './host-facts';

@@ -7,8 +7,8 @@
  * the cluster's, and replacing it would split this host from the others. Everything already right is listed as
  * unchanged, so a second run says there is nothing to do.
  */
-import { formatHostPort, parseHostPort, type HostPort } from '../gossip/transport/address';
-import { keyringFromSecret } from '../daemon/gossip-key';
+import { formatHostPort, parseHostPort, type HostPort } from '../../gossip/transport/address';
+import { keyringFromSecret } from '../../daemon/gossip-key';
 import { withHostSettings } from './env-file';
 import { differenceSummary, onlyComments } from './file-difference';
 import type { InstallProblem } from './install-error';

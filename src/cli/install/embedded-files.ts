@@ -9,7 +9,7 @@ declare const __MLB_SYSTEMD_UNIT__: string | undefined;
 declare const __MLB_ENV_EXAMPLE__: string | undefined;
 
 function fromRepository(path: string): string {
-  return readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+  return readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
 }
 
 export function systemdUnitText(): string {

@@ -1,4 +1,4 @@
-import { CodedError } from '../errors/coded-error';
+import { CodedError } from '../../errors/coded-error';
 
 /**
  * Why `mlb install` refuses, before anything is written: each one names the flag or file to change. The codes

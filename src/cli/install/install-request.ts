@@ -6,12 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import { statSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { formatDiagnostic } from '../model';
-import { readConfig } from '../cli/config-input';
-import { allocate } from '../cli/offline-cluster';
-import { validateFindings } from '../cli/validate-findings';
-import { UsageError } from '../cli/exit-codes';
-import { runningAsSingleExecutable } from '../packaging/single-executable';
+import { formatDiagnostic } from '../../model';
+import { readConfig } from '../config-input';
+import { allocate } from '../offline-cluster';
+import { validateFindings } from '../validate-findings';
+import { UsageError } from '../exit-codes';
+import { runningAsSingleExecutable } from '../../packaging/single-executable';
 import { envValue } from './env-file';
 import { onlyComments } from './file-difference';
 import { fileSha256, underRoot } from './host-facts';

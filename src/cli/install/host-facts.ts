@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
-import { formatIP, parseIP } from '../ip';
+import { formatIP, parseIP } from '../../ip';
 import { envExampleText, systemdUnitText } from './embedded-files';
 import type { ExistingFile, HostFacts } from './install-plan';
 import { INSTALL_PATHS, MLB_GROUP, UNIT_NAME } from './install-paths';
