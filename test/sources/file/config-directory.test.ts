@@ -5,11 +5,11 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { nextState } from './next-state';
 import { FileSource, type FileSourceState, loadConfigFile, workerParser } from '../../../src/sources/file';
 import { configFileNames, joinConfigFiles } from '../../../src/sources/file/config-directory';
 import { MLB_BUNDLE } from '../../cli/run-cli';
 
-const WAIT_MS = 10_000;
 
 const POOL = `apiVersion: metallb.io/v1beta1
 kind: IPAddressPool
@@ -56,21 +56,6 @@ function write(name: string, text: string): string {
   writeFileSync(`${path}.tmp`, text);
   renameSync(`${path}.tmp`, path);
   return path;
-}
-
-function nextState(s: FileSource, accept: (state: FileSourceState) => boolean): Promise<FileSourceState> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`no matching state within ${WAIT_MS} ms; last: ${JSON.stringify(s.state.diagnostics)}`));
-    }, WAIT_MS);
-    const off = s.onChange((state) => {
-      if (!accept(state)) return;
-      clearTimeout(timer);
-      off();
-      resolve(state);
-    });
-  });
 }
 
 const serviceNames = (state: FileSourceState) => state.snapshot?.services.map((s) => `${s.meta.namespace}/${s.meta.name}`).sort() ?? [];

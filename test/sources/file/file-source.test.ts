@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { nextState } from './next-state';
 import {
   ConfigLoadError, FileSource, type FileSourceOptions, type FileSourceState, loadConfigFile,
 } from '../../../src/sources/file';
@@ -14,7 +15,6 @@ const TUTORIAL_L2 = readFileSync(join(FIXTURES, 'valid', 'tutorial-l2.yaml'), 'u
 const TUTORIAL_BGP = readFileSync(join(FIXTURES, 'valid', 'tutorial-bgp.yaml'), 'utf8');
 const REVERSED = readFileSync(join(FIXTURES, 'invalid', 'reversed-range.yaml'), 'utf8');
 /** Generous: CI machines are slow; the tests never assert on timing, only on outcomes. */
-const WAIT_MS = 10_000;
 
 let dir: string;
 let file: string;
@@ -41,21 +41,6 @@ function source(options: FileSourceOptions = {}): FileSource {
   const s = new FileSource(file, { debounceMs: 20, pollIntervalMs: 100, settleMs: 10, ...options });
   sources.push(s);
   return s;
-}
-
-function nextState(s: FileSource, accept: (state: FileSourceState) => boolean): Promise<FileSourceState> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`no matching state within ${WAIT_MS} ms; last: ${JSON.stringify(s.state.diagnostics)}`));
-    }, WAIT_MS);
-    const off = s.onChange((state) => {
-      if (!accept(state)) return;
-      clearTimeout(timer);
-      off();
-      resolve(state);
-    });
-  });
 }
 
 const poolNames = (state: FileSourceState): string[] => state.snapshot?.pools.map((p) => p.meta.name) ?? [];
