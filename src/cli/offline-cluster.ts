@@ -4,7 +4,7 @@
  */
 import { type AllocateServicesOutput, type AssignedResult, allocateFile } from '../allocator';
 import { type ElectionOptions, type Explanation, type ServiceElectionInput, electAll } from '../election';
-import { type Node, type Snapshot, withKubeletLabels } from '../model';
+import { nodeKnownByName, type Node, type Snapshot } from '../model';
 
 export interface OfflineElection {
   readonly explanations: readonly Explanation[];
@@ -25,7 +25,7 @@ export function electOffline(
 ): OfflineElection {
   const documented = new Set(snapshot.nodes.map((n) => n.meta.name));
   const undocumentedNodes = liveNodes.filter((name) => !documented.has(name));
-  const nodes: Node[] = [...snapshot.nodes, ...undocumentedNodes.map(unlabelledNode)];
+  const nodes: Node[] = [...snapshot.nodes, ...undocumentedNodes.map(nodeKnownByName)];
   const serving = new Set(liveNodes);
   const poolsByName = new Map(snapshot.pools.map((p) => [p.meta.name, p]));
   const inputs: ServiceElectionInput[] = [];
@@ -47,8 +47,4 @@ export function electOffline(
     new Set(liveNodes),
   );
   return { explanations: election.explain(), undocumentedNodes };
-}
-
-function unlabelledNode(name: string): Node {
-  return { kind: 'Node', meta: { name, namespace: '', labels: withKubeletLabels(name, {}), annotations: {} }, conditions: [], addresses: [], subnets: [] };
 }

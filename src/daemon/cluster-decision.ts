@@ -16,7 +16,7 @@ import { memberFacts, type MemberFacts } from '../gossip/member-facts';
 import type { NodeMeta } from '../gossip/node-meta';
 import type { IP } from '../ip';
 import type { ServiceAddresses } from './allocation/effective-allocation';
-import { serviceKey, withKubeletLabels, type IPAddressPool, type Node, type Service, type Snapshot } from '../model';
+import { nodeKnownByName, serviceKey, withKubeletLabels, type IPAddressPool, type Node, type Service, type Snapshot } from '../model';
 
 export interface LiveMember {
   readonly name: string;
@@ -110,7 +110,7 @@ export function electionNodes(snapshot: Snapshot, facts: MemberFacts, known: rea
   return names.map((name) => {
     const meta = facts.facts.get(name);
     const doc = documented.get(name);
-    if (!meta) return doc ?? unlabelledNode(name);
+    if (!meta) return doc ?? nodeKnownByName(name);
     return {
       kind: 'Node',
       meta: { name, namespace: '', labels: withKubeletLabels(name, meta.labels), annotations: doc?.meta.annotations ?? {} },
@@ -206,8 +206,4 @@ function ownedBGP(
   const keys = new Set(mine.map((o) => o.service));
   const ips = services.filter((s) => keys.has(serviceKey(s.service))).flatMap((s) => [...(s.ips ?? s.service.ingressIPs)]);
   return { announcements, ips };
-}
-
-function unlabelledNode(name: string): Node {
-  return { kind: 'Node', meta: { name, namespace: '', labels: withKubeletLabels(name, {}), annotations: {} }, conditions: [], addresses: [], subnets: [] };
 }

@@ -3,7 +3,7 @@
  * MetalLB reads (MetalLB v0.14 internal/k8s/annotations; the documented annotations of its usage guide). MetalLB v0.16 still reads the old metallb.universe.tf/ prefix,
  * so a configuration written for any MetalLB release keeps working.
  */
-import type { Service } from './types';
+import type { Node, Service } from './types';
 
 /** Nodes carrying this label key (any value, even empty) never announce (kubeadm sets it on control planes). */
 export const EXCLUDE_LB_LABEL = 'node.kubernetes.io/exclude-from-external-load-balancers';
@@ -57,4 +57,9 @@ export const PLAIN_HOST_OS = 'linux';
 /** A node's labels with the kubelet's defaults under them: labels written by the user win. */
 export function withKubeletLabels(nodeName: string, labels: Readonly<Record<string, string>>): Record<string, string> {
   return { [HOSTNAME_LABEL]: nodeName, [OS_LABEL]: PLAIN_HOST_OS, ...labels };
+}
+
+/** A Node known only by its name (a live member no Node document describes, or one named on the command line). */
+export function nodeKnownByName(name: string): Node {
+  return { kind: 'Node', meta: { name, namespace: '', labels: withKubeletLabels(name, {}), annotations: {} }, conditions: [], addresses: [], subnets: [] };
 }
