@@ -1,0 +1,45 @@
+/**
+ * Timers on the wall clock. Node's timers run on a monotonic clock that may lag the epoch clock reducers are
+ * stepped with, so a timer that fires before its deadline is re-armed for the rest; a due timer then waits one
+ * turn of the event loop (setImmediate runs after the I/O poll), because after a blocked loop (a starved CPU, a
+ * GC pause) Node runs due timers before it reads the sockets, and an ack already in the buffer would otherwise
+ * lose to the deadline it answers.
+ */
+import type { Clock, Scheduler, Timer } from './runtime';
+
+export function realScheduler(clock: Clock): Scheduler {
+  const at = (deadline: number, fire: () => void): Timer => {
+    let cancelled = false;
+    let timeout: NodeJS.Timeout | undefined;
+    let immediate: NodeJS.Immediate | undefined;
+    const check = (): void => {
+      timeout = undefined;
+      if (cancelled) return;
+      const early = deadline - clock.now();
+      if (early > 0) {
+        timeout = setTimeout(check, Math.ceil(early));
+        return;
+      }
+      immediate = setImmediate(() => {
+        immediate = undefined;
+        if (!cancelled) fire();
+      });
+    };
+    timeout = setTimeout(check, Math.max(0, Math.ceil(deadline - clock.now())));
+    return {
+      cancel() {
+        cancelled = true;
+        if (timeout) clearTimeout(timeout);
+        if (immediate) clearImmediate(immediate);
+      },
+    };
+  };
+  return {
+    at,
+    after: (ms, fire) => at(clock.now() + ms, fire),
+    every(ms, fire) {
+      const interval = setInterval(fire, ms);
+      return { cancel: () => clearInterval(interval) };
+    },
+  };
+}
