@@ -3,6 +3,8 @@
  * and logs). The codec, the session reducer and the endpoint never throw on input: every discarded packet gets
  * exactly one of these, and the endpoint counts it. Most come straight from RFC 5880 section 6.8.6.
  */
+import { dropped, type Decoded } from '../../errors/decoded';
+
 export const BfdDropReason = {
   /** Shorter than the 24-octet mandatory section (RFC 5880 section 4.1). */
   truncated: 'truncated',
@@ -40,13 +42,11 @@ export type BfdDropReason = keyof typeof BfdDropReason;
 /** Every reason in table order, for counters and metrics that pre-register their label values. */
 export const BFD_DROP_REASONS: readonly BfdDropReason[] = Object.keys(BfdDropReason) as BfdDropReason[];
 
-/** A decoder's answer: the value, or why the bytes were dropped (with a detail for debug logs, not for matching). */
-export type BfdDecoded<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly reason: BfdDropReason; readonly detail?: string };
+/** A BFD decoder's answer (errors/decoded.ts): the value, or why the bytes were dropped. */
+export type BfdDecoded<T> = Decoded<T, BfdDropReason>;
 
 export function bfdDropped<T = never>(reason: BfdDropReason, detail?: string): BfdDecoded<T> {
-  return detail === undefined ? { ok: false, reason } : { ok: false, reason, detail };
+  return dropped(reason, detail);
 }
 
 /** A zeroed counter for every reason. */

@@ -3,6 +3,8 @@
  * and logs; renaming one breaks dashboards). Decoders and responders never throw; every frame that gets no reply
  * gets exactly one of these, and the caller counts it (MetalLB's dropReason, internal/layer2/arp.go and ndp.go).
  */
+import { decoded as decodedValue, dropped as droppedWith, type Decoded as GenericDecoded } from '../../errors/decoded';
+
 export const L2DropReason = {
   /** The frame, or a header inside it, is shorter than its fixed layout or than a length field claims. */
   truncated: 'truncated',
@@ -58,18 +60,13 @@ export function isL2DropReason(s: string): s is L2DropReason {
   return Object.prototype.hasOwnProperty.call(L2DropReason, s);
 }
 
-/**
- * What a decoder returns: the value, or a drop with its reason and a short detail for debug logs (not for
- * matching). A union rather than an exception, because a receive loop at 10k frames/s drops most of what it sees.
- */
-export type Decoded<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly reason: L2DropReason; readonly detail?: string };
+/** What an L2 decoder returns (errors/decoded.ts): the value, or a drop with its L2DropReason. */
+export type Decoded<T> = GenericDecoded<T, L2DropReason>;
 
 export function decoded<T>(value: T): Decoded<T> {
-  return { ok: true, value };
+  return decodedValue(value);
 }
 
 export function dropped<T = never>(reason: L2DropReason, detail?: string): Decoded<T> {
-  return detail === undefined ? { ok: false, reason } : { ok: false, reason, detail };
+  return droppedWith(reason, detail);
 }

@@ -3,6 +3,7 @@
  * metrics and logs). decodePacket and the stream reader never throw; every failure becomes one of these.
  */
 import { CodedError } from '../../errors/coded-error';
+import type { Drop as GenericDrop } from '../../errors/decoded';
 
 export const DropReason = {
   /** The packet is empty or larger than any datagram (UDP_PACKET_MAX_BYTES). */
@@ -64,10 +65,8 @@ export type DropReasonName = keyof typeof DropReason;
 export const DROP_REASONS: readonly DropReasonName[] = Object.keys(DropReason) as DropReasonName[];
 
 /** One dropped message or packet with its reason and a short human detail (for debug logs, not for matching). */
-export interface Drop {
-  readonly reason: DropReasonName;
-  readonly detail?: string;
-}
+/** One dropped packet, part or stream, in the shape every decoder uses (errors/decoded.ts). */
+export type Drop = GenericDrop<DropReasonName>;
 
 /**
  * A codec error with a stable code. Thrown only by the low-level decoders inside this folder and always caught
