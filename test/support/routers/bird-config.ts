@@ -5,8 +5,8 @@
  * merged (ECMP), so the kernel shows what traffic would follow. Optional BFD (RFC 5880) on the sessions and towards
  * static peers. Pure: options in, text out.
  */
-import { ipVersionOfText } from './route-path';
-import { RouterError } from './router-shell';
+import { ipVersionOfText } from '../../../src/lab/route-path';
+import { RouterError } from '../../../src/lab/router-shell';
 
 export interface BirdNeighbor {
   readonly address: string;

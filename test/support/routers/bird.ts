@@ -9,8 +9,8 @@ import type { LabHost, NetnsLab } from '../netns-lab';
 import { renderBirdConfig, type BirdOptions } from './bird-config';
 import { parseBirdBfdSessions, parseBirdProtocols, parseBirdRoutes, type BirdBfdSession, type BirdSession } from './bird-show';
 import { kernelNextHops } from './kernel-routes';
-import type { RouterPath } from './route-path';
-import { execInNetns, isAlive, killPids, makeRouterDir, removeRouterDir, RouterError, waitFor, type NetnsTarget } from './router-shell';
+import type { RouterPath } from '../../../src/lab/route-path';
+import { execInNetns, isAlive, killPids, makeRouterDir, removeRouterDir, RouterError, waitFor, type NetnsTarget } from '../../../src/lab/router-shell';
 
 export type { BirdNeighbor, BirdOptions } from './bird-config';
 export type { BirdBfdSession, BirdSession } from './bird-show';

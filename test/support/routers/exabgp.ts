@@ -9,8 +9,8 @@ import { closeSync, chmodSync, openSync, readFileSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import type { LabHost, NetnsLab } from '../netns-lab';
 import { exabgpRoutesFor, parseExabgpLog, type ExabgpLog } from './exabgp-log';
-import { ipVersionOfText, type PeerSession, type RouterPath } from './route-path';
-import { isAlive, killPids, makeRouterDir, readPid, removeRouterDir, RouterError, userIds, waitFor, type NetnsTarget } from './router-shell';
+import { ipVersionOfText, type PeerSession, type RouterPath } from '../../../src/lab/route-path';
+import { isAlive, killPids, makeRouterDir, readPid, removeRouterDir, RouterError, userIds, waitFor, type NetnsTarget } from '../../../src/lab/router-shell';
 
 export type { ExabgpLog, ExabgpUpdate } from './exabgp-log';
 

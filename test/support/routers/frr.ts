@@ -5,12 +5,12 @@
  */
 import { frrOwner, startFrrIn, type FrrRouter } from '../../../src/lab/frr-router';
 import type { LabHost, NetnsLab } from '../netns-lab';
-import type { FrrOptions } from './frr-config';
-import { makeRouterDir } from './router-shell';
+import type { FrrOptions } from '../../../src/lab/frr-config';
+import { makeRouterDir } from '../../../src/lab/router-shell';
 
 export type { FrrRouter } from '../../../src/lab/frr-router';
-export type { FrrBfd, FrrListenRange, FrrNeighbor, FrrOptions } from './frr-config';
-export type { FrrBfdPeer, FrrSummary } from './frr-json';
+export type { FrrBfd, FrrListenRange, FrrNeighbor, FrrOptions } from '../../../src/lab/frr-config';
+export type { FrrBfdPeer, FrrSummary } from '../../../src/lab/frr-json';
 export { FRR_USER } from '../../../src/lab/frr-router';
 
 export async function startFrr(lab: NetnsLab, host: LabHost, options: Omit<FrrOptions, 'hostname' | 'logFile'>): Promise<FrrRouter> {

@@ -5,8 +5,8 @@
  * it dials its neighbors with a 1 s connect retry (GoBGP's default 120 s would stall a test after one refused
  * dial). Pure: options in, text out.
  */
-import { ipVersionOfText } from './route-path';
-import { RouterError } from './router-shell';
+import { ipVersionOfText } from '../../../src/lab/route-path';
+import { RouterError } from '../../../src/lab/router-shell';
 
 export const GOBGP_API_PORT = 50051;
 /** Seconds between dials after a refused connection; 1 is GoBGP's minimum (its first dial still waits ~5 s). */

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import type { LabHost, NetnsLab } from '../netns-lab';
 import { GOBGP_API_PORT, renderGobgpConfig, type GobgpOptions } from './gobgp-config';
 import { parseGobgpNeighbors, parseGobgpRib, parseGobgpRibSummary } from './gobgp-json';
-import { ipVersionOfText, type Origin, type PeerSession, type RouterPath } from './route-path';
-import { execInNetns, isAlive, killPids, makeRouterDir, removeRouterDir, RouterError, waitFor, type NetnsTarget } from './router-shell';
+import { ipVersionOfText, type Origin, type PeerSession, type RouterPath } from '../../../src/lab/route-path';
+import { execInNetns, isAlive, killPids, makeRouterDir, removeRouterDir, RouterError, waitFor, type NetnsTarget } from '../../../src/lab/router-shell';
 
 export type { GobgpNeighbor, GobgpOptions } from './gobgp-config';
 

@@ -12,5 +12,5 @@ export {
   announceArgs, startGobgp, type Announcement, type GobgpNeighbor, type GobgpOptions, type GobgpRouter, type MrtInjection,
 } from './gobgp';
 export { kernelNextHops } from './kernel-routes';
-export { ipVersionOfText, formatCommunity, nextHopsOf, type Origin, type PeerSession, type RouterPath } from './route-path';
-export { RouterError, waitFor, type RouterErrorCode } from './router-shell';
+export { ipVersionOfText, formatCommunity, nextHopsOf, type Origin, type PeerSession, type RouterPath } from '../../../src/lab/route-path';
+export { RouterError, waitFor, type RouterErrorCode } from '../../../src/lab/router-shell';
