@@ -23,7 +23,7 @@ export class StartError extends CodedError<StartErrorCode> {
 /** Node's codes for a module that cannot be found: require() and import() spell them differently. */
 const MODULE_NOT_FOUND_CODES: ReadonlySet<string> = new Set(['MODULE_NOT_FOUND', 'ERR_MODULE_NOT_FOUND']);
 
-/** The errno-style code of an error or of the error it wraps (TransportError keeps the socket error as its cause). */
+/** The errno-style code of an error or of the error it wraps (NetworkError keeps the socket error as its cause). */
 function errorCode(error: unknown): string | undefined {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;

@@ -1,12 +1,11 @@
 /**
  * A memberlist-compatible gossip node: the imperative shell around the pure SWIM reducer (swim/) and codecs
- * (codec/), on real sockets (transport/). It performs the reducer's effects, feeds it packets, streams and
- * ticks at exactly its next deadline, and exposes the API the daemon uses: join, leave, members, events,
- * meta, broadcasts and push/pull user state.
+ * (codec/). Time, timers, randomness and sockets all come from the runtime it is given (src/runtime: real
+ * sockets and the wall clock by default); the runtime's MachineDriver feeds the reducer packets, streams and a
+ * tick at exactly its next deadline. It exposes the API the daemon uses: join, leave, members, events, meta,
+ * broadcasts and push/pull user state.
  */
 import { EventEmitter } from 'node:events';
-import type { Socket } from 'node:net';
-import { randomInt } from 'node:crypto';
 import {
   decodePacket, encodePacket, encodeStream, INBOUND_STREAM_BUDGET_BYTES, INBOUND_STREAMS_MAX, Keyring, packetOverhead, StreamBudget,
   StreamReader,
@@ -14,19 +13,23 @@ import {
 import type { GossipMessage } from './messages';
 import {
   createSwimNode, LAN_CONFIG, liveMembers, step, type LeaveOutcome, type LogLine, type Member, type PeerAddress,
-  type SwimConfig, type SwimEffect, type SwimEvent, type SwimOutEvent, type SwimState, type OpenStream,
+  type SwimConfig, type SwimEffect, type SwimEvent, type SwimOutEvent, type SwimState, type OpenStream, type StepResult,
 } from './swim';
-import { SocketTransport } from './transport/socket-transport';
+import { GossipTransport } from './transport/gossip-transport';
 import { addressBytes, formatHostPort, hostFromBytes, type HostPort } from './transport/address';
 import { countDrop, emptyCounters, type GossipCounters } from './gossip-stats';
 import { isKeyMismatch, keyMismatchMessage, KeyMismatchLimiter, type KeyMismatchReason } from './key-mismatch';
+import { readOneMessage, UndecodableReply } from './stream-reply';
 import { CodedError } from '../errors/coded-error';
+import { MachineDriver, REAL_RUNTIME, type ByteStream, type Runtime } from '../runtime';
 
 /** memberlist EnableCompression: on by default (LAN and WAN) and MetalLB keeps it. */
 export const DEFAULT_COMPRESSION = true;
 const CLOSED_ERROR = 'the gossip node was closed';
 /** Addresses that mean "every interface": peers cannot reach us there, so an advertised address is required. */
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::']);
+/** The reducer's PRNG seed is a non-negative 31-bit integer (swim/random.ts). */
+const SEED_RANGE = 2 ** 31;
 
 /**
  * The reducer packs broadcasts into UDPBufferSize minus what encodePacket adds around them (the encryption
@@ -54,9 +57,10 @@ export interface GossipNodeOptions {
   readonly keyring?: Keyring;
   readonly meta?: Uint8Array;
   readonly compress?: boolean;
-  /** Seed of the reducer's PRNG (default: random); tests fix it. */
+  /** Seed of the reducer's PRNG (default: one drawn from the runtime's randomness); tests fix it. */
   readonly seed?: number;
-  readonly now?: () => number;
+  /** Clock, timers, randomness and network (default REAL_RUNTIME); tests pass a skewed clock or an in-memory network. */
+  readonly runtime?: Runtime;
   /** Every reducer log line and shell problem, for the daemon's logger. */
   readonly onLog?: (line: LogLine | ShellLogLine) => void;
 }
@@ -85,29 +89,53 @@ export interface GossipNodeEvents {
 
 export class GossipNode extends EventEmitter<GossipNodeEvents> {
   readonly counters: GossipCounters = emptyCounters();
-  private state!: SwimState;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly driver: MachineDriver<SwimState, SwimEvent, SwimEffect, StepResult>;
   /** Inbound streams whose reply the reducer still owes, by stream id. */
-  private readonly inbound = new Map<number, Socket>();
+  private readonly inbound = new Map<number, ByteStream>();
   /** Every inbound connection still open (replied to or not): what INBOUND_STREAMS_MAX caps. */
-  private readonly openInbound = new Set<Socket>();
+  private readonly openInbound = new Set<ByteStream>();
   /** What all inbound streams together may buffer before their messages are complete. */
   private readonly inboundBudget = new StreamBudget(INBOUND_STREAM_BUDGET_BYTES);
   private nextInboundId = 1;
+  /**
+   * The request id the reducer gives the next join event: it numbers joins in the order it steps them, and the
+   * driver steps events in the order they were dispatched, so a join() called while another event is being
+   * stepped (from an event handler) still waits for its own result.
+   */
+  private nextJoinRequest: number;
   private readonly joinWaiters = new Map<number, (r: JoinResult) => void>();
   private leaveWaiter: ((o: LeaveOutcome) => void) | undefined;
   private closed = false;
-  private readonly now: () => number;
+  private readonly runtime: Runtime;
   private readonly compress: boolean;
   private readonly keyMismatches = new KeyMismatchLimiter();
 
   private constructor(
     private readonly options: GossipNodeOptions,
-    private readonly transport: SocketTransport,
+    private readonly transport: GossipTransport,
+    runtime: Runtime,
   ) {
     super();
-    this.now = options.now ?? Date.now;
+    this.runtime = runtime;
     this.compress = options.compress ?? DEFAULT_COMPRESSION;
+    const advertise = options.advertiseHost ?? options.bind.host;
+    const created = createSwimNode({
+      name: options.name,
+      addr: addressBytes(advertise),
+      port: transport.local.port,
+      ...(options.meta ? { meta: options.meta } : {}),
+      config: withPipelineOverhead(options.config ?? LAN_CONFIG, options.keyring),
+      seed: options.seed ?? runtime.randomInt(SEED_RANGE),
+      now: runtime.now(),
+    });
+    this.nextJoinRequest = created.state.nextJoinId;
+    this.driver = new MachineDriver<SwimState, SwimEvent, SwimEffect, StepResult>({
+      runtime,
+      step,
+      perform: (effect) => this.perform(effect),
+      deadline: { of: (r) => r.nextDeadline, event: { type: 'tick' } },
+    }, created.state);
+    this.driver.start(created);
   }
 
   /** Binds the sockets and starts the node alive at incarnation 1 (memberlist Create). */
@@ -115,25 +143,19 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
     if (WILDCARD_HOSTS.has(options.advertiseHost ?? options.bind.host)) {
       throw new GossipNodeError(`bound to ${options.bind.host}: peers need a concrete address (advertiseHost) to reach this node`);
     }
+    const runtime = options.runtime ?? REAL_RUNTIME;
     let node: GossipNode | undefined;
-    const transport = await SocketTransport.listen(options.bind, {
+    const transport = await GossipTransport.listen(runtime.net, options.bind, {
       onPacket: (bytes, from) => node?.receivePacket(bytes, from),
-      onStream: (socket, from) => (node ? node.acceptStream(socket, from) : socket.destroy()),
+      onStream: (stream) => (node ? node.acceptStream(stream) : stream.destroy()),
       onError: (what, error) => node?.shellLog('debug', 'socketError', `${what}: ${error.message}`),
     });
-    node = new GossipNode(options, transport);
-    const advertise = options.advertiseHost ?? options.bind.host;
-    const result = createSwimNode({
-      name: options.name,
-      addr: addressBytes(advertise),
-      port: transport.local.port,
-      ...(options.meta ? { meta: options.meta } : {}),
-      config: withPipelineOverhead(options.config ?? LAN_CONFIG, options.keyring),
-      seed: options.seed ?? randomInt(2 ** 31),
-      now: node.now(),
-    });
-    node.apply(result.state, result.effects, result.nextDeadline);
+    node = new GossipNode(options, transport, runtime);
     return node;
+  }
+
+  private get state(): SwimState {
+    return this.driver.state;
   }
 
   get localAddress(): HostPort {
@@ -153,7 +175,7 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
   /** memberlist Join: a push/pull with every address; resolves when all have answered or failed. */
   join(addresses: readonly HostPort[]): Promise<JoinResult> {
     if (this.closed) return Promise.resolve({ joined: 0, errors: [{ to: '*', error: CLOSED_ERROR }] });
-    const id = this.state.nextJoinId;
+    const id = this.nextJoinRequest++;
     const done = new Promise<JoinResult>((resolve) => this.joinWaiters.set(id, resolve));
     this.dispatch({ type: 'join', targets: addresses.map((a) => ({ addr: addressBytes(a.host), port: a.port })) });
     return done;
@@ -162,13 +184,12 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
   /** memberlist Leave(timeout): tells the cluster we are leaving and waits until that went out. */
   leave(timeoutMs: number): Promise<LeaveOutcome> {
     if (this.closed) return Promise.resolve('alreadyLeft');
+    // A second leave() while the first is under way is answered at once, as the reducer would answer it; the
+    // first call keeps waiting for the outcome of its broadcast.
+    if (this.leaveWaiter) return Promise.resolve('alreadyLeft');
     return new Promise<LeaveOutcome>((resolve) => {
-      const pending = this.leaveWaiter;
       this.leaveWaiter = resolve;
       this.dispatch({ type: 'leave', timeout: timeoutMs });
-      // A second leave() while the first is under way is answered at once ('alreadyLeft'); the first call keeps
-      // waiting for the outcome of its broadcast.
-      if (pending && this.leaveWaiter === undefined) this.leaveWaiter = pending;
     });
   }
 
@@ -199,34 +220,24 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.driver.close();
     // Nobody may wait forever on a closed node: pending joins fail, a pending leave timed out.
     for (const waiter of this.joinWaiters.values()) waiter({ joined: 0, errors: [{ to: '*', error: CLOSED_ERROR }] });
     this.joinWaiters.clear();
     this.leaveWaiter?.('timeout');
     this.leaveWaiter = undefined;
-    for (const socket of this.openInbound) socket.destroy();
+    for (const stream of this.openInbound) stream.destroy();
     await this.transport.close();
   }
 
   // ------------------------------------------------------------------------------------------ the loop
 
+  /**
+   * Steps the reducer through the driver; the tick at its next deadline is the driver's too (the runtime's
+   * scheduler lets sockets already readable be read first, so an ack in the buffer beats the probe deadline).
+   */
   private dispatch(event: SwimEvent): void {
-    if (this.closed) return;
-    const result = step(this.state, event, this.now());
-    this.apply(result.state, result.effects, result.nextDeadline);
-  }
-
-  private apply(state: SwimState, effects: readonly SwimEffect[], deadline: number): void {
-    this.state = state;
-    for (const effect of effects) this.perform(effect);
-    if (this.timer) clearTimeout(this.timer);
-    if (Number.isFinite(deadline) && !this.closed) {
-      // The tick waits one turn of the event loop (setImmediate runs after the I/O poll): after the loop was
-      // blocked (a starved CPU, a GC pause), Node runs due timers before it reads the sockets, so an ack already
-      // waiting in the buffer would otherwise lose to the probe deadline and a live member be suspected.
-      this.timer = setTimeout(() => setImmediate(() => this.dispatch({ type: 'tick' })), Math.max(0, deadline - this.now()));
-    }
+    this.driver.dispatch(event);
   }
 
   private perform(effect: SwimEffect): void {
@@ -317,24 +328,25 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
    * nothing, or trickles bytes, is cut when it passes. Connections beyond INBOUND_STREAMS_MAX are closed at once,
    * and what the streams buffer comes out of one shared budget; each refusal is counted by reason.
    */
-  private acceptStream(socket: Socket, from: HostPort): void {
+  private acceptStream(stream: ByteStream): void {
+    const from = stream.remote;
     if (this.openInbound.size >= INBOUND_STREAMS_MAX) {
-      this.refuseStream(socket, from, 'tooManyStreams', `${this.openInbound.size} inbound streams already open`);
+      this.refuseStream(stream, from, 'tooManyStreams', `${this.openInbound.size} inbound streams already open`);
       return;
     }
     this.counters.streamsAccepted++;
-    this.openInbound.add(socket);
+    this.openInbound.add(stream);
     const id = this.nextInboundId++;
-    this.inbound.set(id, socket);
+    this.inbound.set(id, stream);
     const reader = new StreamReader({ ...this.streamOptions(), budget: this.inboundBudget });
     let delivered = false;
-    const deadline = setTimeout(() => {
-      if (!delivered) this.refuseStream(socket, from, 'streamDeadline', `no whole message within ${this.state.config.tcpTimeout} ms`);
-      socket.destroy();
-    }, this.state.config.tcpTimeout);
-    socket.on('data', (chunk) => {
+    const deadline = this.runtime.after(this.state.config.tcpTimeout, () => {
+      if (!delivered) this.refuseStream(stream, from, 'streamDeadline', `no whole message within ${this.state.config.tcpTimeout} ms`);
+      stream.destroy();
+    });
+    stream.onData((chunk) => {
       if (delivered) return;
-      const out = reader.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      const out = reader.push(chunk);
       for (const drop of out.drops) countDrop(this.counters, drop.reason);
       const message = out.messages[0];
       const mismatch = out.drops.find((d) => isKeyMismatch(d.reason));
@@ -351,35 +363,34 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
         this.reportKeyMismatch(from, mismatch.reason as KeyMismatchReason);
         this.inbound.delete(id);
         // Closed whole once the reply is written (memberlist closes the connection too): a sender that goes on
-        // writing (a flood without the key) must not hold a half-open socket that no stream deadline watches.
-        socket.end(encodeStream({ type: 'err', error: mismatch.detail ?? mismatch.reason }, this.streamOptions()), () => socket.destroy());
+        // writing (a flood without the key) must not hold a half-open stream that no stream deadline watches.
+        stream.end(encodeStream({ type: 'err', error: mismatch.detail ?? mismatch.reason }, this.streamOptions()), () => stream.destroy());
       } else if (reader.failed) {
         this.shellLog('debug', out.drops[0]?.reason ?? 'streamFailed', `closed a stream from ${formatHostPort(from)}: ${out.drops[0]?.detail ?? 'undecodable'}`);
-        socket.destroy();
+        stream.destroy();
       }
     });
-    socket.on('close', () => {
-      clearTimeout(deadline);
+    stream.onClose(() => {
+      deadline.cancel();
       reader.dispose();
       this.inbound.delete(id);
-      this.openInbound.delete(socket);
+      this.openInbound.delete(stream);
     });
-    socket.on('error', () => socket.destroy());
   }
 
   /** Counts and closes an inbound stream the shell will not read (cap, deadline). */
-  private refuseStream(socket: Socket, from: HostPort, reason: 'tooManyStreams' | 'streamDeadline', why: string): void {
+  private refuseStream(stream: ByteStream, from: HostPort, reason: 'tooManyStreams' | 'streamDeadline', why: string): void {
     countDrop(this.counters, reason);
     this.shellLog('debug', reason, `closed a stream from ${formatHostPort(from)}: ${why}`);
-    socket.destroy();
+    stream.destroy();
   }
 
   private replyStream(id: number, message: GossipMessage | undefined): void {
-    const socket = this.inbound.get(id);
-    if (!socket) return;
+    const stream = this.inbound.get(id);
+    if (!stream) return;
     this.inbound.delete(id);
-    if (message) socket.end(encodeStream(message, this.streamOptions()));
-    else socket.end();
+    if (message) stream.end(encodeStream(message, this.streamOptions()));
+    else stream.end();
   }
 
   /** Our push/pull, join or TCP ping: dial, write, read one reply, report it before the deadline. */
@@ -387,11 +398,13 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
     this.counters.streamsOpened++;
     const to = toHostPort(effect.to);
     const budget = Math.max(1, effect.deadline - this.now());
-    let socket: Socket | undefined;
+    let stream: ByteStream | undefined;
     try {
-      socket = await this.transport.dialStream(to, budget);
-      socket.write(encodeStream(effect.message, this.streamOptions()));
-      const reply = await readOneMessage(socket, new StreamReader(this.streamOptions()), Math.max(1, effect.deadline - this.now()), (r) => countDrop(this.counters, r));
+      stream = await this.transport.dialStream(to, budget);
+      stream.write(encodeStream(effect.message, this.streamOptions()));
+      const reply = await readOneMessage(
+        stream, new StreamReader(this.streamOptions()), Math.max(1, effect.deadline - this.now()), this.runtime, (r) => countDrop(this.counters, r),
+      );
       this.dispatch({ type: 'streamReply', stream: effect.stream, message: reply });
     } catch (error) {
       this.counters.streamFailures++;
@@ -399,8 +412,12 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
       if (mismatch) this.reportKeyMismatch(to, mismatch);
       this.dispatch({ type: 'streamFailed', stream: effect.stream, error: (error as Error).message });
     } finally {
-      socket?.destroy();
+      stream?.destroy();
     }
+  }
+
+  private now(): number {
+    return this.runtime.now();
   }
 
   private shellLog(level: 'debug' | 'warn', reason: string, message: string): void {
@@ -420,31 +437,4 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
 
 function toHostPort(a: PeerAddress): HostPort {
   return { host: hostFromBytes(a.addr) ?? '0.0.0.0', port: a.port };
-}
-
-/** A reply that arrived but could not be read; `reasons` are its drop reasons (a different key shows here). */
-class UndecodableReply extends CodedError<'undecodableReply'> {
-  constructor(readonly reasons: readonly string[]) {
-    super('undecodableReply', `undecodable reply: ${reasons.join(', ')}`);
-  }
-}
-
-function readOneMessage(socket: Socket, reader: StreamReader, timeoutMs: number, onDrop: (reason: string) => void): Promise<GossipMessage> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no reply within ${timeoutMs} ms`)), timeoutMs);
-    const finish = (fn: () => void) => {
-      clearTimeout(timer);
-      socket.removeAllListeners('data');
-      fn();
-    };
-    socket.on('data', (chunk: Buffer) => {
-      const out = reader.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-      for (const drop of out.drops) onDrop(drop.reason);
-      const message = out.messages[0];
-      if (message) finish(() => resolve(message));
-      else if (reader.failed) finish(() => reject(new UndecodableReply(out.drops.map((d) => d.reason))));
-    });
-    socket.once('end', () => finish(() => reject(new Error('stream closed without a reply'))));
-    socket.once('error', (e) => finish(() => reject(e)));
-  });
 }

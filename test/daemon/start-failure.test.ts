@@ -11,7 +11,7 @@ import { createLogger } from '../../src/daemon/logger';
 import { Speaker } from '../../src/daemon/speaker';
 import { StartError, startError, startFailureReason } from '../../src/daemon/start-failure';
 import { SWIM_PROFILES } from '../../src/gossip/swim';
-import { TransportError } from '../../src/gossip/transport/socket-transport';
+import { NetworkError } from '../../src/runtime';
 import { freeLoopbackPort } from './run-daemon';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-start-'));
@@ -36,8 +36,8 @@ describe('startFailureReason', () => {
     expect(error.message).toBe('reading the configuration file /etc/mlb: it is a directory, not a file (EISDIR)');
   });
 
-  it('finds the socket error inside a TransportError', () => {
-    const bind = new TransportError('bindFailed', 'cannot listen on TCP 192.0.2.1:7946: listen EADDRNOTAVAIL', {
+  it('finds the socket error inside a NetworkError', () => {
+    const bind = new NetworkError('bindFailed', 'cannot listen on TCP 192.0.2.1:7946: listen EADDRNOTAVAIL', {
       cause: errno('EADDRNOTAVAIL', 'listen EADDRNOTAVAIL: address not available 192.0.2.1:7946'),
     });
     const error = startError('listening for gossip on 192.0.2.1:7946 (--gossip-bind)', bind);

@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import { ipFromBytes, ipToBytes, parseIP, formatIP } from '../../ip';
 import { CodedError } from '../../errors/coded-error';
 
@@ -40,8 +39,9 @@ export function parseHostPort(text: string, defaultPort = DEFAULT_GOSSIP_PORT): 
   return { host: formatIP(ip), port };
 }
 
+/** "host:port", IPv6 hosts in brackets (RFC 3986 section 3.2.2): only IPv6 text contains a colon. */
 export function formatHostPort(a: HostPort): string {
-  return isIP(a.host) === 6 ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`;
+  return a.host.includes(':') ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`;
 }
 
 /**
