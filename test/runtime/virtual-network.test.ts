@@ -90,6 +90,20 @@ describe('virtual network: UDP', () => {
     expect(c.inbox.map((r) => r.text)).toEqual(['healed']);
   });
 
+  test('a starved host answers late: its CPU time comes before its reply leaves', async () => {
+    const net = new VirtualNetwork({ seed: 1, link: { latency: 1, jitter: 0 } });
+    const a = await udpSocket(net.host('10.0.0.1'));
+    const echo = net.host('10.0.0.2');
+    const socket = await echo.net.bindUdp({ host: '10.0.0.2', port: 7946 }, { onMessage: (b, from) => socket.send(from, b) });
+    const start = net.now();
+    a.socket.send(socket.local, bytes('fast'));
+    await net.advance(100);
+    net.starve('10.0.0.2', 40);
+    a.socket.send(socket.local, bytes('slow'));
+    await net.advance(100);
+    expect(a.inbox.map((r) => [r.text, r.at - start])).toEqual([['fast', 2], ['slow', 100 + 1 + 40 + 1]]);
+  });
+
   test('datagrams to a crashed host vanish; a restarted host on the same address receives again', async () => {
     const net = new VirtualNetwork({ seed: 1 });
     const a = await udpSocket(net.host('10.0.0.1'));

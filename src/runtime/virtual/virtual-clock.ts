@@ -69,6 +69,7 @@ export class VirtualClock implements Clock {
       }
       if (owner && owner.costMs > 0) owner.busyUntil = this.current + owner.costMs;
       cancelled = true;
+      this.countRun();
       run();
     };
     this.agenda.push(when, task);
@@ -103,12 +104,13 @@ export class VirtualClock implements Clock {
     const item = this.agenda.pop();
     if (!item) return;
     this.current = item.time;
-    this.countAtInstant(item.time);
     item.run();
     await nextTurn();
   }
 
-  private countAtInstant(time: number): void {
+  /** Counts the tasks that run at this instant (cancelled and deferred ones cost nothing). */
+  private countRun(): void {
+    const time = this.current;
     if (time !== this.instant) {
       this.instant = time;
       this.tasksAtInstant = 0;

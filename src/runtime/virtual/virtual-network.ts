@@ -6,6 +6,10 @@
  *
  * Faults: `partition`/`heal` and the link conditions act on the wire (link-model.ts, wire.ts); `crash` kills a
  * host's process (virtual-host.ts); `starve` makes every task of a host cost CPU time so its work runs late.
+ *
+ * Time moves only inside `advance`/`runUntil`, so a test must not `await` something that needs virtual time (a
+ * TCP dial, a timer) without running the clock meanwhile: start it, then `runUntil` it settles. Binding and
+ * listening resolve at once. Vitest's fake timers must leave setImmediate real (the clock turns the loop with it).
  */
 import { LinkModel, type LinkConditions } from './link-model';
 import { VirtualClock, type RunUntilOptions } from './virtual-clock';
