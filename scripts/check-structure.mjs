@@ -39,6 +39,8 @@ export const PURE_FOLDERS = [
   'src/gossip/swim',
   'src/announce/bgp/codec',
   'src/announce/bgp/speaker',
+  // The virtual runtime: virtual time and an in-memory network; no sockets, no real timers (one turn, see below).
+  'src/runtime/virtual',
 ];
 
 /**
@@ -46,6 +48,9 @@ export const PURE_FOLDERS = [
  * (src/announce/README.md). The sockets, netlink and timers of those folders live in the files not listed.
  */
 export const PURE_FILES = [
+  // The runtime seam's interfaces and its error; real-*.ts are the shell that implements them on Node.
+  'src/runtime/runtime.ts',
+  'src/runtime/network-error.ts',
   // Gossip: the message types and mlb's node meta; transport/ and gossip-node.ts are the shell.
   'src/gossip/messages.ts',
   'src/gossip/node-meta.ts',
@@ -126,6 +131,8 @@ const RANDOM_CRYPTO_NAMES = new Set(['randomBytes', 'randomUUID', 'randomInt', '
 export const AMBIENT_ALLOWED = {
   'src/gossip/codec/encryption.ts: randomBytes':
     'the default NonceSource for AES-GCM nonces; encrypt() takes the source as a parameter and tests pass a deterministic one',
+  'src/runtime/virtual/next-turn.ts: setImmediate':
+    'the virtual clock waits one event-loop turn between tasks so promise continuations settle; it never waits on the wall clock',
 };
 
 /**

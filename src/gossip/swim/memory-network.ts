@@ -48,7 +48,7 @@ export interface RecordedEvent {
 export const SYN_RETRANSMIT_MS = 1_000;
 export const SEGMENT_RETRANSMIT_MS = 200;
 /** A segment retransmitted this many times gives up (the stream then never completes). */
-const MAX_SEGMENT_TRIES = 8;
+export const MAX_SEGMENT_TRIES = 8;
 export const DEFAULT_LINK: LinkConditions = Object.freeze({ latency: 0.2, jitter: 0.1, loss: 0 });
 export const SIM_PORT = 7946;
 
