@@ -10,14 +10,14 @@
  *   await session.start();   ...   await session.stop();   // AdminDown, then gone
  *   await endpoint.close();  // every socket closed at once, no AdminDown (what a crash looks like to peers)
  */
-import { randomInt } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import { formatIP, ipEquals, parseIP, type IP } from '../../ip';
 import { emptyDropCounters, type BfdDropReason } from './bfd-drop-reasons';
 import { BfdError } from './bfd-error';
 import { decodeBfdControl, UINT32_MAX } from './bfd-packet';
 import { BfdSession, SILENT_BFD_LOGGER, type BfdLogger, type BfdSessionHost } from './bfd-peer';
 import type { BfdProfileInput } from './bfd-profile';
+import { REAL_RUNTIME } from '../../runtime/real-runtime';
+import type { Runtime } from '../../runtime/runtime';
 import {
   BFD_CONTROL_PORT,
   BFD_TTL,
@@ -38,10 +38,11 @@ export interface BfdEndpointOptions {
   readonly peerPort?: number;
   /** Use node's dgram (no TTL check) even when the TTL addon is there: to test the fallback. */
   readonly withoutTtlAddon?: boolean;
-  /** Monotonic milliseconds; performance.now() by default. */
-  readonly now?: () => number;
-  /** Uniform in [0, 1): jitter and source ports; Math.random by default (no security rests on them). */
-  readonly random?: () => number;
+  /**
+   * The clock and timers sessions run on, and the randomness for jitter, source ports and discriminators
+   * (REAL_RUNTIME by default). Sockets stay bfd-socket.ts's: they need the TTL addon.
+   */
+  readonly runtime?: Runtime;
 }
 
 export interface BfdSessionOptions {
@@ -74,8 +75,7 @@ export class BfdEndpoint {
   private socket: BfdReceiveSocket | undefined;
   private closed = false;
   private readonly logger: BfdLogger;
-  private readonly now: () => number;
-  private readonly random: () => number;
+  private readonly runtime: Runtime;
   private readonly peerPort: number;
 
   private constructor(
@@ -83,8 +83,7 @@ export class BfdEndpoint {
     options: BfdEndpointOptions,
   ) {
     this.logger = options.logger ?? SILENT_BFD_LOGGER;
-    this.now = options.now ?? (() => performance.now());
-    this.random = options.random ?? Math.random;
+    this.runtime = options.runtime ?? REAL_RUNTIME;
     this.peerPort = options.peerPort ?? BFD_CONTROL_PORT;
   }
 
@@ -156,11 +155,11 @@ export class BfdEndpoint {
       localAddressText: local,
       peerPort: this.peerPort,
       logger: this.logger,
-      now: this.now,
-      random: this.random,
+      runtime: this.runtime,
       openTransmit: (onError) => {
         if (this.closed) return Promise.reject(new BfdError('closed', 'the BFD endpoint is closed'));
-        return openBfdTransmitSocket({ address: local, family: this.localAddress.family, random: this.random, onError });
+        const random = (): number => this.runtime.random();
+        return openBfdTransmitSocket({ address: local, family: this.localAddress.family, random, onError });
       },
       release: (session) => {
         if (this.byPeer.get(session.peerText) === session) this.byPeer.delete(session.peerText);
@@ -172,7 +171,7 @@ export class BfdEndpoint {
   /** bfd.LocalDiscr: nonzero and unique on this endpoint (RFC 5880 section 6.8.1); random, so hard to guess. */
   private newDiscriminator(): number {
     for (let i = 0; i < MAX_DISCRIMINATOR_DRAWS; i++) {
-      const d = randomInt(1, UINT32_MAX);
+      const d = 1 + this.runtime.randomInt(UINT32_MAX - 1);
       if (!this.byDiscriminator.has(d)) return d;
     }
     throw new BfdError('duplicateSession', 'no free BFD discriminator');

@@ -1,7 +1,8 @@
 /**
  * BfdSession: one BFD session with one peer, the imperative shell around the pure reducer (bfd-session.ts). It
- * owns the session's transmit socket and its two timers, feeds the reducer packets (from the endpoint) and timer
- * firings, and carries out its effects: send, arm timers, log, count, and tell the client.
+ * owns the session's transmit socket, runs the reducer on a MachineDriver (its two timers are the driver's, on the
+ * endpoint's runtime clock), feeds it packets (from the endpoint), and carries out its effects: send, arm timers,
+ * log, count, and tell the client.
  *
  * Events (what a BGP session listens to, RFC 5882 section 3):
  *   'up'                               the session reached Up
@@ -13,6 +14,8 @@
  */
 import { EventEmitter } from 'node:events';
 import { formatIP, type IP } from '../../ip';
+import { MachineDriver } from '../../runtime/machine-driver';
+import type { Clock, Randomness, Scheduler } from '../../runtime/runtime';
 import type { BfdDropReason } from './bfd-drop-reasons';
 import { emptyDropCounters } from './bfd-drop-reasons';
 import { BfdError } from './bfd-error';
@@ -25,7 +28,7 @@ import {
   type BfdSessionEffect,
   type BfdSessionEvent,
   type BfdSessionState,
-  type BfdTimerName,
+  type BfdStepResult,
 } from './bfd-session';
 import type { BfdTransmitSocket } from './bfd-socket';
 
@@ -73,8 +76,8 @@ export interface BfdSessionHost {
   readonly localAddressText: string;
   readonly peerPort: number;
   readonly logger: BfdLogger;
-  now(): number;
-  random(): number;
+  /** The clock the reducer is stepped with, the timers its deadlines are armed on, and its jitter. */
+  readonly runtime: Clock & Scheduler & Randomness;
   openTransmit(onError: (error: Error) => void): Promise<BfdTransmitSocket>;
   /** The session has finished stopping (or was aborted): forget it. */
   release(session: BfdSession): void;
@@ -99,11 +102,8 @@ export class BfdSession extends EventEmitter<BfdSessionEvents> {
   };
   /** Profile settings that have no effect (echo mode), each with why. */
   readonly ignoredSettings: readonly string[];
-  private core: BfdSessionState;
+  private readonly driver: MachineDriver<BfdSessionState, BfdSessionEvent, BfdSessionEffect, BfdStepResult>;
   private tx: BfdTransmitSocket | undefined;
-  private readonly timers = new Map<BfdTimerName, NodeJS.Timeout>();
-  private readonly queue: BfdSessionEvent[] = [];
-  private dispatching = false;
   private starting: Promise<void> | undefined;
   private stopped: { promise: Promise<void>; resolve: () => void } | undefined;
   private released = false;
@@ -118,31 +118,39 @@ export class BfdSession extends EventEmitter<BfdSessionEvents> {
     this.peerText = formatIP(peer);
     const mapping = bfdTimersFromProfile(profile);
     this.ignoredSettings = mapping.ignored;
-    this.core = initialBfdSession(mapping.config, localDiscriminator);
+    const { runtime } = host;
+    this.driver = new MachineDriver(
+      {
+        runtime,
+        step: (state, event, now) => stepBfdSession(state, event, { now, random: () => runtime.random() }),
+        perform: (effect) => this.apply(effect),
+      },
+      initialBfdSession(mapping.config, localDiscriminator),
+    );
     for (const why of mapping.ignored) host.logger.warn({ event: 'bfdProfileIgnored', peer: this.peerText, why }, 'BFD profile setting ignored');
   }
 
   /** bfd.SessionState: AdminDown before start() and after stop(). */
   get state(): BfdState {
-    return this.core.state;
+    return this.driver.state.state;
   }
 
   get localDiscriminator(): number {
-    return this.core.localDiscriminator;
+    return this.driver.state.localDiscriminator;
   }
 
   get remoteDiscriminator(): number {
-    return this.core.remoteDiscriminator;
+    return this.driver.state.remoteDiscriminator;
   }
 
   /** The Detection Time in force (ms), once the peer has been heard. */
   get detectionTimeMs(): number | undefined {
-    return currentDetectionTimeMs(this.core);
+    return currentDetectionTimeMs(this.driver.state);
   }
 
   /** A read-only copy of the reducer's state (for status views and tests). */
   get snapshot(): BfdSessionState {
-    return this.core;
+    return this.driver.state;
   }
 
   /** Opens the transmit socket and begins the handshake; resolves once running. Idempotent. */
@@ -171,7 +179,7 @@ export class BfdSession extends EventEmitter<BfdSessionEvents> {
       let resolve!: () => void;
       const promise = new Promise<void>((r) => (resolve = r));
       this.stopped = { promise, resolve };
-      if (!this.core.active || this.released) this.finish();
+      if (!this.driver.state.active || this.released) this.finish();
       else this.dispatch({ type: 'stop' });
     }
     return this.stopped.promise;
@@ -195,27 +203,10 @@ export class BfdSession extends EventEmitter<BfdSessionEvents> {
     this.finish();
   }
 
+  /** Steps the reducer (or queues the event behind a step in progress); the drop reason when it ran now. */
   private dispatch(event: BfdSessionEvent): BfdDropReason | undefined {
     if (this.released) return event.type === 'receive' ? 'notStarted' : undefined;
-    if (this.dispatching) {
-      this.queue.push(event);
-      return undefined;
-    }
-    this.dispatching = true;
-    let dropped: BfdDropReason | undefined;
-    try {
-      let next: BfdSessionEvent | undefined = event;
-      while (next) {
-        const result = stepBfdSession(this.core, next, { now: this.host.now(), random: () => this.host.random() });
-        this.core = result.state;
-        if (next === event) dropped = result.dropped;
-        for (const effect of result.effects) this.apply(effect);
-        next = this.released ? undefined : this.queue.shift();
-      }
-    } finally {
-      this.dispatching = false;
-    }
-    return dropped;
+    return this.driver.dispatch(event)?.dropped;
   }
 
   private apply(effect: BfdSessionEffect): void {
@@ -225,7 +216,8 @@ export class BfdSession extends EventEmitter<BfdSessionEvents> {
         this.send(effect.packet, effect.why);
         return;
       case 'setTimer':
-        this.arm(effect.timer, effect.at);
+        // The scheduler never fires before `at`, so the reducer always finds the deadline due when it fires.
+        this.driver.arm(effect.timer, effect.at, { type: 'timer', timer: effect.timer });
         return;
       case 'stateChange': {
         const change: BfdStateChange = { from: effect.from, to: effect.to, diag: effect.diag, diagName: bfdDiagName(effect.diag), reason: effect.reason };
@@ -264,33 +256,13 @@ export class BfdSession extends EventEmitter<BfdSessionEvents> {
     this.host.logger.debug({ event: 'bfdSendFailed', peer: this.peerText, error: error.message }, 'BFD send failed');
   }
 
-  /** Arms a timer for the reducer's deadline; one that fires a hair early (clock rounding) is re-armed. */
-  private arm(timer: BfdTimerName, at: number | undefined): void {
-    const pending = this.timers.get(timer);
-    if (pending) clearTimeout(pending);
-    this.timers.delete(timer);
-    if (at === undefined || this.released) return;
-    const delay = Math.max(0, at - this.host.now());
-    this.timers.set(
-      timer,
-      setTimeout(() => {
-        this.timers.delete(timer);
-        this.dispatch({ type: 'timer', timer });
-        const deadline = timer === 'transmit' ? this.core.transmitAt : this.core.detectAt;
-        if (!this.timers.has(timer) && deadline !== undefined) this.arm(timer, deadline);
-      }, Math.ceil(delay)),
-    );
-  }
-
   private finish(): void {
     if (this.released) {
       this.stopped?.resolve();
       return;
     }
     this.released = true;
-    for (const t of this.timers.values()) clearTimeout(t);
-    this.timers.clear();
-    this.queue.length = 0;
+    this.driver.close();
     this.tx?.close();
     this.tx = undefined;
     this.host.release(this);

@@ -11,7 +11,7 @@
  * Not implemented: our own Demand mode (6.6) and the Echo function (6.4): Required Min Echo RX is always 0, so
  * the peer never sends us Echo packets. Authentication (6.7): a packet with the A bit is refused.
  *
- * Times (`now`, deadlines) are milliseconds on any monotonic clock; intervals are microseconds as on the wire.
+ * Times (`now`, deadlines) are milliseconds on the shell's clock; intervals are microseconds as on the wire.
  */
 import { bfdDiagName, BfdDiag, type BfdControlPacket, type BfdState } from './bfd-packet';
 import type { BfdDropReason } from './bfd-drop-reasons';

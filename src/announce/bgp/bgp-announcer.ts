@@ -13,6 +13,8 @@ import { networkInterfaces } from 'node:os';
 import { formatIP, parseIP, type IP } from '../../ip';
 import type { BFDProfile, BGPPeer } from '../../model';
 import type { BGPAnnouncement } from '../../election';
+import { REAL_RUNTIME } from '../../runtime/real-runtime';
+import type { Runtime } from '../../runtime/runtime';
 import { BfdEndpoint, type BfdSession } from '../bfd';
 import { BgpSession, type SessionUp } from './session';
 import type { SessionLogger } from './session/session-logger';
@@ -65,7 +67,11 @@ export class BgpAnnouncer {
   /** reconcile() calls run one after another, in the order update() was called. */
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(private readonly logger: SessionLogger & { error(fields: object, msg?: string): void }) {}
+  /** `world`: the clock and timers every BGP and BFD session of this announcer runs on. */
+  constructor(
+    private readonly logger: SessionLogger & { error(fields: object, msg?: string): void },
+    private readonly world: Runtime = REAL_RUNTIME,
+  ) {}
 
   /** Queues a reconcile (the daemon calls this after every recomputation; failures are logged, never thrown). */
   update(plans: readonly BgpPeerPlan[], announcements: readonly BGPAnnouncement[]): void {
@@ -143,6 +149,7 @@ export class BgpAnnouncer {
         ...(peer.enableGracefulRestart ? { gracefulRestart: { restartTimeS: GRACEFUL_RESTART_TIME_S, forwardingPreserved: true } } : {}),
       },
       logger: this.logger,
+      runtime: this.world,
     });
     const runtime: PeerRuntime = {
       plan, fingerprint: fingerprintOf(plan), session, rib: emptyAdjRibOut(), up: undefined, since: null, updatesSent: 0,
@@ -151,7 +158,7 @@ export class BgpAnnouncer {
     this.peers.set(name, runtime);
     session.on('established', (up) => {
       runtime.up = up;
-      runtime.since = Date.now();
+      runtime.since = this.world.now();
       runtime.lastProblem = null;
       this.logger.info({ event: 'sessionUp', peer: name, address, localAddress: up.localAddress, holdTime: up.holdTimeS }, `BGP session with ${name} (${address}) established`);
       const step = initialSync(this.desired.get(name) ?? new Map(), speakerSession(peer, up));
@@ -178,7 +185,7 @@ export class BgpAnnouncer {
     }
     let endpoint = this.bfdEndpoints.get(local);
     if (!endpoint) {
-      endpoint = BfdEndpoint.open({ localAddress: local, logger: this.logger });
+      endpoint = BfdEndpoint.open({ localAddress: local, logger: this.logger, runtime: this.world });
       this.bfdEndpoints.set(local, endpoint);
     }
     try {

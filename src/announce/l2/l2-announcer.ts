@@ -4,8 +4,8 @@
  * The daemon calls reconcile() with the full set of (IP, interfaces) this node owns, every time; the announcer
  * converges to it: an ARP socket (ARP-only BPF filter) per interface with an IPv4 address to answer for, an NDP
  * socket (Neighbor-Solicitation-only filter) per interface with an IPv6 one, the solicited-node groups joined on
- * it, and the gratuitous schedule (reduceGratuitous) driven by one timer. Every received frame goes through
- * respondToFrame; a reply goes back out of the socket it came in on.
+ * it, and the gratuitous schedule (reduceGratuitous) on a MachineDriver (gratuitous-driver.ts). Every received
+ * frame goes through respondToFrame; a reply goes back out of the socket it came in on.
  *
  * Interfaces are followed through a LinkSource (netlink): a link that disappears loses its sockets, a link that
  * comes back (a new ifindex) gets new ones and a fresh burst, a link coming up or changing MAC is re-announced.
@@ -30,7 +30,10 @@ import {
   type PacketSocketOptions,
 } from '../../native';
 import type { L2DropReason } from './drop-reasons';
-import { EMPTY_GRATUITOUS_STATE, METALLB_GRATUITOUS, reduceGratuitous, type GratuitousConfig, type GratuitousEvent, type GratuitousState } from './gratuitous-schedule';
+import { REAL_RUNTIME } from '../../runtime/real-runtime';
+import type { Clock, Scheduler } from '../../runtime/runtime';
+import { gratuitousDriver, type GratuitousDriver } from './gratuitous-driver';
+import { METALLB_GRATUITOUS, type GratuitousBurst, type GratuitousConfig } from './gratuitous-schedule';
 import type { LinkInfo } from './interfaces/interface-selection';
 import type { LinkSource } from './interfaces/netlink-links';
 import {
@@ -68,8 +71,8 @@ export interface L2AnnouncerOptions {
   readonly gratuitous?: GratuitousConfig;
   /** Injected in unit tests; openPacketSocket otherwise. */
   readonly openSocket?: (options: PacketSocketOptions) => PacketSocket;
-  /** Monotonic milliseconds; performance.now by default. */
-  readonly now?: () => number;
+  /** The clock and timers of the gratuitous schedule; real by default. */
+  readonly runtime?: Clock & Scheduler;
   /**
    * Every sighting of another MAC claiming an address we announce (logged once per ip, MAC and interface). The
    * daemon feeds its split-brain registry from it, and a graceful handover waits for the new owner's announcement.
@@ -113,13 +116,10 @@ interface Port {
 
 export class L2Announcer {
   private state: L2AnnouncerState = EMPTY_L2_ANNOUNCER_STATE;
-  private gratuitousState: GratuitousState = EMPTY_GRATUITOUS_STATE;
-  private gratuitousTimer: NodeJS.Timeout | undefined;
+  private readonly gratuitous: GratuitousDriver;
   private readonly ports = new Map<string, Port>();
   private readonly log: L2Logger;
   private readonly open: (options: PacketSocketOptions) => PacketSocket;
-  private readonly now: () => number;
-  private readonly config: GratuitousConfig;
   private readonly unsubscribe: () => void;
   private closed = false;
   private readonly counters = new L2Counters();
@@ -128,8 +128,8 @@ export class L2Announcer {
   constructor(private readonly options: L2AnnouncerOptions) {
     this.log = options.logger ?? SILENT;
     this.open = options.openSocket ?? openPacketSocket;
-    this.now = options.now ?? (() => performance.now());
-    this.config = options.gratuitous ?? METALLB_GRATUITOUS;
+    const config = options.gratuitous ?? METALLB_GRATUITOUS;
+    this.gratuitous = gratuitousDriver(options.runtime ?? REAL_RUNTIME, config, (burst) => this.sendBurst(burst));
     this.unsubscribe = options.links.onChange(() => this.syncLinks());
   }
 
@@ -186,7 +186,7 @@ export class L2Announcer {
     this.reconcile([]);
     this.closed = true;
     this.unsubscribe();
-    clearTimeout(this.gratuitousTimer);
+    this.gratuitous.close();
     for (const port of this.ports.values()) this.closeSockets(port);
     this.ports.clear();
   }
@@ -224,11 +224,11 @@ export class L2Announcer {
         return;
       }
       case 'startGratuitous':
-        if (port.iface) this.gratuitous({ kind: 'gained', ip: effect.ip, iface: port.iface });
+        if (port.iface) this.gratuitous.dispatch({ kind: 'gained', ip: effect.ip, iface: port.iface });
         else this.log.warn({ event: 'announceDeferred', interface: effect.interface, ip: formatIP(effect.ip) }, 'interface not present: announcing when it appears');
         return;
       case 'stopGratuitous':
-        this.gratuitous({ kind: 'lost', ip: effect.ip, interfaceName: effect.interface });
+        this.gratuitous.dispatch({ kind: 'lost', ip: effect.ip, interfaceName: effect.interface });
         return;
     }
   }
@@ -292,7 +292,7 @@ export class L2Announcer {
       this.updateFastPath(port);
       if (port.iface && (indexChanged || macChanged || cameUp)) {
         for (const { ip, iface } of announcedPairs(this.state)) {
-          if (iface === port.name) this.gratuitous({ kind: 'gained', ip, iface: port.iface });
+          if (iface === port.name) this.gratuitous.dispatch({ kind: 'gained', ip, iface: port.iface });
         }
       }
     }
@@ -446,29 +446,19 @@ export class L2Announcer {
 
   // --- gratuitous ----------------------------------------------------------------------------------------------
 
-  private gratuitous(event: GratuitousEvent): void {
-    const step = reduceGratuitous(this.gratuitousState, event, this.now(), this.config);
-    this.gratuitousState = step.state;
-    for (const burst of step.bursts) {
-      const port = this.ports.get(burst.interface);
-      const socket = burst.ip.family === 4 ? port?.arp : port?.ndp;
-      let sent = socket !== undefined;
-      for (const frame of burst.frames) {
-        try {
-          if (!socket?.send(frame)) sent = false;
-        } catch {
-          sent = false;
-        }
+  private sendBurst(burst: GratuitousBurst): void {
+    const port = this.ports.get(burst.interface);
+    const socket = burst.ip.family === 4 ? port?.arp : port?.ndp;
+    let sent = socket !== undefined;
+    for (const frame of burst.frames) {
+      try {
+        if (!socket?.send(frame)) sent = false;
+      } catch {
+        sent = false;
       }
-      if (sent) increment(this.counters.gratuitousSent, ipKey(burst.ip));
-      else this.counters.sendFailures++;
-      this.log.debug({ event: 'gratuitousSent', interface: burst.interface, ip: formatIP(burst.ip), cause: burst.cause, ok: sent }, 'gratuitous announcement');
     }
-    clearTimeout(this.gratuitousTimer);
-    this.gratuitousTimer = undefined;
-    if (step.nextDeadline !== undefined && !this.closed) {
-      this.gratuitousTimer = setTimeout(() => this.gratuitous({ kind: 'tick' }), Math.max(0, Math.ceil(step.nextDeadline - this.now())));
-    }
+    if (sent) increment(this.counters.gratuitousSent, ipKey(burst.ip));
+    else this.counters.sendFailures++;
+    this.log.debug({ event: 'gratuitousSent', interface: burst.interface, ip: formatIP(burst.ip), cause: burst.cause, ok: sent }, 'gratuitous announcement');
   }
 }
-

@@ -2,7 +2,8 @@
  * BfdEndpoint and BfdSession on real UDP sockets over loopback (no root needed): two endpoints on two 127/8
  * addresses, both on port 3784, reach Up; a closed endpoint (a crash: no AdminDown) is detected; a stopped one
  * is reported as administrative; what goes on the wire has TTL 255 and a source port in 49152-65535; a packet
- * with another TTL is dropped when the TTL addon is there, and the gap is reported when it is not.
+ * with another TTL is dropped when the TTL addon is there, and the gap is reported when it is not. On a manual
+ * clock (ManualRuntime), the Detection Time expires exactly when due.
  */
 import { createSocket } from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import type { BfdDownEvent, BfdSession } from '../../../src/announce/bfd/bfd-pee
 import { decodeBfdControl, encodeBfdControl } from '../../../src/announce/bfd/bfd-packet';
 import { BFD_SOURCE_PORT_MAX, BFD_SOURCE_PORT_MIN } from '../../../src/announce/bfd/bfd-socket';
 import { openUdpTtlSocket, udpTtlAddonStatus, type UdpTtlDatagram } from '../../../src/native/udp-ttl';
+import { ManualRuntime } from '../../support/manual-runtime';
 
 /** A /24 of loopback addresses of our own per run (127.0.0.0/8 is all local on Linux). */
 const NET = `127.213.${(process.pid % 200) + 20}`;
@@ -157,6 +159,52 @@ describe.skipIf(!addon.loaded)('on the wire (RFC 5881 sections 4 and 5)', () => 
       expect(session.remoteDiscriminator).toBe(42);
     } finally {
       sender.close();
+    }
+  });
+});
+
+describe('on a manual clock', () => {
+  it('declares a silent peer dead exactly one Detection Time after its last packet, not a millisecond before', async () => {
+    const runtime = new ManualRuntime();
+    const peer = createSocket('udp4');
+    const fromUs: Buffer[] = [];
+    const arrived = new Set<() => void>();
+    peer.on('message', (bytes) => {
+      fromUs.push(bytes);
+      for (const wake of arrived) wake();
+    });
+    await new Promise<void>((r) => peer.bind({ address: `${NET}.4`, port: 0 }, () => r()));
+    peer.setTTL(255);
+    try {
+      const a = await BfdEndpoint.open({ localAddress: `${NET}.1`, peerPort: peer.address().port, runtime });
+      endpoints.push(a);
+      const session = a.session({ peer: `${NET}.4`, profile: FAST });
+      const up = once(session, 'up', 5_000);
+      await session.start();
+      // The first packet goes out at start, without the clock moving.
+      if (fromUs.length === 0) await new Promise<void>((r) => arrived.add(r));
+      const first = decodeBfdControl(fromUs[0]!);
+      if (!first.ok) throw new Error('our first packet does not decode');
+      const packet = encodeBfdControl({
+        diag: 0, state: 'Init', poll: false, final: false, controlPlaneIndependent: false, demand: false, multipoint: false,
+        detectMult: 3, myDiscriminator: 42, yourDiscriminator: first.value.myDiscriminator,
+        desiredMinTxUs: 100_000, requiredMinRxUs: 100_000, requiredMinEchoRxUs: 0,
+      });
+      await new Promise<void>((resolve, reject) => peer.send(packet, a.port, `${NET}.1`, (e) => (e ? reject(e) : resolve())));
+      await up;
+      const heardAt = runtime.now();
+      expect(session.detectionTimeMs).toBe(300); // 3 x the peer's 100 ms
+      const downs: BfdDownEvent[] = [];
+      session.on('down', (e) => downs.push(e));
+
+      runtime.advanceTo(heardAt + 299);
+      expect(session.state).toBe('Up');
+      expect(downs).toEqual([]);
+      runtime.advanceTo(heardAt + 300);
+      expect(session.state).toBe('Down');
+      expect(downs).toEqual([expect.objectContaining({ diag: 1, diagName: 'controlDetectionTimeExpired', failure: true })]);
+    } finally {
+      peer.close();
     }
   });
 });

@@ -1,7 +1,8 @@
 /**
  * L2Announcer with a hand-written link table and fake packet sockets: which sockets it opens (filters, groups),
  * what it does with a frame, and how it follows an interface that goes away and comes back with a new ifindex.
- * The real sockets, timers and kernels are in l2-announcer.lab.test.ts.
+ * The gratuitous schedule runs on a ManualRuntime, so its bursts are seen at the very times they are due. The real
+ * sockets, timers and kernels are in l2-announcer.lab.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseIP } from '../../../src/ip';
@@ -11,6 +12,7 @@ import { L2Announcer } from '../../../src/announce/l2/l2-announcer';
 import { BROADCAST_MAC, parseMAC } from '../../../src/announce/l2/mac-address';
 import { acceptNeighborSolicitations } from '../../../src/announce/l2/neighbor-solicitation-filter';
 import { acceptEthertypes, type PacketSocket, type PacketSocketOptions } from '../../../src/native';
+import { ManualRuntime } from '../../support/manual-runtime';
 
 const VIP4 = parseIP('10.0.0.100')!;
 const VIP6 = parseIP('fd00::100')!;
@@ -187,5 +189,34 @@ describe('L2Announcer', () => {
     expect([...opened[1]!.groups]).toEqual(['33:33:ff:00:01:00']);
     expect(opened[1]!.closed).toBe(false);
     expect(logs).toContain('info interfaceAppeared');
+  });
+
+  it('sends the gratuitous ARP pair at 0, 1100, 2200, 3300 and 4400 ms after the address is gained, then stops (MetalLB)', () => {
+    const runtime = new ManualRuntime();
+    const t0 = runtime.now();
+    const links = new FakeLinks([eth0(2)]);
+    /** When each frame went out, in ms after t0. */
+    const sentAt: number[] = [];
+    const { opened, open } = fakeOpener();
+    const timed = (options: PacketSocketOptions): PacketSocket => {
+      const socket = open(options);
+      const send = socket.send.bind(socket);
+      return Object.assign(socket, {
+        send: (frame: Uint8Array) => {
+          sentAt.push(runtime.now() - t0);
+          return send(frame);
+        },
+      });
+    };
+    announcer = new L2Announcer({ links, openSocket: timed, runtime });
+    announcer.reconcile([{ ip: VIP4, interfaces: ['eth0'] }]);
+    expect(sentAt).toEqual([0, 0]); // the ARP request announcement and the reply, at once
+    runtime.advanceTo(t0 + 1_099);
+    expect(sentAt).toHaveLength(2); // not a millisecond early
+    runtime.advanceTo(t0 + 60_000);
+    expect(sentAt).toEqual([0, 0, 1_100, 1_100, 2_200, 2_200, 3_300, 3_300, 4_400, 4_400]);
+    expect(opened[0]!.sentFrames).toHaveLength(10);
+    expect(announcer.stats().gratuitousSent).toEqual({ '10.0.0.100': 5 });
+    expect(runtime.nextDeadline).toBeUndefined(); // nothing left armed once the window is over
   });
 });

@@ -1,8 +1,8 @@
 /**
  * One BGP session with one peer: the imperative shell around the pure state machine (session-fsm.ts). It dials
  * (from sourceAddress to peerPort, 10 s timeout, MD5-signed with a password), takes the peer's connections from a
- * shared BgpListener when passive, runs the machine's timers, encodes what it sends and decodes what arrives with
- * the codec, and tells the speaker: 'established' (with what was negotiated and the local address, MetalLB's next
+ * shared BgpListener when passive, runs the machine on a MachineDriver (its timers on the runtime's clock), encodes
+ * what it sends and decodes what arrives with the codec, and tells the speaker: 'established' (with what was negotiated and the local address, MetalLB's next
  * hop), 'down', 'update' (received routes: parsed, otherwise ignored by mlb) and 'routeRefresh'.
  */
 import { EventEmitter } from 'node:events';
@@ -10,6 +10,9 @@ import type { Socket } from 'node:net';
 import type { BgpMessage, BgpUpdate } from '../bgp-messages';
 import { encodeMessage } from '../codec';
 import { tcpMd5Available } from '../../../native/tcp-md5';
+import { MachineDriver } from '../../../runtime/machine-driver';
+import { REAL_RUNTIME } from '../../../runtime/real-runtime';
+import type { Clock, Scheduler } from '../../../runtime/runtime';
 import type { BgpListener } from './bgp-listener';
 import type { ConnectionOrigin } from './collision';
 import type { NegotiatedSession } from './open-validation';
@@ -17,7 +20,7 @@ import { BGP_PORT, type FamilyName, type LocalSpeaker, type PeerAsn } from './se
 import type { NotificationRecord, SessionEffect, TransitionReason } from './session-effects';
 import { BgpSessionError } from './session-errors';
 import type { ConnectionId, DecodeFailure, SessionEvent, TimerName } from './session-events';
-import { stepSession } from './session-fsm';
+import { stepSession, type SessionStep } from './session-fsm';
 import type { SessionLogger } from './session-logger';
 import { SessionConnection } from './session-connection';
 import {
@@ -43,7 +46,8 @@ export interface BgpSessionOptions {
   /** Where passive sessions get the peer's connections; required with passive. */
   readonly listener?: BgpListener;
   readonly logger: SessionLogger;
-  readonly now?: () => number;
+  /** The clock the machine is stepped with and its timers (hold, keepalive, retry, dial timeout) run on; real by default. */
+  readonly runtime?: Clock & Scheduler;
   /** Shorter timings for tests; the defaults are MetalLB's (10 s dial, backoff 1 s to 2 min). */
   readonly timing?: {
     readonly dialTimeoutMs?: number;
@@ -84,23 +88,20 @@ export interface BgpSessionEvents {
 }
 
 export class BgpSession extends EventEmitter<BgpSessionEvents> {
-  private state: SessionState;
+  private readonly driver: MachineDriver<SessionState, SessionEvent, SessionEffect, SessionStep>;
   private readonly connections = new Map<ConnectionId, SessionConnection>();
-  private readonly timers = new Map<string, NodeJS.Timeout>();
   /** Connections the machine closed whose sockets have not finished closing (stop() waits for them). */
   private readonly closing = new Set<Promise<unknown>>();
-  private readonly queue: SessionEvent[] = [];
-  private dispatching = false;
   private inbound = 0;
   private up: (SessionUp & { since: number }) | undefined;
   private unregister: (() => void) | undefined;
   /** UPDATEs send() already encoded, so the send effect does not encode them twice. */
   private readonly encoded = new WeakMap<BgpMessage, Uint8Array>();
-  private readonly now: () => number;
+  private readonly runtime: Clock & Scheduler;
 
   constructor(private readonly options: BgpSessionOptions) {
     super();
-    this.now = options.now ?? Date.now;
+    this.runtime = options.runtime ?? REAL_RUNTIME;
     const { peer, local, timing } = options;
     const passive = options.passive ?? false;
     if (passive && !options.listener) throw new BgpSessionError('invalidConfig', 'a passive session needs a listener');
@@ -109,12 +110,18 @@ export class BgpSession extends EventEmitter<BgpSessionEvents> {
       throw new BgpSessionError('md5Unavailable', why);
     }
     const peerAsn: PeerAsn = peer.asn !== undefined ? { asn: peer.asn } : { dynamicAsn: peer.dynamicAsn };
-    this.state = createSessionState({
+    const initial = createSessionState({
       local, peerAsn, passive, dialOut: options.dialOut ?? true,
       ...(timing?.dialTimeoutMs !== undefined ? { dialTimeoutMs: timing.dialTimeoutMs } : {}),
       ...(timing?.connectRetryInitialMs !== undefined ? { connectRetryInitialMs: timing.connectRetryInitialMs } : {}),
       ...(timing?.connectRetryMaxMs !== undefined ? { connectRetryMaxMs: timing.connectRetryMaxMs } : {}),
     });
+    // Never closed: a stopped session can be started again (the announcer restarts one BFD took down).
+    this.driver = new MachineDriver({ runtime: this.runtime, step: stepSession, perform: (effect) => this.perform(effect) }, initial);
+  }
+
+  private get state(): SessionState {
+    return this.driver.state;
   }
 
   get phase(): SessionPhase {
@@ -167,7 +174,7 @@ export class BgpSession extends EventEmitter<BgpSessionEvents> {
   private accept(socket: Socket): void {
     this.inbound += 1;
     const id = `in-${this.inbound}`;
-    this.connections.set(id, SessionConnection.adopt(id, socket, this.handlersFor(id)));
+    this.connections.set(id, SessionConnection.adopt(id, socket, this.handlersFor(id), this.runtime));
     this.dispatch({ type: 'tcpAccepted', conn: id });
   }
 
@@ -188,18 +195,7 @@ export class BgpSession extends EventEmitter<BgpSessionEvents> {
 
   /** Feeds one event to the machine; events raised while effects run wait their turn (no re-entrant steps). */
   private dispatch(event: SessionEvent): void {
-    this.queue.push(event);
-    if (this.dispatching) return;
-    this.dispatching = true;
-    try {
-      for (let next = this.queue.shift(); next; next = this.queue.shift()) {
-        const step = stepSession(this.state, next, this.now());
-        this.state = step.state;
-        for (const effect of step.effects) this.perform(effect);
-      }
-    } finally {
-      this.dispatching = false;
-    }
+    this.driver.dispatch(event);
   }
 
   private perform(effect: SessionEffect): void {
@@ -215,8 +211,11 @@ export class BgpSession extends EventEmitter<BgpSessionEvents> {
         }
         return;
       }
-      case 'setTimer': return this.setTimer(effect.timer, effect.conn, effect.at);
-      case 'clearTimer': return this.clearTimer(effect.timer, effect.conn);
+      case 'setTimer': {
+        const { timer, conn } = effect;
+        return this.driver.arm(timerKey(timer, conn), effect.at, { type: 'timerExpired', timer, ...(conn !== undefined ? { conn } : {}) });
+      }
+      case 'clearTimer': return this.driver.disarm(timerKey(effect.timer, effect.conn));
       case 'up': return this.onUp(effect.conn, effect.origin, effect.negotiated);
       case 'down': return this.onDown(effect);
       case 'update':
@@ -242,7 +241,7 @@ export class BgpSession extends EventEmitter<BgpSessionEvents> {
       ...(local.sourceAddress !== undefined ? { localAddress: local.sourceAddress } : {}),
       ...(peer.password !== undefined ? { password: peer.password } : {}),
     };
-    this.connections.set(id, SessionConnection.dial(id, target, timeoutMs, this.handlersFor(id)));
+    this.connections.set(id, SessionConnection.dial(id, target, timeoutMs, this.handlersFor(id), this.runtime));
   }
 
   private write(id: ConnectionId, message: BgpMessage): void {
@@ -267,37 +266,11 @@ export class BgpSession extends EventEmitter<BgpSessionEvents> {
     conn.write(bytes);
   }
 
-  private timerKey(timer: TimerName, conn: ConnectionId | undefined): string {
-    return conn === undefined ? timer : `${timer} ${conn}`;
-  }
-
-  private setTimer(timer: TimerName, conn: ConnectionId | undefined, at: number): void {
-    this.clearTimer(timer, conn);
-    const key = this.timerKey(timer, conn);
-    const fire = (): void => {
-      // setTimeout runs on a monotonic clock; if the injected clock lags it, wait for the rest.
-      const early = at - this.now();
-      if (early > 0) {
-        this.timers.set(key, setTimeout(fire, early));
-        return;
-      }
-      this.timers.delete(key);
-      this.dispatch({ type: 'timerExpired', timer, ...(conn !== undefined ? { conn } : {}) });
-    };
-    this.timers.set(key, setTimeout(fire, Math.max(0, at - this.now())));
-  }
-
-  private clearTimer(timer: TimerName, conn: ConnectionId | undefined): void {
-    const key = this.timerKey(timer, conn);
-    clearTimeout(this.timers.get(key));
-    this.timers.delete(key);
-  }
-
   private onUp(id: ConnectionId, origin: ConnectionOrigin, negotiated: NegotiatedSession): void {
     const conn = this.connections.get(id);
     const localAddress = conn?.localAddress ?? '';
     const remoteAddress = conn?.remoteAddress ?? this.options.peer.address;
-    this.up = { ...negotiated, origin, localAddress, remoteAddress, since: this.now() };
+    this.up = { ...negotiated, origin, localAddress, remoteAddress, since: this.runtime.now() };
     this.options.logger.info(
       { event: 'sessionUp', peer: this.options.peer.address, peerASN: negotiated.peerAsn, holdTime: negotiated.holdTimeS, localAddress },
       'BGP session established',
@@ -312,4 +285,9 @@ export class BgpSession extends EventEmitter<BgpSessionEvents> {
     this.options.logger.info({ event: 'sessionDown', peer: this.options.peer.address, reason }, `BGP session down: ${message}`);
     this.emit('down', { reason, message, ...(notification ? { notification } : {}) });
   }
+}
+
+/** One driver timer per machine timer and connection: the hold and keepalive timers of two colliding connections differ. */
+function timerKey(timer: TimerName, conn: ConnectionId | undefined): string {
+  return conn === undefined ? timer : `${timer} ${conn}`;
 }

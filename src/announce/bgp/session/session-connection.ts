@@ -8,6 +8,7 @@ import { Socket } from 'node:net';
 import type { BgpMessage } from '../bgp-messages';
 import { BgpMessageReader, type BgpDecodeError } from '../codec';
 import { createMd5Socket } from '../../../native/tcp-md5';
+import type { Scheduler, Timer } from '../../../runtime/runtime';
 import { plainAddress } from './bgp-listener';
 
 /** After our FIN the peer normally closes at once (it read our NOTIFICATION); a peer that does not is cut off. */
@@ -39,8 +40,8 @@ export class SessionConnection {
   private closing = false;
   private closed = false;
   private error: string | undefined;
-  private dialTimer: NodeJS.Timeout | undefined;
-  private lingerTimer: NodeJS.Timeout | undefined;
+  private dialTimer: Timer | undefined;
+  private lingerTimer: Timer | undefined;
   private readonly closeWaiters: (() => void)[] = [];
 
   private constructor(
@@ -48,6 +49,7 @@ export class SessionConnection {
     private readonly socket: Socket,
     connected: boolean,
     private readonly handlers: ConnectionHandlers,
+    private readonly scheduler: Scheduler,
   ) {
     this.connected = connected;
     socket.on('connect', () => this.onConnect());
@@ -59,8 +61,11 @@ export class SessionConnection {
     if (connected) socket.setNoDelay(true);
   }
 
-  /** Dials `target`; a failure to even create the socket (bad MD5 key) is reported asynchronously like any other. */
-  static dial(id: string, target: DialTarget, timeoutMs: number, handlers: ConnectionHandlers): SessionConnection {
+  /**
+   * Dials `target`, giving up after `timeoutMs` on `scheduler`'s clock; a failure to even create the socket (bad MD5
+   * key) is reported asynchronously like any other.
+   */
+  static dial(id: string, target: DialTarget, timeoutMs: number, handlers: ConnectionHandlers, scheduler: Scheduler): SessionConnection {
     let socket: Socket;
     let setupError: string | undefined;
     try {
@@ -72,16 +77,16 @@ export class SessionConnection {
       socket = new Socket();
       setupError = (error as Error).message;
     }
-    const connection = new SessionConnection(id, socket, false, handlers);
+    const connection = new SessionConnection(id, socket, false, handlers, scheduler);
     if (setupError !== undefined) {
       connection.error = setupError;
       setImmediate(() => socket.destroy());
       return connection;
     }
-    connection.dialTimer = setTimeout(() => {
+    connection.dialTimer = scheduler.after(timeoutMs, () => {
       connection.error = `no answer within ${timeoutMs} ms (dial timeout)`;
       socket.destroy();
-    }, timeoutMs);
+    });
     // An MD5 socket is already bound to the source address (the key had to be set before connect).
     const bindHere = target.password === undefined && target.localAddress !== undefined;
     socket.connect({ host: target.host, port: target.port, ...(bindHere ? { localAddress: target.localAddress } : {}) });
@@ -89,8 +94,8 @@ export class SessionConnection {
   }
 
   /** Takes over a connection the listener accepted. */
-  static adopt(id: string, socket: Socket, handlers: ConnectionHandlers): SessionConnection {
-    return new SessionConnection(id, socket, true, handlers);
+  static adopt(id: string, socket: Socket, handlers: ConnectionHandlers, scheduler: Scheduler): SessionConnection {
+    return new SessionConnection(id, socket, true, handlers, scheduler);
   }
 
   get localAddress(): string {
@@ -116,18 +121,18 @@ export class SessionConnection {
     const done = new Promise<void>((resolve) => this.closeWaiters.push(resolve));
     if (this.closing) return done;
     this.closing = true;
-    clearTimeout(this.dialTimer);
+    this.dialTimer?.cancel();
     if (!this.connected) {
       this.socket.destroy();
     } else {
       this.socket.end();
-      this.lingerTimer = setTimeout(() => this.socket.destroy(), CLOSE_LINGER_MS);
+      this.lingerTimer = this.scheduler.after(CLOSE_LINGER_MS, () => this.socket.destroy());
     }
     return done;
   }
 
   private onConnect(): void {
-    clearTimeout(this.dialTimer);
+    this.dialTimer?.cancel();
     this.connected = true;
     this.socket.setNoDelay(true);
     if (!this.closing) this.handlers.onConnected();
@@ -145,8 +150,8 @@ export class SessionConnection {
 
   private onClose(): void {
     this.closed = true;
-    clearTimeout(this.dialTimer);
-    clearTimeout(this.lingerTimer);
+    this.dialTimer?.cancel();
+    this.lingerTimer?.cancel();
     if (!this.closing) this.handlers.onEnd(this.connected, this.error);
     for (const resolve of this.closeWaiters.splice(0)) resolve();
   }

@@ -2,13 +2,15 @@
  * BgpSession on real TCP over loopback against a hand-written peer (test-bgp-peer.ts, the real codec): the
  * handshake and what it negotiates, UPDATEs both ways, route refresh, keepalives and hold expiry, the peer's
  * NOTIFICATION, restart and malformed bytes, OPEN refusals, stop, dial failures with backoff, the passive listener
- * and collisions.
+ * and collisions. One test runs the session's timers on a manual clock (ManualRuntime): the hold time runs out
+ * exactly when due.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { once } from 'node:events';
 import { parseCIDR, parseIP } from '../../../../src/ip';
 import type { BgpUpdate } from '../../../../src/announce/bgp/bgp-messages';
 import { BgpListener, BgpSession, type BgpSessionOptions, type SessionDown, type SessionLogger, type SessionUp } from '../../../../src/announce/bgp/session';
+import { ManualRuntime } from '../../../support/manual-runtime';
 import { dialSession, PeerServer, ROUTER_ASN, ROUTER_ID, routerOpen } from './test-bgp-peer';
 
 const LOCAL_ASN = 64500;
@@ -106,17 +108,25 @@ describe('BgpSession against a hand-written peer on loopback', () => {
     expect(await refresh).toEqual(['ipv4']);
   });
 
-  it('sends KEEPALIVEs every third of a 3 s hold time, and a silent peer gets 4/0 when it expires', async () => {
+  it('on a manual clock: a KEEPALIVE each second of a 3 s hold time, and 4/0 at 3 s of silence, not a millisecond before', async () => {
+    const runtime = new ManualRuntime();
     const { server, port } = await router();
-    const { s, peer } = await established(port, server, routerOpen({ holdTimeSeconds: 3 }));
-    expect(s.established).toMatchObject({ holdTimeS: 3, keepaliveS: 1 });
-    await peer.next('keepalive', 2_500);
-    await peer.next('keepalive', 2_500);
-    const down = once(s, 'down') as Promise<[SessionDown]>;
-    const notification = await peer.next('notification', 5_000);
+    // The clock stands still through the handshake: the hold timer starts at `heard`, the peer's KEEPALIVE.
+    const heard = runtime.now();
+    const { s, peer } = await established(port, server, routerOpen({ holdTimeSeconds: 3 }), { runtime });
+    const downs: SessionDown[] = [];
+    s.on('down', (down) => downs.push(down));
+    runtime.advanceTo(heard + 2_999);
+    expect(s.phase).toBe('Established');
+    expect(downs).toEqual([]);
+    await peer.next('keepalive'); // sent at 1 s
+    await peer.next('keepalive'); // and at 2 s
+    runtime.advanceTo(heard + 3_000);
+    const holdExpired = { reason: 'holdTimerExpired', notification: expect.objectContaining({ direction: 'sent', code: 4, subcode: 0 }) };
+    expect(downs).toEqual([expect.objectContaining(holdExpired)]);
+    const notification = await peer.next('notification');
     expect([notification.code, notification.subcode]).toEqual([4, 0]);
-    const [why] = await down;
-    expect(why).toMatchObject({ reason: 'holdTimerExpired', notification: { direction: 'sent', code: 4, subcode: 0 } });
+    expect(peer.received.filter((m) => m.type === 'keepalive')).toHaveLength(3); // the handshake's and the two above
     await peer.closed;
   });
 
