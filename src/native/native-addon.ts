@@ -27,6 +27,11 @@ export interface NativeAddon {
     onError: (error: Error) => void,
   ) => NativePacketSocket;
   ifNameToIndex(name: string): number;
+  /**
+   * The ARP fast path's answer to one frame with this table, without a socket (src/native/arp-fast-path.cc): the
+   * reply it would send, or null when it leaves the frame to onFrame. For the parity test against respondArp.
+   */
+  arpFastPathReply(frame: Buffer, table: { mac: Buffer; ips: number[] }): Buffer | null;
 }
 
 export interface NativePacketSocket {
