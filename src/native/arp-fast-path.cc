@@ -1,8 +1,8 @@
 // The ARP fast path's matcher (arp-fast-path.h), and arpFastPathReply, its entry point without a socket.
 //
-//   arpFastPathReply(frame: Buffer, { mac: Buffer(6), ips: number[] }) -> Buffer | null
-//       the reply the fast path would send for `frame` with that table, or null when it leaves the frame to JS.
-//       For the parity test and diagnostics; sends nothing.
+//   arpFastPathReply(frame: Buffer, { mac: Buffer(6), ips: number[] }, pkttype = 0) -> Buffer | null
+//       the reply the fast path would send for `frame`, received as `pkttype` (sll_pkttype, PACKET_HOST = 0), with
+//       that table, or null when it leaves the frame to JS. For the parity test and diagnostics; sends nothing.
 //
 // The rules are respondArp's (src/announce/l2/arp-responder.ts), restricted to the frames whose answer needs no
 // judgement from JS: a plain request for an owned address from another station. Every line that leaves a frame
@@ -10,6 +10,8 @@
 #include "arp-fast-path.h"
 
 #include "addon-support.h"
+
+#include <linux/if_packet.h>
 
 #include <cstring>
 #include <string>
@@ -49,8 +51,11 @@ bool SameMac(const uint8_t* a, const uint8_t* b) { return std::memcmp(a, b, kArp
 
 }  // namespace
 
-bool ArpFastPathReply(const uint8_t* f, size_t n, const ArpFastPathTable& table, uint8_t (&reply)[kArpReplyFrameBytes],
-                      uint32_t& targetIp) {
+bool ArpFastPathReply(const uint8_t* f, size_t n, int pkttype, const ArpFastPathTable& table,
+                      uint8_t (&reply)[kArpReplyFrameBytes], uint32_t& targetIp) {
+  // Received for another station: another MAC, or a VLAN with no device here, whose tag the kernel has already
+  // taken off (so the frame looks like a plain broadcast). notForUs in JS; the kernel's arp_rcv ignores it too.
+  if (pkttype == PACKET_OTHERHOST) return false;
   if (n < kArpFrameBytes) return false;                                   // truncated (or tagged and short): JS
   if (ReadU16(f + 12) != kEtherTypeArp) return false;                     // 802.1Q tag to echo, or not ARP: JS
   const uint8_t* arp = f + kEthernetHeaderBytes;
@@ -118,9 +123,10 @@ Napi::Value ArpFastPathReplyExport(const Napi::CallbackInfo& info) {
   if (!info[0].IsBuffer()) ThrowTypeError(env, "arpFastPathReply takes a Buffer holding a whole Ethernet frame");
   Napi::Buffer<uint8_t> frame = info[0].As<Napi::Buffer<uint8_t>>();
   ArpFastPathTable table = ReadArpFastPathTable(env, info[1], "arpFastPathReply");
+  int pkttype = info[2].IsUndefined() ? PACKET_HOST : static_cast<int>(UintArg(info, 2, "pkttype", 0xff));
   uint8_t reply[kArpReplyFrameBytes];
   uint32_t targetIp = 0;
-  if (!ArpFastPathReply(frame.Data(), frame.Length(), table, reply, targetIp)) return env.Null();
+  if (!ArpFastPathReply(frame.Data(), frame.Length(), pkttype, table, reply, targetIp)) return env.Null();
   return Napi::Buffer<uint8_t>::Copy(env, reply, sizeof reply);
 }
 

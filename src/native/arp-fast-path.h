@@ -25,14 +25,14 @@ struct ArpFastPathTable {
 };
 
 // True when the frame is a request this path answers; then `reply` holds the whole reply frame and `targetIp` the
-// owned address it answers for.
-bool ArpFastPathReply(const uint8_t* frame, size_t length, const ArpFastPathTable& table,
+// owned address it answers for. `pkttype` is the kernel's sll_pkttype for the frame (PACKET_HOST ...).
+bool ArpFastPathReply(const uint8_t* frame, size_t length, int pkttype, const ArpFastPathTable& table,
                       uint8_t (&reply)[kArpReplyFrameBytes], uint32_t& targetIp);
 
 // { mac: Buffer(6), ips: number[] } as setArpFastPath and arpFastPathReply take it; a TypeError prefixed `what`.
 ArpFastPathTable ReadArpFastPathTable(Napi::Env env, const Napi::Value& config, const char* what);
 
-// Adds arpFastPathReply(frame: Buffer, { mac, ips }) -> Buffer | null to the module's exports.
+// Adds arpFastPathReply(frame: Buffer, { mac, ips }, pkttype = PACKET_HOST) -> Buffer | null to the exports.
 void RegisterArpFastPath(Napi::Env env, Napi::Object exports);
 
 }  // namespace mlb

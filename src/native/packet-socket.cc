@@ -11,7 +11,7 @@
 //   socket.setArpFastPath({ mac: Buffer(6), ips: number[] } | null)   answer ARP requests for these IPv4 addresses
 //                                                   (host-order uint32) in C++, without calling onFrame; null: off
 //   socket.fastPathStats() -> { ip, requests, replies, sendFailures }[]    cumulative, per IP, since open
-//   arpFastPathReply(frame, { mac, ips }) -> Buffer | null   the fast path's answer without a socket (arp-fast-path.cc)
+//   arpFastPathReply(frame, { mac, ips }, pkttype?) -> Buffer | null   the fast path's answer, no socket (arp-fast-path.cc)
 //   ifNameToIndex(name) -> number                   0 when there is no such interface in this network namespace
 //
 //   onFrame(frame: Buffer, pkttype: number, ifindex: number)    pkttype: PACKET_HOST .. PACKET_OUTGOING
@@ -263,11 +263,11 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
   // The ARP fast path: true when the frame was a request for an address in the table and has been answered here
   // (or the answer failed and was counted), so it is not delivered to JS. Which frames it takes, and the reply, are
   // ArpFastPathReply's (arp-fast-path.cc), held to respondArp (arp-responder.ts) by the parity test.
-  bool ArpFastPath(const uint8_t* f, size_t n) {
+  bool ArpFastPath(const uint8_t* f, size_t n, int pkttype) {
     if (!fastPathOn_) return false;
     uint8_t reply[mlb::kArpReplyFrameBytes];
     uint32_t targetIp = 0;
-    if (!mlb::ArpFastPathReply(f, n, fastPathTable_, reply, targetIp)) return false;
+    if (!mlb::ArpFastPathReply(f, n, pkttype, fastPathTable_, reply, targetIp)) return false;
 
     FastPathCounts& counts = fastPathCounts_[targetIp];
     counts.requests++;
@@ -327,7 +327,7 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
       }
       if (static_cast<size_t>(n) > sizeof buffer_) continue;  // truncated: dropped, never half a frame
       if (from.sll_pkttype == PACKET_OUTGOING && !receiveOutgoing_) continue;
-      if (ArpFastPath(buffer_, static_cast<size_t>(n))) continue;
+      if (ArpFastPath(buffer_, static_cast<size_t>(n), from.sll_pkttype)) continue;
       if (!mlb::CallFromEvent(env, onFrame_,
                               {Napi::Buffer<uint8_t>::Copy(env, buffer_, static_cast<size_t>(n)),
                                Napi::Number::New(env, from.sll_pkttype), Napi::Number::New(env, from.sll_ifindex)})) {
