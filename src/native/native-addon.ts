@@ -27,6 +27,12 @@ export interface NativeAddon {
     onError: (error: Error) => void,
   ) => NativePacketSocket;
   ifNameToIndex(name: string): number;
+  /**
+   * The ARP fast path's answer to one frame with this table, without a socket (src/native/arp-fast-path.cc): the
+   * reply it would send, or null when it leaves the frame to onFrame. `pkttype` is the kernel's number for how the
+   * frame was received (PACKET_TYPES' index; 'host' when omitted). For the parity test against respondArp.
+   */
+  arpFastPathReply(frame: Buffer, table: { mac: Buffer; ips: number[] }, pkttype?: number): Buffer | null;
 }
 
 export interface NativePacketSocket {

@@ -11,6 +11,7 @@
 //   socket.setArpFastPath({ mac: Buffer(6), ips: number[] } | null)   answer ARP requests for these IPv4 addresses
 //                                                   (host-order uint32) in C++, without calling onFrame; null: off
 //   socket.fastPathStats() -> { ip, requests, replies, sendFailures }[]    cumulative, per IP, since open
+//   arpFastPathReply(frame, { mac, ips }, pkttype?) -> Buffer | null   the fast path's answer, no socket (arp-fast-path.cc)
 //   ifNameToIndex(name) -> number                   0 when there is no such interface in this network namespace
 //
 //   onFrame(frame: Buffer, pkttype: number, ifindex: number)    pkttype: PACKET_HOST .. PACKET_OUTGOING
@@ -18,6 +19,7 @@
 //
 // Errors thrown or reported carry `errno` (number), `code` (its name, "EPERM") and `syscall`.
 #include "addon-support.h"
+#include "arp-fast-path.h"
 
 #include <linux/filter.h>
 #include <linux/if_ether.h>
@@ -25,7 +27,6 @@
 #include <memory>
 #include <net/if.h>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 namespace mlb {
@@ -44,17 +45,6 @@ constexpr size_t kReceiveBufferBytes = 65536;
 constexpr uint32_t kMaxFilterInstructions = 4096;
 constexpr size_t kMacBytes = 6;
 constexpr size_t kEthernetHeaderBytes = 14;
-// ARP for Ethernet/IPv4 (RFC 826): 8 fixed octets + 2 * (6 + 4), right after a 14-byte Ethernet II header.
-constexpr size_t kArpFrameBytes = kEthernetHeaderBytes + 28;
-// Replies are padded to the Ethernet minimum (60 octets without FCS), as encodeArpFrame does.
-constexpr size_t kEthernetMinFrameBytes = 60;
-constexpr uint16_t kEtherTypeArp = 0x0806;
-constexpr uint16_t kEtherTypeIpv4 = 0x0800;
-
-uint16_t ReadU16(const uint8_t* p) { return static_cast<uint16_t>((p[0] << 8) | p[1]); }
-uint32_t ReadU32(const uint8_t* p) {
-  return (static_cast<uint32_t>(p[0]) << 24) | (static_cast<uint32_t>(p[1]) << 16) | (static_cast<uint32_t>(p[2]) << 8) | p[3];
-}
 
 const char* kPermissionHint =
     "opening an AF_PACKET socket needs CAP_NET_RAW: run as root or grant it "
@@ -246,32 +236,12 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
 
   // setArpFastPath({ mac, ips } | null): replaces the whole table; counters are kept (they are per IP, cumulative).
   void SetArpFastPath(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
     if (info[0].IsNull() || info[0].IsUndefined()) {
       fastPathOn_ = false;
-      fastPathIPs_.clear();
+      fastPathTable_ = mlb::ArpFastPathTable{};
       return;
     }
-    if (!info[0].IsObject()) ThrowTypeError(env, "setArpFastPath takes { mac, ips } or null");
-    Napi::Object config = info[0].As<Napi::Object>();
-    Napi::Value mac = config.Get("mac");
-    if (!mac.IsBuffer() || mac.As<Napi::Buffer<uint8_t>>().Length() != kMacBytes) {
-      ThrowTypeError(env, "setArpFastPath: mac must be a 6-byte Buffer");
-    }
-    Napi::Value ipsValue = config.Get("ips");
-    if (!ipsValue.IsArray()) ThrowTypeError(env, "setArpFastPath: ips must be an array of IPv4 addresses (uint32)");
-    Napi::Array ips = ipsValue.As<Napi::Array>();
-    std::unordered_set<uint32_t> table;
-    for (uint32_t i = 0; i < ips.Length(); i++) {
-      Napi::Value v = ips.Get(i);
-      double value = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1;
-      if (!(value >= 0 && value <= 4294967295.0) || value != static_cast<double>(static_cast<uint32_t>(value))) {
-        ThrowTypeError(env, "setArpFastPath: ips[" + std::to_string(i) + "] must be an integer from 0 to 4294967295");
-      }
-      table.insert(static_cast<uint32_t>(value));
-    }
-    std::memcpy(fastPathMac_, mac.As<Napi::Buffer<uint8_t>>().Data(), kMacBytes);
-    fastPathIPs_ = std::move(table);
+    fastPathTable_ = mlb::ReadArpFastPathTable(info.Env(), info[0], "setArpFastPath");
     fastPathOn_ = true;
   }
 
@@ -291,51 +261,22 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
   }
 
   // The ARP fast path: true when the frame was a request for an address in the table and has been answered here
-  // (or the answer failed and was counted), so it is not delivered to JS. Mirrors respondArp (arp-responder.ts)
-  // for the frames it takes; everything it does not take (VLAN tags, replies, announcements, frames whose sender
-  // IP is owned (conflict evidence), unowned targets, malformed ones) goes to JS unchanged.
-  bool ArpFastPath(const uint8_t* f, size_t n) {
-    if (!fastPathOn_ || n < kArpFrameBytes) return false;
-    if (ReadU16(f + 12) != kEtherTypeArp) return false;                     // Ethernet II, no 802.1Q tag
-    const uint8_t* arp = f + kEthernetHeaderBytes;
-    if (ReadU16(arp) != 1 || ReadU16(arp + 2) != kEtherTypeIpv4 || arp[4] != kMacBytes || arp[5] != 4) return false;
-    if (ReadU16(arp + 6) != 1) return false;                                // requests only
-    if (std::memcmp(f + 6, fastPathMac_, kMacBytes) == 0) return false;     // from our own MAC: fromSelf in JS
-    static const uint8_t kBroadcast[kMacBytes] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-    if (std::memcmp(f, kBroadcast, kMacBytes) != 0 && std::memcmp(f, fastPathMac_, kMacBytes) != 0) return false;
-    const uint8_t* senderMac = arp + 8;
-    uint32_t senderIp = ReadU32(arp + 14);
-    uint32_t targetIp = ReadU32(arp + 24);
-    if (senderMac[0] & 1) return false;                                     // multicast sender: badSender in JS
-    if (senderIp == targetIp) return false;                                 // announcement (or 0.0.0.0): JS decides
-    if (fastPathIPs_.count(targetIp) == 0) return false;                    // notOwned: JS counts the drop
-    if (fastPathIPs_.count(senderIp) != 0) return false;                    // another MAC claims an owned IP: JS
-    if (std::memcmp(senderMac, fastPathMac_, kMacBytes) == 0) return false; // our MAC as sender: JS
-
-    uint8_t reply[kEthernetMinFrameBytes] = {};
-    std::memcpy(reply, senderMac, kMacBytes);                               // unicast to the requester
-    std::memcpy(reply + 6, fastPathMac_, kMacBytes);
-    reply[12] = kEtherTypeArp >> 8;
-    reply[13] = kEtherTypeArp & 0xff;
-    uint8_t* r = reply + kEthernetHeaderBytes;
-    r[1] = 1;                                                               // htype 1
-    r[2] = kEtherTypeIpv4 >> 8;                                             // ptype 0x0800
-    r[4] = kMacBytes;
-    r[5] = 4;
-    r[7] = 2;                                                               // op: reply
-    std::memcpy(r + 8, fastPathMac_, kMacBytes);                            // sender: our MAC, the target IP
-    std::memcpy(r + 14, arp + 24, 4);
-    std::memcpy(r + 18, senderMac, kMacBytes);                              // target: the requester
-    std::memcpy(r + 24, arp + 14, 4);
+  // (or the answer failed and was counted), so it is not delivered to JS. Which frames it takes, and the reply, are
+  // ArpFastPathReply's (arp-fast-path.cc), held to respondArp (arp-responder.ts) by the parity test.
+  bool ArpFastPath(const uint8_t* f, size_t n, int pkttype) {
+    if (!fastPathOn_) return false;
+    uint8_t reply[mlb::kArpReplyFrameBytes];
+    uint32_t targetIp = 0;
+    if (!mlb::ArpFastPathReply(f, n, pkttype, fastPathTable_, reply, targetIp)) return false;
 
     FastPathCounts& counts = fastPathCounts_[targetIp];
     counts.requests++;
     sockaddr_ll to{};
     to.sll_family = AF_PACKET;
     to.sll_ifindex = ifindex_;
-    to.sll_protocol = htons(kEtherTypeArp);
+    std::memcpy(&to.sll_protocol, reply + 12, 2);  // the reply's ethertype, already in network order
     to.sll_halen = kMacBytes;
-    std::memcpy(to.sll_addr, senderMac, kMacBytes);
+    std::memcpy(to.sll_addr, reply, kMacBytes);    // its destination: the requester
     ssize_t sent;
     do {
       sent = sendto(fd_, reply, sizeof reply, 0, reinterpret_cast<sockaddr*>(&to), sizeof to);
@@ -386,7 +327,7 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
       }
       if (static_cast<size_t>(n) > sizeof buffer_) continue;  // truncated: dropped, never half a frame
       if (from.sll_pkttype == PACKET_OUTGOING && !receiveOutgoing_) continue;
-      if (ArpFastPath(buffer_, static_cast<size_t>(n))) continue;
+      if (ArpFastPath(buffer_, static_cast<size_t>(n), from.sll_pkttype)) continue;
       if (!mlb::CallFromEvent(env, onFrame_,
                               {Napi::Buffer<uint8_t>::Copy(env, buffer_, static_cast<size_t>(n)),
                                Napi::Number::New(env, from.sll_pkttype), Napi::Number::New(env, from.sll_ifindex)})) {
@@ -410,8 +351,7 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
     uint64_t sendFailures = 0;
   };
   bool fastPathOn_ = false;
-  uint8_t fastPathMac_[kMacBytes] = {};
-  std::unordered_set<uint32_t> fastPathIPs_;
+  mlb::ArpFastPathTable fastPathTable_;
   std::unordered_map<uint32_t, FastPathCounts> fastPathCounts_;
   uint8_t buffer_[kReceiveBufferBytes];
 };
@@ -425,6 +365,7 @@ Napi::Value IfNameToIndex(const Napi::CallbackInfo& info) {
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   mlb::RegisterTcpMd5(env, exports);  // tcp-md5.cc: TCP sockets keyed for RFC 2385
+  mlb::RegisterArpFastPath(env, exports);  // arp-fast-path.cc: the fast path's matcher without a socket, for tests
   exports.Set("PacketSocket", PacketSocket::Define(env));
   exports.Set("ifNameToIndex", Napi::Function::New<IfNameToIndex>(env, "ifNameToIndex"));
   return exports;

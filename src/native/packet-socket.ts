@@ -9,10 +9,11 @@
  *
  * The ARP fast path (setArpFastPath) answers ARP requests for a table of owned IPv4 addresses inside the addon,
  * with the same reply bytes as the TS responder (arp-responder.ts), and never hands those frames to onFrame: no
- * JS call and no frame copy per request. Only an untagged Ethernet II request (htype 1, ptype 0x0800, hlen 6,
- * plen 4, op 1) to broadcast or our MAC, not from our MAC, from a unicast sender MAC, for an address in the table,
- * whose sender IP is neither the target (an announcement) nor in the table (a conflict) takes it; every other
- * frame reaches onFrame as before. Its counters are read with fastPathStats() (they do not count in `stats`).
+ * JS call and no frame copy per request. It takes only frames respondArp answers without judgement from JS (in
+ * short, a plain untagged request for an owned address from another station); the exact rule is arp-fast-path.cc's
+ * alone, held to respondArp frame by frame by test/native/arp-fast-path-parity.test.ts, so it is not restated
+ * here. Every other frame reaches onFrame as before. Its counters are read with fastPathStats() (they do not count
+ * in `stats`).
  *
  * The addon is loaded on the first open, so importing this module never fails (see native-addon.ts).
  */

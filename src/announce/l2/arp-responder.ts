@@ -11,6 +11,11 @@
  * MAC is not answered, an 802.1Q tag is echoed, and another MAC claiming an owned address is reported as a
  * conflict for the split-brain check. ARP probes (sender 0.0.0.0, RFC 5227) are answered as the kernel does,
  * which tells the prober the address is taken.
+ *
+ * This function is the one statement of these rules. The addon's ARP fast path (src/native/arp-fast-path.cc)
+ * answers a subset of these frames in C++ without calling JS; test/native/arp-fast-path-parity.test.ts feeds both
+ * every combination of the fields that matter and fails if the fast path answers anything this would not, or with
+ * other bytes. Change a rule here and that test says whether the C++ side must follow.
  */
 import { arpReplyTo, ArpOperation, decodeArp, encodeArpFrame, isArpAnnouncement, isArpProbe, type ArpPacket } from './arp-packet';
 import { EtherType, type EthernetFrame } from './ethernet';

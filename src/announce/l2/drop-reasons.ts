@@ -22,7 +22,10 @@ export const L2DropReason = {
   unknownOperation: 'unknownOperation',
   /** An ARP reply or announcement, or an NDP message other than a Neighbor Solicitation: nothing to answer. */
   notRequest: 'notRequest',
-  /** Ethernet destination is neither broadcast nor our MAC (ARP), nor our MAC or the target's group MAC (NDP). */
+  /**
+   * Ethernet destination is neither broadcast nor our MAC (ARP), nor our MAC or the target's group MAC (NDP); or
+   * the kernel received the frame for another station (pkttype otherHost: a VLAN with no device here).
+   */
   notForUs: 'notForUs',
   /** The target address is not owned on this interface. */
   notOwned: 'notOwned',

@@ -15,6 +15,22 @@ export interface L2Interface {
   readonly addresses: readonly IP[];
 }
 
+/**
+ * How the kernel classified a received frame: sll_pkttype (man 7 packet), named as src/native's PacketType names
+ * it ('host', 'broadcast', 'multicast', 'otherHost', ...); the packet socket's onFrame info fits as it is.
+ */
+export interface FrameReceipt {
+  readonly pkttype?: string;
+}
+
+/**
+ * The pkttype of a frame the kernel received for another station: addressed to another MAC, or tagged for a VLAN
+ * this host has no device for. A packet socket sees the latter with its 802.1Q tag already taken off (the kernel
+ * strips it before delivery, net/core/dev.c __netif_receive_skb_core, and marks it PACKET_OTHERHOST), so it looks
+ * like a plain broadcast; only the pkttype tells. Linux's own ARP and IPv6 ignore such frames (arp_rcv, ipv6_rcv).
+ */
+export const OTHER_HOST_PKTTYPE = 'otherHost';
+
 /** The addresses this node answers for on one interface: AddressSet from src/ip fits, so does ownedIPSet. */
 export interface OwnedIPs {
   has(ip: IP): boolean;

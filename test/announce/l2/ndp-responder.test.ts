@@ -42,6 +42,12 @@ function ns(s: NsShape = {}): Uint8Array {
 }
 
 describe('NDP responder: MetalLB rules', () => {
+  it('answers a solicitation the kernel received for this host (multicast), not one received for a VLAN with no device here (otherHost), as the kernel\'s ipv6_rcv ignores those', () => {
+    expect(respondToFrame(KERNEL_NS, MLB_B, OWNED, { pkttype: 'multicast' }).reply).toBeDefined();
+    // The kernel strips the 802.1Q tag before a packet socket sees the frame: the same bytes, only the pkttype differs.
+    expect(respondToFrame(KERNEL_NS, MLB_B, OWNED, { pkttype: 'otherHost' })).toMatchObject({ drop: 'notForUs' });
+  });
+
   it("answers the kernel's NS with the golden NA: S=1 O=0, TLLA, from the link-local, to the NS source", () => {
     const r = respondToFrame(KERNEL_NS, MLB_B, OWNED);
     expect(r.drop).toBeUndefined();
