@@ -45,7 +45,7 @@ import {
   type L2AnnouncerState,
   type L2Effect,
 } from './l2-announcer-state';
-import { ipKey, ownedIPSet, type L2Interface, type ObservedConflict, type OwnedIPs } from './l2-interface';
+import { ipKey, ownedIPSet, type FrameReceipt, type L2Interface, type ObservedConflict, type OwnedIPs } from './l2-interface';
 import { respondToFrame } from './l2-responder';
 import { formatMAC, macEquals } from './mac-address';
 import { acceptNeighborSolicitations } from './neighbor-solicitation-filter';
@@ -318,8 +318,8 @@ export class L2Announcer {
         ifindex: link.index,
         protocol: kind === 'arp' ? 'arp' : 'ipv6',
         filter: kind === 'arp' ? acceptEthertypes(ETH_P_ARP) : acceptNeighborSolicitations(),
-        onFrame: (frame) => {
-          if (socket) this.receive(port, socket, frame);
+        onFrame: (frame, info) => {
+          if (socket) this.receive(port, socket, frame, info);
         },
         onError: (error) => this.socketError(port, kind, error),
       });
@@ -412,11 +412,12 @@ export class L2Announcer {
 
   // --- receive -------------------------------------------------------------------------------------------------
 
-  private receive(port: Port, socket: PacketSocket, frame: Uint8Array): void {
+  /** `receipt`: how the kernel delivered the frame; one it received for another station is not answered. */
+  private receive(port: Port, socket: PacketSocket, frame: Uint8Array, receipt: FrameReceipt): void {
     try {
       const iface = port.iface;
       if (!iface) return;
-      const result = respondToFrame(frame, iface, port.owned);
+      const result = respondToFrame(frame, iface, port.owned, receipt);
       if (result.conflict) this.conflict(result.conflict);
       if (result.reply === undefined) {
         increment(this.counters.drops, result.drop);
