@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { VipBinder } from '../announce/addr';
-import { BgpAnnouncer, bgpPeerPlans } from '../announce/bgp/bgp-announcer';
+import { BgpAnnouncer } from '../announce/bgp/bgp-announcer';
 import { NetlinkLinks } from '../announce/l2/interfaces';
 import { L2Announcer } from '../announce/l2/l2-announcer';
 import type { ObservedConflict } from '../announce/l2/l2-interface';
@@ -22,7 +22,7 @@ import { formatIP } from '../ip';
 import { diagnosticReport, type Snapshot } from '../model';
 import { ConfigLoadError, type ConfigParser, FileSource, type FileSourceState } from '../sources/file';
 import type { WithheldRelease } from './allocation/allocate-with-table';
-import { decideCluster, type ClusterDecision, type ServiceAddresses } from './cluster-decision';
+import type { ClusterDecision, ServiceAddresses } from './cluster-decision';
 import { ClusterGossip } from './cluster-gossip';
 import { ClusterMembership } from './cluster-membership';
 import { ConfigTracker, explainRetention, hashServiceKey } from './config-facts';
@@ -37,7 +37,8 @@ import { LocalAnnouncements } from './local-announcements';
 import type { MetricsCounters, MetricsSource } from './metrics/metrics-source';
 import { poolMetrics } from './metrics/pool-metrics';
 import { linkMacs, nodeFacts } from './node-facts';
-import { goneHoldersFrom, trackOwners, unheldText, type OwnerHistory } from './owner-history';
+import { goneHoldersFrom, type OwnerHistory } from './owner-history';
+import { planSpeaker, withdrawReason, type SpeakerPlan } from './speaker-plan';
 import { SelfChecker } from './self-check/self-checker';
 import { ConflictSharing, conflictPairKey } from './self-check/conflict-sharing';
 import { AnswerContext } from './self-check/answer-context';
@@ -428,51 +429,40 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.addresses = allocation.addresses;
     this.withheld = allocation.withheld;
     this.cluster.updateHealthChecks(snapshot);
-    const decision = decideCluster({
-      self: this.options.nodeName, snapshot, live, known: this.gossip.members().map((m) => m.name),
-      addresses: allocation.addresses, passing: this.cluster.passing(snapshot, liveNames),
-      notConfiguredOn: (key) => agreement.lacking(hashServiceKey(key)),
-    });
-    this.decision = decision;
     const gossip = this.gossip;
-    const tracked = trackOwners(this.owners, decision.outcomes, Date.now(), goneHoldersFrom(gossip.members(), (name) => gossip.lastHeardFrom(name)));
-    this.owners = tracked.history;
-    this.answers.elected(tracked.changes, this.gossip.members(), Date.now());
-    for (const change of tracked.changes) {
-      const { service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs } = change;
-      this.events.record({ type: 'ownerChanged', service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs });
-      this.options.logger.info(
-        { event: 'ownerChanged', service, protocol, ips, from, to, unheldMs, reason: unheldReason, detectionMs },
-        `${service} ${ips.join(',')}: ${from.join(',') || 'nobody'} -> ${to.join(',') || 'nobody'}${unheldText(change)}`,
-      );
-    }
-    if (decision.mlbInputs.allowed !== this.lastMlbInputs) {
-      this.lastMlbInputs = decision.mlbInputs.allowed;
-      this.options.logger.info({ event: 'electionInputs', mlbOnlyInputs: decision.mlbInputs.allowed }, decision.mlbInputs.reason);
-    }
-    // Until the first join is over this node only knows itself and would elect itself for everything: its
-    // gratuitous ARP would pull every VIP to it for a moment. It announces only once it has heard the cluster.
-    let owned = this.joined ? decision.ownedL2 : [];
-    if (this.handover) {
-      // Still answering for what we held until each successor is heard (handover.ts).
-      const held = new Set(this.handover.held);
-      const previous = this.announcements.announced().filter((a) => held.has(a.ip));
-      const stillOwned = new Set(owned.map((o) => formatIP(o.ip)));
-      owned = [...owned, ...previous.filter((p) => !stillOwned.has(p.ip)).map((p) => ({ service: p.service, ip: p.address, interfaces: p.interfaces }))];
-    }
-    this.announcements.apply(owned, (service, ip) => this.withdrawReason(decision, service, ip), this.joined ? decision.bgpIPs : []);
-    // Sessions with the peers that select this node; while handing over, its routes are withdrawn first.
-    if (this.bgp && this.joined) {
-      this.bgp.update(bgpPeerPlans(snapshot.bgpPeers, snapshot.bfdProfiles, decision.peersOnSelf), this.handover ? [] : decision.ownedBGP);
-    }
-    this.selfCheck?.setMacOwners(this.answers.macOwners);
-    this.selfCheck?.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
+    const members = gossip.members();
+    const plan = planSpeaker({
+      election: {
+        self: this.options.nodeName, snapshot, live, known: members.map((m) => m.name),
+        addresses: allocation.addresses, passing: this.cluster.passing(snapshot, liveNames),
+        notConfiguredOn: (key) => agreement.lacking(hashServiceKey(key)),
+      },
+      joined: this.joined, handingOver: this.handover?.held, announced: this.announcements.announced(),
+      owners: this.owners, gone: goneHoldersFrom(members, (name) => gossip.lastHeardFrom(name)), members,
+      previousMlbInputs: this.lastMlbInputs, now: Date.now(),
+    });
+    this.applyPlan(plan, members);
   }
 
-  private withdrawReason(decision: ClusterDecision, service: string, ip: string): string {
-    const explanation = decision.explain().find((e) => e.service === service && e.ip === ip && e.protocol === 'layer2');
-    if (!explanation) return 'serviceDeleted';
-    return explanation.candidates.find((c) => c.node === this.options.nodeName)?.reason ?? 'notLiveMember';
+  /** Does what the plan says: reports, announces, sessions and routes, what the self-check expects. */
+  private applyPlan(plan: SpeakerPlan, members: readonly Member[]): void {
+    const { decision } = plan;
+    this.decision = decision;
+    this.owners = plan.owners;
+    this.answers.elected(plan.ownerChanges.map((r) => r.change), members, Date.now());
+    for (const { change, message } of plan.ownerChanges) {
+      const { service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs } = change;
+      this.events.record({ type: 'ownerChanged', service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs });
+      this.options.logger.info({ event: 'ownerChanged', service, protocol, ips, from, to, unheldMs, reason: unheldReason, detectionMs }, message);
+    }
+    if (plan.electionInputsChanged) {
+      this.lastMlbInputs = plan.electionInputsChanged.allowed;
+      this.options.logger.info({ event: 'electionInputs', mlbOnlyInputs: plan.electionInputsChanged.allowed }, plan.electionInputsChanged.reason);
+    }
+    this.announcements.apply(plan.layer2, (service, ip) => withdrawReason(decision, this.options.nodeName, service, ip), plan.bgpBound);
+    if (plan.bgp) this.bgp?.update(plan.bgp.peers, plan.bgp.routes);
+    this.selfCheck?.setMacOwners(plan.macOwners);
+    this.selfCheck?.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
   }
 
   // --- announcing ------------------------------------------------------------------------------------------------
