@@ -7,7 +7,7 @@ import { decodeNodeMeta } from '../gossip/node-meta';
 import { recordsVersionOf } from './records-protocol';
 import { hostFromBytes } from '../gossip/transport/address';
 import { diagnosticReport } from '../model';
-import type { FileSourceState } from '../sources/file';
+import type { ConfigState } from '../sources/config-source';
 import type { ClusterDecision } from './cluster-decision';
 import { CONTROL_API_VERSION, type ControlSnapshot } from './control/control-snapshot';
 import { holdingKey, type OwnerHistory } from './owner-history';
@@ -30,7 +30,7 @@ export interface ControlViewInputs {
   };
   readonly gossip: ControlSnapshot['node']['gossip'];
   readonly configFile: string;
-  readonly config: FileSourceState | undefined;
+  readonly config: ConfigState | undefined;
   readonly members: readonly Member[];
   readonly decision: ClusterDecision | undefined;
   readonly allocation: {
@@ -93,7 +93,7 @@ export function controlView(inputs: ControlViewInputs): ControlSnapshot {
 }
 
 /** A stale file's errors and warnings, apart and errors first; none for a file that runs. */
-function configProblems(config: FileSourceState | undefined): { errors: string[]; warnings: string[] } {
+function configProblems(config: ConfigState | undefined): { errors: string[]; warnings: string[] } {
   if (!config?.stale) return { errors: [], warnings: [] };
   const report = diagnosticReport(config.diagnostics);
   return { errors: [...report.errors], warnings: [...report.warnings] };

@@ -6,10 +6,6 @@
  * be missed, repeated or reordered without effect (docs/architecture.md, "One direction of data").
  */
 import type { Logger } from 'pino';
-import type { VipBinder } from '../announce/addr';
-import { BgpAnnouncer, bgpPeerPlans } from '../announce/bgp/bgp-announcer';
-import { NetlinkLinks } from '../announce/l2/interfaces';
-import { L2Announcer } from '../announce/l2/l2-announcer';
 import type { ObservedConflict } from '../announce/l2/l2-interface';
 import { formatMAC } from '../announce/l2/mac-address';
 import type { Explanation } from '../election';
@@ -20,14 +16,15 @@ import type { Member, SwimConfig } from '../gossip/swim';
 import { formatHostPort, hostFromBytes, type HostPort } from '../gossip/transport/address';
 import { formatIP } from '../ip';
 import { diagnosticReport, type Snapshot } from '../model';
-import { ConfigLoadError, type ConfigParser, FileSource, type FileSourceState } from '../sources/file';
+import type { Timer } from '../runtime';
+import { ConfigLoadError, type ConfigSource, type ConfigState } from '../sources/config-source';
 import type { WithheldRelease } from './allocation/allocate-with-table';
-import { decideCluster, type ClusterDecision, type ServiceAddresses } from './cluster-decision';
+import type { ClusterDecision, ServiceAddresses } from './cluster-decision';
 import { ClusterGossip } from './cluster-gossip';
 import { ClusterMembership } from './cluster-membership';
 import { ConfigTracker, explainRetention, hashServiceKey } from './config-facts';
 import { logConfigReport } from './config-load-report';
-import { ControlServer, type ControlProvider, type ControlSnapshot } from './control';
+import type { ControlProvider, ControlSnapshot } from './control';
 import { controlView } from './control-view';
 import { withLiveFacts } from './explain-live-facts';
 import { EventLog, type DaemonEvent } from './daemon-events';
@@ -37,15 +34,16 @@ import { LocalAnnouncements } from './local-announcements';
 import type { MetricsCounters, MetricsSource } from './metrics/metrics-source';
 import { poolMetrics } from './metrics/pool-metrics';
 import { linkMacs, nodeFacts } from './node-facts';
-import { goneHoldersFrom, trackOwners, unheldText, type OwnerHistory } from './owner-history';
-import { SelfChecker } from './self-check/self-checker';
+import { goneHoldersFrom, type OwnerHistory } from './owner-history';
+import { planSpeaker, withdrawReason, type SpeakerPlan } from './speaker-plan';
+import type { BgpSessions, ControlEndpoint, HostLinks, LayerTwoAnnouncer, SpeakerParts, VipBinding } from './speaker-parts';
+import type { SelfChecker } from './self-check/self-checker';
 import { ConflictSharing, conflictPairKey } from './self-check/conflict-sharing';
 import { AnswerContext } from './self-check/answer-context';
 import { GossipRecordKind } from './gossip-records';
 import { SpeakerFlags } from './speaker-flags';
 import { RemoteDrain, remoteDrainFor, type DrainAnswer } from './remote-drain';
 import { runStopSteps } from './graceful-stop';
-import { openVipBinding } from './vip-binding';
 import { startError } from './start-failure';
 import type { RunAs } from './health/run-as';
 
@@ -61,11 +59,6 @@ const CONFLICT_SHARE_POLL_MS = 1_000;
 
 export interface SpeakerOptions {
   readonly nodeName: string;
-  readonly configFile: string;
-  /** Where the configuration is parsed (the daemon: a worker thread); default in-process. */
-  readonly configParser?: ConfigParser;
-  /** --max-config-bytes; default DEFAULT_MAX_CONFIG_BYTES. */
-  readonly maxConfigBytes?: number;
   readonly bind: HostPort;
   readonly advertiseHost?: string;
   readonly join: readonly HostPort[];
@@ -92,22 +85,22 @@ export interface SpeakerOptions {
 }
 
 export class Speaker implements ControlProvider, MetricsSource {
-  private control: ControlServer | undefined;
+  private control: ControlEndpoint | undefined;
   private owners: OwnerHistory = new Map();
   private gossip: GossipNode | undefined;
-  private source: FileSource | undefined;
-  private links: NetlinkLinks | undefined;
-  private l2: L2Announcer | undefined;
-  private vips: VipBinder | undefined;
+  private readonly source: ConfigSource;
+  private links: HostLinks | undefined;
+  private l2: LayerTwoAnnouncer | undefined;
+  private vips: VipBinding | undefined;
   private selfCheck: SelfChecker | undefined;
   /** This node's conflicts for the others, and theirs for this node's status (self-check/conflict-sharing.ts). */
   private conflictSharing: ConflictSharing | undefined;
-  private conflictSharePoll: NodeJS.Timeout | undefined;
+  private conflictSharePoll: Timer | undefined;
   /** `mlb drain NODE` from any host, carried by gossip (remote-drain/). */
   private remoteDrain: RemoteDrain | undefined;
   /** Owner changes, member changes and MACs: what makes another MAC's answer expected (self-check/). */
   private answers!: AnswerContext;
-  private bgp: BgpAnnouncer | undefined;
+  private bgp: BgpSessions | undefined;
   private cluster: ClusterGossip | undefined;
   private announcements!: LocalAnnouncements;
   private flags!: SpeakerFlags;
@@ -133,11 +126,19 @@ export class Speaker implements ControlProvider, MetricsSource {
   private membership: ClusterMembership | undefined;
   /** Compares this node's file with the others' and retains services they still define (config-facts/). */
   private configTracker!: ConfigTracker;
-  readonly startedAt = Date.now();
+  readonly startedAt: number;
   /** Everything worth telling an operator, in order: the control API streams it (daemon-events.ts). */
   readonly events = new EventLog();
 
-  constructor(private readonly options: SpeakerOptions) {}
+  /** `parts`: the configuration source, the runtime and the host parts' factories (speaker-assembly.ts). */
+  constructor(private readonly options: SpeakerOptions, private readonly parts: SpeakerParts) {
+    this.source = parts.configSource;
+    this.startedAt = parts.runtime.now();
+  }
+
+  private now(): number {
+    return this.parts.runtime.now();
+  }
 
   /**
    * Opens everything, in order. A failure closes what was already opened (the process must not linger with a
@@ -154,7 +155,7 @@ export class Speaker implements ControlProvider, MetricsSource {
   }
 
   private async open(): Promise<void> {
-    const { logger, stateDir, configFile } = this.options;
+    const { logger, stateDir } = this.options;
     this.configTracker = new ConfigTracker(this.options.nodeName, logger);
     this.answers = new AnswerContext(this.options.nodeName);
     const step = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
@@ -165,15 +166,15 @@ export class Speaker implements ControlProvider, MetricsSource {
       }
     };
     this.flags = await step(`reading the restart history in --state-dir ${stateDir}`, () => SpeakerFlags.load(stateDir, this.startedAt, logger, () => this.onFlagsChanged()));
-    this.source = new FileSource(configFile, { parse: this.options.configParser, maxBytes: this.options.maxConfigBytes });
     const source = this.source;
-    const initial = await step(`reading the configuration file ${configFile}`, () => source.start());
-    logger.info({ event: 'configLoaded', file: configFile, services: initial.snapshot?.services.length }, 'configuration loaded');
+    const initial = await step(source.loadingStep, () => source.start());
+    logger.info({ event: 'configLoaded', file: source.origin, services: initial.snapshot?.services.length }, 'configuration loaded');
     logConfigReport(logger, initial.snapshot, this.options.nodeName);
     this.source.onChange((state) => this.onConfig(state));
 
     await step('starting ARP/NDP announcing', () => this.startAnnouncing());
     this.gossip = await step(`listening for gossip on ${formatHostPort(this.options.bind)} (--gossip-bind)`, () => GossipNode.create({
+      // The runtime (this.parts.runtime) goes here once GossipNodeOptions takes one: sockets, timers and clock.
       name: this.options.nodeName,
       bind: this.options.bind,
       ...(this.options.advertiseHost ? { advertiseHost: this.options.advertiseHost } : {}),
@@ -210,16 +211,14 @@ export class Speaker implements ControlProvider, MetricsSource {
     }));
     if (this.selfCheck) {
       const checker = this.selfCheck;
-      this.conflictSharePoll = setInterval(() => sharing.publish(checker.conflicts(), checker.stats().active), CONFLICT_SHARE_POLL_MS);
-      this.conflictSharePoll.unref();
+      this.conflictSharePoll = this.parts.runtime.every(CONFLICT_SHARE_POLL_MS, () => sharing.publish(checker.conflicts(), checker.stats().active));
     }
     const cluster = this.cluster;
     logger.info(
       { event: 'gossipStarted', bind: formatHostPort(gossip.localAddress), profile: this.options.profileName, encrypted: this.options.keyring !== undefined },
       `gossip listening on ${formatHostPort(gossip.localAddress)}`,
     );
-    const group = this.options.controlSocketGroup;
-    this.control = await step(`opening the control socket ${this.options.controlSocket}`, () => ControlServer.listen({ path: this.options.controlSocket, provider: this, logger, ...(group === undefined ? {} : { group }) }));
+    this.control = await step(`opening the control socket ${this.options.controlSocket}`, () => this.parts.openControl(this));
     logger.info({ event: 'controlListening', socket: this.options.controlSocket }, `control API on ${this.options.controlSocket}`);
     this.schedule();
     this.membership = new ClusterMembership({
@@ -252,7 +251,7 @@ export class Speaker implements ControlProvider, MetricsSource {
       ['selfCheck', () => this.closeSelfCheck()],
       ['vips', () => this.vips?.close({ keep: false })],
       ['links', () => this.links?.close()],
-      ['config', () => this.source?.stop()],
+      ['config', () => this.source.stop()],
     ], this.options.logger).catch(() => undefined);
   }
 
@@ -271,7 +270,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     const gossip = this.gossip;
     await runStopSteps([
       ['membership', () => this.membership?.stop()],
-      ['config', () => this.source?.stop()],
+      ['config', () => this.source.stop()],
       ['handover', () => gossip && this.handOver()],
       ['withdraw', () => {
         this.withdrawnForGood = true;
@@ -321,7 +320,7 @@ export class Speaker implements ControlProvider, MetricsSource {
   snapshot(): ControlSnapshot {
     const cluster = this.cluster;
     return controlView({
-      now: Date.now(),
+      now: this.now(),
       node: {
         name: this.options.nodeName, version: this.options.version, startedAt: this.startedAt,
         draining: this.flags.draining, warmingUp: this.flags.warmingUp, warmUpUntil: this.flags.warmUpUntil, leaving: this.flags.isLeaving,
@@ -330,14 +329,14 @@ export class Speaker implements ControlProvider, MetricsSource {
         bind: this.gossip ? formatHostPort(this.gossip.localAddress) : formatHostPort(this.options.bind),
         profile: this.options.profileName, encrypted: this.options.keyring !== undefined, healthScore: this.gossip?.healthScore() ?? 0,
       },
-      configFile: this.options.configFile,
-      config: this.source?.state,
+      configFile: this.source.origin,
+      config: this.source.state,
       members: this.gossip?.members() ?? [],
       decision: this.decision,
       allocation: cluster?.allocationView() ?? { allocator: null, version: 0, results: new Map() },
       configAgreement: this.configTracker.last,
       withheld: this.withheld,
-      health: cluster?.healthView(this.source?.state.snapshot) ?? new Map(),
+      health: cluster?.healthView(this.source.state.snapshot) ?? new Map(),
       owners: this.owners,
       announced: this.announcements.announced(),
       bound: this.vips?.bound().map(formatIP) ?? [],
@@ -351,7 +350,7 @@ export class Speaker implements ControlProvider, MetricsSource {
   metricsCounters(): MetricsCounters {
     const l2 = this.l2;
     const l2Stats = l2?.stats();
-    const config = this.source?.state.snapshot;
+    const config = this.source.state.snapshot;
     return {
       ...(l2 && l2Stats ? { layer2: l2.metrics(), layer2Drops: l2Stats.drops, layer2SendFailures: l2Stats.sendFailures } : {}),
       ...(this.gossip ? { gossip: this.gossip.counters } : {}),
@@ -374,7 +373,7 @@ export class Speaker implements ControlProvider, MetricsSource {
   }
 
   private closeSelfCheck(): void {
-    if (this.conflictSharePoll) clearInterval(this.conflictSharePoll);
+    this.conflictSharePoll?.cancel();
     this.conflictSharePoll = undefined;
     this.selfCheck?.close();
   }
@@ -383,7 +382,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     const explained = explainRetention(this.decision?.explain() ?? [], this.configTracker.last?.retention.retained ?? []);
     const until = this.flags.warmUpUntil;
     return withLiveFacts(explained, {
-      viewer: this.options.nodeName, healthDetails: this.cluster?.healthDetails() ?? new Map(), warmUpLeftMs: until === undefined ? undefined : Math.max(0, until - Date.now()),
+      viewer: this.options.nodeName, healthDetails: this.cluster?.healthDetails() ?? new Map(), warmUpLeftMs: until === undefined ? undefined : Math.max(0, until - this.now()),
     });
   }
 
@@ -414,13 +413,13 @@ export class Speaker implements ControlProvider, MetricsSource {
   }
 
   private recompute(): void {
-    const file = this.source?.state.snapshot;
+    const file = this.source.state.snapshot;
     if (!file || !this.gossip || !this.cluster || this.withdrawnForGood) return;
     const live = this.gossip.liveMembers().map((m) => ({ name: m.name, ...(m.meta ? { meta: m.meta } : {}) }));
     const liveNames = live.map((m) => m.name);
     // What the others' files define: retained services join this node's snapshot, and nothing is released or
     // elected away while a live member still defines it (config-facts/).
-    const config = this.configTracker.step(file, live, this.cluster.configFactsTable(), Date.now(), this.refusedReason());
+    const config = this.configTracker.step(file, live, this.cluster.configFactsTable(), this.now(), this.refusedReason());
     this.cluster.publishConfigFacts(config.facts);
     const snapshot = config.retention.snapshot;
     const { agreement } = config;
@@ -428,51 +427,40 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.addresses = allocation.addresses;
     this.withheld = allocation.withheld;
     this.cluster.updateHealthChecks(snapshot);
-    const decision = decideCluster({
-      self: this.options.nodeName, snapshot, live, known: this.gossip.members().map((m) => m.name),
-      addresses: allocation.addresses, passing: this.cluster.passing(snapshot, liveNames),
-      notConfiguredOn: (key) => agreement.lacking(hashServiceKey(key)),
-    });
-    this.decision = decision;
     const gossip = this.gossip;
-    const tracked = trackOwners(this.owners, decision.outcomes, Date.now(), goneHoldersFrom(gossip.members(), (name) => gossip.lastHeardFrom(name)));
-    this.owners = tracked.history;
-    this.answers.elected(tracked.changes, this.gossip.members(), Date.now());
-    for (const change of tracked.changes) {
-      const { service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs } = change;
-      this.events.record({ type: 'ownerChanged', service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs });
-      this.options.logger.info(
-        { event: 'ownerChanged', service, protocol, ips, from, to, unheldMs, reason: unheldReason, detectionMs },
-        `${service} ${ips.join(',')}: ${from.join(',') || 'nobody'} -> ${to.join(',') || 'nobody'}${unheldText(change)}`,
-      );
-    }
-    if (decision.mlbInputs.allowed !== this.lastMlbInputs) {
-      this.lastMlbInputs = decision.mlbInputs.allowed;
-      this.options.logger.info({ event: 'electionInputs', mlbOnlyInputs: decision.mlbInputs.allowed }, decision.mlbInputs.reason);
-    }
-    // Until the first join is over this node only knows itself and would elect itself for everything: its
-    // gratuitous ARP would pull every VIP to it for a moment. It announces only once it has heard the cluster.
-    let owned = this.joined ? decision.ownedL2 : [];
-    if (this.handover) {
-      // Still answering for what we held until each successor is heard (handover.ts).
-      const held = new Set(this.handover.held);
-      const previous = this.announcements.announced().filter((a) => held.has(a.ip));
-      const stillOwned = new Set(owned.map((o) => formatIP(o.ip)));
-      owned = [...owned, ...previous.filter((p) => !stillOwned.has(p.ip)).map((p) => ({ service: p.service, ip: p.address, interfaces: p.interfaces }))];
-    }
-    this.announcements.apply(owned, (service, ip) => this.withdrawReason(decision, service, ip), this.joined ? decision.bgpIPs : []);
-    // Sessions with the peers that select this node; while handing over, its routes are withdrawn first.
-    if (this.bgp && this.joined) {
-      this.bgp.update(bgpPeerPlans(snapshot.bgpPeers, snapshot.bfdProfiles, decision.peersOnSelf), this.handover ? [] : decision.ownedBGP);
-    }
-    this.selfCheck?.setMacOwners(this.answers.macOwners);
-    this.selfCheck?.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
+    const members = gossip.members();
+    const plan = planSpeaker({
+      election: {
+        self: this.options.nodeName, snapshot, live, known: members.map((m) => m.name),
+        addresses: allocation.addresses, passing: this.cluster.passing(snapshot, liveNames),
+        notConfiguredOn: (key) => agreement.lacking(hashServiceKey(key)),
+      },
+      joined: this.joined, handingOver: this.handover?.held, announced: this.announcements.announced(),
+      owners: this.owners, gone: goneHoldersFrom(members, (name) => gossip.lastHeardFrom(name)), members,
+      previousMlbInputs: this.lastMlbInputs, now: this.now(),
+    });
+    this.applyPlan(plan, members);
   }
 
-  private withdrawReason(decision: ClusterDecision, service: string, ip: string): string {
-    const explanation = decision.explain().find((e) => e.service === service && e.ip === ip && e.protocol === 'layer2');
-    if (!explanation) return 'serviceDeleted';
-    return explanation.candidates.find((c) => c.node === this.options.nodeName)?.reason ?? 'notLiveMember';
+  /** Does what the plan says: reports, announces, sessions and routes, what the self-check expects. */
+  private applyPlan(plan: SpeakerPlan, members: readonly Member[]): void {
+    const { decision } = plan;
+    this.decision = decision;
+    this.owners = plan.owners;
+    this.answers.elected(plan.ownerChanges.map((r) => r.change), members, this.now());
+    for (const { change, message } of plan.ownerChanges) {
+      const { service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs } = change;
+      this.events.record({ type: 'ownerChanged', service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs });
+      this.options.logger.info({ event: 'ownerChanged', service, protocol, ips, from, to, unheldMs, reason: unheldReason, detectionMs }, message);
+    }
+    if (plan.electionInputsChanged) {
+      this.lastMlbInputs = plan.electionInputsChanged.allowed;
+      this.options.logger.info({ event: 'electionInputs', mlbOnlyInputs: plan.electionInputsChanged.allowed }, plan.electionInputsChanged.reason);
+    }
+    this.announcements.apply(plan.layer2, (service, ip) => withdrawReason(decision, this.options.nodeName, service, ip), plan.bgpBound);
+    if (plan.bgp) this.bgp?.update(plan.bgp.peers, plan.bgp.routes);
+    this.selfCheck?.setMacOwners(plan.macOwners);
+    this.selfCheck?.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
   }
 
   // --- announcing ------------------------------------------------------------------------------------------------
@@ -481,42 +469,37 @@ export class Speaker implements ControlProvider, MetricsSource {
     const { logger } = this.options;
     if (!this.options.announce) {
       logger.warn({ event: 'announcingOff' }, '--no-announce: electing and reporting only; no ARP/NDP answers, no VIP binding');
-      this.announcements = new LocalAnnouncements(undefined, undefined, logger);
+      this.announcements = new LocalAnnouncements(undefined, undefined, logger, () => this.now());
       return;
     }
-    this.links = await NetlinkLinks.start({ onError: (e: Error) => logger.warn({ event: 'linkScanFailed' }, e.message) });
-    const links = this.links;
+    const layerTwo = await this.parts.openLayerTwo({
+      onConflict: (c) => this.onConflict(c),
+      answerFacts: (ip, mac) => this.answers.facts(ip, mac, this.gossip?.members() ?? [], this.decision?.outcomes ?? []),
+      stopping: () => this.stopping,
+    });
+    const { links, announcer, vips, selfCheck } = layerTwo;
+    this.links = links;
+    this.l2 = announcer;
+    this.vips = vips;
+    this.selfCheck = selfCheck;
+    this.bgp = this.parts.openBgp();
     // A new or changed link changes the MACs this node publishes.
-    let publishedMacs = linkMacs(this.links, this.options.vipInterface)?.join(',');
+    let publishedMacs = linkMacs(links, this.options.vipInterface)?.join(',');
     links.onChange(() => {
-      const macs = linkMacs(this.links, this.options.vipInterface)?.join(',');
+      const macs = linkMacs(links, this.options.vipInterface)?.join(',');
       if (macs !== publishedMacs) {
         publishedMacs = macs;
         this.onFlagsChanged();
       }
     });
-    this.l2 = new L2Announcer({
-      links,
-      logger,
-      onConflict: (c) => this.onConflict(c),
-    });
-    const l2 = this.l2;
-    this.bgp = new BgpAnnouncer(logger);
-    // Split-brain self-check: probes what we own now and then and after membership changes (self-check/).
-    this.selfCheck = new SelfChecker({
-      logger, answerFacts: (ip, mac) => this.answers.facts(ip, mac, this.gossip?.members() ?? [], this.decision?.outcomes ?? []),
-    });
     const conflictEvent = (type: 'conflict' | 'conflictCleared') => (c: { ip: string; mac: string; node: string | null; interface: string }) =>
       this.events.record({ type, ip: c.ip, mac: c.mac, node: c.node, interface: c.interface });
-    this.selfCheck.on('conflict', conflictEvent('conflict'));
-    this.selfCheck.on('conflictCleared', conflictEvent('conflictCleared'));
-    const vipInterface = this.options.vipInterface;
-    if (vipInterface) this.vips = await openVipBinding({ vipInterface, links, logger, stopping: () => this.stopping });
-    const vips = this.vips;
+    selfCheck.on('conflict', conflictEvent('conflict'));
+    selfCheck.on('conflictCleared', conflictEvent('conflictCleared'));
     this.announcements = new LocalAnnouncements({
-      reconcileL2: (d) => void l2.reconcile(d),
+      reconcileL2: (d) => void announcer.reconcile(d),
       ...(vips ? { bindVips: async (ips) => void (await vips.reconcile(ips)) } : {}),
-    }, this.links, logger);
+    }, links, logger, () => this.now());
   }
 
   private onConflict(conflict: ObservedConflict): void {
@@ -533,18 +516,18 @@ export class Speaker implements ControlProvider, MetricsSource {
     const held = this.announcements.announced().map((a) => a.ip);
     await this.flags.setLeaving();
     if (held.length === 0 || !this.options.announce) return;
-    this.handover = { startedAt: Date.now(), held, claimed: new Set() };
+    this.handover = { startedAt: this.now(), held, claimed: new Set() };
     this.schedule();
     for (;;) {
-      await new Promise((r) => setTimeout(r, HANDOVER_POLL_MS));
+      await new Promise<void>((r) => this.parts.runtime.after(HANDOVER_POLL_MS, r));
       const decision = this.decision;
       const status = handoverStatus({
-        held, claimed: this.handover.claimed, self: this.options.nodeName, startedAt: this.handover.startedAt, now: Date.now(),
+        held, claimed: this.handover.claimed, self: this.options.nodeName, startedAt: this.handover.startedAt, now: this.now(),
         ownerOf: (ip) => decision?.outcomes.find((o) => o.protocol === 'layer2' && o.ips.includes(ip))?.winner ?? null,
       });
       if (!status.done) continue;
       this.options.logger.info(
-        { event: 'handoverDone', reason: status.reason, waiting: status.waiting, orphaned: status.orphaned, ms: Date.now() - this.handover.startedAt },
+        { event: 'handoverDone', reason: status.reason, waiting: status.waiting, orphaned: status.orphaned, ms: this.now() - this.handover.startedAt },
         status.reason === 'allClaimed' ? 'every successor has announced: stopping' : 'handover timed out: stopping anyway',
       );
       return;
@@ -562,7 +545,7 @@ export class Speaker implements ControlProvider, MetricsSource {
   }
 
   private onFlagsChanged(): void {
-    this.gossip?.setMeta(this.meta(this.source?.state.snapshot));
+    this.gossip?.setMeta(this.meta(this.source.state.snapshot));
     this.schedule();
   }
 
@@ -570,7 +553,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.schedule();
     if (event !== 'memberUpdated') this.selfCheck?.membershipChanged();
     if (member.name === this.options.nodeName) return;
-    this.answers.memberChanged(member.name, Date.now());
+    this.answers.memberChanged(member.name, this.now());
     this.events.record({ type: event as 'memberJoined' | 'memberLeft' | 'memberFailed' | 'memberUpdated', member: member.name });
     this.options.logger.info(
       { event, member: member.name, addr: `${hostFromBytes(member.addr)}:${member.port}`, incarnation: member.incarnation },
@@ -581,23 +564,23 @@ export class Speaker implements ControlProvider, MetricsSource {
 
   /** This node's file on disk, when refused: its first error, for the configuration facts it gossips. */
   private refusedReason(): string | undefined {
-    const state = this.source?.state;
+    const state = this.source.state;
     if (!state?.stale) return undefined;
     const report = diagnosticReport(state.diagnostics);
     return report.errors[0] ?? report.warnings[0] ?? 'refused';
   }
 
-  private onConfig(state: FileSourceState): void {
+  private onConfig(state: ConfigState): void {
     const { logger } = this.options;
     if (state.stale) {
       const { errors, warnings } = diagnosticReport(state.diagnostics);
-      logger.error({ event: 'configStale', file: this.options.configFile, errors, warnings }, 'configuration rejected: keeping the last good one');
-      this.events.record({ type: 'configStale', file: this.options.configFile, errors });
+      logger.error({ event: 'configStale', file: this.source.origin, errors, warnings }, 'configuration rejected: keeping the last good one');
+      this.events.record({ type: 'configStale', file: this.source.origin, errors });
       this.schedule(); // the others learn that this node's file is refused (config-facts)
       return;
     }
-    this.events.record({ type: 'configReloaded', file: this.options.configFile });
-    logger.info({ event: 'configLoaded', file: this.options.configFile, services: state.snapshot?.services.length }, 'configuration reloaded');
+    this.events.record({ type: 'configReloaded', file: this.source.origin });
+    logger.info({ event: 'configLoaded', file: this.source.origin, services: state.snapshot?.services.length }, 'configuration reloaded');
     logConfigReport(logger, state.snapshot, this.options.nodeName);
     this.gossip?.setMeta(this.meta(state.snapshot));
     this.schedule();

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/daemon/logger';
-import { Speaker } from '../../src/daemon/speaker';
+import { assembleSpeaker } from '../../src/daemon/speaker-assembly';
 import { StartError, startError, startFailureReason } from '../../src/daemon/start-failure';
 import { SWIM_PROFILES } from '../../src/gossip/swim';
 import { NetworkError } from '../../src/runtime';
@@ -67,7 +67,7 @@ describe('Speaker.start failing', () => {
     writeFileSync(notADirectory, '');
     const port = await freeLoopbackPort();
     const lines: string[] = [];
-    const speaker = new Speaker({
+    const speaker = assembleSpeaker({
       nodeName: 'node-a', configFile: 'examples/plain-host.yaml', bind: { host: '127.0.0.1', port }, join: [],
       stateDir: join(dir, 'state'), nodeLabels: {}, gossipConfig: SWIM_PROFILES.fast, profileName: 'fast',
       logger: createLogger({ level: 'debug', destination: { write: (l: string) => lines.push(l) } as unknown as NodeJS.WritableStream }),

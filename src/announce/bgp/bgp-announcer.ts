@@ -11,11 +11,12 @@
 import { createSocket } from 'node:dgram';
 import { networkInterfaces } from 'node:os';
 import { formatIP, parseIP, type IP } from '../../ip';
-import type { BFDProfile, BGPPeer } from '../../model';
+import type { BGPPeer } from '../../model';
 import type { BGPAnnouncement } from '../../election';
 import { REAL_RUNTIME } from '../../runtime/real-runtime';
 import type { Runtime } from '../../runtime/runtime';
 import { BfdEndpoint, type BfdSession } from '../bfd';
+import type { BgpPeerPlan } from './bgp-peer-plan';
 import { BgpSession, type SessionUp } from './session';
 import type { SessionLogger } from './session/session-logger';
 import {
@@ -27,11 +28,7 @@ const DEFAULT_KEEPALIVE_S = 0;
 /** BGPPeer.enableGracefulRestart: FRR's and MetalLB's default restart time (RFC 4724 says at most 4095 s). */
 const GRACEFUL_RESTART_TIME_S = 120;
 
-export interface BgpPeerPlan {
-  readonly peer: BGPPeer;
-  /** The peer's BFDProfile, when it names one that exists. */
-  readonly bfdProfile?: BFDProfile;
-}
+export { bgpPeerPlans, type BgpPeerPlan } from './bgp-peer-plan';
 
 export interface BgpPeerStatus {
   readonly peer: string;
@@ -226,15 +223,6 @@ export class BgpAnnouncer {
     await runtime.session.stop(reason);
     if (runtime.bfd) void runtime.bfd.stop();
   }
-}
-
-/** The BGPPeers with a session on this node (by name, from the election), each with its BFDProfile when it exists. */
-export function bgpPeerPlans(peers: readonly BGPPeer[], profiles: readonly BFDProfile[], onThisNode: readonly string[]): BgpPeerPlan[] {
-  const names = new Set(onThisNode);
-  return peers.filter((p) => names.has(p.meta.name)).map((peer) => {
-    const profile = peer.bfdProfile ? profiles.find((b) => b.meta.name === peer.bfdProfile) : undefined;
-    return profile ? { peer, bfdProfile: profile } : { peer };
-  });
 }
 
 /**

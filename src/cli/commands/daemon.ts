@@ -7,7 +7,7 @@ import { loadGossipKeyring } from '../../daemon/gossip-key';
 import { parseNodeLabels } from '../../daemon/node-facts';
 import { ensureStateDir } from '../../daemon/state-dir';
 import { checkRunAs, resolveRunAs, type RunAs } from '../../daemon/health/run-as';
-import { Speaker } from '../../daemon/speaker';
+import { assembleSpeaker } from '../../daemon/speaker-assembly';
 import { StartError } from '../../daemon/start-failure';
 import { METALLB_METRICS_PORT } from '../../daemon/metrics/metrics-port';
 import type { MetricsServer } from '../../daemon/metrics';
@@ -117,7 +117,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
     const socketGroup = args['control-socket-group'];
     if (socketGroup) await resolveSocketGroup(socketGroup).catch(failedStart);
 
-    const speaker = new Speaker({
+    const speaker = assembleSpeaker({
       // Parsed on a worker thread: a large file must not stall gossip, ARP answers or BFD while it is read.
       nodeName: args['node-name'], configFile, configParser: workerParser(), maxConfigBytes: maxBytes, bind, ...(advertise ? { advertiseHost: advertise } : {}), join, keyring,
       stateDir: args['state-dir'], nodeLabels, gossipConfig: SWIM_PROFILES[args['gossip-profile']], profileName: args['gossip-profile'], logger,

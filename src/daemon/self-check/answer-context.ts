@@ -12,6 +12,11 @@ import { formatIP, type IP } from '../../ip';
 import type { OwnerChange } from '../owner-history';
 import type { AnswerFacts } from './expected-answer';
 
+/** MAC (lowercase) -> member, from the MACs each member publishes in its meta (node-facts.ts). */
+export function macOwnersOf(members: readonly Pick<Member, 'name' | 'meta'>[]): ReadonlyMap<string, string> {
+  return new Map(members.flatMap((m) => (decodeNodeMeta(m.meta)?.macs ?? []).map((mac) => [mac, m.name] as [string, string])));
+}
+
 export class AnswerContext {
   /** Per IP this node took (layer2): from whom and when. */
   private readonly takeovers = new Map<string, { from: readonly string[]; at: number }>();
@@ -39,7 +44,7 @@ export class AnswerContext {
         else this.takeovers.delete(ip);
       }
     }
-    this.owners = new Map(members.flatMap((m) => (decodeNodeMeta(m.meta)?.macs ?? []).map((mac) => [mac, m.name] as [string, string])));
+    this.owners = macOwnersOf(members);
     const names = new Set(members.map((m) => m.name));
     for (const name of this.changedAt.keys()) if (!names.has(name)) this.changedAt.delete(name);
   }

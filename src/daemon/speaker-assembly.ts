@@ -1,0 +1,59 @@
+/**
+ * The real speaker of a plain host: the configuration file (watched), real sockets and clock, netlink links,
+ * the L2 announcer on packet sockets, VIP binding on the dummy interface, the self-check's probes, BGP sessions
+ * and the control socket. `mlb daemon` starts what this returns; tests that need no host parts build a Speaker
+ * with their own (speaker-parts.ts).
+ */
+import { BgpAnnouncer } from '../announce/bgp/bgp-announcer';
+import { NetlinkLinks } from '../announce/l2/interfaces';
+import { L2Announcer } from '../announce/l2/l2-announcer';
+import { REAL_RUNTIME } from '../runtime';
+import { type ConfigParser, FileSource } from '../sources/file';
+import { ControlServer } from './control';
+import { SelfChecker } from './self-check/self-checker';
+import { Speaker, type SpeakerOptions } from './speaker';
+import type { LayerTwo, LayerTwoHooks, SpeakerParts } from './speaker-parts';
+import { openVipBinding } from './vip-binding';
+
+export interface SpeakerAssemblyOptions extends SpeakerOptions {
+  /** --config: a YAML file, or a directory of them. */
+  readonly configFile: string;
+  /** Where the configuration is parsed (the daemon: a worker thread); default in-process. */
+  readonly configParser?: ConfigParser;
+  /** --max-config-bytes; default DEFAULT_MAX_CONFIG_BYTES. */
+  readonly maxConfigBytes?: number;
+}
+
+export function assembleSpeaker(options: SpeakerAssemblyOptions): Speaker {
+  const { configFile, configParser, maxConfigBytes, ...settings } = options;
+  const { logger } = settings;
+  const parts: SpeakerParts = {
+    configSource: new FileSource(configFile, { parse: configParser, maxBytes: maxConfigBytes }),
+    runtime: REAL_RUNTIME,
+    openLayerTwo: (hooks) => openHostLayerTwo(settings, hooks),
+    openBgp: () => new BgpAnnouncer(logger),
+    openControl: (provider) => {
+      const group = settings.controlSocketGroup;
+      return ControlServer.listen({ path: settings.controlSocket, provider, logger, ...(group === undefined ? {} : { group }) });
+    },
+  };
+  return new Speaker(settings, parts);
+}
+
+/** Netlink links, the L2 announcer, the self-check and (with --vip-interface) VIP binding; undone on failure. */
+async function openHostLayerTwo(settings: SpeakerOptions, hooks: LayerTwoHooks): Promise<LayerTwo> {
+  const { logger, vipInterface } = settings;
+  const links = await NetlinkLinks.start({ onError: (e: Error) => logger.warn({ event: 'linkScanFailed' }, e.message) });
+  const announcer = new L2Announcer({ links, logger, onConflict: (c) => hooks.onConflict(c) });
+  // Split-brain self-check: probes what we own now and then and after membership changes (self-check/).
+  const selfCheck = new SelfChecker({ logger, answerFacts: (ip, mac) => hooks.answerFacts(ip, mac) });
+  try {
+    const vips = vipInterface ? await openVipBinding({ vipInterface, links, logger, stopping: () => hooks.stopping() }) : undefined;
+    return { links, announcer, vips, selfCheck };
+  } catch (error) {
+    selfCheck.close();
+    announcer.close();
+    links.close();
+    throw error;
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * What a Speaker is handed instead of building it: where the configuration comes from, the runtime (clock,
+ * timers, sockets), and the factories of the parts that touch the host (ARP/NDP answering, VIP binding, the
+ * self-check's probes, BGP sessions, the control socket). speaker-assembly.ts builds the real ones; a test hands
+ * in fakes, and the Kubernetes mode hands in its own configuration source.
+ */
+import type { IP } from '../ip';
+import type { BgpPeerPlan, BgpPeerStatus } from '../announce/bgp/bgp-announcer';
+import type { LinkSource } from '../announce/l2/interfaces';
+import type { L2AnnouncerStats, L2Metric } from '../announce/l2/l2-announcer';
+import type { DesiredAnnouncement } from '../announce/l2/l2-announcer-state';
+import type { ObservedConflict } from '../announce/l2/l2-interface';
+import type { BGPAnnouncement } from '../election';
+import type { Runtime } from '../runtime';
+import type { ConfigSource } from '../sources/config-source';
+import type { ControlProvider } from './control';
+import type { AnswerFacts } from './self-check/expected-answer';
+import type { SelfChecker } from './self-check/self-checker';
+
+/** This host's links, watched (netlink); closed on stop. */
+export interface HostLinks extends LinkSource {
+  close(): void;
+}
+
+/** ARP/NDP answering for the owned IPs (L2Announcer). */
+export interface LayerTwoAnnouncer {
+  reconcile(desired: readonly DesiredAnnouncement[]): unknown;
+  stats(): L2AnnouncerStats;
+  metrics(): L2Metric[];
+  close(): void;
+}
+
+/** The owned VIPs bound to the dummy interface (mlb0), so the host accepts their traffic. */
+export interface VipBinding {
+  reconcile(ips: readonly IP[]): Promise<unknown>;
+  bound(): IP[];
+  close(options: { keep: boolean }): Promise<void>;
+}
+
+/** Layer-2 announcing as opened: what stop() closes, in its order. */
+export interface LayerTwo {
+  readonly links: HostLinks;
+  readonly announcer: LayerTwoAnnouncer;
+  /** Undefined when VIP binding is off (--no-bind-vips). */
+  readonly vips: VipBinding | undefined;
+  /** The split-brain self-check: probes what this node owns (self-check/). */
+  readonly selfCheck: SelfChecker;
+}
+
+/** What the speaker tells layer-2 announcing while it opens it. */
+export interface LayerTwoHooks {
+  /** Another MAC claims an IP this node announces (a successor during a handover, or a split brain). */
+  onConflict(conflict: ObservedConflict): void;
+  /** What makes another MAC's answer expected, for the self-check. */
+  answerFacts(ip: IP, mac: string): AnswerFacts;
+  /** True once stopping: link changes prepare nothing more (vip-binding.ts). */
+  stopping(): boolean;
+}
+
+/** The BGP sessions with the peers that select this node, and the routes on them (BgpAnnouncer). */
+export interface BgpSessions {
+  update(plans: readonly BgpPeerPlan[], announcements: readonly BGPAnnouncement[]): void;
+  status(): BgpPeerStatus[];
+  close(): Promise<void>;
+}
+
+export interface ControlEndpoint {
+  close(): Promise<void>;
+}
+
+export interface SpeakerParts {
+  readonly configSource: ConfigSource;
+  readonly runtime: Runtime;
+  /**
+   * Opens ARP/NDP answering, VIP binding and the self-check; called only when announcing is on. A failure closes
+   * what it had opened before rejecting.
+   */
+  openLayerTwo(hooks: LayerTwoHooks): Promise<LayerTwo>;
+  /** The BGP announcer; opened with layer 2, only when announcing is on. */
+  openBgp(): BgpSessions;
+  /** Serves the control API (unix socket) from `provider`. */
+  openControl(provider: ControlProvider): Promise<ControlEndpoint>;
+}
