@@ -31,7 +31,7 @@ export function assembleSpeaker(options: SpeakerAssemblyOptions): Speaker {
     configSource: new FileSource(configFile, { parse: configParser, maxBytes: maxConfigBytes }),
     runtime: REAL_RUNTIME,
     openLayerTwo: (hooks) => openHostLayerTwo(settings, hooks),
-    openBgp: () => new BgpAnnouncer(logger),
+    openBgp: () => new BgpAnnouncer(logger, REAL_RUNTIME),
     openControl: (provider) => {
       const group = settings.controlSocketGroup;
       return ControlServer.listen({ path: settings.controlSocket, provider, logger, ...(group === undefined ? {} : { group }) });

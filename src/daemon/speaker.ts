@@ -174,7 +174,7 @@ export class Speaker implements ControlProvider, MetricsSource {
 
     await step('starting ARP/NDP announcing', () => this.startAnnouncing());
     this.gossip = await step(`listening for gossip on ${formatHostPort(this.options.bind)} (--gossip-bind)`, () => GossipNode.create({
-      // The runtime (this.parts.runtime) goes here once GossipNodeOptions takes one: sockets, timers and clock.
+      runtime: this.parts.runtime,
       name: this.options.nodeName,
       bind: this.options.bind,
       ...(this.options.advertiseHost ? { advertiseHost: this.options.advertiseHost } : {}),
