@@ -23,7 +23,7 @@ import {
   desiredRoutesByPeer, emptyAdjRibOut, initialSync, reconcile, resync, type AdjRibOut, type PeerRoutes, type SpeakerSession,
 } from './speaker';
 
-/** MetalLB's native speaker holds 90 s by default (BGPPeer.holdTime); keepalive 0 means hold / 3. */
+/** Keepalive 0 lets the session derive it from the negotiated hold time (hold / 3, RFC 4271 section 10). */
 const DEFAULT_KEEPALIVE_S = 0;
 /** BGPPeer.enableGracefulRestart: FRR's and MetalLB's default restart time (RFC 4724 says at most 4095 s). */
 const GRACEFUL_RESTART_TIME_S = 120;

@@ -13,7 +13,7 @@ export {
 export { BgpListener, DEFAULT_LISTEN_ADDRESS, type BgpListenerOptions } from './bgp-listener';
 export { BgpSessionError, BGP_SESSION_ERROR_CODES, type BgpSessionErrorCode } from './session-errors';
 export {
-  BGP_PORT, CONNECT_RETRY_INITIAL_MS, CONNECT_RETRY_MAX_MS, DEFAULT_GRACEFUL_RESTART_TIME_S, DEFAULT_HOLD_TIME_S,
+  BGP_PORT, CONNECT_RETRY_INITIAL_MS, CONNECT_RETRY_MAX_MS, DEFAULT_GRACEFUL_RESTART_TIME_S,
   DIAL_TIMEOUT_MS, KEEPALIVE_HOLD_RATIO, MIN_HOLD_TIME_S, OPEN_SENT_HOLD_TIME_S, validateFsmConfig,
   type DynamicAsn, type FamilyName, type GracefulRestartConfig, type LocalSpeaker, type PeerAsn, type SessionFsmConfig,
 } from './session-config';

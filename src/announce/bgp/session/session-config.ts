@@ -7,8 +7,6 @@ import { BgpSessionError } from './session-errors';
 
 /** RFC 4271 section 8 / IANA: the BGP port (BGPPeer.peerPort default). */
 export const BGP_PORT = 179;
-/** MetalLB's native speaker's default hold time (BGPPeer.holdTime unset). */
-export const DEFAULT_HOLD_TIME_S = 90;
 /** RFC 4271 4.2: a hold time is 0 or at least 3 seconds. */
 export const MIN_HOLD_TIME_S = 3;
 /** The OPEN's Hold Time field is 2 octets. */
@@ -57,7 +55,7 @@ export interface LocalSpeaker {
   readonly asn: number;
   /** BGPPeer.routerID, dotted quad (MetalLB's default: the session's local IPv4 address). */
   readonly routerId: string;
-  /** BGPPeer.holdTime in seconds: 0 or >= 3 (DEFAULT_HOLD_TIME_S when unset). */
+  /** BGPPeer.holdTime in seconds: 0 or >= 3 (the model's BGP_PEER_LIMITS.holdTimeDefaultMs when unset). */
   readonly holdTimeS: number;
   /** BGPPeer.keepaliveTime in seconds; 0 = derive it (hold / 3). A value above hold / 3 is lowered to it. */
   readonly keepaliveS: number;
