@@ -14,12 +14,13 @@
  * The state lives as long as the session: when it goes down the caller drops it, and the next session starts
  * with initialSync.
  */
+import type { FamilyName } from '../session/session-config';
 import type { CIDR } from '../../../ip';
 import { Afi, Safi, type BgpUpdate } from '../bgp-messages';
 import { endOfRib } from '../codec/end-of-rib';
 import { comparePrefixes, type PeerRoutes, type RouteIntent } from './route-intent';
 import {
-  routeAttributes, type AddressFamily, type RouteAttributes, type SkipReason, type SpeakerSession,
+  routeAttributes, type RouteAttributes, type SkipReason, type SpeakerSession,
 } from './route-attributes';
 import {
   announcementUpdates, fitsInOneUpdate, withdrawalUpdates, type AnnouncementGroup,
@@ -121,7 +122,7 @@ export function initialSync(desired: PeerRoutes, session: SpeakerSession): Speak
  * The peer sent ROUTE-REFRESH (RFC 2918) for a family (or the caller wants everything again): every route it
  * should hold from us, re-sent with the attributes it was sent with; nothing is withdrawn and the state is unchanged.
  */
-export function resync(state: AdjRibOut, family?: AddressFamily): BgpUpdate[] {
+export function resync(state: AdjRibOut, family?: FamilyName): BgpUpdate[] {
   const routes = [...state.routes.values()].filter((r) => family === undefined || r.attributes.family === family);
   return announcementUpdates(groupForSending(routes));
 }

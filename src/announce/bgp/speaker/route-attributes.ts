@@ -13,9 +13,8 @@
  */
 import { formatIP, type CIDR, type IP } from '../../../ip';
 import type { PathAttributes } from '../bgp-messages';
+import type { FamilyName } from '../session/session-config';
 import { compareLarge, type RouteIntent } from './route-intent';
-
-export type AddressFamily = 'ipv4' | 'ipv6';
 
 /** What the speaker needs to know about an Established session. */
 export interface SpeakerSession {
@@ -28,7 +27,7 @@ export interface SpeakerSession {
   /** mlb only speaks to peers with 4-octet ASNs (MetalLB's native speaker needs them too). */
   readonly fourOctet: true;
   /** The families both sides announced in OPEN (RFC 4760); routes of other families are not sent. */
-  readonly families: readonly AddressFamily[];
+  readonly families: readonly FamilyName[];
 }
 
 /** MetalLB sends its LocalPref field as is on iBGP, and an unset field is 0 (not the usual default 100). */
@@ -44,7 +43,7 @@ export type SkipReason =
 
 /** A route's attributes on one session. Routes with equal `key`s are sent in the same UPDATEs. */
 export interface RouteAttributes {
-  readonly family: AddressFamily;
+  readonly family: FamilyName;
   /** Everything but the prefixes (IPv6 routes: without MP_REACH_NLRI, which the packer adds). */
   readonly attributes: PathAttributes;
   /** IPv6: the next hop for MP_REACH_NLRI. */
@@ -54,7 +53,7 @@ export interface RouteAttributes {
 }
 
 /** The family a prefix is announced in. */
-function addressFamilyOfPrefix(prefix: CIDR): AddressFamily {
+function addressFamilyOfPrefix(prefix: CIDR): FamilyName {
   return prefix.ip.family === 4 ? 'ipv4' : 'ipv6';
 }
 

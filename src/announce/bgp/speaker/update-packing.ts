@@ -10,7 +10,8 @@
  */
 import type { CIDR } from '../../../ip';
 import { Afi, BGP_MAX_MESSAGE_BYTES, Safi, type BgpUpdate } from '../bgp-messages';
-import type { AddressFamily, RouteAttributes } from './route-attributes';
+import type { RouteAttributes } from './route-attributes';
+import type { FamilyName } from '../session/session-config';
 import {
   attributeBytes, MP_UNREACH_VALUE_FIXED_BYTES, mpReachFixedBytes, prefixBytes, updateBytes,
 } from './update-size';
@@ -33,7 +34,7 @@ function announcementSizer(group: RouteAttributes): (nlriBytes: number) => numbe
   return (nlriBytes) => withoutPrefixes + attributeBytes(mpFixed + nlriBytes);
 }
 
-function withdrawalSizer(family: AddressFamily): (nlriBytes: number) => number {
+function withdrawalSizer(family: FamilyName): (nlriBytes: number) => number {
   const empty = updateBytes(emptyUpdate());
   if (family === 'ipv4') return (nlriBytes) => empty + nlriBytes;
   return (nlriBytes) => empty + attributeBytes(MP_UNREACH_VALUE_FIXED_BYTES + nlriBytes);
@@ -72,7 +73,7 @@ function announcement(group: RouteAttributes, nlri: CIDR[]): BgpUpdate {
   };
 }
 
-function withdrawal(family: AddressFamily, withdrawn: CIDR[]): BgpUpdate {
+function withdrawal(family: FamilyName, withdrawn: CIDR[]): BgpUpdate {
   if (family === 'ipv4') return { ...emptyUpdate(), withdrawn };
   return { ...emptyUpdate(), attributes: { mpUnreach: { afi: Afi.ipv6, safi: Safi.unicast, withdrawn } } };
 }
