@@ -76,6 +76,23 @@ describe('MemoryStateFiles', () => {
     expect(files.peek('known-peers.json')).toBe('after restart');
   });
 
+  it('a process\'s handle: once its host died, nothing its code still asks lands or settles; the next process reads what was written', async () => {
+    const files = new MemoryStateFiles('node-a');
+    const host = { alive: true };
+    const dead = files.forProcess(host);
+    await dead.writeAtomic('drain.json', 'written');
+    let settled = false;
+    void dead.writeAtomic('drain.json', 'in flight').finally(() => (settled = true));
+    host.alive = false;
+    // The dead process's code running on after the crash (a promise chain it had started).
+    void dead.writeAtomic('drain.json', 'from the dead').finally(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    const next = files.forProcess({ alive: true });
+    expect(await next.read('drain.json')).toBe('written');
+    expect(next.pathOf('drain.json')).toBe('node-a/drain.json');
+  });
+
   it('a broken disk rejects writes and prepare, naming the file, and keeps the old contents', async () => {
     const files = new MemoryStateFiles('node-a');
     await files.writeAtomic('drain.json', 'old');

@@ -4,13 +4,21 @@
  *
  * Like the directory, a write is atomic and takes effect a little later than it is asked (here: the next
  * microtask, never synchronously, so code cannot come to depend on a write having landed inside the call).
- * `crash()` is the host dying at that instant: every write that had resolved is kept (it was on disk), a write
- * still in flight is lost whole (the file keeps its old contents, as a rename that never happened). Nothing the
- * dead process asked for settles, reads included, so its code never runs on to write anything later; what is
- * asked after the crash is the restarted process's. Call it between tasks (as the virtual clock runs them),
- * beside VirtualNetwork.crash of the same host.
+ * A crash keeps every write that had resolved (it was on disk) and loses a write still in flight whole (the file
+ * keeps its old contents, as a rename that never happened); nothing the dead process asked for settles, reads
+ * included. Two ways to crash:
+ * - hand each process `forProcess(runtime.host)`: once VirtualNetwork.crash kills that host, whatever its code
+ *   still asks (a promise chain of the dead process running on) is dropped; the restarted process takes a new
+ *   handle with its new host;
+ * - or use the store itself and call `crash()`: everything asked before is dropped, everything after is the
+ *   restarted process's (enough when the dead process has nothing left running).
  */
 import type { StateFiles } from '../state-files';
+
+/** The process a handle belongs to: a VirtualHost (alive until VirtualNetwork.crash). */
+export interface StateFilesOwner {
+  readonly alive: boolean;
+}
 
 export class MemoryStateFiles implements StateFiles {
   private readonly files = new Map<string, string>();
@@ -25,22 +33,26 @@ export class MemoryStateFiles implements StateFiles {
   }
 
   read(name: string): Promise<string | undefined> {
-    return this.next(() => this.files.get(name));
+    return this.readAs(undefined, name);
   }
 
   writeAtomic(name: string, contents: string): Promise<void> {
-    return this.next(() => {
-      if (this.failure !== undefined) throw new Error(`cannot write ${this.pathOf(name)}: ${this.failure}`);
-      this.files.set(name, contents);
-    });
+    return this.writeAs(undefined, name, contents);
   }
 
-  /** Nothing is ever left half-written here, so nothing to remove; fails as the directory would when broken. */
   prepare(): Promise<string[]> {
-    return this.next(() => {
-      if (this.failure !== undefined) throw new Error(`state files ${this.where} are not writable: ${this.failure}`);
-      return [];
-    });
+    return this.prepareAs(undefined);
+  }
+
+  /** These files as one process sees them: nothing it asks settles once `owner` is dead (see the file comment). */
+  forProcess(owner: StateFilesOwner): StateFiles {
+    return {
+      where: this.where,
+      pathOf: (name) => this.pathOf(name),
+      read: (name) => this.readAs(owner, name),
+      writeAtomic: (name, contents) => this.writeAs(owner, name, contents),
+      prepare: () => this.prepareAs(owner),
+    };
   }
 
   /** The host died now: resolved writes stay, writes in flight are lost (see the file comment). */
@@ -63,12 +75,31 @@ export class MemoryStateFiles implements StateFiles {
     return [...this.files.keys()].sort();
   }
 
-  /** Runs `operation` on the next microtask, unless the process that asked has crashed by then (never settles). */
-  private next<T>(operation: () => T): Promise<T> {
+  private readAs(owner: StateFilesOwner | undefined, name: string): Promise<string | undefined> {
+    return this.next(owner, () => this.files.get(name));
+  }
+
+  private writeAs(owner: StateFilesOwner | undefined, name: string, contents: string): Promise<void> {
+    return this.next(owner, () => {
+      if (this.failure !== undefined) throw new Error(`cannot write ${this.pathOf(name)}: ${this.failure}`);
+      this.files.set(name, contents);
+    });
+  }
+
+  /** Nothing is ever left half-written here, so nothing to remove; fails as the directory would when broken. */
+  private prepareAs(owner: StateFilesOwner | undefined): Promise<string[]> {
+    return this.next(owner, () => {
+      if (this.failure !== undefined) throw new Error(`state files ${this.where} are not writable: ${this.failure}`);
+      return [];
+    });
+  }
+
+  /** Runs `operation` on the next microtask, unless the process that asked has died by then (never settles). */
+  private next<T>(owner: StateFilesOwner | undefined, operation: () => T): Promise<T> {
     const life = this.life;
     return new Promise<T>((resolve, reject) => {
       void Promise.resolve().then(() => {
-        if (life !== this.life) return;
+        if (life !== this.life || (owner !== undefined && !owner.alive)) return;
         try {
           resolve(operation());
         } catch (error) {
