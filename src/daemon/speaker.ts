@@ -469,7 +469,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     const { logger } = this.options;
     if (!this.options.announce) {
       logger.warn({ event: 'announcingOff' }, '--no-announce: electing and reporting only; no ARP/NDP answers, no VIP binding');
-      this.announcements = new LocalAnnouncements(undefined, undefined, logger, () => this.now());
+      this.announcements = new LocalAnnouncements(undefined, undefined, logger, this.parts.runtime);
       return;
     }
     const layerTwo = await this.parts.openLayerTwo({
@@ -499,7 +499,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.announcements = new LocalAnnouncements({
       reconcileL2: (d) => void announcer.reconcile(d),
       ...(vips ? { bindVips: async (ips) => void (await vips.reconcile(ips)) } : {}),
-    }, links, logger, () => this.now());
+    }, links, logger, this.parts.runtime);
   }
 
   private onConflict(conflict: ObservedConflict): void {
