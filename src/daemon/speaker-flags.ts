@@ -11,7 +11,8 @@ import type { Clock, Scheduler } from '../runtime/runtime';
 import type { StateFiles } from '../runtime/state-files';
 import { asStateFiles } from './directory-state-files';
 import { decideDrainAtStart, DRAIN_FILE, DrainRecordError, drainRecordText, type DrainFileRead } from './drain-record';
-import { WarmUp, type WarmUpLogger } from './damping/warm-up';
+import { WarmUp } from './damping/warm-up';
+import { type Log } from '../runtime/log';
 
 /** Who asked for a drain or undrain, and its request's seq (remote-drain/drain-request-table.ts). */
 export interface DrainAsker {
@@ -20,10 +21,6 @@ export interface DrainAsker {
 }
 
 /** The subset of a pino logger used here. */
-export interface FlagsLogger extends WarmUpLogger {
-  error(fields: object, msg?: string): void;
-}
-
 /** What SpeakerFlags.load takes besides where its files are. */
 export interface SpeakerFlagsOptions {
   /** Stamps drain.json and the restart history, and ends the warm-up; the real one by default. */
@@ -53,7 +50,7 @@ export class SpeakerFlags {
     /** drain.json was damaged or unreadable at start: the next drain or undrain rewrites it. */
     private recordFaulty: boolean,
     private readonly warmUp: WarmUp,
-    private readonly logger: FlagsLogger,
+    private readonly logger: Log,
     private readonly onChange: () => void,
   ) {}
 
@@ -62,7 +59,7 @@ export class SpeakerFlags {
    * node's StateFiles.
    */
   static async load(
-    state: string | StateFiles, startedAt: number, logger: FlagsLogger, onChange: () => void, options: SpeakerFlagsOptions = {},
+    state: string | StateFiles, startedAt: number, logger: Log, onChange: () => void, options: SpeakerFlagsOptions = {},
   ): Promise<SpeakerFlags> {
     const files = asStateFiles(state);
     const runtime = options.runtime ?? REAL_RUNTIME;

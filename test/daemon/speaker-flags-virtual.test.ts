@@ -5,17 +5,18 @@
  * write was still in flight when the node died never happened.
  */
 import { describe, expect, it } from 'vitest';
-import { SpeakerFlags, type FlagsLogger } from '../../src/daemon/speaker-flags';
+import { SpeakerFlags } from '../../src/daemon/speaker-flags';
 import { DRAIN_FILE } from '../../src/daemon/drain-record';
 import { WARM_UP_BASE_MS } from '../../src/daemon/damping/warm-up-policy';
 import { MemoryStateFiles, VirtualNetwork } from '../../src/runtime';
+import { type Log } from '../../src/runtime/log';
 
 const IP = '198.51.100.7';
 
-function recorder(): { logger: FlagsLogger; events: string[] } {
+function recorder(): { logger: Log; events: string[] } {
   const events: string[] = [];
   const at = () => (fields: object) => void events.push(String((fields as { event?: unknown }).event));
-  return { logger: { info: at(), warn: at(), error: at() }, events };
+  return { logger: { debug: at(), info: at(), warn: at(), error: at() }, events };
 }
 
 /** One daemon process on the host: loads its flags at the current virtual time and gets running. */

@@ -7,9 +7,10 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { SpeakerFlags, type FlagsLogger } from '../../src/daemon/speaker-flags';
+import { SpeakerFlags } from '../../src/daemon/speaker-flags';
 import { DRAIN_FILE, decideDrainAtStart } from '../../src/daemon/drain-record';
 import { temporaryPathFor } from '../../src/daemon/state-dir';
+import { type Log } from '../../src/runtime/log';
 
 interface Line {
   level: string;
@@ -17,10 +18,10 @@ interface Line {
   msg?: string;
 }
 
-function recorder(): { logger: FlagsLogger; lines: Line[] } {
+function recorder(): { logger: Log; lines: Line[] } {
   const lines: Line[] = [];
   const at = (level: string) => (fields: object, msg?: string) => lines.push({ level, fields: fields as Record<string, unknown>, ...(msg === undefined ? {} : { msg }) });
-  return { logger: { info: at('info'), warn: at('warn'), error: at('error') }, lines };
+  return { logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, lines };
 }
 
 let dir: string;

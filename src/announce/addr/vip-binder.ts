@@ -15,24 +15,16 @@ import { PROC_IPV4_CONF, readArpSysctls, writeArpSysctl } from './arp-sysctls';
 import { VipBindError } from './vip-bind-error';
 import { VipLink, type VipLinkState } from './vip-link';
 import { VIP_PREFIX, formatBoundAddress, planVipBinding, type BoundAddress, type VipDecision } from './vip-plan';
+import { type Log, SILENT_LOG } from '../../runtime/log';
 
 /** The interface name docs/architecture.md gives; mlb owns every address on it. */
 export const DEFAULT_VIP_INTERFACE = 'mlb0';
 
-/** The shape of the daemon's pino logger that this module uses (as L2Logger in announce/l2). */
-export interface VipLogger {
-  info(fields: object, msg?: string): void;
-  warn(fields: object, msg?: string): void;
-  error(fields: object, msg?: string): void;
-  debug(fields: object, msg?: string): void;
-}
-
-const SILENT: VipLogger = { info() {}, warn() {}, error() {}, debug() {} };
-
+/** The shape of the daemon's pino logger that this module uses (as Log in announce/l2). */
 export interface VipBinderOptions {
   /** Default DEFAULT_VIP_INTERFACE. */
   readonly interfaceName?: string;
-  readonly logger?: VipLogger;
+  readonly logger?: Log;
   /** Where the ARP sysctls live; a temporary directory in unit tests. Default /proc/sys/net/ipv4/conf. */
   readonly sysctlRoot?: string;
 }
@@ -67,7 +59,7 @@ export class VipBinder {
 
   private constructor(
     private readonly link: VipLink,
-    private readonly log: VipLogger,
+    private readonly log: Log,
     private readonly sysctlRoot: string,
   ) {}
 
@@ -81,7 +73,7 @@ export class VipBinder {
    * netlink, no permission, no driver, a foreign mlb0); a stale address that cannot be removed is logged only.
    */
   static async open(options: VipBinderOptions = {}): Promise<VipBinder> {
-    const log = options.logger ?? SILENT;
+    const log = options.logger ?? SILENT_LOG;
     const name = options.interfaceName ?? DEFAULT_VIP_INTERFACE;
     let link: VipLink;
     try {

@@ -14,7 +14,7 @@ import { formatIP, ipEquals, parseIP, type IP } from '../../ip';
 import { emptyDropCounters, type BfdDropReason } from './bfd-drop-reasons';
 import { BfdError } from './bfd-error';
 import { decodeBfdControl, UINT32_MAX } from './bfd-packet';
-import { BfdSession, SILENT_BFD_LOGGER, type BfdLogger, type BfdSessionHost } from './bfd-peer';
+import { BfdSession, type BfdSessionHost } from './bfd-peer';
 import type { BfdProfileInput } from './bfd-profile';
 import { REAL_RUNTIME } from '../../runtime/real-runtime';
 import type { Runtime } from '../../runtime/runtime';
@@ -27,11 +27,12 @@ import {
   type BfdReceiveSocket,
   type TtlCheck,
 } from './bfd-socket';
+import { type Log, SILENT_LOG } from '../../runtime/log';
 
 export interface BfdEndpointOptions {
   /** The address sessions run from: the BGP session's local address. */
   readonly localAddress: IP | string;
-  readonly logger?: BfdLogger;
+  readonly logger?: Log;
   /** Receive port; 3784 unless a test runs several endpoints on one address. */
   readonly port?: number;
   /** Peers' port; 3784 likewise. */
@@ -74,7 +75,7 @@ export class BfdEndpoint {
   private readonly byPeer = new Map<string, BfdSession>();
   private socket: BfdReceiveSocket | undefined;
   private closed = false;
-  private readonly logger: BfdLogger;
+  private readonly logger: Log;
   private readonly runtime: Runtime;
   private readonly peerPort: number;
 
@@ -82,7 +83,7 @@ export class BfdEndpoint {
     readonly localAddress: IP,
     options: BfdEndpointOptions,
   ) {
-    this.logger = options.logger ?? SILENT_BFD_LOGGER;
+    this.logger = options.logger ?? SILENT_LOG;
     this.runtime = options.runtime ?? REAL_RUNTIME;
     this.peerPort = options.peerPort ?? BFD_CONTROL_PORT;
   }

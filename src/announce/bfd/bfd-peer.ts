@@ -31,17 +31,9 @@ import {
   type BfdStepResult,
 } from './bfd-session';
 import type { BfdTransmitSocket } from './bfd-socket';
+import { type Log } from '../../runtime/log';
 
 /** pino's shape (src/daemon/logger.ts), so the daemon's logger fits; tests pass a small recorder. */
-export interface BfdLogger {
-  info(fields: object, msg?: string): void;
-  warn(fields: object, msg?: string): void;
-  debug(fields: object, msg?: string): void;
-  error(fields: object, msg?: string): void;
-}
-
-export const SILENT_BFD_LOGGER: BfdLogger = { info: () => {}, warn: () => {}, debug: () => {}, error: () => {} };
-
 export interface BfdDownEvent {
   readonly diag: number;
   /** "controlDetectionTimeExpired", "neighborSignaledSessionDown", "administrativelyDown" ... */
@@ -75,7 +67,7 @@ export interface BfdSessionCounters {
 export interface BfdSessionHost {
   readonly localAddressText: string;
   readonly peerPort: number;
-  readonly logger: BfdLogger;
+  readonly logger: Log;
   /** The clock the reducer is stepped with, the timers its deadlines are armed on, and its jitter. */
   readonly runtime: Clock & Scheduler & Randomness;
   openTransmit(onError: (error: Error) => void): Promise<BfdTransmitSocket>;

@@ -2,15 +2,7 @@
 // timer arithmetic and the session reducer. Not pure: BfdEndpoint (one UDP 3784 socket per local address) and
 // BfdSession (one peer: its transmit socket and timers). A BFD failure takes the BGP session down (RFC 5882).
 export { BfdEndpoint, type BfdEndpointCounters, type BfdEndpointOptions, type BfdSessionOptions } from './bfd-endpoint';
-export {
-  BfdSession,
-  SILENT_BFD_LOGGER,
-  type BfdDownEvent,
-  type BfdLogger,
-  type BfdSessionCounters,
-  type BfdSessionEvents,
-  type BfdStateChange,
-} from './bfd-peer';
+export { BfdSession, type BfdDownEvent, type BfdSessionCounters, type BfdSessionEvents, type BfdStateChange } from './bfd-peer';
 export {
   BFD_STATES,
   BfdAuthType,

@@ -18,10 +18,10 @@ import type { Runtime } from '../../runtime/runtime';
 import { BfdEndpoint, type BfdSession } from '../bfd';
 import type { BgpPeerPlan } from './bgp-peer-plan';
 import { BgpSession, type SessionUp } from './session';
-import type { SessionLogger } from './session/session-logger';
 import {
   desiredRoutesByPeer, emptyAdjRibOut, initialSync, reconcile, resync, type AdjRibOut, type PeerRoutes, type SpeakerSession,
 } from './speaker';
+import { type Log } from '../../runtime/log';
 
 /** Keepalive 0 lets the session derive it from the negotiated hold time (hold / 3, RFC 4271 section 10). */
 const DEFAULT_KEEPALIVE_S = 0;
@@ -66,7 +66,7 @@ export class BgpAnnouncer {
 
   /** `world`: the clock and timers every BGP and BFD session of this announcer runs on. */
   constructor(
-    private readonly logger: SessionLogger & { error(fields: object, msg?: string): void },
+    private readonly logger: Log & { error(fields: object, msg?: string): void },
     private readonly world: Runtime = REAL_RUNTIME,
   ) {}
 

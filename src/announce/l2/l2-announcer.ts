@@ -50,24 +50,16 @@ import { respondToFrame } from './l2-responder';
 import { formatMAC, macEquals } from './mac-address';
 import { acceptNeighborSolicitations } from './neighbor-solicitation-filter';
 import { increment, L2Counters, type FastPathCount, type L2Metric } from './l2-counters';
+import { type Log, SILENT_LOG } from '../../runtime/log';
 
 export type { L2Metric } from './l2-counters';
 
 const ETH_P_ARP = 0x0806;
 
 /** The subset of a pino logger the announcer uses. */
-export interface L2Logger {
-  info(fields: object, msg?: string): void;
-  warn(fields: object, msg?: string): void;
-  error(fields: object, msg?: string): void;
-  debug(fields: object, msg?: string): void;
-}
-
-const SILENT: L2Logger = { info() {}, warn() {}, error() {}, debug() {} };
-
 export interface L2AnnouncerOptions {
   readonly links: LinkSource;
-  readonly logger?: L2Logger;
+  readonly logger?: Log;
   readonly gratuitous?: GratuitousConfig;
   /** Injected in unit tests; openPacketSocket otherwise. */
   readonly openSocket?: (options: PacketSocketOptions) => PacketSocket;
@@ -118,7 +110,7 @@ export class L2Announcer {
   private state: L2AnnouncerState = EMPTY_L2_ANNOUNCER_STATE;
   private readonly gratuitous: GratuitousDriver;
   private readonly ports = new Map<string, Port>();
-  private readonly log: L2Logger;
+  private readonly log: Log;
   private readonly open: (options: PacketSocketOptions) => PacketSocket;
   private readonly unsubscribe: () => void;
   private closed = false;
@@ -126,7 +118,7 @@ export class L2Announcer {
   private readonly conflictsSeen = new Set<string>();
 
   constructor(private readonly options: L2AnnouncerOptions) {
-    this.log = options.logger ?? SILENT;
+    this.log = options.logger ?? SILENT_LOG;
     this.open = options.openSocket ?? openPacketSocket;
     const config = options.gratuitous ?? METALLB_GRATUITOUS;
     this.gratuitous = gratuitousDriver(options.runtime ?? REAL_RUNTIME, config, (burst) => this.sendBurst(burst));

@@ -15,18 +15,14 @@ import type { StateFiles } from '../../runtime/state-files';
 import { stateFilesOf, type StateFilesOption } from '../directory-state-files';
 import { loadRestartHistory, recordCleanStop, recordRunning, saveRestartHistory, withUncleanEndNoticed, type RestartHistory } from './restart-history';
 import { warmUpFor, type WarmUpDecision } from './warm-up-policy';
+import { type Log } from '../../runtime/log';
 
 /** The subset of a pino logger used here. */
-export interface WarmUpLogger {
-  info(fields: object, msg?: string): void;
-  warn(fields: object, msg?: string): void;
-}
-
 /** `stateDir` (the --state-dir path) or `stateFiles` (the node's store): where restarts.json lives. */
 export type WarmUpOptions = StateFilesOption & {
   /** When this run started, epoch ms. */
   readonly startedAt: number;
-  readonly logger: WarmUpLogger;
+  readonly logger: Log;
   /** Called once when an active warm-up ends (not when there was none, nor after close()). */
   readonly onEnd?: () => void;
   /** The clock markRunning/markCleanStop stamp with and the timer that ends the warm-up; the real one by default. */

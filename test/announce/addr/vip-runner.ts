@@ -12,11 +12,12 @@
 import { createSocket } from 'node:dgram';
 import { createInterface } from 'node:readline';
 import { formatIP, parseIP, type IP } from '../../../src/ip';
-import { VipBinder, VipBindError, type VipLogger } from '../../../src/announce/addr';
+import { VipBinder, VipBindError } from '../../../src/announce/addr';
 import { decodeEthernet, EtherType } from '../../../src/announce/l2/ethernet';
 import { formatMAC } from '../../../src/announce/l2/mac-address';
 import { decodeNdp } from '../../../src/announce/l2/ndp-packet';
 import { acceptEthertypes, openPacketSocket } from '../../../src/native';
+import { type Log } from '../../../src/runtime/log';
 
 type Command =
   | { op: 'open'; interfaceName?: string }
@@ -32,7 +33,7 @@ function emit(event: Record<string, unknown>): void {
 }
 
 const logAs = (level: string) => (fields: object, msg?: string) => emit({ ev: 'log', level, ...fields, msg });
-const logger: VipLogger = { info: logAs('info'), warn: logAs('warn'), error: logAs('error'), debug: logAs('debug') };
+const logger: Log = { info: logAs('info'), warn: logAs('warn'), error: logAs('error'), debug: logAs('debug') };
 
 function ip(text: string): IP {
   const parsed = parseIP(text);

@@ -11,10 +11,11 @@
 import { createSocket } from 'node:dgram';
 import { createInterface } from 'node:readline';
 import { formatIP, parseIP, type IP } from '../../../src/ip';
-import { L2Announcer, type L2Logger } from '../../../src/announce/l2/l2-announcer';
+import { L2Announcer } from '../../../src/announce/l2/l2-announcer';
 import { NetlinkLinks, selectInterfaces } from '../../../src/announce/l2/interfaces';
 import { formatMAC } from '../../../src/announce/l2/mac-address';
 import { openPacketSocket, PacketSocketError } from '../../../src/native';
+import { type Log } from '../../../src/runtime/log';
 
 type Command =
   | { op: 'reconcile'; desired: { ip: string; interfaces: string[] }[] }
@@ -29,7 +30,7 @@ function emit(event: Record<string, unknown>): void {
 }
 
 const logAs = (level: string) => (fields: object, msg?: string) => emit({ ev: 'log', level, ...fields, msg });
-const logger: L2Logger = { info: logAs('info'), warn: logAs('warn'), error: logAs('error'), debug: logAs('debug') };
+const logger: Log = { info: logAs('info'), warn: logAs('warn'), error: logAs('error'), debug: logAs('debug') };
 
 function ip(text: string): IP {
   const parsed = parseIP(text);

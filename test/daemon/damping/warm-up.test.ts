@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualRuntime } from '../../support/manual-runtime';
-import { WarmUp, type WarmUpLogger } from '../../../src/daemon/damping/warm-up';
+import { WarmUp } from '../../../src/daemon/damping/warm-up';
 import { WARM_UP_BASE_MS } from '../../../src/daemon/damping/warm-up-policy';
 import { RESTART_HISTORY_FILE } from '../../../src/daemon/damping/restart-history';
+import { type Log } from '../../../src/runtime/log';
 
 interface Line {
   level: string;
@@ -19,10 +20,10 @@ interface Line {
   msg?: string;
 }
 
-function recorder(): { logger: WarmUpLogger; lines: Line[] } {
+function recorder(): { logger: Log; lines: Line[] } {
   const lines: Line[] = [];
   const at = (level: string) => (fields: object, msg?: string) => lines.push({ level, fields: fields as Record<string, unknown>, ...(msg === undefined ? {} : { msg }) });
-  return { logger: { info: at('info'), warn: at('warn') }, lines };
+  return { logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, lines };
 }
 
 let dir: string;

@@ -8,8 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { DRAIN_FILE } from '../../../src/daemon/drain-record';
 import { decodeGossipRecords } from '../../../src/daemon/gossip-records';
 import { RemoteDrain } from '../../../src/daemon/remote-drain';
-import { SpeakerFlags, type FlagsLogger } from '../../../src/daemon/speaker-flags';
+import { SpeakerFlags } from '../../../src/daemon/speaker-flags';
 import { MemoryStateFiles, VirtualNetwork } from '../../../src/runtime';
+import { SILENT_LOG, type Log } from '../../../src/runtime/log';
 
 const HOSTS = { 'node-1': '198.51.100.11', 'node-2': '198.51.100.12' } as const;
 type Name = keyof typeof HOSTS;
@@ -17,7 +18,7 @@ const SIMULATED_START = Date.UTC(2031, 5, 1, 8, 0, 0);
 /** Gossip's delivery delay on the bus. */
 const HOP_MS = 5;
 
-const quiet: FlagsLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const quiet: Log = SILENT_LOG;
 
 describe('remote drain on virtual time', () => {
   it('is stamped with the asking node\'s clock, recorded with the target\'s, and survives the target\'s crash', async () => {

@@ -9,7 +9,7 @@ import { createServer, isIP, type Server, type Socket } from 'node:net';
 import { openListenSocket, setMd5Key, tcpMd5Available } from '../../../native/tcp-md5';
 import { BGP_PORT } from './session-config';
 import { BgpSessionError } from './session-errors';
-import type { SessionLogger } from './session-logger';
+import { type Log } from '../../../runtime/log';
 
 /** Both families on one socket (v4-mapped), as Node's own default listener does. */
 export const DEFAULT_LISTEN_ADDRESS = '::';
@@ -17,7 +17,7 @@ export const DEFAULT_LISTEN_ADDRESS = '::';
 export interface BgpListenerOptions {
   readonly address?: string;
   readonly port?: number;
-  readonly logger: SessionLogger;
+  readonly logger: Log;
 }
 
 interface Registration {

@@ -21,11 +21,11 @@ import type { NotificationRecord, SessionEffect, TransitionReason } from './sess
 import { BgpSessionError } from './session-errors';
 import type { ConnectionId, DecodeFailure, SessionEvent, TimerName } from './session-events';
 import { stepSession, type SessionStep } from './session-fsm';
-import type { SessionLogger } from './session-logger';
 import { SessionConnection } from './session-connection';
 import {
   createSessionState, establishedConnection, type SessionPhase, type SessionProblem, type SessionState,
 } from './session-state';
+import { type Log } from '../../../runtime/log';
 
 export type BgpPeerTarget = PeerAsn & {
   readonly address: string;
@@ -45,7 +45,7 @@ export interface BgpSessionOptions {
   readonly dialOut?: boolean;
   /** Where passive sessions get the peer's connections; required with passive. */
   readonly listener?: BgpListener;
-  readonly logger: SessionLogger;
+  readonly logger: Log;
   /** The clock the machine is stepped with and its timers (hold, keepalive, retry, dial timeout) run on; real by default. */
   readonly runtime?: Clock & Scheduler;
   /** Shorter timings for tests; the defaults are MetalLB's (10 s dial, backoff 1 s to 2 min). */

@@ -31,4 +31,3 @@ export { buildOpen } from './open-message';
 export { resolveCollision, type CollisionVerdict, type ConnectionOrigin } from './collision';
 export { backoffSequence, nextBackoff, METALLB_BACKOFF } from './connect-backoff';
 export { FsmErrorSubcode } from './session-receive';
-export type { SessionLogger } from './session-logger';

@@ -9,9 +9,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { once } from 'node:events';
 import { parseCIDR, parseIP } from '../../../../src/ip';
 import type { BgpUpdate } from '../../../../src/announce/bgp/bgp-messages';
-import { BgpListener, BgpSession, type BgpSessionOptions, type SessionDown, type SessionLogger, type SessionUp } from '../../../../src/announce/bgp/session';
+import { BgpListener, BgpSession, type BgpSessionOptions, type SessionDown, type SessionUp } from '../../../../src/announce/bgp/session';
 import { ManualRuntime } from '../../../support/manual-runtime';
 import { dialSession, PeerServer, ROUTER_ASN, ROUTER_ID, routerOpen } from './test-bgp-peer';
+import { type Log } from '../../../../src/runtime/log';
 
 const LOCAL_ASN = 64500;
 const LOCAL_ID = '10.0.0.1';
@@ -20,11 +21,11 @@ const TIMING = { dialTimeoutMs: 2_000, connectRetryInitialMs: 50, connectRetryMa
 
 interface LogLine { level: string; fields: Record<string, unknown>; msg: string }
 
-function captureLogger(lines: LogLine[]): SessionLogger {
+function captureLogger(lines: LogLine[]): Log {
   const at = (level: string) => (fields: unknown, msg?: unknown): void => {
     lines.push({ level, fields: fields as Record<string, unknown>, msg: String(msg) });
   };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } as unknown as SessionLogger;
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } as unknown as Log;
 }
 
 const cleanup: (() => Promise<void> | void)[] = [];

@@ -7,8 +7,9 @@
 import { createInterface } from 'node:readline';
 import type { BgpUpdate } from '../../../../src/announce/bgp/bgp-messages';
 import { parseCIDR, parseIP } from '../../../../src/ip';
-import { BgpListener, BgpSession, type BgpSessionOptions, type SessionLogger } from '../../../../src/announce/bgp/session';
+import { BgpListener, BgpSession, type BgpSessionOptions } from '../../../../src/announce/bgp/session';
 import { dialSession, PeerServer, routerOpen } from './test-bgp-peer';
+import { type Log } from '../../../../src/runtime/log';
 
 type Command =
   | { id: number; op: 'routerListen'; host: string; port: number; md5Peer: string; password: string }
@@ -24,7 +25,7 @@ function emit(event: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify(event)}\n`);
 }
 
-const silent: SessionLogger = { debug() {}, info() {}, warn() {}, error() {} } as unknown as SessionLogger;
+const silent: Log = { debug() {}, info() {}, warn() {}, error() {} } as unknown as Log;
 
 async function run(command: Command): Promise<Record<string, unknown>> {
   switch (command.op) {
