@@ -21,6 +21,7 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { DiagnosticCode, type ParseOptions, errorsFirst } from '../../model';
+import { REAL_RUNTIME, type Clock, type Scheduler, type Timer } from '../../runtime';
 import { type ConfigListener, ConfigLoadError, type ConfigSource, type ConfigState } from '../config-source';
 import { DEFAULT_MAX_CONFIG_BYTES } from './config-file-checks';
 import { type ConfigParser, parseInProcess } from './config-parser';
@@ -46,20 +47,6 @@ export const MAX_SETTLE_WAIT_MS = 10_000;
 /** The file source's state is every source's (config-source.ts); the name stays for the file's own callers. */
 export type FileSourceState = ConfigState;
 
-/** Timers, injectable so tests can drive them; defaults are Node's. */
-export interface Scheduler {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-  setInterval(fn: () => void, ms: number): unknown;
-  clearInterval(handle: unknown): void;
-}
-
-const nodeScheduler: Scheduler = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
-  setInterval: (fn, ms) => setInterval(fn, ms),
-  clearInterval: (h) => clearInterval(h as NodeJS.Timeout),
-};
 
 export interface FileSourceOptions extends ParseOptions {
   readonly debounceMs?: number;
@@ -70,8 +57,8 @@ export interface FileSourceOptions extends ParseOptions {
   readonly maxBytes?: number;
   /** Where the text is parsed: in-process by default, a worker thread in the daemon (worker-parser.ts). */
   readonly parse?: ConfigParser;
-  readonly now?: () => number;
-  readonly scheduler?: Scheduler;
+  /** The clock `loadedAt` reads and the timers the debounce, settle wait and stat poll run on (default: real). */
+  readonly runtime?: Clock & Scheduler;
   /** Off: only the stat poll (for filesystems where fs.watch throws or misbehaves). */
   readonly useFsWatch?: boolean;
 }
@@ -86,12 +73,11 @@ export class FileSource implements ConfigSource {
   private readonly path: string;
   /** The path as the caller wrote it, for messages and positions. */
   private readonly displayPath: string;
-  private readonly now: () => number;
-  private readonly scheduler: Scheduler;
+  private readonly runtime: Clock & Scheduler;
   private readonly parse: ConfigParser;
   private watcher: FSWatcher | undefined;
-  private pollHandle: unknown;
-  private debounceHandle: unknown;
+  private poller: Timer | undefined;
+  private debounce: Timer | undefined;
   /** sha256 of the content last parsed: a rewrite with the same content announces nothing. */
   private lastDigest: string | undefined;
   private lastIdentity: string | undefined;
@@ -106,8 +92,7 @@ export class FileSource implements ConfigSource {
   constructor(path: string, private readonly options: FileSourceOptions = {}) {
     this.path = resolve(path);
     this.displayPath = path;
-    this.now = options.now ?? Date.now;
-    this.scheduler = options.scheduler ?? nodeScheduler;
+    this.runtime = options.runtime ?? REAL_RUNTIME;
     this.parse = options.parse ?? parseInProcess;
   }
 
@@ -135,7 +120,7 @@ export class FileSource implements ConfigSource {
     await this.apply(await this.settledRead());
     if (this.current.snapshot === undefined) throw new ConfigLoadError(this.displayPath, this.current.diagnostics);
     this.watchDirectory();
-    this.pollHandle = this.scheduler.setInterval(() => void this.poll(), this.options.pollIntervalMs ?? STAT_POLL_INTERVAL_MS);
+    this.poller = this.runtime.every(this.options.pollIntervalMs ?? STAT_POLL_INTERVAL_MS, () => void this.poll());
     return this.current;
   }
 
@@ -145,8 +130,8 @@ export class FileSource implements ConfigSource {
     this.parsing.abort();
     this.watcher?.close();
     this.watcher = undefined;
-    if (this.pollHandle !== undefined) this.scheduler.clearInterval(this.pollHandle);
-    if (this.debounceHandle !== undefined) this.scheduler.clearTimeout(this.debounceHandle);
+    this.poller?.cancel();
+    this.debounce?.cancel();
   }
 
   /** Reads the file now (also what the watchers end up calling). Concurrent calls coalesce into one more read. */
@@ -190,7 +175,7 @@ export class FileSource implements ConfigSource {
   }
 
   private sleep(ms: number): Promise<void> {
-    return new Promise((done) => this.scheduler.setTimeout(done, ms));
+    return new Promise((done) => this.runtime.after(ms, done));
   }
 
   /**
@@ -251,7 +236,7 @@ export class FileSource implements ConfigSource {
     this.lastDigest = parsed.digest;
     const { result } = parsed;
     if (result.ok) {
-      this.setState({ snapshot: result.snapshot, stale: false, diagnostics: result.diagnostics, loadedAt: this.now() });
+      this.setState({ snapshot: result.snapshot, stale: false, diagnostics: result.diagnostics, loadedAt: this.runtime.now() });
     } else {
       this.setState({ ...this.current, stale: true, diagnostics: errorsFirst(result.diagnostics) });
     }
@@ -264,11 +249,11 @@ export class FileSource implements ConfigSource {
 
   private scheduleReload(): void {
     if (this.stopped) return;
-    if (this.debounceHandle !== undefined) this.scheduler.clearTimeout(this.debounceHandle);
-    this.debounceHandle = this.scheduler.setTimeout(() => {
-      this.debounceHandle = undefined;
+    this.debounce?.cancel();
+    this.debounce = this.runtime.after(this.options.debounceMs ?? RELOAD_DEBOUNCE_MS, () => {
+      this.debounce = undefined;
       void this.reload();
-    }, this.options.debounceMs ?? RELOAD_DEBOUNCE_MS);
+    });
   }
 
   private watchDirectory(): void {

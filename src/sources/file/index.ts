@@ -3,7 +3,7 @@ export { loadConfigFile, type LoadConfigOptions, type ParseOutcome, parseConfigF
 export { type ParsedConfigFile, parseConfigBytes } from './parse-config-bytes';
 export {
   CONFIG_SETTLE_MS, ConfigLoadError, FileSource, type FileSourceListener, type FileSourceOptions, type FileSourceState,
-  MAX_SETTLE_WAIT_MS, RELOAD_DEBOUNCE_MS, STAT_POLL_INTERVAL_MS, type Scheduler,
+  MAX_SETTLE_WAIT_MS, RELOAD_DEBOUNCE_MS, STAT_POLL_INTERVAL_MS,
 } from './file-source';
 export { DEFAULT_MAX_CONFIG_BYTES, decodeConfigBytes, emptyConfigProblem, fileKindProblem, fileSizeProblem } from './config-file-checks';
 export { type ConfigParser, ConfigParseError, type ConfigParseErrorCode, type ParseRequest, parseInProcess } from './config-parser';

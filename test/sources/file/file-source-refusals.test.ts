@@ -1,5 +1,6 @@
 // What the file source refuses while it runs, and that the last good configuration keeps running meanwhile: a file
 // still being written, emptied or cut off, a FIFO or an oversize file at the path, a parse that cannot finish.
+import type { Clock, Scheduler } from '../../../src/runtime';
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   ConfigLoadError, ConfigParseError, type ConfigParser, FileSource, type FileSourceOptions, type FileSourceState,
-  parseInProcess, type Scheduler,
+  parseInProcess,
 } from '../../../src/sources/file';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
@@ -50,18 +51,20 @@ const errorCodes = (state: FileSourceState): string[] => state.diagnostics.filte
 /** A Scheduler whose timeouts fire only when the test says so. */
 function manualTimers() {
   const pending: { fn: () => void; ms: number }[] = [];
-  const scheduler: Scheduler = {
-    setTimeout: (fn, ms) => {
+  const runtime: Clock & Scheduler = {
+    now: () => Date.now(),
+    after: (ms, fn) => {
       const timer = { fn, ms };
       pending.push(timer);
-      return timer;
+      return {
+        cancel: () => {
+          const at = pending.indexOf(timer);
+          if (at !== -1) pending.splice(at, 1);
+        },
+      };
     },
-    clearTimeout: (handle) => {
-      const at = pending.indexOf(handle as (typeof pending)[number]);
-      if (at !== -1) pending.splice(at, 1);
-    },
-    setInterval: () => 0,
-    clearInterval: () => undefined,
+    at: () => ({ cancel: () => undefined }),
+    every: () => ({ cancel: () => undefined }),
   };
   /** Waits until the source has set a timer, returns its delay, and fires it once `before` has run. */
   async function fireNext(before: () => void = () => undefined): Promise<number> {
@@ -71,14 +74,14 @@ function manualTimers() {
     timer.fn();
     return timer.ms;
   }
-  return { scheduler, fireNext };
+  return { runtime, fireNext };
 }
 
 describe('FileSource: a file being written', () => {
   it('waits until size and mtime stop changing, then reads the finished file once', async () => {
     writeFileSync(file, TUTORIAL_L2);
     const timers = manualTimers();
-    const s = source({ scheduler: timers.scheduler, settleMs: 50 });
+    const s = source({ runtime: timers.runtime, settleMs: 50 });
     const started = s.start();
     await timers.fireNext();
     await started;

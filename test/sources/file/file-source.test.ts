@@ -1,5 +1,6 @@
 // The file source against real files in a temporary directory: editors' rename-and-replace saves, invalid
 // edits, deletions, and the stat fallback when fs.watch is off.
+import { REAL_RUNTIME, type Clock, type Scheduler } from '../../../src/runtime';
 import { mkdtempSync, rmSync, writeFileSync, renameSync, unlinkSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,7 +62,7 @@ describe('loadConfigFile', () => {
 describe('FileSource', () => {
   it('starts from a valid file with the clock it was given', async () => {
     writeFileSync(file, TUTORIAL_L2);
-    const state = await source({ now: () => 1234 }).start();
+    const state = await source({ runtime: { ...REAL_RUNTIME, now: () => 1234 } }).start();
     expect(state).toMatchObject({ stale: false, loadedAt: 1234 });
     // Notes only say which ipFamilies mlb chose for services that wrote none.
     expect(state.diagnostics.filter((d) => d.severity !== 'note')).toEqual([]);
@@ -95,7 +96,7 @@ describe('FileSource', () => {
   it('keeps the last good snapshot through an invalid edit, reports stale, and recovers', async () => {
     writeFileSync(file, TUTORIAL_L2);
     let clock = 1;
-    const s = source({ now: () => clock });
+    const s = source({ runtime: { ...REAL_RUNTIME, now: () => clock } });
     const first = await s.start();
     clock = 2;
     const stale = nextState(s, (state) => state.stale);
@@ -153,14 +154,21 @@ describe('FileSource', () => {
     const timeouts = new Map<number, () => void>();
     let nextId = 1;
     let pollTick: (() => void) | undefined;
-    const scheduler = {
-      setTimeout: (fn: () => void) => { timeouts.set(nextId, fn); return nextId++; },
-      clearTimeout: (id: unknown) => { timeouts.delete(id as number); },
-      setInterval: (fn: () => void) => { pollTick = fn; return 0; },
-      clearInterval: () => undefined,
+    const runtime: Clock & Scheduler = {
+      now: () => Date.now(),
+      after: (_ms, fn) => {
+        const id = nextId++;
+        timeouts.set(id, fn);
+        return { cancel: () => void timeouts.delete(id) };
+      },
+      every: (_ms, fn) => {
+        pollTick = fn;
+        return { cancel: () => undefined };
+      },
+      at: () => ({ cancel: () => undefined }),
     };
     // No settle wait: every timer here is the debounce's.
-    const s = source({ scheduler, useFsWatch: false, settleMs: 0 });
+    const s = source({ runtime, useFsWatch: false, settleMs: 0 });
     await s.start();
     writeFileSync(file, TUTORIAL_BGP);
     pollTick?.();
