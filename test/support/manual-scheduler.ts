@@ -18,6 +18,12 @@ interface Pending {
   cancelled: boolean;
 }
 
+/**
+ * Callbacks run at one instant before advance() gives up: code that keeps re-arming a timer for a time already
+ * past would spin forever here (and burn a CPU core on real timers); failing names the instant instead of hanging.
+ */
+const MAX_CALLBACKS_PER_INSTANT = 10_000;
+
 /** Turns of the event loop given to promise chains after each callback; an immediate per turn lets I/O-free chains of any length settle. */
 const SETTLE_TURNS = 3;
 
@@ -47,9 +53,14 @@ export class ManualScheduler implements Clock, Scheduler {
   async advance(ms: number): Promise<void> {
     const end = this.time + ms;
     await settle();
+    let sameInstant = 0;
     for (;;) {
       const next = this.nextDue(end);
       if (!next) break;
+      sameInstant = next.at <= this.time ? sameInstant + 1 : 0;
+      if (sameInstant > MAX_CALLBACKS_PER_INSTANT) {
+        throw new Error(`timers keep firing at ${this.time} without time passing: a timer re-armed for a time already past?`);
+      }
       this.time = Math.max(this.time, next.at);
       if (next.repeatMs === undefined) this.remove(next);
       else next.at += Math.max(1, next.repeatMs);
