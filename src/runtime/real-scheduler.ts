@@ -32,10 +32,12 @@ export function realScheduler(clock: Clock, options: RealSchedulerOptions = {}):
         timeout = background(setTimeout(check, Math.ceil(early)));
         return;
       }
-      immediate = background(setImmediate(() => {
+      // Never unref'd: it lasts one turn, and an unref'd immediate does not stop the loop from blocking in its
+      // I/O poll, so it would run only when some socket next wakes the loop, seconds late.
+      immediate = setImmediate(() => {
         immediate = undefined;
         if (!cancelled) fire();
-      }));
+      });
     };
     timeout = background(setTimeout(check, Math.max(0, Math.ceil(deadline - clock.now()))));
     return {
