@@ -118,6 +118,7 @@ describe('StatusFeed', () => {
     await until(() => client.following === 0);
     const reads = client.snapshotReads;
     const heard = views.length;
+    // Asserting absence: no event says "no timer is left", so five poll intervals (20 ms) pass and nothing may come.
     await new Promise((r) => setTimeout(r, 100));
     expect(client.snapshotReads).toBe(reads);
     expect(views.length).toBe(heard);
