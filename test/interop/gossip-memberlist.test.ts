@@ -35,8 +35,8 @@ const CONVERGE_MS = 20_000;
 /** Crash detection: Go's LAN suspicion in a 4-node cluster can take up to ~24 s without confirmations. */
 const DETECT_MS = 40_000;
 const TEST_MS = 80_000;
-/** Packets a member receives in a few gossip and probe rounds of a 4-node cluster: the intruders' exposure window. */
-const ROUNDS_OF_PACKETS = 20;
+/** Packets a member receives in a few probe rounds of an idle 4-node cluster (a ping and an ack or two a second each): the intruders' exposure window. */
+const ROUNDS_OF_PACKETS = 8;
 
 /** A MetalLB `memberlist` Secret's secretkey: 16 random bytes in unpadded standard base64 (22 characters). */
 function metallbSecret(): string {
