@@ -2,7 +2,7 @@ export * from './runtime';
 export type { StateFiles } from './state-files';
 export { MachineDriver, type MachineStep, type MachineDriverOptions } from './machine-driver';
 export { NetworkError } from './network-error';
-export { realRuntime, REAL_RUNTIME } from './real-runtime';
+export { realRuntime, REAL_RUNTIME, REAL_BACKGROUND_RUNTIME } from './real-runtime';
 export { VirtualClock, VIRTUAL_EPOCH_MS, MAX_TASKS_PER_INSTANT, type RunUntilOptions, type TaskOwner } from './virtual/virtual-clock';
 export { virtualScheduler, MIN_INTERVAL_MS } from './virtual/virtual-scheduler';
 export { seededRandomness } from './virtual/seeded-randomness';

@@ -7,7 +7,19 @@
  */
 import type { Clock, Scheduler, Timer } from './runtime';
 
-export function realScheduler(clock: Clock): Scheduler {
+export interface RealSchedulerOptions {
+  /**
+   * Timers that never keep the process alive by themselves (Node's unref): for background loops such as health
+   * checks, which must not hold a daemon up once its sockets are closed.
+   */
+  readonly unref?: boolean;
+}
+
+export function realScheduler(clock: Clock, options: RealSchedulerOptions = {}): Scheduler {
+  const background = <T extends { unref(): unknown }>(handle: T): T => {
+    if (options.unref) handle.unref();
+    return handle;
+  };
   const at = (deadline: number, fire: () => void): Timer => {
     let cancelled = false;
     let timeout: NodeJS.Timeout | undefined;
@@ -17,15 +29,17 @@ export function realScheduler(clock: Clock): Scheduler {
       if (cancelled) return;
       const early = deadline - clock.now();
       if (early > 0) {
-        timeout = setTimeout(check, Math.ceil(early));
+        timeout = background(setTimeout(check, Math.ceil(early)));
         return;
       }
+      // Never unref'd: it lasts one turn, and an unref'd immediate does not stop the loop from blocking in its
+      // I/O poll, so it would run only when some socket next wakes the loop, seconds late.
       immediate = setImmediate(() => {
         immediate = undefined;
         if (!cancelled) fire();
       });
     };
-    timeout = setTimeout(check, Math.max(0, Math.ceil(deadline - clock.now())));
+    timeout = background(setTimeout(check, Math.max(0, Math.ceil(deadline - clock.now()))));
     return {
       cancel() {
         cancelled = true;
@@ -38,7 +52,7 @@ export function realScheduler(clock: Clock): Scheduler {
     at,
     after: (ms, fire) => at(clock.now() + ms, fire),
     every(ms, fire) {
-      const interval = setInterval(fire, ms);
+      const interval = background(setInterval(fire, ms));
       return { cancel: () => clearInterval(interval) };
     },
   };

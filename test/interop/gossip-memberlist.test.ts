@@ -35,6 +35,8 @@ const CONVERGE_MS = 20_000;
 /** Crash detection: Go's LAN suspicion in a 4-node cluster can take up to ~24 s without confirmations. */
 const DETECT_MS = 40_000;
 const TEST_MS = 80_000;
+/** Packets a member receives in a few probe rounds of an idle 4-node cluster (a ping and an ack or two a second each): the intruders' exposure window. */
+const ROUNDS_OF_PACKETS = 8;
 
 /** A MetalLB `memberlist` Secret's secretkey: 16 random bytes in unpadded standard base64 (22 characters). */
 function metallbSecret(): string {
@@ -169,8 +171,12 @@ describe.skipIf(skipWhy !== undefined)('mlb and Go memberlist 0.2.2 in one clust
       (c) => (c.drops.decryptFailed ?? 0) > 0, { timeoutMs: CONVERGE_MS });
     await eventually('g1 logs the mlb intruder\'s undecryptable traffic', async () => g1.logLines(),
       (lines) => lines.some((l) => /No installed keys could decrypt/.test(l) && l.includes(`from=${badMlb.host.ipv4}:`)), { timeoutMs: CONVERGE_MS });
-    // Let a few more probe and gossip rounds pass while the intruders are up, then look again.
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    // Let a few more probe and gossip rounds pass while the intruders are up, then look again: measured in traffic
+    // the mlb members received from the cluster (Go gossips every 200 ms and probes every second), not in time.
+    const [base1, base2] = await Promise.all([m1.counters(), m2.counters()]);
+    await eventually('m1 and m2 to receive a few more gossip and probe rounds', () => Promise.all([m1.counters(), m2.counters()]),
+      ([c1, c2]) => (c1.packetsReceived as number) >= (base1.packetsReceived as number) + ROUNDS_OF_PACKETS
+        && (c2.packetsReceived as number) >= (base2.packetsReceived as number) + ROUNDS_OF_PACKETS, { timeoutMs: CONVERGE_MS });
     const observed = await watching.stop();
 
     // Throughout: no correct node ever saw an intruder or saw a correct node in any state but alive.

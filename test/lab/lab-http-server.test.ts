@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NODE_HEADER, startLabHttpServer, writeHealthFile, type LabHttpServer } from '../../src/lab/lab-http-server';
 import { probeOnce, runProbeLoop } from '../../src/lab/probe-loop';
 import { parseProbeLine } from '../../src/lab/probe-samples';
+import { until } from '../support/until';
 
 let dir: string;
 let healthFile: string;
@@ -107,11 +108,12 @@ describe('the client probe', () => {
     const stop = new AbortController();
     const lines: string[] = [];
     const loop = runProbeLoop({ host: '127.0.0.1', port: server.port, intervalMs: 10, timeoutMs: 500, write: (l) => lines.push(l) }, stop.signal);
-    await new Promise((r) => setTimeout(r, 100));
+    await until('the loop to have written a line', () => lines.length > 0);
     stop.abort();
     await loop;
     const count = lines.length;
     expect(count).toBeGreaterThan(0);
+    // Asserting absence: nothing can announce "no line will come", so a few of its 10 ms intervals pass first.
     await new Promise((r) => setTimeout(r, 50));
     expect(lines.length).toBe(count);
   });

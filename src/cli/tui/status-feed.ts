@@ -9,6 +9,8 @@ import type { ControlSnapshot } from '../../daemon/control/control-snapshot';
 import type { ExplainFilter } from '../../daemon/control/explain-filter';
 import type { DaemonEvent } from '../../daemon/daemon-events';
 import type { Explanation } from '../../election';
+import { REAL_RUNTIME } from '../../runtime/real-runtime';
+import type { Scheduler, Timer } from '../../runtime/runtime';
 import type { ExplainState } from './explain-lines';
 
 /** The calls the feed makes; the ControlClient has them, a test gives a fake. */
@@ -50,8 +52,8 @@ export class StatusFeed {
   private refreshing: Promise<void> | null = null;
   private refreshAgain = false;
   private emitQueued = false;
-  private pollTimer: NodeJS.Timeout | null = null;
-  private debounceTimer: NodeJS.Timeout | null = null;
+  private pollTimer: Timer | null = null;
+  private debounceTimer: Timer | null = null;
   private stream: AbortController | null = null;
   /** The daemon run (its start time) the stream's sequence numbers belong to. */
   private streamRun: string | null = null;
@@ -64,6 +66,8 @@ export class StatusFeed {
     initial: ControlSnapshot,
     private readonly onChange: (view: FeedView) => void,
     private readonly timing: FeedTiming = FEED_TIMING,
+    /** The timers (polling, debounce, reconnect pause); tests move time by hand. */
+    private readonly scheduler: Scheduler = REAL_RUNTIME,
   ) {
     this.view = { snapshot: initial, events: [], connected: true, problem: null, explain: null };
   }
@@ -73,15 +77,15 @@ export class StatusFeed {
   }
 
   start(): void {
-    this.pollTimer = setInterval(() => void this.refresh(), this.timing.pollMs);
+    this.pollTimer = this.scheduler.every(this.timing.pollMs, () => void this.refresh());
     void this.followLoop();
   }
 
   /** Stops every timer and the stream; the process may exit after this. */
   stop(): void {
     this.stopped = true;
-    if (this.pollTimer) clearInterval(this.pollTimer);
-    if (this.debounceTimer) clearTimeout(this.debounceTimer);
+    this.pollTimer?.cancel();
+    this.debounceTimer?.cancel();
     this.stream?.abort();
     this.wake?.();
   }
@@ -163,10 +167,10 @@ export class StatusFeed {
   private onEvent(event: DaemonEvent): void {
     this.lastSeq = event.seq;
     this.update({ events: [...this.view.events, event].slice(-FEED_EVENTS_KEPT) });
-    this.debounceTimer ??= setTimeout(() => {
+    this.debounceTimer ??= this.scheduler.after(this.timing.debounceMs, () => {
       this.debounceTimer = null;
       void this.refresh();
-    }, this.timing.debounceMs);
+    });
   }
 
   /** Changes the view; listeners hear once per turn of the event loop (a replay of 200 events is one redraw). */
@@ -183,11 +187,11 @@ export class StatusFeed {
   private pause(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
-        clearTimeout(timer);
+        timer.cancel();
         this.wake = null;
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      const timer = this.scheduler.after(ms, done);
       this.wake = done;
     });
   }

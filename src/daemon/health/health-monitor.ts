@@ -9,13 +9,15 @@
  * - A new service reads 'failing' ("awaiting first probe") until its first probe decides; it is probed at once.
  * - A changed interval, timeout, rise or fall keeps the verdict; a changed target starts over, but the old
  *   verdict stays published until the new target's first probe decides, so an edit does not move the VIP twice.
- * - Timers are unref'd: health checks alone never keep the daemon alive.
+ * - Timers are unref'd (REAL_BACKGROUND_RUNTIME): health checks alone never keep the daemon alive.
+ * - Time and timers come from the injected runtime (src/runtime/runtime.ts), so tests move time by hand.
  * - Logged once per verdict change, never per probe: failing at warn (including a check whose first probe fails,
  *   which flips nothing a reader sees but is the first anyone hears of it), passing again at info; each line names
  *   the service, the node and the last result.
  */
 import { EventEmitter } from 'node:events';
-import { performance } from 'node:perf_hooks';
+import { REAL_BACKGROUND_RUNTIME } from '../../runtime/real-runtime';
+import type { Clock, Scheduler, Timer } from '../../runtime/runtime';
 import type { HealthCheckSpec } from './health-check-spec';
 import { runProbe } from './health-probers';
 import {
@@ -47,8 +49,10 @@ export interface HealthLogger {
 }
 
 export interface HealthMonitorOptions {
-  /** Wall clock for `since` (default Date.now). Scheduling uses a monotonic clock. */
+  /** Wall clock for `since` (default: the runtime's clock). */
   readonly now?: () => number;
+  /** The clock and timers the probe loops run on (default REAL_BACKGROUND_RUNTIME: unref'd real timers). */
+  readonly runtime?: Clock & Scheduler;
   readonly logger?: HealthLogger;
   /** Injected in tests; runProbe (tcp, http, exec) otherwise. */
   readonly probe?: Prober;
@@ -71,11 +75,11 @@ interface Loop {
   spec: HealthCheckSpec;
   state: HealthState;
   published: HealthResult;
-  timer: NodeJS.Timeout | undefined;
+  timer: Timer | undefined;
   /** The probe under way; a replacement loop for the same key waits for it. */
   inFlight: Promise<void> | undefined;
   abort: AbortController | undefined;
-  /** Monotonic start of the latest probe. */
+  /** The runtime's time at the start of the latest probe. */
   lastStart: number | undefined;
   /** Bumped when the target changes or the loop stops: an older probe's result is dropped. */
   generation: number;
@@ -87,6 +91,7 @@ export class HealthMonitor extends EventEmitter<HealthMonitorEvents> {
   /** Probes of stopped loops still finishing; a service added again waits for its old probe. */
   private readonly draining = new Map<string, Promise<void>>();
   private readonly now: () => number;
+  private readonly runtime: Clock & Scheduler;
   private readonly log: HealthLogger;
   private readonly probe: Prober;
   private readonly node: string | undefined;
@@ -94,7 +99,8 @@ export class HealthMonitor extends EventEmitter<HealthMonitorEvents> {
 
   constructor(options: HealthMonitorOptions = {}) {
     super();
-    this.now = options.now ?? Date.now;
+    this.runtime = options.runtime ?? REAL_BACKGROUND_RUNTIME;
+    this.now = options.now ?? this.runtime.now;
     this.log = options.logger ?? SILENT;
     this.probe = options.probe ?? runProbe;
     this.node = options.node;
@@ -158,7 +164,7 @@ export class HealthMonitor extends EventEmitter<HealthMonitorEvents> {
   private stop(loop: Loop): void {
     loop.stopped = true;
     loop.generation++;
-    if (loop.timer) clearTimeout(loop.timer);
+    loop.timer?.cancel();
     loop.timer = undefined;
     loop.abort?.abort();
     this.loops.delete(loop.key);
@@ -173,17 +179,17 @@ export class HealthMonitor extends EventEmitter<HealthMonitorEvents> {
 
   private schedule(loop: Loop, delayMs: number): void {
     if (loop.stopped) return;
-    if (loop.timer) clearTimeout(loop.timer);
-    loop.timer = setTimeout(() => {
+    loop.timer?.cancel();
+    loop.timer = this.runtime.after(delayMs, () => {
       loop.timer = undefined;
       this.runOnce(loop);
-    }, delayMs);
-    loop.timer.unref();
+    });
   }
 
   private delayAfter(loop: Loop): number {
     if (loop.lastStart === undefined) return 0;
-    return Math.max(0, loop.lastStart + loop.spec.intervalMs - performance.now());
+    // Clamped to one interval: a clock stepped backwards must not stall the loop for the size of the step.
+    return Math.min(loop.spec.intervalMs, Math.max(0, loop.lastStart + loop.spec.intervalMs - this.runtime.now()));
   }
 
   private runOnce(loop: Loop): void {
@@ -198,7 +204,7 @@ export class HealthMonitor extends EventEmitter<HealthMonitorEvents> {
     const spec = loop.spec;
     const abort = new AbortController();
     loop.abort = abort;
-    loop.lastStart = performance.now();
+    loop.lastStart = this.runtime.now();
     loop.inFlight = this.probe(spec, abort.signal)
       .catch((error: unknown): ProbeResult => ({ ok: false, detail: `probe failed: ${String((error as Error)?.message ?? error)}` }))
       .then((result) => {

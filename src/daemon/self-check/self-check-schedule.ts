@@ -228,7 +228,14 @@ export function probeDone(
 /** When the next probe not in flight is due (and the rate limit lets it start); undefined when there is none. */
 export function nextDueAt(schedule: SelfCheckSchedule): number | undefined {
   let next: number | undefined;
-  for (const p of schedule.probes.values()) if (!p.inFlight && (next === undefined || p.dueAt < next)) next = p.dueAt;
+  let inFlight = 0;
+  for (const p of schedule.probes.values()) {
+    if (p.inFlight) inFlight++;
+    else if (next === undefined || p.dueAt < next) next = p.dueAt;
+  }
+  // Every slot taken: nothing can start before a probe ends, and its end (probeDone) is the next wake-up. A due
+  // time here would be in the past and wake the shell at once, again and again, until a slot frees.
+  if (inFlight >= schedule.timing.maxInFlight) return undefined;
   const b = schedule.budget;
   if (next === undefined || !b || b.tokens >= 1) return next;
   // The rate limit is spent: not before the bucket holds a whole token again.

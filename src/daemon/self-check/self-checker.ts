@@ -13,6 +13,8 @@
  * debug with their reason and counted apart; only real conflicts are warned about, listed and counted as active.
  */
 import { EventEmitter } from 'node:events';
+import { REAL_BACKGROUND_RUNTIME } from '../../runtime/real-runtime';
+import type { Clock, Scheduler, Timer } from '../../runtime/runtime';
 import { formatIP, type IP } from '../../ip';
 import { formatMAC } from '../../announce/l2/mac-address';
 import type { ObservedConflict } from '../../announce/l2/l2-interface';
@@ -87,8 +89,10 @@ export interface SelfCheckerOptions {
   /** The defaults are the named constants of self-check-schedule.ts; tests shorten them. */
   readonly timing?: Partial<SelfCheckTiming>;
   readonly forgetMs?: number;
-  /** Epoch ms; Date.now by default. */
+  /** Epoch ms; the runtime's clock by default. */
   readonly now?: () => number;
+  /** The clock and timers (default REAL_BACKGROUND_RUNTIME: unref'd, the daemon's sockets keep it alive). */
+  readonly runtime?: Clock & Scheduler;
   /** [0, 1); Math.random by default (jitter only). */
   readonly random?: () => number;
 }
@@ -133,7 +137,7 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
   /** Which IPs had a conflict logged lately, and how many new ones were held back since (conflict-log-gate.ts). */
   private logGate: ConflictLogGate = EMPTY_LOG_GATE;
   private macOwners: ReadonlyMap<string, string>;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private timerAt: number | undefined;
   private closed = false;
   private readonly abort = new AbortController();
@@ -145,6 +149,7 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
   private readonly probe: Probe;
   private readonly interfaces: () => readonly HostInterface[];
   private readonly now: () => number;
+  private readonly runtime: Clock & Scheduler;
   private readonly random: () => number;
   private readonly forgetMs: number;
 
@@ -154,7 +159,8 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     this.macOwners = options.macOwners ?? new Map();
     this.probe = options.probe ?? ((r) => probeOnce(r));
     this.interfaces = options.interfaces ?? readHostInterfaces;
-    this.now = options.now ?? Date.now;
+    this.runtime = options.runtime ?? REAL_BACKGROUND_RUNTIME;
+    this.now = options.now ?? this.runtime.now;
     this.random = options.random ?? Math.random;
     this.forgetMs = options.forgetMs ?? CONFLICT_FORGET_MS;
   }
@@ -201,7 +207,7 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
   close(): void {
     this.closed = true;
     this.abort.abort();
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
   }
 
@@ -232,17 +238,16 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     const next = [nextDueAt(this.schedule), nextForgetAt(this.registry, this.forgetMs), nextWindowEnd(this.logGate)].filter((t): t is number => t !== undefined);
     const at = next.length > 0 ? Math.min(...next) : undefined;
     if (at === this.timerAt && this.timer) return;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     this.timerAt = at;
     if (at === undefined) return;
-    this.timer = setTimeout(() => {
+    // In the runtime's time; an injected `now` (a skewed clock) sets only the deadline's distance.
+    this.timer = this.runtime.after(Math.max(0, at - this.now()), () => {
       this.timer = undefined;
       this.timerAt = undefined;
       this.pump();
-    }, Math.max(0, at - this.now()));
-    // The daemon's sockets keep the process alive; this timer alone must not.
-    this.timer.unref();
+    });
   }
 
   private async run(p: ScheduledProbe, interfaces: readonly HostInterface[]): Promise<void> {

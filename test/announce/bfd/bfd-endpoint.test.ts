@@ -13,6 +13,7 @@ import { decodeBfdControl, encodeBfdControl } from '../../../src/announce/bfd/bf
 import { BFD_SOURCE_PORT_MAX, BFD_SOURCE_PORT_MIN } from '../../../src/announce/bfd/bfd-socket';
 import { openUdpTtlSocket, udpTtlAddonStatus, type UdpTtlDatagram } from '../../../src/native/udp-ttl';
 import { ManualRuntime } from '../../support/manual-runtime';
+import { until } from '../../support/until';
 
 /** A /24 of loopback addresses of our own per run (127.0.0.0/8 is all local on Linux). */
 const NET = `127.213.${(process.pid % 200) + 20}`;
@@ -66,8 +67,7 @@ describe('two endpoints over loopback', () => {
     expect(sa.counters.upTransitions).toBe(1);
     expect(Object.values(a.counters.dropped).every((n) => n === 0)).toBe(true);
     // Right after Up the peer may still advertise its slow 1 s; its Poll Sequence brings 3 x 100 ms soon after.
-    const deadline = performance.now() + 3_000;
-    while ((sa.detectionTimeMs !== 300 || sa.snapshot.polling) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await until('the fast timers negotiated (3 x 100 ms, Poll Sequence over)', () => sa.detectionTimeMs === 300 && !sa.snapshot.polling, 3_000).catch(() => {});
     expect(sa.detectionTimeMs).toBe(300);
     expect(sa.snapshot.polling).toBe(false);
   });
@@ -118,8 +118,7 @@ describe.skipIf(!addon.loaded)('on the wire (RFC 5881 sections 4 and 5)', () => 
       const a = await open(1, { peerPort: listener.port });
       const session = a.session({ peer: `${NET}.9`, profile: FAST });
       await session.start();
-      await new Promise((r) => setTimeout(r, 2_300)); // the first packet and two slow (1 s) ones
-      expect(received.length).toBeGreaterThanOrEqual(2);
+      await until('the first packet and a slow (1 s) one', () => received.length >= 2);
       const ports = new Set(received.map((d) => d.port));
       expect(ports.size).toBe(1);
       const [port] = [...ports];
@@ -150,12 +149,10 @@ describe.skipIf(!addon.loaded)('on the wire (RFC 5881 sections 4 and 5)', () => 
           sender.send(packet, 3784, `${NET}.1`, (e) => (e ? reject(e) : resolve()));
         });
       await send(254);
-      await new Promise((r) => setTimeout(r, 200));
-      expect(a.counters.dropped.badTtl).toBe(1);
+      await until('the TTL 254 packet counted as dropped', () => a.counters.dropped.badTtl === 1);
       expect(session.state).toBe('Down');
       await send(255);
-      await new Promise((r) => setTimeout(r, 200));
-      expect(session.state).toBe('Init');
+      await until('the TTL 255 packet moving the session to Init', () => session.state === 'Init');
       expect(session.remoteDiscriminator).toBe(42);
     } finally {
       sender.close();

@@ -53,14 +53,22 @@ async function sessionsTo(r: BfdPeerProcess, host: LabHost, peer: LabHost): Prom
   }
 }
 
-async function until<T>(what: string, timeoutMs: number, probe: () => T | undefined): Promise<T> {
+async function until<T>(what: string, timeoutMs: number, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** Waits until `r`'s session with `peer` is Up at the profile's Detection Time with no Poll Sequence under way. */
+function settled(r: BfdPeerProcess, peer: string): Promise<Record<string, unknown>> {
+  return until(`${r.name}'s session with ${peer} to settle at ${DETECTION_MS} ms`, 5_000, async () => {
+    const status = await r.ok({ op: 'status', peer });
+    return status.state === 'Up' && status.detectionTimeMs === DETECTION_MS && status.polling === false ? status : undefined;
+  });
 }
 
 function report(what: string, samples: number[]): void {
@@ -83,15 +91,9 @@ describe.skipIf(!netns.ok)('mlb <-> mlb in two namespaces', () => {
       await sessionsTo(victim, n1, n2);
       for (const peer of [n1.ipv4, n1.ipv6]) await survivor.next('up', peer, since, 15_000);
       for (const peer of [n2.ipv4, n2.ipv6]) await victim.next('up', peer, since, 15_000);
-      // Settle: the Poll Sequences after Up bring the Detection Time down to 3 x 300 ms.
-      const settleBy = Date.now() + 5_000;
-      let status = await survivor.ok({ op: 'status', peer: n1.ipv4 });
-      while (status.detectionTimeMs !== DETECTION_MS && Date.now() < settleBy) {
-        await new Promise((r) => setTimeout(r, 100));
-        status = await survivor.ok({ op: 'status', peer: n1.ipv4 });
-      }
-      expect(status).toMatchObject({ state: 'Up', detectionTimeMs: DETECTION_MS });
-      await new Promise((r) => setTimeout(r, 500));
+      // Settle: the Poll Sequences after Up bring the Detection Time down to 3 x 300 ms, on both sides.
+      for (const peer of [n1.ipv4, n1.ipv6]) await settled(survivor, peer);
+      for (const peer of [n2.ipv4, n2.ipv6]) await settled(victim, peer);
 
       const killedAt = Date.now();
       process.kill(victim.pid!, 'SIGKILL');
@@ -156,7 +158,11 @@ describe.skipIf(!netns.ok || bfdd !== undefined)('mlb <-> FRR bfdd', () => {
     const { router, node, mlb } = await setup();
     await until('FRR up', 15_000, () => frrPeer(node.ipv4, 'up') && frrPeer(node.ipv6, 'up'));
     for (const peer of [router.ipv4, router.ipv6]) await mlb.next('up', peer, 0, 5_000);
-    await new Promise((r) => setTimeout(r, 1_500)); // Poll Sequences over: 900 ms both ways
+    // Poll Sequences over: 900 ms both ways.
+    for (const peer of [router.ipv4, router.ipv6]) await settled(mlb, peer);
+    for (const address of [node.ipv4, node.ipv6]) {
+      await until(`FRR to see our 300 ms TX to ${address}`, 5_000, () => (frr!.peer(address)?.['remote-transmit-interval'] === 300 ? true : undefined));
+    }
 
     // Graceful: our AdminDown takes FRR's IPv4 session down, saying why.
     const stop = mlb.ok({ op: 'stop', peer: router.ipv4 }, 15_000);

@@ -195,9 +195,12 @@ describe.skipIf(skip !== undefined)('L2 announcer in network namespaces', () => 
     const { sent } = (await sender.ok({ op: 'sendFrames', ifname: 'eth0', frames: frames.map((f) => f.hex) }, 30_000)) as unknown as { sent: number };
     expect(sent).toBe(frames.length);
 
-    // The frames are all out; let the announcer drain its queue, then ask it.
-    await new Promise((r) => setTimeout(r, 500));
-    const { stats } = (await runner.ok({ op: 'stats' })) as unknown as { stats: { drops: Record<string, number>; handlerErrors: number; requestsReceived: Record<string, number> } };
+    // The frames are all out; the announcer has drained its queue once every one of them is counted as a drop.
+    type Stats = { drops: Record<string, number>; handlerErrors: number; requestsReceived: Record<string, number> };
+    const stats = await until('every malformed frame counted', 10_000, async () => {
+      const { stats: now } = (await runner.ok({ op: 'stats' })) as unknown as { stats: Stats };
+      return Object.values(now.drops).reduce((x, y) => x + y, 0) >= frames.length ? now : undefined;
+    });
     expect(runner.exited).toBe(false);
     expect(stats.handlerErrors).toBe(0);
     const expected = new Map<string, number>();

@@ -57,6 +57,7 @@ async function show(client: FakeStatusClient, snapshot: ControlSnapshot, size?: 
   return { app, frame, lines, selectedLine };
 }
 
+/** Asserting absence (a key after quit draws nothing): no event can say "no frame is coming", so a few turns pass. */
 const settle = () => new Promise((r) => setTimeout(r, 30));
 
 describe('mlb status TUI', () => {
@@ -151,7 +152,7 @@ describe('mlb status TUI', () => {
   it('shows a stale configuration, a conflict and an IP nobody holds', async () => {
     const client = new FakeStatusClient(exampleSnapshot());
     const view = await show(client, exampleSnapshot(), { columns: 80, rows: 40 });
-    await settle();
+    await until(() => view.frame().includes('CONFLICTS:'), 5_000, view.frame);
     expect(view.frame()).toMatch(/^config +STALE \/etc\/mlb\/mlb\.yaml: the last good configuration keeps running$/m);
     expect(view.frame()).toMatch(/^ +- \/etc\/mlb\/mlb\.yaml:12:7: spec\.addresses\[0\]/m);
     expect(view.frame()).toContain('CONFLICTS: another MAC answers for an IP a node announces');
@@ -175,10 +176,12 @@ describe('mlb status TUI', () => {
       const snapshot = exampleSnapshot();
       const client = new FakeStatusClient(snapshot, await exampleExplanations());
       const view = await show(client, snapshot, size);
-        for (let i = 0; i < 30; i++) client.record({ type: 'configStale', file: '/etc/mlb/mlb.yaml', errors: [`/etc/mlb/mlb.yaml:${i}:1: ${'a long error '.repeat(10)}`] });
-      // At 80x30 the last events show; at 60x20 the events give way to the rest (nothing to wait for but a redraw).
+      const framesBefore = view.app.frames.length;
+      for (let i = 0; i < 30; i++) client.record({ type: 'configStale', file: '/etc/mlb/mlb.yaml', errors: [`/etc/mlb/mlb.yaml:${i}:1: ${'a long error '.repeat(10)}`] });
+      // At 80x30 the last events show; at 60x20 the events give way to the rest: nothing to wait for but the redraw
+      // (the feed publishes all 30 in one turn, so the first frame after them has them all).
       if (size.rows >= 30) await until(() => view.frame().includes(':29:1:'), 5_000, view.frame);
-      else await new Promise((r) => setTimeout(r, 200));
+      else await until(() => view.app.frames.length > framesBefore, 5_000, view.frame);
       const check = (what: string) => {
         const lines = view.lines();
         expect(lines.filter((l) => l.length > size.columns), `${what} at ${size.columns}x${size.rows}`).toEqual([]);

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { StatusFeed, type FeedTiming, type FeedView } from '../../../src/cli/tui/status-feed';
 import { exampleExplanations, exampleSnapshot } from '../../daemon/control/fake-daemon';
+import { ManualScheduler } from '../../support/manual-scheduler';
 import { FakeStatusClient, until } from './fake-status-client';
 
 const FAST: FeedTiming = { debounceMs: 20, pollMs: 5_000, reconnectMs: 30 };
@@ -15,9 +16,9 @@ afterEach(() => {
   for (const f of feeds.splice(0)) f.stop();
 });
 
-function startFeed(client: FakeStatusClient, timing: FeedTiming = FAST) {
+function startFeed(client: FakeStatusClient, timing: FeedTiming = FAST, scheduler?: ManualScheduler) {
   const views: FeedView[] = [];
-  const feed = new StatusFeed(client, client.snapshot, (v) => views.push(v), timing);
+  const feed = new StatusFeed(client, client.snapshot, (v) => views.push(v), timing, scheduler);
   feeds.push(feed);
   feed.start();
   return { feed, views, last: () => views.at(-1) ?? feed.current };
@@ -111,14 +112,20 @@ describe('StatusFeed', () => {
   });
 
   it('stops every timer and stream on stop', async () => {
+    const clock = new ManualScheduler();
     const client = new FakeStatusClient(exampleSnapshot());
-    const { feed, views } = startFeed(client, { ...FAST, pollMs: 20 });
+    const { feed, views } = startFeed(client, { ...FAST, pollMs: 20 }, clock);
     await until(() => client.following === 1);
+    const polled = client.snapshotReads;
+    await clock.advance(20);
+    expect(client.snapshotReads).toBeGreaterThan(polled); // the poll runs on this clock
+    client.record({ type: 'memberFailed', member: 'node-b' }); // arms the debounce: stop() must cancel it too
     feed.stop();
     await until(() => client.following === 0);
+    expect(clock.pending).toBe(0); // no poll, debounce or reconnect pause left
     const reads = client.snapshotReads;
     const heard = views.length;
-    await new Promise((r) => setTimeout(r, 100));
+    await clock.advance(10_000);
     expect(client.snapshotReads).toBe(reads);
     expect(views.length).toBe(heard);
   });

@@ -198,7 +198,7 @@ describe('EventStream heartbeats', () => {
     expect(raw).toBe('\n\n\n');
     const stream = follow(path, 0);
     log.record(joined('a'));
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => stream.events.length === 1); // a second chunk, after the first was read
     log.record(joined('b'));
     await until(() => stream.events.length === 2);
     expect(stream.events.map((e) => e.seq)).toEqual([1, 2]);

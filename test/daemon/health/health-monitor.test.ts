@@ -1,4 +1,5 @@
-// HealthMonitor with 100 ms intervals: a real HTTP service turning sick fails after exactly `fall` failed probes
+// HealthMonitor with 100 ms intervals (on a hand-moved clock, test/support/manual-scheduler.ts, except the real
+// HTTP service and the child process, which run on real timers): a real HTTP service turning sick fails after exactly `fall` failed probes
 // and comes back after exactly `rise` good ones; update() is idempotent, probes of one service never overlap,
 // removing a service stops its probes, and the monitor never keeps the process alive on its own.
 import { spawn } from 'node:child_process';
@@ -9,6 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseHealthCheck, type HealthCheckSpec } from '../../../src/daemon/health/health-check-spec';
 import { AWAITING_FIRST_PROBE, HealthMonitor, type HealthResult, type Prober } from '../../../src/daemon/health/health-monitor';
 import type { HealthChange } from '../../../src/daemon/health/health-state';
+import { ManualScheduler } from '../../support/manual-scheduler';
+import { until } from '../../support/until';
 
 const monitors: HealthMonitor[] = [];
 const servers: http.Server[] = [];
@@ -34,15 +37,6 @@ function spec(target: string, options: Record<string, string> = {}): HealthCheck
   return parsed.spec;
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Recorded { key: string; result: HealthResult; change: HealthChange; requests: number }
 
@@ -63,112 +57,140 @@ describe('HealthMonitor', () => {
 
     m.update([{ key: 'demo/web', spec: spec(`http://127.0.0.1:${port}/healthz`, { 'mlb.io/health-check-rise': '2', 'mlb.io/health-check-fall': '3' }) }]);
     expect(m.results().get('demo/web')).toMatchObject({ state: 'failing', detail: AWAITING_FIRST_PROBE });
-    await until(() => changes.length === 1, 'the first probe');
+    await until('the first probe', () => changes.length === 1);
     expect(changes[0]).toMatchObject({ key: 'demo/web', result: { state: 'passing', detail: 'HTTP 200' }, change: { cause: 'firstProbe' }, requests: 1 });
 
     status = 503;
     const sickFrom = requests;
-    await until(() => changes.length === 2, 'the service to fail');
+    await until('the service to fail', () => changes.length === 2);
     expect(changes[1]?.requests).toBe(sickFrom + 3); // fall 3: three 503s, no fewer
     expect(changes[1]?.change).toEqual({ from: 'passing', to: 'failing', cause: 'fall', reason: '3 consecutive probes failed (fall 3): HTTP 503' });
     expect(m.results().get('demo/web')).toMatchObject({ state: 'failing', detail: 'HTTP 503' });
 
     status = 200;
     const wellFrom = requests;
-    await until(() => changes.length === 3, 'the service to pass again');
+    await until('the service to pass again', () => changes.length === 3);
     expect(changes[2]?.requests).toBe(wellFrom + 2); // rise 2
     expect(changes[2]?.change.cause).toBe('rise');
     expect(m.results().get('demo/web')?.state).toBe('passing');
   });
 
-  it('probes about once per interval, and never two probes of one service at once', async () => {
+  it('probes once per interval, or back to back when a probe takes longer; never two probes of one service at once', async () => {
+    const clock = new ManualScheduler();
     let running = 0;
     let most = 0;
     let calls = 0;
-    const slow: Prober = async () => {
+    const slow: Prober = async (_spec, signal) => {
       calls++;
       running++;
       most = Math.max(most, running);
-      await sleep(250); // longer than the 100 ms interval
+      await new Promise<void>((r) => {
+        clock.after(250, r); // longer than the 100 ms interval
+        signal.addEventListener('abort', () => r()); // close() at the end of the test
+      });
       running--;
       return { ok: true, detail: 'slow' };
     };
-    const m = monitor({ probe: slow });
+    const m = monitor({ probe: slow, runtime: clock });
     m.update([{ key: 'a/slow', spec: spec('tcp://127.0.0.1:1') }]);
-    await sleep(1000);
+    await clock.advance(999);
     expect(most).toBe(1);
-    expect(calls).toBeGreaterThanOrEqual(2);
-    expect(calls).toBeLessThanOrEqual(5); // back to back at 250 ms each, not every 100 ms
+    expect(calls).toBe(4); // at 0, 250, 500 and 750 ms: back to back, not every 100 ms
+
+    let quick = 0;
+    const n = monitor({ probe: async () => { quick++; return { ok: true, detail: 'quick' }; }, runtime: clock });
+    n.update([{ key: 'a/quick', spec: spec('tcp://127.0.0.1:1') }]);
+    await clock.advance(999);
+    expect(quick).toBe(10); // at 0, 100, ..., 900 ms
   });
 
   it('update() with the same specs leaves loops untouched: no extra probes, no events', async () => {
+    const clock = new ManualScheduler();
     let calls = 0;
-    const m = monitor({ probe: async () => { calls++; return { ok: true, detail: 'ok' }; } });
+    const m = monitor({ probe: async () => { calls++; return { ok: true, detail: 'ok' }; }, runtime: clock });
     const services = [{ key: 'a/x', spec: spec('tcp://127.0.0.1:1', { 'mlb.io/health-check-interval': '300ms' }) }, { key: 'a/none', spec: undefined }];
     m.update(services);
-    await until(() => calls === 1, 'the first probe');
+    await clock.advance(0);
+    expect(calls).toBe(1);
     const before = m.results().get('a/x');
     let events = 0;
     m.on('change', () => events++);
+    await clock.advance(150);
     for (let i = 0; i < 50; i++) m.update(services.map((s) => ({ ...s }))); // equal, not identical
-    await sleep(150);
-    expect(calls).toBe(1); // the next probe is still 300 ms after the first
+    await clock.advance(149);
+    expect(calls).toBe(1); // the next probe is still 300 ms after the first: the updates did not re-arm it
     expect(events).toBe(0);
     expect(m.results().get('a/x')).toEqual(before);
     expect([...m.results().keys()]).toEqual(['a/x']); // a service without a check has no result
+    await clock.advance(1);
+    expect(calls).toBe(2);
   });
 
   it('a changed interval keeps the verdict; a changed target keeps it published until its own first probe', async () => {
+    const clock = new ManualScheduler();
     const outcomes = new Map<string, boolean>([['tcp://127.0.0.1:1', true], ['tcp://127.0.0.1:2', false]]);
-    const m = monitor({ probe: async (s) => ({ ok: outcomes.get(s.target) ?? false, detail: s.target }) });
+    const probedAt: number[] = [];
+    const m = monitor({ runtime: clock, probe: async (s) => { probedAt.push(clock.now()); return { ok: outcomes.get(s.target) ?? false, detail: s.target }; } });
     const changes: HealthChange[] = [];
     m.on('change', (_k, _r, c) => changes.push(c));
     m.update([{ key: 'a/x', spec: spec('tcp://127.0.0.1:1') }]);
-    await until(() => changes.length === 1, 'passing');
-    m.update([{ key: 'a/x', spec: spec('tcp://127.0.0.1:1', { 'mlb.io/health-check-interval': '150ms' }) }]);
-    await sleep(400);
+    await clock.advance(0);
     expect(changes).toHaveLength(1);
+    m.update([{ key: 'a/x', spec: spec('tcp://127.0.0.1:1', { 'mlb.io/health-check-interval': '150ms' }) }]);
+    await clock.advance(400);
+    expect(changes).toHaveLength(1);
+    expect(probedAt).toEqual([0, 150, 300]); // the pending wait followed the new interval
     m.update([{ key: 'a/x', spec: spec('tcp://127.0.0.1:2', { 'mlb.io/health-check-fall': '5' }) }]);
     expect(m.results().get('a/x')?.state).toBe('passing');
-    await until(() => changes.length === 2, 'the new target decided');
+    await clock.advance(0);
+    expect(changes).toHaveLength(2);
     // The first probe of the new target decides at once, not after fall 5.
     expect(changes[1]).toMatchObject({ from: 'unknown', to: 'failing', cause: 'firstProbe', reason: 'first probe failed: tcp://127.0.0.1:2' });
   });
 
   it('removing a service stops its probes and drops its result; close() stops everything', async () => {
+    const clock = new ManualScheduler();
     const calls = new Map<string, number>();
-    const m = monitor({ probe: async (s) => { calls.set(s.target, (calls.get(s.target) ?? 0) + 1); return { ok: true, detail: '' }; } });
+    const m = monitor({ runtime: clock, probe: async (s) => { calls.set(s.target, (calls.get(s.target) ?? 0) + 1); return { ok: true, detail: '' }; } });
     m.update([{ key: 'a/x', spec: spec('tcp://127.0.0.1:1') }, { key: 'a/y', spec: spec('tcp://127.0.0.1:2') }]);
-    await until(() => (calls.get('tcp://127.0.0.1:1') ?? 0) >= 2, 'two probes');
+    await clock.advance(100);
+    expect(calls.get('tcp://127.0.0.1:1')).toBe(2);
     m.update([{ key: 'a/y', spec: spec('tcp://127.0.0.1:2') }]);
     expect([...m.results().keys()]).toEqual(['a/y']);
-    await sleep(50);
-    const stopped = calls.get('tcp://127.0.0.1:1');
-    await sleep(300);
-    expect(calls.get('tcp://127.0.0.1:1')).toBe(stopped);
+    await clock.advance(300);
+    expect(calls.get('tcp://127.0.0.1:1')).toBe(2);
+    expect(calls.get('tcp://127.0.0.1:2')).toBe(5);
     await m.close();
-    const closed = calls.get('tcp://127.0.0.1:2');
-    await sleep(300);
-    expect(calls.get('tcp://127.0.0.1:2')).toBe(closed);
+    await clock.advance(300);
+    expect(calls.get('tcp://127.0.0.1:2')).toBe(5);
+    expect(clock.pending).toBe(0); // no timer left behind
   });
 
   it('close() aborts a probe under way', async () => {
+    const clock = new ManualScheduler();
+    let started = false;
     let aborted = false;
-    const m = monitor({ probe: (_s, signal) => new Promise((resolve) => signal.addEventListener('abort', () => {
-      aborted = true;
-      resolve({ ok: false, detail: 'aborted' });
-    })) });
+    const m = monitor({ runtime: clock, probe: (_s, signal) => new Promise((resolve) => {
+      started = true;
+      signal.addEventListener('abort', () => {
+        aborted = true;
+        resolve({ ok: false, detail: 'aborted' });
+      });
+    }) });
     m.update([{ key: 'a/x', spec: spec('tcp://127.0.0.1:1') }]);
-    await sleep(50);
+    await clock.advance(0);
+    expect(started).toBe(true);
     await m.close();
     expect(aborted).toBe(true);
   });
 
   it('stamps `since` with the injected clock; a check that never passed is logged once at warn, not on every probe', async () => {
+    const clock = new ManualScheduler();
     const lines: { level: string; fields: Record<string, unknown>; msg: string | undefined }[] = [];
     const record = (level: string) => (fields: object, msg?: string) => lines.push({ level, fields: fields as Record<string, unknown>, msg });
     let probes = 0;
     const m = monitor({
+      runtime: clock,
       now: () => 42_000,
       node: 'node-1',
       probe: async () => {
@@ -178,7 +200,8 @@ describe('HealthMonitor', () => {
       logger: { warn: record('warn'), info: record('info'), debug: () => {} },
     });
     m.update([{ key: 'a/x', spec: spec('http://127.0.0.1:1/healthz') }]);
-    await until(() => probes >= 4, 'four probes');
+    await clock.advance(300);
+    expect(probes).toBe(4);
     expect(m.results().get('a/x')).toEqual({ state: 'failing', since: 42_000, detail: 'HTTP 503' });
     const said = lines.filter((l) => l.fields.event === 'healthCheckFailing');
     expect(said).toHaveLength(1);
@@ -191,26 +214,26 @@ describe('HealthMonitor', () => {
   });
 
   it('logs a failure after passing at warn and the recovery at info, each with the last result', async () => {
+    const clock = new ManualScheduler();
     const lines: { level: string; fields: Record<string, unknown> }[] = [];
     const record = (level: string) => (fields: object) => lines.push({ level, fields: fields as Record<string, unknown> });
     let answer = { ok: true, detail: 'HTTP 200' };
-    let probes = 0;
     const m = monitor({
+      runtime: clock,
       node: 'node-2',
-      probe: async () => {
-        probes++;
-        return answer;
-      },
+      probe: async () => answer,
       logger: { warn: record('warn'), info: record('info'), debug: () => {} },
     });
     m.update([{ key: 'a/x', spec: spec('tcp://127.0.0.1:1', { 'mlb.io/health-check-rise': '1', 'mlb.io/health-check-fall': '1' }) }]);
-    await until(() => m.results().get('a/x')?.state === 'passing', 'passing');
+    await clock.advance(0);
+    expect(m.results().get('a/x')?.state).toBe('passing');
     answer = { ok: false, detail: 'connect ECONNREFUSED 127.0.0.1:1' };
-    await until(() => m.results().get('a/x')?.state === 'failing', 'failing');
-    const failedAt = probes;
-    await until(() => probes >= failedAt + 2, 'two more failed probes');
+    await clock.advance(100);
+    expect(m.results().get('a/x')?.state).toBe('failing');
+    await clock.advance(200); // two more failed probes: still one line
     answer = { ok: true, detail: 'HTTP 200' };
-    await until(() => m.results().get('a/x')?.state === 'passing', 'passing again');
+    await clock.advance(100);
+    expect(m.results().get('a/x')?.state).toBe('passing');
     expect(lines.map((l) => [l.level, l.fields.event, l.fields.result])).toEqual([
       ['info', 'healthCheckPassing', 'HTTP 200'],
       ['warn', 'healthCheckFailing', 'connect ECONNREFUSED 127.0.0.1:1'],

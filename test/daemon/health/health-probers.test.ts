@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { probeExec, probeHttp, probeTcp, runProbe } from '../../../src/daemon/health/health-probers';
 import { parseHealthCheck } from '../../../src/daemon/health/health-check-spec';
+import { until } from '../../support/until';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -48,7 +49,7 @@ describe('tcp probe', () => {
     const server = net.createServer((s) => accepted.push(s));
     const port = await listen(server);
     expect(await runProbe(specOf(`tcp://127.0.0.1:${port}`))).toEqual({ ok: true, detail: `connected to 127.0.0.1:${port}` });
-    await new Promise((r) => setTimeout(r, 50));
+    await until('the server to see the connection', () => accepted.length === 1);
     expect(accepted).toHaveLength(1);
     await closers.pop()?.();
     expect(await probeTcp('127.0.0.1', port, 1000)).toEqual({ ok: false, detail: `connection refused (connect ECONNREFUSED 127.0.0.1:${port})` });

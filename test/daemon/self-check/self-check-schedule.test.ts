@@ -101,6 +101,9 @@ describe('self-check schedule', () => {
     expect(first.due).toHaveLength(SELF_CHECK_MAX_IN_FLIGHT);
     expect(keys(first.due)).toEqual(many.slice(0, SELF_CHECK_MAX_IN_FLIGHT).map((t) => `${t}%eth0`));
     expect(takeDue(first.schedule, 5000).due).toEqual([]);
+    // Twelve more are overdue, but no slot is free: no wake-up until a probe ends (a past due time would wake the
+    // shell at once, again and again, while every slot stays taken).
+    expect(nextDueAt(first.schedule)).toBeUndefined();
     // Everything released: those in flight still hold their slots.
     s = setOwned(first.schedule, owned('10.0.2.1'), 5001);
     expect(isOwned(s, ip('10.0.1.1'))).toBe(false);

@@ -15,6 +15,7 @@ import { ADDON_MISSING_MESSAGE, nativeAddonStatus } from '../../../src/native';
 import type { Conflict } from '../../../src/daemon/self-check/conflict-registry';
 import type { SelfCheckStats } from '../../../src/daemon/self-check/self-checker';
 import { canUseNetns, NetnsLab, type LabHost } from '../../support/netns-lab';
+import { until } from '../../support/until';
 import { SelfCheckPeer } from './self-check-peer';
 
 const addon = nativeAddonStatus();
@@ -55,15 +56,16 @@ describe.skipIf(skipLab !== undefined)('split-brain self-check in a lab (a = .1 
     const reply = await checker.ok({ op: 'conflicts' });
     return { conflicts: reply.conflicts as Conflict[], stats: reply.stats as SelfCheckStats };
   };
-  const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
   it('reports B as a second owner, follows it, and forgets it after B lets go', async () => {
     await checker.ok({ op: 'setOwned', owned: [{ ip: VIP4, interface: 'eth0' }, { ip: VIP6, interface: 'eth0' }] });
 
     // Nobody else answers yet: probes go out (one each after 1 s, again 2 s later) and silence is no conflict.
-    await sleep(5000);
-    const quiet = await state();
-    expect(quiet.stats.probesSent).toBeGreaterThanOrEqual(4);
+    // A probe is counted once its answer window closed, so four counted probes have each heard nothing foreign.
+    const quiet = await until('four probes answered only by silence', async () => {
+      const s = await state();
+      return s.stats.probesSent >= 4 ? s : undefined;
+    });
     expect(quiet.stats.probesFailed).toBe(0);
     expect(quiet.conflicts).toEqual([]);
 
@@ -81,8 +83,10 @@ describe.skipIf(skipLab !== undefined)('split-brain self-check in a lab (a = .1 
     expect(warned.map((e) => e.msg)).toContainEqual(expect.stringContaining(`${VIP4} on eth0 is also answered by ${b.mac}`));
 
     // Followed while it lasts: rechecks keep finding B.
-    await sleep(2500);
-    const ongoing = await state();
+    const ongoing = await until('a recheck finding B again for each VIP', async () => {
+      const s = await state();
+      return s.conflicts.length === 2 && s.conflicts.every((c) => c.sightings >= 2) ? s : undefined;
+    });
     expect(ongoing.conflicts.map((c) => `${c.ip} ${c.mac}`)).toEqual([`${VIP4} ${b.mac}`, `${VIP6} ${b.mac}`]);
     for (const c of ongoing.conflicts) expect(c.sightings).toBeGreaterThanOrEqual(2);
     expect(ongoing.stats.conflictsDetected).toBe(2);

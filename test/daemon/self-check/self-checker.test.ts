@@ -1,10 +1,10 @@
 /**
  * The SelfChecker shell (src/daemon/self-check/self-checker.ts) with an injected probe standing in for the segment,
- * a hand-written interface table and fake timers: what a user sees (the warn line naming the MAC and node, the
+ * a hand-written interface table and a hand-moved clock: what a user sees (the warn line naming the MAC and node, the
  * 'conflict' event, conflicts() for status, the counters) and what must not be reported (our own MACs, a result
  * for an address released meanwhile). The real probe on a real segment is in self-checker.lab.test.ts.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { parseIP, type IP } from '../../../src/ip';
 import { parseMAC } from '../../../src/announce/l2/mac-address';
 import type { HostInterface } from '../../../src/announce/l2/arping/host-interfaces';
@@ -16,6 +16,7 @@ import {
 import { EXPECTED_ANSWER_WINDOW_MS, NO_FACTS, type AnswerFacts } from '../../../src/daemon/self-check/expected-answer';
 import { CONFLICT_FIRST_MACS_PER_IP, CONFLICT_FORGET_MS, CONFLICT_LAST_MACS_PER_IP, type Conflict } from '../../../src/daemon/self-check/conflict-registry';
 import { CONFLICT_LOG_INTERVAL_MS } from '../../../src/daemon/self-check/conflict-log-gate';
+import { ManualScheduler } from '../../support/manual-scheduler';
 
 const ip = (text: string): IP => parseIP(text) as IP;
 const VIP = ip('10.213.0.100');
@@ -44,6 +45,7 @@ function harness(options: {
   const answerers = options.answerers ?? (() => []);
   const checker = new SelfChecker({
     logger,
+    runtime: clock,
     interfaces: () => HOST,
     random: () => 0.5,
     macOwners: new Map([[PEER, 'node-b']]),
@@ -62,23 +64,22 @@ function harness(options: {
   return { checker, lines, calls, conflicts, cleared };
 }
 
+/** The checker's clock and timers, moved by hand (test/support/manual-scheduler.ts). */
+let clock: ManualScheduler;
 beforeEach(() => {
-  vi.useFakeTimers({ now: Date.parse('2026-10-04T08:00:00Z') });
-});
-afterEach(() => {
-  vi.useRealTimers();
+  clock = new ManualScheduler(Date.parse('2026-10-04T08:00:00Z'));
 });
 
 describe('SelfChecker', () => {
   it('probes a new ownership a second later on its interface; only our own MACs answering is no conflict', async () => {
     const h = harness({ answerers: () => [OURS, OUR_OTHER] });
     h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
-    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS - 1);
+    await clock.advance(SELF_CHECK_SOON_MS - 1);
     expect(h.calls).toHaveLength(0);
-    await vi.advanceTimersByTimeAsync(1);
+    await clock.advance(1);
     expect(h.calls).toHaveLength(1);
     expect(h.calls[0]).toMatchObject({ target: VIP, iface: { name: 'eth0', mac: parseMAC(OURS) } });
-    await vi.advanceTimersByTimeAsync(SELF_CHECK_INTERVAL_MS);
+    await clock.advance(SELF_CHECK_INTERVAL_MS);
     expect(h.calls).toHaveLength(2);
     expect(h.conflicts).toEqual([]);
     expect(h.checker.conflicts()).toEqual([]);
@@ -90,7 +91,7 @@ describe('SelfChecker', () => {
     let peerAnswers = true;
     const h = harness({ answerers: () => (peerAnswers ? [OURS, PEER] : [OURS]) });
     h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
-    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
+    await clock.advance(SELF_CHECK_SOON_MS);
     const expected = {
       ip: '10.213.0.100', mac: PEER, node: 'node-b', interface: 'eth0', evidence: 'probeReply', reason: 'noReason',
       firstSeen: '2026-10-04T08:00:01.000Z', lastSeen: '2026-10-04T08:00:01.000Z', sightings: 1,
@@ -105,16 +106,16 @@ describe('SelfChecker', () => {
     expect(warn[0]?.msg).toMatch(/^10\.213\.0\.100 on eth0 is also answered by 02:13:00:00:00:02 \(node node-b\): the election gives that node no reason/);
 
     // Followed every second while it lasts: lastSeen moves, no second warning or event.
-    await vi.advanceTimersByTimeAsync(SELF_CHECK_CONFLICT_RECHECK_MS);
+    await clock.advance(SELF_CHECK_CONFLICT_RECHECK_MS);
     expect(h.calls).toHaveLength(2);
     const followed = new Date(Date.parse('2026-10-04T08:00:01Z') + SELF_CHECK_CONFLICT_RECHECK_MS).toISOString();
     expect(h.checker.conflicts()[0]).toMatchObject({ lastSeen: followed, sightings: 2 });
     expect(h.conflicts).toHaveLength(1);
 
     peerAnswers = false;
-    await vi.advanceTimersByTimeAsync(SELF_CHECK_CONFLICT_RECHECK_MS);
+    await clock.advance(SELF_CHECK_CONFLICT_RECHECK_MS);
     expect(h.checker.conflicts()[0]?.lastSeen).toBe(followed);
-    await vi.advanceTimersByTimeAsync(CONFLICT_FORGET_MS);
+    await clock.advance(CONFLICT_FORGET_MS);
     expect(h.checker.conflicts()).toEqual([]);
     expect(h.cleared).toMatchObject([[{ mac: PEER }, 'notSeen']]);
     expect(h.lines.find((l) => l.fields.event === 'splitBrainCleared')).toMatchObject({ level: 'info', fields: { reason: 'notSeen', mac: PEER } });
@@ -125,11 +126,11 @@ describe('SelfChecker', () => {
   it('a membership change probes every owned IP soon', async () => {
     const h = harness();
     h.checker.setOwned([{ ip: VIP, interface: 'eth0' }, { ip: ip('fd00:213::100'), interface: 'eth0' }]);
-    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
+    await clock.advance(SELF_CHECK_SOON_MS);
     expect(h.calls).toHaveLength(2);
-    await vi.advanceTimersByTimeAsync(SELF_CHECK_INTERVAL_MS / 2);
+    await clock.advance(SELF_CHECK_INTERVAL_MS / 2);
     h.checker.membershipChanged();
-    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
+    await clock.advance(SELF_CHECK_SOON_MS);
     expect(h.calls).toHaveLength(4);
     h.checker.close();
   });
@@ -137,13 +138,13 @@ describe('SelfChecker', () => {
   it('passive observations from the announcer are merged and trigger a probe; ours and unowned IPs are ignored', async () => {
     const h = harness();
     h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
-    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
+    await clock.advance(SELF_CHECK_SOON_MS);
     h.checker.observe({ ip: ip('10.213.0.7'), mac: parseMAC(PEER) as Uint8Array, interface: 'eth0', evidence: 'arpAnnouncement' });
     h.checker.observe({ ip: VIP, mac: parseMAC(OUR_OTHER) as Uint8Array, interface: 'eth0', evidence: 'arpAnnouncement' });
     expect(h.conflicts).toEqual([]);
     h.checker.observe({ ip: VIP, mac: parseMAC(PEER) as Uint8Array, interface: 'eth0', evidence: 'arpAnnouncement' });
     expect(h.conflicts).toMatchObject([{ ip: '10.213.0.100', mac: PEER, node: 'node-b', evidence: 'arpAnnouncement' }]);
-    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
+    await clock.advance(SELF_CHECK_SOON_MS);
     expect(h.calls).toHaveLength(2);
     h.checker.close();
   });
@@ -159,13 +160,13 @@ describe('SelfChecker', () => {
     });
     h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
     h.checker.observe({ ip: VIP, mac: parseMAC(PEER) as Uint8Array, interface: 'eth0', evidence: 'neighborAdvertisement' });
-    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
+    await clock.advance(SELF_CHECK_SOON_MS);
     expect(release).toBeDefined();
     h.checker.setOwned([]);
-    await vi.advanceTimersByTimeAsync(0);
+    await clock.advance(0);
     expect(h.cleared).toMatchObject([[{ ip: '10.213.0.100' }, 'notOwned']]);
     release?.();
-    await vi.advanceTimersByTimeAsync(SELF_CHECK_INTERVAL_MS * 2);
+    await clock.advance(SELF_CHECK_INTERVAL_MS * 2);
     expect(h.checker.conflicts()).toEqual([]);
     expect(h.checker.stats()).toMatchObject({ conflictSightings: 1, conflictsDetected: 1 });
     h.checker.close();
@@ -176,11 +177,11 @@ describe('SelfChecker', () => {
     const h = harness({ probe: () => new Promise((resolve) => pending.push(() => resolve({ sent: true, macs: [], socketErrors: [] }))) });
     h.checker.setOwned(Array.from({ length: SELF_CHECK_MAX_IN_FLIGHT + 8 }, (_, i) => ({ ip: ip(`10.213.0.${100 + i}`), interface: 'eth0' })));
     // The rate limit lets them start a few at a time; a second is enough to fill every slot.
-    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS + 1000);
+    await clock.advance(SELF_CHECK_SOON_MS + 1000);
     expect(pending).toHaveLength(SELF_CHECK_MAX_IN_FLIGHT);
     pending[0]?.();
     // The next one waits for the rate limit's next token too.
-    await vi.advanceTimersByTimeAsync(Math.ceil(1000 / SELF_CHECK_MAX_PROBES_PER_SECOND));
+    await clock.advance(Math.ceil(1000 / SELF_CHECK_MAX_PROBES_PER_SECOND));
     expect(pending).toHaveLength(SELF_CHECK_MAX_IN_FLIGHT + 1);
     h.checker.close();
   });
@@ -190,7 +191,7 @@ describe('SelfChecker', () => {
       probe: () => Promise.reject(new PacketSocketError('permissionDenied', 'opening a packet socket needs CAP_NET_RAW')),
     });
     h.checker.setOwned([{ ip: VIP, interface: 'eth0' }, { ip: VIP, interface: 'eth7' }]);
-    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS + 2 * SELF_CHECK_INTERVAL_MS);
+    await clock.advance(SELF_CHECK_SOON_MS + 2 * SELF_CHECK_INTERVAL_MS);
     const warns = h.lines.filter((l) => l.level === 'warn');
     expect(warns.map((l) => l.fields.code).sort()).toEqual(['interface', 'permissionDenied']);
     expect(warns.find((l) => l.fields.code === 'interface')?.fields.error).toBe('no interface eth7 here');
@@ -214,10 +215,10 @@ describe('SelfChecker', () => {
     h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
     h.checker.observe({ ip: VIP, mac: parseMAC(PEER) as Uint8Array, interface: 'eth0', evidence: 'arpReply' });
     expect(h.lines.some((l) => l.fields.event === 'selfCheckListenerFailed')).toBe(true);
-    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
+    await clock.advance(SELF_CHECK_SOON_MS);
     h.checker.close();
     expect(signal?.aborted).toBe(true);
-    await vi.advanceTimersByTimeAsync(0);
+    await clock.advance(0);
     expect(h.checker.stats().conflictSightings).toBe(1);
   });
 
@@ -229,9 +230,9 @@ describe('SelfChecker', () => {
       const mac = Uint8Array.of(0x02, 0x99, (i >> 16) & 0xff, (i >> 8) & 0xff, i & 0xff, 0x01);
       h.checker.observe({ ip: VIP, mac, interface: 'eth0', evidence: 'arpReply' });
       // Spread over 30 s, as a flood from the segment would arrive.
-      if (i % 1000 === 999) await vi.advanceTimersByTimeAsync(1500);
+      if (i % 1000 === 999) await clock.advance(1500);
     }
-    await vi.advanceTimersByTimeAsync(CONFLICT_LOG_INTERVAL_MS);
+    await clock.advance(CONFLICT_LOG_INTERVAL_MS);
     const detected = h.lines.filter((l) => l.fields.event === 'splitBrainDetected');
     // One line when the flood starts, then one "and N more" per 10 s window: a handful, not 20,000.
     expect(detected.length).toBeLessThanOrEqual(1 + Math.ceil(30_000 / CONFLICT_LOG_INTERVAL_MS) + 1);
@@ -260,7 +261,7 @@ describe('SelfChecker: answers the cluster expects', () => {
     let peerAnswers = true;
     const h = harness({ answerers: () => (peerAnswers ? [OURS, PEER] : [OURS]), answerFacts: handover });
     h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
-    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS + SELF_CHECK_CONFLICT_RECHECK_MS);
+    await clock.advance(SELF_CHECK_SOON_MS + SELF_CHECK_CONFLICT_RECHECK_MS);
     expect(h.calls).toHaveLength(2);
     expect(warned(h)).toEqual([]);
     expect(h.conflicts).toEqual([]);
@@ -272,7 +273,7 @@ describe('SelfChecker: answers the cluster expects', () => {
 
     // The old owner hears us and lets go: nothing is ever reported.
     peerAnswers = false;
-    await vi.advanceTimersByTimeAsync(EXPECTED_ANSWER_WINDOW_MS + CONFLICT_FORGET_MS);
+    await clock.advance(EXPECTED_ANSWER_WINDOW_MS + CONFLICT_FORGET_MS);
     expect(warned(h)).toEqual([]);
     expect(h.checker.stats()).toMatchObject({ conflictsDetected: 0, active: 0 });
     h.checker.close();
@@ -281,9 +282,9 @@ describe('SelfChecker: answers the cluster expects', () => {
   it('the previous owner still answering once the window is over is a conflict (windowOver), found within a recheck', async () => {
     const h = harness({ answerers: () => [OURS, PEER], answerFacts: handover });
     h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
-    await vi.advanceTimersByTimeAsync(EXPECTED_ANSWER_WINDOW_MS - 1);
+    await clock.advance(EXPECTED_ANSWER_WINDOW_MS - 1);
     expect(h.conflicts).toEqual([]);
-    await vi.advanceTimersByTimeAsync(SELF_CHECK_CONFLICT_RECHECK_MS + 1);
+    await clock.advance(SELF_CHECK_CONFLICT_RECHECK_MS + 1);
     expect(h.conflicts).toMatchObject([{ ip: '10.213.0.100', mac: PEER, node: 'node-b', reason: 'windowOver' }]);
     expect(warned(h)).toHaveLength(1);
     expect(warned(h)[0]?.msg).toContain('still answers after the window in which that was expected ended');
@@ -294,7 +295,7 @@ describe('SelfChecker: answers the cluster expects', () => {
   it('a MAC of no member answering during a handover is a conflict at the first probe', async () => {
     const h = harness({ answerers: () => [OURS, PEER, STRANGER], answerFacts: handover });
     h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
-    await vi.advanceTimersByTimeAsync(SELF_CHECK_SOON_MS);
+    await clock.advance(SELF_CHECK_SOON_MS);
     expect(h.conflicts).toMatchObject([{ mac: STRANGER, node: null, reason: 'notMember' }]);
     expect(h.checker.conflicts().map((c) => c.mac)).toEqual([STRANGER]);
     h.checker.close();

@@ -197,7 +197,7 @@ describe('BgpSession against a hand-written peer on loopback', () => {
     await server.close();
     const { s } = session(port);
     s.start();
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    for (let i = 0; i < 1_000 && s.status().connectRetryCounter < 3; i++) await new Promise((resolve) => setTimeout(resolve, 10)); // until three failed dials
     const status = s.status();
     expect(status.lastProblem).toMatchObject({ reason: 'tcpFailed' });
     expect(status.lastProblem!.message).toMatch(/ECONNREFUSED/);

@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tcpMd5Available } from '../../../../src/native/tcp-md5';
 import { canUseNetns, NetnsLab, type LabHost } from '../../../support/netns-lab';
+import { until } from '../../../support/until';
 import { SessionLabPeer } from './session-lab-peer';
 import { ROUTER_ASN } from './test-bgp-peer';
 
@@ -81,13 +82,11 @@ describe.skipIf(skip !== undefined)('TCP MD5 between two namespaces', () => {
     const accepted = routerPeer.events.filter((e) => e.ev === 'accepted').length;
     const name = `bad-${counter}`;
     await nodePeer.ok({ op: 'session', name, options: sessionOptions(node, router, password) });
-    let status: Record<string, unknown> | undefined;
-    for (let i = 0; i < 50; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
+    const status = await until('the dial to fail', async () => {
       const reply = await nodePeer.ok({ op: 'status', name });
-      status = reply.status as Record<string, unknown>;
-      if (status.lastProblem) break;
-    }
+      const now = reply.status as Record<string, unknown>;
+      return now.lastProblem ? now : undefined;
+    }, 15_000);
     expect(status).toMatchObject({ phase: 'Idle', lastProblem: { reason: 'tcpFailed' } });
     expect((status!.lastProblem as { message: string }).message).toMatch(/dial timeout/);
     expect(routerPeer.events.filter((e) => e.ev === 'accepted')).toHaveLength(accepted);

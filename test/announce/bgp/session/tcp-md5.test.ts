@@ -6,6 +6,7 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMd5Socket, openListenSocket, setMd5Key, tcpMd5Available, TcpMd5Error, TCP_MD5_MAX_KEY_BYTES } from '../../../../src/native/tcp-md5';
+import { until } from '../../../support/until';
 
 const skip = tcpMd5Available() ? undefined : 'the native addon is not built';
 if (skip) console.warn(`skipping the TCP MD5 socket tests: ${skip}`);
@@ -50,7 +51,7 @@ describe.skipIf(skip !== undefined)('TCP MD5 sockets', () => {
     const { port, accepted } = await keyedListener('s3cret');
     const { result, socket } = await dial(port, 's3cret');
     expect(result).toBe('connected');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await until('the listener to accept', () => accepted.length === 1);
     expect(accepted).toHaveLength(1);
     const echo = new Promise<string>((resolve) => socket.once('data', (d: Buffer) => resolve(d.toString())));
     accepted[0]!.write('hello');
