@@ -23,6 +23,7 @@ import { runProbe } from './health-probers';
 import {
   type HealthChange, type HealthState, type ProbeResult, initialHealthState, reduceHealth, withThresholds,
 } from './health-state';
+import { SILENT_LOG, type Log } from '../../runtime/log';
 
 export interface MonitoredService {
   /** serviceKey(): "namespace/name". */
@@ -42,18 +43,12 @@ export interface HealthResult {
 export type Prober = (spec: HealthCheckSpec, signal: AbortSignal) => Promise<ProbeResult>;
 
 /** The subset of a pino logger the monitor uses. */
-export interface HealthLogger {
-  warn(fields: object, msg?: string): void;
-  info(fields: object, msg?: string): void;
-  debug(fields: object, msg?: string): void;
-}
-
 export interface HealthMonitorOptions {
   /** Wall clock for `since` (default: the runtime's clock). */
   readonly now?: () => number;
   /** The clock and timers the probe loops run on (default REAL_BACKGROUND_RUNTIME: unref'd real timers). */
   readonly runtime?: Clock & Scheduler;
-  readonly logger?: HealthLogger;
+  readonly logger?: Log;
   /** Injected in tests; runProbe (tcp, http, exec) otherwise. */
   readonly probe?: Prober;
   /** This node's name, for the log lines (an operator reads many nodes' logs side by side). */
@@ -68,7 +63,6 @@ export interface HealthMonitorEvents {
 }
 
 export const AWAITING_FIRST_PROBE = 'awaiting first probe';
-const SILENT: HealthLogger = { warn() {}, info() {}, debug() {} };
 
 interface Loop {
   readonly key: string;
@@ -92,7 +86,7 @@ export class HealthMonitor extends EventEmitter<HealthMonitorEvents> {
   private readonly draining = new Map<string, Promise<void>>();
   private readonly now: () => number;
   private readonly runtime: Clock & Scheduler;
-  private readonly log: HealthLogger;
+  private readonly log: Log;
   private readonly probe: Prober;
   private readonly node: string | undefined;
   private closed = false;
@@ -101,7 +95,7 @@ export class HealthMonitor extends EventEmitter<HealthMonitorEvents> {
     super();
     this.runtime = options.runtime ?? REAL_BACKGROUND_RUNTIME;
     this.now = options.now ?? this.runtime.now;
-    this.log = options.logger ?? SILENT;
+    this.log = options.logger ?? SILENT_LOG;
     this.probe = options.probe ?? runProbe;
     this.node = options.node;
   }
@@ -247,7 +241,7 @@ interface HealthLogSubject {
  * at info (back to normal). Probes that change nothing stay at debug (healthProbe), so a check failing for days
  * is logged once, not every second.
  */
-function logHealthChange(log: HealthLogger, subject: HealthLogSubject, change: HealthChange): void {
+function logHealthChange(log: Log, subject: HealthLogSubject, change: HealthChange): void {
   const where = subject.node === undefined ? '' : ` on ${subject.node}`;
   // The node is in the message, not the fields: the daemon's logger puts it on every line already.
   const fields = { service: subject.service, check: subject.check, result: subject.result, cause: change.cause, reason: change.reason };

@@ -54,14 +54,9 @@ import {
   type ConflictRegistry,
   type ConflictSighting,
 } from './conflict-registry';
+import { type Log } from '../../runtime/log';
 
 /** The subset of a pino logger used here. */
-export interface SelfCheckLogger {
-  info(fields: object, msg?: string): void;
-  warn(fields: object, msg?: string): void;
-  debug(fields: object, msg?: string): void;
-}
-
 export interface ProbeRequest {
   readonly target: IP;
   readonly iface: ArpingInterface;
@@ -73,7 +68,7 @@ export interface ProbeRequest {
 export type Probe = (request: ProbeRequest) => Promise<ProbeOnceOutcome>;
 
 export interface SelfCheckerOptions {
-  readonly logger: SelfCheckLogger;
+  readonly logger: Log;
   /** Injected in tests; probeOnce over a packet socket otherwise. */
   readonly probe?: Probe;
   /** This host's interfaces (their MACs are "ours"); readHostInterfaces by default, or the announcer's link table. */

@@ -197,7 +197,7 @@ describe('HealthMonitor', () => {
         probes++;
         return { ok: false, detail: 'HTTP 503' };
       },
-      logger: { warn: record('warn'), info: record('info'), debug: () => {} },
+      logger: { warn: record('warn'), info: record('info'), debug: () => {}, error: record('error') },
     });
     m.update([{ key: 'a/x', spec: spec('http://127.0.0.1:1/healthz') }]);
     await clock.advance(300);
@@ -222,7 +222,7 @@ describe('HealthMonitor', () => {
       runtime: clock,
       node: 'node-2',
       probe: async () => answer,
-      logger: { warn: record('warn'), info: record('info'), debug: () => {} },
+      logger: { warn: record('warn'), info: record('info'), debug: () => {}, error: record('error') },
     });
     m.update([{ key: 'a/x', spec: spec('tcp://127.0.0.1:1', { 'mlb.io/health-check-rise': '1', 'mlb.io/health-check-fall': '1' }) }]);
     await clock.advance(0);

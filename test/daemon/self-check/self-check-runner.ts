@@ -11,7 +11,8 @@
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { parseIP, type IP } from '../../../src/ip';
-import { SelfChecker, type SelfCheckLogger } from '../../../src/daemon/self-check/self-checker';
+import { SelfChecker } from '../../../src/daemon/self-check/self-checker';
+import { type Log } from '../../../src/runtime/log';
 
 const { values: flags } = parseArgs({
   options: { 'interval-ms': { type: 'string' }, 'recheck-ms': { type: 'string' }, 'forget-ms': { type: 'string' } },
@@ -23,7 +24,7 @@ function emit(event: Record<string, unknown>): void {
 }
 
 const logAs = (level: string) => (fields: object, msg?: string) => emit({ ev: 'log', level, ...fields, msg });
-const logger: SelfCheckLogger = { info: logAs('info'), warn: logAs('warn'), debug: () => {} };
+const logger: Log = { info: logAs('info'), warn: logAs('warn'), debug: () => {}, error: logAs('error') };
 
 const number = (text: string | undefined): number | undefined => (text === undefined ? undefined : Number(text));
 const intervalMs = number(flags['interval-ms']);

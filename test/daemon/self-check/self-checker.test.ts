@@ -9,7 +9,7 @@ import { parseIP, type IP } from '../../../src/ip';
 import { parseMAC } from '../../../src/announce/l2/mac-address';
 import type { HostInterface } from '../../../src/announce/l2/arping/host-interfaces';
 import { PacketSocketError } from '../../../src/native';
-import { SelfChecker, type ProbeRequest, type SelfCheckLogger } from '../../../src/daemon/self-check/self-checker';
+import { SelfChecker, type ProbeRequest } from '../../../src/daemon/self-check/self-checker';
 import {
   SELF_CHECK_CONFLICT_RECHECK_MS, SELF_CHECK_INTERVAL_MS, SELF_CHECK_MAX_IN_FLIGHT, SELF_CHECK_MAX_PROBES_PER_SECOND, SELF_CHECK_SOON_MS,
 } from '../../../src/daemon/self-check/self-check-schedule';
@@ -17,6 +17,7 @@ import { EXPECTED_ANSWER_WINDOW_MS, NO_FACTS, type AnswerFacts } from '../../../
 import { CONFLICT_FIRST_MACS_PER_IP, CONFLICT_FORGET_MS, CONFLICT_LAST_MACS_PER_IP, type Conflict } from '../../../src/daemon/self-check/conflict-registry';
 import { CONFLICT_LOG_INTERVAL_MS } from '../../../src/daemon/self-check/conflict-log-gate';
 import { ManualScheduler } from '../../support/manual-scheduler';
+import { type Log } from '../../../src/runtime/log';
 
 const ip = (text: string): IP => parseIP(text) as IP;
 const VIP = ip('10.213.0.100');
@@ -40,7 +41,7 @@ function harness(options: {
 } = {}) {
   const lines: Line[] = [];
   const at = (level: string) => (fields: object, msg?: string) => lines.push({ level, fields: fields as Record<string, unknown>, ...(msg === undefined ? {} : { msg }) });
-  const logger: SelfCheckLogger = { info: at('info'), warn: at('warn'), debug: at('debug') };
+  const logger: Log = { info: at('info'), warn: at('warn'), debug: at('debug'), error: at('error') };
   const calls: ProbeRequest[] = [];
   const answerers = options.answerers ?? (() => []);
   const checker = new SelfChecker({
