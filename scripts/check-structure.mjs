@@ -51,6 +51,8 @@ export const PURE_FILES = [
   // The runtime seam's interfaces and its error; real-*.ts are the shell that implements them on Node.
   'src/runtime/runtime.ts',
   'src/runtime/network-error.ts',
+  // The state-files seam's interface; the directory implementation is the daemon's (src/daemon/directory-state-files.ts).
+  'src/runtime/state-files.ts',
   // Gossip: the message types and mlb's node meta; transport/ and gossip-node.ts are the shell.
   'src/gossip/messages.ts',
   'src/gossip/node-meta.ts',

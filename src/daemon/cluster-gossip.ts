@@ -15,6 +15,10 @@ import type { Logger } from 'pino';
 import type { GossipNode } from '../gossip/gossip-node';
 import { decodeNodeMeta } from '../gossip/node-meta';
 import { serviceKey, type Snapshot } from '../model';
+import { REAL_RUNTIME } from '../runtime/real-runtime';
+import type { Clock, Scheduler, Timer } from '../runtime/runtime';
+import type { StateFiles } from '../runtime/state-files';
+import { stateFilesOf, type StateFilesOption } from './directory-state-files';
 import { AllocationStatusCode, effectiveAllocation } from './allocation/effective-allocation';
 import { emptyAllocationTable, receiveAllocationTable, type AllocationTable } from './allocation/allocation-table';
 import { decodeAllocationTable, encodeAllocationTable } from './allocation/allocation-table-codec';
@@ -57,13 +61,15 @@ export const CONFIG_FACTS_RELAY_BUDGET_BYTES = 64 * 1024;
  */
 export const RESTORE_ALONE_WAIT_MS = 2 * REJOIN_INTERVAL_MS;
 
-export interface ClusterGossipOptions {
+/** `stateDir` (the --state-dir path) or `stateFiles` (the node's store): where allocations.json lives. */
+export type ClusterGossipOptions = StateFilesOption & {
   readonly gossip: GossipNode;
   readonly self: string;
   /** The daemon's start time: its health reports outrank those of its previous life. */
   readonly epoch: number;
-  readonly stateDir: string;
   readonly logger: Logger;
+  /** The clock allocations are stamped with and the RESTORE_ALONE_WAIT_MS timer; the real one by default. */
+  readonly runtime?: Clock & Scheduler;
   /** Something another node said, or a local check, changed an election input. */
   readonly onChange: () => void;
   /** This node's own check of a service flipped. */
@@ -74,7 +80,7 @@ export interface ClusterGossipOptions {
   readonly restoreAloneWaitMs?: number;
   /** Records of other kinds (split-brain conflict reports): their owner's, pushed with the state; true: changed. */
   readonly otherRecords?: { readonly state: () => readonly GossipRecord[]; readonly receive: (record: GossipRecord) => boolean };
-}
+};
 
 export interface AllocationView {
   readonly addresses: ReadonlyMap<string, ServiceAddresses>;
@@ -94,7 +100,7 @@ export class ClusterGossip {
   private joined = false;
   /** allocations.json, held aside until this node has heard the cluster (undefined: none, or restored). */
   private held: AllocationTable | undefined;
-  private restoreTimer: NodeJS.Timeout | undefined;
+  private restoreTimer: Timer | undefined;
   private publishedHealth: string | undefined;
   /** A received report changed the table: the next push/pull must carry it. */
   private stateDirty = false;
@@ -108,8 +114,10 @@ export class ClusterGossip {
   /** Why checks fail, here and on the others: `mlb explain` says it (health/health-details-sharing.ts). */
   private readonly details: HealthDetailsSharing;
   private checked = new Map<string, HealthCheckSpec>();
+  private readonly runtime: Clock & Scheduler;
 
-  private constructor(private readonly options: ClusterGossipOptions, held: AllocationTable | undefined) {
+  private constructor(private readonly options: ClusterGossipOptions, private readonly files: StateFiles, held: AllocationTable | undefined) {
+    this.runtime = options.runtime ?? REAL_RUNTIME;
     this.table = emptyAllocationTable();
     this.held = held;
     const runAs = options.healthCheckRunAs;
@@ -129,7 +137,8 @@ export class ClusterGossip {
   }
 
   static async start(options: ClusterGossipOptions): Promise<ClusterGossip> {
-    const table = await loadAllocationTable(options.stateDir).catch((error: Error) => {
+    const files = stateFilesOf(options);
+    const table = await loadAllocationTable(files).catch((error: Error) => {
       options.logger.error({ event: 'stateAllocationsUnreadable' }, `${error.message}: starting from the cluster's table`);
       return undefined;
     });
@@ -139,7 +148,7 @@ export class ClusterGossip {
         `allocation table version ${table.version} read from disk; held aside until the cluster's table is heard`,
       );
     }
-    const cluster = new ClusterGossip(options, table);
+    const cluster = new ClusterGossip(options, files, table);
     cluster.publishHealth();
     return cluster;
   }
@@ -216,7 +225,7 @@ export class ClusterGossip {
    * new table version when something changed; everyone uses the table, and explicit IPs straight from the file.
    */
   allocate(snapshot: Snapshot, live: readonly LiveMember[], holders?: ServiceHolders): AllocationView {
-    const now = Date.now();
+    const now = this.runtime.now();
     const liveNames = new Set(live.map((m) => m.name));
     this.health = retainHealthReports(this.health, liveNames);
     // Kept while gossip remembers the member (dead ones too, until reaped): a node that was briefly declared dead
@@ -294,12 +303,11 @@ export class ClusterGossip {
     this.joined = true;
     if (this.held !== undefined && this.restoreTimer === undefined) {
       const wait = this.options.restoreAloneWaitMs ?? RESTORE_ALONE_WAIT_MS;
-      this.restoreTimer = setTimeout(() => {
+      this.restoreTimer = this.runtime.after(wait, () => {
         this.restoreTimer = undefined;
         if (this.restoreHeld('alone')) this.publishTable();
         this.options.onChange();
-      }, wait);
-      this.restoreTimer.unref();
+      });
     }
     this.options.onChange();
   }
@@ -312,7 +320,7 @@ export class ClusterGossip {
     const disk = this.held;
     if (disk === undefined) return false;
     this.held = undefined;
-    if (this.restoreTimer) clearTimeout(this.restoreTimer);
+    this.restoreTimer?.cancel();
     this.restoreTimer = undefined;
     const outcome = restoreAllocations(this.table, disk);
     const { logger } = this.options;
@@ -349,7 +357,7 @@ export class ClusterGossip {
 
   private persist(): void {
     const table = this.table;
-    this.writes = this.writes.then(() => saveAllocationTable(this.options.stateDir, table)).catch((error: Error) =>
+    this.writes = this.writes.then(() => saveAllocationTable(this.files, table)).catch((error: Error) =>
       this.options.logger.error({ event: 'stateWriteFailed' }, `cannot persist the allocation table: ${error.message}`));
   }
 
@@ -446,7 +454,7 @@ export class ClusterGossip {
       this.drops.badTable++;
       return false;
     }
-    const merged = receiveAllocationTable(this.table, remote, Date.now());
+    const merged = receiveAllocationTable(this.table, remote, this.runtime.now());
     for (const c of merged.reason.conflicts) {
       this.options.logger.warn(
         { event: 'allocationConflict', service: c.service, kept: describeEntry(c.kept), dropped: describeEntry(c.dropped) },
@@ -464,7 +472,7 @@ export class ClusterGossip {
   }
 
   close(): Promise<void> {
-    if (this.restoreTimer) clearTimeout(this.restoreTimer);
+    this.restoreTimer?.cancel();
     this.restoreTimer = undefined;
     return this.monitor.close();
   }

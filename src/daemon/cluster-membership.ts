@@ -7,6 +7,10 @@ import type { Logger } from 'pino';
 import type { GossipNode } from '../gossip/gossip-node';
 import type { Member } from '../gossip/swim';
 import { formatHostPort, hostFromBytes, type HostPort } from '../gossip/transport/address';
+import { REAL_RUNTIME } from '../runtime/real-runtime';
+import type { Scheduler, Timer } from '../runtime/runtime';
+import type { StateFiles } from '../runtime/state-files';
+import { stateFilesOf, type StateFilesOption } from './directory-state-files';
 import { loadKnownPeers, saveKnownPeers } from './known-peers';
 
 /**
@@ -16,33 +20,40 @@ import { loadKnownPeers, saveKnownPeers } from './known-peers';
  */
 export const REJOIN_INTERVAL_MS = 5_000;
 
-export interface ClusterMembershipOptions {
-  readonly gossip: GossipNode;
+/** `stateDir` (the --state-dir path) or `stateFiles` (the node's store): where known-peers.json lives. */
+export type ClusterMembershipOptions = StateFilesOption & {
+  /** What it joins through and asks for live members. */
+  readonly gossip: Pick<GossipNode, 'join' | 'liveMembers' | 'localAddress'>;
   readonly self: string;
   /** --join. */
   readonly seeds: readonly HostPort[];
-  readonly stateDir: string;
   readonly logger: Logger;
-}
+  /** The rejoin timer (every REJOIN_INTERVAL_MS); the real one by default. */
+  readonly runtime?: Scheduler;
+};
 
 export class ClusterMembership {
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private lastOutcome: string | undefined;
   private stopped = false;
   /** State writes run one after another; flush() waits for the last: a restart must find what we saw. */
   private writes: Promise<void> = Promise.resolve();
 
-  constructor(private readonly options: ClusterMembershipOptions) {}
+  private readonly files: StateFiles;
+
+  constructor(private readonly options: ClusterMembershipOptions) {
+    this.files = stateFilesOf(options);
+  }
 
   /** Joins once (resolves when that attempt is over), then keeps rejoining missing peers. */
   async start(): Promise<void> {
     await this.join();
-    if (!this.stopped) this.timer = setInterval(() => void this.join(), REJOIN_INTERVAL_MS);
+    if (!this.stopped) this.timer = (this.options.runtime ?? REAL_RUNTIME).every(REJOIN_INTERVAL_MS, () => void this.join());
   }
 
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
   }
 
   /** A member became alive: remember it (and keep those that went away: they may come back). */
@@ -57,7 +68,7 @@ export class ClusterMembership {
   private async join(): Promise<void> {
     const { gossip, logger } = this.options;
     if (this.stopped) return;
-    const known = await loadKnownPeers(this.options.stateDir).catch((error: Error) => {
+    const known = await loadKnownPeers(this.files).catch((error: Error) => {
       logger.warn({ event: 'statePeersUnreadable' }, error.message);
       return [];
     });
@@ -83,9 +94,9 @@ export class ClusterMembership {
       .map((m) => ({ name: m.name, host: hostFromBytes(m.addr) ?? '', port: m.port }))
       .filter((p) => p.host !== '');
     const liveNames = new Set(live.map((p) => p.name));
-    const previous = await loadKnownPeers(this.options.stateDir).catch(() => []);
+    const previous = await loadKnownPeers(this.files).catch(() => []);
     const peers = [...live, ...previous.filter((p) => !liveNames.has(p.name))];
-    await saveKnownPeers(this.options.stateDir, peers).catch((error: Error) =>
+    await saveKnownPeers(this.files, peers).catch((error: Error) =>
       this.options.logger.warn({ event: 'stateWriteFailed' }, `cannot remember peers: ${error.message}`));
   }
 }

@@ -4,6 +4,8 @@
  * reconnects asks for what it missed. The log keeps the last EVENT_LOG_SIZE events in memory; the JSON logs are
  * the durable record.
  */
+import { REAL_RUNTIME } from '../runtime/real-runtime';
+import type { Clock } from '../runtime/runtime';
 import type { UnheldReason } from './owner-history';
 
 /** Enough for an operator's screen and a reconnect after a few seconds; small enough to copy into a snapshot. */
@@ -44,10 +46,11 @@ export class EventLog {
   private readonly listeners = new Set<EventListener>();
   private seq = 0;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /** `clock`: what each event's `at` reads (the real one by default; a simulated node's virtual clock). */
+  constructor(private readonly clock: Clock = REAL_RUNTIME) {}
 
   record(body: DaemonEventBody): DaemonEvent {
-    const event = { ...body, seq: ++this.seq, at: new Date(this.now()).toISOString() } as DaemonEvent;
+    const event = { ...body, seq: ++this.seq, at: new Date(this.clock.now()).toISOString() } as DaemonEvent;
     this.events.push(event);
     if (this.events.length > EVENT_LOG_SIZE) this.events.shift();
     for (const listener of this.listeners) {

@@ -2,9 +2,10 @@
  * The members this node last saw alive, kept under --state-dir so a restarted node can rejoin the cluster even
  * when the --join seeds are down (they may be exactly the nodes that went away).
  */
-import { join } from 'node:path';
 import type { HostPort } from '../gossip/transport/address';
-import { readJSONState, writeFileAtomic } from './state-dir';
+import type { StateFiles } from '../runtime/state-files';
+import { asStateFiles } from './directory-state-files';
+import { readStateFileJSON } from './state-dir';
 
 export const KNOWN_PEERS_FILE = 'known-peers.json';
 /** Enough addresses to find the cluster again; more only slows the join down. */
@@ -25,15 +26,16 @@ export interface KnownPeer extends HostPort {
   readonly name: string;
 }
 
-export async function loadKnownPeers(stateDir: string): Promise<KnownPeer[]> {
-  const file = await readJSONState(join(stateDir, KNOWN_PEERS_FILE), isKnownPeersFile);
+/** `state`: the --state-dir path, or the node's StateFiles. */
+export async function loadKnownPeers(state: string | StateFiles): Promise<KnownPeer[]> {
+  const file = await readStateFileJSON(asStateFiles(state), KNOWN_PEERS_FILE, isKnownPeersFile);
   return (file?.peers ?? []).map((p) => ({ name: p.name, host: p.host, port: p.port }));
 }
 
 /** Keeps the first MAX_KNOWN_PEERS (callers put the freshest first), one entry per name. */
-export async function saveKnownPeers(stateDir: string, peers: readonly KnownPeer[]): Promise<void> {
+export async function saveKnownPeers(state: string | StateFiles, peers: readonly KnownPeer[]): Promise<void> {
   const byName = new Map<string, KnownPeer>();
   for (const p of peers) if (!byName.has(p.name)) byName.set(p.name, { name: p.name, host: p.host, port: p.port });
   const file: KnownPeersFile = { version: 1, peers: [...byName.values()].slice(0, MAX_KNOWN_PEERS) };
-  await writeFileAtomic(join(stateDir, KNOWN_PEERS_FILE), `${JSON.stringify(file, null, 2)}\n`);
+  await asStateFiles(state).writeAtomic(KNOWN_PEERS_FILE, `${JSON.stringify(file, null, 2)}\n`);
 }

@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 import { selectInterfaces, type LinkSource } from '../announce/l2/interfaces';
 import type { DesiredAnnouncement } from '../announce/l2/l2-announcer-state';
 import { formatIP, type IP } from '../ip';
+import { REAL_RUNTIME } from '../runtime/real-runtime';
+import type { Clock } from '../runtime/runtime';
 import type { OwnedL2 } from './cluster-decision';
 
 /** The parts that touch the host, injectable so the daemon can run with announcing off (--no-announce). */
@@ -42,7 +44,8 @@ export class LocalAnnouncements {
     private readonly ports: AnnouncePorts | undefined,
     private readonly links: LinkSource | undefined,
     private readonly logger: Logger,
-    private readonly now: () => number = Date.now,
+    /** What `since` reads (the real clock by default; a simulated node's virtual one). */
+    private readonly clock: Clock = REAL_RUNTIME,
   ) {}
 
   /**
@@ -58,7 +61,7 @@ export class LocalAnnouncements {
       const interfaces = this.interfacesFor(o);
       desired.push({ ip: o.ip, interfaces });
       const previous = this.current.get(ip);
-      next.set(ip, { service: o.service, ip, address: o.ip, interfaces, since: previous?.since ?? this.now() });
+      next.set(ip, { service: o.service, ip, address: o.ip, interfaces, since: previous?.since ?? this.clock.now() });
       const key = `${ip}|${o.service}`;
       nextServices.set(key, { service: o.service, ip });
       if (!this.services.has(key)) {

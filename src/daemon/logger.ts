@@ -9,6 +9,8 @@
  * exits; this one writes each line synchronously, in order, on the same stream.
  */
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { REAL_RUNTIME } from '../runtime/real-runtime';
+import type { Clock } from '../runtime/runtime';
 
 export type { Logger } from 'pino';
 
@@ -26,18 +28,21 @@ export interface LoggerOptions {
   readonly destination?: NodeJS.WritableStream;
   /** Fields on every line (the node name). */
   readonly base?: Record<string, unknown>;
+  /** What `ts` reads: the real clock by default; a simulated node's virtual one, so its log lines line up with its events. */
+  readonly clock?: Clock;
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const destination = options.destination ?? process.stdout;
   const pretty = options.pretty ?? (destination === process.stdout && process.stdout.isTTY === true);
   const color = options.color ?? !process.env.NO_COLOR;
+  const clock = options.clock ?? REAL_RUNTIME;
   return pino(
     {
       level: options.level ?? DEFAULT_LOG_LEVEL,
       base: options.base ?? {},
       messageKey: 'msg',
-      timestamp: () => `,"ts":"${new Date().toISOString()}"`,
+      timestamp: () => `,"ts":"${new Date(clock.now()).toISOString()}"`,
       formatters: { level: (label) => ({ level: label }) },
     },
     pretty ? prettyDestination(destination, { color }) : (destination as DestinationStream),

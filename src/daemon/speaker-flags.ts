@@ -6,9 +6,10 @@
  * The drain record (drain-record.ts) fails closed: a damaged or unreadable drain.json keeps the node drained.
  * A drain or undrain is written to disk before the node changes, so one that cannot be recorded changes nothing.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { writeFileAtomic } from './state-dir';
+import { REAL_RUNTIME } from '../runtime/real-runtime';
+import type { Clock, Scheduler } from '../runtime/runtime';
+import type { StateFiles } from '../runtime/state-files';
+import { asStateFiles } from './directory-state-files';
 import { decideDrainAtStart, DRAIN_FILE, DrainRecordError, drainRecordText, type DrainFileRead } from './drain-record';
 import { WarmUp, type WarmUpLogger } from './damping/warm-up';
 
@@ -23,12 +24,18 @@ export interface FlagsLogger extends WarmUpLogger {
   error(fields: object, msg?: string): void;
 }
 
-async function readDrainFile(path: string): Promise<DrainFileRead> {
+/** What SpeakerFlags.load takes besides where its files are. */
+export interface SpeakerFlagsOptions {
+  /** Stamps drain.json and the restart history, and ends the warm-up; the real one by default. */
+  readonly runtime?: Clock & Scheduler;
+}
+
+async function readDrainFile(files: StateFiles): Promise<DrainFileRead> {
   try {
-    return { kind: 'text', text: await readFile(path, 'utf8') };
+    const text = await files.read(DRAIN_FILE);
+    return text === undefined ? { kind: 'missing' } : { kind: 'text', text };
   } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    return e.code === 'ENOENT' ? { kind: 'missing' } : { kind: 'unreadable', error: e.message };
+    return { kind: 'unreadable', error: (error as Error).message };
   }
 }
 
@@ -38,7 +45,8 @@ export class SpeakerFlags {
   private drainQueue: Promise<unknown> = Promise.resolve();
 
   private constructor(
-    private readonly stateDir: string,
+    private readonly files: StateFiles,
+    private readonly clock: Clock,
     private drained: boolean,
     /** The request the recorded drain or undrain came from (undefined: none recorded). */
     private applied: DrainAsker | undefined,
@@ -49,13 +57,21 @@ export class SpeakerFlags {
     private readonly onChange: () => void,
   ) {}
 
-  static async load(stateDir: string, startedAt: number, logger: FlagsLogger, onChange: () => void): Promise<SpeakerFlags> {
-    const path = join(stateDir, DRAIN_FILE);
-    const atStart = decideDrainAtStart(path, await readDrainFile(path));
+  /**
+   * Reads drain.json and starts the warm-up. `state`: the --state-dir path (what the daemon passes today) or the
+   * node's StateFiles.
+   */
+  static async load(
+    state: string | StateFiles, startedAt: number, logger: FlagsLogger, onChange: () => void, options: SpeakerFlagsOptions = {},
+  ): Promise<SpeakerFlags> {
+    const files = asStateFiles(state);
+    const runtime = options.runtime ?? REAL_RUNTIME;
+    const path = files.pathOf(DRAIN_FILE);
+    const atStart = decideDrainAtStart(path, await readDrainFile(files));
     if (atStart.recordFaulty) logger.error({ event: 'drainRecordDamaged', file: path, reason: atStart.code }, atStart.reason);
     else if (atStart.drained) logger.warn({ event: 'nodeDrained', since: atStart.since, file: path }, atStart.reason);
-    const warmUp = await WarmUp.start({ stateDir, startedAt, logger, onEnd: () => onChange() });
-    return new SpeakerFlags(stateDir, atStart.drained, atStart.request, atStart.recordFaulty, warmUp, logger, onChange);
+    const warmUp = await WarmUp.start({ stateFiles: files, startedAt, logger, onEnd: () => onChange(), runtime });
+    return new SpeakerFlags(files, runtime, atStart.drained, atStart.request, atStart.recordFaulty, warmUp, logger, onChange);
   }
 
   /** Published as meta's draining flag: drained by an operator, or stopping. */
@@ -122,9 +138,9 @@ export class SpeakerFlags {
   private async applyDrained(drained: boolean, asker: DrainAsker | undefined): Promise<boolean> {
     const newAsker = asker !== undefined && (asker.requestedBy !== this.applied?.requestedBy || asker.seq !== this.applied.seq);
     if (this.drained === drained && !this.recordFaulty && !newAsker) return false;
-    const path = join(this.stateDir, DRAIN_FILE);
+    const path = this.files.pathOf(DRAIN_FILE);
     try {
-      await writeFileAtomic(path, drainRecordText(drained, new Date(), asker));
+      await this.files.writeAtomic(DRAIN_FILE, drainRecordText(drained, new Date(this.clock.now()), asker));
     } catch (error) {
       const state = this.drained ? 'still drained' : 'still taking part in elections';
       const failure = new DrainRecordError('drainNotRecorded', `cannot record the ${drained ? 'drain' : 'undrain'} in ${path} (${(error as Error).message}): nothing changed, this node is ${state}`);

@@ -2,11 +2,13 @@
  * The daemon's state directory (--state-dir): what must survive a restart. Every file is written atomically
  * (temporary file, fsync, rename, fsync of the directory), so a crash mid-write leaves the old file, never a
  * torn one. A write that fails removes its temporary file; one a crash left behind is removed at the next start
- * (removeStaleTemporaryFiles), so the directory holds only mlb's records.
+ * (removeStaleTemporaryFiles), so the directory holds only mlb's records. The daemon's modules reach these files
+ * through the StateFiles seam (directory-state-files.ts), so a simulated node can keep its state in memory.
  */
 import { lstat, mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CodedError } from '../errors/coded-error';
+import type { StateFiles } from '../runtime/state-files';
 
 /** Only the daemon reads its state: it holds cluster membership (and later the allocation table). */
 export const STATE_DIR_MODE = 0o700;
@@ -38,7 +40,7 @@ export async function ensureStateDir(dir: string): Promise<string[]> {
 
 /**
  * The temporary file writeFileAtomic uses for `path`: one per file and process, so writes to one file from one
- * process must run one after another (allocation-store.ts and speaker-flags.ts queue theirs).
+ * process must run one after another (directory-state-files.ts queues the daemon's writes per file).
  */
 export function temporaryPathFor(path: string): string {
   return `${path}.tmp-${process.pid}`;
@@ -138,6 +140,17 @@ export async function readJSONState<T>(path: string, isValid: (v: unknown) => v 
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+  return parseJSONState(text, path, isValid);
+}
+
+/** readJSONState through the state-files seam (the daemon's modules read their files this way). */
+export async function readStateFileJSON<T>(files: StateFiles, name: string, isValid: (v: unknown) => v is T): Promise<T | undefined> {
+  const text = await files.read(name);
+  return text === undefined ? undefined : parseJSONState(text, files.pathOf(name), isValid);
+}
+
+/** A state file's text as JSON (pure): the SyntaxError when it is not JSON, stateFileDamaged when not `isValid`. */
+export function parseJSONState<T>(text: string, path: string, isValid: (v: unknown) => v is T): T {
   const value: unknown = JSON.parse(text);
   if (!isValid(value)) throw new StateDirError('stateFileDamaged', `${path} does not hold what mlb wrote there; move it aside to start fresh`);
   return value;

@@ -1,4 +1,5 @@
 export * from './runtime';
+export type { StateFiles } from './state-files';
 export { MachineDriver, type MachineStep, type MachineDriverOptions } from './machine-driver';
 export { NetworkError } from './network-error';
 export { realRuntime, REAL_RUNTIME } from './real-runtime';
@@ -11,3 +12,4 @@ export { VirtualHost } from './virtual/virtual-host';
 export { DEFAULT_LINK, SYN_RETRANSMIT_MS, SEGMENT_RETRANSMIT_MS, MAX_SEGMENT_TRIES, type LinkConditions } from './virtual/link-model';
 export { MAX_UDP_PAYLOAD_BYTES } from './virtual/virtual-udp';
 export { EPHEMERAL_PORT_FIRST, EPHEMERAL_PORT_LAST } from './virtual/port-table';
+export { MemoryStateFiles, type StateFilesOwner } from './virtual/memory-state-files';

@@ -2,16 +2,17 @@
  * The allocation table under --state-dir (allocations.json), so a restarted node, or a whole cluster restarted
  * at once, starts from the allocations it had instead of an empty table. The shell around the codec.
  *
- * Written atomically (state-dir.ts writeFileAtomic): a crash leaves the previous table, never half of one. A
+ * Written atomically (StateFiles.writeAtomic, state-dir.ts on a directory): a crash leaves the previous table, never half of one. A
  * damaged file is an error naming the file; whether to start empty is the caller's decision (starting empty
  * loses nothing another node still holds, since tables merge, but a lone node would allocate afresh).
  * What is read here is not the cluster's table: the daemon holds it aside and restores it into the live table's
  * gaps only (restore-allocations.ts), so an old or copied file cannot move a running service.
  */
-import { join } from 'node:path';
+import type { StateFiles } from '../../runtime/state-files';
 import type { AllocationTable } from './allocation-table';
 import { allocationTableFromJSON, allocationTableText } from './allocation-table-codec';
-import { isAnyJSON, readJSONState, writeFileAtomic } from '../state-dir';
+import { asStateFiles } from '../directory-state-files';
+import { isAnyJSON, readStateFileJSON } from '../state-dir';
 import { CodedError } from '../../errors/coded-error';
 
 export const ALLOCATIONS_FILE = 'allocations.json';
@@ -26,16 +27,16 @@ export class AllocationStoreError extends CodedError<'allocationFileDamaged' | '
   }
 }
 
-function allocationsPath(stateDir: string): string {
-  return join(stateDir, ALLOCATIONS_FILE);
-}
-
-/** The persisted table; undefined when there is none yet. Throws AllocationStoreError when it cannot be used. */
-export async function loadAllocationTable(stateDir: string): Promise<AllocationTable | undefined> {
-  const path = allocationsPath(stateDir);
+/**
+ * The persisted table; undefined when there is none yet. Throws AllocationStoreError when it cannot be used.
+ * `state`: the --state-dir path, or the node's StateFiles.
+ */
+export async function loadAllocationTable(state: string | StateFiles): Promise<AllocationTable | undefined> {
+  const files = asStateFiles(state);
+  const path = files.pathOf(ALLOCATIONS_FILE);
   let value: unknown;
   try {
-    value = await readJSONState(path, isAnyJSON);
+    value = await readStateFileJSON(files, ALLOCATIONS_FILE, isAnyJSON);
   } catch (error) {
     if (error instanceof SyntaxError) {
       throw new AllocationStoreError('allocationFileDamaged', path, `${path} is not valid JSON (${error.message}); move it aside to start with an empty allocation table`);
@@ -54,18 +55,7 @@ export async function loadAllocationTable(stateDir: string): Promise<AllocationT
   return decoded.table;
 }
 
-/** Saves to one file run one after another: writeFileAtomic's temporary name is the same within a process. */
-const pendingSaves = new Map<string, Promise<void>>();
-
-export function saveAllocationTable(stateDir: string, table: AllocationTable): Promise<void> {
-  const path = allocationsPath(stateDir);
-  const text = allocationTableText(table);
-  const previous = pendingSaves.get(path) ?? Promise.resolve();
-  const save = previous.catch(() => undefined).then(() => writeFileAtomic(path, text));
-  pendingSaves.set(path, save);
-  const forget = (): void => {
-    if (pendingSaves.get(path) === save) pendingSaves.delete(path);
-  };
-  save.then(forget, forget);
-  return save;
+/** Saves run one after another per file (StateFiles.writeAtomic's promise), the last one asked wins. */
+export function saveAllocationTable(state: string | StateFiles, table: AllocationTable): Promise<void> {
+  return asStateFiles(state).writeAtomic(ALLOCATIONS_FILE, allocationTableText(table));
 }

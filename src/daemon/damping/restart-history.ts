@@ -13,10 +13,11 @@
  * Refused starts in between find the end already noted, so one crash is counted once however many starts follow.
  *
  * The record is pure data with pure updates (withUncleanEndNoticed, withRunning, withCleanStop); the load and save
- * functions read and write it atomically (state-dir.ts).
+ * functions read and write it atomically through the StateFiles seam (the --state-dir path, or the node's store).
  */
-import { join } from 'node:path';
-import { isAnyJSON, readJSONState, writeFileAtomic } from '../state-dir';
+import type { StateFiles } from '../../runtime/state-files';
+import { asStateFiles } from '../directory-state-files';
+import { isAnyJSON, readStateFileJSON } from '../state-dir';
 
 export const RESTART_HISTORY_FILE = 'restarts.json';
 /**
@@ -146,10 +147,11 @@ export interface LoadedRestartHistory {
 }
 
 /** The history on disk; a missing file is an empty history, an unusable one too, with the problem said. */
-export async function loadRestartHistory(stateDir: string): Promise<LoadedRestartHistory> {
-  const path = join(stateDir, RESTART_HISTORY_FILE);
+export async function loadRestartHistory(state: string | StateFiles): Promise<LoadedRestartHistory> {
+  const files = asStateFiles(state);
+  const path = files.pathOf(RESTART_HISTORY_FILE);
   try {
-    const file = await readJSONState(path, isAnyJSON);
+    const file = await readStateFileJSON(files, RESTART_HISTORY_FILE, isAnyJSON);
     if (file === undefined) return { history: EMPTY_RESTART_HISTORY };
     if (isRestartHistoryFile(file)) return { history: fromFile(file) };
     if (isVersion1(file)) {
@@ -161,20 +163,20 @@ export async function loadRestartHistory(stateDir: string): Promise<LoadedRestar
   }
 }
 
-export async function saveRestartHistory(stateDir: string, history: RestartHistory): Promise<void> {
-  await writeFileAtomic(join(stateDir, RESTART_HISTORY_FILE), `${JSON.stringify(toFile(history), null, 2)}\n`);
+export async function saveRestartHistory(state: string | StateFiles, history: RestartHistory): Promise<void> {
+  await asStateFiles(state).writeAtomic(RESTART_HISTORY_FILE, `${JSON.stringify(toFile(history), null, 2)}\n`);
 }
 
 /** The daemon started serving at `now`: from here an end without recordCleanStop is an unclean end. */
-export async function recordRunning(stateDir: string, now: number): Promise<RestartHistory> {
-  const history = withRunning((await loadRestartHistory(stateDir)).history, now);
-  await saveRestartHistory(stateDir, history);
+export async function recordRunning(state: string | StateFiles, now: number): Promise<RestartHistory> {
+  const history = withRunning((await loadRestartHistory(state)).history, now);
+  await saveRestartHistory(state, history);
   return history;
 }
 
 /** A graceful exit of the run recorded running at `runningSince`. */
-export async function recordCleanStop(stateDir: string, runningSince: number, now: number): Promise<RestartHistory> {
-  const history = withCleanStop((await loadRestartHistory(stateDir)).history, runningSince, now);
-  await saveRestartHistory(stateDir, history);
+export async function recordCleanStop(state: string | StateFiles, runningSince: number, now: number): Promise<RestartHistory> {
+  const history = withCleanStop((await loadRestartHistory(state)).history, runningSince, now);
+  await saveRestartHistory(state, history);
   return history;
 }

@@ -9,6 +9,10 @@
  * Damping is an optimisation, never a reason not to run: an unwritable or damaged file is logged and the decision
  * is made from what could be read.
  */
+import { REAL_RUNTIME } from '../../runtime/real-runtime';
+import type { Clock, Scheduler, Timer } from '../../runtime/runtime';
+import type { StateFiles } from '../../runtime/state-files';
+import { stateFilesOf, type StateFilesOption } from '../directory-state-files';
 import { loadRestartHistory, recordCleanStop, recordRunning, saveRestartHistory, withUncleanEndNoticed, type RestartHistory } from './restart-history';
 import { warmUpFor, type WarmUpDecision } from './warm-up-policy';
 
@@ -18,19 +22,19 @@ export interface WarmUpLogger {
   warn(fields: object, msg?: string): void;
 }
 
-export interface WarmUpOptions {
-  readonly stateDir: string;
+/** `stateDir` (the --state-dir path) or `stateFiles` (the node's store): where restarts.json lives. */
+export type WarmUpOptions = StateFilesOption & {
   /** When this run started, epoch ms. */
   readonly startedAt: number;
   readonly logger: WarmUpLogger;
   /** Called once when an active warm-up ends (not when there was none, nor after close()). */
   readonly onEnd?: () => void;
-  /** Epoch ms; Date.now by default. */
-  readonly now?: () => number;
-}
+  /** The clock markRunning/markCleanStop stamp with and the timer that ends the warm-up; the real one by default. */
+  readonly runtime?: Clock & Scheduler;
+};
 
 export class WarmUp {
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
   private ended: boolean;
   /** Set once markRunning recorded this run: what markCleanStop marks. */
   private runningSince: number | undefined;
@@ -42,23 +46,26 @@ export class WarmUp {
     readonly history: RestartHistory,
     private readonly endsAt: number,
     private readonly options: WarmUpOptions,
+    private readonly files: StateFiles,
+    private readonly runtime: Clock & Scheduler,
   ) {
     this.ended = decision.durationMs === 0;
   }
 
   static async start(options: WarmUpOptions): Promise<WarmUp> {
-    const { stateDir, startedAt, logger } = options;
-    const loaded = await loadRestartHistory(stateDir);
+    const { startedAt, logger } = options;
+    const files = stateFilesOf(options);
+    const loaded = await loadRestartHistory(files);
     if (loaded.problem) logger.warn({ event: 'restartHistoryDamaged' }, loaded.problem);
     const history = withUncleanEndNoticed(loaded.history, startedAt);
     if (history !== loaded.history || loaded.problem !== undefined) {
       // Saved now, so that starts refused after this one find the end already counted and do not count it again.
-      await saveRestartHistory(stateDir, history).catch((error: Error) => {
+      await saveRestartHistory(files, history).catch((error: Error) => {
         logger.warn({ event: 'restartHistoryUnwritable', error: error.message }, 'cannot record how the last run ended under --state-dir; deciding from what was read');
       });
     }
     const decision = warmUpFor(history, startedAt);
-    const warmUp = new WarmUp(decision, history, startedAt + decision.durationMs, options);
+    const warmUp = new WarmUp(decision, history, startedAt + decision.durationMs, options, files, options.runtime ?? REAL_RUNTIME);
     logger.info(
       {
         event: decision.durationMs > 0 ? 'warmUpStarted' : 'warmUpSkipped',
@@ -71,8 +78,9 @@ export class WarmUp {
   }
 
   /**
-   * Whether this node is warming up now (publish it in meta). Ended by a timer, not by comparing wall-clock times,
-   * so a clock stepped back by NTP cannot stretch the warm-up.
+   * Whether this node is warming up now (publish it in meta). Ended by a timer, not by comparing clock readings,
+   * so a clock stepped back by NTP cannot stretch the warm-up (the real scheduler re-arms a timer that fires early
+   * by the clock it was given, which stretches it by at most that step).
    */
   get active(): boolean {
     return !this.ended;
@@ -95,7 +103,7 @@ export class WarmUp {
   async markRunning(): Promise<void> {
     const at = this.now();
     try {
-      await recordRunning(this.options.stateDir, at);
+      await recordRunning(this.files, at);
       this.runningSince = at;
       this.options.logger.info({ event: 'runRecorded', runningSince: new Date(at).toISOString() }, 'serving: an end of this run without a clean stop will count toward flap damping');
     } catch (error) {
@@ -108,23 +116,21 @@ export class WarmUp {
     // Never got running (or could not record it): there is no run of ours to mark, and an earlier one must stay as it ended.
     if (this.runningSince === undefined) return;
     try {
-      await recordCleanStop(this.options.stateDir, this.runningSince, this.now());
+      await recordCleanStop(this.files, this.runningSince, this.now());
     } catch (error) {
       this.options.logger.warn({ event: 'restartHistoryUnwritable', error: (error as Error).message }, 'cannot record the clean stop under --state-dir: the next start will count this run as a crash');
     }
   }
 
   close(): void {
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     this.ended = true;
   }
 
   private arm(): void {
     if (this.ended) return;
-    // Not keeping the process alive for it: the daemon's sockets do that; a test's process may exit.
-    this.timer = setTimeout(() => this.end(), this.decision.durationMs);
-    this.timer.unref();
+    this.timer = this.runtime.after(this.decision.durationMs, () => this.end());
   }
 
   /**
@@ -133,7 +139,7 @@ export class WarmUp {
    */
   endNow(): boolean {
     if (this.ended) return false;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     this.end('operator');
     return true;
   }
@@ -153,6 +159,6 @@ export class WarmUp {
   }
 
   private now(): number {
-    return (this.options.now ?? Date.now)();
+    return this.runtime.now();
   }
 }

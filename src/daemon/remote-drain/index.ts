@@ -2,6 +2,7 @@
 // gossip key. Pure: drain-request-codec.ts and drain-request-table.ts; remote-drain.ts is the shell.
 import type { Logger } from 'pino';
 import type { GossipNode } from '../../gossip/gossip-node';
+import type { Clock } from '../../runtime/runtime';
 import { decodeNodeMeta } from '../../gossip/node-meta';
 import type { EventLog } from '../daemon-events';
 import type { SpeakerFlags } from '../speaker-flags';
@@ -15,6 +16,8 @@ export * from './remote-drain';
 /** The speaker's RemoteDrain: its gossip, flags and event log wired in. */
 export function remoteDrainFor(parts: {
   self: string; keyed: boolean; gossip: GossipNode; flags: SpeakerFlags; events: EventLog; logger: Logger; stateChanged: () => void;
+  /** The clock requests are stamped with; the real one by default. */
+  runtime?: Clock;
 }): RemoteDrain {
   const { gossip, events } = parts;
   return new RemoteDrain({
@@ -25,5 +28,6 @@ export function remoteDrainFor(parts: {
     members: () => gossip.members().map((m) => ({ name: m.name, state: m.state, mlb: decodeNodeMeta(m.meta) !== undefined })),
     onDrainChanged: (draining, requestedBy) => events.record({ type: 'drainChanged', draining, requestedBy }),
     logger: parts.logger,
+    ...(parts.runtime ? { runtime: parts.runtime } : {}),
   });
 }

@@ -12,6 +12,8 @@
  * is refused where it is asked (remoteDrainNeedsKey) and ignored where it arrives.
  */
 import { didYouMean } from '../../model/parse/did-you-mean';
+import { REAL_RUNTIME } from '../../runtime/real-runtime';
+import type { Clock } from '../../runtime/runtime';
 import { DrainRecordError } from '../drain-record';
 import { encodeGossipRecords, GossipRecordKind, type GossipRecord } from '../gossip-records';
 import type { DrainAsker } from '../speaker-flags';
@@ -65,8 +67,8 @@ export interface RemoteDrainOptions {
     warn(fields: object, msg: string): void;
     error(fields: object, msg: string): void;
   };
-  /** Epoch ms; Date.now by default. */
-  readonly now?: () => number;
+  /** What requests are stamped with and checked against (the real clock by default). */
+  readonly runtime?: Clock;
 }
 
 export class RemoteDrain {
@@ -86,7 +88,7 @@ export class RemoteDrain {
   }
 
   private now(): number {
-    return (this.options.now ?? Date.now)();
+    return (this.options.runtime ?? REAL_RUNTIME).now();
   }
 
   /** The newest request heard for each node (status: who drained it, and whether it answered). */

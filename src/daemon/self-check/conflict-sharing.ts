@@ -6,6 +6,8 @@
  * learns of it.
  */
 import type { Logger } from 'pino';
+import { REAL_RUNTIME } from '../../runtime/real-runtime';
+import type { Clock } from '../../runtime/runtime';
 import { GossipRecordKind, encodeGossipRecords, type GossipRecord } from '../gossip-records';
 import type { Conflict } from './conflict-registry';
 import type { ControlSnapshot } from '../control/control-snapshot';
@@ -40,8 +42,8 @@ export interface ConflictSharingOptions {
   readonly epoch: number;
   readonly gossip: ConflictGossip;
   readonly logger: Pick<Logger, 'info'>;
-  /** Epoch ms; Date.now by default. */
-  readonly now?: () => number;
+  /** When a report is due and what it is stamped with (the real clock by default). */
+  readonly runtime?: Clock;
 }
 
 export class ConflictSharing {
@@ -54,7 +56,7 @@ export class ConflictSharing {
   constructor(private readonly options: ConflictSharingOptions) {}
 
   private now(): number {
-    return (this.options.now ?? Date.now)();
+    return (this.options.runtime ?? REAL_RUNTIME).now();
   }
 
   /** This node's conflicts now (SelfChecker.conflicts) and its active count: published when due. */

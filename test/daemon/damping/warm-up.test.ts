@@ -1,5 +1,5 @@
 /**
- * The WarmUp shell (src/daemon/damping/warm-up.ts) with a real temporary --state-dir and fake timers: what the
+ * The WarmUp shell (src/daemon/damping/warm-up.ts) with a real temporary --state-dir on a manual clock: what the
  * daemon publishes (active, until), the log lines with what was counted, onEnd when the warm-up is over, and what
  * the next start reads: a crash of a running daemon counts; a clean stop, and a start that never got running
  * (a configuration refused), do not; an unwritable state dir leaves damping off instead of failing.
@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ManualRuntime } from '../../support/manual-runtime';
 import { WarmUp, type WarmUpLogger } from '../../../src/daemon/damping/warm-up';
 import { WARM_UP_BASE_MS } from '../../../src/daemon/damping/warm-up-policy';
 import { RESTART_HISTORY_FILE } from '../../../src/daemon/damping/restart-history';
@@ -25,25 +26,30 @@ function recorder(): { logger: WarmUpLogger; lines: Line[] } {
 }
 
 let dir: string;
-let clock: number;
+/** The clock every start reads and the warm-up's timer runs on: it moves only when a test says so. */
+let rt: ManualRuntime;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'mlb-warmup-'));
-  clock = Date.parse('2026-12-01T10:00:00Z');
+  rt = new ManualRuntime(Date.parse('2026-12-01T10:00:00Z'));
 });
 afterEach(() => {
-  vi.useRealTimers();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** Every line each WarmUp logged, as it logs them (later lines too: the end of the warm-up). */
+const logged = new WeakMap<WarmUp, Line[]>();
+const recorderOf = (w: WarmUp): Line[] => logged.get(w) ?? [];
 
 /** One daemon process: starts at the clock, then (unless refused) gets running. */
 async function daemonStart(lines: Line[] | undefined, how: 'running' | 'refused', onEnd?: () => void): Promise<WarmUp> {
   const log = recorder();
-  const w = await WarmUp.start({ stateDir: dir, startedAt: clock, logger: log.logger, now: () => clock, ...(onEnd ? { onEnd } : {}) });
+  const w = await WarmUp.start({ stateDir: dir, startedAt: rt.now(), logger: log.logger, runtime: rt, ...(onEnd ? { onEnd } : {}) });
   if (how === 'running') {
-    clock += 2 * 1000;
+    rt.advanceBy(2 * 1000);
     await w.markRunning();
   }
   lines?.push(...log.lines);
+  logged.set(w, log.lines);
   return w;
 }
 
@@ -60,54 +66,57 @@ describe('WarmUp', () => {
     w.close();
   });
 
-  it('a start after a running daemon crashed warms up for BASE, then ends by itself and calls onEnd once', async () => {
+  it('a start after a running daemon crashed warms up for BASE, then ends by itself exactly then, logs it and calls onEnd once', async () => {
     (await daemonStart(undefined, 'running')).close();
-    clock += 20_000;
-    vi.useFakeTimers();
+    rt.advanceBy(20_000);
+    const startedAt = rt.now();
     const onEnd = vi.fn();
     const lines: Line[] = [];
     const w = await daemonStart(lines, 'running', onEnd);
     expect(w.active).toBe(true);
-    expect(w.until).toBe(clock - 2000 + WARM_UP_BASE_MS);
+    expect(w.until).toBe(startedAt + WARM_UP_BASE_MS);
     expect(w.reason).toMatch(/^1 unclean end of a running daemon in the last 1 h \(the last run, running since 2026-12-01T10:00:02.000Z, has no clean stop on record: it crashed or was killed; .*\): warming up for 30 s$/);
     expect(decided(lines)).toMatchObject({ fields: { event: 'warmUpStarted', reason: 'recentUncleanEnds', uncleanEnds: 1, lastStop: 'unclean', durationMs: WARM_UP_BASE_MS }, msg: w.reason });
-    await vi.advanceTimersByTimeAsync(WARM_UP_BASE_MS - 1);
+    const log = recorderOf(w);
+    rt.advanceTo(startedAt + WARM_UP_BASE_MS - 1);
     expect(w.active).toBe(true);
     expect(onEnd).not.toHaveBeenCalled();
-    await vi.advanceTimersByTimeAsync(1);
+    expect(log.filter((l) => l.fields.event === 'warmUpEnded')).toEqual([]);
+    rt.advanceTo(startedAt + WARM_UP_BASE_MS);
     expect(w.active).toBe(false);
     expect(w.until).toBeUndefined();
     expect(onEnd).toHaveBeenCalledTimes(1);
+    expect(log.filter((l) => l.fields.event === 'warmUpEnded')).toEqual([
+      { level: 'info', fields: { event: 'warmUpEnded', reason: 'elapsed', durationMs: WARM_UP_BASE_MS }, msg: 'warm-up over: taking part in elections as a steady node' },
+    ]);
     w.close();
   });
 
   it('an operator ends it early (mlb warmup end): logged with reason operator and the time left, onEnd once, the timer never fires', async () => {
     (await daemonStart(undefined, 'running')).close();
-    clock += 20_000;
-    vi.useFakeTimers();
+    rt.advanceBy(20_000);
     const onEnd = vi.fn();
     const log = recorder();
-    const w = await WarmUp.start({ stateDir: dir, startedAt: clock, logger: log.logger, now: () => clock, onEnd });
+    const w = await WarmUp.start({ stateDir: dir, startedAt: rt.now(), logger: log.logger, runtime: rt, onEnd });
     expect(w.active).toBe(true);
-    clock += 10_000;
+    rt.advanceBy(10_000);
     expect(w.endNow()).toBe(true);
     expect(w.active).toBe(false);
     expect(onEnd).toHaveBeenCalledTimes(1);
     expect(log.lines.at(-1)).toMatchObject({ level: 'info', fields: { event: 'warmUpEnded', reason: 'operator', leftMs: WARM_UP_BASE_MS - 10_000 } });
     expect(log.lines.at(-1)!.msg).toMatch(/^warm-up ended by an operator \(mlb warmup end\) with 20 s left/);
     expect(w.endNow()).toBe(false);
-    await vi.advanceTimersByTimeAsync(WARM_UP_BASE_MS);
+    rt.advanceBy(WARM_UP_BASE_MS);
     expect(onEnd).toHaveBeenCalledTimes(1);
     expect(log.lines.filter((l) => l.fields.event === 'warmUpEnded')).toHaveLength(1);
     w.close();
   });
 
   it('a clean stop does not count: the next start does not warm up; close() cancels without calling onEnd', async () => {
-    vi.useFakeTimers();
     const first = await daemonStart(undefined, 'running');
     await first.markCleanStop();
     first.close();
-    clock += 5000;
+    rt.advanceBy(5000);
     const lines: Line[] = [];
     const second = await daemonStart(lines, 'running');
     expect(second.active).toBe(false);
@@ -120,12 +129,12 @@ describe('WarmUp', () => {
     await first.markCleanStop();
     first.close();
     for (let i = 0; i < 4; i++) {
-      clock += 10_000;
+      rt.advanceBy(10_000);
       const refused = await daemonStart(undefined, 'refused');
       expect(refused.active).toBe(false);
       refused.close();
     }
-    clock += 10_000;
+    rt.advanceBy(10_000);
     const fixed = await daemonStart(undefined, 'running');
     expect(fixed.active).toBe(false);
     expect(fixed.decision).toMatchObject({ code: 'noRecentUncleanEnd', uncleanEnds: 0, lastStop: 'clean' });
@@ -134,10 +143,11 @@ describe('WarmUp', () => {
 
   it('a crash then refused starts: the crash is counted once, when first noticed, and the file says so', async () => {
     (await daemonStart(undefined, 'running')).close();
-    const crashNoticedAt = (clock += 10_000);
+    rt.advanceBy(10_000);
+    const crashNoticedAt = rt.now();
     for (let i = 0; i < 3; i++) {
       (await daemonStart(undefined, 'refused')).close();
-      clock += 10_000;
+      rt.advanceBy(10_000);
     }
     const fixed = await daemonStart(undefined, 'running');
     expect(fixed.decision).toMatchObject({ uncleanEnds: 1, durationMs: WARM_UP_BASE_MS });
@@ -145,17 +155,17 @@ describe('WarmUp', () => {
     const file = JSON.parse(readFileSync(join(dir, RESTART_HISTORY_FILE), 'utf8'));
     expect(file.runs).toEqual([
       { runningSince: '2026-12-01T10:00:02.000Z', uncleanEndNoticedAt: new Date(crashNoticedAt).toISOString() },
-      { runningSince: new Date(clock).toISOString() },
+      { runningSince: new Date(rt.now()).toISOString() },
     ]);
   });
 
   it('a graceful stop of a start that never got running does not mark the earlier crash clean', async () => {
     (await daemonStart(undefined, 'running')).close();
-    clock += 10_000;
+    rt.advanceBy(10_000);
     const stoppedEarly = await daemonStart(undefined, 'refused');
     await stoppedEarly.markCleanStop();
     stoppedEarly.close();
-    clock += 10_000;
+    rt.advanceBy(10_000);
     const next = await daemonStart(undefined, 'running');
     expect(next.decision).toMatchObject({ uncleanEnds: 1, lastStop: 'unclean' });
     next.close();

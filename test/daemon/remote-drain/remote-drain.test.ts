@@ -45,7 +45,7 @@ function cluster(options: { keyed?: boolean; now?: number } = {}): Map<string, N
     const changes: Node['changes'] = [];
     const log = (level: string) => (fields: object, msg: string) => logs.push({ level, fields: fields as Record<string, unknown>, msg });
     const drain = new RemoteDrain({
-      self, authenticated: options.keyed ?? true, flags, now: () => clock++,
+      self, authenticated: options.keyed ?? true, flags, runtime: { now: () => clock++ },
       gossip: {
         broadcast: (bytes) => queueMicrotask(() => {
           for (const [name, other] of nodes) {

@@ -134,8 +134,8 @@ describe('conflict sharing between two nodes', () => {
     const sent: Uint8Array[] = [];
     const logs: Record<string, unknown>[] = [];
     const logger = { info: (fields: object) => void logs.push(fields as Record<string, unknown>) };
-    const a = new ConflictSharing({ self: 'node-a', epoch: T0 - 1, logger, now: () => now, gossip: { broadcast: (b) => void sent.push(b), stateChanged: () => {} } });
-    const b = new ConflictSharing({ self: 'node-b', epoch: T0 - 2, logger, now: () => now, gossip: { broadcast: () => {}, stateChanged: () => {} } });
+    const a = new ConflictSharing({ self: 'node-a', epoch: T0 - 1, logger, runtime: { now: () => now }, gossip: { broadcast: (b) => void sent.push(b), stateChanged: () => {} } });
+    const b = new ConflictSharing({ self: 'node-b', epoch: T0 - 2, logger, runtime: { now: () => now }, gossip: { broadcast: () => {}, stateChanged: () => {} } });
     /** Delivers what node-a broadcast since the last call to node-b, as gossip would. */
     const deliver = (): void => {
       for (const bytes of sent.splice(0)) for (const r of decodeGossipRecords(bytes) ?? []) if (r.kind === GossipRecordKind.conflictReport) b.receive(r.bytes);
