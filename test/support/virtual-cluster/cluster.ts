@@ -149,6 +149,13 @@ export class VirtualCluster {
       && first.every((s) => s.ips.length > 0 && s.owner !== null && sameList(this.segment.announcers(s.ips[0]!), [s.owner]));
   }
 
+  /** A node that answers for at least one service IP now (the first in name order). */
+  anOwner(): string {
+    const owner = this.nodes.find((n) => this.segment.announcedBy(n.name).length > 0);
+    if (!owner) throw new Error('nobody answers for any IP');
+    return owner.name;
+  }
+
   /** What happened to `ip` on the segment from `since` until now. */
   history(ip: string, since: number): IpHistory {
     return summarise(this.segment.historyOf(ip, since), this.now());
