@@ -105,7 +105,7 @@ export class VirtualCluster {
   async until(done: () => boolean, what: string, timeoutMs = STUCK_AFTER_MS): Promise<void> {
     const end = this.now() + timeoutMs;
     while (!done()) {
-      if (this.now() >= end) throw new Error(`virtual cluster: still not true after ${timeoutMs} ms: ${what}`);
+      if (this.now() >= end) throw new Error(`virtual cluster: still not true after ${timeoutMs} ms: ${what}\n${this.describe()}`);
       await this.network.advance(Math.min(CHECK_EVERY_MS, end - this.now()));
     }
   }
@@ -142,11 +142,21 @@ export class VirtualCluster {
     const answered = this.segment.ips().filter((ip) => this.segment.announcers(ip).length > 0);
     if (answered.length < this.services || answered.some((ip) => this.segment.announcers(ip).length > 1)) return false;
     const views = this.nodes.filter((n) => n.up).map((n) => n.speaker!.snapshot().services.filter((s) => s.protocol === 'layer2'));
-    const first = views[0];
-    if (!first || first.length === 0) return false;
-    const key = (services: typeof first): string => JSON.stringify(services.map((s) => [s.service, s.ips, s.owner]));
-    return views.every((v) => key(v) === key(first))
-      && first.every((s) => s.ips.length > 0 && s.owner !== null && sameList(this.segment.announcers(s.ips[0]!), [s.owner]));
+    // Services every running node elects (files may differ: scenario 6); each node must agree on those.
+    const common = views.reduce((names, v) => names.filter((name) => v.some((s) => s.service === name)), views[0]?.map((s) => s.service) ?? []);
+    if (common.length === 0) return false;
+    const agreed = (v: (typeof views)[number]): string => JSON.stringify(common.map((name) => v.find((s) => s.service === name)).map((s) => [s!.service, s!.ips, s!.owner]));
+    const first = views[0]!;
+    return views.every((v) => agreed(v) === agreed(first))
+      && first.filter((s) => common.includes(s.service)).every((s) => s.ips.length > 0 && s.owner !== null && sameList(this.segment.announcers(s.ips[0]!), [s.owner]));
+  }
+
+  /** What each running node elects and who answers on the segment: the message of a scenario that got stuck. */
+  describe(): string {
+    const views = this.nodes.filter((n) => n.up).map((n) => `${n.name}: ${n.speaker!.snapshot().services
+      .map((s) => `${s.service} ${s.ips.join(',') || '-'} -> ${s.owner ?? 'nobody'}${s.allocation.status === 'ok' ? '' : ` (${s.allocation.status})`}`).join('; ')}`);
+    const wire = this.segment.ips().map((ip) => `${ip}: ${this.segment.announcers(ip).join(',') || 'nobody'}`);
+    return [...views, `segment: ${wire.join('; ')}`].join('\n');
   }
 
   /** A node that answers for at least one service IP now (the first in name order). */
