@@ -3,9 +3,12 @@
 // the service the others still define keeps being answered (retention) instead of going dark.
 import { describe, expect, it } from 'vitest';
 import { VirtualCluster } from '../support/virtual-cluster/cluster';
+import { onlyVirtualTime } from '../support/virtual-cluster/only-virtual-time';
 import { configSnapshot } from '../daemon/config-facts/config-yaml';
 
 const SERVICES = ['web', 'api', 'db', 'cache', 'queue'];
+
+onlyVirtualTime();
 
 describe('a 5-node cluster where one node gets a different file', () => {
   it('reports the divergence on every node and keeps answering for the service the odd node lacks', async () => {

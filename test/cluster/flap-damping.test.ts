@@ -4,6 +4,7 @@
 // IPs at every restart. The same scenario as test/e2e/flap-damping.test.ts (real processes, 3 minutes), in a second.
 import { describe, expect, it } from 'vitest';
 import { VirtualCluster } from '../support/virtual-cluster/cluster';
+import { onlyVirtualTime } from '../support/virtual-cluster/only-virtual-time';
 
 const SERVICES = ['web', 'api', 'db', 'cache', 'queue'];
 const RESTART_EVERY_MS = 10_000;
@@ -12,6 +13,8 @@ const RUN_MS = 5 * 60_000;
 const MAX_MOVES = 2;
 /** A few gossip rounds: the end of the warm-up reaches every node. */
 const SETTLE_MS = 2_000;
+
+onlyVirtualTime();
 
 describe('a 5-node cluster with a crash-looping owner', () => {
   it('restarted every 10 s for 5 minutes moves each IP at most twice', async () => {

@@ -3,10 +3,13 @@
 // node's IPs away and an undrain brings them back.
 import { describe, expect, it } from 'vitest';
 import { VirtualCluster } from '../support/virtual-cluster/cluster';
+import { onlyVirtualTime } from '../support/virtual-cluster/only-virtual-time';
 
 const SERVICES = ['web', 'api', 'db', 'cache', 'queue'];
 /** A few gossip rounds of the fast profile (gossipInterval 100 ms): how long news of a drain takes to arrive. */
 const DRAIN_GAP_BOUND_MS = 500;
+
+onlyVirtualTime();
 
 describe('a 5-node cluster when an owner stops (SIGTERM)', () => {
   it('hands each IP over: the successor answers before the old owner stops, and the node leaves as left, not dead', async () => {

@@ -4,6 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { detectionTime, FAST_CONFIG } from '../../src/gossip/swim';
 import { VirtualCluster } from '../support/virtual-cluster/cluster';
+import { onlyVirtualTime } from '../support/virtual-cluster/only-virtual-time';
+
+onlyVirtualTime();
 
 describe('a 5-node cluster when an owner is killed', () => {
   it('moves each of its IPs to the next node in hash order within the detection bound, and reports the unheld time', async () => {

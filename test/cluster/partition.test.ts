@@ -3,8 +3,11 @@
 // answer for each (split brain, expected); after the heal the sides rejoin and exactly one answers again.
 import { describe, expect, it } from 'vitest';
 import { VirtualCluster } from '../support/virtual-cluster/cluster';
+import { onlyVirtualTime } from '../support/virtual-cluster/only-virtual-time';
 
 const SERVICES = ['web', 'api', 'db', 'cache', 'queue'];
+
+onlyVirtualTime();
 
 describe('a 5-node cluster split in two and healed', () => {
   it('has one owner per side during the partition and exactly one owner per IP after the heal', async () => {

@@ -79,7 +79,7 @@ export class VirtualCluster {
   static async start(options: VirtualClusterOptions, convergeMs = STUCK_AFTER_MS): Promise<VirtualCluster> {
     const cluster = new VirtualCluster(options);
     await cluster.settle(Promise.all(cluster.nodes.map((n) => n.start())));
-    await cluster.until(() => cluster.converged(), "every service IP has exactly one announcer", convergeMs);
+    await cluster.until(() => cluster.converged(), 'every service IP has exactly one announcer', convergeMs);
     return cluster;
   }
 
