@@ -422,6 +422,18 @@ export class ClusterGossip {
     if (changed) this.options.onChange();
   }
 
+  /**
+   * Passes on a record this node has just learned (newer than what it held): a broadcast goes out a limited number
+   * of times to random members (4 in a cluster of up to 9, memberlist's retransmit limit), so one member of five
+   * usually missed the originator's and would learn it only at a push/pull, 15 s or more later, electing from stale
+   * facts meanwhile (an IP dark, or announced twice). Relayed once per new record, keyed by its origin so a newer
+   * record from the same node replaces an older one still queued; a record already held is not relayed, so it dies
+   * out. The way serf spreads its user events.
+   */
+  private relay(kind: GossipRecordKind, bytes: Uint8Array, key: string): void {
+    this.options.gossip.broadcast(encodeGossipRecords([{ kind, bytes }]), key);
+  }
+
   private receiveHealth(bytes: Uint8Array): boolean {
     const report = decodeHealthReport(bytes);
     if (!report) {
@@ -431,7 +443,10 @@ export class ClusterGossip {
     if (report.node === this.options.self) return false;
     const merged = mergeHealthReport(this.health, report);
     this.health = merged.table;
-    if (merged.changed) this.stateDirty = true;
+    if (merged.changed) {
+      this.stateDirty = true;
+      this.relay(GossipRecordKind.healthReport, bytes, `${HEALTH_BROADCAST_KEY}:${report.node}`);
+    }
     return merged.changed;
   }
 
@@ -444,7 +459,10 @@ export class ClusterGossip {
     if (facts.node === this.options.self) return false;
     const merged = mergeConfigFacts(this.configFacts, facts);
     this.configFacts = merged.table;
-    if (merged.changed) this.stateDirty = true;
+    if (merged.changed) {
+      this.stateDirty = true;
+      this.relay(GossipRecordKind.configFacts, bytes, `${CONFIG_BROADCAST_KEY}:${facts.node}`);
+    }
     return merged.changed;
   }
 
@@ -466,7 +484,8 @@ export class ClusterGossip {
     const restored = this.restoreHeld('heard');
     if (!merged.changed && !restored) return false;
     if (merged.changed) this.persist();
-    if (restored) this.publishTable();
+    // A newer table is passed on (relay's comment), the merged one: what this node now uses.
+    if (restored || merged.changed) this.publishTable();
     else this.publishState();
     return true;
   }

@@ -12,6 +12,7 @@ import type { DesiredAnnouncement } from '../announce/l2/l2-announcer-state';
 import type { ObservedConflict } from '../announce/l2/l2-interface';
 import type { BGPAnnouncement } from '../election';
 import type { Runtime } from '../runtime';
+import type { StateFiles } from '../runtime/state-files';
 import type { ConfigSource } from '../sources/config-source';
 import type { ControlProvider } from './control';
 import type { AnswerFacts } from './self-check/expected-answer';
@@ -43,8 +44,8 @@ export interface LayerTwo {
   readonly announcer: LayerTwoAnnouncer;
   /** Undefined when VIP binding is off (--no-bind-vips). */
   readonly vips: VipBinding | undefined;
-  /** The split-brain self-check: probes what this node owns (self-check/). */
-  readonly selfCheck: SelfChecker;
+  /** The split-brain self-check: probes what this node owns (self-check/); absent where nothing can be probed. */
+  readonly selfCheck?: SelfChecker;
 }
 
 /** What the speaker tells layer-2 announcing while it opens it. */
@@ -71,6 +72,8 @@ export interface ControlEndpoint {
 export interface SpeakerParts {
   readonly configSource: ConfigSource;
   readonly runtime: Runtime;
+  /** Restart history, drain record, known peers and allocations; default: the directory options.stateDir. */
+  readonly stateFiles?: StateFiles;
   /**
    * Opens ARP/NDP answering, VIP binding and the self-check; called only when announcing is on. A failure closes
    * what it had opened before rejecting.

@@ -17,6 +17,7 @@ import { formatHostPort, hostFromBytes, type HostPort } from '../gossip/transpor
 import { formatIP } from '../ip';
 import { diagnosticReport, type Snapshot } from '../model';
 import type { Timer } from '../runtime';
+import type { StateFiles } from '../runtime/state-files';
 import { ConfigLoadError, type ConfigSource, type ConfigState } from '../sources/config-source';
 import type { WithheldRelease } from './allocation/allocate-with-table';
 import type { ClusterDecision, ServiceAddresses } from './cluster-decision';
@@ -128,12 +129,18 @@ export class Speaker implements ControlProvider, MetricsSource {
   private configTracker!: ConfigTracker;
   readonly startedAt: number;
   /** Everything worth telling an operator, in order: the control API streams it (daemon-events.ts). */
-  readonly events = new EventLog();
+  readonly events: EventLog;
 
   /** `parts`: the configuration source, the runtime and the host parts' factories (speaker-assembly.ts). */
   constructor(private readonly options: SpeakerOptions, private readonly parts: SpeakerParts) {
     this.source = parts.configSource;
     this.startedAt = parts.runtime.now();
+    this.events = new EventLog(parts.runtime);
+  }
+
+  /** Where restart history, drain record, peers and allocations live: the parts' store, else --state-dir. */
+  private stateFiles(): { stateFiles: StateFiles } | { stateDir: string } {
+    return this.parts.stateFiles ? { stateFiles: this.parts.stateFiles } : { stateDir: this.options.stateDir };
   }
 
   private now(): number {
@@ -165,7 +172,7 @@ export class Speaker implements ControlProvider, MetricsSource {
         throw error instanceof ConfigLoadError ? error : startError(what, error);
       }
     };
-    this.flags = await step(`reading the restart history in --state-dir ${stateDir}`, () => SpeakerFlags.load(stateDir, this.startedAt, logger, () => this.onFlagsChanged()));
+    this.flags = await step(`reading the restart history in --state-dir ${stateDir}`, () => SpeakerFlags.load(this.parts.stateFiles ?? stateDir, this.startedAt, logger, () => this.onFlagsChanged(), { runtime: this.parts.runtime }));
     const source = this.source;
     const initial = await step(source.loadingStep, () => source.start());
     logger.info({ event: 'configLoaded', file: source.origin, services: initial.snapshot?.services.length }, 'configuration loaded');
@@ -189,17 +196,17 @@ export class Speaker implements ControlProvider, MetricsSource {
     }));
     const gossip = this.gossip;
     this.conflictSharing = new ConflictSharing({
-      self: this.options.nodeName, epoch: this.startedAt, logger,
+      self: this.options.nodeName, epoch: this.startedAt, logger, runtime: this.parts.runtime,
       gossip: { broadcast: (bytes, key) => gossip.broadcast(bytes, key), stateChanged: () => this.cluster?.stateChanged() },
     });
     const sharing = this.conflictSharing;
-    this.remoteDrain = remoteDrainFor({ self: this.options.nodeName, keyed: this.options.keyring !== undefined, gossip, flags: this.flags, events: this.events, logger, stateChanged: () => this.cluster?.stateChanged() });
+    this.remoteDrain = remoteDrainFor({ self: this.options.nodeName, keyed: this.options.keyring !== undefined, gossip, flags: this.flags, events: this.events, logger, runtime: this.parts.runtime, stateChanged: () => this.cluster?.stateChanged() });
     const remoteDrain = this.remoteDrain;
     gossip.on('join', (m) => this.onMember('memberJoined', 'member joined', m));
     gossip.on('leave', (m) => this.onMember(m.state === 'left' ? 'memberLeft' : 'memberFailed', m.state === 'left' ? 'member left' : 'member declared dead', m));
     gossip.on('update', (m) => this.onMember('memberUpdated', 'member meta changed', m));
     this.cluster = await step(`reading the allocation table in --state-dir ${stateDir}`, () => ClusterGossip.start({
-      gossip, self: this.options.nodeName, epoch: this.startedAt, stateDir, logger,
+      gossip, self: this.options.nodeName, epoch: this.startedAt, ...this.stateFiles(), logger, runtime: this.parts.runtime,
       onChange: () => this.schedule(),
       onHealthChange: (service, passing, detail) => this.events.record({ type: 'healthChanged', service, node: this.options.nodeName, passing, detail }),
       ...(this.options.healthCheckRunAs ? { healthCheckRunAs: this.options.healthCheckRunAs } : {}),
@@ -222,7 +229,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     logger.info({ event: 'controlListening', socket: this.options.controlSocket }, `control API on ${this.options.controlSocket}`);
     this.schedule();
     this.membership = new ClusterMembership({
-      gossip, self: this.options.nodeName, seeds: this.options.join, stateDir, logger,
+      gossip, self: this.options.nodeName, seeds: this.options.join, ...this.stateFiles(), logger, runtime: this.parts.runtime,
     });
     const membership = this.membership;
     await step('joining the cluster', () => membership.start());
@@ -402,7 +409,8 @@ export class Speaker implements ControlProvider, MetricsSource {
   private schedule(): void {
     if (this.recomputeQueued) return;
     this.recomputeQueued = true;
-    setImmediate(() => {
+    // A task of this node's runtime: on virtual time it runs at the same instant, and never once the node crashed.
+    this.parts.runtime.after(0, () => {
       this.recomputeQueued = false;
       try {
         this.recompute();
@@ -494,8 +502,8 @@ export class Speaker implements ControlProvider, MetricsSource {
     });
     const conflictEvent = (type: 'conflict' | 'conflictCleared') => (c: { ip: string; mac: string; node: string | null; interface: string }) =>
       this.events.record({ type, ip: c.ip, mac: c.mac, node: c.node, interface: c.interface });
-    selfCheck.on('conflict', conflictEvent('conflict'));
-    selfCheck.on('conflictCleared', conflictEvent('conflictCleared'));
+    selfCheck?.on('conflict', conflictEvent('conflict'));
+    selfCheck?.on('conflictCleared', conflictEvent('conflictCleared'));
     this.announcements = new LocalAnnouncements({
       reconcileL2: (d) => void announcer.reconcile(d),
       ...(vips ? { bindVips: async (ips) => void (await vips.reconcile(ips)) } : {}),
