@@ -122,7 +122,9 @@ export class ClusterGossip {
     this.held = held;
     const runAs = options.healthCheckRunAs;
     this.details = new HealthDetailsSharing(options.self, options.epoch);
-    this.monitor = new HealthMonitor({ logger: options.logger, node: options.self, ...(runAs ? { probe: (spec, signal) => runProbe(spec, signal, runAs) } : {}) });
+    this.monitor = new HealthMonitor({
+      logger: options.logger, node: options.self, ...(options.runtime ? { runtime: options.runtime } : {}), ...(runAs ? { probe: (spec, signal) => runProbe(spec, signal, runAs) } : {}),
+    });
     // The monitor logs each flip itself (healthCheckPassing / healthCheckFailing).
     this.monitor.on('change', (key, result) => {
       options.onHealthChange?.(key, result.state === 'passing', result.detail);
