@@ -17,6 +17,7 @@ import { formatHostPort, hostFromBytes, type HostPort } from '../gossip/transpor
 import { formatIP } from '../ip';
 import { diagnosticReport, type Snapshot } from '../model';
 import type { Timer } from '../runtime';
+import { infoAsDebug } from '../runtime/log';
 import type { StateFiles } from '../runtime/state-files';
 import { ConfigLoadError, type ConfigSource, type ConfigState } from '../sources/config-source';
 import type { WithheldRelease } from './allocation/allocate-with-table';
@@ -188,11 +189,7 @@ export class Speaker implements ControlProvider, MetricsSource {
       config: this.options.gossipConfig,
       ...(this.options.keyring ? { keyring: this.options.keyring } : {}),
       meta: this.meta(initial.snapshot),
-      onLog: (line) => {
-        const fields = { event: 'gossip', reason: line.reason, ...('fields' in line ? line.fields : {}) };
-        if (line.level === 'debug' || line.level === 'info') logger.debug(fields, line.message);
-        else logger[line.level](fields, line.message);
-      },
+      log: infoAsDebug(logger),
     }));
     const gossip = this.gossip;
     this.conflictSharing = new ConflictSharing({

@@ -12,7 +12,7 @@ import {
 } from './codec';
 import type { GossipMessage } from './messages';
 import {
-  createSwimNode, LAN_CONFIG, liveMembers, step, type LeaveOutcome, type LogLine, type Member, type PeerAddress,
+  createSwimNode, LAN_CONFIG, liveMembers, step, type LeaveOutcome, type LogLevel, type Member, type PeerAddress,
   type SwimConfig, type SwimEffect, type SwimEvent, type SwimOutEvent, type SwimState, type OpenStream, type StepResult,
 } from './swim';
 import { GossipTransport } from './transport/gossip-transport';
@@ -22,6 +22,7 @@ import { isKeyMismatch, keyMismatchMessage, KeyMismatchLimiter, type KeyMismatch
 import { readOneMessage, UndecodableReply } from './stream-reply';
 import { CodedError } from '../errors/coded-error';
 import { MachineDriver, REAL_RUNTIME, type ByteStream, type Runtime } from '../runtime';
+import { SILENT_LOG, type Log } from '../runtime/log';
 
 /** memberlist EnableCompression: on by default (LAN and WAN) and MetalLB keeps it. */
 export const DEFAULT_COMPRESSION = true;
@@ -61,16 +62,11 @@ export interface GossipNodeOptions {
   readonly seed?: number;
   /** Clock, timers, randomness and network (default REAL_RUNTIME); tests pass a skewed clock or an in-memory network. */
   readonly runtime?: Runtime;
-  /** Every reducer log line and shell problem, for the daemon's logger. */
-  readonly onLog?: (line: LogLine | ShellLogLine) => void;
-}
-
-/** A problem the shell itself sees (sockets, traffic a different gossip key made unreadable). */
-export interface ShellLogLine {
-  readonly level: 'debug' | 'warn';
-  readonly reason: string;
-  readonly message: string;
-  readonly fields?: Readonly<Record<string, string | number | boolean>>;
+  /**
+   * Where the reducer's log lines and the shell's own problems (sockets, traffic a different gossip key made
+   * unreadable) go, each as `{ event: 'gossip', reason, ...fields }` with its message; silent by default.
+   */
+  readonly log?: Log;
 }
 
 export interface JoinResult {
@@ -255,7 +251,7 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
         this.emitOut(effect.event);
         return;
       case 'log':
-        this.options.onLog?.(effect);
+        this.write(effect.level, effect.reason, effect.message, effect.fields);
         return;
     }
   }
@@ -421,16 +417,19 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
   }
 
   private shellLog(level: 'debug' | 'warn', reason: string, message: string): void {
-    this.options.onLog?.({ level, reason, message });
+    this.write(level, reason, message);
+  }
+
+  private write(level: LogLevel, reason: string, message: string, fields?: Readonly<Record<string, string | number | boolean>>): void {
+    (this.options.log ?? SILENT_LOG)[level]({ event: 'gossip', reason, ...fields }, message);
   }
 
   /** A warning naming the peer, at most once per KEY_MISMATCH_LOG_INTERVAL_MS per peer host and reason. */
   private reportKeyMismatch(peer: HostPort, reason: KeyMismatchReason): void {
     const verdict = this.keyMismatches.note(peer.host, reason, this.now());
     if (!verdict.log) return;
-    this.options.onLog?.({
-      level: 'warn', reason: 'keyMismatch', message: keyMismatchMessage(formatHostPort(peer), reason, verdict.suppressed),
-      fields: { peer: formatHostPort(peer), drop: reason, suppressed: verdict.suppressed },
+    this.write('warn', 'keyMismatch', keyMismatchMessage(formatHostPort(peer), reason, verdict.suppressed), {
+      peer: formatHostPort(peer), drop: reason, suppressed: verdict.suppressed,
     });
   }
 }

@@ -12,3 +12,16 @@ export interface Log {
 
 /** Says nothing: for tools and tests that do not want a shell's log. */
 export const SILENT_LOG: Log = Object.freeze({ debug() {}, info() {}, warn() {}, error() {} });
+
+/**
+ * The same log with its info lines demoted to debug: for a part whose routine news another layer already tells
+ * (gossip's "joined", "alive": the speaker logs memberJoined and memberUpdated itself).
+ */
+export function infoAsDebug(log: Log): Log {
+  return {
+    debug: (fields, msg) => log.debug(fields, msg),
+    info: (fields, msg) => log.debug(fields, msg),
+    warn: (fields, msg) => log.warn(fields, msg),
+    error: (fields, msg) => log.error(fields, msg),
+  };
+}

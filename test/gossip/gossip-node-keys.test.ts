@@ -2,6 +2,7 @@
  * Two gossip nodes on loopback whose keys differ (or one of which has none): the join fails, and both sides warn,
  * naming the other's address and saying the keys must match; each dropped stream is counted by its reason.
  */
+import type { Log } from '../../src/runtime/log';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Keyring } from '../../src/gossip/codec';
 import { GossipNode, type GossipNodeOptions } from '../../src/gossip/gossip-node';
@@ -26,11 +27,20 @@ async function node(name: string, key?: number, runtime?: Runtime): Promise<{ no
     name, bind: { host: '127.0.0.1', port: 0 }, config: FAST_CONFIG, seed: 1,
     ...(key === undefined ? {} : { keyring: Keyring.create(new Uint8Array(32).fill(key)) }),
     ...(runtime ? { runtime } : {}),
-    onLog: (line) => lines.push(line as Line),
+    log: recordLines(lines),
   };
   const n = await GossipNode.create(options);
   nodes.push(n);
   return { node: n, lines };
+}
+
+/** A Log that keeps each line as level, reason, message and the other fields. */
+function recordLines(lines: Line[]): Log {
+  const at = (level: string) => (fields: object, message?: string) => {
+    const { event: _event, reason, ...rest } = fields as { event?: unknown; reason: string };
+    lines.push({ level, reason, message: message ?? '', ...(Object.keys(rest).length > 0 ? { fields: rest } : {}) });
+  };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
 const mismatches = (lines: Line[]) => lines.filter((l) => l.reason === 'keyMismatch');

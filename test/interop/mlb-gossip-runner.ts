@@ -64,14 +64,23 @@ if (flags['key-file'] !== undefined) {
   if (key) keyring = Keyring.create(key);
 }
 
+/** A log line as the test reads it: level, reason, message and the other fields. */
+function emitLine(level: string, fields: object, message?: string): void {
+  const { event: _event, reason, ...rest } = fields as { event?: unknown; reason: string };
+  emit('log', { line: { level, reason, message, ...(Object.keys(rest).length > 0 ? { fields: rest } : {}) } });
+}
+
 const node = await GossipNode.create({
   name,
   bind: { host: flags.bind, port: Number(flags.port) },
   config,
   ...(keyring ? { keyring } : {}),
   ...(flags.meta ? { meta: hexBytes(flags.meta) } : {}),
-  onLog: (line) => {
-    if (line.level !== 'debug') emit('log', { line });
+  log: {
+    debug: () => undefined,
+    info: (fields, message) => emitLine('info', fields, message),
+    warn: (fields, message) => emitLine('warn', fields, message),
+    error: (fields, message) => emitLine('error', fields, message),
   },
 });
 for (const type of ['join', 'leave', 'update'] as const) node.on(type, (m) => emit(type, { node: nodeJSON(m) }));
