@@ -9,6 +9,8 @@ import type { DaemonEvent } from '../daemon-events';
 import type { Logger } from '../logger';
 import { CONTROL_API_HEADER, CONTROL_API_VERSION } from './control-snapshot';
 import { encodeEventLine, EVENT_STREAM_CONTENT_TYPE, HEARTBEAT_LINE } from './event-lines';
+import { REAL_BACKGROUND_RUNTIME } from '../../runtime/real-runtime';
+import type { Scheduler, Timer } from '../../runtime/runtime';
 
 /**
  * Nothing happening for a while looks the same as a hung daemon; a heartbeat line every 15 s lets a client tell
@@ -32,7 +34,7 @@ export interface EventSource {
 export class EventStream {
   private lastSeq: number;
   private unsubscribe: (() => void) | null = null;
-  private heartbeat: NodeJS.Timeout | null = null;
+  private heartbeat: Timer | null = null;
   /** Settles when the connection is gone, whoever ended it. */
   readonly closed: Promise<void>;
 
@@ -47,6 +49,8 @@ export class EventStream {
     replay: readonly DaemonEvent[],
     private readonly logger: Logger,
     heartbeatMs: number = EVENT_STREAM_HEARTBEAT_MS,
+    /** The heartbeat's timer (default: real, not keeping the process alive by itself). */
+    scheduler: Scheduler = REAL_BACKGROUND_RUNTIME,
   ) {
     this.lastSeq = after;
     res.writeHead(200, {
@@ -63,8 +67,7 @@ export class EventStream {
     // Replay and subscribe in one turn of the event loop: no event can fall between them.
     for (const event of replay) this.send(event);
     this.unsubscribe = source.subscribeEvents((event) => this.send(event));
-    this.heartbeat = setInterval(() => this.write(HEARTBEAT_LINE), heartbeatMs);
-    this.heartbeat.unref();
+    this.heartbeat = scheduler.every(heartbeatMs, () => this.write(HEARTBEAT_LINE));
   }
 
   /** Ends the stream cleanly (the daemon is closing its control socket): the client sees the end of the answer. */
@@ -100,7 +103,7 @@ export class EventStream {
   private stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = null;
-    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat?.cancel();
     this.heartbeat = null;
   }
 }

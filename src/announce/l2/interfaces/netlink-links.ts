@@ -11,6 +11,8 @@ import { requireNetlink } from '../../../native/netlink-module';
 import type * as Netlink from 'netlink';
 import { formatIP, ipFromBytes } from '../../../ip';
 import { formatMAC } from '../mac-address';
+import { REAL_BACKGROUND_RUNTIME } from '../../../runtime/real-runtime';
+import type { Scheduler, Timer } from '../../../runtime/runtime';
 import type { LinkAddress, LinkInfo } from './interface-selection';
 
 /** MetalLB rescans interfaces every 10 s (announcer.go); here it is the fallback behind netlink events. */
@@ -31,6 +33,8 @@ export interface LinkSource {
 
 export interface NetlinkLinksOptions {
   readonly rescanIntervalMs?: number;
+  /** The rescan and settle timers (default: real, not keeping the process alive by themselves). */
+  readonly runtime?: Scheduler;
   /** A dump failed (the previous snapshot stays). */
   readonly onError?: (error: Error) => void;
 }
@@ -46,8 +50,8 @@ export class NetlinkLinks implements LinkSource {
   private snapshot: readonly LinkInfo[] = [];
   private fingerprint = '';
   private readonly listeners = new Set<(links: readonly LinkInfo[]) => void>();
-  private rescanTimer: NodeJS.Timeout | undefined;
-  private settleTimer: NodeJS.Timeout | undefined;
+  private rescanTimer: Timer | undefined;
+  private settleTimer: Timer | undefined;
   private scanning: Promise<void> | undefined;
   private again = false;
   private closed = false;
@@ -59,6 +63,10 @@ export class NetlinkLinks implements LinkSource {
     private readonly events: Netlink.RtNetlinkSocket,
     private readonly options: NetlinkLinksOptions,
   ) {}
+
+  private get scheduler(): Scheduler {
+    return this.options.runtime ?? REAL_BACKGROUND_RUNTIME;
+  }
 
   /** Opens the sockets, subscribes, and resolves after the first full scan. */
   static async start(options: NetlinkLinksOptions = {}): Promise<NetlinkLinks> {
@@ -75,8 +83,7 @@ export class NetlinkLinks implements LinkSource {
     requests.socket.unref();
     await self.scan();
     const interval = options.rescanIntervalMs ?? INTERFACE_RESCAN_INTERVAL_MS;
-    self.rescanTimer = setInterval(() => void self.scan(), interval);
-    self.rescanTimer.unref();
+    self.rescanTimer = self.scheduler.every(interval, () => void self.scan());
     return self;
   }
 
@@ -112,8 +119,8 @@ export class NetlinkLinks implements LinkSource {
 
   close(): void {
     this.closed = true;
-    clearInterval(this.rescanTimer);
-    clearTimeout(this.settleTimer);
+    this.rescanTimer?.cancel();
+    this.settleTimer?.cancel();
     this.listeners.clear();
     this.events.socket.close();
     this.requests.socket.close();
@@ -121,10 +128,10 @@ export class NetlinkLinks implements LinkSource {
 
   private scheduleScan(): void {
     if (this.settleTimer || this.closed) return;
-    this.settleTimer = setTimeout(() => {
+    this.settleTimer = this.scheduler.after(EVENT_SETTLE_MS, () => {
       this.settleTimer = undefined;
       void this.scan();
-    }, EVENT_SETTLE_MS);
+    });
   }
 
   private async dump(): Promise<void> {
