@@ -12,33 +12,36 @@ const EXAMPLE = 'examples/plain-host.yaml';
 const EXAMPLE_TEXT = readFileSync(join(REPO_ROOT, EXAMPLE), 'utf8');
 const INVALID = 'test/fixtures/invalid/peer-bfd-echo-mode.yaml';
 
-/** [what the run shows, argv, standard input] */
-const RUNS: readonly (readonly [string, readonly string[], string?])[] = [
-  ['a valid file, its allocation table', ['validate', EXAMPLE]],
-  ['an invalid file, exit 1', ['validate', '--config', INVALID]],
-  ['an invalid file as JSON', ['validate', '--config', INVALID, '--json']],
-  ['a valid file as YAML', ['validate', '-f', 'examples/bgp.yaml', '-o', 'yaml']],
-  ['the pools\' usage (-o wide)', ['validate', EXAMPLE, '-o', 'wide']],
-  ['standard input', ['validate', '-'], EXAMPLE_TEXT],
-  ['standard input, invalid', ['validate', '-'], 'apiVersion: v1\nkind: Servic\n'],
-  ['a missing file (CommandError on stderr)', ['validate', '--config', 'no/such/file.yaml']],
-  ['a usage error, exit 2', ['validate', EXAMPLE, '--bogus']],
-  ['an unknown command', ['stauts']],
-  ['explain offline', ['explain', 'demo/web', '--config', EXAMPLE]],
-  ['explain offline as JSON', ['explain', '--config', EXAMPLE, '--json']],
-  ['version', ['version']],
-  ['version as JSON', ['--version', '--json']],
-  ['the help', ['--help']],
-  ['mlb alone', []],
-  ['a command\'s help, its examples whole', ['validate', '--help']],
-  ['the bash completion', ['completion', 'bash']],
-  ['a shell it does not know', ['completion', 'fish']],
+interface Run { what: string; argv: string[]; stdin?: string }
+
+const RUNS: readonly Run[] = [
+  { what: 'a valid file, its allocation table', argv: ['validate', EXAMPLE] },
+  { what: 'an invalid file, exit 1', argv: ['validate', '--config', INVALID] },
+  { what: 'an invalid file as JSON', argv: ['validate', '--config', INVALID, '--json'] },
+  { what: 'a valid file as YAML', argv: ['validate', '-f', 'examples/bgp.yaml', '-o', 'yaml'] },
+  { what: 'the pools\' usage (-o wide)', argv: ['validate', EXAMPLE, '-o', 'wide'] },
+  { what: 'standard input', argv: ['validate', '-'], stdin: EXAMPLE_TEXT },
+  { what: 'standard input, invalid', argv: ['validate', '-'], stdin: 'apiVersion: v1\nkind: Servic\n' },
+  { what: 'a missing file (CommandError on stderr)', argv: ['validate', '--config', 'no/such/file.yaml'] },
+  { what: 'a usage error, exit 2', argv: ['validate', EXAMPLE, '--bogus'] },
+  { what: 'an unknown command', argv: ['stauts'] },
+  { what: 'explain offline', argv: ['explain', 'demo/web', '--config', EXAMPLE] },
+  { what: 'explain offline as JSON', argv: ['explain', '--config', EXAMPLE, '--json'] },
+  { what: 'explain for named nodes', argv: ['explain', '--config', EXAMPLE, '--nodes', 'node-a,node-b,node-c'] },
+  { what: 'a file over --max-config-bytes', argv: ['validate', EXAMPLE, '--max-config-bytes', '100'] },
+  { what: 'version', argv: ['version'] },
+  { what: 'version as JSON', argv: ['--version', '--json'] },
+  { what: 'the help', argv: ['--help'] },
+  { what: 'mlb alone', argv: [] },
+  { what: 'a command\'s help, its examples whole', argv: ['validate', '--help'] },
+  { what: 'the bash completion', argv: ['completion', 'bash'] },
+  { what: 'a shell it does not know', argv: ['completion', 'fish'] },
 ];
 
 describe('runMlbInProcess answers as the spawned bundle', () => {
-  it.each(RUNS)('%s', async (_what, argv, stdin) => {
-    const spawned = runMlb([...argv], {}, stdin);
-    const inProcess = await runMlbInProcess([...argv], {}, stdin);
+  it.each(RUNS)('$what', async ({ argv, stdin }) => {
+    const spawned = runMlb(argv, {}, stdin);
+    const inProcess = await runMlbInProcess(argv, {}, stdin);
     expect(inProcess).toEqual(spawned);
   });
 
