@@ -86,7 +86,10 @@ async function runAlone(commandLine: (argv: string[]) => Promise<void>, input: I
     await new Promise((resolve) => setImmediate(resolve));
     return { status, stdout: out.text(), stderr: err.text() };
   } finally {
-    for (const [name, descriptor] of saved) if (descriptor) Object.defineProperty(process, name, descriptor);
+    for (const [name, descriptor] of saved) {
+      if (descriptor) Object.defineProperty(process, name, descriptor);
+      else Reflect.deleteProperty(process, name);
+    }
     for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
     Object.assign(process.env, savedEnv);
     process.chdir(savedCwd);

@@ -52,9 +52,11 @@ describe('runMlbInProcess answers as the spawned bundle', () => {
     expect((await runMlbInProcess(['validate'])).status).toBe(2);
   });
 
-  it('leaves the exit status of one run out of the next', async () => {
+  it('leaves the exit status of one run out of the next, and this process its own streams', async () => {
+    const streams = [process.stdin, process.stdout, process.stderr];
     expect((await runMlbInProcess(['validate', '--config', INVALID])).status).toBe(1);
     expect((await runMlbInProcess(['validate', EXAMPLE])).status).toBe(0);
     expect(process.exitCode).toBeUndefined();
+    [process.stdin, process.stdout, process.stderr].forEach((stream, i) => expect(stream).toBe(streams[i]));
   });
 });
