@@ -4,7 +4,7 @@
  */
 import yargs, { type CommandModule } from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { CommandError, ExitCode, UsageError } from './exit-codes';
+import { ExitCode, UsageError } from './exit-codes';
 import { versionCommand } from './commands/version';
 import { validateCommand } from './commands/validate';
 import { explainCommand } from './commands/explain';
@@ -24,6 +24,8 @@ import { isConfigParserWorker, runConfigParserWorker } from '../sources/file/wor
 import { brokenPipeDecision, handleBrokenPipes } from './broken-pipe';
 import { commandWord, usageErrorText, type CommandSummary } from './usage-hint';
 import { expandArgvShortcuts } from './argv-shortcuts';
+import { failureExit } from './failure-exit';
+import { isInProcessHost, runInProcess, type InProcessInput, type InProcessResult } from './in-process-run';
 
 /** Every command, in the order --help lists them (each has its own argument type, hence any). */
 const COMMANDS: readonly CommandModule<any, any>[] = [
@@ -43,8 +45,8 @@ const PROGRAM_EPILOGUE =
   '`mlb` alone prints this help and exits 0 (asking what mlb does is no error).\n' +
   'Start with: mlb validate examples/plain-host.yaml';
 
-/** The help's width: the terminal's, at most 110 columns; 100 when there is no terminal. */
-const HELP_WIDTH = Math.min(110, process.stdout.columns || 100);
+/** The help's width: the terminal's, at most 110 columns; 100 when there is no terminal. Read per run, not at load. */
+const helpWidth = (): number => Math.min(110, process.stdout.columns || 100);
 
 /** Each command's first word and description, for the list a usage error shows. */
 const COMMAND_SUMMARIES: readonly CommandSummary[] = COMMANDS.map((c) => ({
@@ -54,6 +56,7 @@ const COMMAND_SUMMARIES: readonly CommandSummary[] = COMMANDS.map((c) => ({
 
 async function main(given: string[]): Promise<void> {
   const argv = expandArgvShortcuts(given);
+  const HELP_WIDTH = helpWidth();
   const cli = yargs(argv)
     .scriptName('mlb')
     .usage(PROGRAM_USAGE)
@@ -117,16 +120,15 @@ function run(): void {
       process.exitCode ??= ExitCode.ok;
     },
     (error: unknown) => {
-      if (error instanceof UsageError) {
-        fail(error.exitCode, `mlb: ${error.message}\n`);
-      } else if (error instanceof CommandError) {
-        fail(ExitCode.failure, `mlb: ${error.message}\n`);
-      } else {
-        // A bug, not a user error: keep the stack so it can be reported.
-        fail(ExitCode.failure, `mlb: internal error: ${error instanceof Error ? error.stack : String(error)}\n`);
-      }
+      const failure = failureExit(error);
+      fail(failure.code, failure.text);
     },
   );
 }
 
-run();
+/** `mlb ARGS` inside the calling process, for tests (in-process-run.ts); the bundle exports it. */
+export function runMlbInProcess(input: InProcessInput): Promise<InProcessResult> {
+  return runInProcess(main, input);
+}
+
+if (!isInProcessHost()) run();

@@ -1,13 +1,15 @@
 /**
  * `mlb completion bash|zsh` as a shell uses it: the script is loaded into a real bash (and zsh when installed),
- * with `mlb` on PATH being this checkout's bundle, and asked to complete what a user has typed.
+ * with `mlb` on PATH being this checkout's bundle, and asked to complete what a user has typed. The scripts
+ * themselves are printed in-process (runMlbInProcess, byte-identical to the executable:
+ * in-process-equivalence.test.ts); the shells call the executable.
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MLB_BUNDLE, runMlb } from './run-cli';
+import { MLB_BUNDLE, runMlbInProcess } from './run-cli';
 
 /** A directory whose `mlb` runs the bundle, as an installed mlb would be found on PATH. */
 const bin = mkdtempSync(join(tmpdir(), 'mlb-completion-'));
@@ -22,45 +24,48 @@ function hasShell(name: string): boolean {
 }
 
 describe('mlb completion bash', () => {
-  const script = runMlb(['completion', 'bash']);
+  const printing = runMlbInProcess(['completion', 'bash']);
 
   /** The candidates bash would offer for `words`, the cursor on the last one. */
-  function complete(words: string[]): string[] {
+  async function complete(words: string[]): Promise<string[]> {
+    const script = await printing;
     const run = spawnSync('bash', ['-c', `${script.stdout}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _mlb_completions; printf '%s\\n' "\${COMPREPLY[@]}"; complete -p mlb`], { env, encoding: 'utf8' });
     expect(run.stderr).toBe('');
     return run.stdout.trimEnd().split('\n');
   }
 
-  it('prints a script that registers itself for mlb', () => {
-    expect(script.status).toBe(0);
-    expect(complete(['mlb', ''])).toContain('complete -o default -F _mlb_completions mlb');
+  it('prints a script that registers itself for mlb', async () => {
+    expect((await printing).status).toBe(0);
+    expect(await complete(['mlb', ''])).toContain('complete -o default -F _mlb_completions mlb');
   });
 
-  it('completes command names, even with a zsh login shell', () => {
-    expect(complete(['mlb', 'st']).slice(0, -1)).toEqual(['status']);
-    expect(complete(['mlb', '']).slice(0, -1)).toEqual(expect.arrayContaining(['status', 'explain', 'check', 'daemon']));
+  it('completes command names, even with a zsh login shell', async () => {
+    expect((await complete(['mlb', 'st'])).slice(0, -1)).toEqual(['status']);
+    expect((await complete(['mlb', ''])).slice(0, -1)).toEqual(expect.arrayContaining(['status', 'explain', 'check', 'daemon']));
   });
 
-  it('completes a command\'s options', () => {
-    expect(complete(['mlb', 'explain', '--j']).slice(0, -1)).toEqual(['--json']);
-    expect(complete(['mlb', 'daemon', '--gossip-b']).slice(0, -1)).toEqual(['--gossip-bind']);
+  it('completes a command\'s options', async () => {
+    expect((await complete(['mlb', 'explain', '--j'])).slice(0, -1)).toEqual(['--json']);
+    expect((await complete(['mlb', 'daemon', '--gossip-b'])).slice(0, -1)).toEqual(['--gossip-bind']);
   });
 
-  it('refuses a shell it has no script for (usage error, exit 2)', () => {
-    expect(runMlb(['completion', 'fish']).status).toBe(2);
+  it('refuses a shell it has no script for (usage error, exit 2)', async () => {
+    expect((await runMlbInProcess(['completion', 'fish'])).status).toBe(2);
   });
 });
 
 describe('mlb completion zsh', () => {
-  const script = runMlb(['completion', 'zsh']);
+  const printing = runMlbInProcess(['completion', 'zsh']);
 
-  it('prints a #compdef script that registers _mlb with compdef', () => {
+  it('prints a #compdef script that registers _mlb with compdef', async () => {
+    const script = await printing;
     expect(script.status).toBe(0);
     expect(script.stdout.startsWith('#compdef mlb\n')).toBe(true);
     expect(script.stdout).toContain('compdef _mlb mlb');
   });
 
-  it.skipIf(!hasShell('zsh'))('is valid zsh, and offers commands with their descriptions', () => {
+  it.skipIf(!hasShell('zsh'))('is valid zsh, and offers commands with their descriptions', async () => {
+    const script = await printing;
     const file = join(bin, '_mlb');
     writeFileSync(file, script.stdout);
     expect(spawnSync('zsh', ['-n', file], { encoding: 'utf8' })).toMatchObject({ status: 0, stderr: '' });

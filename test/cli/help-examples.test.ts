@@ -4,7 +4,7 @@
  * commands into the description column.
  */
 import { describe, expect, it } from 'vitest';
-import { runMlb } from './run-cli';
+import { runMlbInProcess } from './run-cli';
 
 /** Every command and subcommand with examples, and one long example each must keep whole. */
 const CASES: [string[], string, string][] = [
@@ -16,8 +16,8 @@ const CASES: [string[], string, string][] = [
 ];
 
 describe('examples in --help', () => {
-  it.each(CASES)('mlb %s --help prints "%s" whole, its description under it', (words, command, description) => {
-    const run = runMlb([...words, '--help']);
+  it.each(CASES)('mlb %s --help prints "%s" whole, its description under it', async (words, command, description) => {
+    const run = await runMlbInProcess([...words, '--help']);
     expect(run.status).toBe(0);
     const lines = run.stdout.split('\n');
     const at = lines.indexOf(`  ${command}`);
@@ -25,15 +25,15 @@ describe('examples in --help', () => {
     expect(lines[at + 1]).toBe(`      ${description}`);
   });
 
-  it('wraps a long description under the command, never beside it, within the help\'s width', () => {
-    const lines = runMlb(['lab', 'up', '--help']).stdout.split('\n');
+  it('wraps a long description under the command, never beside it, within the help\'s width', async () => {
+    const lines = (await runMlbInProcess(['lab', 'up', '--help'])).stdout.split('\n');
     const examples = lines.slice(lines.indexOf('Examples:') + 1, lines.indexOf('', lines.indexOf('Examples:')));
     expect(examples.filter((l) => !l.startsWith('  sudo mlb ')).every((l) => l.startsWith('      '))).toBe(true);
     expect(examples.filter((l) => l.length > 100)).toEqual([]);
   });
 
-  it('leaves the rest of the help as it was: a usage error still exits 2 with the command\'s hint', () => {
-    const run = runMlb(['explain', '--bogus']);
+  it('leaves the rest of the help as it was: a usage error still exits 2 with the command\'s hint', async () => {
+    const run = await runMlbInProcess(['explain', '--bogus']);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('Run "mlb explain --help" for the options.');
   });

@@ -1,7 +1,8 @@
 /**
  * `mlb validate` on files the daemon would refuse to read: empty, cut off, a FIFO, over the size limit. Each must
  * exit 1 with a reason naming the file (never "valid", never a hang), so validating a file says what a running
- * daemon would do with it.
+ * daemon would do with it. Runs are in-process (runMlbInProcess, byte-identical to the executable:
+ * in-process-equivalence.test.ts), except the FIFO, where the process not hanging is the point.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { renderTable } from '../../src/cli/render-table';
-import { REPO_ROOT, runMlb } from './run-cli';
+import { REPO_ROOT, runMlbInProcess } from './run-cli';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-validate-limits-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,22 +28,22 @@ describe('mlb validate refuses files a daemon would not run', () => {
   it.each([
     ['empty', ''],
     ['comments only', '# the configuration will go here\n'],
-  ])('an %s file: exit 1, "holds no objects", not "valid"', (name, text) => {
+  ])('an %s file: exit 1, "holds no objects", not "valid"', async (name, text) => {
     const path = fileWith(`${name.replace(' ', '-')}.yaml`, text);
-    const run = runMlb(['validate', '--config', path]);
+    const run = await runMlbInProcess(['validate', '--config', path]);
     expect(run.status).toBe(1);
     expect(run.stdout).toContain(`error: ${path} holds no objects`);
     expect(run.stdout).not.toContain('valid (');
-    const json = runMlb(['validate', '--config', path, '--json']);
+    const json = await runMlbInProcess(['validate', '--config', path, '--json']);
     expect(json.status).toBe(1);
     const report = JSON.parse(json.stdout) as Report;
     expect(report.valid).toBe(false);
     expect(report.errors.map((e) => e.code)).toEqual(['fileEmpty']);
   });
 
-  it('a file cut off mid-document (no final newline): exit 1 with where it ends', () => {
+  it('a file cut off mid-document (no final newline): exit 1 with where it ends', async () => {
     const path = fileWith('cut.yaml', EXAMPLE.slice(0, 515));
-    const run = runMlb(['validate', '--config', path]);
+    const run = await runMlbInProcess(['validate', '--config', path]);
     expect(run.status).toBe(1);
     expect(run.stdout).toMatch(new RegExp(`^${path}:\\d+:\\d+: error: ${path} does not end with a newline`, 'm'));
   });
@@ -58,19 +59,19 @@ describe('mlb validate refuses files a daemon would not run', () => {
     expect(run.stdout).toContain(`error: ${path} is a FIFO (named pipe), not a regular file`);
   });
 
-  it('a file over --max-config-bytes (or MLB_MAX_CONFIG_BYTES): exit 1 naming the flag; raising it validates', () => {
+  it('a file over --max-config-bytes (or MLB_MAX_CONFIG_BYTES): exit 1 naming the flag; raising it validates', async () => {
     const path = fileWith('big.yaml', EXAMPLE);
     const limit = String(EXAMPLE.length - 1);
-    const flag = runMlb(['validate', '--config', path, '--max-config-bytes', limit]);
+    const flag = await runMlbInProcess(['validate', '--config', path, '--max-config-bytes', limit]);
     expect(flag.status).toBe(1);
     expect(flag.stdout).toContain(`error: ${path} is ${EXAMPLE.length} bytes, more than the limit of ${limit} bytes`);
     expect(flag.stdout).toContain('raise --max-config-bytes (MLB_MAX_CONFIG_BYTES)');
-    expect(runMlb(['validate', '--config', path], { MLB_MAX_CONFIG_BYTES: limit }).status).toBe(1);
-    expect(runMlb(['validate', '--config', path, '--max-config-bytes', String(EXAMPLE.length)]).status).toBe(0);
+    expect((await runMlbInProcess(['validate', '--config', path], { MLB_MAX_CONFIG_BYTES: limit })).status).toBe(1);
+    expect((await runMlbInProcess(['validate', '--config', path, '--max-config-bytes', String(EXAMPLE.length)])).status).toBe(0);
   });
 
-  it('a --max-config-bytes that is not a positive number of bytes is a usage error (exit 2)', () => {
-    const run = runMlb(['validate', '--config', 'examples/plain-host.yaml', '--max-config-bytes', '0']);
+  it('a --max-config-bytes that is not a positive number of bytes is a usage error (exit 2)', async () => {
+    const run = await runMlbInProcess(['validate', '--config', 'examples/plain-host.yaml', '--max-config-bytes', '0']);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('--max-config-bytes must be a positive whole number of bytes');
   });

@@ -1,11 +1,12 @@
 /**
  * Every malformed configuration under test/fixtures/invalid must make `mlb validate` exit 1 with at least one
  * "file:line:column: error: ..." line and never a stack trace; the messages themselves are asserted one by one
- * in test/model.
+ * in test/model. Each file runs in-process (runMlbInProcess, held byte-identical to the executable by
+ * in-process-equivalence.test.ts); the exit status the OS reports is shown by spawned runs at the end.
  */
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, runMlb } from './run-cli';
+import { REPO_ROOT, runMlb, runMlbInProcess } from './run-cli';
 
 const INVALID_DIR = 'test/fixtures/invalid';
 const files = readdirSync(`${REPO_ROOT}${INVALID_DIR}`).filter((f) => f.endsWith('.yaml')).sort();
@@ -15,14 +16,14 @@ describe('mlb validate on malformed configurations', () => {
     expect(files.length).toBeGreaterThanOrEqual(30);
   });
 
-  it.each(files)('%s: exit 1, a position and a message, no stack trace', (name) => {
+  it.each(files)('%s: exit 1, a position and a message, no stack trace', async (name) => {
     const path = `${INVALID_DIR}/${name}`;
-    const run = runMlb(['validate', '--config', path]);
+    const run = await runMlbInProcess(['validate', '--config', path]);
     expect(run.status).toBe(1);
     const escaped = path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
     expect(run.stdout).toMatch(new RegExp(`^${escaped}:\\d+:\\d+: error: \\S.+$`, 'm'));
     expect(run.stdout + run.stderr).not.toMatch(/internal error|\n\s+at .+:\d+:\d+\)?\n/);
-    const json = runMlb(['validate', '--config', path, '--json']);
+    const json = await runMlbInProcess(['validate', '--config', path, '--json']);
     expect(json.status).toBe(1);
     const report = JSON.parse(json.stdout) as { valid: boolean; errors: { line: number; column: number; message: string }[] };
     expect(report.valid).toBe(false);
@@ -42,9 +43,9 @@ describe('mlb validate on malformed configurations', () => {
     ['peer-frr-only-fields.yaml', '13:8', 'peer 192.168.10.1 has vrf set on native bgp mode'],
     ['peer-frr-only-fields.yaml', '23:14', 'peer unnumbered has interface set on native bgp mode'],
     ['peer-password-secret.yaml', '11:3', 'secret ref not found for peer config "metallb-system"/"r"'],
-  ])('%s: exit 1 and, at %s, MetalLB\'s meaning', (name, position, text) => {
+  ])('%s: exit 1 and, at %s, MetalLB\'s meaning', async (name, position, text) => {
     const path = `${INVALID_DIR}/${name}`;
-    const run = runMlb(['validate', '--config', path]);
+    const run = await runMlbInProcess(['validate', '--config', path]);
     expect(run.status).toBe(1);
     const expected = `${path}:${position}: error: ${text}`;
     expect(run.stdout.split('\n').some((line) => line.startsWith(expected)), run.stdout).toBe(true);
@@ -56,13 +57,20 @@ describe('mlb validate on malformed configurations', () => {
     expect(run.stderr).toBe('mlb: cannot read --config no/such/file.yaml: no such file\n');
   });
 
-  it('accepts both examples', () => {
+  it('accepts both examples', async () => {
     for (const example of ['examples/plain-host.yaml', 'examples/bgp.yaml']) {
-      const run = runMlb(['validate', '--config', example, '--json']);
+      const run = await runMlbInProcess(['validate', '--config', example, '--json']);
       expect(run.status, run.stdout).toBe(0);
       const report = JSON.parse(run.stdout) as { valid: boolean; errors: unknown[]; services: { status: string }[] };
       expect(report.errors).toEqual([]);
       expect(report.services.every((s) => s.status === 'assigned')).toBe(true);
     }
+  });
+
+  it('the executable itself exits 1 on a malformed file and 0 on a valid one', () => {
+    const invalid = runMlb(['validate', '--config', `${INVALID_DIR}/${files[0]}`]);
+    expect(invalid.status).toBe(1);
+    expect(invalid.stdout).toMatch(/: error: \S/);
+    expect(runMlb(['validate', '--config', 'examples/plain-host.yaml']).status).toBe(0);
   });
 });
