@@ -207,6 +207,7 @@ export class Speaker implements ControlProvider, MetricsSource {
       onChange: () => this.schedule(),
       onHealthChange: (service, passing, detail) => this.events.record({ type: 'healthChanged', service, node: this.options.nodeName, passing, detail }),
       ...(this.options.healthCheckRunAs ? { healthCheckRunAs: this.options.healthCheckRunAs } : {}),
+      ...(this.parts.healthProbe ? { healthProbe: this.parts.healthProbe } : {}),
       otherRecords: {
         state: () => [...sharing.records(), ...remoteDrain.records()],
         receive: (record) => (record.kind === GossipRecordKind.conflictReport && sharing.receive(record.bytes))
