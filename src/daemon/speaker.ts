@@ -465,7 +465,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     }
     this.announcements.apply(plan.layer2, (service, ip) => withdrawReason(decision, this.options.nodeName, service, ip), plan.bgpBound);
     if (plan.bgp) this.bgp?.update(plan.bgp.peers, plan.bgp.routes);
-    this.selfCheck?.setMacOwners(plan.macOwners);
+    this.selfCheck?.setMacOwners(this.answers.macOwners); // members' MACs and departed members' (answer-context.ts)
     this.selfCheck?.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
   }
 

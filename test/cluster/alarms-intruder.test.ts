@@ -20,7 +20,7 @@ function conflictsActive(node: VirtualNode): number | undefined {
   const metric = MLB_METRICS.find((m) => m.name === 'mlb_conflicts_active')!;
   const speaker = node.speaker!;
   const samples = metric.samples({ snapshot: speaker.snapshot(), counters: speaker.metricsCounters() } as Parameters<typeof metric.samples>[0]);
-  return samples[0]?.[1];
+  return [...samples][0]?.[1];
 }
 
 describe('an intruder answering a service IP in a 5-node cluster', () => {

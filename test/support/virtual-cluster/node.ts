@@ -7,6 +7,7 @@
  * VIP binding: nothing here touches the host.
  */
 import type { Logger } from 'pino';
+import { formatMAC } from '../../../src/announce/l2/mac-address';
 import { createLogger } from '../../../src/daemon/logger';
 import { Speaker, type SpeakerOptions } from '../../../src/daemon/speaker';
 import type { BgpSessions, LayerTwo, LayerTwoHooks, SpeakerParts } from '../../../src/daemon/speaker-parts';
@@ -47,6 +48,8 @@ export class VirtualNode {
   readonly name: string;
   readonly ip: string;
   readonly mac: Uint8Array;
+  /** The MAC as logs, status and probes write it (lowercase, colon-separated). */
+  readonly macText: string;
   /** What survives restarts: drain record, restart history, known peers, allocation table. */
   readonly stateFiles: MemoryStateFiles;
   readonly logs: LogLine[] = [];
@@ -64,6 +67,7 @@ export class VirtualNode {
     this.name = options.name;
     this.ip = options.ip;
     this.mac = Uint8Array.of(0x02, 0, 0, 0, 0, options.index);
+    this.macText = formatMAC(this.mac);
     this.stateFiles = new MemoryStateFiles(`/var/lib/mlb/${options.name}`);
     this.config = options.config;
   }
