@@ -30,9 +30,9 @@ import type { LiveMember, ServiceAddresses } from './cluster-decision';
 import { decodeConfigFacts, encodeConfigFacts, mergeConfigFacts, type ConfigFacts } from './config-facts/config-facts-codec';
 import { decodeGossipRecordsCounted, encodeGossipRecords, GossipRecordKind, type GossipRecord } from './gossip-records';
 import { parseHealthCheck, type HealthCheckSpec } from './health/health-check-spec';
-import { HealthMonitor } from './health/health-monitor';
+import { HealthMonitor, type Prober } from './health/health-monitor';
 import { HealthDetailsSharing } from './health/health-details-sharing';
-import type { HealthDetails } from './health/health-details';
+import { decodeHealthDetails, type HealthDetails } from './health/health-details';
 import { runProbe } from './health/health-probers';
 import type { RunAs } from './health/run-as';
 import {
@@ -76,6 +76,8 @@ export type ClusterGossipOptions = StateFilesOption & {
   readonly onHealthChange?: (service: string, passing: boolean, detail: string) => void;
   /** exec: health checks run as this user (--health-check-user); the daemon's own ids otherwise. */
   readonly healthCheckRunAs?: RunAs;
+  /** Runs one health check; the real probes (as healthCheckRunAs) by default. */
+  readonly healthProbe?: Prober;
   /** RESTORE_ALONE_WAIT_MS unless a test says otherwise. */
   readonly restoreAloneWaitMs?: number;
   /** Records of other kinds (split-brain conflict reports): their owner's, pushed with the state; true: changed. */
@@ -122,8 +124,9 @@ export class ClusterGossip {
     this.held = held;
     const runAs = options.healthCheckRunAs;
     this.details = new HealthDetailsSharing(options.self, options.epoch);
+    const probe: Prober | undefined = options.healthProbe ?? (runAs ? (spec, signal) => runProbe(spec, signal, runAs) : undefined);
     this.monitor = new HealthMonitor({
-      logger: options.logger, node: options.self, ...(options.runtime ? { runtime: options.runtime } : {}), ...(runAs ? { probe: (spec, signal) => runProbe(spec, signal, runAs) } : {}),
+      logger: options.logger, node: options.self, ...(options.runtime ? { runtime: options.runtime } : {}), ...(probe ? { probe } : {}),
     });
     // The monitor logs each flip itself (healthCheckPassing / healthCheckFailing).
     this.monitor.on('change', (key, result) => {
@@ -413,8 +416,8 @@ export class ClusterGossip {
       if (record.kind === GossipRecordKind.healthReport) changed = this.receiveHealth(record.bytes) || changed;
       else if (record.kind === GossipRecordKind.configFacts) changed = this.receiveConfigFacts(record.bytes) || changed;
       else if (record.kind === GossipRecordKind.allocationTable) changed = this.receiveTable(record.bytes) || changed;
-      // Details change no election input: only the next push/pull and `mlb explain` need them.
-      else if (record.kind === GossipRecordKind.healthDetails) this.stateDirty = this.details.receive(record.bytes) || this.stateDirty;
+      // Details change no election input: only the push/pull, the relay and `mlb explain` need them.
+      else if (record.kind === GossipRecordKind.healthDetails) this.receiveHealthDetails(record.bytes);
       else changed = (this.options.otherRecords?.receive(record) ?? false) || changed;
     }
     if (this.stateDirty) {
@@ -450,6 +453,17 @@ export class ClusterGossip {
       this.relay(GossipRecordKind.healthReport, bytes, `${HEALTH_BROADCAST_KEY}:${report.node}`);
     }
     return merged.changed;
+  }
+
+  /**
+   * Passed on like a health report (relay's comment): without it one member of five usually learned why a check
+   * fails only at the next push/pull, and its `mlb explain` named the failing node without the reason meanwhile.
+   */
+  private receiveHealthDetails(bytes: Uint8Array): void {
+    if (!this.details.receive(bytes)) return;
+    this.stateDirty = true;
+    const node = decodeHealthDetails(bytes)?.node;
+    if (node !== undefined) this.relay(GossipRecordKind.healthDetails, bytes, `${HEALTH_DETAILS_BROADCAST_KEY}:${node}`);
   }
 
   private receiveConfigFacts(bytes: Uint8Array): boolean {

@@ -15,6 +15,7 @@ import type { Runtime } from '../runtime';
 import type { StateFiles } from '../runtime/state-files';
 import type { ConfigSource } from '../sources/config-source';
 import type { ControlProvider } from './control';
+import type { Prober } from './health/health-monitor';
 import type { AnswerFacts } from './self-check/expected-answer';
 import type { SelfChecker } from './self-check/self-checker';
 
@@ -81,6 +82,8 @@ export interface SpeakerParts {
   openLayerTwo(hooks: LayerTwoHooks): Promise<LayerTwo>;
   /** The BGP announcer; opened with layer 2, only when announcing is on. */
   openBgp(): BgpSessions;
+  /** Runs one health check (mlb.io/health-check); default: the real TCP, HTTP and exec probes (health-probers.ts). */
+  readonly healthProbe?: Prober;
   /** Serves the control API (unix socket) from `provider`. */
   openControl(provider: ControlProvider): Promise<ControlEndpoint>;
 }

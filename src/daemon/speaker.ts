@@ -207,6 +207,7 @@ export class Speaker implements ControlProvider, MetricsSource {
       onChange: () => this.schedule(),
       onHealthChange: (service, passing, detail) => this.events.record({ type: 'healthChanged', service, node: this.options.nodeName, passing, detail }),
       ...(this.options.healthCheckRunAs ? { healthCheckRunAs: this.options.healthCheckRunAs } : {}),
+      ...(this.parts.healthProbe ? { healthProbe: this.parts.healthProbe } : {}),
       otherRecords: {
         state: () => [...sharing.records(), ...remoteDrain.records()],
         receive: (record) => (record.kind === GossipRecordKind.conflictReport && sharing.receive(record.bytes))
@@ -464,7 +465,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     }
     this.announcements.apply(plan.layer2, (service, ip) => withdrawReason(decision, this.options.nodeName, service, ip), plan.bgpBound);
     if (plan.bgp) this.bgp?.update(plan.bgp.peers, plan.bgp.routes);
-    this.selfCheck?.setMacOwners(plan.macOwners);
+    this.selfCheck?.setMacOwners(this.answers.macOwners); // members' MACs and departed members' (answer-context.ts)
     this.selfCheck?.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
   }
 

@@ -1,5 +1,5 @@
 // A partition of a 5-node cluster of real speakers on virtual time (gossip cut between two groups, the layer-2
-// segment still shared): each side declares the other dead and elects its own owner for every IP, so two nodes
+// segment still shared, cluster.partition with layer2 'shared'): each side declares the other dead and elects its own owner for every IP, so two nodes
 // answer for each (split brain, expected); after the heal the sides rejoin and exactly one answers again.
 import { describe, expect, it } from 'vitest';
 import { VirtualCluster } from '../support/virtual-cluster/cluster';
@@ -17,7 +17,8 @@ describe('a 5-node cluster split in two and healed', () => {
     const majority = ['node-3', 'node-4', 'node-5'];
     const side = (node: string): string[] => (minority.includes(node) ? minority : majority);
     const splitAt = cluster.now();
-    cluster.network.partition(minority.map((n) => cluster.node(n).ip), majority.map((n) => cluster.node(n).ip));
+    // Gossip cut, ARP still shared (a firewall on the gossip port): each side hears the other's announcements.
+    cluster.partition([minority, majority], { layer2: 'shared' });
 
     const splitBrain = (): boolean => ips.every((ip) => {
       const announcers = cluster.segment.announcers(ip);
@@ -32,7 +33,7 @@ describe('a 5-node cluster split in two and healed', () => {
     // Each side's owners see the other side's announcement of the same IP: what a split brain looks like on the wire.
     expect(cluster.segment.claimsSeen.filter((c) => c.at > splitAt && side(c.by) !== side(c.seenBy)).length).toBeGreaterThan(0);
 
-    cluster.network.heal();
+    cluster.heal();
     const everyoneAlive = (): boolean => cluster.nodes.every((n) => n.speaker!.snapshot().members.filter((m) => m.state === 'alive').length === cluster.nodes.length);
     await cluster.until(() => everyoneAlive() && cluster.converged(), 'every node sees every other alive again, one owner per IP');
     for (const ip of ips) {

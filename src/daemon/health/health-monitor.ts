@@ -94,7 +94,8 @@ export class HealthMonitor extends EventEmitter<HealthMonitorEvents> {
   constructor(options: HealthMonitorOptions = {}) {
     super();
     this.runtime = options.runtime ?? REAL_BACKGROUND_RUNTIME;
-    this.now = options.now ?? this.runtime.now;
+    // Called through the runtime, never detached: a runtime may be a class whose now() reads its own fields.
+    this.now = options.now ?? (() => this.runtime.now());
     this.log = options.logger ?? SILENT_LOG;
     this.probe = options.probe ?? runProbe;
     this.node = options.node;

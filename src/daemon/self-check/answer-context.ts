@@ -17,7 +17,16 @@ export function macOwnersOf(members: readonly Pick<Member, 'name' | 'meta'>[]): 
   return new Map(members.flatMap((m) => (decodeNodeMeta(m.meta)?.macs ?? []).map((mac) => [mac, m.name] as [string, string])));
 }
 
+/**
+ * MACs of members gossip no longer lists (reaped after it declared them dead), remembered so a node that comes back
+ * is still known by its MAC: layer 2 heals before gossip, and its answer is heard before its rejoin. One entry per
+ * departed member's MAC; the oldest makes room beyond this (a cluster that lost this many has other problems).
+ */
+export const FORMER_MACS_MAX = 1024;
+
 export class AnswerContext {
+  /** MAC -> member, of members no longer listed (oldest first). */
+  private readonly former = new Map<string, string>();
   /** Per IP this node took (layer2): from whom and when. */
   private readonly takeovers = new Map<string, { from: readonly string[]; at: number }>();
   /** When each member last joined, left, failed or changed its facts, as heard here. */
@@ -28,7 +37,7 @@ export class AnswerContext {
 
   /** MAC (lowercase) -> member, from the members' facts as of the last election. */
   get macOwners(): ReadonlyMap<string, string> {
-    return this.owners;
+    return this.former.size === 0 ? this.owners : new Map([...this.former, ...this.owners]);
   }
 
   memberChanged(name: string, now: number): void {
@@ -44,7 +53,14 @@ export class AnswerContext {
         else this.takeovers.delete(ip);
       }
     }
-    this.owners = macOwnersOf(members);
+    const current = macOwnersOf(members);
+    for (const [mac, name] of this.owners) if (!current.has(mac)) this.former.set(mac, name);
+    for (const mac of current.keys()) this.former.delete(mac);
+    for (const mac of this.former.keys()) {
+      if (this.former.size <= FORMER_MACS_MAX) break;
+      this.former.delete(mac);
+    }
+    this.owners = current;
     const names = new Set(members.map((m) => m.name));
     for (const name of this.changedAt.keys()) if (!names.has(name)) this.changedAt.delete(name);
   }
@@ -55,8 +71,9 @@ export class AnswerContext {
    */
   facts(ip: IP, mac: string, members: readonly Member[], outcomes: readonly ElectionOutcome[]): AnswerFacts {
     const ipText = formatIP(ip);
-    const member = this.owners.get(mac);
-    const meta = members.find((m) => m.name === member)?.meta;
+    const member = this.owners.get(mac) ?? this.former.get(mac);
+    const listed = members.find((m) => m.name === member);
+    const meta = listed?.meta;
     const outcome = outcomes.find((o) => o.protocol === 'layer2' && o.ips.includes(ipText));
     const hashed = outcome?.ips[0];
     const order = hashed === undefined ? [] : rankNodes(members.map((m) => m.name), hashed);
@@ -65,6 +82,8 @@ export class AnswerContext {
       member,
       memberDraining: (meta !== undefined && decodeNodeMeta(meta)?.draining) || false,
       memberChangedAt: member === undefined ? undefined : this.changedAt.get(member),
+      // Dead, left or reaped in our view yet answering: it is coming back (its link or gossip was cut).
+      memberAway: member !== undefined && (listed === undefined || listed.state === 'dead' || listed.state === 'left'),
       takeover: this.takeovers.get(ipText),
       rankedAhead: selfAt < 0 ? [] : order.slice(0, selfAt),
       ...(outcome?.winner && outcome.winner !== this.self ? { electedOwner: outcome.winner } : {}),

@@ -88,6 +88,7 @@ export class ConflictSharing {
     const merged = mergeConflictReport(this.table, report, this.now());
     this.table = merged.table;
     if (!merged.changed) return false;
+    this.relay(bytes, report.node);
     const known = new Set((before?.conflicts ?? []).map((c) => `${c.ip}|${c.mac}`));
     for (const c of report.conflicts.filter((x) => !known.has(`${x.ip}|${x.mac}`))) {
       this.options.logger.info(
@@ -96,6 +97,16 @@ export class ConflictSharing {
       );
     }
     return true;
+  }
+
+  /**
+   * Passes on a report newer than what this node held, as cluster-gossip.ts relays health reports: a broadcast
+   * reaches a few random members, so one node of five often learned of a conflict only at the observer's refresh
+   * (CONFLICT_REPORT_REFRESH_MS) or a push/pull, past the 10 s in which every node's status should show it. Keyed
+   * by observer, so a newer report from it replaces one still queued; a report already held is not relayed again.
+   */
+  private relay(bytes: Uint8Array, observer: string): void {
+    this.options.gossip.broadcast(encodeGossipRecords([{ kind: GossipRecordKind.conflictReport, bytes }]), `${CONFLICT_BROADCAST_KEY}:${observer}`);
   }
 
   /**

@@ -55,6 +55,11 @@ export interface AnswerFacts {
   readonly rankedAhead: readonly string[];
   /** The IP's owner in this node's election (undefined: not known, or this node). */
   readonly electedOwner?: string;
+  /**
+   * Gossip says the member is dead or gone (or no longer lists it), yet it answers: layer 2 came back before its
+   * rejoin (every REJOIN_INTERVAL_MS), so it still answers what it held while cut off.
+   */
+  readonly memberAway?: boolean;
 }
 
 export const NO_FACTS: AnswerFacts = { member: undefined, memberDraining: false, memberChangedAt: undefined, takeover: undefined, rankedAhead: [] };
@@ -76,6 +81,8 @@ export function judgeAnswer(facts: AnswerFacts, firstSeen: number, now: number, 
   if (facts.memberDraining) reasons.push({ reason: 'expectedLeaving', until: firstSeen + windowMs });
   if (facts.rankedAhead.includes(member)) reasons.push({ reason: 'expectedSuccessor', until: firstSeen + windowMs });
   if (facts.memberChangedAt !== undefined) reasons.push({ reason: 'expectedConverging', until: facts.memberChangedAt + windowMs });
+  // From its first answer: we cannot know when its link came back. A split brain (gossip cut, ARP not) outlasts it.
+  if (facts.memberAway) reasons.push({ reason: 'expectedConverging', until: firstSeen + windowMs });
   // For as long as our own election says so: the overlap is ours to end (a leaving node answers until it hears it).
   if (facts.electedOwner === member) reasons.push({ reason: 'expectedNewOwner', until: now + windowMs });
   if (reasons.length === 0) return { expected: false, reason: 'noReason' };

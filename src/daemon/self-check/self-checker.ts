@@ -155,7 +155,8 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     this.probe = options.probe ?? ((r) => probeOnce(r));
     this.interfaces = options.interfaces ?? readHostInterfaces;
     this.runtime = options.runtime ?? REAL_BACKGROUND_RUNTIME;
-    this.now = options.now ?? this.runtime.now;
+    // Called through the runtime, never detached: a runtime may be a class whose now() reads its own fields.
+    this.now = options.now ?? (() => this.runtime.now());
     this.random = options.random ?? Math.random;
     this.forgetMs = options.forgetMs ?? CONFLICT_FORGET_MS;
   }

@@ -39,6 +39,8 @@ export class VirtualClock implements Clock {
   private current: number;
   private readonly agenda = new EventQueue();
   private tasksAtInstant = 0;
+  /** Whether the task just popped ran its callback (runNext). */
+  private ran = false;
   private instant = Number.NaN;
 
   constructor(startMs: number = VIRTUAL_EPOCH_MS) {
@@ -70,6 +72,7 @@ export class VirtualClock implements Clock {
       if (owner && owner.costMs > 0) owner.busyUntil = this.current + owner.costMs;
       cancelled = true;
       this.countRun();
+      this.ran = true;
       run();
     };
     this.agenda.push(when, task);
@@ -104,8 +107,11 @@ export class VirtualClock implements Clock {
     const item = this.agenda.pop();
     if (!item) return;
     this.current = item.time;
+    this.ran = false;
     item.run();
-    await nextTurn();
+    // A task that did nothing (cancelled, its host dead, or put off by a busy CPU) started no async work: no turn
+    // of the real event loop to wait for. Timers re-armed often (a cancel and a new one per change) cost nothing.
+    if (this.ran) await nextTurn();
   }
 
   /** Counts the tasks that run at this instant (cancelled and deferred ones cost nothing). */

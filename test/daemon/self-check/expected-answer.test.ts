@@ -54,6 +54,13 @@ describe('expected answers', () => {
     expect(judgeAnswer(f, T0 + 800, T0 + W + 800)).toEqual({ expected: false, reason: 'windowOver', after: 'expectedConverging' });
   });
 
+  it('a member gossip holds dead or gone answering is coming back (layer 2 healed before its rejoin): expected from its first answer for a window', () => {
+    const f = facts({ memberAway: true });
+    expect(judgeAnswer(f, T0, T0)).toEqual({ expected: true, reason: 'expectedConverging', until: T0 + W });
+    // Still answering with gossip still cut (a split brain): a conflict once the window is over.
+    expect(judgeAnswer(f, T0, T0 + W)).toEqual({ expected: false, reason: 'windowOver', after: 'expectedConverging' });
+  });
+
   it('the latest of several windows decides', () => {
     const f = facts({ takeover: { from: ['node-b'], at: T0 }, rankedAhead: ['node-b'] });
     expect(judgeAnswer(f, T0 + 3000, T0 + W + 1000)).toEqual({ expected: true, reason: 'expectedSuccessor', until: T0 + 3000 + W });

@@ -58,10 +58,18 @@ export class VirtualCluster {
   readonly nodes: VirtualNode[];
   /** How many services every node's file defines at least (the IPs a converged cluster answers for). */
   private readonly services: number;
+  /** The partition cuts gossip only: ARP still crosses between the groups (see `partition`). */
+  private layer2Shared = false;
 
   private constructor(options: VirtualClusterOptions) {
     this.network = new VirtualNetwork({ seed: options.seed, link: WHOLE_MS_LINK });
-    this.segment = new VirtualSegment(this.network.clock);
+    // Stations are node names or intruder MACs; an intruder is wired to every group (reachable unless a test cuts it).
+    const ipOf = (station: string): string | undefined => this.nodes?.find((n) => n.name === station)?.ip;
+    this.segment = new VirtualSegment(this.network.clock, (from, to) => {
+      const a = ipOf(from);
+      const b = ipOf(to);
+      return this.layer2Shared || a === undefined || b === undefined || this.network.link.reachable(a, b);
+    });
     const size = options.size ?? 5;
     const join = Array.from({ length: size }, (_, i) => ({ host: nodeIp(i + 1), port: GOSSIP_PORT }));
     const shared = configSnapshot(options.services);
@@ -91,6 +99,23 @@ export class VirtualCluster {
     const node = this.nodes.find((n) => n.name === name);
     if (!node) throw new Error(`no node ${name}`);
     return node;
+  }
+
+  /**
+   * Cuts the network between groups of nodes (by name). `layer2: 'cut'` (the default, and what
+   * `network.partition` does): the switch between them is gone, so neither gossip nor ARP crosses (a probe is not
+   * answered from the other side, a gratuitous ARP is not heard there). `layer2: 'shared'`: only gossip is cut (a
+   * firewall on the gossip port, a broken route) and both sides still answer ARP on one segment: the split brain
+   * the self-check exists to report.
+   */
+  partition(groups: readonly (readonly string[])[], options: { layer2?: 'cut' | 'shared' } = {}): void {
+    this.network.partition(...groups.map((group) => group.map((name) => this.node(name).ip)));
+    this.layer2Shared = options.layer2 === 'shared';
+  }
+
+  heal(): void {
+    this.network.heal();
+    this.layer2Shared = false;
   }
 
   /** Lets `ms` of virtual time pass. */

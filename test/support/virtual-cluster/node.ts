@@ -2,12 +2,18 @@
  * One machine of a virtual cluster: a real Speaker on a VirtualRuntime (gossip, timers and randomness of one
  * simulated host), its configuration in memory, its state files in memory (they outlive the process, as
  * --state-dir does), its layer 2 on the shared VirtualSegment, and every log line it wrote, parsed, across all
- * its lives. No control socket, no BGP, no VIP binding, no self-check probes: nothing here touches the host.
+ * its lives. Its split-brain self-check is the real SelfChecker on the node's clock, probing the segment; its
+ * health checks are the real HealthMonitor with the probe a test sets (`setHealth`). No control socket, no BGP, no
+ * VIP binding: nothing here touches the host.
  */
 import type { Logger } from 'pino';
+import { formatMAC } from '../../../src/announce/l2/mac-address';
 import { createLogger } from '../../../src/daemon/logger';
 import { Speaker, type SpeakerOptions } from '../../../src/daemon/speaker';
 import type { BgpSessions, LayerTwo, LayerTwoHooks, SpeakerParts } from '../../../src/daemon/speaker-parts';
+import { SelfChecker } from '../../../src/daemon/self-check/self-checker';
+import type { HealthCheckSpec } from '../../../src/daemon/health/health-check-spec';
+import type { ProbeResult } from '../../../src/daemon/health/health-state';
 import { SWIM_PROFILES } from '../../../src/gossip/swim';
 import type { HostPort } from '../../../src/gossip/transport/address';
 import { parseIP } from '../../../src/ip';
@@ -24,6 +30,9 @@ const SEGMENT_PREFIX = 24;
 /** A log line as the daemon wrote it (JSON), with the life of the process that wrote it (1 = first start). */
 export type LogLine = Record<string, unknown> & { readonly life: number; readonly event?: string };
 
+/** A health check's verdict as the test sets it: passes, or fails with this detail. */
+export type HealthAnswer = { readonly ok: true } | { readonly ok: false; readonly detail: string };
+
 export interface VirtualNodeOptions {
   readonly name: string;
   readonly ip: string;
@@ -39,6 +48,8 @@ export class VirtualNode {
   readonly name: string;
   readonly ip: string;
   readonly mac: Uint8Array;
+  /** The MAC as logs, status and probes write it (lowercase, colon-separated). */
+  readonly macText: string;
   /** What survives restarts: drain record, restart history, known peers, allocation table. */
   readonly stateFiles: MemoryStateFiles;
   readonly logs: LogLine[] = [];
@@ -48,12 +59,15 @@ export class VirtualNode {
   /** How many processes were started (the current one's number). */
   life = 0;
   private config: Snapshot;
+  /** Health check answers by check target (mlb.io/health-check); a target not set here passes. */
+  private readonly health = new Map<string, HealthAnswer>();
   private source: InMemoryConfigSource | undefined;
 
   constructor(private readonly options: VirtualNodeOptions) {
     this.name = options.name;
     this.ip = options.ip;
     this.mac = Uint8Array.of(0x02, 0, 0, 0, 0, options.index);
+    this.macText = formatMAC(this.mac);
     this.stateFiles = new MemoryStateFiles(`/var/lib/mlb/${options.name}`);
     this.config = options.config;
   }
@@ -81,9 +95,10 @@ export class VirtualNode {
       openLayerTwo: async (hooks) => {
         const attached = { ...port, hooks };
         this.options.segment.attach(attached);
-        return this.layerTwo(attached);
+        return this.layerTwo(attached, logger, runtime);
       },
       openBgp: () => NO_BGP,
+      healthProbe: (spec) => Promise.resolve(this.healthProbe(spec)),
       openControl: async () => ({ close: async () => undefined }),
     };
     this.speaker = new Speaker(this.speakerOptions(logger), parts);
@@ -111,6 +126,16 @@ export class VirtualNode {
     this.source?.emit(snapshot);
   }
 
+  /** This node's checks of `target` pass from now on, or fail with `detail` (the service on this host died). */
+  setHealth(target: string, answer: HealthAnswer): void {
+    this.health.set(target, answer);
+  }
+
+  private healthProbe(spec: HealthCheckSpec): ProbeResult {
+    const answer = this.health.get(spec.target) ?? { ok: true };
+    return answer.ok ? { ok: true, detail: `${spec.target} answered` } : { ok: false, detail: answer.detail };
+  }
+
   /** Log lines with this event name, oldest first. */
   events(event: string): LogLine[] {
     return this.logs.filter((l) => l.event === event);
@@ -135,12 +160,22 @@ export class VirtualNode {
     return createLogger({ level: 'info', destination, base: { node: this.name }, clock: runtime });
   }
 
-  /** One link on the segment with the node's address; the announcer is the segment itself. */
-  private layerTwo(port: SegmentPort): LayerTwo {
+  /**
+   * One link on the segment with the node's address; the announcer is the segment itself, and the self-check
+   * (built as speaker-assembly.ts builds it) probes the segment on the node's clock.
+   */
+  private layerTwo(port: SegmentPort, logger: Logger, runtime: VirtualRuntime): LayerTwo {
     const segment = this.options.segment;
     const address = parseIP(this.ip)!;
     const link = { index: 2, name: SEGMENT_INTERFACE, mac: this.mac, up: true, master: undefined, noarp: false, addresses: [{ ip: address, prefix: SEGMENT_PREFIX }] };
+    const selfCheck = new SelfChecker({
+      logger, runtime, random: runtime.random,
+      probe: (request) => segment.probe(port, request),
+      interfaces: () => [{ name: link.name, mac: link.mac, up: link.up, addresses: link.addresses }],
+      answerFacts: (ip, mac) => port.hooks.answerFacts(ip, mac),
+    });
     return {
+      selfCheck,
       links: { links: () => [link], link: (name: string) => (name === link.name ? link : undefined), onChange: () => () => undefined, close: () => undefined },
       announcer: {
         reconcile: (desired) => segment.reconcile(port, desired),

@@ -1,0 +1,38 @@
+/**
+ * What the speaker knows about another MAC answering one of its IPs (src/daemon/self-check/answer-context.ts): a
+ * member gossip has reaped (declared dead long enough ago) is still known by its MAC, so its answer when layer 2
+ * heals before gossip rejoins it is a member coming back, not "the address is configured on another machine".
+ */
+import { describe, expect, it } from 'vitest';
+import { AnswerContext } from '../../../src/daemon/self-check/answer-context';
+import { encodeNodeMeta } from '../../../src/gossip/node-meta';
+import type { Member } from '../../../src/gossip/swim';
+import { parseIP, type IP } from '../../../src/ip';
+
+const VIP = parseIP('192.0.2.10') as IP;
+const T0 = Date.parse('2026-10-04T08:00:00Z');
+
+function member(name: string, mac: string, state: Member['state'] = 'alive'): Member {
+  return {
+    name, addr: Uint8Array.of(192, 0, 2, 1), port: 7946, incarnation: 1, state, stateChange: T0, vsn: new Uint8Array(6),
+    meta: encodeNodeMeta({ labels: {}, conditions: [], draining: false, warmingUp: false, macs: [mac] }),
+  };
+}
+
+describe('answer facts for a member that comes back', () => {
+  it('names a reaped member by its MAC and says it is away', () => {
+    const context = new AnswerContext('node-a');
+    const a = member('node-a', '02:00:00:00:00:01');
+    const b = member('node-b', '02:00:00:00:00:02');
+    context.elected([], [a, b], T0);
+    context.elected([], [a, { ...b, state: 'dead' }], T0 + 1000);
+    expect(context.facts(VIP, '02:00:00:00:00:02', [a, { ...b, state: 'dead' }], [])).toMatchObject({ member: 'node-b', memberAway: true });
+    // Reaped: gossip lists it no more, but its MAC is still its.
+    context.elected([], [a], T0 + 20_000);
+    expect(context.macOwners.get('02:00:00:00:00:02')).toBe('node-b');
+    expect(context.facts(VIP, '02:00:00:00:00:02', [a], [])).toMatchObject({ member: 'node-b', memberAway: true });
+    // Back and alive: present, not away.
+    context.elected([], [a, b], T0 + 30_000);
+    expect(context.facts(VIP, '02:00:00:00:00:02', [a, b], [])).toMatchObject({ member: 'node-b', memberAway: false });
+  });
+});
