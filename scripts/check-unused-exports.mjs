@@ -113,7 +113,7 @@ function main() {
   const used = new Set();
   const markUsed = (symbol, fromFile) => {
     const original = resolveAlias(symbol);
-    if (declared.get(original)?.file !== fromFile) used.add(original);
+    if (declared.has(original) && declared.get(original).file !== fromFile) used.add(original);
   };
   const markModule = (specifier, fromFile) => {
     const moduleSymbol = checker.getSymbolAtLocation(specifier);
