@@ -21,9 +21,9 @@ export type {
   SkippedResult,
   SkipReason,
 } from './results';
-export { poolCapacity, HUGE_CIDR_HOST_BITS, MAX_INT64 } from './pool-usage';
+export { poolCapacity, MAX_INT64 } from './pool-usage';
 export type { PoolUsage, PoolCapacity } from './pool-usage';
-export { requestedIPs, requestedPool, MAX_REQUESTED_IPS } from './requested-ips';
+export { requestedIPs, requestedPool } from './requested-ips';
 export type { RequestedIPs, RequestSource } from './requested-ips';
 export { backendKey, sharingKeyOf, servicePorts, checkSharing } from './sharing';
 export type { SharingKey, AddressUse, AddressUser } from './sharing';

@@ -23,7 +23,7 @@ export interface PoolUsage {
 }
 
 /** MetalLB counts a CIDR with this many host bits or more as "enormous, never runs out" (math.MaxInt64). */
-export const HUGE_CIDR_HOST_BITS = 62;
+const HUGE_CIDR_HOST_BITS = 62;
 /** Go's math.MaxInt64, MetalLB's value for an enormous pool; totals saturate here instead of overflowing. */
 export const MAX_INT64 = (1n << 63n) - 1n;
 /** IPv4 prefixes up to /24 hold whole /24s, each with one .0 and one .255. */

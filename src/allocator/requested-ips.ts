@@ -5,7 +5,7 @@ import { type AllocationError, type MetalLBFamily, allocationErrors } from './al
 import { metallbFamilyOf } from './service-family';
 
 /** At most one address per family (MetalLB's loadBalancerIPs annotation: one IP, or one of each family for dual stack), so at most two. */
-export const MAX_REQUESTED_IPS = 2;
+const MAX_REQUESTED_IPS = 2;
 
 export type RequestedIPs =
   | { readonly kind: 'none' }

@@ -52,7 +52,7 @@ const CONFIG_BROADCAST_KEY = 'mlb-config';
  * they fit in this many bytes; beyond it only this node's own travel, and the others' arrive from their owners.
  * The allocation table may take 896 KiB of the 1 MiB user state (allocation-table-codec.ts).
  */
-export const CONFIG_FACTS_RELAY_BUDGET_BYTES = 64 * 1024;
+const CONFIG_FACTS_RELAY_BUDGET_BYTES = 64 * 1024;
 
 /**
  * How long a node that reached nobody on its first join keeps its allocations.json aside before using it alone.

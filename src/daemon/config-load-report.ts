@@ -9,14 +9,14 @@ import type { Logger } from 'pino';
 import { allocationProblems } from '../allocator';
 import { type Diagnostic, type Snapshot, formatDiagnostic, nodeNameWarning } from '../model';
 
-export interface ConfigReportLine {
+interface ConfigReportLine {
   readonly level: 'warn' | 'error';
   readonly fields: Readonly<Record<string, unknown>>;
   readonly message: string;
 }
 
 /** Log events: stable names scripts and tests match on. */
-export const ConfigReportEvent = {
+const ConfigReportEvent = {
   /** A warning of the file (MetalLB accepts it, but it probably does not do what was meant). */
   configWarning: 'configWarning',
   /** A service of the file that gets no address (MetalLB's AllocationFailed, as a configuration error). */

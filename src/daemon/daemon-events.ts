@@ -9,7 +9,7 @@ import type { Clock } from '../runtime/runtime';
 import type { UnheldReason } from './owner-history';
 
 /** Enough for an operator's screen and a reconnect after a few seconds; small enough to copy into a snapshot. */
-export const EVENT_LOG_SIZE = 200;
+const EVENT_LOG_SIZE = 200;
 
 interface EventBase {
   /** 1, 2, 3 ... within one daemon run. */

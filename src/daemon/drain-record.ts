@@ -9,7 +9,7 @@ import { CodedError } from '../errors/coded-error';
 
 export const DRAIN_FILE = 'drain.json';
 
-export interface DrainRecord {
+interface DrainRecord {
   readonly drained: boolean;
   /** ISO time of the last drain or undrain; mlb always writes it, a hand-written record may leave it out. */
   readonly since?: string;

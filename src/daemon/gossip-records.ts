@@ -9,13 +9,13 @@
  * speakers send no user data and ignore ours; anything without the magic, or damaged, decodes to undefined and
  * is counted by the caller, never thrown.
  */
-export const GOSSIP_RECORDS_MAGIC = Uint8Array.of(0x6d, 0x6c, 0x62, 0x67); // "mlbg"
-export const GOSSIP_RECORDS_VERSION = 1;
+const GOSSIP_RECORDS_MAGIC = Uint8Array.of(0x6d, 0x6c, 0x62, 0x67); // "mlbg"
+const GOSSIP_RECORDS_VERSION = 1;
 /**
  * memberlist caps a push/pull user state only by its stream limits; a bounded payload keeps one confused peer
  * from making every node allocate megabytes. 1 MiB holds a table of ~20,000 services.
  */
-export const GOSSIP_RECORDS_MAX_BYTES = 1 << 20;
+const GOSSIP_RECORDS_MAX_BYTES = 1 << 20;
 
 /** Append-only: a kind's number never changes meaning (older peers skip kinds they do not know). */
 export const GossipRecordKind = {

@@ -7,9 +7,9 @@ import type { StateFiles } from '../runtime/state-files';
 import { asStateFiles } from './directory-state-files';
 import { readStateFileJSON } from './state-dir';
 
-export const KNOWN_PEERS_FILE = 'known-peers.json';
+const KNOWN_PEERS_FILE = 'known-peers.json';
 /** Enough addresses to find the cluster again; more only slows the join down. */
-export const MAX_KNOWN_PEERS = 16;
+const MAX_KNOWN_PEERS = 16;
 
 interface KnownPeersFile {
   readonly version: 1;

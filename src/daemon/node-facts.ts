@@ -27,7 +27,7 @@ export interface NodeFactsInput {
  * At most this many MACs are published: meta has 512 bytes for labels too, and a host with more interfaces
  * up than this is rare; the ones left out only lose their name in conflict reports.
  */
-export const MAX_PUBLISHED_MACS = 16;
+const MAX_PUBLISHED_MACS = 16;
 
 export function nodeFacts(input: NodeFactsInput): NodeMeta {
   const document = input.snapshot?.nodes.find((n) => n.meta.name === input.nodeName);

@@ -103,7 +103,7 @@ export function withdrawReason(decision: ClusterDecision, self: string, service:
 }
 
 /** "default/web 192.0.2.10: node-a -> node-b (unheld 900 ms: ...)". */
-export function ownerChangeMessage(change: OwnerChange): string {
+function ownerChangeMessage(change: OwnerChange): string {
   const { service, ips, from, to } = change;
   return `${service} ${ips.join(',')}: ${from.join(',') || 'nobody'} -> ${to.join(',') || 'nobody'}${unheldText(change)}`;
 }

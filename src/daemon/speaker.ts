@@ -50,7 +50,7 @@ import { startError } from './start-failure';
 import type { RunAs } from './health/run-as';
 
 /** MetalLB's speaker leaves with a 1 s timeout on shutdown. */
-export const LEAVE_TIMEOUT_MS = 1_000;
+const LEAVE_TIMEOUT_MS = 1_000;
 /** How often a leaving node re-checks its handover between sightings (the election may change meanwhile). */
 const HANDOVER_POLL_MS = 50;
 /**

@@ -11,16 +11,16 @@ import { CodedError } from '../errors/coded-error';
 import type { StateFiles } from '../runtime/state-files';
 
 /** Only the daemon reads its state: it holds cluster membership (and later the allocation table). */
-export const STATE_DIR_MODE = 0o700;
+const STATE_DIR_MODE = 0o700;
 const STATE_FILE_MODE = 0o600;
 
-export type StateDirErrorCode =
+type StateDirErrorCode =
   /** The directory cannot be created or written. */
   | 'stateDirUnusable'
   /** A state file holds something mlb did not write there. */
   | 'stateFileDamaged';
 
-export class StateDirError extends CodedError<StateDirErrorCode> {}
+class StateDirError extends CodedError<StateDirErrorCode> {}
 
 /**
  * Creates the directory if needed, removes temporary files a crashed writer left (returned, for the log), and
@@ -150,7 +150,7 @@ export async function readStateFileJSON<T>(files: StateFiles, name: string, isVa
 }
 
 /** A state file's text as JSON (pure): the SyntaxError when it is not JSON, stateFileDamaged when not `isValid`. */
-export function parseJSONState<T>(text: string, path: string, isValid: (v: unknown) => v is T): T {
+function parseJSONState<T>(text: string, path: string, isValid: (v: unknown) => v is T): T {
   const value: unknown = JSON.parse(text);
   if (!isValid(value)) throw new StateDirError('stateFileDamaged', `${path} does not hold what mlb wrote there; move it aside to start fresh`);
   return value;

@@ -14,8 +14,7 @@ import * as crypto from 'node:crypto';
 import { formatIP, type IP } from '../ip';
 
 /** The separator MetalLB puts between the node name and the IP text. */
-export const HASH_SEPARATOR = '#';
-export const HASH_BYTES = 32;
+const HASH_SEPARATOR = '#';
 
 type OneShotHash = (algorithm: string, data: string, outputEncoding: 'latin1') => string;
 /** crypto.hash (Node >= 20.12) is the one-shot form of createHash; fall back to createHash where it is missing. */

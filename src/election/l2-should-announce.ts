@@ -22,7 +22,7 @@ export interface ShouldAnnounceResult {
   readonly metallbReason: MetalLBReason;
 }
 
-export interface L2Election {
+interface L2Election {
   readonly winner: string | null;
   readonly verdict: UnitVerdict;
 }

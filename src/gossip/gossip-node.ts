@@ -25,7 +25,7 @@ import { MachineDriver, REAL_RUNTIME, type ByteStream, type Runtime } from '../r
 import { SILENT_LOG, type Log } from '../runtime/log';
 
 /** memberlist EnableCompression: on by default (LAN and WAN) and MetalLB keeps it. */
-export const DEFAULT_COMPRESSION = true;
+const DEFAULT_COMPRESSION = true;
 const CLOSED_ERROR = 'the gossip node was closed';
 /** Addresses that mean "every interface": peers cannot reach us there, so an advertised address is required. */
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::']);

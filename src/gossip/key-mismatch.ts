@@ -13,7 +13,7 @@ import type { DropReasonName } from './codec';
  */
 export const KEY_MISMATCH_LOG_INTERVAL_MS = 60_000;
 /** Peer hosts remembered for the rate limit; past this, entries whose interval is over are forgotten first. */
-export const KEY_MISMATCH_TRACKED_PEERS = 256;
+const KEY_MISMATCH_TRACKED_PEERS = 256;
 
 export type KeyMismatchReason = Extract<DropReasonName, 'decryptFailed' | 'notEncrypted' | 'unexpectedEncryption'>;
 

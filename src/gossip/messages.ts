@@ -27,8 +27,6 @@ export const MessageType = {
   /** memberlist >= 0.3.0, opt-in; 0.2.2 cannot parse it. */
   hasLabel: 244,
 } as const;
-export type MessageTypeName = keyof typeof MessageType;
-export type MessageTypeCode = (typeof MessageType)[MessageTypeName];
 
 /** Node states in push/pull (memberlist state.go NodeStateType). */
 export const NodeStateCode = {

@@ -26,10 +26,10 @@
 import { CodedError } from '../errors/coded-error';
 import { META_MAX_BYTES } from './messages';
 
-export const META_MAGIC = Uint8Array.of(0x6d, 0x6c, 0x62); // "mlb"
-export const META_VERSION = 1;
+const META_MAGIC = Uint8Array.of(0x6d, 0x6c, 0x62); // "mlb"
+const META_VERSION = 1;
 /** Kubernetes label keys are at most 253 + 1 + 63 bytes, but a u8 length keeps meta small; longer ones are refused. */
-export const META_MAX_STRING_BYTES = 255;
+const META_MAX_STRING_BYTES = 255;
 const FLAG_DRAINING = 0b01;
 const FLAG_WARMING_UP = 0b10;
 const STATUS_CODES = ['False', 'True', 'Unknown'] as const;

@@ -24,21 +24,21 @@ import { sleep } from './netns';
 import type { ProbeRun } from './probe-run';
 
 /** Daemons start, read the file, connect (FRR is passive: the nodes open the sessions), exchange OPENs. */
-export const SESSIONS_TIMEOUT_MS = 30_000;
+const SESSIONS_TIMEOUT_MS = 30_000;
 /** bfdd brings a session up within a few of its 300 ms intervals once both ends talk. */
-export const BFD_UP_TIMEOUT_MS = 10_000;
+const BFD_UP_TIMEOUT_MS = 10_000;
 /** UPDATEs follow the session at once; zebra installs them within milliseconds. */
-export const ROUTE_TIMEOUT_MS = 20_000;
+const ROUTE_TIMEOUT_MS = 20_000;
 /** Enough requests to see the router spread them (a few hundred milliseconds at the probe's 20 ms). */
-export const CLIENT_REQUESTS = 40;
-export const CLIENT_TIMEOUT_MS = 10_000;
+const CLIENT_REQUESTS = 40;
+const CLIENT_TIMEOUT_MS = 10_000;
 /** BFD should take under a second; past this the hold time (90 s) is what is being waited for, and the demo says so. */
-export const WITHDRAWAL_TIMEOUT_MS = 20_000;
+const WITHDRAWAL_TIMEOUT_MS = 20_000;
 /**
  * A node reconnects on its connect-retry backoff (1 s, doubling while its link was down), then BFD and the routes
  * follow; a minute covers several doublings.
  */
-export const RETURN_TIMEOUT_MS = 60_000;
+const RETURN_TIMEOUT_MS = 60_000;
 /** How often FRR is asked during a timed step: each vtysh call takes a few tens of milliseconds. */
 const TIMED_POLL_MS = 50;
 /** How often FRR is asked while waiting for something untimed. */

@@ -17,23 +17,23 @@ import { measureFailover, steadyOwner, type Failover } from './probe-samples';
 import { sleep } from './netns';
 
 /** From the daemons' start to the first answer: gossip join, allocation, election, binding, ARP. */
-export const VIP_ANSWER_TIMEOUT_MS = 30_000;
+const VIP_ANSWER_TIMEOUT_MS = 30_000;
 /** The lan profile declares a dead node after 5-8 s (memberlist's LAN timings: suspicion after a failed probe, then the suspicion timeout); fast in about 1 s. */
-export const FAILOVER_TIMEOUT_MS = 20_000;
+const FAILOVER_TIMEOUT_MS = 20_000;
 /** Health: fall 2 x 500 ms, then gossip and a gratuitous ARP. */
-export const HEALTH_MOVE_TIMEOUT_MS = 15_000;
+const HEALTH_MOVE_TIMEOUT_MS = 15_000;
 /** A reload is noticed within the file source's debounce (fs.watch) or its 2 s stat poll, then announced. */
-export const RELOAD_ANSWER_TIMEOUT_MS = 15_000;
+const RELOAD_ANSWER_TIMEOUT_MS = 15_000;
 /**
  * A returning node warms up before the others elect it again (30 s after a first restart, doubling with each
  * restart within the hour). A warm-up this short is waited for, to show the node taking its IP back; a longer one is
  * only told, and the demo goes on without it.
  */
-export const WARM_UP_WAIT_MS = 15_000;
+const WARM_UP_WAIT_MS = 15_000;
 /** How long the demo waits for the daemons' owner and the client's to agree after a change. */
-export const SETTLE_TIMEOUT_MS = 15_000;
+const SETTLE_TIMEOUT_MS = 15_000;
 /** Answers from one node for this long make it "the owner" (the client saw no mix). */
-export const STEADY_MS = 1_000;
+const STEADY_MS = 1_000;
 /** How often the demo asks the daemons while it waits. */
 const POLL_MS = 100;
 

@@ -9,12 +9,12 @@
 import { RouterError } from './router-error';
 
 /** The peer-group and policy names such tutorials use, so a vtysh transcript reads like theirs. */
-export const PEER_GROUP = 'METALLB';
-export const ROUTE_MAP_IN_V4 = 'METALLB-IN';
-export const ROUTE_MAP_IN_V6 = 'METALLB-IN6';
-export const ROUTE_MAP_OUT = 'DENY-ALL';
-export const PREFIX_LIST_V4 = 'METALLB-IN';
-export const PREFIX_LIST_V6 = 'METALLB-IN6';
+const PEER_GROUP = 'METALLB';
+const ROUTE_MAP_IN_V4 = 'METALLB-IN';
+const ROUTE_MAP_IN_V6 = 'METALLB-IN6';
+const ROUTE_MAP_OUT = 'DENY-ALL';
+const PREFIX_LIST_V4 = 'METALLB-IN';
+const PREFIX_LIST_V6 = 'METALLB-IN6';
 
 export interface FrrNeighbor {
   readonly address: string;

@@ -17,8 +17,8 @@ import { RouterError } from './router-error';
 import { execInNetns, killByPidFiles, removeRouterDir, userIds, waitFor, type NetnsTarget } from './router-shell';
 
 /** Where Debian's frr package puts the daemons. */
-export const FRR_DAEMON_DIR = '/usr/lib/frr';
-export const FRR_USER = 'frr';
+const FRR_DAEMON_DIR = '/usr/lib/frr';
+const FRR_USER = 'frr';
 /** What a router needs from the frr package (Debian: apt-get install frr). */
 export const FRR_EXECUTABLES = ['zebra', 'bgpd', 'bfdd'].map((d) => join(FRR_DAEMON_DIR, d)).concat('/usr/bin/vtysh');
 /** zebra + bgpd load a small config in well under a second; a loaded 2-core CI box gets ten times that. */

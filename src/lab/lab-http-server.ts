@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 
 /** The health file's words; anything else (or no file) counts as healthy, so a fresh node serves. */
 export const HEALTH_FILE_UNHEALTHY = 'unhealthy';
-export const HEALTH_FILE_HEALTHY = 'healthy';
+const HEALTH_FILE_HEALTHY = 'healthy';
 /** The header naming the answering node, beside the body, for tools that read headers (curl -I). */
 export const NODE_HEADER = 'x-mlb-lab-node';
 /** A probe opens a connection per request; idle keep-alive connections would only pin the old owner. */

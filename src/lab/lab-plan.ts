@@ -54,10 +54,10 @@ export const LAB_POOL_V6 = 'fd00:31:213::200/124';
 export const LAB_API_IP = '172.31.213.210';
 /** The service the demo adds to the file to show a reload. */
 export const LAB_EXTRA_IP = '172.31.213.211';
-export const LAB_GOSSIP_PORT = 7946;
+const LAB_GOSSIP_PORT = 7946;
 export const LAB_HTTP_PORT = 80;
 /** MetalLB's metrics port: a Prometheus scrape config written for MetalLB's speakers reads the lab's nodes as is. */
-export const LAB_METRICS_PORT = METALLB_METRICS_PORT;
+const LAB_METRICS_PORT = METALLB_METRICS_PORT;
 
 export const LAB_INTERFACE = 'eth0';
 export const LAB_BRIDGE = 'br0';

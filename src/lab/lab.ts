@@ -34,13 +34,13 @@ import {
 export type { LabDownReport } from './lab-network';
 
 /** A daemon on a busy 2-core machine loads Node, the config and binds gossip within a few seconds; 20 s is stuck. */
-export const DAEMON_START_TIMEOUT_MS = 20_000;
+const DAEMON_START_TIMEOUT_MS = 20_000;
 /** A first join in the lab takes milliseconds (or fails at once while the others start); see startDaemon. */
 const JOIN_LOG_GRACE_MS = 3_000;
 /** The HTTP server is a few lines of Node. */
-export const SERVER_START_TIMEOUT_MS = 10_000;
+const SERVER_START_TIMEOUT_MS = 10_000;
 /** A SIGTERMed daemon leaves the cluster (1 s) and saves state; then it gets SIGKILL. */
-export const DAEMON_STOP_TIMEOUT_MS = 5_000;
+const DAEMON_STOP_TIMEOUT_MS = 5_000;
 /** The node, lab and socket directories hold the daemons' state and control sockets: root only. */
 const LAB_DIR_MODE = 0o700;
 

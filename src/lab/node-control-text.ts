@@ -15,7 +15,7 @@ export const HEALTH_WORDS = ['fail', 'pass'] as const;
 export type HealthWord = (typeof HEALTH_WORDS)[number];
 
 /** The node `mlb lab up`'s hints use: every lab has one (MIN_LAB_NODES is 2), and it is not the first seed. */
-export const EXAMPLE_NODE = 'node-2';
+const EXAMPLE_NODE = 'node-2';
 
 export type NodeControlOutcome =
   | {

@@ -18,9 +18,9 @@ export { isAlive, sleep } from './netns';
 export { ROUTER_ERROR_CODES, RouterError, type RouterErrorCode } from './router-error';
 
 /** A query answers in milliseconds; 10 s only matters on a starved CI box, and beats hanging forever. */
-export const COMMAND_TIMEOUT_MS = 10_000;
+const COMMAND_TIMEOUT_MS = 10_000;
 /** Polling interval of waitFor: fast enough for second-scale BGP events, light on a shared 2-core machine. */
-export const POLL_INTERVAL_MS = 100;
+const POLL_INTERVAL_MS = 100;
 /** SIGTERM, then this long for a clean exit (FRR's zebra withdraws its routes), then SIGKILL. */
 const STOP_GRACE_MS = 2_000;
 /** Query output can be a full table (bench/bgp: 10,000 routes as JSON). */

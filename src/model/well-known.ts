@@ -49,10 +49,10 @@ export const DEFAULT_METALLB_NAMESPACE = 'metallb-system';
  * there: the hostname label carries the node name (mlb's identity for the host, as the kubelet's
  * --hostname-override makes it), and every mlb host runs Linux.
  */
-export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
-export const OS_LABEL = 'kubernetes.io/os';
+const HOSTNAME_LABEL = 'kubernetes.io/hostname';
+const OS_LABEL = 'kubernetes.io/os';
 /** The only operating system mlb runs on (AF_PACKET, netlink). */
-export const PLAIN_HOST_OS = 'linux';
+const PLAIN_HOST_OS = 'linux';
 
 /** A node's labels with the kubelet's defaults under them: labels written by the user win. */
 export function withKubeletLabels(nodeName: string, labels: Readonly<Record<string, string>>): Record<string, string> {

@@ -3,9 +3,7 @@
 // socket without the addon throws PacketSocketError('addonMissing').
 export {
   openPacketSocket,
-  interfaceIndex,
   macBytes,
-  DEFAULT_RECEIVE_BUFFER_BYTES,
   PACKET_PROTOCOLS,
   PACKET_TYPES,
   type ArpFastPathStat,

@@ -13,7 +13,7 @@ import { loadAddon } from './addon-loader';
 import type { AddonStatus } from './addon-status';
 import { ADDON_MISSING_MESSAGE, PacketSocketError } from './packet-socket-error';
 
-export const ADDON_FILE_NAME = 'mlb_native.node';
+const ADDON_FILE_NAME = 'mlb_native.node';
 
 /** What the C++ side exports (src/native/packet-socket.cc). */
 export interface NativeAddon {

@@ -45,7 +45,7 @@ export interface FrameInfo {
  * Default receive buffer: 4 MiB holds a few thousand small frames (each costs ~1 KiB of kernel memory), so a
  * burst of ARP requests outlasts a busy turn of the event loop. Above net.core.rmem_max it needs CAP_NET_ADMIN.
  */
-export const DEFAULT_RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
+const DEFAULT_RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
 
 export type PacketSocketOptions = ({ ifindex: number; ifname?: undefined } | { ifname: string; ifindex?: undefined }) & {
   protocol: PacketProtocol;
@@ -109,7 +109,7 @@ export function macBytes(mac: string | Uint8Array): Buffer {
 }
 
 /** The index of a network interface in this process's network namespace. */
-export function interfaceIndex(ifname: string): number {
+function interfaceIndex(ifname: string): number {
   const index = nativeAddon().ifNameToIndex(ifname);
   if (index === 0) throw new PacketSocketError('noSuchInterface', `no interface named "${ifname}" in this network namespace`);
   return index;

@@ -12,7 +12,7 @@
 import { loadAddon } from './addon-loader';
 import type { AddonStatus } from './addon-status';
 
-export const UDP_TTL_ADDON_FILE_NAME = 'mlb_udp_ttl.node';
+const UDP_TTL_ADDON_FILE_NAME = 'mlb_udp_ttl.node';
 
 /** What the kernel reports when it gave no TTL (should not happen once IP_RECVTTL is set). */
 export const TTL_UNKNOWN = -1;

@@ -4,12 +4,10 @@ export { MachineDriver, type MachineStep, type MachineDriverOptions } from './ma
 export { NetworkError } from './network-error';
 export { realRuntime, REAL_RUNTIME, REAL_BACKGROUND_RUNTIME } from './real-runtime';
 export { VirtualClock, VIRTUAL_EPOCH_MS, MAX_TASKS_PER_INSTANT, type RunUntilOptions, type TaskOwner } from './virtual/virtual-clock';
-export { virtualScheduler, MIN_INTERVAL_MS } from './virtual/virtual-scheduler';
+export { virtualScheduler } from './virtual/virtual-scheduler';
 export { seededRandomness } from './virtual/seeded-randomness';
 export { VirtualNetwork, virtualRuntime, type VirtualNetworkOptions } from './virtual/virtual-network';
 export { VirtualRuntime } from './virtual/virtual-runtime';
 export { VirtualHost } from './virtual/virtual-host';
 export { DEFAULT_LINK, SYN_RETRANSMIT_MS, SEGMENT_RETRANSMIT_MS, MAX_SEGMENT_TRIES, type LinkConditions } from './virtual/link-model';
-export { MAX_UDP_PAYLOAD_BYTES } from './virtual/virtual-udp';
-export { EPHEMERAL_PORT_FIRST, EPHEMERAL_PORT_LAST } from './virtual/port-table';
 export { MemoryStateFiles, type StateFilesOwner } from './virtual/memory-state-files';

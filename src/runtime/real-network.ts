@@ -8,7 +8,7 @@ import { NetworkError } from './network-error';
 import type { ByteStream, DialOptions, Network, SocketAddress, TcpListener, UdpEndpoint, UdpHandlers } from './runtime';
 
 /** The kernel socket buffer asked for, so bursts of gossip are not dropped while the event loop is busy. */
-export const UDP_SOCKET_BUFFER_BYTES = 2 * 1024 * 1024;
+const UDP_SOCKET_BUFFER_BYTES = 2 * 1024 * 1024;
 
 export const realNetwork: Network = { bindUdp, listenTcp, connectTcp };
 
@@ -70,7 +70,7 @@ function connectTcp(to: SocketAddress, options: DialOptions): Promise<ByteStream
 }
 
 /** A connected node:net socket as a ByteStream. */
-export function adaptSocket(socket: Socket): ByteStream {
+function adaptSocket(socket: Socket): ByteStream {
   let closeHandler: ((error?: Error) => void) | undefined;
   let failure: Error | undefined;
   socket.on('error', (e) => {
@@ -96,6 +96,6 @@ export function adaptSocket(socket: Socket): ByteStream {
 }
 
 /** "::ffff:10.0.0.1" (a v4 peer on a dual-stack socket) is 10.0.0.1 to everyone else. */
-export function stripMapped(host: string): string {
+function stripMapped(host: string): string {
   return host.startsWith('::ffff:') && isIP(host.slice(7)) === 4 ? host.slice(7) : host;
 }

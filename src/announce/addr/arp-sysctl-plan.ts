@@ -45,16 +45,16 @@ export type ArpSysctlName = (typeof ARP_SYSCTL_NAMES)[number];
 export const ALL_SCOPE = 'all';
 
 /** Reply only for addresses on the incoming interface: the weakest setting that keeps the VIP on mlb0 silent. */
-export const ARP_IGNORE_TARGET = 1;
+const ARP_IGNORE_TARGET = 1;
 /** Effective arp_ignore values under which the kernel never answers for an address on another interface. */
-export const ARP_IGNORE_SILENT_VALUES: readonly number[] = [1, 2, 8];
+const ARP_IGNORE_SILENT_VALUES: readonly number[] = [1, 2, 8];
 /** The highest arp_ignore value that still answers the host's own addresses (2 adds a subnet check on top). */
 const ARP_IGNORE_HIGHEST_ANSWERING = 2;
 /** Always the outgoing interface's best address as ARP source: the only arp_announce that never uses the VIP. */
-export const ARP_ANNOUNCE_TARGET = 2;
+const ARP_ANNOUNCE_TARGET = 2;
 
 /** Linux's IFNAMSIZ is 16 with the terminating NUL. */
-export const MAX_INTERFACE_NAME_LENGTH = 15;
+const MAX_INTERFACE_NAME_LENGTH = 15;
 
 export interface ArpSysctlValues {
   readonly arp_ignore: number;

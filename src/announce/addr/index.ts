@@ -3,6 +3,6 @@
 export * from './vip-plan';
 export * from './arp-sysctl-plan';
 export * from './vip-bind-error';
-export { VipBinder, DEFAULT_VIP_INTERFACE, type VipBinderOptions, type VipReconcileResult, type PrepareInterfacesResult } from './vip-binder';
+export { VipBinder, type VipBinderOptions, type VipReconcileResult, type PrepareInterfacesResult } from './vip-binder';
 export { VIP_LINK_KINDS, type VipLinkKind } from './vip-link';
 export { PROC_IPV4_CONF } from './arp-sysctls';

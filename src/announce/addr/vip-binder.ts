@@ -18,7 +18,7 @@ import { VIP_PREFIX, formatBoundAddress, planVipBinding, type BoundAddress, type
 import { type Log, SILENT_LOG } from '../../runtime/log';
 
 /** The interface name docs/architecture.md gives; mlb owns every address on it. */
-export const DEFAULT_VIP_INTERFACE = 'mlb0';
+const DEFAULT_VIP_INTERFACE = 'mlb0';
 
 /** The shape of the daemon's pino logger that this module uses (as Log in announce/l2). */
 export interface VipBinderOptions {

@@ -25,7 +25,7 @@ export const VIP_LINK_KINDS = ['dummy', 'ifb'] as const;
 export type VipLinkKind = (typeof VIP_LINK_KINDS)[number];
 
 /** A netlink request that the kernel leaves unanswered this long has failed (it normally answers in microseconds). */
-export const NETLINK_REQUEST_TIMEOUT_MS = 5_000;
+const NETLINK_REQUEST_TIMEOUT_MS = 5_000;
 
 const AF_INET = 2;
 const AF_INET6 = 10;

@@ -40,7 +40,7 @@ export const BfdDropReason = {
 export type BfdDropReason = keyof typeof BfdDropReason;
 
 /** Every reason in table order, for counters and metrics that pre-register their label values. */
-export const BFD_DROP_REASONS: readonly BfdDropReason[] = Object.keys(BfdDropReason) as BfdDropReason[];
+const BFD_DROP_REASONS: readonly BfdDropReason[] = Object.keys(BfdDropReason) as BfdDropReason[];
 
 /** A BFD decoder's answer (errors/decoded.ts): the value, or why the bytes were dropped. */
 export type BfdDecoded<T> = Decoded<T, BfdDropReason>;

@@ -29,16 +29,16 @@ import { BfdError } from './bfd-error';
 import { bfdDropped, type BfdDecoded } from './bfd-drop-reasons';
 
 /** The only version (RFC 5880 section 4.1). */
-export const BFD_VERSION = 1;
+const BFD_VERSION = 1;
 /** The mandatory section's length; Length may not be smaller (6.8.6). */
-export const BFD_MANDATORY_BYTES = 24;
+const BFD_MANDATORY_BYTES = 24;
 /** Auth Type and Auth Len: the smallest authentication section, so the least Length with the A bit (6.8.6). */
-export const BFD_AUTH_HEADER_BYTES = 2;
+const BFD_AUTH_HEADER_BYTES = 2;
 /** Length is one octet. */
-export const BFD_MAX_PACKET_BYTES = 255;
+const BFD_MAX_PACKET_BYTES = 255;
 /** Detect Mult is one octet; zero is refused (6.8.6). */
-export const BFD_MAX_DETECT_MULT = 255;
-export const BFD_MAX_DIAG = 31;
+const BFD_MAX_DETECT_MULT = 255;
+const BFD_MAX_DIAG = 31;
 export const UINT32_MAX = 0xffff_ffff;
 
 /** Session states (RFC 5880 section 4.1, Sta), index = the wire value. */
@@ -57,7 +57,6 @@ export const BfdDiag = {
   administrativelyDown: 7,
   reverseConcatenatedPathDown: 8,
 } as const;
-export type BfdDiagName = keyof typeof BfdDiag;
 
 const DIAG_NAMES: readonly string[] = Object.keys(BfdDiag);
 
@@ -65,16 +64,6 @@ const DIAG_NAMES: readonly string[] = Object.keys(BfdDiag);
 export function bfdDiagName(diag: number): string {
   return DIAG_NAMES[diag] ?? `diag${diag}`;
 }
-
-/** Authentication types (RFC 5880 section 4.2; IANA "BFD Authentication Types"); append-only. */
-export const BfdAuthType = {
-  reserved: 0,
-  simplePassword: 1,
-  keyedMd5: 2,
-  meticulousKeyedMd5: 3,
-  keyedSha1: 4,
-  meticulousKeyedSha1: 5,
-} as const;
 
 /** An authentication section as received: never verified here (see the header). */
 export interface BfdAuthSection {

@@ -15,15 +15,15 @@ import type { BFDProfile } from '../../model/types';
 import { BfdError } from './bfd-error';
 
 /** MetalLB's default for both intervals (ms): FRR bfdd's default, which MetalLB passes through. */
-export const DEFAULT_INTERVAL_MS = 300;
+const DEFAULT_INTERVAL_MS = 300;
 /** MetalLB's default multiplier: three missed packets, 900 ms with the default intervals. */
-export const DEFAULT_DETECT_MULTIPLIER = 3;
+const DEFAULT_DETECT_MULTIPLIER = 3;
 /** MetalLB's ranges for BFDProfile (the kubebuilder limits in api/v1beta1/bfdprofile_types.go). */
-export const MIN_INTERVAL_MS = 10;
-export const MAX_INTERVAL_MS = 60_000;
-export const MIN_DETECT_MULTIPLIER = 2;
-export const MAX_DETECT_MULTIPLIER = 255;
-export const MICROSECONDS_PER_MS = 1000;
+const MIN_INTERVAL_MS = 10;
+const MAX_INTERVAL_MS = 60_000;
+const MIN_DETECT_MULTIPLIER = 2;
+const MAX_DETECT_MULTIPLIER = 255;
+const MICROSECONDS_PER_MS = 1000;
 
 /** The BFDProfile fields the session uses; the rest of a full BFDProfile may be passed along and is ignored. */
 export interface BfdProfileInput {

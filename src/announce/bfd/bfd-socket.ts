@@ -19,7 +19,7 @@ export const BFD_CONTROL_PORT = 3784;
 export const BFD_SOURCE_PORT_MIN = 49152;
 export const BFD_SOURCE_PORT_MAX = 65535;
 /** Random source ports tried before giving up: 64 collisions in a row means the range is nearly full. */
-export const MAX_SOURCE_PORT_ATTEMPTS = 64;
+const MAX_SOURCE_PORT_ATTEMPTS = 64;
 /** Every Control packet leaves with TTL / Hop Limit 255, and only such are accepted (RFC 5881 section 5). */
 export const BFD_TTL = 255;
 

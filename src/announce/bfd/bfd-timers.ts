@@ -7,14 +7,14 @@
 import type { BfdState } from './bfd-packet';
 
 /** While not Up, bfd.DesiredMinTxInterval is at least one second (RFC 5880 section 6.8.3). */
-export const SLOW_TX_INTERVAL_US = 1_000_000;
+const SLOW_TX_INTERVAL_US = 1_000_000;
 /** bfd.RemoteMinRxInterval before anything is heard (6.8.1: initialized to 1). */
 export const INITIAL_REMOTE_MIN_RX_US = 1;
 /** Jitter takes 0-25% off each interval (6.8.7) ... */
-export const MAX_JITTER_FRACTION = 0.25;
+const MAX_JITTER_FRACTION = 0.25;
 /** ... or, with bfd.DetectMult 1, keeps each interval between 75% and 90% of the negotiated one (6.8.7). */
-export const SINGLE_MULT_MIN_FRACTION = 0.75;
-export const SINGLE_MULT_MAX_FRACTION = 0.9;
+const SINGLE_MULT_MIN_FRACTION = 0.75;
+const SINGLE_MULT_MAX_FRACTION = 0.9;
 
 /** bfd.DesiredMinTxInterval for a state: the configured value when Up, never below 1 s otherwise (6.8.3). */
 export function advertisedDesiredMinTxUs(state: BfdState, configuredUs: number): number {

@@ -5,18 +5,16 @@ export { BfdEndpoint, type BfdEndpointCounters, type BfdEndpointOptions, type Bf
 export { BfdSession, type BfdDownEvent, type BfdSessionCounters, type BfdSessionEvents, type BfdStateChange } from './bfd-peer';
 export {
   BFD_STATES,
-  BfdAuthType,
   BfdDiag,
   bfdDiagName,
   decodeBfdControl,
   encodeBfdControl,
   type BfdControlPacket,
-  type BfdDiagName,
   type BfdState,
 } from './bfd-packet';
-export { BFD_DROP_REASONS, BfdDropReason, type BfdDecoded } from './bfd-drop-reasons';
+export { BfdDropReason, type BfdDecoded } from './bfd-drop-reasons';
 export { BfdError, BFD_ERROR_CODES, type BfdErrorCode } from './bfd-error';
-export { bfdTimersFromProfile, DEFAULT_DETECT_MULTIPLIER, DEFAULT_INTERVAL_MS, type BfdProfileInput, type BfdTimerConfig } from './bfd-profile';
+export { bfdTimersFromProfile, type BfdProfileInput, type BfdTimerConfig } from './bfd-profile';
 export {
   currentDetectionTimeMs,
   initialBfdSession,

@@ -32,15 +32,14 @@ export const ArpOperation = {
   request: 1,
   reply: 2,
 } as const;
-export type ArpOperationName = keyof typeof ArpOperation;
 
 /** ar$hrd for Ethernet (IANA hardware type 1). */
-export const ARP_HARDWARE_ETHERNET = 1;
+const ARP_HARDWARE_ETHERNET = 1;
 /** ar$pro: the EtherType of the protocol being resolved. */
-export const ARP_PROTOCOL_IPV4 = EtherType.ipv4;
-export const ARP_IPV4_ADDRESS_BYTES = 4;
+const ARP_PROTOCOL_IPV4 = EtherType.ipv4;
+const ARP_IPV4_ADDRESS_BYTES = 4;
 /** 8 fixed octets + 2 * (6 + 4). */
-export const ARP_PACKET_BYTES = 28;
+const ARP_PACKET_BYTES = 28;
 
 const OFFSET_SENDER_MAC = 8;
 const OFFSET_SENDER_IP = 14;

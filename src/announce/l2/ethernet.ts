@@ -30,12 +30,11 @@ export const EtherType = {
   vlan: 0x8100,
   ipv6: 0x86dd,
 } as const;
-export type EtherTypeName = keyof typeof EtherType;
 
 /** Destination, source and EtherType. */
-export const ETHERNET_HEADER_BYTES = 14;
+const ETHERNET_HEADER_BYTES = 14;
 /** TPID + TCI of an 802.1Q tag. */
-export const VLAN_TAG_BYTES = 4;
+const VLAN_TAG_BYTES = 4;
 /** Minimum frame without FCS (IEEE 802.3 minFrameSize 64 octets minus the 4-octet FCS). */
 export const ETHERNET_MIN_FRAME_BYTES = 60;
 /** The 12-bit VLAN identifier inside the TCI. */

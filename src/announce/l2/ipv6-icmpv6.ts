@@ -27,13 +27,13 @@ import type { IP } from '../../ip';
 import { addWords, foldSum } from './checksum';
 import { decoded, dropped, type Decoded } from './drop-reasons';
 
-export const IPV6_VERSION = 6;
-export const IPV6_HEADER_BYTES = 40;
+const IPV6_VERSION = 6;
+const IPV6_HEADER_BYTES = 40;
 /** IANA protocol number of ICMPv6 (RFC 4443). */
 export const NEXT_HEADER_ICMPV6 = 58;
 /** Type, code and checksum. */
 export const ICMPV6_HEADER_BYTES = 4;
-export const IPV6_ADDRESS_BYTES = 16;
+const IPV6_ADDRESS_BYTES = 16;
 
 const OFFSET_PAYLOAD_LENGTH = 4;
 const OFFSET_NEXT_HEADER = 6;

@@ -24,15 +24,15 @@ import { decoded, dropped, type Decoded } from './drop-reasons';
 import { MAC_BYTES, macAt, type MacAddress } from './mac-address';
 
 /** Option types (RFC 4861 4.6; IANA "IPv6 Neighbor Discovery Option Formats"). Append-only. */
-export const NdpOptionType = {
+const NdpOptionType = {
   sourceLinkLayerAddress: 1,
   targetLinkLayerAddress: 2,
 } as const;
 
 /** The option length unit: 8 octets. */
-export const NDP_OPTION_UNIT_BYTES = 8;
+const NDP_OPTION_UNIT_BYTES = 8;
 /** An Ethernet link-layer address option: 2 header octets + 6 MAC octets = one unit (RFC 2464 section 6). */
-export const LINK_LAYER_OPTION_UNITS = 1;
+const LINK_LAYER_OPTION_UNITS = 1;
 
 export type NdpOption =
   | { readonly kind: 'sourceLinkLayer'; readonly mac: MacAddress }

@@ -46,7 +46,7 @@ export const NdpType = {
 /** RFC 4861 7.1.1: a node sends ND with hop limit 255 and discards any other value on receipt. */
 export const NDP_HOP_LIMIT = 255;
 /** RFC 4861 7.1.1: ICMP length (derived from the IP length) is 24 or more octets: header 4 + 4 + target 16. */
-export const NDP_MIN_MESSAGE_BYTES = 24;
+const NDP_MIN_MESSAGE_BYTES = 24;
 /** Reserved/flags word + target address: the body before options. */
 const FIXED_BODY_BYTES = NDP_MIN_MESSAGE_BYTES - ICMPV6_HEADER_BYTES;
 const OFFSET_TARGET = 4;

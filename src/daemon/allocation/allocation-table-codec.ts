@@ -35,9 +35,9 @@ export const ALLOCATION_TABLE_FORMAT = 1;
 export const MAX_ALLOCATION_TABLE_BYTES = 896 * 1024;
 
 /** Kubernetes object names are DNS subdomains (253); node names too. */
-export const MAX_NAME_LENGTH = 253;
+const MAX_NAME_LENGTH = 253;
 /** Namespace (a DNS label, 63) + "/" + name (253). */
-export const MAX_SERVICE_KEY_LENGTH = 63 + 1 + MAX_NAME_LENGTH;
+const MAX_SERVICE_KEY_LENGTH = 63 + 1 + MAX_NAME_LENGTH;
 
 export const AllocationTableDecodeFailure = {
   tooLarge: 'tooLarge',
@@ -58,12 +58,12 @@ export type AllocationTableDecoding =
 export class AllocationTableError extends CodedError<'allocationTableTooLarge'> {}
 
 /** The sixth field of an entry: a set of these bits, absent when none is set. */
-export const AllocationEntryFlag = { released: 1, restored: 2 } as const;
+const AllocationEntryFlag = { released: 1, restored: 2 } as const;
 const KNOWN_FLAGS = AllocationEntryFlag.released | AllocationEntryFlag.restored;
 
-export type AllocationEntryJSON = [string, string[], number, number, number] | [string, string[], number, number, number, number];
+type AllocationEntryJSON = [string, string[], number, number, number] | [string, string[], number, number, number, number];
 
-export interface AllocationTableJSON {
+interface AllocationTableJSON {
   format: number;
   version: number;
   allocator: string;

@@ -16,8 +16,8 @@
 import { CodedError } from '../../errors/coded-error';
 import { CONFIG_HASH_BYTES } from './config-digest';
 
-export const CONFIG_FACTS_MAGIC = Uint8Array.of(0x6d, 0x6c, 0x62, 0x63); // "mlbc"
-export const CONFIG_FACTS_VERSION = 1;
+const CONFIG_FACTS_MAGIC = Uint8Array.of(0x6d, 0x6c, 0x62, 0x63); // "mlbc"
+const CONFIG_FACTS_VERSION = 1;
 /**
  * At most this many service key hashes travel per list (32 KiB of hashes). The whole gossip user state is capped
  * at 1 MiB and the allocation table may take 896 KiB of it (allocation-table-codec.ts), so a node's facts must
@@ -51,7 +51,7 @@ export interface ConfigFacts {
   readonly refusedReason?: string;
 }
 
-export class ConfigFactsError extends CodedError<'invalidConfigFacts'> {}
+class ConfigFactsError extends CodedError<'invalidConfigFacts'> {}
 
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true });

@@ -20,7 +20,7 @@ import type { ConfigAgreement } from './config-agreement';
 import { MAX_PUBLISHED_SERVICE_KEYS } from './config-facts-codec';
 
 /** At most this many services are retained: their hashes must fit one facts record. */
-export const MAX_RETAINED_SERVICES = MAX_PUBLISHED_SERVICE_KEYS;
+const MAX_RETAINED_SERVICES = MAX_PUBLISHED_SERVICE_KEYS;
 
 export interface RetainedService {
   readonly service: string;

@@ -65,7 +65,7 @@ export interface ControlServerOptions {
 /** rw for the owner (root) and the socket's group, nothing for others: draining a node is an admin's act. */
 export const CONTROL_SOCKET_MODE = 0o660;
 /** A local client sends its request at once; one slower than this is stuck or hostile and holds a descriptor. */
-export const CONTROL_REQUEST_TIMEOUT_MS = 10_000;
+const CONTROL_REQUEST_TIMEOUT_MS = 10_000;
 /**
  * A handful of operators and one TUI each; a runaway script cannot use up the daemon's descriptors. At the cap a
  * new connection closes the oldest idle one (http-connection-cap.ts): idle connections never lock `mlb status`
@@ -82,9 +82,9 @@ export const CONTROL_MAX_EVENT_STREAMS = CONTROL_MAX_CONNECTIONS / 2;
  * How often Node checks the request timeout. Its default (30 s) let a silent connection live up to 40 s; once a
  * second keeps CONTROL_REQUEST_TIMEOUT_MS what it says.
  */
-export const CONTROL_TIMEOUT_CHECK_MS = 1_000;
+const CONTROL_TIMEOUT_CHECK_MS = 1_000;
 /** A keep-alive connection between requests: the CLI opens one per call, so anything longer is waste. */
-export const CONTROL_KEEP_ALIVE_MS = 5_000;
+const CONTROL_KEEP_ALIVE_MS = 5_000;
 /** On close, how long open event streams get to deliver their last bytes before their connections are cut. */
 const STREAM_END_GRACE_MS = 200;
 /** How long the stale-socket check waits for a live daemon to accept; a local accept takes microseconds. */

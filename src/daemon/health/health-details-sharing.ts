@@ -14,7 +14,7 @@ import {
  * then knows them at once); beyond it they arrive from their owners. Leaves the 1 MiB user state to the
  * allocation table.
  */
-export const HEALTH_DETAILS_RELAY_BUDGET_BYTES = 32 * 1024;
+const HEALTH_DETAILS_RELAY_BUDGET_BYTES = 32 * 1024;
 
 export class HealthDetailsSharing {
   private table: ReadonlyMap<string, HealthDetails> = new Map();

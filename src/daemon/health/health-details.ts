@@ -10,8 +10,8 @@
  * Only failing checks are listed. A decoder ignores bytes after the last entry (room for later fields).
  */
 
-export const HEALTH_DETAILS_MAGIC = Uint8Array.of(0x6d, 0x6c, 0x62, 0x64); // "mlbd"
-export const HEALTH_DETAILS_VERSION = 1;
+const HEALTH_DETAILS_MAGIC = Uint8Array.of(0x6d, 0x6c, 0x62, 0x64); // "mlbd"
+const HEALTH_DETAILS_VERSION = 1;
 /**
  * A detail is cut to this many bytes in gossip: "connect ECONNREFUSED [2001:db8::1]:65535" and "timed out after
  * 1000 ms" fit; a program's long last line is cut. The local log and status keep the whole detail.
@@ -21,7 +21,7 @@ export const HEALTH_DETAIL_GOSSIP_MAX_BYTES = 96;
  * The largest record encoded or accepted. Failing checks beyond it are left out (their nodes still show as
  * failing, only without why); bounds what a peer can make us allocate.
  */
-export const HEALTH_DETAILS_MAX_BYTES = 16 * 1024;
+const HEALTH_DETAILS_MAX_BYTES = 16 * 1024;
 const MAX_STRING_BYTES = 255;
 
 export interface FailingCheck {

@@ -12,9 +12,9 @@ import type { ProbeResult } from './health-state';
 import type { RunAs } from './run-as';
 
 /** Of a program's output, only the end is kept: its last line explains a failure ("exit 2: db unreachable"). */
-export const EXEC_OUTPUT_KEEP_BYTES = 4096;
+const EXEC_OUTPUT_KEEP_BYTES = 4096;
 /** A detail is one short line in a log or a table cell. */
-export const DETAIL_MAX_CHARS = 160;
+const DETAIL_MAX_CHARS = 160;
 const USER_AGENT = 'mlb-health-check';
 
 /** Runs the probe a spec describes, with the spec's timeout; exec: checks as `runAs` when given (run-as.ts). */

@@ -16,8 +16,8 @@
 
 import { CodedError } from '../../errors/coded-error';
 
-export const HEALTH_REPORT_MAGIC = Uint8Array.of(0x6d, 0x6c, 0x62, 0x68); // "mlbh"
-export const HEALTH_REPORT_VERSION = 1;
+const HEALTH_REPORT_MAGIC = Uint8Array.of(0x6d, 0x6c, 0x62, 0x68); // "mlbh"
+const HEALTH_REPORT_VERSION = 1;
 /**
  * The largest report encoded or accepted (about 2,000 services of 30-byte keys). Bounds what a peer can make us
  * allocate; a report that also fits one gossip packet (about 1,300 bytes) can go out as a broadcast, a larger one
@@ -25,7 +25,7 @@ export const HEALTH_REPORT_VERSION = 1;
  */
 export const HEALTH_REPORT_MAX_BYTES = 64 * 1024;
 /** u8 lengths: Kubernetes node names are at most 253 bytes, "namespace/name" service keys at most 127. */
-export const HEALTH_REPORT_MAX_STRING_BYTES = 255;
+const HEALTH_REPORT_MAX_STRING_BYTES = 255;
 const MAX_ENTRIES = 0xffff;
 const STATUS_FAILING = 0;
 const STATUS_PASSING = 1;

@@ -16,9 +16,9 @@ export interface RunAs {
   readonly gid: number;
 }
 
-export type RunAsErrorCode = 'healthCheckUserUnknown' | 'healthCheckUserUnusable';
+type RunAsErrorCode = 'healthCheckUserUnknown' | 'healthCheckUserUnusable';
 
-export class RunAsError extends CodedError<RunAsErrorCode> {}
+class RunAsError extends CodedError<RunAsErrorCode> {}
 
 /** getent answers at once from local files; an NSS backend that hangs must not hold the start for long. */
 const LOOKUP_TIMEOUT_MS = 5_000;

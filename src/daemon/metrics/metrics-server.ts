@@ -20,14 +20,14 @@ export { METALLB_METRICS_PORT } from './metrics-port';
  */
 export const METRICS_MAX_CONNECTIONS = 32;
 /** Prometheus's default scrape timeout; a client slower than this to send its request holds a descriptor for nothing. */
-export const METRICS_REQUEST_TIMEOUT_MS = 10_000;
+const METRICS_REQUEST_TIMEOUT_MS = 10_000;
 /**
  * How often Node checks the request timeouts above. Its default (30 s) let a silent connection live up to 40 s;
  * once a second keeps the timeouts what they say at the cost of one timer.
  */
-export const METRICS_TIMEOUT_CHECK_MS = 1_000;
+const METRICS_TIMEOUT_CHECK_MS = 1_000;
 /** Prometheus reuses its connection every scrape interval (15 s by default); between scrapes it may close. */
-export const METRICS_KEEP_ALIVE_MS = 5_000;
+const METRICS_KEEP_ALIVE_MS = 5_000;
 
 export const MetricsErrorCode = {
   /** The address is taken, not local, or not allowed (a port below 1024 without the capability). */

@@ -12,10 +12,10 @@
  * most MAX_DRAIN_TIME_MS.
  * A decoder ignores bytes after the detail, so a later version can append fields without a new version.
  */
-export const DRAIN_REQUEST_MAGIC = Uint8Array.of(0x6d, 0x6c, 0x62, 0x64); // "mlbd"
-export const DRAIN_REQUEST_VERSION = 1;
+const DRAIN_REQUEST_MAGIC = Uint8Array.of(0x6d, 0x6c, 0x62, 0x64); // "mlbd"
+const DRAIN_REQUEST_VERSION = 1;
 /** A u8 length: Kubernetes node names are DNS subdomains of at most 253 bytes. */
-export const MAX_DRAIN_NODE_BYTES = 255;
+const MAX_DRAIN_NODE_BYTES = 255;
 /**
  * Why a drain failed (the target's drain.json could not be written), cut to fit a u8 length: enough for the path
  * and the errno, and it keeps the largest record under 800 bytes, one gossip packet.

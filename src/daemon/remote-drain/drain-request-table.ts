@@ -21,7 +21,7 @@ export const MAX_DRAIN_REQUEST_TARGETS = 256;
  * and, near 2^53, leave no stamp to give. A day leaves room for any clock NTP keeps; the HLC paper bounds the
  * drift it accepts the same way.
  */
-export const MAX_SEQ_AHEAD_MS = 24 * 60 * 60 * 1000;
+const MAX_SEQ_AHEAD_MS = 24 * 60 * 60 * 1000;
 
 export type DrainRequestTable = ReadonlyMap<string, DrainRequest>;
 

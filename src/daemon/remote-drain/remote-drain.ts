@@ -30,7 +30,7 @@ const broadcastKey = (target: string) => `mlb-drain:${target}`;
  * The 1 MiB user state holds the allocation table (up to 896 KiB) and configuration facts (64 KiB); a request is
  * under 800 bytes, mostly about 40, so this carries hundreds of nodes' requests.
  */
-export const DRAIN_RELAY_BUDGET_BYTES = 16 * 1024;
+const DRAIN_RELAY_BUDGET_BYTES = 16 * 1024;
 
 /** What `mlb drain [NODE]` gets back (the control API's DrainResult). */
 export interface DrainAnswer {

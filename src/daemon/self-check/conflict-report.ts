@@ -13,8 +13,8 @@
  */
 import { formatIP, parseIP } from '../../ip';
 
-export const CONFLICT_REPORT_MAGIC = Uint8Array.of(0x6d, 0x6c, 0x62, 0x63); // "mlbc"
-export const CONFLICT_REPORT_VERSION = 1;
+const CONFLICT_REPORT_MAGIC = Uint8Array.of(0x6d, 0x6c, 0x62, 0x63); // "mlbc"
+const CONFLICT_REPORT_VERSION = 1;
 /**
  * Conflicts listed per report. At most 39 bytes each, 16 keep a report with a 255-byte node name under 950 bytes,
  * so it goes out as one gossip broadcast (a UDP packet of about 1,400 bytes); the `active` count stays exact

@@ -72,7 +72,7 @@ export interface SelfCheckTiming {
   readonly burst: number;
 }
 
-export const DEFAULT_SELF_CHECK_TIMING: SelfCheckTiming = {
+const DEFAULT_SELF_CHECK_TIMING: SelfCheckTiming = {
   intervalMs: SELF_CHECK_INTERVAL_MS,
   jitter: SELF_CHECK_JITTER,
   soonMs: SELF_CHECK_SOON_MS,
@@ -116,7 +116,7 @@ export interface SelfCheckSchedule {
   readonly budget?: { readonly tokens: number; readonly at: number };
 }
 
-export const ownedKey = (a: OwnedAddress): string => `${formatIP(a.ip)}%${a.interface}`;
+const ownedKey = (a: OwnedAddress): string => `${formatIP(a.ip)}%${a.interface}`;
 
 export function emptySchedule(timing: Partial<SelfCheckTiming> = {}): SelfCheckSchedule {
   return { timing: { ...DEFAULT_SELF_CHECK_TIMING, ...timing }, probes: new Map() };

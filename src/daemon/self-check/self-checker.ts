@@ -112,7 +112,7 @@ export interface SelfCheckStats {
  * handover or convergence, so a few per owned IP at most; the cap only bounds a confused cluster, and the
  * stalest makes room.
  */
-export const EXPECTED_ANSWERS_MAX = 4096;
+const EXPECTED_ANSWERS_MAX = 4096;
 
 interface ExpectedAnswer {
   readonly ip: IP;

@@ -15,7 +15,7 @@ import { MsgpackWriter } from './msgpack-writer';
 import type { MsgValue } from './msgpack-reader';
 import { StructFields, U8_MAX } from './struct-fields';
 
-export const COMPRESSION_ALGO_LZW = 0;
+const COMPRESSION_ALGO_LZW = 0;
 
 /** `[09][{Algo:0, Buf}]` around a whole message or compound. */
 export function encodeCompressed(payload: Uint8Array): Uint8Array {

@@ -11,7 +11,7 @@
 import { crc32 } from 'node:zlib';
 import { MessageType } from '../messages';
 
-export const CRC_HEADER_BYTES = 5;
+const CRC_HEADER_BYTES = 5;
 
 export function crc32Ieee(data: Uint8Array): number {
   return crc32(data) >>> 0;

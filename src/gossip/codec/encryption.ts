@@ -19,7 +19,7 @@ import { ENCRYPTION_NONCE_BYTES, ENCRYPTION_OVERHEAD_V0, ENCRYPTION_OVERHEAD_V1,
 
 export type EncryptionVersion = 0 | 1;
 /** memberlist security.go maxEncryptionVersion. */
-export const MAX_ENCRYPTION_VERSION = 1;
+const MAX_ENCRYPTION_VERSION = 1;
 const BLOCK = 16;
 
 /** The most a version adds (memberlist security.go encryptOverhead), for the UDP budget. */

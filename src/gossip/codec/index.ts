@@ -11,9 +11,9 @@ export {
   encodeStreamMessage,
 } from './message-codec';
 export { decodeCompound, encodeCompound, type CompoundParts } from './compound';
-export { addCrc, checkCrc, crc32Ieee, hasCrcHeader, CRC_HEADER_BYTES } from './crc';
+export { addCrc, checkCrc, crc32Ieee, hasCrcHeader } from './crc';
 export { lzwCompress, lzwDecompress } from './lzw';
-export { COMPRESSION_ALGO_LZW, decompressValue, encodeCompressed } from './compression';
+export { decompressValue, encodeCompressed } from './compression';
 export { addLabel, labelHeader, splitLabel } from './label';
 export { AES_KEY_SIZES, Keyring } from './keyring';
 export {
@@ -23,12 +23,11 @@ export {
   encryptionVersionFor,
   encryptPayload,
   type EncryptionVersion,
-  MAX_ENCRYPTION_VERSION,
   type NonceSource,
   randomNonce,
   streamAad,
 } from './encryption';
-export { METALLB_KEY_BYTES, metallbKeyFromSecret } from './metallb-key';
+export { metallbKeyFromSecret } from './metallb-key';
 export {
   decodePacket,
   type DecodedPacket,

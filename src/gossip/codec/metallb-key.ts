@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 
-export const METALLB_KEY_BYTES = 32;
+const METALLB_KEY_BYTES = 32;
 
 /** The key for the given secret file bytes, or undefined for an empty secret (MetalLB then runs unencrypted). */
 export function metallbKeyFromSecret(secret: Uint8Array): Uint8Array | undefined {

@@ -154,7 +154,7 @@ export const SWIM_PROFILES: Readonly<Record<SwimProfileName, SwimConfig>> = Obje
 });
 
 /** Clusters up to this size push/pull at the configured interval (memberlist pushPullScaleThreshold). */
-export const PUSH_PULL_SCALE_THRESHOLD = 32;
+const PUSH_PULL_SCALE_THRESHOLD = 32;
 const NS_PER_MS = 1_000_000;
 
 /**

@@ -30,5 +30,5 @@ export { seedRng, type RngState } from './random';
 export * from './state';
 export { suspicionTimeoutAfter, startSuspicion, confirmSuspicion, type Suspicion } from './suspicion';
 export { applyHealthDelta, failedProbeDelta, scaleByHealth, HealthDelta } from './awareness';
-export { createSwimNode, step, MAX_QUEUED_USER_BROADCASTS, type StepResult, type SwimNodeOptions } from './swim-node';
+export { createSwimNode, step, type StepResult, type SwimNodeOptions } from './swim-node';
 export { nextDeadline } from './timers';

@@ -32,7 +32,6 @@ export const VSN_DCUR = 5;
 /** Protocol versions from which a peer answers TCP pings, sends nacks, checks CRCs (docs/memberlist-wire.md 6). */
 export const PROTOCOL_TCP_PING = 3;
 export const PROTOCOL_NACK = 4;
-export const PROTOCOL_CRC = 5;
 
 export function protocolMax(member: Member): number {
   return member.vsn[VSN_PMAX] ?? 0;

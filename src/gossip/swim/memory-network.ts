@@ -50,7 +50,7 @@ export const SEGMENT_RETRANSMIT_MS = 200;
 /** A segment retransmitted this many times gives up (the stream then never completes). */
 export const MAX_SEGMENT_TRIES = 8;
 export const DEFAULT_LINK: LinkConditions = Object.freeze({ latency: 0.2, jitter: 0.1, loss: 0 });
-export const SIM_PORT = 7946;
+const SIM_PORT = 7946;
 
 interface SimNode {
   readonly name: string;

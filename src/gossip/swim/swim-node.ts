@@ -28,7 +28,7 @@ export interface StepResult {
 }
 
 /** At most this many user broadcasts wait in the queue; beyond it the most transmitted are dropped. */
-export const MAX_QUEUED_USER_BROADCASTS = 1024;
+const MAX_QUEUED_USER_BROADCASTS = 1024;
 
 export interface SwimNodeOptions {
   readonly name: string;

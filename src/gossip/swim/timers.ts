@@ -18,7 +18,7 @@ type Due =
   | { readonly at: number; readonly kind: 'relay' | 'stream'; readonly id: number };
 
 /** One step never fires more timers than this (each firing removes or moves its deadline: a safety net). */
-export const MAX_TIMERS_PER_STEP = 100_000;
+const MAX_TIMERS_PER_STEP = 100_000;
 
 /** Candidate deadlines, in the order ties are broken (the probe first: its verdict precedes stream expiry). */
 function* deadlines(s: SwimState | Draft): Generator<Due> {

@@ -8,9 +8,9 @@ export interface HostPort {
 }
 
 /** memberlist's default bind port (MetalLB's --ml-bind-port default too). */
-export const DEFAULT_GOSSIP_PORT = 7946;
+const DEFAULT_GOSSIP_PORT = 7946;
 
-export class AddressError extends CodedError<'badAddress'> {
+class AddressError extends CodedError<'badAddress'> {
   constructor(message: string) {
     super('badAddress', message);
   }

@@ -10,7 +10,7 @@ import type { MapReader } from './field-reader';
 import { readSelectorList, reportDuplicateStrings } from './selectors';
 
 /** Defaults and limits from api/v1beta1/bgpadvertisement_types.go and internal/config/config.go. */
-export const BGP_ADVERTISEMENT_LIMITS = {
+const BGP_ADVERTISEMENT_LIMITS = {
   /** Default /32: one route per service IP, no aggregation. */
   aggregationLengthDefault: IPV4_BITS,
   /** The CRD's +kubebuilder:validation:Minimum=1 (a /0 would announce the whole address space). */

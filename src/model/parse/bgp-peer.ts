@@ -11,7 +11,7 @@ import { readSelectorList } from './selectors';
 const MS_PER_SECOND = 1000;
 
 /** Limits and defaults with their sources. */
-export const BGP_PEER_LIMITS = {
+const BGP_PEER_LIMITS = {
   /** 4-byte ASNs (RFC 6793); 0 means "not set". v1beta2 CRD Maximum=4294967295. */
   asnMax: 4294967295,
   /** The v1beta1 CRD kept 2-byte ASNs (Maximum=65535). */

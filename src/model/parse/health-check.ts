@@ -19,8 +19,6 @@ import {
 import { didYouMean } from './did-you-mean';
 import { parseDuration } from './duration';
 
-export type HealthCheckKind = 'tcp' | 'http' | 'exec';
-
 /** When and how often to probe, and how many results in a row change the verdict. */
 export interface HealthCheckTiming {
   readonly intervalMs: number;
@@ -48,7 +46,7 @@ export type HealthCheckParse =
   | { readonly ok: true; readonly spec: HealthCheckSpec | undefined }
   | { readonly ok: false; readonly errors: readonly HealthCheckProblem[] };
 
-export const HEALTH_CHECK_LIMITS = {
+const HEALTH_CHECK_LIMITS = {
   /** Faster probing buys little (the VIP still moves by gossip) and turns a sick service into a probe storm. */
   minIntervalMs: 100,
   /** A check slower than this no longer protects anything; it is almost certainly a unit mistake ("1h" meant "1s"?). */
@@ -81,7 +79,7 @@ export const HEALTH_CHECK_DEFAULTS = {
   fall: 2,
 } as const;
 
-export const HEALTH_CHECK_OPTION_ANNOTATIONS = [
+const HEALTH_CHECK_OPTION_ANNOTATIONS = [
   MLB_HEALTH_CHECK_INTERVAL_ANNOTATION, MLB_HEALTH_CHECK_TIMEOUT_ANNOTATION,
   MLB_HEALTH_CHECK_RISE_ANNOTATION, MLB_HEALTH_CHECK_FALL_ANNOTATION,
 ] as const;

@@ -12,7 +12,7 @@ import type { ListItem, MapReader } from './field-reader';
 import { readSelectorList } from './selectors';
 
 /** Defaults from api/v1beta1/ipaddresspool_types.go. */
-export const POOL_DEFAULTS = {
+const POOL_DEFAULTS = {
   /** Hand out addresses to services that did not ask for one. */
   autoAssign: true,
   /** Do not skip .0/.255 unless asked: most networks route them fine. */

@@ -13,7 +13,7 @@ import type { IPFamilyName, IPFamilyPolicy, Labels } from '../types';
 import { ANNOTATION_PREFIX, LEGACY_ANNOTATION_PREFIX, ServiceAnnotation } from '../well-known';
 
 /** A single-stack cluster's family: what the API server gives a Service that says nothing else. */
-export const CLUSTER_DEFAULT_FAMILY: IPFamilyName = 'IPv4';
+const CLUSTER_DEFAULT_FAMILY: IPFamilyName = 'IPv4';
 /** The policy a Service requesting one address of each family clearly means. */
 const TWO_FAMILY_POLICY: IPFamilyPolicy = 'PreferDualStack';
 /** At most one address per family (MetalLB internal/ipfamily ForAddresses). */

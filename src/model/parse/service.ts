@@ -19,9 +19,9 @@ import {
 } from './service-families';
 import { ANNOTATION_PREFIX, LEGACY_ANNOTATION_PREFIX, ServiceAnnotation } from '../well-known';
 
-export const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'] as const;
+const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'] as const;
 /** The Kubernetes default when spec.type is not given. */
-export const DEFAULT_SERVICE_TYPE = 'ClusterIP';
+const DEFAULT_SERVICE_TYPE = 'ClusterIP';
 const PROTOCOLS: readonly ServiceProtocol[] = ['TCP', 'UDP', 'SCTP'];
 /** Kubernetes' default protocol for a port. */
 const DEFAULT_PROTOCOL: ServiceProtocol = 'TCP';

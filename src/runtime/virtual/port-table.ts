@@ -5,8 +5,8 @@
  */
 
 /** Linux's default ip_local_port_range: where port 0 and client connections take their ports. */
-export const EPHEMERAL_PORT_FIRST = 32_768;
-export const EPHEMERAL_PORT_LAST = 60_999;
+const EPHEMERAL_PORT_FIRST = 32_768;
+const EPHEMERAL_PORT_LAST = 60_999;
 
 /** Wildcard binds: '0.0.0.0' takes every IPv4 address; '::' every address (Node's udp6/tcp are dual-stack). */
 const IPV4_ANY = '0.0.0.0';

@@ -17,12 +17,12 @@ export interface Fabric {
 }
 
 /** A bound UDP socket, as the port table holds it. */
-export interface UdpBinding {
+interface UdpBinding {
   receive(bytes: Uint8Array, from: SocketAddress): void;
 }
 
 /** A listening TCP socket, as the port table holds it. */
-export interface TcpBinding {
+interface TcpBinding {
   accept(stream: ByteStream): void;
 }
 

@@ -7,7 +7,7 @@ import type { Scheduler, Timer } from '../runtime';
 import type { TaskOwner, VirtualClock } from './virtual-clock';
 
 /** Node's setInterval treats a period under 1 ms as 1 ms; so does `every`, so it cannot livelock the clock. */
-export const MIN_INTERVAL_MS = 1;
+const MIN_INTERVAL_MS = 1;
 
 export function virtualScheduler(clock: VirtualClock, owner?: TaskOwner): Scheduler {
   const at = (deadline: number, fire: () => void): Timer => clock.schedule(deadline, fire, owner);

@@ -11,7 +11,7 @@ import { addressText } from './socket-address';
 import type { Fabric, VirtualHost } from './virtual-host';
 
 /** The largest UDP payload over IPv4 (65,535 minus the IP and UDP headers); a larger send fails with EMSGSIZE. */
-export const MAX_UDP_PAYLOAD_BYTES = 65_507;
+const MAX_UDP_PAYLOAD_BYTES = 65_507;
 
 export function bindUdp(fabric: Fabric, host: VirtualHost, bind: SocketAddress, handlers: UdpHandlers): Promise<UdpEndpoint> {
   const refuse = (why: string): Promise<UdpEndpoint> =>

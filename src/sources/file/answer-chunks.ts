@@ -11,7 +11,7 @@ import type { ParsedConfigFile } from './parse-config-bytes';
  * Objects per message: about 25 µs each to receive and freeze on that VM, so some 50 ms per chunk at worst, well
  * inside the fast gossip profile's probe timeout.
  */
-export const ANSWER_CHUNK_OBJECTS = 2_000;
+const ANSWER_CHUNK_OBJECTS = 2_000;
 
 const SNAPSHOT_LISTS = [
   'pools', 'l2Advertisements', 'bgpAdvertisements', 'bgpPeers', 'bfdProfiles', 'communities', 'services', 'nodes',

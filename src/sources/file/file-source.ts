@@ -29,20 +29,20 @@ import { type ParseOutcome, parseConfigFileBytes } from './load-config-file';
 import { type ConfigSourceRead, isDirectory, readConfigSource, statSourceIdentity } from './read-config-source';
 
 /** Quiet time after the last change event before reading: editors' save sequences finish well within it. */
-export const RELOAD_DEBOUNCE_MS = 200;
+const RELOAD_DEBOUNCE_MS = 200;
 /** How often the stat fallback looks at the file when fs.watch misses an event (or never delivers any). */
-export const STAT_POLL_INTERVAL_MS = 2_000;
+const STAT_POLL_INTERVAL_MS = 2_000;
 /**
  * How long size, mtime and inode must stay unchanged before the file is read. A writer's successive write()s
  * land microseconds to milliseconds apart (a shell redirection, a copy, a network transfer of a config file),
  * so a file unchanged for this long is almost certainly finished; what is not is refused by the content checks.
  */
-export const CONFIG_SETTLE_MS = 150;
+const CONFIG_SETTLE_MS = 150;
 /**
  * A file that never settles (rewritten in a loop, appended to like a log) is reported stale after this long
  * rather than waited for forever; the next change notice starts a new wait.
  */
-export const MAX_SETTLE_WAIT_MS = 10_000;
+const MAX_SETTLE_WAIT_MS = 10_000;
 
 /** The file source's state is every source's (config-source.ts); the name stays for the file's own callers. */
 export type FileSourceState = ConfigState;

@@ -24,14 +24,14 @@ const WORKER_ROLE = 'mlb-config-parser';
  * A parse that never finishes is stopped: the yaml parser is linear, so only a bug could get here. Far above what
  * the largest allowed file takes (a 16 MiB file of services parses in well under a minute on a slow machine).
  */
-export const PARSE_TIMEOUT_MS = 5 * 60_000;
+const PARSE_TIMEOUT_MS = 5 * 60_000;
 
 /**
  * The worker's V8 old-generation limit: a file whose parse would need more is refused (parseOutOfMemory) instead
  * of growing the daemon. A 16 MiB file (the default --max-config-bytes) of the densest objects, Services, needs
  * well under half of it.
  */
-export const PARSE_HEAP_LIMIT_MB = 2_048;
+const PARSE_HEAP_LIMIT_MB = 2_048;
 
 interface WorkerInput {
   readonly role: typeof WORKER_ROLE;

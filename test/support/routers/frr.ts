@@ -11,7 +11,6 @@ import { makeRouterDir } from '../../../src/lab/router-shell';
 export type { FrrRouter } from '../../../src/lab/frr-router';
 export type { FrrBfd, FrrListenRange, FrrNeighbor, FrrOptions } from '../../../src/lab/frr-config';
 export type { FrrBfdPeer, FrrSummary } from '../../../src/lab/frr-json';
-export { FRR_USER } from '../../../src/lab/frr-router';
 
 export async function startFrr(lab: NetnsLab, host: LabHost, options: Omit<FrrOptions, 'hostname' | 'logFile'>): Promise<FrrRouter> {
   void lab; // the namespaces are the lab's; FRR daemonizes, so its processes are stopped by pid file, not by the lab

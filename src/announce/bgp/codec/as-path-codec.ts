@@ -17,9 +17,9 @@ import { AS_TRANS, type AsPathSegment } from '../bgp-messages';
 import { BgpEncodeError, BgpEncodeErrorCode } from './codec-errors';
 import { ByteWriter, readUint } from './byte-writer';
 
-export const AsPathSegmentType = { set: 1, sequence: 2 } as const;
+const AsPathSegmentType = { set: 1, sequence: 2 } as const;
 /** The segment length is one octet; longer sequences are split into consecutive segments (RFC 4271 5.1.2). */
-export const MAX_SEGMENT_ASNS = 255;
+const MAX_SEGMENT_ASNS = 255;
 const MAX_TWO_OCTET_ASN = 0xffff;
 const MAX_FOUR_OCTET_ASN = 0xffff_ffff;
 

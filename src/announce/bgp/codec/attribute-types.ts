@@ -30,7 +30,6 @@ export const AttributeType = {
   as4Aggregator: 18,
   largeCommunity: 32,
 } as const;
-export type AttributeTypeName = keyof typeof AttributeType;
 
 export type AttributeCategory = 'wellKnown' | 'optionalTransitive' | 'optionalNonTransitive';
 

@@ -58,7 +58,7 @@ export class BgpEncodeError extends CodedError<BgpEncodeErrorCode> {
 }
 
 /** A NOTIFICATION's header (19) + code (1) + subcode (1): the data gets the rest of the 4096 octets. */
-export const MAX_NOTIFICATION_DATA_BYTES = BGP_MAX_MESSAGE_BYTES - 21;
+const MAX_NOTIFICATION_DATA_BYTES = BGP_MAX_MESSAGE_BYTES - 21;
 
 /**
  * The NOTIFICATION that reports a decode error to the peer (RFC 4271 6.1-6.3). Data that cannot fit (RFC 7313

@@ -6,12 +6,8 @@ export {
   BgpDecodeError,
   BgpEncodeError,
   BgpEncodeErrorCode,
-  MAX_NOTIFICATION_DATA_BYTES,
   notificationFor,
   type CodecOptions,
 } from './codec-errors';
 export { endOfRib, endOfRibFamily, isEndOfRib } from './end-of-rib';
-export { AttributeFlag, AttributeType, type AttributeTypeName } from './attribute-types';
-export { AsPathSegmentType, MAX_SEGMENT_ASNS } from './as-path-codec';
-export { MIN_MESSAGE_BYTES } from './message-header';
-export { UPDATE_OVERHEAD_BYTES } from './update-codec';
+export { AttributeFlag, AttributeType } from './attribute-types';

@@ -18,13 +18,13 @@ import { BGP_HEADER_BYTES, BGP_MAX_MESSAGE_BYTES, MessageType } from '../bgp-mes
 import { badMessageLength, badMessageType, BgpEncodeError, BgpEncodeErrorCode, connectionNotSynchronized, type BgpDecodeError } from './codec-errors';
 import type { ByteWriter } from './byte-writer';
 
-export const MARKER_BYTES = 16;
+const MARKER_BYTES = 16;
 const MARKER_OCTET = 0xff;
 const OFFSET_LENGTH = 16;
 const OFFSET_TYPE = 18;
 
 /** RFC 4271 6.1 per-type minimum lengths (4.2: OPEN 29, 4.3: UPDATE 23, 4.5: NOTIFICATION 21), RFC 2918 3: 23. */
-export const MIN_MESSAGE_BYTES: Readonly<Record<number, number>> = {
+const MIN_MESSAGE_BYTES: Readonly<Record<number, number>> = {
   [MessageType.open]: 29,
   [MessageType.update]: 23,
   [MessageType.notification]: 21,

@@ -17,7 +17,7 @@
  * -> Malformed Attribute List). Withdrawn Routes and NLRI must parse completely (RFC 7606 5.3 and 3 item j:
  * otherwise Invalid Network Field, session reset), since treat-as-withdraw needs every prefix located.
  */
-import { BGP_HEADER_BYTES, MessageType, type BgpUpdate } from '../bgp-messages';
+import { MessageType, type BgpUpdate } from '../bgp-messages';
 import { ByteWriter, readUint } from './byte-writer';
 import { invalidNetworkField, malformedAttributeList, type BgpDecodeError, type CodecOptions } from './codec-errors';
 import { AttributeType } from './attribute-types';
@@ -25,9 +25,6 @@ import { finishMessage, writeHeader } from './message-header';
 import { decodePathAttributes } from './path-attributes-decoder';
 import { encodePathAttributes } from './path-attributes-encoder';
 import { decodePrefixes, encodePrefix } from './prefix-codec';
-
-/** Withdrawn Routes Length (2) + Total Path Attribute Length (2). */
-const UPDATE_LENGTH_FIELDS_BYTES = 4;
 
 export type UpdateDecoded =
   | { readonly ok: true; readonly message: BgpUpdate; readonly treatAsWithdraw?: { readonly reason: string } }
@@ -88,6 +85,3 @@ export function encodeUpdate(message: BgpUpdate, options: CodecOptions): Uint8Ar
   for (const prefix of message.nlri) encodePrefix(writer, prefix, 4);
   return finishMessage(writer);
 }
-
-/** The UPDATE's fixed share of the 4096-octet budget: the header plus the two length fields. */
-export const UPDATE_OVERHEAD_BYTES = BGP_HEADER_BYTES + UPDATE_LENGTH_FIELDS_BYTES;

@@ -12,7 +12,7 @@ import { BgpSessionError } from './session-errors';
 import { type Log } from '../../../runtime/log';
 
 /** Both families on one socket (v4-mapped), as Node's own default listener does. */
-export const DEFAULT_LISTEN_ADDRESS = '::';
+const DEFAULT_LISTEN_ADDRESS = '::';
 
 export interface BgpListenerOptions {
   readonly address?: string;

@@ -10,10 +10,10 @@ export {
   type SessionDown,
   type SessionUp,
 } from './bgp-session';
-export { BgpListener, DEFAULT_LISTEN_ADDRESS, type BgpListenerOptions } from './bgp-listener';
+export { BgpListener, type BgpListenerOptions } from './bgp-listener';
 export { BgpSessionError, BGP_SESSION_ERROR_CODES, type BgpSessionErrorCode } from './session-errors';
 export {
-  BGP_PORT, CONNECT_RETRY_INITIAL_MS, CONNECT_RETRY_MAX_MS, DEFAULT_GRACEFUL_RESTART_TIME_S,
+  BGP_PORT, CONNECT_RETRY_INITIAL_MS, CONNECT_RETRY_MAX_MS,
   DIAL_TIMEOUT_MS, KEEPALIVE_HOLD_RATIO, MIN_HOLD_TIME_S, OPEN_SENT_HOLD_TIME_S, validateFsmConfig,
   type DynamicAsn, type FamilyName, type GracefulRestartConfig, type LocalSpeaker, type PeerAsn, type SessionFsmConfig,
 } from './session-config';
@@ -30,4 +30,3 @@ export {
 export { buildOpen } from './open-message';
 export { resolveCollision, type CollisionVerdict, type ConnectionOrigin } from './collision';
 export { backoffSequence, nextBackoff, METALLB_BACKOFF } from './connect-backoff';
-export { FsmErrorSubcode } from './session-receive';

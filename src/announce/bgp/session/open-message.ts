@@ -9,12 +9,12 @@ import { ipFamilyOfAfiSafi } from '../codec/mp-nlri-codec';
 import type { FamilyName, LocalSpeaker } from './session-config';
 
 /** The largest ASN the OPEN's 2-octet My AS field holds; above it the field carries AS_TRANS (RFC 6793 4.1). */
-export const MAX_TWO_OCTET_ASN = 0xffff;
+const MAX_TWO_OCTET_ASN = 0xffff;
 /** RFC 4724 3: the Restart State bit in the restart flags, and the Forwarding State bit per family. */
 export const GRACEFUL_RESTART_R_BIT = 0x8;
 export const GRACEFUL_RESTART_F_BIT = 0x80;
 
-export const AFI_OF: Readonly<Record<FamilyName, number>> = { ipv4: Afi.ipv4, ipv6: Afi.ipv6 };
+const AFI_OF: Readonly<Record<FamilyName, number>> = { ipv4: Afi.ipv4, ipv6: Afi.ipv6 };
 
 /** The family name of a supported AFI/SAFI (unicast only), or undefined: the codec's decision, in session words. */
 export function familyNameOfAfiSafi(afi: number, safi: number): FamilyName | undefined {

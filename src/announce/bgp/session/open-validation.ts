@@ -19,7 +19,7 @@ import {
 } from './session-config';
 
 /** Cisco's pre-standard route refresh capability code, still sent by some routers beside code 2 (RFC 2918). */
-export const LEGACY_ROUTE_REFRESH_CODE = 128;
+const LEGACY_ROUTE_REFRESH_CODE = 128;
 
 export interface PeerGracefulRestart {
   /** How long the peer wants us to keep its routes when it restarts (we keep none: mlb ignores received routes). */

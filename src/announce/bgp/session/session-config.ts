@@ -10,7 +10,7 @@ export const BGP_PORT = 179;
 /** RFC 4271 4.2: a hold time is 0 or at least 3 seconds. */
 export const MIN_HOLD_TIME_S = 3;
 /** The OPEN's Hold Time field is 2 octets. */
-export const MAX_HOLD_TIME_S = 65_535;
+const MAX_HOLD_TIME_S = 65_535;
 /** RFC 4271 4.4 and MetalLB: the keepalive interval is a third of the hold time. */
 export const KEEPALIVE_HOLD_RATIO = 3;
 /** RFC 4271 8.2.2 (OpenSent): the hold timer is set to "a large value", 4 minutes suggested, until OPEN arrives. */
@@ -20,15 +20,13 @@ export const DIAL_TIMEOUT_MS = 10_000;
 /** MetalLB's native speaker waits 1 s after a failed or lost session, doubling each time up to 2 minutes. */
 export const CONNECT_RETRY_INITIAL_MS = 1_000;
 export const CONNECT_RETRY_MAX_MS = 120_000;
-/** RFC 4724 suggests a restart time no longer than the hold time; 120 s is FRR's and GoBGP's default. */
-export const DEFAULT_GRACEFUL_RESTART_TIME_S = 120;
 /** RFC 4724: the restart time field is 12 bits. */
-export const MAX_GRACEFUL_RESTART_TIME_S = 4_095;
+const MAX_GRACEFUL_RESTART_TIME_S = 4_095;
 /** The largest 4-octet ASN (RFC 6793); 0 is reserved (RFC 7607). */
-export const MAX_ASN = 0xffff_ffff;
+const MAX_ASN = 0xffff_ffff;
 
 export type FamilyName = 'ipv4' | 'ipv6';
-export const FAMILY_NAMES: readonly FamilyName[] = ['ipv4', 'ipv6'];
+const FAMILY_NAMES: readonly FamilyName[] = ['ipv4', 'ipv6'];
 
 /** BGPPeer.dynamicASN: accept any peer ASN of this kind instead of one fixed peerASN. */
 export type DynamicAsn = 'internal' | 'external';

@@ -12,7 +12,7 @@ import type { Scheduler, Timer } from '../../../runtime/runtime';
 import { plainAddress } from './bgp-listener';
 
 /** After our FIN the peer normally closes at once (it read our NOTIFICATION); a peer that does not is cut off. */
-export const CLOSE_LINGER_MS = 2_000;
+const CLOSE_LINGER_MS = 2_000;
 
 export interface DialTarget {
   readonly host: string;

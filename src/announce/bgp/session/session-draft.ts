@@ -13,7 +13,7 @@ import {
 } from './session-state';
 
 /** RFC 9003: a shutdown communication is a length octet and at most 255 octets of UTF-8. */
-export const MAX_SHUTDOWN_COMMUNICATION_BYTES = 255;
+const MAX_SHUTDOWN_COMMUNICATION_BYTES = 255;
 
 export interface Draft {
   readonly config: SessionFsmConfig;

@@ -18,7 +18,7 @@ import type { TransitionReason } from './session-effects';
 import { retryInitialMs, type ConnectionState } from './session-state';
 
 /** RFC 6608: FSM Error subcodes, by the state that received the unexpected message. */
-export const FsmErrorSubcode = { unexpectedInOpenSent: 1, unexpectedInOpenConfirm: 2, unexpectedInEstablished: 3 } as const;
+const FsmErrorSubcode = { unexpectedInOpenSent: 1, unexpectedInOpenConfirm: 2, unexpectedInEstablished: 3 } as const;
 
 const MS_PER_S = 1000;
 

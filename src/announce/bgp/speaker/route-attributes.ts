@@ -31,7 +31,7 @@ export interface SpeakerSession {
 }
 
 /** MetalLB sends its LocalPref field as is on iBGP, and an unset field is 0 (not the usual default 100). */
-export const IBGP_LOCAL_PREF_WHEN_UNSET = 0;
+const IBGP_LOCAL_PREF_WHEN_UNSET = 0;
 
 export type SkipReason =
   /** The route's family was not negotiated on this session. */

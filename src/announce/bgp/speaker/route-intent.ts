@@ -35,7 +35,7 @@ function field(text: string, max: number, whole: string): number {
   return Number(text);
 }
 
-export type ParsedCommunity =
+type ParsedCommunity =
   | { readonly kind: 'standard'; readonly value: number }
   | { readonly kind: 'large'; readonly value: LargeCommunity };
 

@@ -40,7 +40,7 @@ export const METALLB_EXCLUDED_INTERFACES: readonly string[] = [
   '^flannel.*', '^kube-ipvs.*', '^cni.*', '^nodelocaldns.*', '^lxc.*',
 ];
 /** mlb's additions: Cilium, VXLAN, Flannel, Weave and kube-router devices. */
-export const MLB_EXTRA_EXCLUDED_INTERFACES: readonly string[] = ['^cilium_.*', '^vxlan.*', '^flannel.*', '^weave.*', '^kube-bridge$'];
+const MLB_EXTRA_EXCLUDED_INTERFACES: readonly string[] = ['^cilium_.*', '^vxlan.*', '^flannel.*', '^weave.*', '^kube-bridge$'];
 export const DEFAULT_EXCLUDED_INTERFACES: readonly string[] = [...new Set([...METALLB_EXCLUDED_INTERFACES, ...MLB_EXTRA_EXCLUDED_INTERFACES])];
 
 /** Why an interface was or was not chosen: stable names (logs, `mlb explain`); append-only. */

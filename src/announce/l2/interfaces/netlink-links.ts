@@ -16,9 +16,9 @@ import type { Scheduler, Timer } from '../../../runtime/runtime';
 import type { LinkAddress, LinkInfo } from './interface-selection';
 
 /** MetalLB rescans interfaces every 10 s (announcer.go); here it is the fallback behind netlink events. */
-export const INTERFACE_RESCAN_INTERVAL_MS = 10_000;
+const INTERFACE_RESCAN_INTERVAL_MS = 10_000;
 /** Events come in bursts (a link up brings several address messages): one dump after the burst settles. */
-export const EVENT_SETTLE_MS = 20;
+const EVENT_SETTLE_MS = 20;
 
 const AF_INET = 2;
 const AF_INET6 = 10;
