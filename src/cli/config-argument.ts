@@ -7,7 +7,7 @@ import type { Options } from 'yargs';
 import { UsageError } from './exit-codes';
 
 /** What --config names to read standard input instead of a file, as cat, kubectl -f and most Unix tools do. */
-export const STDIN_CONFIG = '-';
+const STDIN_CONFIG = '-';
 /** What a lone `-` on the command line is passed to yargs as (argv-shortcuts.ts): yargs would make it ''. */
 export const STDIN_ARGUMENT = '<stdin>';
 

@@ -24,13 +24,13 @@ import { CommandError } from './exit-codes';
  */
 export const DEFAULT_CONTROL_SOCKET = '/run/mlb/mlb.sock';
 /** The daemon answers reads from memory; five seconds without an answer means it is stuck, not busy. */
-export const CONTROL_READ_TIMEOUT_MS = 5_000;
+const CONTROL_READ_TIMEOUT_MS = 5_000;
 /** A drain publishes the new flag in gossip and may wait for it to spread; give it longer than a read. */
-export const CONTROL_DRAIN_TIMEOUT_MS = 30_000;
+const CONTROL_DRAIN_TIMEOUT_MS = 30_000;
 /** Far above a snapshot of thousands of services; anything bigger is not an mlb daemon talking. */
-export const CONTROL_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const CONTROL_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /** An event stream silent for three heartbeats means a hung daemon (or a lost connection), not a quiet one. */
-export const EVENT_STREAM_IDLE_TIMEOUT_MS = 3 * EVENT_STREAM_HEARTBEAT_MS;
+const EVENT_STREAM_IDLE_TIMEOUT_MS = 3 * EVENT_STREAM_HEARTBEAT_MS;
 
 export type ControlClientErrorCode =
   /** No file at the socket path: the daemon is not running, or listens elsewhere. */

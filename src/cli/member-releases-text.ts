@@ -6,7 +6,7 @@
 import type { ControlSnapshot } from '../daemon/control/control-snapshot';
 
 /** How a member that advertises no release is named: an mlb release older than the field. */
-export const UNVERSIONED_RELEASE_TEXT = 'older (no version)';
+const UNVERSIONED_RELEASE_TEXT = 'older (no version)';
 
 export function memberReleasesText(s: ControlSnapshot): string | undefined {
   const live = s.members.filter((m) => m.state === 'alive' && m.version !== undefined);

@@ -10,7 +10,7 @@ import { cidrContains, formatIP, makeCIDR, type IP } from '../../ip';
 import type { HostInterface } from '../../announce/l2/arping/host-interfaces';
 import type { ArpingInterface } from '../../announce/l2/arping/neighbor-probe';
 
-export { ARPHRD_ETHER, readHostInterfaces, type HostInterface } from '../../announce/l2/arping/host-interfaces';
+export { readHostInterfaces, type HostInterface } from '../../announce/l2/arping/host-interfaces';
 
 export type InterfaceChoice = { readonly ok: true; readonly iface: ArpingInterface } | { readonly ok: false; readonly problem: string };
 

@@ -61,7 +61,7 @@ export interface ArpingRequest {
   readonly json: boolean;
 }
 
-export const defaultArpingDeps: ArpingDeps = {
+const defaultArpingDeps: ArpingDeps = {
   interfaces: readHostInterfaces,
   openSocket: openPacketSocket,
   now: () => performance.now(),

@@ -17,7 +17,7 @@ import { drainProgress, drainTimeoutMessage, type RemoteDrainRequest } from '../
  * under a second on a LAN (a broadcast, then push/pull every few seconds for anything lost); a node silent for
  * half a minute is down or cut off, and the operator should hear so.
  */
-export const DEFAULT_REMOTE_DRAIN_WAIT_SECONDS = 30;
+const DEFAULT_REMOTE_DRAIN_WAIT_SECONDS = 30;
 /** How often the answer is looked for: one snapshot read each time, cheap for the daemon, prompt for the user. */
 const ANSWER_POLL_MS = 200;
 

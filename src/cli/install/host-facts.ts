@@ -35,7 +35,7 @@ export async function fileSha256(path: string): Promise<string> {
 }
 
 /** Every address on this host's interfaces, canonical (as parseHostPort gives --gossip-bind). */
-export function interfaceAddresses(): string[] {
+function interfaceAddresses(): string[] {
   return Object.values(networkInterfaces())
     .flatMap((list) => list ?? [])
     .map((a) => parseIP(a.address.split('%')[0] ?? ''))

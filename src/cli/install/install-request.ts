@@ -36,7 +36,7 @@ export interface InstallFlags {
 }
 
 /** The key as the Debian package and the README make one: base64 of random bytes, with a newline. */
-export function generatedKey(): Uint8Array {
+function generatedKey(): Uint8Array {
   return new TextEncoder().encode(`${randomBytes(GENERATED_KEY_BYTES).toString('base64')}\n`);
 }
 

@@ -30,9 +30,9 @@ export interface FeedTiming {
 }
 
 /** 50 ms of debounce plus a local snapshot read stays well inside the 200 ms the TUI promises after a change. */
-export const FEED_TIMING: FeedTiming = { debounceMs: 50, pollMs: 1_000, reconnectMs: 500 };
+const FEED_TIMING: FeedTiming = { debounceMs: 50, pollMs: 1_000, reconnectMs: 500 };
 /** Recent events kept for the screen; the daemon holds more (EVENT_LOG_SIZE) for a reconnect. */
-export const FEED_EVENTS_KEPT = 100;
+const FEED_EVENTS_KEPT = 100;
 
 export interface FeedView {
   /** The last snapshot read (kept while disconnected, so the screen does not go blank). */

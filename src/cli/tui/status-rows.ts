@@ -42,7 +42,7 @@ export interface ServiceRow {
 const NONE = '-';
 /** The selection marker column ("> " or two spaces) before each service row. */
 export const MARKER_WIDTH = 2;
-export const SERVICE_HEADER = ['SERVICE', 'IP', 'PROTOCOL', 'OWNER', 'SINCE', 'HEALTH'] as const;
+const SERVICE_HEADER = ['SERVICE', 'IP', 'PROTOCOL', 'OWNER', 'SINCE', 'HEALTH'] as const;
 /** Service and owner names give way first, then the IP; protocol, age and health are short already. */
 const SERVICE_SHRINK = [[0, 3], [1]] as const;
 
@@ -148,7 +148,7 @@ export function headerModel(s: ControlSnapshot): HeaderModel {
 }
 
 /** A stale configuration shows its first errors (and a count of the rest); all are in `mlb status --once` and the daemon's log. */
-export const HEADER_CONFIG_ERRORS = 2;
+const HEADER_CONFIG_ERRORS = 2;
 
 /** How many lines the header takes: node, cluster, config, its banner lines, and the disconnection when there is one. */
 export function headerHeight(model: HeaderModel, connected: boolean): number {

@@ -12,7 +12,7 @@ export interface TerminalSize {
 }
 
 /** A VT100's height, for an output that reports none (a test's fake terminal). */
-export const DEFAULT_TERMINAL_ROWS = 24;
+const DEFAULT_TERMINAL_ROWS = 24;
 
 export function useTerminalSize(): TerminalSize {
   const { stdout } = useStdout();

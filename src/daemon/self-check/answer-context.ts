@@ -22,7 +22,7 @@ export function macOwnersOf(members: readonly Pick<Member, 'name' | 'meta'>[]): 
  * is still known by its MAC: layer 2 heals before gossip, and its answer is heard before its rejoin. One entry per
  * departed member's MAC; the oldest makes room beyond this (a cluster that lost this many has other problems).
  */
-export const FORMER_MACS_MAX = 1024;
+const FORMER_MACS_MAX = 1024;
 
 export class AnswerContext {
   /** MAC -> member, of members no longer listed (oldest first). */

@@ -11,7 +11,7 @@ import { parseMAC, type MacAddress } from '../mac-address';
 import type { InterfaceAddress } from './neighbor-probe';
 
 /** ARPHRD_ETHER (linux/if_arp.h): the only link type ARP and NDP frames are built for here. */
-export const ARPHRD_ETHER = 1;
+const ARPHRD_ETHER = 1;
 /** IFF_UP (linux/if.h). */
 const IFF_UP = 0x1;
 
