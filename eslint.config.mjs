@@ -1,6 +1,6 @@
 /**
- * Lint: only rules that catch real bugs, none about layout (there is no formatter; the code's style is kept by
- * review). `npm run lint`; `npm test` runs it before vitest. Type-aware, because the rules that matter most here
+ * Lint: only rules that catch real bugs, none about layout (layout is Prettier's: .prettierrc.json, `npm run format`,
+ * checked by `npm test`). `npm run lint`; `npm test` runs it before vitest. Type-aware, because the rules that matter most here
  * (a promise nobody awaits or catches: an unhandled rejection kills the daemon) need the types.
  *
  * A disable needs a comment on the same line saying why.

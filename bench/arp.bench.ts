@@ -52,9 +52,10 @@ const CORES = cpus().length;
  * spins on its core (see generator.ts), so a scheduler that wakes the announcer on the generator's core (it is the
  * waker: the request's softirq runs there) would measure the two processes' contention, not mlb's path.
  */
-const PIN = (process.env.BENCH_ARP_PIN ?? (CORES >= 2 ? '0,1' : 'off')) === 'off'
-  ? undefined
-  : (process.env.BENCH_ARP_PIN ?? '0,1').split(',').map(Number) as [number, number];
+const PIN =
+  (process.env.BENCH_ARP_PIN ?? (CORES >= 2 ? '0,1' : 'off')) === 'off'
+    ? undefined
+    : ((process.env.BENCH_ARP_PIN ?? '0,1').split(',').map(Number) as [number, number]);
 
 type Who = 'kernel' | 'mlb' | 'floor';
 const WHO: readonly Who[] = ['kernel', 'mlb', 'floor'];
@@ -106,7 +107,16 @@ function refuse(why: string): never {
 /** The aggregate `cpu` line of /proc/stat: [busy, steal, total] jiffies. */
 function cpuTimes(): [number, number, number] {
   const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = fields as [number, number, number, number, number, number, number, number];
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = fields as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const busy = user + nice + system + irq + softirq;
   return [busy, steal, busy + steal + idle + iowait];
 }
@@ -141,10 +151,22 @@ function lossOf(r: RunResult): number {
   return r.count - r.replies;
 }
 
-async function announcerCounters(announcer: JsonChild): Promise<{ requests: number; responses: number; sendFailures: number; drops: Record<string, number> }> {
+async function announcerCounters(
+  announcer: JsonChild,
+): Promise<{ requests: number; responses: number; sendFailures: number; drops: Record<string, number> }> {
   const reply = await announcer.call({ op: 'stats' });
-  const stats = reply.stats as { requestsReceived: Record<string, number>; responsesSent: Record<string, number>; sendFailures: number; drops: Record<string, number> };
-  return { requests: stats.requestsReceived[VIP] ?? 0, responses: stats.responsesSent[VIP] ?? 0, sendFailures: stats.sendFailures, drops: stats.drops };
+  const stats = reply.stats as {
+    requestsReceived: Record<string, number>;
+    responsesSent: Record<string, number>;
+    sendFailures: number;
+    drops: Record<string, number>;
+  };
+  return {
+    requests: stats.requestsReceived[VIP] ?? 0,
+    responses: stats.responsesSent[VIP] ?? 0,
+    sendFailures: stats.sendFailures,
+    drops: stats.drops,
+  };
 }
 
 async function measure(generator: JsonChild, target: string, rate: number, count: number, tag: number): Promise<RunResult> {
@@ -169,8 +191,11 @@ function describeRepliers(r: RunResult): string {
 async function preflightChecks(generator: JsonChild, announcer: JsonChild, node: LabHost): Promise<string[]> {
   const problems: string[] = [];
   const before = await probe(generator, VIP);
-  console.log(`check: ${VIP} (A) before mlb announces it: ${before.replies}/${before.count} replies (${describeRepliers(before)}); expected none`);
-  if (before.replies + before.late + before.duplicates > 0) problems.push(`something answers ${VIP} before mlb announces it: ${describeRepliers(before)}`);
+  console.log(
+    `check: ${VIP} (A) before mlb announces it: ${before.replies}/${before.count} replies (${describeRepliers(before)}); expected none`,
+  );
+  if (before.replies + before.late + before.duplicates > 0)
+    problems.push(`something answers ${VIP} before mlb announces it: ${describeRepliers(before)}`);
 
   const kernel = await probe(generator, node.ipv4);
   console.log(`check: ${node.ipv4} (K, the node's kernel): ${kernel.replies}/${kernel.count} replies (${describeRepliers(kernel)})`);
@@ -200,15 +225,28 @@ async function main(lab: NetnsLab): Promise<number> {
   const who: Record<Who, string> = { kernel: node.ipv4, mlb: VIP, floor: FLOOR_IP };
   const responder: Partial<Record<Who, JsonChild>> = { mlb: announcer, floor };
   const ourPids = [generator.pid, announcer.pid, floor.pid].filter((pid): pid is number => pid !== undefined);
-  console.log(`arp: client ${client.ipv4} (${client.mac}) -> node ${node.ipv4} (${node.mac}) over a bridge, node ${process.version}, ${CORES} cores`);
-  console.log(`kernel reference K = ${node.ipv4} (node eth0); mlb VIP A = ${VIP} (on no interface); broadcast requests, unique sender MAC each;`);
-  console.log(`a request without a reply within ${TIMEOUT_MS} ms is lost. ${ROUNDS} rounds x rates ${RATES.join(', ')}/s x ${SECONDS} s, kernel and mlb alternating.`);
-  console.log(PIN ? `generator pinned to CPU ${PIN[0]}, announcer to CPU ${PIN[1]} (BENCH_ARP_PIN=off to let the scheduler place them)\n` : 'generator and announcer not pinned\n');
+  console.log(
+    `arp: client ${client.ipv4} (${client.mac}) -> node ${node.ipv4} (${node.mac}) over a bridge, node ${process.version}, ${CORES} cores`,
+  );
+  console.log(
+    `kernel reference K = ${node.ipv4} (node eth0); mlb VIP A = ${VIP} (on no interface); broadcast requests, unique sender MAC each;`,
+  );
+  console.log(
+    `a request without a reply within ${TIMEOUT_MS} ms is lost. ${ROUNDS} rounds x rates ${RATES.join(', ')}/s x ${SECONDS} s, kernel and mlb alternating.`,
+  );
+  console.log(
+    PIN
+      ? `generator pinned to CPU ${PIN[0]}, announcer to CPU ${PIN[1]} (BENCH_ARP_PIN=off to let the scheduler place them)\n`
+      : 'generator and announcer not pinned\n',
+  );
 
   const problems = await preflightChecks(generator, announcer, node);
   const floorProbe = await probe(generator, FLOOR_IP);
-  console.log(`check: ${FLOOR_IP} (F, the floor responder): ${floorProbe.replies}/${floorProbe.count} replies (${describeRepliers(floorProbe)})`);
-  if (floorProbe.replies !== floorProbe.count || floorProbe.duplicates > 0) problems.push(`the floor responder should answer ${FLOOR_IP} once per request: ${describeRepliers(floorProbe)}`);
+  console.log(
+    `check: ${FLOOR_IP} (F, the floor responder): ${floorProbe.replies}/${floorProbe.count} replies (${describeRepliers(floorProbe)})`,
+  );
+  if (floorProbe.replies !== floorProbe.count || floorProbe.duplicates > 0)
+    problems.push(`the floor responder should answer ${FLOOR_IP} once per request: ${describeRepliers(floorProbe)}`);
   if (problems.length) {
     for (const p of problems) console.error(`bench/arp: ${p}`);
     return 1;
@@ -239,25 +277,39 @@ async function main(lab: NetnsLab): Promise<number> {
           othersPct: Math.max(0, (100 * (cpu1[0] - cpu0[0] - ours)) / total),
           stealPct: (100 * (cpu1[1] - cpu0[1])) / total,
         };
-        const mlb = before && after
-          ? {
-              requests: after.requests - before.requests,
-              responses: after.responses - before.responses,
-              sendFailures: after.sendFailures - before.sendFailures,
-              drops: Object.fromEntries(Object.entries(after.drops).map(([k, v]) => [k, v - (before.drops[k] ?? 0)]).filter(([, v]) => (v as number) > 0)),
-            }
-          : undefined;
+        const mlb =
+          before && after
+            ? {
+                requests: after.requests - before.requests,
+                responses: after.responses - before.responses,
+                sendFailures: after.sendFailures - before.sendFailures,
+                drops: Object.fromEntries(
+                  Object.entries(after.drops)
+                    .map(([k, v]) => [k, v - (before.drops[k] ?? 0)])
+                    .filter(([, v]) => (v as number) > 0),
+                ),
+              }
+            : undefined;
         const seen = responder[w]?.gcPauses.slice(gcBefore);
         const worst = seen?.reduce((a, b) => (b.ms > a.ms ? b : a), { kind: '-', ms: 0 });
-        const gc = seen && worst
-          ? { count: seen.length, totalMs: seen.reduce((a, b) => a + b.ms, 0), maxMs: worst.ms, maxKind: worst.kind, major: seen.filter((g) => !g.kind.startsWith('Scavenge')).length }
-          : undefined;
+        const gc =
+          seen && worst
+            ? {
+                count: seen.length,
+                totalMs: seen.reduce((a, b) => a + b.ms, 0),
+                maxMs: worst.ms,
+                maxKind: worst.kind,
+                major: seen.filter((g) => !g.kind.startsWith('Scavenge')).length,
+              }
+            : undefined;
         runs.push({ round, who: w, result, machine, ...(mlb ? { mlb } : {}), ...(gc ? { gc } : {}) });
         const s = latencyStats(result.latUs);
-        console.log(`round ${round} ${String(rate).padStart(5)}/s ${w.padEnd(6)} sent ${result.sent} at ${Math.round(result.achievedRate)}/s, `
-          + `${result.replies} replies, p50 ${fmtUs(s.p50)} p99 ${fmtUs(s.p99)} max ${fmtUs(s.max)}`
-          + `${mlb ? `; mlb saw ${mlb.requests} requests, sent ${mlb.responses} replies, ${mlb.sendFailures} send failures` : ''}`
-          + `${gc ? `; ${gc.count} GCs in the responder (${gc.major} major), longest pause ${gc.maxMs.toFixed(2)} ms (${gc.maxKind})` : ''}`);
+        console.log(
+          `round ${round} ${String(rate).padStart(5)}/s ${w.padEnd(6)} sent ${result.sent} at ${Math.round(result.achievedRate)}/s, ` +
+            `${result.replies} replies, p50 ${fmtUs(s.p50)} p99 ${fmtUs(s.p99)} max ${fmtUs(s.max)}` +
+            `${mlb ? `; mlb saw ${mlb.requests} requests, sent ${mlb.responses} replies, ${mlb.sendFailures} send failures` : ''}` +
+            `${gc ? `; ${gc.count} GCs in the responder (${gc.major} major), longest pause ${gc.maxMs.toFixed(2)} ms (${gc.maxKind})` : ''}`,
+        );
       }
     }
   }
@@ -273,8 +325,19 @@ async function main(lab: NetnsLab): Promise<number> {
       const k = runs.find((o) => o.who === 'kernel' && o.round === run.round && o.result.rate === r.rate);
       if (k) ratio = `${(s.p50 / latencyStats(k.result.latUs).p50).toFixed(2)}x`;
     }
-    return [String(run.round), `${r.rate}/s`, `${run.who} ${r.target}`, String(r.sent), `${Math.round(r.achievedRate)}/s`, String(r.replies),
-      `${((100 * lossOf(r)) / r.count).toFixed(2)} %`, fmtUs(s.p50), fmtUs(s.p99), fmtUs(s.max), ratio];
+    return [
+      String(run.round),
+      `${r.rate}/s`,
+      `${run.who} ${r.target}`,
+      String(r.sent),
+      `${Math.round(r.achievedRate)}/s`,
+      String(r.replies),
+      `${((100 * lossOf(r)) / r.count).toFixed(2)} %`,
+      fmtUs(s.p50),
+      fmtUs(s.p99),
+      fmtUs(s.max),
+      ratio,
+    ];
   });
   printTable(header, rows);
 
@@ -292,34 +355,86 @@ async function main(lab: NetnsLab): Promise<number> {
     pooled.set(key, p);
   }
   const summary = new Map<string, { p50: number; p99: number; max: number; loss: number; minAchieved: number }>();
-  for (const [key, p] of pooled) summary.set(key, { ...latencyStats(p.lat), loss: p.count - p.replies, minAchieved: Math.min(...p.achieved) });
-  printTable(['rate', 'target', 'sent', 'lowest achieved', 'replies', 'loss', 'p50', 'p99', 'max', 'p50 / kernel'],
+  for (const [key, p] of pooled)
+    summary.set(key, { ...latencyStats(p.lat), loss: p.count - p.replies, minAchieved: Math.min(...p.achieved) });
+  printTable(
+    ['rate', 'target', 'sent', 'lowest achieved', 'replies', 'loss', 'p50', 'p99', 'max', 'p50 / kernel'],
     [...pooled].map(([key, p]) => {
       const [rate, w] = key.split('|') as [string, Who];
       const s = summary.get(key)!;
       const k = summary.get(`${rate}|kernel`)!;
-      return [`${rate}/s`, `${w} ${who[w]}`, String(p.sent), `${Math.round(s.minAchieved)}/s`, String(p.replies),
-        `${s.loss} (${((100 * s.loss) / p.count).toFixed(2)} %)`, fmtUs(s.p50), fmtUs(s.p99), fmtUs(s.max), w !== 'kernel' ? `${(s.p50 / k.p50).toFixed(2)}x` : ''];
-    }));
+      return [
+        `${rate}/s`,
+        `${w} ${who[w]}`,
+        String(p.sent),
+        `${Math.round(s.minAchieved)}/s`,
+        String(p.replies),
+        `${s.loss} (${((100 * s.loss) / p.count).toFixed(2)} %)`,
+        fmtUs(s.p50),
+        fmtUs(s.p99),
+        fmtUs(s.max),
+        w !== 'kernel' ? `${(s.p50 / k.p50).toFixed(2)}x` : '',
+      ];
+    }),
+  );
 
   // ---- the generator and the machine ------------------------------------------------------------------------------
   console.log('\nthe generator and the machine during each run (lag: how late a request left against its schedule):\n');
-  printTable(['round', 'rate', 'target', 'send lag p99', 'send lag max', 'biggest batch', 'queue full', 'generator CPU', 'machine busy', 'others', 'steal', 'load1', 'dup', 'late', 'responder GCs: all/major (longest pause)', 'mlb: requests/replies/send failures'],
+  printTable(
+    [
+      'round',
+      'rate',
+      'target',
+      'send lag p99',
+      'send lag max',
+      'biggest batch',
+      'queue full',
+      'generator CPU',
+      'machine busy',
+      'others',
+      'steal',
+      'load1',
+      'dup',
+      'late',
+      'responder GCs: all/major (longest pause)',
+      'mlb: requests/replies/send failures',
+    ],
     runs.map((run) => {
       const r = run.result;
-      return [String(run.round), `${r.rate}/s`, run.who, fmtUs(r.lagP99Us), fmtUs(r.lagMaxUs), String(r.biggestBatch), String(r.queueFull),
-        `${Math.round((100 * r.cpuMs) / r.sendMs)} %`, `${run.machine.busyPct.toFixed(0)} %`, `${run.machine.othersPct.toFixed(0)} %`, `${run.machine.stealPct.toFixed(1)} %`,
-        run.machine.load1.toFixed(2), String(r.duplicates), String(r.late),
+      return [
+        String(run.round),
+        `${r.rate}/s`,
+        run.who,
+        fmtUs(r.lagP99Us),
+        fmtUs(r.lagMaxUs),
+        String(r.biggestBatch),
+        String(r.queueFull),
+        `${Math.round((100 * r.cpuMs) / r.sendMs)} %`,
+        `${run.machine.busyPct.toFixed(0)} %`,
+        `${run.machine.othersPct.toFixed(0)} %`,
+        `${run.machine.stealPct.toFixed(1)} %`,
+        run.machine.load1.toFixed(2),
+        String(r.duplicates),
+        String(r.late),
         run.gc ? `${run.gc.count}/${run.gc.major} (${run.gc.maxMs.toFixed(2)} ms ${run.gc.maxKind})` : '',
-        run.mlb ? `${run.mlb.requests}/${run.mlb.responses}/${run.mlb.sendFailures}${Object.keys(run.mlb.drops).length ? ` drops ${JSON.stringify(run.mlb.drops)}` : ''}` : ''];
-    }));
+        run.mlb
+          ? `${run.mlb.requests}/${run.mlb.responses}/${run.mlb.sendFailures}${Object.keys(run.mlb.drops).length ? ` drops ${JSON.stringify(run.mlb.drops)}` : ''}`
+          : '',
+      ];
+    }),
+  );
 
   // ---- checks ------------------------------------------------------------------------------------------------------
   const checks: { name: string; value: string; target: string; ok: boolean }[] = [];
   for (const rate of RATES) {
     const m = summary.get(`${rate}|mlb`)!;
     const k = summary.get(`${rate}|kernel`)!;
-    checks.push({ name: `${rate}/s: mlb p50 / kernel p50`, value: `${fmtUs(m.p50)} / ${fmtUs(k.p50)} = ${(m.p50 / k.p50).toFixed(2)}x`, target: `<= ${TARGET_P50_RATIO}x`, ok: m.p50 <= TARGET_P50_RATIO * k.p50 });
+    checks.push({
+      name: `${rate}/s: mlb p50 / kernel p50`,
+      value: `${fmtUs(m.p50)} / ${fmtUs(k.p50)} = ${(m.p50 / k.p50).toFixed(2)}x`,
+      target: `<= ${TARGET_P50_RATIO}x`,
+      ok: m.p50 <= TARGET_P50_RATIO * k.p50,
+    });
     checks.push({ name: `${rate}/s: mlb p99`, value: fmtUs(m.p99), target: `<= ${fmtUs(TARGET_P99_US)}`, ok: m.p99 <= TARGET_P99_US });
     if (rate >= LOSS_FREE_RATE) checks.push({ name: `${rate}/s: mlb requests lost`, value: String(m.loss), target: '0', ok: m.loss === 0 });
   }
@@ -328,16 +443,22 @@ async function main(lab: NetnsLab): Promise<number> {
   const foreign = runs.filter((r) => Object.keys(r.result.repliers).some((m) => m !== node.mac)).length;
   checks.push({ name: `runs with a reply from a MAC other than ${node.mac}`, value: String(foreign), target: '0', ok: foreign === 0 });
   console.log('');
-  printTable(['check', 'measured', 'target', ''], checks.map((c) => [c.name, c.value, c.target, c.ok ? 'ok' : 'MISSED']));
+  printTable(
+    ['check', 'measured', 'target', ''],
+    checks.map((c) => [c.name, c.value, c.target, c.ok ? 'ok' : 'MISSED']),
+  );
 
   const overload: string[] = [];
   for (const run of runs) {
     const r = run.result;
     const at = `round ${run.round} ${r.rate}/s ${run.who}`;
-    if (r.achievedRate < RATE_TOLERANCE * r.rate) overload.push(`${at}: the generator reached ${Math.round(r.achievedRate)}/s of ${r.rate}/s`);
+    if (r.achievedRate < RATE_TOLERANCE * r.rate)
+      overload.push(`${at}: the generator reached ${Math.round(r.achievedRate)}/s of ${r.rate}/s`);
     // The generator spins on its core (a runnable task all the time): it counts for one in the load average.
-    if (run.machine.load1 > CORES + 1) overload.push(`${at}: load average ${run.machine.load1.toFixed(2)} > ${CORES} cores + the generator`);
-    if (run.machine.othersPct > 50 / CORES) overload.push(`${at}: other processes used ${run.machine.othersPct.toFixed(0)} % of the machine (> half a core)`);
+    if (run.machine.load1 > CORES + 1)
+      overload.push(`${at}: load average ${run.machine.load1.toFixed(2)} > ${CORES} cores + the generator`);
+    if (run.machine.othersPct > 50 / CORES)
+      overload.push(`${at}: other processes used ${run.machine.othersPct.toFixed(0)} % of the machine (> half a core)`);
     if (r.lagP99Us > 1000) overload.push(`${at}: the generator itself was held up (send lag p99 ${fmtUs(r.lagP99Us)})`);
     if (run.machine.stealPct > 10) overload.push(`${at}: ${run.machine.stealPct.toFixed(0)} % of CPU time stolen by the hypervisor`);
   }
@@ -345,8 +466,11 @@ async function main(lab: NetnsLab): Promise<number> {
   if (overload.length) {
     console.log(`\nMACHINE OVERLOADED during ${overload.length} measurement(s); the numbers are not a clean verdict:`);
     for (const o of overload) console.log(`  - ${o}`);
-    console.log(missed ? 'A target was missed, possibly because of the load: rerun on a quiet machine before trusting the miss.'
-      : 'Every target was met even so.');
+    console.log(
+      missed
+        ? 'A target was missed, possibly because of the load: rerun on a quiet machine before trusting the miss.'
+        : 'Every target was met even so.',
+    );
   }
   const errors = [...generator.logs('error'), ...announcer.logs('error')];
   for (const e of errors.slice(0, 5)) console.log(`child error: ${String(e.msg)}`);
@@ -354,7 +478,8 @@ async function main(lab: NetnsLab): Promise<number> {
 }
 
 async function entry(): Promise<number> {
-  if (process.getuid?.() !== 0) refuse('needs root: it builds network namespaces (ip netns) and opens AF_PACKET sockets. Run it as root (e.g. sudo).');
+  if (process.getuid?.() !== 0)
+    refuse('needs root: it builds network namespaces (ip netns) and opens AF_PACKET sockets. Run it as root (e.g. sudo).');
   const netns = canUseNetns();
   if (!netns.ok) refuse(netns.why);
   const addon = nativeAddonStatus();

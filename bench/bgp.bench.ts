@@ -15,7 +15,13 @@ import { routerLabSkipReason, startFrr, waitFor, type FrrRouter } from '../test/
 import { startDaemon, type RunningDaemon } from '../test/daemon/run-daemon';
 import { hostRoutes } from './bgp/mrt-table-dump';
 import {
-  DEFAULT_PREFIXES, FIRST_PREFIX, gobgpBaseline, NODE_ASN, ROUTER_ASN, startBenchFrr, timeUntilFrrHolds,
+  DEFAULT_PREFIXES,
+  FIRST_PREFIX,
+  gobgpBaseline,
+  NODE_ASN,
+  ROUTER_ASN,
+  startBenchFrr,
+  timeUntilFrrHolds,
 } from './bgp/gobgp-baseline';
 
 const PREFIXES = Number(process.env.BENCH_BGP_PREFIXES ?? DEFAULT_PREFIXES);
@@ -49,12 +55,16 @@ spec: { myASN: ${NODE_ASN}, peerASN: ${ROUTER_ASN}, peerAddress: ${router.ipv4}$
 }
 
 function services(count: number): string {
-  return hostRoutes(count, FIRST_PREFIX).map((prefix, i) => `---
+  return hostRoutes(count, FIRST_PREFIX)
+    .map(
+      (prefix, i) => `---
 apiVersion: v1
 kind: Service
 metadata: { name: s${i}, namespace: bench, annotations: { metallb.io/loadBalancerIPs: ${prefix.split('/')[0]} } }
 spec: { type: LoadBalancer, ports: [{ port: 80, protocol: TCP }] }
-`).join('');
+`,
+    )
+    .join('');
 }
 
 interface MlbLab {
@@ -82,17 +92,34 @@ async function mlbLab(bfd: boolean, initialServices: number): Promise<MlbLab> {
     const router = lab.addHost('router');
     frr = bfd
       ? await startFrr(lab, router, {
-        asn: ROUTER_ASN, routerId: router.ipv4, prefixList32Only: true,
-        neighbors: [{ address: node.ipv4, asn: NODE_ASN, bfdProfile: 'fast' }],
-        bfd: { profile: 'fast', receiveMs: 300, transmitMs: 300, multiplier: 3 },
-      })
+          asn: ROUTER_ASN,
+          routerId: router.ipv4,
+          prefixList32Only: true,
+          neighbors: [{ address: node.ipv4, asn: NODE_ASN, bfdProfile: 'fast' }],
+          bfd: { profile: 'fast', receiveMs: 300, transmitMs: 300, multiplier: 3 },
+        })
       : await startBenchFrr(lab, router, [node.ipv4]);
     const configFile = join(dir, 'mlb.yaml');
     writeFileSync(configFile, baseConfig(router, bfd) + services(initialServices));
-    daemon = startDaemon(['--config', configFile, '--node-name', 'node1', '--gossip-bind', `${node.ipv4}:7946`, '--state-dir', join(dir, 'state'),
-      '--control-socket', join(dir, 'mlb.sock'), '--log-level', 'info'], node.netns);
+    daemon = startDaemon(
+      [
+        '--config',
+        configFile,
+        '--node-name',
+        'node1',
+        '--gossip-bind',
+        `${node.ipv4}:7946`,
+        '--state-dir',
+        join(dir, 'state'),
+        '--control-socket',
+        join(dir, 'mlb.sock'),
+        '--log-level',
+        'info',
+      ],
+      node.netns,
+    );
     const f = frr;
-    await waitFor('mlb\'s session with FRR', () => f.bgpSummary().peers.some((p) => p.established), SESSION_TIMEOUT_MS);
+    await waitFor("mlb's session with FRR", () => f.bgpSummary().peers.some((p) => p.established), SESSION_TIMEOUT_MS);
     return { lab, node, frr, daemon, configFile, close };
   } catch (error) {
     close();
@@ -103,7 +130,11 @@ async function mlbLab(bfd: boolean, initialServices: number): Promise<MlbLab> {
 async function mlbTrial(): Promise<{ bgpMs: number; fibMs: number }> {
   const l = await mlbLab(false, 0);
   try {
-    const text = baseConfig(l.lab.hosts.find((h) => h.name === 'router')!, false) + services(PREFIXES);
+    const text =
+      baseConfig(
+        l.lab.hosts.find((h) => h.name === 'router')!,
+        false,
+      ) + services(PREFIXES);
     const since = Date.now();
     writeFileSync(l.configFile, text);
     return await timeUntilFrrHolds(l.frr, PREFIXES, { since });
@@ -161,14 +192,24 @@ async function main(): Promise<number> {
   const m = { bgp: median(mlb.map((t) => t.bgpMs)), fib: median(mlb.map((t) => t.fibMs)) };
   const w = median(withdrawals);
   console.log('\nwho sends                    FRR holds all (BGP)  in the kernel  trials');
-  console.log(`GoBGP 3 (MRT injection)      ${String(g.bgp).padStart(8)} ms        ${String(g.fib).padStart(8)} ms   ${gobgp.map((t) => t.fibMs).join(', ')}`);
-  console.log(`mlb (10k services in file)   ${String(m.bgp).padStart(8)} ms        ${String(m.fib).padStart(8)} ms   ${mlb.map((t) => t.fibMs).join(', ')}`);
+  console.log(
+    `GoBGP 3 (MRT injection)      ${String(g.bgp).padStart(8)} ms        ${String(g.fib).padStart(8)} ms   ${gobgp.map((t) => t.fibMs).join(', ')}`,
+  );
+  console.log(
+    `mlb (10k services in file)   ${String(m.bgp).padStart(8)} ms        ${String(m.fib).padStart(8)} ms   ${mlb.map((t) => t.fibMs).join(', ')}`,
+  );
   const i = { bgp: median(synced.map((t) => t.bgpMs)), fib: median(synced.map((t) => t.fibMs)) };
-  console.log(`mlb (initial sync, from Est.) ${String(i.bgp).padStart(8)} ms        ${String(i.fib).padStart(8)} ms   ${synced.map((t) => t.fibMs).join(', ')}`);
-  console.log(`ratio mlb / GoBGP (kernel): from the file edit ${(m.fib / g.fib).toFixed(2)}x, initial sync ${(i.fib / g.fib).toFixed(2)}x (target <= 1)`);
+  console.log(
+    `mlb (initial sync, from Est.) ${String(i.bgp).padStart(8)} ms        ${String(i.fib).padStart(8)} ms   ${synced.map((t) => t.fibMs).join(', ')}`,
+  );
+  console.log(
+    `ratio mlb / GoBGP (kernel): from the file edit ${(m.fib / g.fib).toFixed(2)}x, initial sync ${(i.fib / g.fib).toFixed(2)}x (target <= 1)`,
+  );
   console.log('  (from the file edit includes reading the 2 MB YAML of 10,000 Service documents with source positions)');
-  console.log(`\ncrashed node (link down), BFD 300 ms x 3: FRR dropped its route after ${w} ms median (${withdrawals.join(', ')}); ` +
-    `without BFD the hold time keeps it ${HOLD_TIME_MS / 1000} s (${(HOLD_TIME_MS / w).toFixed(0)}x longer); target <= ${WITHDRAW_TARGET_MS} ms`);
+  console.log(
+    `\ncrashed node (link down), BFD 300 ms x 3: FRR dropped its route after ${w} ms median (${withdrawals.join(', ')}); ` +
+      `without BFD the hold time keeps it ${HOLD_TIME_MS / 1000} s (${(HOLD_TIME_MS / w).toFixed(0)}x longer); target <= ${WITHDRAW_TARGET_MS} ms`,
+  );
   // The target compares speakers: GoBGP's clock starts with the routes in its hands, as mlb's does at sessionUp.
   // The file-edit row is printed beside it, and is slower: most of it is reading the YAML (see above).
   const ok = i.fib <= g.fib && w <= WITHDRAW_TARGET_MS;
@@ -176,7 +217,10 @@ async function main(): Promise<number> {
   return ok ? 0 : 1;
 }
 
-main().then((code) => process.exit(code), (error: Error) => {
-  console.error(`bench/bgp: ${error.stack ?? error.message}`);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (error: Error) => {
+    console.error(`bench/bgp: ${error.stack ?? error.message}`);
+    process.exit(1);
+  },
+);

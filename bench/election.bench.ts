@@ -52,7 +52,7 @@ function main(): number {
   gc();
   let t0 = now();
   const naiveCold = naiveElectAll(cluster.config, sample, live);
-  const naiveColdMs = ((now() - t0) * scale);
+  const naiveColdMs = (now() - t0) * scale;
 
   const winners = new Map(index.outcomes().map((o) => [o.service, o.winner]));
   for (const [svc, winner] of naiveCold) {
@@ -98,16 +98,30 @@ function main(): number {
   ];
   console.log(`election: ${SERVICES.toLocaleString('en')} services x ${NODES.toLocaleString('en')} nodes, layer2, node ${process.version}`);
   console.log(`baseline: MetalLB-shaped full recompute, measured on ${sample.length} services and scaled x${scale}`);
-  console.log(`one-node changes: ${leavers.size} nodes left and rejoined; ${(changed / leavers.size).toFixed(1)} IPs re-elected per leave\n`);
+  console.log(
+    `one-node changes: ${leavers.size} nodes left and rejoined; ${(changed / leavers.size).toFixed(1)} IPs re-elected per leave\n`,
+  );
   const header = ['case', 'mlb per op', 'baseline per op', 'ratio', 'target', ''];
   const table = rows.map((r) => {
     const ratio = r.base / r.mlb;
     const ok = r.target === 0 || ratio >= r.target;
-    return [r.name, fmt(r.mlb), fmt(r.base), `${ratio >= 100 ? Math.round(ratio).toLocaleString('en') : ratio.toFixed(1)}x`,
-      r.target ? `>= ${r.target}x` : '-', r.target === 0 ? '' : ok ? 'ok' : 'MISSED'];
+    return [
+      r.name,
+      fmt(r.mlb),
+      fmt(r.base),
+      `${ratio >= 100 ? Math.round(ratio).toLocaleString('en') : ratio.toFixed(1)}x`,
+      r.target ? `>= ${r.target}x` : '-',
+      r.target === 0 ? '' : ok ? 'ok' : 'MISSED',
+    ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));
-  for (const row of [header, ...table]) console.log(row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
+  for (const row of [header, ...table])
+    console.log(
+      row
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    );
   return table.some((row) => row[5] === 'MISSED') ? 1 : 0;
 }
 

@@ -86,7 +86,9 @@ async function measure(lab: FailoverLab, began: number): Promise<void> {
         record(scenario, round.id, seen.mlb);
         record(scenario, 'keepalived', seen.keepalived);
         const keepalived = seen.keepalived ? `  |  keepalived ${describe(seen.keepalived)}` : '';
-        console.log(`  ${round.id} #${String(i + 1).padStart(2)} ${scenario.padEnd(8)}  mlb ${describe(seen.mlb)}${keepalived}   [${((Date.now() - began) / 1000).toFixed(0)} s]`);
+        console.log(
+          `  ${round.id} #${String(i + 1).padStart(2)} ${scenario.padEnd(8)}  mlb ${describe(seen.mlb)}${keepalived}   [${((Date.now() - began) / 1000).toFixed(0)} s]`,
+        );
         await lab.restore(scenario);
       }
     }
@@ -95,7 +97,7 @@ async function measure(lab: FailoverLab, began: number): Promise<void> {
 }
 
 function report(): boolean {
-  console.log('\nfailure -> the client sees another node (ms); ratio = median / keepalived\'s median in the same scenario\n');
+  console.log("\nfailure -> the client sees another node (ms); ratio = median / keepalived's median in the same scenario\n");
   const systems: { key: SystemKey; label: string }[] = [
     { key: 'keepalived', label: KEEPALIVED_LABEL },
     ...ROUNDS.map((r) => ({ key: r.id, label: r.label })),
@@ -105,31 +107,58 @@ function report(): boolean {
     const base = observations(scenario, 'keepalived');
     for (const { key, label } of systems) {
       const os = observations(scenario, key);
-      const ratio = (pick: (o: Observation) => number) => key === 'keepalived' ? '1' : `${(median(os, pick) / median(base, pick)).toFixed(2)}x`;
+      const ratio = (pick: (o: Observation) => number) =>
+        key === 'keepalived' ? '1' : `${(median(os, pick) / median(base, pick)).toFixed(2)}x`;
       const stats = (pick: (o: Observation) => number) => {
         const values = sorted(os.map(pick));
         return [fmtMs(quantile(values, 0.5)), fmtMs(quantile(values, 0.9)), ratio(pick)];
       };
       rows.push([
-        SCENARIO_WORDS[scenario], label, String(os.length), ...stats((o) => o.arpMs), ...stats((o) => o.tcpMs),
-        String(os.filter((o) => o.oldStillAnswers).length), [...new Set(os.map((o) => o.arpBy ?? '-'))].join(','),
+        SCENARIO_WORDS[scenario],
+        label,
+        String(os.length),
+        ...stats((o) => o.arpMs),
+        ...stats((o) => o.tcpMs),
+        String(os.filter((o) => o.oldStillAnswers).length),
+        [...new Set(os.map((o) => o.arpBy ?? '-'))].join(','),
       ]);
     }
   }
-  printTable(['scenario', 'system', 'n', 'ARP median', 'ARP p90', 'ARP ratio', 'TCP median', 'TCP p90', 'TCP ratio',
-    `old MAC still answers +${OLD_ANSWER_GRACE_MS} ms`, 'new owner'], rows);
+  printTable(
+    [
+      'scenario',
+      'system',
+      'n',
+      'ARP median',
+      'ARP p90',
+      'ARP ratio',
+      'TCP median',
+      'TCP p90',
+      'TCP ratio',
+      `old MAC still answers +${OLD_ANSWER_GRACE_MS} ms`,
+      'new owner',
+    ],
+    rows,
+  );
 
-  const checks = SCENARIOS.flatMap((scenario) => (['arpMs', 'tcpMs'] as const).map((field) => {
-    const value = median(observations(scenario, 'default'), (o) => o[field]);
-    return {
-      name: `mlb default profile, ${scenario}, ${field === 'arpMs' ? 'ARP' : 'TCP'} median`,
-      value: fmtMs(value), target: `<= ${fmtMs(TARGET_MS[scenario])}`, ok: value <= TARGET_MS[scenario],
-    };
-  }));
+  const checks = SCENARIOS.flatMap((scenario) =>
+    (['arpMs', 'tcpMs'] as const).map((field) => {
+      const value = median(observations(scenario, 'default'), (o) => o[field]);
+      return {
+        name: `mlb default profile, ${scenario}, ${field === 'arpMs' ? 'ARP' : 'TCP'} median`,
+        value: fmtMs(value),
+        target: `<= ${fmtMs(TARGET_MS[scenario])}`,
+        ok: value <= TARGET_MS[scenario],
+      };
+    }),
+  );
   const missing = [...results.values()].flat().filter((o) => !Number.isFinite(o.arpMs) || !Number.isFinite(o.tcpMs)).length;
   checks.push({ name: 'trials that never saw another node', value: String(missing), target: '0', ok: missing === 0 });
   console.log('');
-  printTable(['check', 'measured', 'target', ''], checks.map((c) => [c.name, c.value, c.target, c.ok ? 'ok' : 'MISSED']));
+  printTable(
+    ['check', 'measured', 'target', ''],
+    checks.map((c) => [c.name, c.value, c.target, c.ok ? 'ok' : 'MISSED']),
+  );
   return checks.every((c) => c.ok);
 }
 
@@ -145,7 +174,11 @@ async function main(): Promise<number> {
   }
   const lab = new FailoverLab();
   process.on('exit', () => lab.destroy());
-  for (const [signal, n] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]] as const) {
+  for (const [signal, n] of [
+    ['SIGINT', 2],
+    ['SIGTERM', 15],
+    ['SIGHUP', 1],
+  ] as const) {
     process.on(signal, () => {
       console.error(`\nbench/failover: ${signal}: killing the lab's processes and deleting its namespaces`);
       process.exit(128 + n);
@@ -162,7 +195,10 @@ async function main(): Promise<number> {
   } catch (error) {
     console.error(`bench/failover: ${(error as Error).message}\n${lab.describeState()}`);
     // scripts/build.mjs rewrites dist/mlb_native.node in place: a daemon that has it loaded runs changed code (SIGSEGV).
-    if (buildStamp() !== build) console.error('bench/failover: dist/ was rebuilt while the bench ran (another `npm run build`): a daemon that crashed may have had the old addon loaded');
+    if (buildStamp() !== build)
+      console.error(
+        'bench/failover: dist/ was rebuilt while the bench ran (another `npm run build`): a daemon that crashed may have had the old addon loaded',
+      );
     return 1;
   } finally {
     lab.destroy();

@@ -44,11 +44,16 @@ async function measure(target: FloodTarget, name: string, attack: () => Promise<
   const peak = await peakWhile(() => target.rss(), done);
   const seconds = (Date.now() - started) / 1000;
   const ended = Date.now();
-  const after = await sampleUntil(() => target.rss(), (v) => v <= before * RETURN_FACTOR, RETURN_WITHIN_MS);
+  const after = await sampleUntil(
+    () => target.rss(),
+    (v) => v <= before * RETURN_FACTOR,
+    RETURN_WITHIN_MS,
+  );
   const backSeconds = (Date.now() - ended) / 1000;
   const dropsAfter = await target.drops();
   const drops: Record<string, number> = {};
-  for (const [reason, n] of Object.entries(dropsAfter)) if (n - (dropsBefore[reason] ?? 0) > 0) drops[reason] = n - (dropsBefore[reason] ?? 0);
+  for (const [reason, n] of Object.entries(dropsAfter))
+    if (n - (dropsBefore[reason] ?? 0) > 0) drops[reason] = n - (dropsBefore[reason] ?? 0);
   return { name, before, peak, after, seconds, backSeconds, drops };
 }
 
@@ -56,20 +61,30 @@ async function main(): Promise<number> {
   const target = await startFloodTarget();
   try {
     const phases: Phase[] = [];
-    phases.push(await measure(target, `${STREAMS} keyless streams of ${mb(STREAM_BYTES)}`, () => keylessStreams(target.port, STREAMS, STREAM_BYTES)));
-    phases.push(await measure(target, `${SLOW} slow connections`, async () => {
-      const slow = await slowConnections(target.port, SLOW, SLOW_EVERY_MS);
-      await slow.allClosed;
-    }));
+    phases.push(
+      await measure(target, `${STREAMS} keyless streams of ${mb(STREAM_BYTES)}`, () => keylessStreams(target.port, STREAMS, STREAM_BYTES)),
+    );
+    phases.push(
+      await measure(target, `${SLOW} slow connections`, async () => {
+        const slow = await slowConnections(target.port, SLOW, SLOW_EVERY_MS);
+        await slow.allClosed;
+      }),
+    );
     console.log('attack                                before     peak       after      took    closed by (reason: count)');
     let missed = false;
     for (const p of phases) {
       const peakOk = p.peak < PEAK_LIMIT_BYTES;
       const backOk = p.after <= p.before * RETURN_FACTOR;
       missed ||= !peakOk || !backOk;
-      const drops = Object.entries(p.drops).map(([r, n]) => `${r}: ${n}`).join(', ');
-      console.log(`${p.name.padEnd(38)}${mb(p.before).padEnd(11)}${mb(p.peak).padEnd(11)}${mb(p.after).padEnd(11)}${`${p.seconds.toFixed(1)} s`.padEnd(8)}${drops}`);
-      console.log(`  peak < ${mb(PEAK_LIMIT_BYTES)}: ${peakOk ? 'ok' : 'MISSED'}; after <= ${RETURN_FACTOR}x before: ${backOk ? 'ok' : 'MISSED'} (${((p.after / p.before - 1) * 100).toFixed(0)} %, ${p.backSeconds.toFixed(1)} s after the last stream closed)`);
+      const drops = Object.entries(p.drops)
+        .map(([r, n]) => `${r}: ${n}`)
+        .join(', ');
+      console.log(
+        `${p.name.padEnd(38)}${mb(p.before).padEnd(11)}${mb(p.peak).padEnd(11)}${mb(p.after).padEnd(11)}${`${p.seconds.toFixed(1)} s`.padEnd(8)}${drops}`,
+      );
+      console.log(
+        `  peak < ${mb(PEAK_LIMIT_BYTES)}: ${peakOk ? 'ok' : 'MISSED'}; after <= ${RETURN_FACTOR}x before: ${backOk ? 'ok' : 'MISSED'} (${((p.after / p.before - 1) * 100).toFixed(0)} %, ${p.backSeconds.toFixed(1)} s after the last stream closed)`,
+      );
     }
     return missed ? 1 : 0;
   } finally {

@@ -24,7 +24,17 @@ import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { FAST_CONFIG } from '../src/gossip/swim/config';
 import {
-  converged, destroyLab, fmtMs, installCleanup, newLab, preflight, printTable, quantile, sleep, startMlb, type LabNode,
+  converged,
+  destroyLab,
+  fmtMs,
+  installCleanup,
+  newLab,
+  preflight,
+  printTable,
+  quantile,
+  sleep,
+  startMlb,
+  type LabNode,
 } from './gossip/lab-nodes';
 import type { LabHost, NetnsLab } from '../test/support/netns-lab';
 
@@ -107,9 +117,17 @@ function remember(node: LabNode, record: Record<string, unknown>): Record<string
 
 function story(node: LabNode, suspected: string, lines: Record<string, unknown>[]): string {
   const mentions = lines.filter((l) => JSON.stringify(l).includes(suspected));
-  return [`${node.name} suspected ${suspected}; its lines about it in the ${STORY_MS} ms before:`,
-    ...mentions.map((l) => `    ${String(l.ts)} ${String(l.reason ?? l.event)}: ${String(l.msg ?? '')} ${JSON.stringify(Object.fromEntries(
-      Object.entries(l).filter(([k]) => !['ts', 'reason', 'event', 'msg', 'level', 'time', 'pid', 'hostname', 'node'].includes(k))))}`)].join('\n');
+  return [
+    `${node.name} suspected ${suspected}; its lines about it in the ${STORY_MS} ms before:`,
+    ...mentions.map(
+      (l) =>
+        `    ${String(l.ts)} ${String(l.reason ?? l.event)}: ${String(l.msg ?? '')} ${JSON.stringify(
+          Object.fromEntries(
+            Object.entries(l).filter(([k]) => !['ts', 'reason', 'event', 'msg', 'level', 'time', 'pid', 'hostname', 'node'].includes(k)),
+          ),
+        )}`,
+    ),
+  ].join('\n');
 }
 
 function observe(node: LabNode, record: Record<string, unknown>): void {
@@ -172,7 +190,25 @@ function addLoss(lab: NetnsLab, host: LabHost): void {
   nft(lab, host, 'add', 'table', 'inet', NFT_TABLE);
   nft(lab, host, 'add', 'chain', 'inet', NFT_TABLE, 'in', '{ type filter hook input priority 0; }');
   nft(lab, host, 'add', 'rule', 'inet', NFT_TABLE, 'in', 'iifname', 'eth0', 'counter');
-  nft(lab, host, 'add', 'rule', 'inet', NFT_TABLE, 'in', 'iifname', 'eth0', 'numgen', 'random', 'mod', '100', '<', String(LOSS), 'counter', 'drop');
+  nft(
+    lab,
+    host,
+    'add',
+    'rule',
+    'inet',
+    NFT_TABLE,
+    'in',
+    'iifname',
+    'eth0',
+    'numgen',
+    'random',
+    'mod',
+    '100',
+    '<',
+    String(LOSS),
+    'counter',
+    'drop',
+  );
 }
 
 /** [packets that reached the input hook on eth0, packets the random rule dropped]. */
@@ -217,8 +253,16 @@ const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 
 function rttRow(label: string, key: string, p: Phase): string[] {
   const values = [...(tallies[p].rtts.get(key) ?? [])].sort((a, b) => a - b);
   const late = tallies[p].indirectAcks.get(key) ?? 0;
-  return [label, p, String(values.length), fmtMs(quantile(values, 0.5)), fmtMs(quantile(values, 0.9)), fmtMs(quantile(values, 0.99)),
-    fmtMs(values[values.length - 1] ?? NaN), `${late} (${((late / Math.max(1, late + values.length)) * 100).toFixed(1)}%)`];
+  return [
+    label,
+    p,
+    String(values.length),
+    fmtMs(quantile(values, 0.5)),
+    fmtMs(quantile(values, 0.9)),
+    fmtMs(quantile(values, 0.99)),
+    fmtMs(values[values.length - 1] ?? NaN),
+    `${late} (${((late / Math.max(1, late + values.length)) * 100).toFixed(1)}%)`,
+  ];
 }
 
 async function main(): Promise<number> {
@@ -227,8 +271,14 @@ async function main(): Promise<number> {
   const lab = newLab();
   const hosts = ['a', 'b', 'c'].map((n) => lab.addHost(n));
   const cpuOf = (name: string) => (name === STARVED ? HOG_CPU : CALM_CPU);
-  const start = (i: number, join: LabNode[]) => startMlb(lab, hosts[i]!, `node-${hosts[i]!.name}`,
-    { profile: 'fast', logLevel: 'debug', join, cpu: cpuOf(`node-${hosts[i]!.name}`), ownSession: true });
+  const start = (i: number, join: LabNode[]) =>
+    startMlb(lab, hosts[i]!, `node-${hosts[i]!.name}`, {
+      profile: 'fast',
+      logLevel: 'debug',
+      join,
+      cpu: cpuOf(`node-${hosts[i]!.name}`),
+      ownSession: true,
+    });
   const seed = start(0, []);
   await seed.until('ready', () => seed.first('ready') !== undefined, 20_000);
   const nodes = [seed, start(1, [seed]), start(2, [seed])];
@@ -236,7 +286,9 @@ async function main(): Promise<number> {
   await converged(nodes, 20_000);
   const starved = nodes.find((n) => n.name === STARVED)!;
   console.log(`machine: ${cpus().length} CPUs, loadavg ${loadavg()} before the stress (other users' load included)`);
-  console.log(`${TOOL}: 3 mlb daemons (profile fast, debug logs) in lab ${lab.id}; node-a, node-b on CPU ${CALM_CPU}, ${STARVED} on CPU ${HOG_CPU}`);
+  console.log(
+    `${TOOL}: 3 mlb daemons (profile fast, debug logs) in lab ${lab.id}; node-a, node-b on CPU ${CALM_CPU}, ${STARVED} on CPU ${HOG_CPU}`,
+  );
 
   // Baseline: no loss, no hogs.
   phase = 'baseline';
@@ -246,14 +298,20 @@ async function main(): Promise<number> {
 
   // Stress on.
   for (const host of hosts) addLoss(lab, host);
-  const hogs = Array.from({ length: HOGS }, () => lab.spawnIn(starved.host, 'nice',
-    ['-n', String(NICE), 'taskset', '-c', String(HOG_CPU), 'sh', '-c', 'while :; do :; done'], { stdio: 'ignore', detached: true }));
+  const hogs = Array.from({ length: HOGS }, () =>
+    lab.spawnIn(starved.host, 'nice', ['-n', String(NICE), 'taskset', '-c', String(HOG_CPU), 'sh', '-c', 'while :; do :; done'], {
+      stdio: 'ignore',
+      detached: true,
+    }),
+  );
   await sleep(200);
   for (const hog of hogs) {
     if (hog.exitCode !== null) throw new Error(`a CPU hog exited at once (code ${hog.exitCode}): cannot saturate CPU ${HOG_CPU}`);
     setAutogroupNice(hog.pid!, NICE);
   }
-  console.log(`stress on: ${LOSS}% input loss on every host (nftables), ${HOGS} busy loops at nice ${NICE} pinned with ${STARVED} to CPU ${HOG_CPU}`);
+  console.log(
+    `stress on: ${LOSS}% input loss on every host (nftables), ${HOGS} busy loops at nice ${NICE} pinned with ${STARVED} to CPU ${HOG_CPU}`,
+  );
   console.log(`soaking ${MINUTES} min ...`);
   phase = 'soak';
   sched0 = new Map(nodes.map((n) => [n.name, schedstat(n.pid)]));
@@ -266,9 +324,11 @@ async function main(): Promise<number> {
     exited = nodes.find((n) => !n.running)?.describe();
     const t = tallies.soak;
     const [inSum, dropSum] = hosts.map((h) => lossCounters(lab, h)).reduce(([a, b], [c, d]) => [a + c, b + d], [0, 0]);
-    console.log(`  ${((Date.now() - began) / 60_000).toFixed(1)} min: suspicions started ${t.total(t.suspicionsStarted)}, ` +
-      `suspect lines ${[...t.suspectLines.values()].reduce((s, m) => s + [...m.values()].reduce((a, b) => a + b, 0), 0)}, ` +
-      `refutes ${t.total(t.refutes)}, false deaths ${t.deaths.length}, loss ${((dropSum / Math.max(1, inSum)) * 100).toFixed(1)}% of ${inSum} packets, loadavg ${loadavg()}`);
+    console.log(
+      `  ${((Date.now() - began) / 60_000).toFixed(1)} min: suspicions started ${t.total(t.suspicionsStarted)}, ` +
+        `suspect lines ${[...t.suspectLines.values()].reduce((s, m) => s + [...m.values()].reduce((a, b) => a + b, 0), 0)}, ` +
+        `refutes ${t.total(t.refutes)}, false deaths ${t.deaths.length}, loss ${((dropSum / Math.max(1, inSum)) * 100).toFixed(1)}% of ${inSum} packets, loadavg ${loadavg()}`,
+    );
     if (exited) break;
   }
   const seconds = (Date.now() - began) / 1000;
@@ -280,11 +340,20 @@ async function main(): Promise<number> {
 
   // ---- report ----
   const t = tallies.soak;
-  console.log(`\n== soak: ${(seconds / 60).toFixed(1)} min, profile fast (probe ${FAST_CONFIG.probeInterval} ms, timeout ${FAST_CONFIG.probeTimeout} ms, ` +
-    `suspicion ${FAST_CONFIG.suspicionMult}x/${FAST_CONFIG.suspicionMaxTimeoutMult}x)\n`);
+  console.log(
+    `\n== soak: ${(seconds / 60).toFixed(1)} min, profile fast (probe ${FAST_CONFIG.probeInterval} ms, timeout ${FAST_CONFIG.probeTimeout} ms, ` +
+      `suspicion ${FAST_CONFIG.suspicionMult}x/${FAST_CONFIG.suspicionMaxTimeoutMult}x)\n`,
+  );
   console.log('packet loss (nftables counters, input on eth0):');
-  printTable(['host', 'packets in', 'dropped', 'loss'], loss.map(({ host, counters: [seen, dropped] }) =>
-    [`node-${host.name}`, String(seen), String(dropped), `${((dropped / Math.max(1, seen)) * 100).toFixed(2)}%`]));
+  printTable(
+    ['host', 'packets in', 'dropped', 'loss'],
+    loss.map(({ host, counters: [seen, dropped] }) => [
+      `node-${host.name}`,
+      String(seen),
+      String(dropped),
+      `${((dropped / Math.max(1, seen)) * 100).toFixed(2)}%`,
+    ]),
+  );
   const seenAll = loss.reduce((s, l) => s + l.counters[0], 0);
   const droppedAll = loss.reduce((s, l) => s + l.counters[1], 0);
   const measuredLoss = (droppedAll / Math.max(1, seenAll)) * 100;
@@ -293,48 +362,102 @@ async function main(): Promise<number> {
   console.log(`CPU starvation (kernel schedstat of each daemon's event-loop thread; hogs: ${HOGS} x nice ${NICE} on CPU ${HOG_CPU}):`);
   const schedRows: string[][] = [];
   for (const n of nodes) {
-    for (const [p, d] of [['baseline', baselineSched.get(n.name)], ['soak', soakSched.get(n.name)]] as const) {
-      schedRows.push([n.name, p, d ? `${d.cpuPct.toFixed(2)}%` : '-', d ? `${d.waitPct.toFixed(2)}%` : '-', d ? `${d.waitPerSliceMs.toFixed(2)} ms` : '-']);
+    for (const [p, d] of [
+      ['baseline', baselineSched.get(n.name)],
+      ['soak', soakSched.get(n.name)],
+    ] as const) {
+      schedRows.push([
+        n.name,
+        p,
+        d ? `${d.cpuPct.toFixed(2)}%` : '-',
+        d ? `${d.waitPct.toFixed(2)}%` : '-',
+        d ? `${d.waitPerSliceMs.toFixed(2)} ms` : '-',
+      ]);
     }
   }
-  hogSched.forEach((d, i) => schedRows.push([`hog ${i + 1}`, 'soak', d ? `${d.cpuPct.toFixed(1)}%` : '-', d ? `${d.waitPct.toFixed(2)}%` : '-', d ? `${d.waitPerSliceMs.toFixed(2)} ms` : '-']));
+  hogSched.forEach((d, i) =>
+    schedRows.push([
+      `hog ${i + 1}`,
+      'soak',
+      d ? `${d.cpuPct.toFixed(1)}%` : '-',
+      d ? `${d.waitPct.toFixed(2)}%` : '-',
+      d ? `${d.waitPerSliceMs.toFixed(2)} ms` : '-',
+    ]),
+  );
   printTable(['thread', 'phase', 'CPU used', 'time runnable but waiting', 'wait per wake-up (mean)'], schedRows);
 
-  console.log('\nprobe round trips (debug probeAcked rtt of direct acks, i.e. within the 100 ms probe timeout; both ends\' scheduling');
+  console.log("\nprobe round trips (debug probeAcked rtt of direct acks, i.e. within the 100 ms probe timeout; both ends' scheduling");
   console.log('delay is in them; "after indirect" = acks that came only after indirect pings went out: late or lost direct ping/ack):');
-  const pairs: [string, string][] = [['node-a>node-c', 'a probes starved c'], ['node-b>node-c', 'b probes starved c'],
-    ['node-c>node-a', 'starved c probes a'], ['node-c>node-b', 'starved c probes b'], ['node-a>node-b', 'a probes b'], ['node-b>node-a', 'b probes a']];
-  printTable(['pair', 'phase', 'direct acks', 'p50', 'p90', 'p99', 'max', 'after indirect'],
-    pairs.flatMap(([key, label]) => [rttRow(`${key} (${label})`, key, 'baseline'), rttRow(`${key} (${label})`, key, 'soak')]));
+  const pairs: [string, string][] = [
+    ['node-a>node-c', 'a probes starved c'],
+    ['node-b>node-c', 'b probes starved c'],
+    ['node-c>node-a', 'starved c probes a'],
+    ['node-c>node-b', 'starved c probes b'],
+    ['node-a>node-b', 'a probes b'],
+    ['node-b>node-a', 'b probes a'],
+  ];
+  printTable(
+    ['pair', 'phase', 'direct acks', 'p50', 'p90', 'p99', 'max', 'after indirect'],
+    pairs.flatMap(([key, label]) => [rttRow(`${key} (${label})`, key, 'baseline'), rttRow(`${key} (${label})`, key, 'soak')]),
+  );
 
   console.log('\nsuspicions during the soak (nobody crashed: every one is false):');
   const names = nodes.map((n) => n.name);
-  printTable(['about', 'suspicions started (by a, b, c)', 'suspect lines (all nodes)', 'refutations by it'],
-    names.map((about) => [about, names.map((o) => String(t.suspicionsStarted.get(`${o}>${about}`) ?? 0)).join(' / '),
-      String(t.suspectLinesAbout(about)), String(t.refutes.get(about) ?? 0)]));
-  console.log(`failed probes (a/b/c): ${names.map((n) => t.probeFailed.get(n) ?? 0).join(' / ')}; rescued by TCP ping only: ` +
-    `${names.map((n) => t.probeTcpOnly.get(n) ?? 0).join(' / ')}; suspicion timeouts: ${t.total(t.suspicionTimeouts)}; max health score ${t.maxHealth}`);
-  console.log(`baseline (${BASELINE_S} s, no stress): suspicions started ${tallies.baseline.total(tallies.baseline.suspicionsStarted)}, false deaths ${tallies.baseline.deaths.length}`);
+  printTable(
+    ['about', 'suspicions started (by a, b, c)', 'suspect lines (all nodes)', 'refutations by it'],
+    names.map((about) => [
+      about,
+      names.map((o) => String(t.suspicionsStarted.get(`${o}>${about}`) ?? 0)).join(' / '),
+      String(t.suspectLinesAbout(about)),
+      String(t.refutes.get(about) ?? 0),
+    ]),
+  );
+  console.log(
+    `failed probes (a/b/c): ${names.map((n) => t.probeFailed.get(n) ?? 0).join(' / ')}; rescued by TCP ping only: ` +
+      `${names.map((n) => t.probeTcpOnly.get(n) ?? 0).join(' / ')}; suspicion timeouts: ${t.total(t.suspicionTimeouts)}; max health score ${t.maxHealth}`,
+  );
+  console.log(
+    `baseline (${BASELINE_S} s, no stress): suspicions started ${tallies.baseline.total(tallies.baseline.suspicionsStarted)}, false deaths ${tallies.baseline.deaths.length}`,
+  );
 
   const starvedSoak = soakSched.get(STARVED);
   const calmSoak = soakSched.get('node-a');
   const starvedBase = baselineSched.get(STARVED);
   // Starved = waits per wake-up several times longer than before the stress and than a node away from the hogs.
-  const starvedOk = starvedSoak && calmSoak && starvedBase &&
-    starvedSoak.waitPerSliceMs > 3 * Math.max(0.05, calmSoak.waitPerSliceMs) && starvedSoak.waitPerSliceMs > 3 * Math.max(0.05, starvedBase.waitPerSliceMs);
+  const starvedOk =
+    starvedSoak &&
+    calmSoak &&
+    starvedBase &&
+    starvedSoak.waitPerSliceMs > 3 * Math.max(0.05, calmSoak.waitPerSliceMs) &&
+    starvedSoak.waitPerSliceMs > 3 * Math.max(0.05, starvedBase.waitPerSliceMs);
   const lossOk = LOSS === 0 || Math.abs(measuredLoss - LOSS) <= Math.max(1.5, LOSS * 0.3);
   const falseDeaths = t.deaths.length + tallies.baseline.deaths.length;
   console.log('');
-  printTable(['result', 'value', ''], [
-    ['false suspicions (started)', String(t.total(t.suspicionsStarted)), t.total(t.suspicionsStarted) === 0 ? 'ok' : 'FAILED (the target: none in 10 minutes)'],
-    ['false suspect lines (all nodes)', String([...t.suspectLines.values()].reduce((s, m) => s + [...m.values()].reduce((a, b) => a + b, 0), 0)), ''],
-    ['false deaths', String(falseDeaths), falseDeaths === 0 ? 'ok' : 'FAILED'],
-    ['measured loss', `${measuredLoss.toFixed(2)}%`, lossOk ? 'ok' : 'FAILED (the loss rule is not doing its job)'],
-    [`${STARVED} starved (wait per wake-up: soak / its baseline / node-a soak)`, starvedSoak && calmSoak && starvedBase
-      ? `${starvedSoak.waitPerSliceMs.toFixed(2)} / ${starvedBase.waitPerSliceMs.toFixed(2)} / ${calmSoak.waitPerSliceMs.toFixed(2)} ms` : '-',
-      starvedOk ? 'ok' : 'WARNING: not clearly starved'],
-    ['daemons alive to the end', exited ? `no: ${exited}` : 'yes', exited ? 'FAILED' : 'ok'],
-  ]);
+  printTable(
+    ['result', 'value', ''],
+    [
+      [
+        'false suspicions (started)',
+        String(t.total(t.suspicionsStarted)),
+        t.total(t.suspicionsStarted) === 0 ? 'ok' : 'FAILED (the target: none in 10 minutes)',
+      ],
+      [
+        'false suspect lines (all nodes)',
+        String([...t.suspectLines.values()].reduce((s, m) => s + [...m.values()].reduce((a, b) => a + b, 0), 0)),
+        '',
+      ],
+      ['false deaths', String(falseDeaths), falseDeaths === 0 ? 'ok' : 'FAILED'],
+      ['measured loss', `${measuredLoss.toFixed(2)}%`, lossOk ? 'ok' : 'FAILED (the loss rule is not doing its job)'],
+      [
+        `${STARVED} starved (wait per wake-up: soak / its baseline / node-a soak)`,
+        starvedSoak && calmSoak && starvedBase
+          ? `${starvedSoak.waitPerSliceMs.toFixed(2)} / ${starvedBase.waitPerSliceMs.toFixed(2)} / ${calmSoak.waitPerSliceMs.toFixed(2)} ms`
+          : '-',
+        starvedOk ? 'ok' : 'WARNING: not clearly starved',
+      ],
+      ['daemons alive to the end', exited ? `no: ${exited}` : 'yes', exited ? 'FAILED' : 'ok'],
+    ],
+  );
   for (const d of [...tallies.baseline.deaths, ...t.deaths]) console.log(`  false death: ${d}`);
   for (const r of t.rejoins) console.log(`  rejoin: ${r}`);
   for (const s of stories) console.log(`\n${s}`);

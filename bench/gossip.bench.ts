@@ -17,8 +17,19 @@
 // BENCH_GOSSIP_CRASH=unplug|both models a powered-off host instead (its link set down).
 import { detectionTime, FAST_CONFIG, LAN_CONFIG, type SwimConfig } from '../src/gossip/swim/config';
 import {
-  converged, destroyLab, fmtMs, goMemberlistBinary, installCleanup, newLab, preflight, printTable, quantile, sleep,
-  startGo, startMlb, type LabNode,
+  converged,
+  destroyLab,
+  fmtMs,
+  goMemberlistBinary,
+  installCleanup,
+  newLab,
+  preflight,
+  printTable,
+  quantile,
+  sleep,
+  startGo,
+  startMlb,
+  type LabNode,
 } from './gossip/lab-nodes';
 
 const TRIALS = Number(process.env.BENCH_GOSSIP_TRIALS ?? 10);
@@ -61,9 +72,10 @@ async function trial(config: Configuration, index: number, goBinary: string): Pr
   let victimName = `node-${names[victimIndex]}`;
   try {
     const hosts = names.map((n) => lab.addHost(n));
-    const start = (i: number, join: LabNode[]): LabNode => config.id === 'go'
-      ? startGo(lab, hosts[i]!, `node-${names[i]}`, goBinary, join)
-      : startMlb(lab, hosts[i]!, `node-${names[i]}`, { profile: config.id, join });
+    const start = (i: number, join: LabNode[]): LabNode =>
+      config.id === 'go'
+        ? startGo(lab, hosts[i]!, `node-${names[i]}`, goBinary, join)
+        : startMlb(lab, hosts[i]!, `node-${names[i]}`, { profile: config.id, join });
     const seed = start(0, []);
     await seed.until('ready', () => seed.first('ready') !== undefined, START_TIMEOUT_MS);
     const nodes = [seed, ...names.slice(1).map((_, i) => start(i + 1, [seed]))];
@@ -79,12 +91,17 @@ async function trial(config: Configuration, index: number, goBinary: string): Pr
     const deadline = 3 * detectionTime(config.swim, NODES).worst;
     let error: string | undefined;
     try {
-      await Promise.all(survivors.map((s) => s.until(`${victim.name} declared dead`, () => s.first('failed', victim.name) !== undefined, deadline)));
+      await Promise.all(
+        survivors.map((s) => s.until(`${victim.name} declared dead`, () => s.first('failed', victim.name) !== undefined, deadline)),
+      );
     } catch (e) {
       error = (e as Error).message.split('\n')[0];
     }
     const times = survivors.map((s) => (s.first('failed', victim.name) ?? Infinity) - crashedAt);
-    const falseDeaths = survivors.reduce((sum, s) => sum + s.events.filter((e) => e.type === 'failed' && e.member !== victim.name).length, 0);
+    const falseDeaths = survivors.reduce(
+      (sum, s) => sum + s.events.filter((e) => e.type === 'failed' && e.member !== victim.name).length,
+      0,
+    );
     return { last: Math.max(...times), first: Math.min(...times), victim: victim.name, falseDeaths, ...(error ? { error } : {}) };
   } catch (e) {
     return { last: Infinity, first: Infinity, victim: victimName, falseDeaths: 0, error: (e as Error).message.split('\n')[0] };
@@ -100,9 +117,9 @@ function summary(trials: readonly Trial[]) {
 }
 
 const CRASH_WORDS = {
-  kill: 'kill -9 of one node\'s process (link up)',
-  unplug: 'one node\'s link unplugged (process running)',
-  both: 'kill -9 of one node\'s process and its link unplugged',
+  kill: "kill -9 of one node's process (link up)",
+  unplug: "one node's link unplugged (process running)",
+  both: "kill -9 of one node's process and its link unplugged",
 } as const;
 
 async function main(): Promise<number> {
@@ -145,8 +162,18 @@ async function main(): Promise<number> {
   const lan = stats.get('lan')!.median;
   const fast = stats.get('fast')!.median;
   const checks = [
-    { name: 'mlb lan vs Go lan (median ratio)', value: `${(lan / go).toFixed(2)}x`, target: `<= ${TARGET_LAN_RATIO}x (~1x expected)`, ok: lan / go <= TARGET_LAN_RATIO },
-    { name: 'mlb fast vs Go lan (speed-up)', value: `${(go / fast).toFixed(1)}x`, target: `>= ${TARGET_FAST_SPEEDUP}x`, ok: go / fast >= TARGET_FAST_SPEEDUP },
+    {
+      name: 'mlb lan vs Go lan (median ratio)',
+      value: `${(lan / go).toFixed(2)}x`,
+      target: `<= ${TARGET_LAN_RATIO}x (~1x expected)`,
+      ok: lan / go <= TARGET_LAN_RATIO,
+    },
+    {
+      name: 'mlb fast vs Go lan (speed-up)',
+      value: `${(go / fast).toFixed(1)}x`,
+      target: `>= ${TARGET_FAST_SPEEDUP}x`,
+      ok: go / fast >= TARGET_FAST_SPEEDUP,
+    },
     { name: 'mlb fast median', value: fmtMs(fast), target: `<= ${fmtMs(TARGET_FAST_MEDIAN_MS)}`, ok: fast <= TARGET_FAST_MEDIAN_MS },
   ];
   const failedTrials = [...results.values()].flat().filter((t) => t.error).length;
@@ -154,7 +181,10 @@ async function main(): Promise<number> {
   checks.push({ name: 'trials that never saw the crash', value: String(failedTrials), target: '0', ok: failedTrials === 0 });
   checks.push({ name: 'live nodes declared dead', value: String(falseDeaths), target: '0', ok: falseDeaths === 0 });
   console.log('');
-  printTable(['check', 'measured', 'target', ''], checks.map((c) => [c.name, c.value, c.target, c.ok ? 'ok' : 'MISSED']));
+  printTable(
+    ['check', 'measured', 'target', ''],
+    checks.map((c) => [c.name, c.value, c.target, c.ok ? 'ok' : 'MISSED']),
+  );
   console.log(`\ntotal ${((Date.now() - began) / 1000).toFixed(0)} s`);
   return checks.every((c) => c.ok) ? 0 : 1;
 }

@@ -22,7 +22,9 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const EXECUTABLE = join(root, 'dist', 'mlb');
 const STAGE = join(root, 'dist', 'deb-root');
 const PACKAGE = 'mlb';
-const MAINTAINER = process.env.DEBEMAIL ? `${process.env.DEBFULLNAME ?? 'mlb maintainers'} <${process.env.DEBEMAIL}>` : 'mlb maintainers <mlb@example.org>';
+const MAINTAINER = process.env.DEBEMAIL
+  ? `${process.env.DEBFULLNAME ?? 'mlb maintainers'} <${process.env.DEBEMAIL}>`
+  : 'mlb maintainers <mlb@example.org>';
 /** The unit's ExecStart path in the repository (a hand install) and in the package. */
 const HAND_INSTALLED = '/usr/local/bin/mlb';
 const PACKAGED = '/usr/bin/mlb';
@@ -48,7 +50,11 @@ function gzip(content) {
 }
 
 function commentedOut(text) {
-  return text.split('\n').map((line) => (line === '' ? '#' : line.startsWith('#') ? line : `# ${line}`)).join('\n').replace(/#\n?$/, '');
+  return text
+    .split('\n')
+    .map((line) => (line === '' ? '#' : line.startsWith('#') ? line : `# ${line}`))
+    .join('\n')
+    .replace(/#\n?$/, '');
 }
 
 function conffileConfig() {
@@ -65,7 +71,10 @@ ${commentedOut(example)}\n`;
 function conffileDefaults() {
   const example = readFileSync(join(root, 'examples/mlb.env'), 'utf8');
   const perHost = /^(MLB_NODE_NAME|MLB_GOSSIP_BIND|MLB_JOIN)=/;
-  const lines = example.trimEnd().split('\n').map((line) => (perHost.test(line) ? `#${line}` : line));
+  const lines = example
+    .trimEnd()
+    .split('\n')
+    .map((line) => (perHost.test(line) ? `#${line}` : line));
   return `# Set this host's lines below (MLB_GOSSIP_BIND at least: mlb daemon will not start without it), then
 #   systemctl enable --now mlb
 # MLB_NODE_NAME defaults to the host name.
@@ -75,7 +84,8 @@ ${lines.join('\n')}\n`;
 function unit() {
   const text = readFileSync(join(root, 'systemd/mlb.service'), 'utf8');
   const body = text.slice(text.indexOf('[Unit]'));
-  if (!body.includes(`ExecStart=${HAND_INSTALLED} `)) throw new Error(`build-deb: systemd/mlb.service no longer runs ${HAND_INSTALLED}; update build-deb.mjs`);
+  if (!body.includes(`ExecStart=${HAND_INSTALLED} `))
+    throw new Error(`build-deb: systemd/mlb.service no longer runs ${HAND_INSTALLED}; update build-deb.mjs`);
   return `# mlb from its Debian package: /usr/bin/mlb, the configuration in /etc/mlb/mlb.yaml (the same file on every
 # host), the gossip key in /etc/mlb/gossip.key (made at install: copy one host's key to the others), and this
 # host's name and addresses in /etc/default/mlb. Changes go in a drop-in: systemctl edit mlb.
@@ -97,7 +107,9 @@ function documentation() {
  -- ${MAINTAINER}  ${new Date(Number(process.env.SOURCE_DATE_EPOCH ?? 0) * 1000 || Date.now()).toUTCString().replace(/GMT$/, '+0000')}
 `;
   write('usr/share/doc/mlb/changelog.gz', gzip(changelog));
-  write('usr/share/doc/mlb/copyright', `Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+  write(
+    'usr/share/doc/mlb/copyright',
+    `Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: mlb
 Comment: /usr/bin/mlb is Node.js ${process.version} (MIT, with the licences of the libraries it bundles:
  OpenSSL, libuv, V8, zlib, ICU and others, listed in Node.js's LICENSE) with mlb's bundled JavaScript and
@@ -109,7 +121,8 @@ Copyright: ${new Date().getUTCFullYear()} mlb authors
 License: Apache-2.0
  On Debian systems, the full text of the Apache License 2.0 is in
  /usr/share/common-licenses/Apache-2.0.
-`);
+`,
+  );
   for (const example of ['plain-host.yaml', 'bgp.yaml', 'mlb.env']) {
     write(`usr/share/doc/mlb/examples/${example}`, readFileSync(join(root, 'examples', example)));
   }
@@ -123,8 +136,14 @@ function manualAndCompletions() {
     return out;
   };
   write('usr/share/man/man1/mlb.1.gz', gzip(made(['man'], (out) => /^\.(TH|\\")/m.test(out))));
-  write('usr/share/bash-completion/completions/mlb', made(['completion', 'bash'], (out) => out.includes('complete')));
-  write('usr/share/zsh/vendor-completions/_mlb', made(['completion', 'zsh'], (out) => out.includes('compdef')));
+  write(
+    'usr/share/bash-completion/completions/mlb',
+    made(['completion', 'bash'], (out) => out.includes('complete')),
+  );
+  write(
+    'usr/share/zsh/vendor-completions/_mlb',
+    made(['completion', 'zsh'], (out) => out.includes('compdef')),
+  );
 }
 
 /**

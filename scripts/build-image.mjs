@@ -18,7 +18,17 @@ const ARCHIVE = join(root, 'dist', 'mlb-oci.tar');
 const BUNDLE = join(root, 'dist', 'oci-bundle');
 const TAG = pkg.version;
 /** The daemon's flags for the files a container mounts at /etc/mlb (MLB_* variables give the rest). */
-const DAEMON_CMD = ['daemon', '--config', '/etc/mlb/mlb.yaml', '--gossip-key-file', '/etc/mlb/gossip.key', '--state-dir', '/var/lib/mlb', '--control-socket', '/run/mlb/mlb.sock'];
+const DAEMON_CMD = [
+  'daemon',
+  '--config',
+  '/etc/mlb/mlb.yaml',
+  '--gossip-key-file',
+  '/etc/mlb/gossip.key',
+  '--state-dir',
+  '/var/lib/mlb',
+  '--control-socket',
+  '/run/mlb/mlb.sock',
+];
 
 function umoci(...args) {
   execFileSync('umoci', args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -55,13 +65,20 @@ export function buildImage() {
   fillRootfs(join(BUNDLE, 'rootfs'));
   umoci('repack', '--image', image, BUNDLE);
   umoci(
-    'config', '--image', image,
-    '--config.entrypoint', '/usr/bin/mlb',
+    'config',
+    '--image',
+    image,
+    '--config.entrypoint',
+    '/usr/bin/mlb',
     ...DAEMON_CMD.flatMap((word) => ['--config.cmd', word]),
-    '--config.workingdir', '/',
-    '--config.env', 'PATH=/usr/bin',
-    '--config.label', `org.opencontainers.image.version=${pkg.version}`,
-    '--config.label', 'org.opencontainers.image.title=mlb',
+    '--config.workingdir',
+    '/',
+    '--config.env',
+    'PATH=/usr/bin',
+    '--config.label',
+    `org.opencontainers.image.version=${pkg.version}`,
+    '--config.label',
+    'org.opencontainers.image.title=mlb',
   );
   umoci('gc', '--layout', LAYOUT);
   rmSync(BUNDLE, { recursive: true, force: true });

@@ -109,14 +109,21 @@ export async function buildSingleExecutable() {
   rmSync(WORK, { recursive: true, force: true });
   mkdirSync(WORK, { recursive: true });
   await bundleScript();
-  writeFileSync(CONFIG, JSON.stringify({
-    main: SCRIPT,
-    output: BLOB,
-    disableExperimentalSEAWarning: true,
-    // V8's compiled form of the script is stored with it: the executable skips compiling the bundle at each start.
-    useCodeCache: true,
-    assets: assets(),
-  }, null, 2));
+  writeFileSync(
+    CONFIG,
+    JSON.stringify(
+      {
+        main: SCRIPT,
+        output: BLOB,
+        disableExperimentalSEAWarning: true,
+        // V8's compiled form of the script is stored with it: the executable skips compiling the bundle at each start.
+        useCodeCache: true,
+        assets: assets(),
+      },
+      null,
+      2,
+    ),
+  );
   execFileSync(process.execPath, ['--experimental-sea-config', CONFIG], { stdio: ['ignore', 'ignore', 'inherit'] });
   const tmp = `${OUTPUT}.tmp`;
   copyFileSync(process.execPath, tmp);

@@ -17,17 +17,25 @@ import { common, pkg, TUI_ENTRY, TUI_FILE, tuiBesideBundle } from './bundle-opti
 const inkWithoutDevMode = {
   name: 'ink-without-dev-mode',
   setup(b) {
-    b.onLoad({ filter: /[\\/]node_modules[\\/]ink[\\/]build[\\/]utils\.js$/ }, () => ({ contents: 'export const isDev = () => false;', loader: 'js' }));
+    b.onLoad({ filter: /[\\/]node_modules[\\/]ink[\\/]build[\\/]utils\.js$/ }, () => ({
+      contents: 'export const isDev = () => false;',
+      loader: 'js',
+    }));
     b.onResolve({ filter: /^react-devtools-core$/ }, (args) => ({ path: args.path, namespace: 'mlb-stub' }));
-    b.onLoad({ filter: /.*/, namespace: 'mlb-stub' }, () => ({ contents: 'throw new Error("react-devtools-core is not part of the mlb bundle");', loader: 'js' }));
+    b.onLoad({ filter: /.*/, namespace: 'mlb-stub' }, () => ({
+      contents: 'throw new Error("react-devtools-core is not part of the mlb bundle");',
+      loader: 'js',
+    }));
   },
 };
 
 // createRequire lets bundled CommonJS packages (yargs, pino; react in the TUI) load Node built-ins.
-const requireBanner = "import { createRequire as __mlbCreateRequire } from 'node:module';\nconst require = __mlbCreateRequire(import.meta.url);";
+const requireBanner =
+  "import { createRequire as __mlbCreateRequire } from 'node:module';\nconst require = __mlbCreateRequire(import.meta.url);";
 // The one-file build imports the TUI from a data: URL (src/packaging/embedded-module.ts), which createRequire
 // refuses; built-ins resolve the same from any file, so it is given the executable's path there.
-const tuiRequireBanner = "import { createRequire as __mlbCreateRequire } from 'node:module';\nconst require = __mlbCreateRequire(import.meta.url.startsWith('file:') ? import.meta.url : process.execPath);";
+const tuiRequireBanner =
+  "import { createRequire as __mlbCreateRequire } from 'node:module';\nconst require = __mlbCreateRequire(import.meta.url.startsWith('file:') ? import.meta.url : process.execPath);";
 
 const outfile = 'dist/mlb.mjs';
 await build({

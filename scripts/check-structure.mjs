@@ -115,7 +115,13 @@ export const PURE_MAY_IMPORT = {
 
 /** Ambient sources a pure module must receive instead of reaching for. */
 const AMBIENT_CALLS = new Set([
-  'setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate', 'queueMicrotask',
+  'setTimeout',
+  'setInterval',
+  'setImmediate',
+  'clearTimeout',
+  'clearInterval',
+  'clearImmediate',
+  'queueMicrotask',
   'fetch',
 ]);
 const AMBIENT_OBJECTS = {
@@ -127,7 +133,15 @@ const AMBIENT_OBJECTS = {
   crypto: new Set(['getRandomValues', 'randomUUID']),
 };
 /** Names imported from node:crypto that are randomness rather than computation. */
-const RANDOM_CRYPTO_NAMES = new Set(['randomBytes', 'randomUUID', 'randomInt', 'randomFillSync', 'randomFill', 'getRandomValues', 'webcrypto']);
+const RANDOM_CRYPTO_NAMES = new Set([
+  'randomBytes',
+  'randomUUID',
+  'randomInt',
+  'randomFillSync',
+  'randomFill',
+  'getRandomValues',
+  'webcrypto',
+]);
 
 /** Deliberate ambient uses in pure modules: "file: name" -> why it is acceptable. */
 export const AMBIENT_ALLOWED = {
@@ -187,16 +201,26 @@ function scanFile(root, key) {
   const visit = (node) => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.importClause;
-      const typeOnly = clause?.isTypeOnly
-        || (clause && !clause.name && clause.namedBindings && ts.isNamedImports(clause.namedBindings)
-          && clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((e) => e.isTypeOnly));
-      const names = clause?.namedBindings && ts.isNamedImports(clause.namedBindings)
-        ? clause.namedBindings.elements.map((e) => (e.propertyName ?? e.name).text) : [];
+      const typeOnly =
+        clause?.isTypeOnly ||
+        (clause &&
+          !clause.name &&
+          clause.namedBindings &&
+          ts.isNamedImports(clause.namedBindings) &&
+          clause.namedBindings.elements.length > 0 &&
+          clause.namedBindings.elements.every((e) => e.isTypeOnly));
+      const names =
+        clause?.namedBindings && ts.isNamedImports(clause.namedBindings)
+          ? clause.namedBindings.elements.map((e) => (e.propertyName ?? e.name).text)
+          : [];
       imports.push({ specifier: node.moduleSpecifier.text, line: lineOf(sf, node), kind: typeOnly ? 'type' : 'static', names });
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       imports.push({ specifier: node.moduleSpecifier.text, line: lineOf(sf, node), kind: node.isTypeOnly ? 'type' : 'static', names: [] });
-    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)
-      && ts.isStringLiteral(node.moduleReference.expression)) {
+    } else if (
+      ts.isImportEqualsDeclaration(node) &&
+      ts.isExternalModuleReference(node.moduleReference) &&
+      ts.isStringLiteral(node.moduleReference.expression)
+    ) {
       imports.push({ specifier: node.moduleReference.expression.text, line: lineOf(sf, node), kind: 'static', names: [] });
     } else if (ts.isCallExpression(node)) {
       const arg = node.arguments[0];
@@ -211,15 +235,18 @@ function scanFile(root, key) {
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       imports.push({ specifier: node.argument.literal.text, line: lineOf(sf, node), kind: 'type', names: [] });
     }
-    if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression)
-      && Object.hasOwn(AMBIENT_OBJECTS, node.expression.text)) {
+    if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression) && Object.hasOwn(AMBIENT_OBJECTS, node.expression.text)) {
       const members = AMBIENT_OBJECTS[node.expression.text];
       if (members === null || members.has(node.name.text)) {
         ambient.push({ name: `${node.expression.text}.${node.name.text}`, line: lineOf(sf, node) });
       }
     }
-    if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'Date'
-      && (node.arguments ?? []).length === 0) {
+    if (
+      ts.isNewExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === 'Date' &&
+      (node.arguments ?? []).length === 0
+    ) {
       ambient.push({ name: 'new Date()', line: lineOf(sf, node) });
     }
     ts.forEachChild(node, visit);
@@ -331,15 +358,19 @@ export function checkStructure(root) {
         }
         out.push({ from: key, to: target, line: imp.line, kind: imp.kind });
         if (pure && !isPure(target)) {
-          problems.push(`${where}: pure module imports '${imp.specifier}' (${target}), which is not pure. `
-            + 'Pass what it needs in as a parameter, or move the pure part into a pure module.');
+          problems.push(
+            `${where}: pure module imports '${imp.specifier}' (${target}), which is not pure. ` +
+              'Pass what it needs in as a parameter, or move the pure part into a pure module.',
+          );
         }
       } else if (pure) {
         const pkg = packageOf(imp.specifier);
         const normalised = pkg.startsWith('node:') || !isBuiltin(pkg) ? pkg : `node:${pkg}`;
         if (!Object.hasOwn(PURE_MAY_IMPORT, normalised)) {
-          problems.push(`${where}: pure module imports '${imp.specifier}'. A pure module may import only pure modules and `
-            + `${Object.keys(PURE_MAY_IMPORT).join(', ')}; I/O is injected (see PURE_MAY_IMPORT in scripts/check-structure.mjs).`);
+          problems.push(
+            `${where}: pure module imports '${imp.specifier}'. A pure module may import only pure modules and ` +
+              `${Object.keys(PURE_MAY_IMPORT).join(', ')}; I/O is injected (see PURE_MAY_IMPORT in scripts/check-structure.mjs).`,
+          );
         } else if (normalised === 'node:crypto') {
           for (const name of imp.names.filter((n) => RANDOM_CRYPTO_NAMES.has(n))) ambient.push({ name, line: imp.line });
         }
@@ -348,8 +379,10 @@ export function checkStructure(root) {
     if (pure) {
       for (const use of ambient) {
         if (Object.hasOwn(AMBIENT_ALLOWED, `${key}: ${use.name}`)) continue;
-        problems.push(`${key}:${use.line}: pure module uses ${use.name}. Clock, timers, randomness, process and console `
-          + 'are injected into pure modules (time as a `now` argument, randomness as a source).');
+        problems.push(
+          `${key}:${use.line}: pure module uses ${use.name}. Clock, timers, randomness, process and console ` +
+            'are injected into pure modules (time as a `now` argument, randomness as a source).',
+        );
       }
     }
     edges += out.length;
@@ -360,8 +393,10 @@ export function checkStructure(root) {
   for (const component of findCycles(withoutKnown)) {
     const path = exampleCycle(withoutKnown, component);
     const steps = path.map((e) => `  ${e.from}:${e.line} -> ${e.to}${e.kind === 'static' ? '' : ` (${e.kind} import)`}`);
-    problems.push(`import cycle among ${component.length} file(s): ${component.join(', ')}\n  for example:\n${steps.join('\n')}\n`
-      + '  Break it by moving what both sides need into a module of its own that imports neither.');
+    problems.push(
+      `import cycle among ${component.length} file(s): ${component.join(', ')}\n  for example:\n${steps.join('\n')}\n` +
+        '  Break it by moving what both sides need into a module of its own that imports neither.',
+    );
   }
   const closing = new Set();
   for (const component of findCycles(graph)) {
@@ -377,9 +412,40 @@ export function checkStructure(root) {
   return { problems, notes, stats: { files: files.length, edges, pure: files.filter(isPure).length } };
 }
 
-const BUILTINS = new Set(['fs', 'net', 'dgram', 'child_process', 'worker_threads', 'http', 'https', 'http2', 'tls', 'os',
-  'timers', 'perf_hooks', 'events', 'process', 'readline', 'cluster', 'dns', 'path', 'crypto', 'zlib', 'buffer', 'util',
-  'stream', 'url', 'assert', 'vm', 'v8', 'module', 'inspector', 'tty', 'async_hooks', 'diagnostics_channel']);
+const BUILTINS = new Set([
+  'fs',
+  'net',
+  'dgram',
+  'child_process',
+  'worker_threads',
+  'http',
+  'https',
+  'http2',
+  'tls',
+  'os',
+  'timers',
+  'perf_hooks',
+  'events',
+  'process',
+  'readline',
+  'cluster',
+  'dns',
+  'path',
+  'crypto',
+  'zlib',
+  'buffer',
+  'util',
+  'stream',
+  'url',
+  'assert',
+  'vm',
+  'v8',
+  'module',
+  'inspector',
+  'tty',
+  'async_hooks',
+  'diagnostics_channel',
+]);
 function isBuiltin(name) {
   return BUILTINS.has(name);
 }

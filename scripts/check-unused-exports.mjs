@@ -52,12 +52,20 @@ function entryPoints() {
  * nothing here needs a type that lives in node_modules, only where each imported name was declared.
  */
 function createProgram() {
-  const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => fail(d) });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(ROOT, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => fail(d) },
+  );
   if (config.errors.length > 0) fail(config.errors[0]);
   const options = { ...config.options, noLib: true, types: [] };
   const host = ts.createCompilerHost(options);
   host.resolveModuleNameLiterals = (literals, containingFile, redirect, opts) =>
-    literals.map((literal) => (literal.text.startsWith('.') ? ts.resolveModuleName(literal.text, containingFile, opts, host, undefined, redirect) : { resolvedModule: undefined }));
+    literals.map((literal) =>
+      literal.text.startsWith('.')
+        ? ts.resolveModuleName(literal.text, containingFile, opts, host, undefined, redirect)
+        : { resolvedModule: undefined },
+    );
   return ts.createProgram({ rootNames: config.fileNames, options, host });
 }
 
@@ -129,7 +137,12 @@ function main() {
           const symbol = checker.getSymbolAtLocation(first);
           if (symbol) markUsed(symbol, sf);
         } else if (argument) markModule(argument, sf);
-      } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+      } else if (
+        ts.isCallExpression(node) &&
+        node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+        node.arguments[0] &&
+        ts.isStringLiteral(node.arguments[0])
+      ) {
         markModule(node.arguments[0], sf);
       }
       ts.forEachChild(node, visit);
@@ -139,9 +152,13 @@ function main() {
 
   // 4. Types named in the signature of a used export (bodies and initializers are the implementation, not the API).
   const isImplementation = (node, parent) =>
-    ts.isBlock(node) && ts.isFunctionLike(parent) ||
-    (ts.isVariableDeclaration(parent) || ts.isPropertyDeclaration(parent) || ts.isParameter(parent)) && parent.initializer === node && !ts.isArrowFunction(node) && !ts.isFunctionExpression(node) ||
-    ts.isClassElement(node) && (ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Private || (node.name && ts.isPrivateIdentifier(node.name)));
+    (ts.isBlock(node) && ts.isFunctionLike(parent)) ||
+    ((ts.isVariableDeclaration(parent) || ts.isPropertyDeclaration(parent) || ts.isParameter(parent)) &&
+      parent.initializer === node &&
+      !ts.isArrowFunction(node) &&
+      !ts.isFunctionExpression(node)) ||
+    (ts.isClassElement(node) &&
+      (ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Private || (node.name && ts.isPrivateIdentifier(node.name))));
   const pending = [...used];
   while (pending.length > 0) {
     const symbol = pending.pop();
@@ -179,10 +196,13 @@ function main() {
   unused.sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
   const stale = [...ALLOWED].filter((key) => !allowedSeen.has(key));
   for (const line of unused) console.log(line);
-  for (const key of stale) console.log(`scripts/check-unused-exports.mjs: ALLOWED lists '${key}', which is no longer an unused export: delete the entry`);
+  for (const key of stale)
+    console.log(`scripts/check-unused-exports.mjs: ALLOWED lists '${key}', which is no longer an unused export: delete the entry`);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   if (unused.length > 0 || stale.length > 0) {
-    console.log(`\n${unused.length} unused export(s) in src/, ${stale.length} stale allowlist entr(ies) (${declared.size} exports, ${seconds} s).`);
+    console.log(
+      `\n${unused.length} unused export(s) in src/, ${stale.length} stale allowlist entr(ies) (${declared.size} exports, ${seconds} s).`,
+    );
     if (unused.length > 0) console.log('Drop the `export`; if tsc then says the symbol is unused in its own file too, delete it.');
     process.exit(1);
   }

@@ -101,8 +101,14 @@ async function run(command: RunCommand): Promise<Record<string, unknown>> {
       if (!arp.ok) return;
       const p = arp.value;
       const tha = p.targetMAC;
-      if (p.operation !== ArpOperation.reply || p.senderIP.value !== target.value || p.targetIP.value !== self.ip.value
-        || tha[0] !== ID_PREFIX[0] || tha[1] !== ID_PREFIX[1] || tha[2] !== (tag & 0xff)) {
+      if (
+        p.operation !== ArpOperation.reply ||
+        p.senderIP.value !== target.value ||
+        p.targetIP.value !== self.ip.value ||
+        tha[0] !== ID_PREFIX[0] ||
+        tha[1] !== ID_PREFIX[1] ||
+        tha[2] !== (tag & 0xff)
+      ) {
         stray++;
         return;
       }

@@ -28,8 +28,14 @@ export class JsonChild extends RunnerPeer {
    * {ev: 'ready'}. `cpu`: pinned there (taskset -c), as if it ran on a machine of its own. `traceGc`: node
    * --trace-gc, whose lines (not JSON) are parsed into gcPauses.
    */
-  static async start(lab: NetnsLab, host: LabHost, name: string, script: string,
-    options: { cpu?: number; args?: string[]; traceGc?: boolean } = {}, timeoutMs = 20_000): Promise<JsonChild> {
+  static async start(
+    lab: NetnsLab,
+    host: LabHost,
+    name: string,
+    script: string,
+    options: { cpu?: number; args?: string[]; traceGc?: boolean } = {},
+    timeoutMs = 20_000,
+  ): Promise<JsonChild> {
     const { cpu, args = [], traceGc = false } = options;
     const child = RunnerPeer.spawnInLab(lab, host, script, {
       ...(cpu === undefined ? {} : { prefix: ['taskset', '-c', String(cpu)] }),

@@ -62,7 +62,9 @@ export async function timeUntilFrrHolds(
 /** The FRR of a bench lab: passive, RFC 8212 policies, /32 only, one node. */
 export function startBenchFrr(lab: NetnsLab, router: LabHost, nodeAddresses: readonly string[]): Promise<FrrRouter> {
   return startFrr(lab, router, {
-    asn: ROUTER_ASN, routerId: router.ipv4, prefixList32Only: true,
+    asn: ROUTER_ASN,
+    routerId: router.ipv4,
+    prefixList32Only: true,
     neighbors: nodeAddresses.map((address) => ({ address, asn: NODE_ASN })),
   });
 }
@@ -81,13 +83,21 @@ export async function gobgpBaselineTrial(prefixCount = DEFAULT_PREFIXES): Promis
     const frr = await startBenchFrr(lab, router, [node.ipv4]);
     stops.push(frr.stop);
     const gobgp = await startGobgp(lab, node, {
-      asn: NODE_ASN, routerId: node.ipv4, listen: false, importHostRoutesOnly: false, neighbors: [{ address: router.ipv4, asn: ROUTER_ASN }],
+      asn: NODE_ASN,
+      routerId: node.ipv4,
+      listen: false,
+      importHostRoutesOnly: false,
+      neighbors: [{ address: router.ipv4, asn: ROUTER_ASN }],
     });
     stops.push(gobgp.stop);
     await waitFor('the GoBGP session to FRR', () => frr.bgpSummary().peers.some((p) => p.established), SESSION_TIMEOUT_MS);
     const dump = encodeHostRoutesDump({
-      prefixes: hostRoutes(prefixCount, FIRST_PREFIX), nextHop: node.ipv4, peerAddress: node.ipv4, peerAs: NODE_ASN,
-      communities: ['65000:100'], timestamp: Math.floor(Date.now() / 1000),
+      prefixes: hostRoutes(prefixCount, FIRST_PREFIX),
+      nextHop: node.ipv4,
+      peerAddress: node.ipv4,
+      peerAs: NODE_ASN,
+      communities: ['65000:100'],
+      timestamp: Math.floor(Date.now() / 1000),
     });
     const since = Date.now();
     const injection = gobgp.injectMrt(dump);
@@ -122,7 +132,9 @@ async function main(): Promise<void> {
     console.log(`GoBGP -> FRR, ${r.prefixes} /32s, trial ${i + 1}: bgpd holds all after ${r.bgpMs} ms, kernel after ${r.fibMs} ms`);
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  console.log(`GoBGP -> FRR median: bgpd ${median(results.map((r) => r.bgpMs))} ms, kernel ${median(results.map((r) => r.fibMs))} ms (poll ${POLL_MS} ms)`);
+  console.log(
+    `GoBGP -> FRR median: bgpd ${median(results.map((r) => r.bgpMs))} ms, kernel ${median(results.map((r) => r.fibMs))} ms (poll ${POLL_MS} ms)`,
+  );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -36,7 +36,8 @@ export interface HostRoutesDump {
 
 function ipv4Bytes(address: string): number[] {
   const parts = address.split('.').map(Number);
-  if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255)) throw new RangeError(`not an IPv4 address: ${address}`);
+  if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255))
+    throw new RangeError(`not an IPv4 address: ${address}`);
   return parts;
 }
 
@@ -62,13 +63,22 @@ function peerIndexTable(dump: HostRoutesDump): number[] {
 export function ribAttributes(dump: Pick<HostRoutesDump, 'nextHop' | 'communities'>): number[] {
   const communities = (dump.communities ?? []).flatMap((c) => {
     const [high, low] = c.split(':').map(Number);
-    if (high === undefined || low === undefined || !(high >= 0 && high < 65536 && low >= 0 && low < 65536)) throw new RangeError(`not a community: ${c}`);
+    if (high === undefined || low === undefined || !(high >= 0 && high < 65536 && low >= 0 && low < 65536))
+      throw new RangeError(`not a community: ${c}`);
     return [...u16(high), ...u16(low)];
   });
   return [
-    FLAG_TRANSITIVE, ATTR_ORIGIN, 1, ORIGIN_IGP,
-    FLAG_TRANSITIVE, ATTR_AS_PATH, 0,
-    FLAG_TRANSITIVE, ATTR_NEXT_HOP, 4, ...ipv4Bytes(dump.nextHop),
+    FLAG_TRANSITIVE,
+    ATTR_ORIGIN,
+    1,
+    ORIGIN_IGP,
+    FLAG_TRANSITIVE,
+    ATTR_AS_PATH,
+    0,
+    FLAG_TRANSITIVE,
+    ATTR_NEXT_HOP,
+    4,
+    ...ipv4Bytes(dump.nextHop),
     ...(communities.length > 0 ? [FLAG_OPTIONAL_TRANSITIVE, ATTR_COMMUNITIES, communities.length, ...communities] : []),
   ];
 }
@@ -84,7 +94,9 @@ function ribEntry(sequence: number, prefix: string, attributes: readonly number[
 export function encodeHostRoutesDump(dump: HostRoutesDump): Buffer {
   const attributes = ribAttributes(dump);
   const records: number[][] = [mrtRecord(dump.timestamp, SUBTYPE_PEER_INDEX_TABLE, peerIndexTable(dump))];
-  dump.prefixes.forEach((prefix, i) => records.push(mrtRecord(dump.timestamp, SUBTYPE_RIB_IPV4_UNICAST, ribEntry(i, prefix, attributes, dump.timestamp))));
+  dump.prefixes.forEach((prefix, i) =>
+    records.push(mrtRecord(dump.timestamp, SUBTYPE_RIB_IPV4_UNICAST, ribEntry(i, prefix, attributes, dump.timestamp))),
+  );
   return Buffer.concat(records.map((r) => Buffer.from(r)));
 }
 

@@ -39,12 +39,22 @@ export function makeCluster(nodeCount: number, serviceCount: number, seed = 1): 
   }
   const cidr = parseCIDR('10.64.0.0/14') as CIDR;
   const pool: IPAddressPool = {
-    kind: 'IPAddressPool', meta: meta('default', {}, 'metallb-system'), addresses: ['10.64.0.0/14'], cidrs: [cidr],
-    addressSet: AddressSet.fromCIDRs([cidr]), autoAssign: true, avoidBuggyIPs: false,
+    kind: 'IPAddressPool',
+    meta: meta('default', {}, 'metallb-system'),
+    addresses: ['10.64.0.0/14'],
+    cidrs: [cidr],
+    addressSet: AddressSet.fromCIDRs([cidr]),
+    autoAssign: true,
+    avoidBuggyIPs: false,
   };
   const ad: L2Advertisement = {
-    kind: 'L2Advertisement', meta: meta('l2', {}, 'metallb-system'), ipAddressPools: ['default'], ipAddressPoolSelectors: [],
-    nodeSelectors: [], interfaces: [], serviceSelectors: [],
+    kind: 'L2Advertisement',
+    meta: meta('l2', {}, 'metallb-system'),
+    ipAddressPools: ['default'],
+    ipAddressPoolSelectors: [],
+    nodeSelectors: [],
+    interfaces: [],
+    serviceSelectors: [],
   };
   const nodeNames = nodes.map((n) => n.meta.name);
   const services: ServiceElectionInput[] = [];
@@ -53,8 +63,14 @@ export function makeCluster(nodeCount: number, serviceCount: number, seed = 1): 
     const serving = new Set<string>();
     while (serving.size < ENDPOINTS_PER_SERVICE) serving.add(nodeNames[Math.floor(random() * nodeCount)] as string);
     const service: Service = {
-      kind: 'Service', meta: meta(`svc-${i}`, { app: `app-${i % 50}` }, `team-${i % 20}`), type: 'LoadBalancer', ports: [],
-      selector: {}, externalTrafficPolicy: local ? 'Local' : 'Cluster', ipFamilyPolicy: 'SingleStack', ipFamilies: ['IPv4'],
+      kind: 'Service',
+      meta: meta(`svc-${i}`, { app: `app-${i % 50}` }, `team-${i % 20}`),
+      type: 'LoadBalancer',
+      ports: [],
+      selector: {},
+      externalTrafficPolicy: local ? 'Local' : 'Cluster',
+      ipFamilyPolicy: 'SingleStack',
+      ipFamilies: ['IPv4'],
       ingressIPs: [makeIP(4, cidr.ip.value + BigInt(i + 1))],
     };
     services.push({ service, endpoints: { servingNodes: serving } });

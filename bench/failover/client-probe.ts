@@ -161,11 +161,14 @@ function main(): void {
     for (const ip of options.targets) probeTcp(ip, options.port, history);
   }, PROBE_INTERVAL_MS);
   setInterval(() => history.forgetOld(Date.now()), FORGET_EVERY_MS);
-  createInterface({ input: process.stdin }).on('line', (line) => {
-    const command = JSON.parse(line) as { id: number; op: string; from?: number };
-    if (command.op === 'seen') emit({ ev: 'reply', id: command.id, ok: true, seen: history.firstsSince(command.from ?? 0), counts: history.counts });
-    else emit({ ev: 'reply', id: command.id, ok: false, message: `unknown op ${command.op}` });
-  }).on('close', () => process.exit(0));
+  createInterface({ input: process.stdin })
+    .on('line', (line) => {
+      const command = JSON.parse(line) as { id: number; op: string; from?: number };
+      if (command.op === 'seen')
+        emit({ ev: 'reply', id: command.id, ok: true, seen: history.firstsSince(command.from ?? 0), counts: history.counts });
+      else emit({ ev: 'reply', id: command.id, ok: false, message: `unknown op ${command.op}` });
+    })
+    .on('close', () => process.exit(0));
   emit({ ev: 'ready' });
 }
 

@@ -113,13 +113,17 @@ export class FailoverLab {
   async startMlb(args: string[]): Promise<void> {
     this.mlbArgs = args;
     for (const node of this.daemons.nodes) this.startDaemon(node.name);
-    await this.until('every node sees 3 members alive and one owner', async () => {
-      this.requireDaemonsRunning();
-      const state = await this.mlbState();
-      if (typeof state === 'string') return state;
-      this.ranking = state;
-      return undefined;
-    }, STEADY_TIMEOUT_MS);
+    await this.until(
+      'every node sees 3 members alive and one owner',
+      async () => {
+        this.requireDaemonsRunning();
+        const state = await this.mlbState();
+        if (typeof state === 'string') return state;
+        this.ranking = state;
+        return undefined;
+      },
+      STEADY_TIMEOUT_MS,
+    );
   }
 
   async stopMlb(): Promise<void> {
@@ -130,7 +134,12 @@ export class FailoverLab {
   /** keepalived on every node, priorities by mlb's order (so its master is mlb's owner). */
   startKeepalived(): void {
     this.ranking.forEach((name, i) => {
-      const node = new KeepalivedNode(this.daemons.lab, this.daemons.host(name), { routerId: name, priority: PRIORITIES[i]!, vip: KEEPALIVED_VIP }, this.daemons.dir);
+      const node = new KeepalivedNode(
+        this.daemons.lab,
+        this.daemons.host(name),
+        { routerId: name, priority: PRIORITIES[i]!, vip: KEEPALIVED_VIP },
+        this.daemons.dir,
+      );
       this.keepalived.set(name, node);
       node.start();
     });
@@ -228,9 +237,15 @@ export class FailoverLab {
     let restarts: Promise<unknown>[] = [];
     if (keepalived) {
       // The owner's keepalived must be a backup again before the acting master steps down, or the third node takes over.
-      await this.until(`keepalived on ${owner} is a backup again`, async () => keepalived.inStateFor(Date.now()) === undefined ? 'not yet' : undefined, KEEPALIVED_BACKUP_TIMEOUT_MS);
+      await this.until(
+        `keepalived on ${owner} is a backup again`,
+        async () => (keepalived.inStateFor(Date.now()) === undefined ? 'not yet' : undefined),
+        KEEPALIVED_BACKUP_TIMEOUT_MS,
+      );
       // Caught here so a restart still under way when waitSteady gives up cannot fail after the lab is gone.
-      restarts = [...this.keepalived].filter(([name, node]) => name !== owner && node.holdsVip()).map(([, node]) => node.restart().catch((e: Error) => e));
+      restarts = [...this.keepalived]
+        .filter(([name, node]) => name !== owner && node.holdsVip())
+        .map(([, node]) => node.restart().catch((e: Error) => e));
     }
     await this.waitSteady();
     for (const outcome of await Promise.all(restarts)) if (outcome instanceof Error) throw outcome;
@@ -240,10 +255,15 @@ export class FailoverLab {
   describeState(): string {
     const daemons = [...this.daemons.daemons].map(([name, d]) => {
       const end = d.child.exitCode ?? d.child.signalCode ?? 'running';
-      const last = d.lines.slice(-3).map((l) => `${String(l.ts)} ${String(l.event)} ${String(l.msg ?? '')}`).join('\n      ');
+      const last = d.lines
+        .slice(-3)
+        .map((l) => `${String(l.ts)} ${String(l.event)} ${String(l.msg ?? '')}`)
+        .join('\n      ');
       return `  mlb ${name} (${end}):\n      ${last}`;
     });
-    const keepalived = [...this.keepalived].map(([name, node]) => `  keepalived ${name}:\n      ${node.logTail(4).split('\n').join('\n      ')}`);
+    const keepalived = [...this.keepalived].map(
+      ([name, node]) => `  keepalived ${name}:\n      ${node.logTail(4).split('\n').join('\n      ')}`,
+    );
     return [...daemons, ...keepalived].join('\n');
   }
 
@@ -275,7 +295,8 @@ export class FailoverLab {
     for (const ip of Object.values(this.vips)) {
       const arp = seen.filter((e) => e.kind === 'arp' && e.ip === ip).map((e) => this.daemons.nameOfMac(e.who) ?? e.who);
       const tcp = seen.filter((e) => e.kind === 'tcp' && e.ip === ip).map((e) => e.who);
-      if (arp.join() !== this.owner || tcp.join() !== this.owner) return `the client sees ${ip} answered by [${arp.join(', ')}] (ARP) and [${tcp.join(', ')}] (TCP)`;
+      if (arp.join() !== this.owner || tcp.join() !== this.owner)
+        return `the client sees ${ip} answered by [${arp.join(', ')}] (ARP) and [${tcp.join(', ')}] (TCP)`;
     }
     return undefined;
   }
@@ -290,12 +311,18 @@ export class FailoverLab {
   /** The hash order once every node sees all members alive and agrees on one owner that announces; else why not. */
   private async mlbState(): Promise<string[] | string> {
     const snapshots = await Promise.all(this.daemons.nodes.map((n) => snapshotOf(this.daemons.socket(n.name))));
-    const views = snapshots.map((s, i) => `${this.daemons.nodes[i]!.name}: ${s ? s.members.map((m) => `${m.name} ${m.state}`).join(', ') : 'no answer'}`);
-    if (snapshots.some((s) => !s || s.members.filter((m) => m.state === 'alive').length !== NODES)) return `mlb members: ${views.join('; ')}`;
+    const views = snapshots.map(
+      (s, i) => `${this.daemons.nodes[i]!.name}: ${s ? s.members.map((m) => `${m.name} ${m.state}`).join(', ') : 'no answer'}`,
+    );
+    if (snapshots.some((s) => !s || s.members.filter((m) => m.state === 'alive').length !== NODES))
+      return `mlb members: ${views.join('; ')}`;
     const services = snapshots.map((s) => s!.services.find((v) => v.service === API_SERVICE && v.protocol === 'layer2'));
     const owner = services[0]?.owner;
     if (!owner || services.some((s) => s?.owner !== owner)) return `mlb owners: ${services.map((s) => s?.owner ?? 'none').join(', ')}`;
-    const ranking = services[0]!.candidates.filter((c) => c.eligible && c.rank !== null).sort((a, b) => a.rank! - b.rank!).map((c) => c.node);
+    const ranking = services[0]!.candidates
+      .filter((c) => c.eligible && c.rank !== null)
+      .sort((a, b) => a.rank! - b.rank!)
+      .map((c) => c.node);
     if (ranking.length !== NODES || ranking[0] !== owner) return `mlb candidates: ${JSON.stringify(services[0]!.candidates)}`;
     const ownerSnapshot = snapshots[this.daemons.nodes.findIndex((n) => n.name === owner)]!;
     if (!ownerSnapshot.local.announced.some((a) => a.ip === API_IP)) return `mlb: ${owner} does not announce ${API_IP} yet`;

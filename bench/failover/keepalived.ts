@@ -93,9 +93,12 @@ export class KeepalivedNode {
     for (const f of ['keepalived.pid', 'vrrp.pid']) rmSync(this.file(f), { force: true });
     this.markLog();
     const log = openSync(this.file('keepalived.log'), 'a');
-    const child = this.lab.spawnIn(this.host, KEEPALIVED_BINARY, [
-      '-n', '-l', '-D', '-P', '-f', this.file('keepalived.conf'), '-p', this.file('keepalived.pid'), '-r', this.file('vrrp.pid'),
-    ], { stdio: ['ignore', log, log], detached: true });
+    const child = this.lab.spawnIn(
+      this.host,
+      KEEPALIVED_BINARY,
+      ['-n', '-l', '-D', '-P', '-f', this.file('keepalived.conf'), '-p', this.file('keepalived.pid'), '-r', this.file('vrrp.pid')],
+      { stdio: ['ignore', log, log], detached: true },
+    );
     closeSync(log);
     this.child = child;
     this.exit = new Promise((resolve) => child.once('exit', () => resolve()));
@@ -126,9 +129,15 @@ export class KeepalivedNode {
   /** Resolves when the instance has exited (at once when it is not running). */
   async exited(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.exit, new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`keepalived on ${this.host.name} did not exit within ${EXIT_TIMEOUT_MS} ms`)), EXIT_TIMEOUT_MS);
-    })]).finally(() => clearTimeout(timer));
+    await Promise.race([
+      this.exit,
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`keepalived on ${this.host.name} did not exit within ${EXIT_TIMEOUT_MS} ms`)),
+          EXIT_TIMEOUT_MS,
+        );
+      }),
+    ]).finally(() => clearTimeout(timer));
   }
 
   /** From now on, only a transition logged after this call counts (e.g. FAULT -> BACKUP when its link returns). */

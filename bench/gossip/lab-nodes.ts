@@ -32,7 +32,9 @@ export function preflight(tool: string, options: { go?: boolean } = {}): void {
     process.exit(2);
   };
   if (process.getuid?.() !== 0) {
-    refuse('needs root: it builds network namespaces (ip netns), veths and nftables rules, and kills what it started. Run it as root (e.g. sudo).');
+    refuse(
+      'needs root: it builds network namespaces (ip netns), veths and nftables rules, and kills what it started. Run it as root (e.g. sudo).',
+    );
   }
   const netns = canUseNetns();
   if (!netns.ok) refuse(netns.why);
@@ -97,7 +99,7 @@ export function installCleanup(tool: string): void {
     });
   }
   const fatal = (error: unknown) => {
-    console.error(`${tool}: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    console.error(`${tool}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     cleanupAll();
     process.exit(1);
   };
@@ -262,14 +264,33 @@ export interface MlbOptions {
 export function startMlb(lab: NetnsLab, host: LabHost, name: string, options: MlbOptions): LabNode {
   const stateDir = tempDir('mlb-bench-state-');
   // Membership only: no announcing (the gossip bench measures failure detection), a control socket of its own.
-  const args = [MLB_CLI, 'daemon', '--config', DAEMON_CONFIG, '--node-name', name, '--gossip-bind', `${host.ipv4}:${GOSSIP_PORT}`,
-    '--state-dir', stateDir, '--control-socket', `${stateDir}/mlb.sock`, '--no-announce',
-    '--gossip-profile', options.profile, '--log-level', options.logLevel ?? 'info'];
+  const args = [
+    MLB_CLI,
+    'daemon',
+    '--config',
+    DAEMON_CONFIG,
+    '--node-name',
+    name,
+    '--gossip-bind',
+    `${host.ipv4}:${GOSSIP_PORT}`,
+    '--state-dir',
+    stateDir,
+    '--control-socket',
+    `${stateDir}/mlb.sock`,
+    '--no-announce',
+    '--gossip-profile',
+    options.profile,
+    '--log-level',
+    options.logLevel ?? 'info',
+  ];
   if (options.join?.length) args.push('--join', options.join.map((n) => n.address).join(','));
-  const [command, argv] = options.cpu === undefined
-    ? [process.execPath, args]
-    : ['taskset', ['-c', String(options.cpu), process.execPath, ...args]];
-  const child = lab.spawnIn(host, command, argv, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownSession === true });
+  const [command, argv] =
+    options.cpu === undefined ? [process.execPath, args] : ['taskset', ['-c', String(options.cpu), process.execPath, ...args]];
+  const child = lab.spawnIn(host, command, argv, {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.ownSession === true,
+  });
   return new LabNode('mlb', name, host, child);
 }
 
@@ -284,8 +305,11 @@ export function startGo(lab: NetnsLab, host: LabHost, name: string, binary: stri
 
 /** Waits until every node has seen every other one join (all alive everywhere). */
 export async function converged(nodes: readonly LabNode[], timeoutMs: number): Promise<void> {
-  await Promise.all(nodes.map((n) => n.until('seeing every other node alive',
-    () => nodes.every((o) => o === n || n.first('joined', o.name) !== undefined), timeoutMs)));
+  await Promise.all(
+    nodes.map((n) =>
+      n.until('seeing every other node alive', () => nodes.every((o) => o === n || n.first('joined', o.name) !== undefined), timeoutMs),
+    ),
+  );
 }
 
 // ---- numbers -------------------------------------------------------------------------------------------------
@@ -306,5 +330,11 @@ export function fmtMs(ms: number): string {
 
 export function printTable(header: readonly string[], rows: readonly (readonly string[])[]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  for (const row of [header, ...rows]) console.log(row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
+  for (const row of [header, ...rows])
+    console.log(
+      row
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    );
 }

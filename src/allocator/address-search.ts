@@ -15,12 +15,7 @@ import type { ResolvedPool } from './pool-order';
  */
 
 /** The first usable address of a CIDR for the subject, or undefined. */
-function firstUsableInCIDR(
-  state: AllocatorState,
-  cidr: CIDR,
-  avoidBuggyIPs: boolean,
-  subject: AllocationSubject,
-): IP | undefined {
+function firstUsableInCIDR(state: AllocatorState, cidr: CIDR, avoidBuggyIPs: boolean, subject: AllocationSubject): IP | undefined {
   const family = cidr.ip.family;
   const first = cidrFirst(cidr).value;
   const last = cidrLast(cidr).value;

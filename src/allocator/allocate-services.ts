@@ -96,9 +96,7 @@ export function allocateServices(input: AllocateServicesInput): AllocateServices
     return finish(results, state);
   }
 
-  const phased = plans
-    .map((plan) => ({ plan, phase: batchPhase(plan) }))
-    .sort((a, b) => a.phase - b.phase || byKey(a.plan, b.plan));
+  const phased = plans.map((plan) => ({ plan, phase: batchPhase(plan) })).sort((a, b) => a.phase - b.phase || byKey(a.plan, b.plan));
 
   const keptPools = new Map<string, string>();
   const deferred = new Map<string, { events: readonly ServiceEvent[]; cleared: ClearedAssignment | undefined }>();

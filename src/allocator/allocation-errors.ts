@@ -48,13 +48,9 @@ export class AllocationError extends CodedError<AllocationErrorCode> {}
 
 export const allocationErrors = {
   noAvailableIPs: () => new AllocationError(AllocationErrorCode.noAvailableIPs, 'no available IPs'),
-  noAvailableIPsInPool: (pool: string) =>
-    new AllocationError(AllocationErrorCode.noAvailableIPsInPool, `no available IPs in pool ${pool}`),
+  noAvailableIPsInPool: (pool: string) => new AllocationError(AllocationErrorCode.noAvailableIPsInPool, `no available IPs in pool ${pool}`),
   noAvailableIPsForFamily: (pool: string, family: MetalLBFamily) =>
-    new AllocationError(
-      AllocationErrorCode.noAvailableIPsForFamily,
-      `no available IPs in pool ${pool} for ${family} IPFamily`,
-    ),
+    new AllocationError(AllocationErrorCode.noAvailableIPsForFamily, `no available IPs in pool ${pool} for ${family} IPFamily`),
   unknownPool: (pool: string) => new AllocationError(AllocationErrorCode.unknownPool, `unknown pool ${goQuote(pool)}`),
   notAllowedInConfig: (ips: readonly IP[]) =>
     new AllocationError(AllocationErrorCode.notAllowedInConfig, `${goQuoteIPs(ips)} is not allowed in config`),
@@ -63,10 +59,7 @@ export const allocationErrors = {
   tooManyAddresses: (ips: readonly IP[]) =>
     new AllocationError(AllocationErrorCode.tooManyAddresses, `more than two addresses ${goQuoteIPs(ips)}`),
   sameFamily: (a: IP, b: IP) =>
-    new AllocationError(
-      AllocationErrorCode.sameFamily,
-      `${goQuote(formatIP(a))} ${goQuote(formatIP(b))} has the same family`,
-    ),
+    new AllocationError(AllocationErrorCode.sameFamily, `${goQuote(formatIP(a))} ${goQuote(formatIP(b))} has the same family`),
   sharingKeyConflict: (service: string, others: readonly string[]) =>
     new AllocationError(
       AllocationErrorCode.sharingKeyConflict,
@@ -74,10 +67,7 @@ export const allocationErrors = {
       `can't change sharing key for ${goQuote(service)}, address also in use by ${[...others].sort().join(',')}`,
     ),
   portInUse: (port: Port, ip: IP) =>
-    new AllocationError(
-      AllocationErrorCode.portInUse,
-      `port ${formatPort(port)} is already in use on ${goQuote(formatIP(ip))}`,
-    ),
+    new AllocationError(AllocationErrorCode.portInUse, `port ${formatPort(port)} is already in use on ${goQuote(formatIP(ip))}`),
   familyMismatch: (ips: readonly IP[]) =>
     new AllocationError(
       AllocationErrorCode.familyMismatch,
@@ -99,10 +89,7 @@ export const allocationErrors = {
     new AllocationError(AllocationErrorCode.invalidRequestedIPs, `invalid spec.loadBalancerIP ${goQuote(text)}`),
   /** internal/ipfamily ForAddresses: two addresses of one family. */
   requestedSameFamily: (texts: readonly string[]) =>
-    new AllocationError(
-      AllocationErrorCode.invalidRequestedIPs,
-      `IPFamilyForAddresses: same address family ${goQuoteList(texts)}`,
-    ),
+    new AllocationError(AllocationErrorCode.invalidRequestedIPs, `IPFamilyForAddresses: same address family ${goQuoteList(texts)}`),
   /** internal/ipfamily ForAddresses: more than two addresses. */
   requestedCount: (texts: readonly string[]) =>
     new AllocationError(

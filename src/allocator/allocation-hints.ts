@@ -88,7 +88,8 @@ function notAllowedHint(ips: readonly IP[], pools: readonly IPAddressPool[]): st
   for (const ip of ips) {
     const holder = pools.find((p) => p.addressSet.has(ip));
     if (!holder) {
-      const ranges = pools.filter((p) => p.cidrs.some((c) => c.ip.family === ip.family))
+      const ranges = pools
+        .filter((p) => p.cidrs.some((c) => c.ip.family === ip.family))
         .map((p) => `"${p.meta.name}" ${p.addresses.join(' ')}`);
       return ranges.length === 0
         ? `${formatIP(ip)} is in no pool, and no pool has ${FAMILY_NAME[ip.family]} addresses`
@@ -137,8 +138,9 @@ function familyMismatchHint(service: Service): string | undefined {
 function sharingHint(service: Service, { allocation, services }: HintContext): string | undefined {
   const ips = requested(service);
   const key = serviceKey(service);
-  const result = [...allocation.results.values()].find((r) => r.status === 'assigned' && r.service !== key
-    && r.ips.some((ip) => ips.some((mine) => ipEquals(ip, mine))));
+  const result = [...allocation.results.values()].find(
+    (r) => r.status === 'assigned' && r.service !== key && r.ips.some((ip) => ips.some((mine) => ipEquals(ip, mine))),
+  );
   const holder = result && services.find((s) => serviceKey(s) === result.service);
   if (!holder) return undefined;
   const [mine, theirs] = [sharingKeyOf(service), sharingKeyOf(holder)];

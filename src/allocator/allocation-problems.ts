@@ -6,8 +6,17 @@
  * change (file:line:column) and a hint (allocation-hints.ts). Pure.
  */
 import {
-  type Diagnostic, DiagnosticCode, type Service, type Snapshot, type SourcePosition, ANNOTATION_PREFIX,
-  LEGACY_ANNOTATION_PREFIX, ServiceAnnotation, type ServiceAnnotationName, serviceKey, sortDiagnostics,
+  type Diagnostic,
+  DiagnosticCode,
+  type Service,
+  type Snapshot,
+  type SourcePosition,
+  ANNOTATION_PREFIX,
+  LEGACY_ANNOTATION_PREFIX,
+  ServiceAnnotation,
+  type ServiceAnnotationName,
+  serviceKey,
+  sortDiagnostics,
 } from '../model';
 import { type AllocationErrorCode, AllocationErrorCode as Code } from './allocation-errors';
 import { type AllocateServicesOutput, allocateServices } from './allocate-services';

@@ -28,8 +28,7 @@ export interface Allocation {
 export const MAX_ADDRESSES_PER_SERVICE = 2;
 
 export type Step<T extends object = object> =
-  | ({ readonly ok: true; readonly state: AllocatorState } & T)
-  | { readonly ok: false; readonly error: AllocationError };
+  ({ readonly ok: true; readonly state: AllocatorState } & T) | { readonly ok: false; readonly error: AllocationError };
 
 /** What withPools did to existing allocations (MetalLB SetPools). */
 export interface PoolChangeReport {
@@ -67,10 +66,7 @@ export class AllocatorState {
    * A state with these pools and no assignments. namespaceLabels (namespace -> labels) resolves
    * serviceAllocation.namespaceSelectors as MetalLB does from the cluster's Namespaces; empty when unknown.
    */
-  static create(
-    pools: readonly IPAddressPool[],
-    namespaceLabels: ReadonlyMap<string, Labels> = new Map(),
-  ): AllocatorState {
+  static create(pools: readonly IPAddressPool[], namespaceLabels: ReadonlyMap<string, Labels> = new Map()): AllocatorState {
     const resolved = resolvePools(pools, namespaceLabels);
     return new AllocatorState(
       resolved,
@@ -218,14 +214,7 @@ export class AllocatorState {
       used = used.add(ip);
       sharing = index(sharing, next);
     }
-    return new AllocatorState(
-      this.pools,
-      this.poolsByName,
-      this.services.set(alloc.service, alloc),
-      addresses,
-      used,
-      sharing,
-    );
+    return new AllocatorState(this.pools, this.poolsByName, this.services.set(alloc.service, alloc), addresses, used, sharing);
   }
 
   /** Counters for every pool, by name (MetalLB updatePoolStats). */

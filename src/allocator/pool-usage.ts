@@ -78,10 +78,7 @@ function saturatingAdd(a: bigint, b: bigint): bigint {
   return sum > MAX_INT64 ? MAX_INT64 : sum;
 }
 
-export function makePoolUsage(
-  pool: IPAddressPool,
-  inUse: Readonly<Record<IPFamily, number>>,
-): PoolUsage {
+export function makePoolUsage(pool: IPAddressPool, inUse: Readonly<Record<IPFamily, number>>): PoolUsage {
   const cap = poolCapacity(pool);
   return {
     pool: pool.meta.name,

@@ -46,12 +46,7 @@ export type SkipReason =
   /** spec.loadBalancerClass is not the one this allocator handles (--lb-class; unset: only unclassed). */
   | 'loadBalancerClass';
 
-export type EventReason =
-  | 'IPAllocated'
-  | 'AllocationFailed'
-  | 'ClearAssignment'
-  | 'AdditionalAssignFailed'
-  | 'LoadBalancerFailed';
+export type EventReason = 'IPAllocated' | 'AllocationFailed' | 'ClearAssignment' | 'AdditionalAssignFailed' | 'LoadBalancerFailed';
 
 export interface ServiceEvent {
   readonly type: 'Normal' | 'Warning';

@@ -3,12 +3,7 @@ import type { Service } from '../model';
 import { serviceKey } from '../model';
 import type { AllocationSubject, AllocatorState } from './allocator-state';
 import { type AllocationError, allocationErrors } from './allocation-errors';
-import {
-  type FamilyRequest,
-  allocateAdditionalFamily,
-  allocateAutomatically,
-  allocateFromNamedPool,
-} from './pool-allocation';
+import { type FamilyRequest, allocateAdditionalFamily, allocateAutomatically, allocateFromNamedPool } from './pool-allocation';
 import { type RequestedIPs, requestedIPs, requestedPool, sameAddresses } from './requested-ips';
 import {
   type AssignReason,
@@ -78,7 +73,9 @@ export function skipMessage(reason: SkipReason, service: Service, lbClass: strin
   if (reason === 'notLoadBalancer') return `not a LoadBalancer service (type ${service.type})`;
   const has = service.loadBalancerClass;
   const wanted = lbClass === undefined || lbClass === '' ? 'no class' : `class "${lbClass}"`;
-  return has === undefined || has === '' ? `service has no loadBalancerClass; this allocator handles ${wanted}` : `loadBalancerClass "${has}" is not handled (this allocator handles ${wanted})`;
+  return has === undefined || has === ''
+    ? `service has no loadBalancerClass; this allocator handles ${wanted}`
+    : `loadBalancerClass "${has}" is not handled (this allocator handles ${wanted})`;
 }
 
 export type Failure = Omit<FailedResult, 'status' | 'service' | 'cleared' | 'events'>;
@@ -164,7 +161,14 @@ export function completeDualStack(
 }
 
 export type AllocateOutcome =
-  | { readonly ok: true; readonly state: AllocatorState; readonly ips: readonly IP[]; readonly pool: string; readonly reason: AssignReason; readonly events: ServiceEvent[] }
+  | {
+      readonly ok: true;
+      readonly state: AllocatorState;
+      readonly ips: readonly IP[];
+      readonly pool: string;
+      readonly reason: AssignReason;
+      readonly events: ServiceEvent[];
+    }
   | { readonly ok: false; readonly state: AllocatorState; readonly failure: Failure; readonly events: ServiceEvent[] };
 
 /**
@@ -203,4 +207,3 @@ export function allocateFresh(state: AllocatorState, plan: ServicePlan): Allocat
   const r = allocateAutomatically(state, subject, plan.family);
   return r.ok ? succeed(r.state, r.ips, r.pool, r.group === 'pinned' ? 'pinnedPool' : 'autoAssign') : fail(r.error);
 }
-

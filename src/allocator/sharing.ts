@@ -9,7 +9,6 @@ import { type Port, samePort } from './service-port';
  * non-empty allow-shared-ip key, the same backend key, and no (protocol, port) in common.
  */
 
-
 /** The pair MetalLB compares (allocator.go, type key): sharing annotation and backend key. */
 export interface SharingKey {
   readonly sharing: string;

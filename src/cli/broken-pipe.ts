@@ -40,7 +40,9 @@ export function isBrokenPipe(error: unknown): boolean {
  * Any other stream error is rethrown, as it would have surfaced without this listener.
  */
 export function handleBrokenPipes(
-  streams: readonly NodeJS.EventEmitter[], decision: BrokenPipeDecision, exit: (code: number) => void,
+  streams: readonly NodeJS.EventEmitter[],
+  decision: BrokenPipeDecision,
+  exit: (code: number) => void,
 ): void {
   for (const stream of streams) {
     stream.on('error', (error: unknown) => {

@@ -9,7 +9,7 @@ export interface BuildInfo {
 }
 
 export function buildInfo(): BuildInfo {
-  const version = typeof __MLB_VERSION__ === 'string' ? __MLB_VERSION__ : process.env.npm_package_version ?? 'unbuilt';
+  const version = typeof __MLB_VERSION__ === 'string' ? __MLB_VERSION__ : (process.env.npm_package_version ?? 'unbuilt');
   const commit = typeof __MLB_COMMIT__ === 'string' ? __MLB_COMMIT__ : 'unbuilt (run from source)';
   return { version, commit };
 }

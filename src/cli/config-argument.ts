@@ -46,7 +46,9 @@ export function configFromArguments(positional: unknown, flag: unknown, command:
   }
   const config = fromPosition ?? fromFlag;
   if (config === undefined) {
-    throw new UsageError(`name the configuration: mlb ${command} FILE (or -f FILE, --config FILE; a directory of *.yaml files; - for standard input)`);
+    throw new UsageError(
+      `name the configuration: mlb ${command} FILE (or -f FILE, --config FILE; a directory of *.yaml files; - for standard input)`,
+    );
   }
   return config;
 }
@@ -56,7 +58,9 @@ export function daemonConfig(value: unknown): string {
   const config = singleConfig(value);
   if (config === undefined) throw new UsageError('name the configuration: mlb daemon --config FILE (or a directory of *.yaml files)');
   if (isStdinConfig(config)) {
-    throw new UsageError('the daemon cannot take its configuration from standard input (- cannot be watched for edits): name a file or a directory');
+    throw new UsageError(
+      'the daemon cannot take its configuration from standard input (- cannot be watched for edits): name a file or a directory',
+    );
   }
   return config;
 }

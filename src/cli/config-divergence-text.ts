@@ -12,8 +12,13 @@ export function divergenceLines(s: ControlSnapshot): string[] {
   return [
     ...(a.refused ?? []).map((r) => r.message),
     ...a.divergent.map((d) => d.message),
-    ...a.retained.map((r) => `${r.service}: no longer in this node's file; still announced from the last good definition (defined by ${r.definedBy.join(', ')})`),
-    ...a.withheld.map((w) => `${w.service}: not in this node's file; allocation ${w.ips.join(', ')} kept (defined by ${w.definedBy.join(', ')})`),
+    ...a.retained.map(
+      (r) =>
+        `${r.service}: no longer in this node's file; still announced from the last good definition (defined by ${r.definedBy.join(', ')})`,
+    ),
+    ...a.withheld.map(
+      (w) => `${w.service}: not in this node's file; allocation ${w.ips.join(', ')} kept (defined by ${w.definedBy.join(', ')})`,
+    ),
     ...(a.awaiting.length > 0 ? [`waiting for the configuration facts of ${a.awaiting.join(', ')}`] : []),
     ...(a.silent.length > 0 ? [`${a.silent.join(', ')} publish no configuration facts (an older mlb): not compared`] : []),
   ];
@@ -24,7 +29,9 @@ export function divergenceSummary(s: ControlSnapshot): string | null {
   const a = s.configAgreement;
   const refused = a?.refused ?? [];
   if (!a || (a.divergent.length === 0 && a.retained.length === 0 && refused.length === 0)) return null;
-  const nodes = a.divergent.map((d) => `${d.node} (${d.services} services vs ${a.services}${d.lacks.length > 0 ? `, lacks ${d.lacks.join(', ')}` : ''})`);
+  const nodes = a.divergent.map(
+    (d) => `${d.node} (${d.services} services vs ${a.services}${d.lacks.length > 0 ? `, lacks ${d.lacks.join(', ')}` : ''})`,
+  );
   const parts = [
     refused.length > 0 && `FILE REFUSED on ${refused.map((r) => r.node).join(', ')}`,
     nodes.length > 0 && `DIFFERS on ${nodes.join('; ')}`,

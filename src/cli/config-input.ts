@@ -15,7 +15,8 @@ export interface LoadedConfig {
 export const maxConfigBytesOption = {
   type: 'number',
   default: DEFAULT_MAX_CONFIG_BYTES,
-  describe: 'Refuse a configuration file larger than this many bytes (it would cost the daemon memory and parse time); a directory: each file, and all of them together',
+  describe:
+    'Refuse a configuration file larger than this many bytes (it would cost the daemon memory and parse time); a directory: each file, and all of them together',
 } as const satisfies Options;
 
 /** The flag's value, checked: a positive whole number of bytes, else a usage error (exit 2). */

@@ -101,11 +101,14 @@ export function connectControl(socketPath: string = DEFAULT_CONTROL_SOCKET): Con
     async getExplain(filter = {}) {
       const query = explainQuery({ ...EVERY_EXPLANATION, ...filter });
       const body = await call('GET', `${ControlPath.explain}${query}`, CONTROL_READ_TIMEOUT_MS);
-      if (!Array.isArray(body) || !body.every(isExplanation)) throw notMlb(socketPath, 'its explanations are not a list of {service, ip, candidates}');
+      if (!Array.isArray(body) || !body.every(isExplanation))
+        throw notMlb(socketPath, 'its explanations are not a list of {service, ip, candidates}');
       return body;
     },
-    drain: (node) => call('POST', `${ControlPath.drain}${nodeQuery(node)}`, CONTROL_DRAIN_TIMEOUT_MS).then((b) => asDrainResult(socketPath, b)),
-    undrain: (node) => call('POST', `${ControlPath.undrain}${nodeQuery(node)}`, CONTROL_DRAIN_TIMEOUT_MS).then((b) => asDrainResult(socketPath, b)),
+    drain: (node) =>
+      call('POST', `${ControlPath.drain}${nodeQuery(node)}`, CONTROL_DRAIN_TIMEOUT_MS).then((b) => asDrainResult(socketPath, b)),
+    undrain: (node) =>
+      call('POST', `${ControlPath.undrain}${nodeQuery(node)}`, CONTROL_DRAIN_TIMEOUT_MS).then((b) => asDrainResult(socketPath, b)),
     endWarmUp: () => call('POST', ControlPath.endWarmUp, CONTROL_DRAIN_TIMEOUT_MS).then((b) => asDrainResult(socketPath, b)),
     followEvents: (after, onEvent, signal) => followDaemonEvents(socketPath, after, onEvent, signal),
   };
@@ -156,9 +159,16 @@ function followDaemonEvents(socketPath: string, after: number, onEvent: (event: 
       res.once('close', () => settle(res.complete ? undefined : streamBroken(socketPath, 'the connection closed mid-way')));
     });
     req.setTimeout(EVENT_STREAM_IDLE_TIMEOUT_MS, () => {
-      settle(new ControlClientError(`the daemon on ${socketPath} sent nothing for ${EVENT_STREAM_IDLE_TIMEOUT_MS / 1000} s, not even a heartbeat; is it hung?`, 'controlTimeout'));
+      settle(
+        new ControlClientError(
+          `the daemon on ${socketPath} sent nothing for ${EVENT_STREAM_IDLE_TIMEOUT_MS / 1000} s, not even a heartbeat; is it hung?`,
+          'controlTimeout',
+        ),
+      );
     });
-    req.once('error', (error: NodeJS.ErrnoException) => settle(error instanceof ControlClientError ? error : connectionError(socketPath, error)));
+    req.once('error', (error: NodeJS.ErrnoException) =>
+      settle(error instanceof ControlClientError ? error : connectionError(socketPath, error)),
+    );
     signal.addEventListener('abort', onAbort, { once: true });
     req.end();
   });
@@ -175,9 +185,16 @@ function callDaemon(socketPath: string, method: string, path: string, timeoutMs:
       readAnswer(socketPath, res).then(resolve, reject);
     });
     req.setTimeout(timeoutMs, () => {
-      req.destroy(new ControlClientError(`the daemon on ${socketPath} did not answer within ${timeoutMs / 1000} s; its log may say why`, 'controlTimeout'));
+      req.destroy(
+        new ControlClientError(
+          `the daemon on ${socketPath} did not answer within ${timeoutMs / 1000} s; its log may say why`,
+          'controlTimeout',
+        ),
+      );
     });
-    req.once('error', (error: NodeJS.ErrnoException) => reject(error instanceof ControlClientError ? error : connectionError(socketPath, error)));
+    req.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error instanceof ControlClientError ? error : connectionError(socketPath, error)),
+    );
     req.end();
   });
 }
@@ -261,11 +278,21 @@ function asDrainResult(socketPath: string, body: unknown): DrainResult {
   }
   if (b.request === undefined) return { changed: b.changed, message: b.message };
   const r = b.request as Partial<NonNullable<DrainResult['request']>> | null;
-  if (typeof r !== 'object' || r === null || typeof r.target !== 'string' || (r.action !== 'drain' && r.action !== 'undrain')
-    || typeof r.requestedBy !== 'string' || !Number.isSafeInteger(r.seq)) {
+  if (
+    typeof r !== 'object' ||
+    r === null ||
+    typeof r.target !== 'string' ||
+    (r.action !== 'drain' && r.action !== 'undrain') ||
+    typeof r.requestedBy !== 'string' ||
+    !Number.isSafeInteger(r.seq)
+  ) {
     throw notMlb(socketPath, 'its drain answer names a request that is not {target, action, requestedBy, seq}');
   }
-  return { changed: b.changed, message: b.message, request: { target: r.target, action: r.action, requestedBy: r.requestedBy, seq: r.seq as number } };
+  return {
+    changed: b.changed,
+    message: b.message,
+    request: { target: r.target, action: r.action, requestedBy: r.requestedBy, seq: r.seq as number },
+  };
 }
 
 function isExplanation(value: unknown): value is Explanation {
@@ -309,6 +336,9 @@ export function permissionDeniedMessage(socketPath: string, group: { gid: number
   if (group.gid === 0) {
     return `${head}, group ${label}): run as root (sudo); to let other users in, start the daemon with --control-socket-group mlb (a group they are in)`;
   }
-  const join = group.name === undefined ? `add yourself to group ${group.gid}` : `add yourself to group ${group.name} (sudo usermod -aG ${group.name} "$USER", then log in again)`;
+  const join =
+    group.name === undefined
+      ? `add yourself to group ${group.gid}`
+      : `add yourself to group ${group.name} (sudo usermod -aG ${group.name} "$USER", then log in again)`;
   return `${head}, group ${label}): ${join}, or run as root`;
 }

@@ -14,7 +14,8 @@ const HABIT_ANSWERS: Readonly<Record<string, string>> = {
   top: '`mlb status` is the live view; `mlb status --watch` prints a line per event',
   describe: '`mlb explain IP|NAMESPACE/NAME` describes who announces a service IP and why every other node does not',
   logs: 'the daemon logs to its stdout (`journalctl -u mlb` under systemd); `mlb status --watch` prints its events as they happen',
-  apply: 'edit the configuration file the daemon was started with (`mlb daemon --config FILE`): every daemon reloads it; check it first with `mlb validate FILE`',
+  apply:
+    'edit the configuration file the daemon was started with (`mlb daemon --config FILE`): every daemon reloads it; check it first with `mlb validate FILE`',
   edit: 'edit the configuration file the daemon was started with (`mlb daemon --config FILE`) in any editor: the daemon reloads it; check it with `mlb validate FILE`',
 };
 

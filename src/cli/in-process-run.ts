@@ -67,7 +67,11 @@ async function runAlone(commandLine: (argv: string[]) => Promise<void>, input: I
   const savedEnv = { ...process.env };
   const savedCwd = process.cwd();
   const savedExitCode = process.exitCode;
-  const streams = { stdin: Readable.from(input.stdin === undefined ? [] : [Buffer.from(input.stdin)]), stdout: out.stream, stderr: err.stream };
+  const streams = {
+    stdin: Readable.from(input.stdin === undefined ? [] : [Buffer.from(input.stdin)]),
+    stdout: out.stream,
+    stderr: err.stream,
+  };
   try {
     for (const name of SWAPPED_STREAMS) Object.defineProperty(process, name, { value: streams[name], configurable: true, writable: true });
     Object.assign(process.env, input.env ?? {});

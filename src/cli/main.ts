@@ -29,14 +29,26 @@ import { isInProcessHost, runInProcess, type InProcessInput, type InProcessResul
 
 /** Every command, in the order --help lists them (each has its own argument type, hence any). */
 const COMMANDS: readonly CommandModule<any, any>[] = [
-  daemonCommand, validateCommand, explainCommand, arpingCommand, statusCommand, drainCommand, undrainCommand, warmupCommand, labCommand, versionCommand,
-  checkCommand, installCommand, completionCommand, manCommand(() => ({ commands: COMMANDS, usage: PROGRAM_USAGE, epilogue: PROGRAM_EPILOGUE })),
+  daemonCommand,
+  validateCommand,
+  explainCommand,
+  arpingCommand,
+  statusCommand,
+  drainCommand,
+  undrainCommand,
+  warmupCommand,
+  labCommand,
+  versionCommand,
+  checkCommand,
+  installCommand,
+  completionCommand,
+  manCommand(() => ({ commands: COMMANDS, usage: PROGRAM_USAGE, epilogue: PROGRAM_EPILOGUE })),
 ];
 
 /** `mlb --help`'s text before the commands, and after them; the man page (commands/man.ts) prints both too. */
 const PROGRAM_USAGE =
   'mlb: a highly available IP address for bare-metal services.\n' +
-  'MetalLB\'s objects, allocation and election, on plain Linux hosts or Kubernetes.\n\n' +
+  "MetalLB's objects, allocation and election, on plain Linux hosts or Kubernetes.\n\n" +
   'Usage: mlb <command> [options]';
 const PROGRAM_EPILOGUE =
   'Exit codes: 0 ok, 1 failure (e.g. an invalid configuration), 2 usage error, 3 split brain (mlb arping),\n' +

@@ -16,7 +16,9 @@ export function memberReleasesText(s: ControlSnapshot): string | undefined {
     byRelease.set(release, [...(byRelease.get(release) ?? []), m.name]);
   }
   if (byRelease.size < 2) return undefined;
-  const groups = [...byRelease].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([release, names]) => `${release} (${names.sort().join(', ')})`);
+  const groups = [...byRelease]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([release, names]) => `${release} (${names.sort().join(', ')})`);
   const records = Math.min(...live.map((m) => m.version!.records));
   return `mixed: ${groups.join('; ')}; gossip records version ${records} until all run one release`;
 }

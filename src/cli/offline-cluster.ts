@@ -21,7 +21,10 @@ export function allocate(snapshot: Snapshot): AllocateServicesOutput {
  * is what a plain host does for a service without a health check.
  */
 export function electOffline(
-  snapshot: Snapshot, allocation: AllocateServicesOutput, liveNodes: readonly string[], options: ElectionOptions = {},
+  snapshot: Snapshot,
+  allocation: AllocateServicesOutput,
+  liveNodes: readonly string[],
+  options: ElectionOptions = {},
 ): OfflineElection {
   const documented = new Set(snapshot.nodes.map((n) => n.meta.name));
   const undocumentedNodes = liveNodes.filter((name) => !documented.has(name));
@@ -41,8 +44,14 @@ export function electOffline(
     });
   }
   const election = electAll(
-    { nodes, pools: snapshot.pools, l2Advertisements: snapshot.l2Advertisements,
-      bgpAdvertisements: snapshot.bgpAdvertisements, bgpPeers: snapshot.bgpPeers, options },
+    {
+      nodes,
+      pools: snapshot.pools,
+      l2Advertisements: snapshot.l2Advertisements,
+      bgpAdvertisements: snapshot.bgpAdvertisements,
+      bgpPeers: snapshot.bgpPeers,
+      options,
+    },
     inputs,
     new Set(liveNodes),
   );

@@ -13,7 +13,8 @@ export type OutputFormat = 'text' | (typeof OUTPUT_FORMATS)[number];
 /** The -o option; `wide` says what it adds for the command that declares it. */
 export function outputOption(wide: string) {
   return {
-    alias: 'o', choices: OUTPUT_FORMATS,
+    alias: 'o',
+    choices: OUTPUT_FORMATS,
     describe: `Output form: json (as --json), yaml (the same fields as YAML), wide (${wide})`,
   } as const satisfies Options;
 }

@@ -7,7 +7,11 @@ import { renderTable } from './render-table';
 
 export function poolUsageTable(allocation: AllocateServicesOutput): string {
   const rows = allocation.usage.map((u) => [
-    u.pool, u.total.toString(), String(u.inUse), u.availableIPv4.toString(), u.availableIPv6.toString(),
+    u.pool,
+    u.total.toString(),
+    String(u.inUse),
+    u.availableIPv4.toString(),
+    u.availableIPv6.toString(),
   ]);
   return renderTable(['POOL', 'ADDRESSES', 'IN USE', 'AVAILABLE IPV4', 'AVAILABLE IPV6'], rows);
 }

@@ -10,7 +10,10 @@ import type { ParseResult } from '../model';
 export const STDIN_NAME = '<stdin>';
 
 /** Reads `input` to its end; undefined (and the rest left unread) once it holds more than maxBytes. */
-async function readBounded(input: AsyncIterable<Uint8Array | string>, maxBytes: number): Promise<{ bytes: Uint8Array } | { tooLarge: number }> {
+async function readBounded(
+  input: AsyncIterable<Uint8Array | string>,
+  maxBytes: number,
+): Promise<{ bytes: Uint8Array } | { tooLarge: number }> {
   const chunks: Uint8Array[] = [];
   let length = 0;
   for await (const chunk of input) {
@@ -28,7 +31,10 @@ async function readBounded(input: AsyncIterable<Uint8Array | string>, maxBytes: 
   return { bytes };
 }
 
-export async function loadStdinConfig(maxBytes = DEFAULT_MAX_CONFIG_BYTES, input: AsyncIterable<Uint8Array | string> = process.stdin): Promise<ParseResult> {
+export async function loadStdinConfig(
+  maxBytes = DEFAULT_MAX_CONFIG_BYTES,
+  input: AsyncIterable<Uint8Array | string> = process.stdin,
+): Promise<ParseResult> {
   const read = await readBounded(input, maxBytes);
   if ('tooLarge' in read) {
     const problem = fileSizeProblem(read.tooLarge, maxBytes, STDIN_NAME);

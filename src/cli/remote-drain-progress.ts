@@ -29,12 +29,17 @@ export function drainProgress(snapshot: ControlSnapshot, request: RemoteDrainReq
       return { state: 'done', message: `${request.target} ${done(request.action)} (asked by ${seen.requestedBy}, after this request)` };
     }
     return {
-      state: 'failed', code: 'drainSuperseded',
+      state: 'failed',
+      code: 'drainSuperseded',
       message: `${request.target} got a later request before answering this one: ${seen.action} asked by ${seen.requestedBy} (${seen.outcome}); this ${request.action} no longer counts`,
     };
   }
   if (seen.outcome === 'failed') {
-    return { state: 'failed', code: 'drainFailedOnTarget', message: `${request.target} could not ${request.action}: ${seen.detail ?? 'no reason given'}` };
+    return {
+      state: 'failed',
+      code: 'drainFailedOnTarget',
+      message: `${request.target} could not ${request.action}: ${seen.detail ?? 'no reason given'}`,
+    };
   }
   if (seen.outcome === 'pending' || (request.action === 'drain' && !member.draining)) return { state: 'waiting' };
   return { state: 'done', message: `${request.target} ${done(request.action)} (asked by ${request.requestedBy})` };

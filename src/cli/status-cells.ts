@@ -23,7 +23,11 @@ export function memberCells(s: ControlSnapshot): string[][] {
   return [...s.members]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((m) => {
-      const labels = Object.entries(m.labels).map(([k, v]) => `${k}=${v}`).sort().join(',') || NONE;
+      const labels =
+        Object.entries(m.labels)
+          .map(([k, v]) => `${k}=${v}`)
+          .sort()
+          .join(',') || NONE;
       const flags = [m.name === s.node.name && 'self', !m.mlb && 'metallb', drainFlag(m), m.warmingUp && 'warming-up'].filter(Boolean);
       return [m.name, m.state, labels, flags.join(',') || NONE];
     });

@@ -40,14 +40,24 @@ export function beforeWatch(event: DaemonEvent, startedAt: string): boolean {
  * fails (rejects with the reason).
  */
 async function followWatch(
-  client: Pick<ControlClient, 'getSnapshot' | 'followEvents' | 'socketPath'>, format: OutputFormat, write: (text: string) => void, signal: AbortSignal,
+  client: Pick<ControlClient, 'getSnapshot' | 'followEvents' | 'socketPath'>,
+  format: OutputFormat,
+  write: (text: string) => void,
+  signal: AbortSignal,
 ): Promise<void> {
   const { generatedAt } = await client.getSnapshot();
-  await client.followEvents(0, (event) => {
-    if (!beforeWatch(event, generatedAt)) write(watchLine(event, format));
-  }, signal);
+  await client.followEvents(
+    0,
+    (event) => {
+      if (!beforeWatch(event, generatedAt)) write(watchLine(event, format));
+    },
+    signal,
+  );
   if (!signal.aborted) {
-    throw new CommandError(`the daemon on ${client.socketPath} closed its event stream (it is stopping or restarting)`, 'controlStreamClosed');
+    throw new CommandError(
+      `the daemon on ${client.socketPath} closed its event stream (it is stopping or restarting)`,
+      'controlStreamClosed',
+    );
   }
 }
 

@@ -27,7 +27,10 @@ export function usageErrorText(message: string, argv: readonly string[], command
   if (habit !== undefined) return habit;
   // Not yargs' suggestion: it measures edit distance alone, and every short word is a few edits from "lab".
   // closestMatch allows fewer edits the shorter the word is.
-  const suggestion = closestMatch(word, commands.map((c) => c.name));
+  const suggestion = closestMatch(
+    word,
+    commands.map((c) => c.name),
+  );
   const head = suggestion ? `unknown command "${word}": did you mean ${suggestion}?` : `unknown command "${word}".`;
   return `${head}\n\n${commandList(commands)}`;
 }

@@ -18,7 +18,9 @@ export interface ValidateFindings {
 }
 
 export function validateFindings(
-  parsed: readonly Diagnostic[], snapshot: Snapshot | undefined, allocation: AllocateServicesOutput | undefined,
+  parsed: readonly Diagnostic[],
+  snapshot: Snapshot | undefined,
+  allocation: AllocateServicesOutput | undefined,
   nodeName: string | undefined,
 ): ValidateFindings {
   const problems = snapshot && allocation ? allocationProblems(snapshot, allocation) : [];

@@ -8,8 +8,18 @@
  * without asking anyone, exactly as MetalLB's speakers do.
  */
 import {
-  advertisementCoversPool, advertisementSelectsNode, electAll, l2AdsForService, peersOnNode, poolForIPs,
-  type BGPAnnouncement, type ElectionConfig, type ElectionOptions, type ElectionOutcome, type Explanation, type MlbNodeStates,
+  advertisementCoversPool,
+  advertisementSelectsNode,
+  electAll,
+  l2AdsForService,
+  peersOnNode,
+  poolForIPs,
+  type BGPAnnouncement,
+  type ElectionConfig,
+  type ElectionOptions,
+  type ElectionOutcome,
+  type Explanation,
+  type MlbNodeStates,
   type ServiceElectionInput,
 } from '../election';
 import { memberFacts, type MemberFacts } from '../gossip/member-facts';
@@ -148,7 +158,7 @@ function serviceInputs(inputs: ClusterInputs, facts: MemberFacts, healthAllowed:
     if (!addresses || addresses.ips.length === 0) continue;
     const passing = healthAllowed ? inputs.passing.get(key) : undefined;
     const pool = addresses.pool === undefined ? undefined : poolsByName.get(addresses.pool);
-    const lacking = healthAllowed ? inputs.notConfiguredOn?.(key) ?? [] : [];
+    const lacking = healthAllowed ? (inputs.notConfiguredOn?.(key) ?? []) : [];
     const notConfigured = lacking.length > 0 ? { notConfiguredOn: new Set(lacking) } : {};
     out.push({
       service,
@@ -163,7 +173,10 @@ function serviceInputs(inputs: ClusterInputs, facts: MemberFacts, healthAllowed:
 }
 
 function ownedL2(
-  outcomes: readonly ElectionOutcome[], services: readonly ServiceElectionInput[], inputs: ClusterInputs, self: Node,
+  outcomes: readonly ElectionOutcome[],
+  services: readonly ServiceElectionInput[],
+  inputs: ClusterInputs,
+  self: Node,
 ): OwnedL2[] {
   const byKey = new Map(services.map((s) => [serviceKey(s.service), s]));
   const owned: OwnedL2[] = [];
@@ -185,8 +198,11 @@ function advertisedInterfaces(snapshot: Snapshot, input: ServiceElectionInput, s
   const ips = input.ips ?? input.service.ingressIPs;
   const pool: IPAddressPool | undefined = input.pool ?? poolForIPs(snapshot.pools, ips);
   if (!pool) return [];
-  const ads = l2AdsForService(snapshot.l2Advertisements.filter((ad) => advertisementCoversPool(ad, pool)), pool, input.service as Service)
-    .filter((ad) => advertisementSelectsNode(ad, self));
+  const ads = l2AdsForService(
+    snapshot.l2Advertisements.filter((ad) => advertisementCoversPool(ad, pool)),
+    pool,
+    input.service as Service,
+  ).filter((ad) => advertisementSelectsNode(ad, self));
   if (ads.length === 0 || ads.some((ad) => ad.interfaces.length === 0)) return [];
   return [...new Set(ads.flatMap((ad) => ad.interfaces))].sort();
 }
@@ -196,7 +212,10 @@ function advertisedInterfaces(snapshot: Snapshot, input: ServiceElectionInput, s
  * the explanations are only built when there is such a unit.
  */
 function ownedBGP(
-  outcomes: readonly ElectionOutcome[], services: readonly ServiceElectionInput[], self: string, explain: () => Explanation[],
+  outcomes: readonly ElectionOutcome[],
+  services: readonly ServiceElectionInput[],
+  self: string,
+  explain: () => Explanation[],
 ): { announcements: BGPAnnouncement[]; ips: IP[] } {
   const mine = outcomes.filter((o) => o.protocol === 'bgp' && o.announcing.includes(self));
   if (mine.length === 0) return { announcements: [], ips: [] };

@@ -36,11 +36,20 @@ import { decodeHealthDetails, type HealthDetails } from './health/health-details
 import { runProbe } from './health/health-probers';
 import type { RunAs } from './health/run-as';
 import {
-  decodeHealthReport, encodeHealthReport, healthVerdicts, mergeHealthReport, retainHealthReports, servingNodes,
+  decodeHealthReport,
+  encodeHealthReport,
+  healthVerdicts,
+  mergeHealthReport,
+  retainHealthReports,
+  servingNodes,
   type HealthReport,
 } from './health/health-report';
 
-const HAS_ADDRESSES: ReadonlySet<string> = new Set([AllocationStatusCode.requested, AllocationStatusCode.allocated, AllocationStatusCode.fromTable]);
+const HAS_ADDRESSES: ReadonlySet<string> = new Set([
+  AllocationStatusCode.requested,
+  AllocationStatusCode.allocated,
+  AllocationStatusCode.fromTable,
+]);
 
 /** Broadcast keys: a newer report or table replaces a queued older one instead of queueing behind it. */
 const HEALTH_BROADCAST_KEY = 'mlb-health';
@@ -118,7 +127,11 @@ export class ClusterGossip {
   private checked = new Map<string, HealthCheckSpec>();
   private readonly runtime: Clock & Scheduler;
 
-  private constructor(private readonly options: ClusterGossipOptions, private readonly files: StateFiles, held: AllocationTable | undefined) {
+  private constructor(
+    private readonly options: ClusterGossipOptions,
+    private readonly files: StateFiles,
+    held: AllocationTable | undefined,
+  ) {
     this.runtime = options.runtime ?? REAL_RUNTIME;
     this.table = emptyAllocationTable();
     this.held = held;
@@ -126,7 +139,10 @@ export class ClusterGossip {
     this.details = new HealthDetailsSharing(options.self, options.epoch);
     const probe: Prober | undefined = options.healthProbe ?? (runAs ? (spec, signal) => runProbe(spec, signal, runAs) : undefined);
     this.monitor = new HealthMonitor({
-      logger: options.logger, node: options.self, ...(options.runtime ? { runtime: options.runtime } : {}), ...(probe ? { probe } : {}),
+      logger: options.logger,
+      node: options.self,
+      ...(options.runtime ? { runtime: options.runtime } : {}),
+      ...(probe ? { probe } : {}),
     });
     // The monitor logs each flip itself (healthCheckPassing / healthCheckFailing).
     this.monitor.on('change', (key, result) => {
@@ -190,8 +206,14 @@ export class ClusterGossip {
     const nodes = [...this.health.keys()];
     for (const key of this.checked.keys()) {
       const verdicts = healthVerdicts(this.health, key, nodes, true);
-      const passing = [...verdicts].filter(([, v]) => v.serving).map(([n]) => n).sort();
-      const failing = [...verdicts].filter(([, v]) => !v.serving).map(([n]) => n).sort();
+      const passing = [...verdicts]
+        .filter(([, v]) => v.serving)
+        .map(([n]) => n)
+        .sort();
+      const failing = [...verdicts]
+        .filter(([, v]) => !v.serving)
+        .map(([n]) => n)
+        .sort();
       out.set(key, { passing, failing });
     }
     return out;
@@ -250,11 +272,17 @@ export class ClusterGossip {
       this.options.logger.info({ event: 'allocatorElected', allocator: this.allocator, role: result.reason.code }, result.reason.message);
     }
     // The control API's contract: "ok" for a service that has its addresses, else the code and the reason.
-    this.results = new Map([...result.services].map(([key, s]) => [key, HAS_ADDRESSES.has(s.code) ? { status: 'ok' } : { status: s.code, message: s.message }]));
+    this.results = new Map(
+      [...result.services].map(([key, s]) => [key, HAS_ADDRESSES.has(s.code) ? { status: 'ok' } : { status: s.code, message: s.message }]),
+    );
     if (result.changed) {
       this.table = result.table;
       this.options.logger.info(
-        { event: 'allocationsPublished', version: this.table.version, changes: result.changes.map((c) => ({ service: c.service, ips: c.after.ips, released: c.after.released })) },
+        {
+          event: 'allocationsPublished',
+          version: this.table.version,
+          changes: result.changes.map((c) => ({ service: c.service, ips: c.after.ips, released: c.after.released })),
+        },
         `allocation table version ${this.table.version} published`,
       );
       this.persist();
@@ -285,12 +313,22 @@ export class ClusterGossip {
 
   /** Publishes this node's configuration facts when they changed (a reload, or retention starting or ending). */
   publishConfigFacts(facts: Omit<ConfigFacts, 'node' | 'epoch' | 'seq'>): void {
-    const fingerprint = JSON.stringify([facts.digest, facts.services, facts.keysTruncated, [...facts.keyHashes].sort(), [...facts.retainedHashes].sort(), facts.refusedReason ?? null]);
+    const fingerprint = JSON.stringify([
+      facts.digest,
+      facts.services,
+      facts.keysTruncated,
+      [...facts.keyHashes].sort(),
+      [...facts.retainedHashes].sort(),
+      facts.refusedReason ?? null,
+    ]);
     if (fingerprint === this.publishedConfig) return;
     this.publishedConfig = fingerprint;
     const own: ConfigFacts = { ...facts, node: this.options.self, epoch: this.options.epoch, seq: ++this.configSeq };
     this.configFacts = mergeConfigFacts(this.configFacts, own).table;
-    this.options.gossip.broadcast(encodeGossipRecords([{ kind: GossipRecordKind.configFacts, bytes: encodeConfigFacts(own) }]), CONFIG_BROADCAST_KEY);
+    this.options.gossip.broadcast(
+      encodeGossipRecords([{ kind: GossipRecordKind.configFacts, bytes: encodeConfigFacts(own) }]),
+      CONFIG_BROADCAST_KEY,
+    );
     this.publishState();
   }
 
@@ -336,7 +374,14 @@ export class ClusterGossip {
       );
     }
     logger.info(
-      { event: 'allocationsRestored', trigger, filled: outcome.filled, conflicts: outcome.conflicts.length, agreed: outcome.agreed, version: outcome.table.version },
+      {
+        event: 'allocationsRestored',
+        trigger,
+        filled: outcome.filled,
+        conflicts: outcome.conflicts.length,
+        agreed: outcome.agreed,
+        version: outcome.table.version,
+      },
       trigger === 'heard'
         ? `allocations.json merged into the cluster's table: ${outcome.filled.length} filled, ${outcome.conflicts.length} conflicting kept as the cluster has them`
         : `nobody sent a table within the wait: allocations.json restored (${outcome.filled.length} services)`,
@@ -362,8 +407,11 @@ export class ClusterGossip {
 
   private persist(): void {
     const table = this.table;
-    this.writes = this.writes.then(() => saveAllocationTable(this.files, table)).catch((error: Error) =>
-      this.options.logger.error({ event: 'stateWriteFailed' }, `cannot persist the allocation table: ${error.message}`));
+    this.writes = this.writes
+      .then(() => saveAllocationTable(this.files, table))
+      .catch((error: Error) =>
+        this.options.logger.error({ event: 'stateWriteFailed' }, `cannot persist the allocation table: ${error.message}`),
+      );
   }
 
   // --- the wire ----------------------------------------------------------------------------------------------------

@@ -74,8 +74,9 @@ export class ClusterMembership {
     });
     const self = formatHostPort(gossip.localAddress);
     const live = new Set(gossip.liveMembers().map((m) => formatHostPort({ host: hostFromBytes(m.addr) ?? '', port: m.port })));
-    const targets = uniqueAddresses([...this.options.seeds, ...known])
-      .filter((a) => formatHostPort(a) !== self && !live.has(formatHostPort(a)));
+    const targets = uniqueAddresses([...this.options.seeds, ...known]).filter(
+      (a) => formatHostPort(a) !== self && !live.has(formatHostPort(a)),
+    );
     if (targets.length === 0) return;
     const result = await gossip.join(targets);
     // Retried every few seconds while peers are away: say it when the outcome changes, not every time.
@@ -84,12 +85,15 @@ export class ClusterMembership {
     this.lastOutcome = outcome;
     logger[level](
       { event: 'gossipJoin', joined: result.joined, tried: targets.length, errors: result.errors },
-      result.joined === 0 ? `could not reach any of ${targets.length} peers; waiting for them to reach us` : `joined through ${result.joined} of ${targets.length} peers`,
+      result.joined === 0
+        ? `could not reach any of ${targets.length} peers; waiting for them to reach us`
+        : `joined through ${result.joined} of ${targets.length} peers`,
     );
   }
 
   private async remember(): Promise<void> {
-    const live = this.options.gossip.liveMembers()
+    const live = this.options.gossip
+      .liveMembers()
       .filter((m) => m.name !== this.options.self)
       .map((m) => ({ name: m.name, host: hostFromBytes(m.addr) ?? '', port: m.port }))
       .filter((p) => p.host !== '');
@@ -97,7 +101,8 @@ export class ClusterMembership {
     const previous = await loadKnownPeers(this.files).catch(() => []);
     const peers = [...live, ...previous.filter((p) => !liveNames.has(p.name))];
     await saveKnownPeers(this.files, peers).catch((error: Error) =>
-      this.options.logger.warn({ event: 'stateWriteFailed' }, `cannot remember peers: ${error.message}`));
+      this.options.logger.warn({ event: 'stateWriteFailed' }, `cannot remember peers: ${error.message}`),
+    );
   }
 }
 

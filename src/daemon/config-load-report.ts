@@ -37,7 +37,8 @@ function line(level: ConfigReportLine['level'], event: string, d: Diagnostic): C
   return {
     level,
     fields: {
-      event, code: d.code,
+      event,
+      code: d.code,
       ...(d.position ? { position: `${d.position.file}:${d.position.line}:${d.position.column}` } : {}),
       ...(d.object ? { object: d.object } : {}),
     },

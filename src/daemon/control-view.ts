@@ -78,7 +78,9 @@ export function controlView(inputs: ControlViewInputs): ControlSnapshot {
       loadedAt: inputs.config?.loadedAt === undefined ? null : iso(inputs.config.loadedAt),
       ...configProblems(inputs.config),
     },
-    members: inputs.members.map((m) => memberView(m, inputs.drainRequests)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    members: inputs.members
+      .map((m) => memberView(m, inputs.drainRequests))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     mlbOnlyInputs: decision ? { ...decision.mlbInputs } : { allowed: false, reason: 'no election yet' },
     allocation: { allocator: inputs.allocation.allocator, version: inputs.allocation.version },
     ...(inputs.configAgreement ? { configAgreement: agreementView(inputs.configAgreement, inputs.withheld ?? []) } : {}),
@@ -88,7 +90,9 @@ export function controlView(inputs: ControlViewInputs): ControlSnapshot {
       bound: [...inputs.bound],
     },
     conflicts: inputs.conflicts,
-    ...(inputs.bgp.length > 0 ? { bgp: inputs.bgp.map((b) => ({ ...b, establishedSince: b.establishedSince === null ? null : iso(b.establishedSince) })) } : {}),
+    ...(inputs.bgp.length > 0
+      ? { bgp: inputs.bgp.map((b) => ({ ...b, establishedSince: b.establishedSince === null ? null : iso(b.establishedSince) })) }
+      : {}),
   };
 }
 
@@ -106,7 +110,12 @@ function agreementView(step: ConfigStep, withheld: readonly WithheldRelease[]): 
     digest: agreement.digest,
     services: agreement.services,
     divergent: agreement.divergent.map((p) => ({
-      node: p.node, digest: p.digest ?? '', services: p.services ?? 0, lacks: [...p.lacks], extra: p.extra, message: p.message,
+      node: p.node,
+      digest: p.digest ?? '',
+      services: p.services ?? 0,
+      lacks: [...p.lacks],
+      extra: p.extra,
+      message: p.message,
     })),
     refused: agreement.refused.map((p) => ({ node: p.node, reason: p.refused ?? '', message: refusalMessage(p.node, p.refused ?? '') })),
     awaiting: nodesIn('awaiting'),
@@ -129,12 +138,18 @@ function memberView(m: Member, requests: DrainRequestTable | undefined): Control
     warmingUp: meta?.warmingUp ?? false,
     ...(meta?.macs ? { macs: [...meta.macs] } : {}),
     ...(meta ? { version: { release: meta.release ?? null, records: recordsVersionOf(meta) } } : {}),
-    ...(drain ? {
-      drain: {
-        action: drain.action, requestedBy: drain.requestedBy, at: iso(drain.at), seq: drain.seq, outcome: drain.outcome,
-        ...(drain.detail === undefined ? {} : { detail: drain.detail }),
-      },
-    } : {}),
+    ...(drain
+      ? {
+          drain: {
+            action: drain.action,
+            requestedBy: drain.requestedBy,
+            at: iso(drain.at),
+            seq: drain.seq,
+            outcome: drain.outcome,
+            ...(drain.detail === undefined ? {} : { detail: drain.detail }),
+          },
+        }
+      : {}),
   };
 }
 
@@ -142,25 +157,44 @@ function servicesView(inputs: ControlViewInputs, decision: ClusterDecision): Con
   const explanations = decision.explain();
   const elected = new Set(decision.outcomes.map((o) => o.service));
   // Services without an IP (allocation failed, or waiting for the allocator) are listed too, with the reason.
-  const unelected = [...inputs.allocation.results].filter(([key]) => !elected.has(key)).map(([service, allocation]) => ({
-    service, ips: [], protocol: 'layer2' as const, owner: null, announcing: [], since: null,
-    health: { checked: inputs.health.has(service), passing: [...(inputs.health.get(service)?.passing ?? [])], failing: [...(inputs.health.get(service)?.failing ?? [])] },
-    allocation, candidates: [],
-  }));
-  return [...decision.outcomes.map((outcome) => {
-    const explanation = explanations.find((e) => e.service === outcome.service && e.protocol === outcome.protocol && e.ip === outcome.ips[0]);
-    const holding = inputs.owners.get(holdingKey(outcome));
-    const health = inputs.health.get(outcome.service);
-    return {
-      service: outcome.service,
-      ips: [...outcome.ips],
-      protocol: outcome.protocol,
-      owner: outcome.winner,
-      announcing: [...outcome.announcing],
-      since: holding && holding.holders.length > 0 ? iso(holding.since) : null,
-      health: health ? { checked: true, passing: [...health.passing], failing: [...health.failing] } : { checked: false, passing: [], failing: [] },
-      allocation: inputs.allocation.results.get(outcome.service) ?? { status: 'ok' },
-      candidates: (explanation?.candidates ?? []).map((c) => ({ node: c.node, rank: c.rank, eligible: c.eligible, reason: c.reason })),
-    };
-  }), ...unelected];
+  const unelected = [...inputs.allocation.results]
+    .filter(([key]) => !elected.has(key))
+    .map(([service, allocation]) => ({
+      service,
+      ips: [],
+      protocol: 'layer2' as const,
+      owner: null,
+      announcing: [],
+      since: null,
+      health: {
+        checked: inputs.health.has(service),
+        passing: [...(inputs.health.get(service)?.passing ?? [])],
+        failing: [...(inputs.health.get(service)?.failing ?? [])],
+      },
+      allocation,
+      candidates: [],
+    }));
+  return [
+    ...decision.outcomes.map((outcome) => {
+      const explanation = explanations.find(
+        (e) => e.service === outcome.service && e.protocol === outcome.protocol && e.ip === outcome.ips[0],
+      );
+      const holding = inputs.owners.get(holdingKey(outcome));
+      const health = inputs.health.get(outcome.service);
+      return {
+        service: outcome.service,
+        ips: [...outcome.ips],
+        protocol: outcome.protocol,
+        owner: outcome.winner,
+        announcing: [...outcome.announcing],
+        since: holding && holding.holders.length > 0 ? iso(holding.since) : null,
+        health: health
+          ? { checked: true, passing: [...health.passing], failing: [...health.failing] }
+          : { checked: false, passing: [], failing: [] },
+        allocation: inputs.allocation.results.get(outcome.service) ?? { status: 'ok' },
+        candidates: (explanation?.candidates ?? []).map((c) => ({ node: c.node, rank: c.rank, eligible: c.eligible, reason: c.reason })),
+      };
+    }),
+    ...unelected,
+  ];
 }

@@ -24,14 +24,28 @@ export type DaemonEventBody =
    * crashed holder's last packet when every previous holder is gone; unheldReason says how it was measured and
    * detectionMs the failure detector's share (owner-history.ts). Both are optional: daemons before them sent neither.
    */
-  | { readonly type: 'ownerChanged'; readonly service: string; readonly protocol: 'layer2' | 'bgp'; readonly ips: readonly string[];
-      readonly from: readonly string[]; readonly to: readonly string[]; readonly unheldMs: number | null;
-      readonly unheldReason?: UnheldReason; readonly detectionMs?: number | null }
+  | {
+      readonly type: 'ownerChanged';
+      readonly service: string;
+      readonly protocol: 'layer2' | 'bgp';
+      readonly ips: readonly string[];
+      readonly from: readonly string[];
+      readonly to: readonly string[];
+      readonly unheldMs: number | null;
+      readonly unheldReason?: UnheldReason;
+      readonly detectionMs?: number | null;
+    }
   | { readonly type: 'memberJoined' | 'memberLeft' | 'memberFailed' | 'memberUpdated'; readonly member: string }
   /** This node's own health check of a service flipped. */
   | { readonly type: 'healthChanged'; readonly service: string; readonly node: string; readonly passing: boolean; readonly detail: string }
   /** Another MAC answers for an IP this node announces (split brain, or the address configured elsewhere). */
-  | { readonly type: 'conflict' | 'conflictCleared'; readonly ip: string; readonly mac: string; readonly node: string | null; readonly interface: string }
+  | {
+      readonly type: 'conflict' | 'conflictCleared';
+      readonly ip: string;
+      readonly mac: string;
+      readonly node: string | null;
+      readonly interface: string;
+    }
   | { readonly type: 'configReloaded'; readonly file: string }
   | { readonly type: 'configStale'; readonly file: string; readonly errors: readonly string[] }
   /** requestedBy: the node whose control socket was asked (absent from daemons before remote drain). */

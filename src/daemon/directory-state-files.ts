@@ -49,8 +49,7 @@ export function directoryStateFiles(dir: string): StateFiles {
  * store: the speaker's own, a simulated node's memory). Exactly one.
  */
 export type StateFilesOption =
-  | { readonly stateDir: string; readonly stateFiles?: undefined }
-  | { readonly stateFiles: StateFiles; readonly stateDir?: undefined };
+  { readonly stateDir: string; readonly stateFiles?: undefined } | { readonly stateFiles: StateFiles; readonly stateDir?: undefined };
 
 /** The StateFiles a StateFilesOption names. */
 export function stateFilesOf(option: StateFilesOption): StateFiles {

@@ -23,9 +23,7 @@ interface DrainRecord {
 
 /** How reading drain.json went: the shell reports it, decideDrainAtStart decides. */
 export type DrainFileRead =
-  | { readonly kind: 'missing' }
-  | { readonly kind: 'text'; readonly text: string }
-  | { readonly kind: 'unreadable'; readonly error: string };
+  { readonly kind: 'missing' } | { readonly kind: 'text'; readonly text: string } | { readonly kind: 'unreadable'; readonly error: string };
 
 export type DrainAtStartCode = 'noRecord' | 'recorded' | 'recordDamaged' | 'recordUnreadable';
 
@@ -44,8 +42,14 @@ export interface DrainAtStart {
 
 function isDrainRecord(v: unknown): v is DrainRecord {
   const r = v as DrainRecord;
-  return typeof r === 'object' && r !== null && typeof r.drained === 'boolean' && (r.since === undefined || typeof r.since === 'string')
-    && (r.requestedBy === undefined || typeof r.requestedBy === 'string') && (r.seq === undefined || Number.isSafeInteger(r.seq));
+  return (
+    typeof r === 'object' &&
+    r !== null &&
+    typeof r.drained === 'boolean' &&
+    (r.since === undefined || typeof r.since === 'string') &&
+    (r.requestedBy === undefined || typeof r.requestedBy === 'string') &&
+    (r.seq === undefined || Number.isSafeInteger(r.seq))
+  );
 }
 
 /** Parses drain.json's text: the record, or why it is not one. */
@@ -63,18 +67,29 @@ export function drainRecordText(drained: boolean, at: Date, request?: { requeste
   return `${JSON.stringify({ drained, since: at.toISOString(), ...(request ? { requestedBy: request.requestedBy, seq: request.seq } : {}) } satisfies DrainRecord)}\n`;
 }
 
-const HOW_TO_CLEAR = 'staying drained (a node under maintenance must not take its IPs back); `mlb undrain` rewrites it, `mlb drain` keeps the node drained and rewrites it, or remove the file and restart the daemon';
+const HOW_TO_CLEAR =
+  'staying drained (a node under maintenance must not take its IPs back); `mlb undrain` rewrites it, `mlb drain` keeps the node drained and rewrites it, or remove the file and restart the daemon';
 
 export function decideDrainAtStart(path: string, read: DrainFileRead): DrainAtStart {
   switch (read.kind) {
     case 'missing':
       return { drained: false, code: 'noRecord', recordFaulty: false, reason: `no ${path}: this node was never drained` };
     case 'unreadable':
-      return { drained: true, code: 'recordUnreadable', recordFaulty: true, reason: `cannot read ${path} (${read.error}): ${HOW_TO_CLEAR}` };
+      return {
+        drained: true,
+        code: 'recordUnreadable',
+        recordFaulty: true,
+        reason: `cannot read ${path} (${read.error}): ${HOW_TO_CLEAR}`,
+      };
     case 'text': {
       const parsed = parseDrainRecord(read.text);
       if ('problem' in parsed) {
-        return { drained: true, code: 'recordDamaged', recordFaulty: true, reason: `${path} is damaged (${parsed.problem}): ${HOW_TO_CLEAR}` };
+        return {
+          drained: true,
+          code: 'recordDamaged',
+          recordFaulty: true,
+          reason: `${path} is damaged (${parsed.problem}): ${HOW_TO_CLEAR}`,
+        };
       }
       const { drained, since, requestedBy, seq } = parsed.record;
       const when = since === undefined ? '' : ` on ${since}`;

@@ -48,12 +48,16 @@ export function keyFileModeWarning(path: string, mode: number): GossipKeyWarning
 /** The keyring for a secret, or the error refusing it. Pure. */
 export function keyringFromSecret(path: string, secret: Uint8Array): Keyring {
   const key = metallbKeyFromSecret(secret);
-  if (!key) throw new GossipKeyError('gossipKeyUnusable', `--gossip-key-file ${path} is empty: put MetalLB's secretkey (e.g. 32 random bytes, base64) in it`);
+  if (!key)
+    throw new GossipKeyError(
+      'gossipKeyUnusable',
+      `--gossip-key-file ${path} is empty: put MetalLB's secretkey (e.g. 32 random bytes, base64) in it`,
+    );
   if (secret.length < MIN_SECRET_BYTES) {
     throw new GossipKeyError(
       'gossipKeyTooShort',
       `--gossip-key-file ${path} holds ${secret.length} bytes, too few for a key: memberlist's smallest key is ${MIN_SECRET_BYTES} bytes ` +
-        '(use MetalLB\'s secretkey, or e.g. head -c 32 /dev/urandom | base64)',
+        "(use MetalLB's secretkey, or e.g. head -c 32 /dev/urandom | base64)",
     );
   }
   return Keyring.create(key);

@@ -23,7 +23,10 @@ export async function runStopSteps(steps: readonly StopStep[], logger: Logger): 
       await run();
     } catch (error) {
       failed.push(`${name}: ${(error as Error).message}`);
-      logger.error({ event: 'stopStepFailed', step: name, error: (error as Error).stack }, `stopping: ${name} failed; carrying on with the rest`);
+      logger.error(
+        { event: 'stopStepFailed', step: name, error: (error as Error).stack },
+        `stopping: ${name} failed; carrying on with the rest`,
+      );
     }
   }
   if (failed.length > 0) throw new StopError(failed);

@@ -18,8 +18,13 @@ interface KnownPeersFile {
 
 function isKnownPeersFile(v: unknown): v is KnownPeersFile {
   const f = v as KnownPeersFile;
-  return typeof f === 'object' && f !== null && f.version === 1 && Array.isArray(f.peers)
-    && f.peers.every((p) => typeof p.name === 'string' && typeof p.host === 'string' && Number.isInteger(p.port));
+  return (
+    typeof f === 'object' &&
+    f !== null &&
+    f.version === 1 &&
+    Array.isArray(f.peers) &&
+    f.peers.every((p) => typeof p.name === 'string' && typeof p.host === 'string' && Number.isInteger(p.port))
+  );
 }
 
 export interface KnownPeer extends HostPort {

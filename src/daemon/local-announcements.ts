@@ -65,13 +65,19 @@ export class LocalAnnouncements {
       const key = `${ip}|${o.service}`;
       nextServices.set(key, { service: o.service, ip });
       if (!this.services.has(key)) {
-        this.logger.info({ event: 'serviceAnnounced', service: o.service, ip, interfaces, protocol: 'layer2' }, `announcing ${ip} for ${o.service}`);
+        this.logger.info(
+          { event: 'serviceAnnounced', service: o.service, ip, interfaces, protocol: 'layer2' },
+          `announcing ${ip} for ${o.service}`,
+        );
       }
     }
     for (const [key, was] of this.services) {
       if (nextServices.has(key)) continue;
       const reason = why(was.service, was.ip);
-      this.logger.info({ event: 'serviceWithdrawn', service: was.service, ip: was.ip, reason, protocol: 'layer2' }, `withdrawing ${was.ip} for ${was.service}: ${reason}`);
+      this.logger.info(
+        { event: 'serviceWithdrawn', service: was.service, ip: was.ip, reason, protocol: 'layer2' },
+        `withdrawing ${was.ip} for ${was.service}: ${reason}`,
+      );
     }
     this.current = next;
     this.services = nextServices;
@@ -114,7 +120,10 @@ export class LocalAnnouncements {
       if (warning === 'noUsableInterface') {
         this.logger.error({ event: 'noUsableInterface', ip, choices: selection.choices }, `no interface can announce ${ip}`);
       } else if (warning === 'noInterfaceInVipSubnet') {
-        this.logger.warn({ event: 'noInterfaceInVipSubnet', ip, interfaces: selection.selected }, `no interface has a subnet containing ${ip}: announcing on every eligible one`);
+        this.logger.warn(
+          { event: 'noInterfaceInVipSubnet', ip, interfaces: selection.selected },
+          `no interface has a subnet containing ${ip}: announcing on every eligible one`,
+        );
       }
     }
     return [...selection.selected];

@@ -92,7 +92,12 @@ export function formatPrettyLine(record: Readonly<Record<string, unknown>>, opti
   for (const [key, value] of Object.entries(record)) {
     if (PLACED_FIELDS.has(key)) continue;
     if (typeof value === 'string' && value.includes('\n')) {
-      blocks.push(`${key}:\n${value.split('\n').map((l) => `    ${l}`).join('\n')}`);
+      blocks.push(
+        `${key}:\n${value
+          .split('\n')
+          .map((l) => `    ${l}`)
+          .join('\n')}`,
+      );
       continue;
     }
     // A string is quoted when it would not read as one word; other values are their JSON text.

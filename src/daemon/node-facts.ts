@@ -45,7 +45,8 @@ export function nodeFacts(input: NodeFactsInput): NodeMeta {
 /** The MACs of the links this node could answer on (up, with a link-layer address, not the VIP interface). */
 export function linkMacs(links: LinkSource | undefined, vipInterface: string | undefined): string[] | undefined {
   if (!links) return undefined;
-  return links.links()
+  return links
+    .links()
     .filter((l) => l.up && l.name !== vipInterface && hasLinkLayerAddress(l))
     .map((l) => formatMAC(l.mac!));
 }
@@ -53,7 +54,10 @@ export function linkMacs(links: LinkSource | undefined, vipInterface: string | u
 /** "k=v,k2=v2" (an empty value is allowed: "node.kubernetes.io/exclude-from-external-load-balancers="). */
 export function parseNodeLabels(text: string): Record<string, string> {
   const entries: [string, string][] = [];
-  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const eq = part.indexOf('=');
     if (eq <= 0) throw new Error(`--node-labels: "${part}" is not key=value`);
     entries.push([part.slice(0, eq), part.slice(eq + 1)]);

@@ -74,7 +74,8 @@ export function holdingKey(o: Pick<ElectionOutcome, 'service' | 'protocol' | 'ip
  * be holders of a fresh outcome and count as unknown.
  */
 export function goneHoldersFrom(
-  members: readonly Pick<Member, 'name' | 'state' | 'stateChange'>[], lastHeardAt: (node: string) => number | undefined,
+  members: readonly Pick<Member, 'name' | 'state' | 'stateChange'>[],
+  lastHeardAt: (node: string) => number | undefined,
 ): GoneHolders {
   const gone = new Map<string, GoneHolder>();
   for (const m of members) {
@@ -98,7 +99,10 @@ function lastAnswered(from: readonly string[], gone: GoneHolders): { at: number;
 
 /** The next history and the changes it records. Outcomes that disappear (service deleted) are forgotten. */
 export function trackOwners(
-  history: OwnerHistory, outcomes: readonly ElectionOutcome[], now: number, gone: GoneHolders = NONE_GONE,
+  history: OwnerHistory,
+  outcomes: readonly ElectionOutcome[],
+  now: number,
+  gone: GoneHolders = NONE_GONE,
 ): { history: Map<string, Holding>; changes: OwnerChange[] } {
   const next = new Map<string, Holding>();
   const changes: OwnerChange[] = [];
@@ -124,11 +128,15 @@ export function trackOwners(
 }
 
 function measureGap(
-  previous: Holding | undefined, holders: readonly string[], stopped: { at: number; detectionMs: number | null } | undefined, now: number,
+  previous: Holding | undefined,
+  holders: readonly string[],
+  stopped: { at: number; detectionMs: number | null } | undefined,
+  now: number,
 ): Pick<OwnerChange, 'unheldMs' | 'unheldReason' | 'detectionMs'> {
   if (holders.length === 0) return { unheldMs: null, unheldReason: 'nobodyHolds', detectionMs: stopped?.detectionMs ?? null };
   if (!previous) return { unheldMs: 0, unheldReason: 'firstHolder', detectionMs: null };
-  if (previous.holders.length === 0) return { unheldMs: Math.max(0, now - previous.since), unheldReason: 'heldByNobody', detectionMs: null };
+  if (previous.holders.length === 0)
+    return { unheldMs: Math.max(0, now - previous.since), unheldReason: 'heldByNobody', detectionMs: null };
   if (stopped) return { unheldMs: Math.max(0, now - stopped.at), unheldReason: 'holderGone', detectionMs: stopped.detectionMs };
   return { unheldMs: 0, unheldReason: 'handedOver', detectionMs: null };
 }
@@ -137,7 +145,8 @@ function measureGap(
 export function unheldText(change: Pick<OwnerChange, 'unheldMs' | 'unheldReason' | 'detectionMs' | 'from'>): string {
   if (change.unheldMs === null || change.unheldReason === 'firstHolder' || change.unheldReason === 'handedOver') return '';
   if (change.unheldReason !== 'holderGone') return ` (unheld ${change.unheldMs} ms)`;
-  const detection = change.detectionMs === null ? 'never heard from directly' : `declared gone ${change.detectionMs} ms after its last packet`;
+  const detection =
+    change.detectionMs === null ? 'never heard from directly' : `declared gone ${change.detectionMs} ms after its last packet`;
   return ` (unheld ${change.unheldMs} ms: ${change.from.join(',')} ${detection})`;
 }
 

@@ -59,7 +59,11 @@ export class SpeakerFlags {
    * node's StateFiles.
    */
   static async load(
-    state: string | StateFiles, startedAt: number, logger: Log, onChange: () => void, options: SpeakerFlagsOptions = {},
+    state: string | StateFiles,
+    startedAt: number,
+    logger: Log,
+    onChange: () => void,
+    options: SpeakerFlagsOptions = {},
   ): Promise<SpeakerFlags> {
     const files = asStateFiles(state);
     const runtime = options.runtime ?? REAL_RUNTIME;
@@ -140,7 +144,10 @@ export class SpeakerFlags {
       await this.files.writeAtomic(DRAIN_FILE, drainRecordText(drained, new Date(this.clock.now()), asker));
     } catch (error) {
       const state = this.drained ? 'still drained' : 'still taking part in elections';
-      const failure = new DrainRecordError('drainNotRecorded', `cannot record the ${drained ? 'drain' : 'undrain'} in ${path} (${(error as Error).message}): nothing changed, this node is ${state}`);
+      const failure = new DrainRecordError(
+        'drainNotRecorded',
+        `cannot record the ${drained ? 'drain' : 'undrain'} in ${path} (${(error as Error).message}): nothing changed, this node is ${state}`,
+      );
       this.logger.error({ event: 'drainNotRecorded', file: path, drained: this.drained }, failure.message);
       throw failure;
     }

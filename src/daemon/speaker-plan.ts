@@ -74,7 +74,10 @@ export function planSpeaker(inputs: SpeakerPlanInputs): SpeakerPlan {
     // While handing over, the routes go first: the router moves traffic to the other nodes at once, while layer 2
     // has to wait until each successor is heard. The sessions stay up until the stop closes them.
     bgp: inputs.joined
-      ? { peers: bgpPeerPlans(snapshot.bgpPeers, snapshot.bfdProfiles, decision.peersOnSelf), routes: inputs.handingOver ? [] : decision.ownedBGP }
+      ? {
+          peers: bgpPeerPlans(snapshot.bgpPeers, snapshot.bfdProfiles, decision.peersOnSelf),
+          routes: inputs.handingOver ? [] : decision.ownedBGP,
+        }
       : undefined,
     macOwners: macOwnersOf(inputs.members),
   };

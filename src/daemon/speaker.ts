@@ -133,7 +133,10 @@ export class Speaker implements ControlProvider, MetricsSource {
   readonly events: EventLog;
 
   /** `parts`: the configuration source, the runtime and the host parts' factories (speaker-assembly.ts). */
-  constructor(private readonly options: SpeakerOptions, private readonly parts: SpeakerParts) {
+  constructor(
+    private readonly options: SpeakerOptions,
+    private readonly parts: SpeakerParts,
+  ) {
     this.source = parts.configSource;
     this.startedAt = parts.runtime.now();
     this.events = new EventLog(parts.runtime);
@@ -173,7 +176,11 @@ export class Speaker implements ControlProvider, MetricsSource {
         throw error instanceof ConfigLoadError ? error : startError(what, error);
       }
     };
-    this.flags = await step(`reading the restart history in --state-dir ${stateDir}`, () => SpeakerFlags.load(this.parts.stateFiles ?? stateDir, this.startedAt, logger, () => this.onFlagsChanged(), { runtime: this.parts.runtime }));
+    this.flags = await step(`reading the restart history in --state-dir ${stateDir}`, () =>
+      SpeakerFlags.load(this.parts.stateFiles ?? stateDir, this.startedAt, logger, () => this.onFlagsChanged(), {
+        runtime: this.parts.runtime,
+      }),
+    );
     const source = this.source;
     const initial = await step(source.loadingStep, () => source.start());
     logger.info({ event: 'configLoaded', file: source.origin, services: initial.snapshot?.services.length }, 'configuration loaded');
@@ -181,53 +188,90 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.source.onChange((state) => this.onConfig(state));
 
     await step('starting ARP/NDP announcing', () => this.startAnnouncing());
-    this.gossip = await step(`listening for gossip on ${formatHostPort(this.options.bind)} (--gossip-bind)`, () => GossipNode.create({
-      runtime: this.parts.runtime,
-      name: this.options.nodeName,
-      bind: this.options.bind,
-      ...(this.options.advertiseHost ? { advertiseHost: this.options.advertiseHost } : {}),
-      config: this.options.gossipConfig,
-      ...(this.options.keyring ? { keyring: this.options.keyring } : {}),
-      meta: this.meta(initial.snapshot),
-      log: infoAsDebug(logger),
-    }));
+    this.gossip = await step(`listening for gossip on ${formatHostPort(this.options.bind)} (--gossip-bind)`, () =>
+      GossipNode.create({
+        runtime: this.parts.runtime,
+        name: this.options.nodeName,
+        bind: this.options.bind,
+        ...(this.options.advertiseHost ? { advertiseHost: this.options.advertiseHost } : {}),
+        config: this.options.gossipConfig,
+        ...(this.options.keyring ? { keyring: this.options.keyring } : {}),
+        meta: this.meta(initial.snapshot),
+        log: infoAsDebug(logger),
+      }),
+    );
     const gossip = this.gossip;
     this.conflictSharing = new ConflictSharing({
-      self: this.options.nodeName, epoch: this.startedAt, logger, runtime: this.parts.runtime,
+      self: this.options.nodeName,
+      epoch: this.startedAt,
+      logger,
+      runtime: this.parts.runtime,
       gossip: { broadcast: (bytes, key) => gossip.broadcast(bytes, key), stateChanged: () => this.cluster?.stateChanged() },
     });
     const sharing = this.conflictSharing;
-    this.remoteDrain = remoteDrainFor({ self: this.options.nodeName, keyed: this.options.keyring !== undefined, gossip, flags: this.flags, events: this.events, logger, runtime: this.parts.runtime, stateChanged: () => this.cluster?.stateChanged() });
+    this.remoteDrain = remoteDrainFor({
+      self: this.options.nodeName,
+      keyed: this.options.keyring !== undefined,
+      gossip,
+      flags: this.flags,
+      events: this.events,
+      logger,
+      runtime: this.parts.runtime,
+      stateChanged: () => this.cluster?.stateChanged(),
+    });
     const remoteDrain = this.remoteDrain;
     gossip.on('join', (m) => this.onMember('memberJoined', 'member joined', m));
-    gossip.on('leave', (m) => this.onMember(m.state === 'left' ? 'memberLeft' : 'memberFailed', m.state === 'left' ? 'member left' : 'member declared dead', m));
+    gossip.on('leave', (m) =>
+      this.onMember(m.state === 'left' ? 'memberLeft' : 'memberFailed', m.state === 'left' ? 'member left' : 'member declared dead', m),
+    );
     gossip.on('update', (m) => this.onMember('memberUpdated', 'member meta changed', m));
-    this.cluster = await step(`reading the allocation table in --state-dir ${stateDir}`, () => ClusterGossip.start({
-      gossip, self: this.options.nodeName, epoch: this.startedAt, ...this.stateFiles(), logger, runtime: this.parts.runtime,
-      onChange: () => this.schedule(),
-      onHealthChange: (service, passing, detail) => this.events.record({ type: 'healthChanged', service, node: this.options.nodeName, passing, detail }),
-      ...(this.options.healthCheckRunAs ? { healthCheckRunAs: this.options.healthCheckRunAs } : {}),
-      ...(this.parts.healthProbe ? { healthProbe: this.parts.healthProbe } : {}),
-      otherRecords: {
-        state: () => [...sharing.records(), ...remoteDrain.records()],
-        receive: (record) => (record.kind === GossipRecordKind.conflictReport && sharing.receive(record.bytes))
-          || (record.kind === GossipRecordKind.drainRequest && remoteDrain.receive(record.bytes)),
-      },
-    }));
+    this.cluster = await step(`reading the allocation table in --state-dir ${stateDir}`, () =>
+      ClusterGossip.start({
+        gossip,
+        self: this.options.nodeName,
+        epoch: this.startedAt,
+        ...this.stateFiles(),
+        logger,
+        runtime: this.parts.runtime,
+        onChange: () => this.schedule(),
+        onHealthChange: (service, passing, detail) =>
+          this.events.record({ type: 'healthChanged', service, node: this.options.nodeName, passing, detail }),
+        ...(this.options.healthCheckRunAs ? { healthCheckRunAs: this.options.healthCheckRunAs } : {}),
+        ...(this.parts.healthProbe ? { healthProbe: this.parts.healthProbe } : {}),
+        otherRecords: {
+          state: () => [...sharing.records(), ...remoteDrain.records()],
+          receive: (record) =>
+            (record.kind === GossipRecordKind.conflictReport && sharing.receive(record.bytes)) ||
+            (record.kind === GossipRecordKind.drainRequest && remoteDrain.receive(record.bytes)),
+        },
+      }),
+    );
     if (this.selfCheck) {
       const checker = this.selfCheck;
-      this.conflictSharePoll = this.parts.runtime.every(CONFLICT_SHARE_POLL_MS, () => sharing.publish(checker.conflicts(), checker.stats().active));
+      this.conflictSharePoll = this.parts.runtime.every(CONFLICT_SHARE_POLL_MS, () =>
+        sharing.publish(checker.conflicts(), checker.stats().active),
+      );
     }
     const cluster = this.cluster;
     logger.info(
-      { event: 'gossipStarted', bind: formatHostPort(gossip.localAddress), profile: this.options.profileName, encrypted: this.options.keyring !== undefined },
+      {
+        event: 'gossipStarted',
+        bind: formatHostPort(gossip.localAddress),
+        profile: this.options.profileName,
+        encrypted: this.options.keyring !== undefined,
+      },
       `gossip listening on ${formatHostPort(gossip.localAddress)}`,
     );
     this.control = await step(`opening the control socket ${this.options.controlSocket}`, () => this.parts.openControl(this));
     logger.info({ event: 'controlListening', socket: this.options.controlSocket }, `control API on ${this.options.controlSocket}`);
     this.schedule();
     this.membership = new ClusterMembership({
-      gossip, self: this.options.nodeName, seeds: this.options.join, ...this.stateFiles(), logger, runtime: this.parts.runtime,
+      gossip,
+      self: this.options.nodeName,
+      seeds: this.options.join,
+      ...this.stateFiles(),
+      logger,
+      runtime: this.parts.runtime,
     });
     const membership = this.membership;
     await step('joining the cluster', () => membership.start());
@@ -246,18 +290,21 @@ export class Speaker implements ControlProvider, MetricsSource {
   private async closeAfterFailedStart(): Promise<void> {
     this.stopping = true;
     this.withdrawnForGood = true;
-    await runStopSteps([
-      ['membership', () => this.membership?.stop()],
-      ['control', () => this.control?.close()],
-      ['clusterGossip', () => this.cluster?.close()],
-      ['gossip', () => this.gossip?.close()],
-      ['bgp', () => this.bgp?.close()],
-      ['l2', () => this.l2?.close()],
-      ['selfCheck', () => this.closeSelfCheck()],
-      ['vips', () => this.vips?.close({ keep: false })],
-      ['links', () => this.links?.close()],
-      ['config', () => this.source.stop()],
-    ], this.options.logger).catch(() => undefined);
+    await runStopSteps(
+      [
+        ['membership', () => this.membership?.stop()],
+        ['control', () => this.control?.close()],
+        ['clusterGossip', () => this.cluster?.close()],
+        ['gossip', () => this.gossip?.close()],
+        ['bgp', () => this.bgp?.close()],
+        ['l2', () => this.l2?.close()],
+        ['selfCheck', () => this.closeSelfCheck()],
+        ['vips', () => this.vips?.close({ keep: false })],
+        ['links', () => this.links?.close()],
+        ['config', () => this.source.stop()],
+      ],
+      this.options.logger,
+    ).catch(() => undefined);
   }
 
   /**
@@ -273,32 +320,41 @@ export class Speaker implements ControlProvider, MetricsSource {
     if (this.stopping) return;
     this.stopping = true;
     const gossip = this.gossip;
-    await runStopSteps([
-      ['membership', () => this.membership?.stop()],
-      ['config', () => this.source.stop()],
-      ['handover', () => gossip && this.handOver()],
-      ['withdraw', () => {
-        this.withdrawnForGood = true;
-        this.announcements?.apply([], () => 'shuttingDown');
-      }],
-      ['bgp', () => this.bgp?.close()],
-      ['announcements', () => this.announcements?.settled()],
-      ['l2', () => this.l2?.close()],
-      ['selfCheck', () => this.closeSelfCheck()],
-      ['vips', () => this.vips?.close({ keep: false })],
-      ['links', () => this.links?.close()],
-      ['control', () => this.control?.close()],
-      ['clusterGossip', () => this.cluster?.close()],
-      ['leave', async () => {
-        if (!gossip) return;
-        const outcome = await gossip.leave(LEAVE_TIMEOUT_MS);
-        this.options.logger.info({ event: 'gossipLeft', outcome }, `left the cluster (${outcome})`);
-      }],
-      ['gossip', () => gossip?.close()],
-      ['restartHistory', () => this.flags?.markCleanStop()],
-      ['allocations', () => this.cluster?.flush()],
-      ['peers', () => this.membership?.flush()],
-    ], this.options.logger);
+    await runStopSteps(
+      [
+        ['membership', () => this.membership?.stop()],
+        ['config', () => this.source.stop()],
+        ['handover', () => gossip && this.handOver()],
+        [
+          'withdraw',
+          () => {
+            this.withdrawnForGood = true;
+            this.announcements?.apply([], () => 'shuttingDown');
+          },
+        ],
+        ['bgp', () => this.bgp?.close()],
+        ['announcements', () => this.announcements?.settled()],
+        ['l2', () => this.l2?.close()],
+        ['selfCheck', () => this.closeSelfCheck()],
+        ['vips', () => this.vips?.close({ keep: false })],
+        ['links', () => this.links?.close()],
+        ['control', () => this.control?.close()],
+        ['clusterGossip', () => this.cluster?.close()],
+        [
+          'leave',
+          async () => {
+            if (!gossip) return;
+            const outcome = await gossip.leave(LEAVE_TIMEOUT_MS);
+            this.options.logger.info({ event: 'gossipLeft', outcome }, `left the cluster (${outcome})`);
+          },
+        ],
+        ['gossip', () => gossip?.close()],
+        ['restartHistory', () => this.flags?.markCleanStop()],
+        ['allocations', () => this.cluster?.flush()],
+        ['peers', () => this.membership?.flush()],
+      ],
+      this.options.logger,
+    );
   }
 
   /** `mlb drain [NODE]`: this node (kept across restarts), or another one through gossip (remote-drain/). */
@@ -318,7 +374,12 @@ export class Speaker implements ControlProvider, MetricsSource {
   /** `mlb warmup end` (damping/warm-up.ts logs it); the flag change republishes meta and re-elects. */
   async endWarmUp(): Promise<{ changed: boolean; message: string }> {
     const changed = this.flags.endWarmUp();
-    return { changed, message: changed ? `${this.options.nodeName} ended its warm-up: it may be elected again now` : `${this.options.nodeName} was not warming up` };
+    return {
+      changed,
+      message: changed
+        ? `${this.options.nodeName} ended its warm-up: it may be elected again now`
+        : `${this.options.nodeName} was not warming up`,
+    };
   }
 
   /** The control API's snapshot: exactly the state the last decision was made from. */
@@ -327,12 +388,19 @@ export class Speaker implements ControlProvider, MetricsSource {
     return controlView({
       now: this.now(),
       node: {
-        name: this.options.nodeName, version: this.options.version, startedAt: this.startedAt,
-        draining: this.flags.draining, warmingUp: this.flags.warmingUp, warmUpUntil: this.flags.warmUpUntil, leaving: this.flags.isLeaving,
+        name: this.options.nodeName,
+        version: this.options.version,
+        startedAt: this.startedAt,
+        draining: this.flags.draining,
+        warmingUp: this.flags.warmingUp,
+        warmUpUntil: this.flags.warmUpUntil,
+        leaving: this.flags.isLeaving,
       },
       gossip: {
         bind: this.gossip ? formatHostPort(this.gossip.localAddress) : formatHostPort(this.options.bind),
-        profile: this.options.profileName, encrypted: this.options.keyring !== undefined, healthScore: this.gossip?.healthScore() ?? 0,
+        profile: this.options.profileName,
+        encrypted: this.options.keyring !== undefined,
+        healthScore: this.gossip?.healthScore() ?? 0,
       },
       configFile: this.source.origin,
       config: this.source.state,
@@ -387,7 +455,9 @@ export class Speaker implements ControlProvider, MetricsSource {
     const explained = explainRetention(this.decision?.explain() ?? [], this.configTracker.last?.retention.retained ?? []);
     const until = this.flags.warmUpUntil;
     return withLiveFacts(explained, {
-      viewer: this.options.nodeName, healthDetails: this.cluster?.healthDetails() ?? new Map(), warmUpLeftMs: until === undefined ? undefined : Math.max(0, until - this.now()),
+      viewer: this.options.nodeName,
+      healthDetails: this.cluster?.healthDetails() ?? new Map(),
+      warmUpLeftMs: until === undefined ? undefined : Math.max(0, until - this.now()),
     });
   }
 
@@ -413,7 +483,10 @@ export class Speaker implements ControlProvider, MetricsSource {
       try {
         this.recompute();
       } catch (error) {
-        this.options.logger.error({ event: 'recomputeFailed', error: (error as Error).stack }, 'recomputing the election failed; keeping the current announcements');
+        this.options.logger.error(
+          { event: 'recomputeFailed', error: (error as Error).stack },
+          'recomputing the election failed; keeping the current announcements',
+        );
       }
     });
   }
@@ -437,13 +510,22 @@ export class Speaker implements ControlProvider, MetricsSource {
     const members = gossip.members();
     const plan = planSpeaker({
       election: {
-        self: this.options.nodeName, snapshot, live, known: members.map((m) => m.name),
-        addresses: allocation.addresses, passing: this.cluster.passing(snapshot, liveNames),
+        self: this.options.nodeName,
+        snapshot,
+        live,
+        known: members.map((m) => m.name),
+        addresses: allocation.addresses,
+        passing: this.cluster.passing(snapshot, liveNames),
         notConfiguredOn: (key) => agreement.lacking(hashServiceKey(key)),
       },
-      joined: this.joined, handingOver: this.handover?.held, announced: this.announcements.announced(),
-      owners: this.owners, gone: goneHoldersFrom(members, (name) => gossip.lastHeardFrom(name)), members,
-      previousMlbInputs: this.lastMlbInputs, now: this.now(),
+      joined: this.joined,
+      handingOver: this.handover?.held,
+      announced: this.announcements.announced(),
+      owners: this.owners,
+      gone: goneHoldersFrom(members, (name) => gossip.lastHeardFrom(name)),
+      members,
+      previousMlbInputs: this.lastMlbInputs,
+      now: this.now(),
     });
     this.applyPlan(plan, members);
   }
@@ -453,15 +535,25 @@ export class Speaker implements ControlProvider, MetricsSource {
     const { decision } = plan;
     this.decision = decision;
     this.owners = plan.owners;
-    this.answers.elected(plan.ownerChanges.map((r) => r.change), members, this.now());
+    this.answers.elected(
+      plan.ownerChanges.map((r) => r.change),
+      members,
+      this.now(),
+    );
     for (const { change, message } of plan.ownerChanges) {
       const { service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs } = change;
       this.events.record({ type: 'ownerChanged', service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs });
-      this.options.logger.info({ event: 'ownerChanged', service, protocol, ips, from, to, unheldMs, reason: unheldReason, detectionMs }, message);
+      this.options.logger.info(
+        { event: 'ownerChanged', service, protocol, ips, from, to, unheldMs, reason: unheldReason, detectionMs },
+        message,
+      );
     }
     if (plan.electionInputsChanged) {
       this.lastMlbInputs = plan.electionInputsChanged.allowed;
-      this.options.logger.info({ event: 'electionInputs', mlbOnlyInputs: plan.electionInputsChanged.allowed }, plan.electionInputsChanged.reason);
+      this.options.logger.info(
+        { event: 'electionInputs', mlbOnlyInputs: plan.electionInputsChanged.allowed },
+        plan.electionInputsChanged.reason,
+      );
     }
     this.announcements.apply(plan.layer2, (service, ip) => withdrawReason(decision, this.options.nodeName, service, ip), plan.bgpBound);
     if (plan.bgp) this.bgp?.update(plan.bgp.peers, plan.bgp.routes);
@@ -498,14 +590,20 @@ export class Speaker implements ControlProvider, MetricsSource {
         this.onFlagsChanged();
       }
     });
-    const conflictEvent = (type: 'conflict' | 'conflictCleared') => (c: { ip: string; mac: string; node: string | null; interface: string }) =>
-      this.events.record({ type, ip: c.ip, mac: c.mac, node: c.node, interface: c.interface });
+    const conflictEvent =
+      (type: 'conflict' | 'conflictCleared') => (c: { ip: string; mac: string; node: string | null; interface: string }) =>
+        this.events.record({ type, ip: c.ip, mac: c.mac, node: c.node, interface: c.interface });
     selfCheck?.on('conflict', conflictEvent('conflict'));
     selfCheck?.on('conflictCleared', conflictEvent('conflictCleared'));
-    this.announcements = new LocalAnnouncements({
-      reconcileL2: (d) => void announcer.reconcile(d),
-      ...(vips ? { bindVips: async (ips) => void (await vips.reconcile(ips)) } : {}),
-    }, links, logger, this.parts.runtime);
+    this.announcements = new LocalAnnouncements(
+      {
+        reconcileL2: (d) => void announcer.reconcile(d),
+        ...(vips ? { bindVips: async (ips) => void (await vips.reconcile(ips)) } : {}),
+      },
+      links,
+      logger,
+      this.parts.runtime,
+    );
   }
 
   private onConflict(conflict: ObservedConflict): void {
@@ -528,12 +626,22 @@ export class Speaker implements ControlProvider, MetricsSource {
       await new Promise<void>((r) => this.parts.runtime.after(HANDOVER_POLL_MS, r));
       const decision = this.decision;
       const status = handoverStatus({
-        held, claimed: this.handover.claimed, self: this.options.nodeName, startedAt: this.handover.startedAt, now: this.now(),
+        held,
+        claimed: this.handover.claimed,
+        self: this.options.nodeName,
+        startedAt: this.handover.startedAt,
+        now: this.now(),
         ownerOf: (ip) => decision?.outcomes.find((o) => o.protocol === 'layer2' && o.ips.includes(ip))?.winner ?? null,
       });
       if (!status.done) continue;
       this.options.logger.info(
-        { event: 'handoverDone', reason: status.reason, waiting: status.waiting, orphaned: status.orphaned, ms: this.now() - this.handover.startedAt },
+        {
+          event: 'handoverDone',
+          reason: status.reason,
+          waiting: status.waiting,
+          orphaned: status.orphaned,
+          ms: this.now() - this.handover.startedAt,
+        },
         status.reason === 'allClaimed' ? 'every successor has announced: stopping' : 'handover timed out: stopping anyway',
       );
       return;
@@ -543,11 +651,17 @@ export class Speaker implements ControlProvider, MetricsSource {
   // --- membership and configuration ------------------------------------------------------------------------------
 
   private meta(snapshot: Snapshot | undefined): Uint8Array {
-    return encodeNodeMeta(nodeFacts({
-      nodeName: this.options.nodeName, snapshot, labels: this.options.nodeLabels,
-      draining: this.flags.draining, warmingUp: this.flags.warmingUp, macs: linkMacs(this.links, this.options.vipInterface),
-      release: this.options.release ?? this.options.version,
-    }));
+    return encodeNodeMeta(
+      nodeFacts({
+        nodeName: this.options.nodeName,
+        snapshot,
+        labels: this.options.nodeLabels,
+        draining: this.flags.draining,
+        warmingUp: this.flags.warmingUp,
+        macs: linkMacs(this.links, this.options.vipInterface),
+        release: this.options.release ?? this.options.version,
+      }),
+    );
   }
 
   private onFlagsChanged(): void {
@@ -580,7 +694,10 @@ export class Speaker implements ControlProvider, MetricsSource {
     const { logger } = this.options;
     if (state.stale) {
       const { errors, warnings } = diagnosticReport(state.diagnostics);
-      logger.error({ event: 'configStale', file: this.source.origin, errors, warnings }, 'configuration rejected: keeping the last good one');
+      logger.error(
+        { event: 'configStale', file: this.source.origin, errors, warnings },
+        'configuration rejected: keeping the last good one',
+      );
       this.events.record({ type: 'configStale', file: this.source.origin, errors });
       this.schedule(); // the others learn that this node's file is refused (config-facts)
       return;

@@ -86,7 +86,13 @@ export async function removeStaleTemporaryFiles(dir: string, isRunning: (pid: nu
     const stat = await lstat(path).catch(() => undefined);
     if (!stat?.isFile()) continue;
     // One that cannot be removed is harmless (only its name is ours): never a reason not to start.
-    if (await unlink(path).then(() => true, () => false)) removed.push(path);
+    if (
+      await unlink(path).then(
+        () => true,
+        () => false,
+      )
+    )
+      removed.push(path);
   }
   return removed;
 }
@@ -152,6 +158,7 @@ export async function readStateFileJSON<T>(files: StateFiles, name: string, isVa
 /** A state file's text as JSON (pure): the SyntaxError when it is not JSON, stateFileDamaged when not `isValid`. */
 function parseJSONState<T>(text: string, path: string, isValid: (v: unknown) => v is T): T {
   const value: unknown = JSON.parse(text);
-  if (!isValid(value)) throw new StateDirError('stateFileDamaged', `${path} does not hold what mlb wrote there; move it aside to start fresh`);
+  if (!isValid(value))
+    throw new StateDirError('stateFileDamaged', `${path} does not hold what mlb wrote there; move it aside to start fresh`);
   return value;
 }

@@ -24,9 +24,15 @@ export async function openVipBinding(options: VipBindingOptions): Promise<VipBin
   const vips = await VipBinder.open({ interfaceName: vipInterface, logger });
   const prepare = () => {
     if (options.stopping()) return;
-    const names = links.links().map((l) => l.name).filter((n) => n !== vipInterface && n !== 'lo');
-    vips.prepareInterfaces(names).catch((error: Error) =>
-      logger.error({ event: 'arpSysctlFailed', error: error.message }, `cannot prepare the ARP sysctls: ${error.message}`));
+    const names = links
+      .links()
+      .map((l) => l.name)
+      .filter((n) => n !== vipInterface && n !== 'lo');
+    vips
+      .prepareInterfaces(names)
+      .catch((error: Error) =>
+        logger.error({ event: 'arpSysctlFailed', error: error.message }, `cannot prepare the ARP sysctls: ${error.message}`),
+      );
   };
   prepare();
   links.onChange(prepare);

@@ -3,9 +3,7 @@
  * setL2AdvertisementsToPools / setBGPAdvertisementsToPools / selectedNodes, speaker l2AdsForService /
  * bgpAdsForService, checkBGPAdvConflicts).
  */
-import type {
-  BGPAdvertisement, IPAddressPool, L2Advertisement, LabelSelector, Labels, Node, Service,
-} from '../model';
+import type { BGPAdvertisement, IPAddressPool, L2Advertisement, LabelSelector, Labels, Node, Service } from '../model';
 import { anySelectorMatches, localPrefsCollide, selectorMatches } from '../model';
 import type { IP } from '../ip';
 
@@ -38,16 +36,12 @@ export function advertisementSelectsNode(ad: { readonly nodeSelectors: readonly 
 }
 
 /** L2Advertisements of the pool that match the service (node selection is applied per node). */
-export function l2AdsForService(
-  ads: readonly L2Advertisement[], pool: IPAddressPool, service: Service,
-): L2Advertisement[] {
+export function l2AdsForService(ads: readonly L2Advertisement[], pool: IPAddressPool, service: Service): L2Advertisement[] {
   return ads.filter((ad) => advertisementCoversPool(ad, pool) && advertisementSelectsService(ad, service.meta.labels));
 }
 
 /** BGPAdvertisements of the pool that match the service. */
-export function bgpAdsForService(
-  ads: readonly BGPAdvertisement[], pool: IPAddressPool, service: Service,
-): BGPAdvertisement[] {
+export function bgpAdsForService(ads: readonly BGPAdvertisement[], pool: IPAddressPool, service: Service): BGPAdvertisement[] {
   return ads.filter((ad) => advertisementCoversPool(ad, pool) && advertisementSelectsService(ad, service.meta.labels));
 }
 
@@ -69,7 +63,8 @@ function bgpAdvertisementsConflict(a: BGPAdvertisement, b: BGPAdvertisement, poo
 
 /** The first conflicting pair among the advertisements that select one node, or undefined. */
 export function findBGPConflict(
-  ads: readonly BGPAdvertisement[], pool: IPAddressPool,
+  ads: readonly BGPAdvertisement[],
+  pool: IPAddressPool,
 ): readonly [BGPAdvertisement, BGPAdvertisement] | undefined {
   for (let i = 0; i < ads.length; i++) {
     for (let j = i + 1; j < ads.length; j++) {

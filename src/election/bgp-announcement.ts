@@ -24,7 +24,10 @@ export interface BGPAnnouncement {
 
 /** The peers that run a session on a node: BGPPeer.nodeSelectors, empty = every node (config.go peerFromCR). */
 export function peersOnNode(peers: readonly BGPPeer[], node: Node): string[] {
-  return peers.filter((p) => anySelectorMatches(p.nodeSelectors, node.meta.labels)).map((p) => p.meta.name).sort();
+  return peers
+    .filter((p) => anySelectorMatches(p.nodeSelectors, node.meta.labels))
+    .map((p) => p.meta.name)
+    .sort();
 }
 
 /** The aggregated prefix of an IP under an advertisement. */
@@ -65,7 +68,10 @@ function communityTexts(values: readonly CommunityValue[]): string[] {
 
 /** The routes one announcing node sends for one IP: one per advertisement that selects the node and service. */
 export function bgpAnnouncementsFor(
-  node: Node, nodeAds: readonly BGPAdvertisement[], ip: IP, nodePeers: readonly string[],
+  node: Node,
+  nodeAds: readonly BGPAdvertisement[],
+  ip: IP,
+  nodePeers: readonly string[],
 ): BGPAnnouncement[] {
   return nodeAds.map((ad) => ({
     node: node.meta.name,

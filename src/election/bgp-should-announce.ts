@@ -22,9 +22,12 @@ export interface BGPDecision extends ShouldAnnounceResult {
 /** The BGP decision of one node for one unit. No ranking is involved, so nothing is hashed. */
 function bgpDecisionOf(ctx: ElectionContext, unit: ElectionUnit, node: string, live: LiveMembers): BGPDecision {
   const id = ctx.nodeIds.get(node);
-  const code = id === undefined
-    ? (isLive(live, node) ? ctx.unknownMemberCode(unit, node) : ReasonCode.unknownNode)
-    : ctx.nodeCode(unit, id, isLive(live, node));
+  const code =
+    id === undefined
+      ? isLive(live, node)
+        ? ctx.unknownMemberCode(unit, node)
+        : ReasonCode.unknownNode
+      : ctx.nodeCode(unit, id, isLive(live, node));
   if (code !== ReasonCode.eligible || id === undefined) {
     const reason = reasonOfCode(code);
     return { announce: false, reason, metallbReason: metallbBGPReason(reason), announcements: [] };
@@ -36,7 +39,10 @@ function bgpDecisionOf(ctx: ElectionContext, unit: ElectionUnit, node: string, l
 
 /** Should `node` advertise this service's IPs to its BGP peers? */
 export function bgpShouldAnnounce(
-  config: ElectionConfig | ElectionContext, input: ServiceElectionInput, node: string, live: LiveMembers,
+  config: ElectionConfig | ElectionContext,
+  input: ServiceElectionInput,
+  node: string,
+  live: LiveMembers,
 ): BGPDecision {
   const ctx = config instanceof ElectionContext ? config : new ElectionContext(config);
   const unit = ctx.unitsFor(input).find((u) => u.protocol === 'bgp');

@@ -23,7 +23,8 @@ function preferenceTier(states: MlbNodeStates, node: string): { tier: number; re
  * ones with their reasons.
  */
 export function deferByPreference(
-  eligible: readonly string[], states: MlbNodeStates | undefined,
+  eligible: readonly string[],
+  states: MlbNodeStates | undefined,
 ): { eligible: string[]; deferred: NodeReason[] } {
   if (!states || (states.draining.size === 0 && states.warmingUp.size === 0)) return { eligible: [...eligible], deferred: [] };
   const tiers = eligible.map((node) => ({ node, ...preferenceTier(states, node) }));

@@ -19,7 +19,9 @@ export function unitsOf(ctx: ElectionContext, services: readonly ServiceElection
 }
 
 export function electAll(
-  config: ElectionConfig | ElectionContext, services: readonly ServiceElectionInput[], live: LiveMembers,
+  config: ElectionConfig | ElectionContext,
+  services: readonly ServiceElectionInput[],
+  live: LiveMembers,
 ): FullElection {
   const ctx = config instanceof ElectionContext ? config : new ElectionContext(config);
   const verdicts = unitsOf(ctx, services).map((unit) => judgeUnit(ctx, unit, live));

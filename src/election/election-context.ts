@@ -6,12 +6,13 @@
 import type { BGPAdvertisement, IPAddressPool, L2Advertisement, Node } from '../model';
 import { serviceKey } from '../model';
 import { formatIP, type IP } from '../ip';
-import {
-  advertisementCoversPool, advertisementSelectsNode, bgpAdsForService, l2AdsForService, poolForIPs,
-} from './advertisement-match';
+import { advertisementCoversPool, advertisementSelectsNode, bgpAdsForService, l2AdsForService, poolForIPs } from './advertisement-match';
 import { peersOnNode } from './bgp-announcement';
 import {
-  hasAnyServingEndpoint, type ElectionConfig, type ElectionProtocol, type ServiceElectionInput,
+  hasAnyServingEndpoint,
+  type ElectionConfig,
+  type ElectionProtocol,
+  type ServiceElectionInput,
   type ServiceEndpoints,
 } from './election-input';
 import { bgpStaticReason, finishBGPReason, finishL2Reason, l2StaticReason } from './node-eligibility';

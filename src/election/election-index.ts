@@ -129,7 +129,9 @@ export class ElectionIndex {
   liveMembers(): LiveMembers {
     if (this.allLive) return undefined;
     const out = new Set<string>(this.unknownLive);
-    this.context.nodeNames.forEach((name, id) => { if (this.live[id]) out.add(name); });
+    this.context.nodeNames.forEach((name, id) => {
+      if (this.live[id]) out.add(name);
+    });
     return out;
   }
 
@@ -178,7 +180,14 @@ export class ElectionIndex {
       const afterId = this.winnerId[u] as number;
       const after = afterId === NO_WINNER ? null : (ctx.nodeNames[afterId] as string);
       const beforeName = before === NO_WINNER ? null : (ctx.nodeNames[before] as string);
-      pushChanges(changes, this.units[u] as ElectionUnit, after, beforeName, after === null ? [] : [after], beforeName === null ? [] : [beforeName]);
+      pushChanges(
+        changes,
+        this.units[u] as ElectionUnit,
+        after,
+        beforeName,
+        after === null ? [] : [after],
+        beforeName === null ? [] : [beforeName],
+      );
     }
     return changes;
   }
@@ -283,8 +292,12 @@ export class ElectionIndex {
 }
 
 function pushChanges(
-  changes: ElectionChange[], unit: ElectionUnit, winner: string | null, previousWinner: string | null,
-  added: readonly string[], removed: readonly string[],
+  changes: ElectionChange[],
+  unit: ElectionUnit,
+  winner: string | null,
+  previousWinner: string | null,
+  added: readonly string[],
+  removed: readonly string[],
 ): void {
   for (const ip of unit.ipTexts) {
     changes.push({ service: unit.service, ip, protocol: unit.protocol, winner, previousWinner, added, removed });

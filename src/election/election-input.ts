@@ -2,9 +2,7 @@
  * What the election reads. Everything is plain data: the daemon builds it from a model Snapshot, endpoint
  * information (Kubernetes EndpointSlices or mlb's health checks) and the gossip layer's live members.
  */
-import type {
-  BGPAdvertisement, BGPPeer, IPAddressPool, L2Advertisement, Node, Service,
-} from '../model';
+import type { BGPAdvertisement, BGPPeer, IPAddressPool, L2Advertisement, Node, Service } from '../model';
 import type { IP } from '../ip';
 
 export type ElectionProtocol = 'layer2' | 'bgp';
@@ -87,9 +85,7 @@ export interface ServiceElectionInput {
  */
 export type LiveMembers = ReadonlySet<string> | undefined;
 
-export type MembershipChange =
-  | { readonly kind: 'join'; readonly node: string }
-  | { readonly kind: 'leave'; readonly node: string };
+export type MembershipChange = { readonly kind: 'join'; readonly node: string } | { readonly kind: 'leave'; readonly node: string };
 
 export function hasAnyServingEndpoint(endpoints: ServiceEndpoints): boolean {
   return endpoints.servingNodes.size > 0 || endpoints.servingWithoutNode === true;

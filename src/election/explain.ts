@@ -86,15 +86,26 @@ export function outcomeOf(unit: ElectionUnit, eligibleInHashOrder: readonly stri
  * `ineligible` must already be sorted by name.
  */
 export function explainUnit(
-  ctx: ElectionContext, unit: ElectionUnit, eligibleInHashOrder: readonly string[], ineligible: readonly NodeReason[],
+  ctx: ElectionContext,
+  unit: ElectionUnit,
+  eligibleInHashOrder: readonly string[],
+  ineligible: readonly NodeReason[],
 ): Explanation[] {
   const outcome = outcomeOf(unit, eligibleInHashOrder);
   const eligibleReason = (i: number): ReasonName =>
     unit.protocol === 'bgp' ? Reason.announcing : i === 0 ? Reason.owner : Reason.notOwner;
   // Every listed node's place in hash order: the eligible ones' ranks alone hide who was skipped before them.
-  const positions = new Map(rankNodes([...eligibleInHashOrder, ...ineligible.map((n) => n.node)], unit.hashText).map((node, i) => [node, i + 1]));
+  const positions = new Map(
+    rankNodes([...eligibleInHashOrder, ...ineligible.map((n) => n.node)], unit.hashText).map((node, i) => [node, i + 1]),
+  );
   const candidates: CandidateExplanation[] = [
-    ...eligibleInHashOrder.map((node, i) => ({ node, rank: i + 1, eligible: true, reason: eligibleReason(i), hashPosition: positions.get(node) as number })),
+    ...eligibleInHashOrder.map((node, i) => ({
+      node,
+      rank: i + 1,
+      eligible: true,
+      reason: eligibleReason(i),
+      hashPosition: positions.get(node) as number,
+    })),
     ...ineligible.map(({ node, reason }) => ({ node, rank: null, eligible: false, reason, hashPosition: positions.get(node) as number })),
   ];
   return unit.ips.map((ip, i) => {

@@ -90,7 +90,7 @@ export function hashOrderIndices(nodes: readonly string[], ipText: string): Node
   keys.sort();
   for (let i = 0; i < n; i++) order[i] = (keys[i] as number) % INDEX_SPAN;
   // Ties on the prefix: sort each run of equal prefixes by the whole digest.
-  for (let start = 0; start < n; ) {
+  for (let start = 0; start < n;) {
     const prefix = Math.floor((keys[start] as number) / INDEX_SPAN);
     let end = start + 1;
     while (end < n && Math.floor((keys[end] as number) / INDEX_SPAN) === prefix) end++;

@@ -46,7 +46,10 @@ function l2DecisionOf(election: L2Election, node: string): ShouldAnnounceResult 
  * ElectionContext (or the ElectionIndex) instead.
  */
 export function l2ShouldAnnounce(
-  config: ElectionConfig | ElectionContext, input: ServiceElectionInput, node: string, live: LiveMembers,
+  config: ElectionConfig | ElectionContext,
+  input: ServiceElectionInput,
+  node: string,
+  live: LiveMembers,
 ): ShouldAnnounceResult {
   const ctx = config instanceof ElectionContext ? config : new ElectionContext(config);
   const unit = ctx.unitsFor(input).find((u) => u.protocol === 'layer2');

@@ -37,7 +37,9 @@ function nodeFactsReason(node: Node, options: ElectionOptions | undefined): Reas
  * speakersForAds). `serviceAds` are the pool's L2Advertisements that match the service.
  */
 export function l2StaticReason(
-  node: Node | undefined, serviceAds: readonly L2Advertisement[], options: ElectionOptions | undefined,
+  node: Node | undefined,
+  serviceAds: readonly L2Advertisement[],
+  options: ElectionOptions | undefined,
 ): ReasonCodeValue {
   if (!node) return ReasonCode.unknownNode;
   if (!serviceAds.some((ad) => advertisementSelectsNode(ad, node))) return ReasonCode.noMatchingAdvertisement;

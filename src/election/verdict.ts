@@ -8,7 +8,6 @@ import { deferByPreference } from './deferral';
 import { rankNodes } from './hash-order';
 import { type NodeReason, ReasonCode, reasonOfCode } from './reasons';
 
-
 export interface UnitVerdict {
   readonly unit: ElectionUnit;
   /** Eligible nodes in hash order (sha256(node + "#" + first IP) ascending). */

@@ -7,13 +7,33 @@
  */
 import { EventEmitter } from 'node:events';
 import {
-  decodePacket, encodePacket, encodeStream, INBOUND_STREAM_BUDGET_BYTES, INBOUND_STREAMS_MAX, Keyring, packetOverhead, StreamBudget,
+  decodePacket,
+  encodePacket,
+  encodeStream,
+  INBOUND_STREAM_BUDGET_BYTES,
+  INBOUND_STREAMS_MAX,
+  Keyring,
+  packetOverhead,
+  StreamBudget,
   StreamReader,
 } from './codec';
 import type { GossipMessage } from './messages';
 import {
-  createSwimNode, LAN_CONFIG, liveMembers, step, type LeaveOutcome, type LogLevel, type Member, type PeerAddress,
-  type SwimConfig, type SwimEffect, type SwimEvent, type SwimOutEvent, type SwimState, type OpenStream, type StepResult,
+  createSwimNode,
+  LAN_CONFIG,
+  liveMembers,
+  step,
+  type LeaveOutcome,
+  type LogLevel,
+  type Member,
+  type PeerAddress,
+  type SwimConfig,
+  type SwimEffect,
+  type SwimEvent,
+  type SwimOutEvent,
+  type SwimState,
+  type OpenStream,
+  type StepResult,
 } from './swim';
 import { GossipTransport } from './transport/gossip-transport';
 import { addressBytes, formatHostPort, hostFromBytes, type HostPort } from './transport/address';
@@ -125,12 +145,15 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
       now: runtime.now(),
     });
     this.nextJoinRequest = created.state.nextJoinId;
-    this.driver = new MachineDriver<SwimState, SwimEvent, SwimEffect, StepResult>({
-      runtime,
-      step,
-      perform: (effect) => this.perform(effect),
-      deadline: { of: (r) => r.nextDeadline, event: { type: 'tick' } },
-    }, created.state);
+    this.driver = new MachineDriver<SwimState, SwimEvent, SwimEffect, StepResult>(
+      {
+        runtime,
+        step,
+        perform: (effect) => this.perform(effect),
+        deadline: { of: (r) => r.nextDeadline, event: { type: 'tick' } },
+      },
+      created.state,
+    );
     this.driver.start(created);
   }
 
@@ -305,7 +328,9 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
     const host = hostFromBytes(to.addr);
     if (!host) return;
     const bytes = encodePacket(messages, {
-      compress: this.compress, crc, ...(this.options.keyring ? { keyring: this.options.keyring } : {}),
+      compress: this.compress,
+      crc,
+      ...(this.options.keyring ? { keyring: this.options.keyring } : {}),
     });
     this.counters.packetsSent++;
     this.counters.bytesSent += bytes.length;
@@ -362,7 +387,11 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
         // writing (a flood without the key) must not hold a half-open stream that no stream deadline watches.
         stream.end(encodeStream({ type: 'err', error: mismatch.detail ?? mismatch.reason }, this.streamOptions()), () => stream.destroy());
       } else if (reader.failed) {
-        this.shellLog('debug', out.drops[0]?.reason ?? 'streamFailed', `closed a stream from ${formatHostPort(from)}: ${out.drops[0]?.detail ?? 'undecodable'}`);
+        this.shellLog(
+          'debug',
+          out.drops[0]?.reason ?? 'streamFailed',
+          `closed a stream from ${formatHostPort(from)}: ${out.drops[0]?.detail ?? 'undecodable'}`,
+        );
         stream.destroy();
       }
     });
@@ -399,7 +428,11 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
       stream = await this.transport.dialStream(to, budget);
       stream.write(encodeStream(effect.message, this.streamOptions()));
       const reply = await readOneMessage(
-        stream, new StreamReader(this.streamOptions()), Math.max(1, effect.deadline - this.now()), this.runtime, (r) => countDrop(this.counters, r),
+        stream,
+        new StreamReader(this.streamOptions()),
+        Math.max(1, effect.deadline - this.now()),
+        this.runtime,
+        (r) => countDrop(this.counters, r),
       );
       this.dispatch({ type: 'streamReply', stream: effect.stream, message: reply });
     } catch (error) {
@@ -429,7 +462,9 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
     const verdict = this.keyMismatches.note(peer.host, reason, this.now());
     if (!verdict.log) return;
     this.write('warn', 'keyMismatch', keyMismatchMessage(formatHostPort(peer), reason, verdict.suppressed), {
-      peer: formatHostPort(peer), drop: reason, suppressed: verdict.suppressed,
+      peer: formatHostPort(peer),
+      drop: reason,
+      suppressed: verdict.suppressed,
     });
   }
 }

@@ -13,8 +13,14 @@ export interface GossipCounters {
 
 export function emptyCounters(): GossipCounters {
   return {
-    packetsReceived: 0, packetsSent: 0, bytesReceived: 0, bytesSent: 0,
-    streamsAccepted: 0, streamsOpened: 0, streamFailures: 0, drops: {},
+    packetsReceived: 0,
+    packetsSent: 0,
+    bytesReceived: 0,
+    bytesSent: 0,
+    streamsAccepted: 0,
+    streamsOpened: 0,
+    streamFailures: 0,
+    drops: {},
   };
 }
 

@@ -136,14 +136,4 @@ export interface UserMessage {
 }
 
 /** Every message the SWIM state machine sends or receives (wrappers such as compound are codec business). */
-export type GossipMessage =
-  | Ping
-  | IndirectPing
-  | Ack
-  | Nack
-  | ErrorResponse
-  | Suspect
-  | Dead
-  | Alive
-  | PushPull
-  | UserMessage;
+export type GossipMessage = Ping | IndirectPing | Ack | Nack | ErrorResponse | Suspect | Dead | Alive | PushPull | UserMessage;

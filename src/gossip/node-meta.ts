@@ -142,7 +142,8 @@ function truncateUtf8(text: string, max: number): string {
 
 function macBytes(mac: string): number[] {
   const bytes = mac.split(':').map((h) => Number.parseInt(h, 16));
-  if (bytes.length !== MAC_BYTES || bytes.some((b) => !(b >= 0 && b <= 255))) throw new NodeMetaError('metaBadMac', `"${mac}" is not a MAC address`);
+  if (bytes.length !== MAC_BYTES || bytes.some((b) => !(b >= 0 && b <= 255)))
+    throw new NodeMetaError('metaBadMac', `"${mac}" is not a MAC address`);
   return bytes;
 }
 
@@ -154,7 +155,10 @@ function pushCount(parts: number[], n: number, what: string): void {
 function pushString(parts: number[], text: string): void {
   const bytes = utf8.encode(text);
   if (bytes.length > META_MAX_STRING_BYTES) {
-    throw new NodeMetaError('metaStringTooLong', `"${text.slice(0, 40)}..." is ${bytes.length} bytes; node meta strings are at most ${META_MAX_STRING_BYTES}`);
+    throw new NodeMetaError(
+      'metaStringTooLong',
+      `"${text.slice(0, 40)}..." is ${bytes.length} bytes; node meta strings are at most ${META_MAX_STRING_BYTES}`,
+    );
   }
   parts.push(bytes.length, ...bytes);
 }

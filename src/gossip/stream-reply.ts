@@ -16,7 +16,11 @@ export class UndecodableReply extends CodedError<'undecodableReply'> {
 
 /** Reads one message from `stream`; must be called the turn the stream was handed over (ByteStream.onData). */
 export function readOneMessage(
-  stream: ByteStream, reader: StreamReader, timeoutMs: number, scheduler: Scheduler, onDrop: (reason: string) => void,
+  stream: ByteStream,
+  reader: StreamReader,
+  timeoutMs: number,
+  scheduler: Scheduler,
+  onDrop: (reason: string) => void,
 ): Promise<GossipMessage> {
   return new Promise((resolve, reject) => {
     let settled = false;

@@ -27,7 +27,10 @@ function formatIPv6(value: bigint): string {
   const [runStart, runLength] = longestZeroRun(groups);
   if (runLength < MIN_COMPRESSED_RUN) return groups.map(hex).join(':');
   const before = groups.slice(0, runStart).map(hex).join(':');
-  const after = groups.slice(runStart + runLength).map(hex).join(':');
+  const after = groups
+    .slice(runStart + runLength)
+    .map(hex)
+    .join(':');
   return `${before}::${after}`;
 }
 

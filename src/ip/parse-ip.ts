@@ -54,11 +54,7 @@ function parseIPv6(text: string): IP | undefined {
   if (!headGroups || !tailGroups) return undefined;
   const total = headGroups.length + tailGroups.length;
   if (doubleColon === -1 ? total !== IPV6_GROUPS : total > IPV6_GROUPS - 1) return undefined;
-  const groups = [
-    ...headGroups,
-    ...new Array<number>(IPV6_GROUPS - total).fill(0),
-    ...tailGroups,
-  ];
+  const groups = [...headGroups, ...new Array<number>(IPV6_GROUPS - total).fill(0), ...tailGroups];
   let value = 0n;
   for (const g of groups) value = (value << 16n) | BigInt(g);
   if (isV4MappedValue(value)) return { family: 4, value: value & 0xffff_ffffn };

@@ -9,7 +9,15 @@
  * log lines.
  */
 import {
-  bfdText, ecmpText, meanwhileText, resetReasonText, returnText, sessionsText, throughRouterText, withdrawalText, type NamedHost,
+  bfdText,
+  ecmpText,
+  meanwhileText,
+  resetReasonText,
+  returnText,
+  sessionsText,
+  throughRouterText,
+  withdrawalText,
+  type NamedHost,
 } from './bgp-narration';
 import type { FrrRouter } from './frr-router';
 import { DemoRunner } from './demo-runner';
@@ -69,13 +77,18 @@ export class BgpDemo {
 
   /** Runs every step; true when all of them did what they should. The lab is removed unless --keep. */
   run(): Promise<boolean> {
-    return this.runner.run(() => this.steps().catch((error: unknown) => {
-      throw asLabError(error);
-    }), {
-      failureLogs: (plan) => [...plan.nodes.map((n) => n.daemonLog), ...(plan.router ? [`${plan.router.dir}/frr.log`] : [])],
-      keptText: (p) => `the lab stays up (--keep): try "sudo ip netns exec ${p.router?.netns} vtysh --vty_socket ${p.router?.dir} -c 'show bgp summary'", ` +
-        `logs in ${p.dir}/node-N/ and ${p.router?.dir}/frr.log, remove it with "${downCommandText(p)}"`,
-    });
+    return this.runner.run(
+      () =>
+        this.steps().catch((error: unknown) => {
+          throw asLabError(error);
+        }),
+      {
+        failureLogs: (plan) => [...plan.nodes.map((n) => n.daemonLog), ...(plan.router ? [`${plan.router.dir}/frr.log`] : [])],
+        keptText: (p) =>
+          `the lab stays up (--keep): try "sudo ip netns exec ${p.router?.netns} vtysh --vty_socket ${p.router?.dir} -c 'show bgp summary'", ` +
+          `logs in ${p.dir}/node-N/ and ${p.router?.dir}/frr.log, remove it with "${downCommandText(p)}"`,
+      },
+    );
   }
 
   /** Ctrl-C: remove the lab (even half-built) and say so. */
@@ -99,22 +112,37 @@ export class BgpDemo {
 
   private up(): Promise<Lab> {
     const { nodes, mlbCommand, gossipProfile } = this.options;
-    return this.runner.up(`building a lab: ${nodes} nodes, a client and a router (FRR), each in its own network namespace, on one bridge`,
+    return this.runner.up(
+      `building a lab: ${nodes} nodes, a client and a router (FRR), each in its own network namespace, on one bridge`,
       { nodes, mlbCommand, bgp: true, ...(gossipProfile ? { gossipProfile } : {}) },
-      (plan, elapsedMs) => `${labSummary(plan, elapsedMs)}; router ${plan.router?.ipv4}`);
+      (plan, elapsedMs) => `${labSummary(plan, elapsedMs)}; router ${plan.router?.ipv4}`,
+    );
   }
 
   /** Every node's session Established as FRR reports it, and the hold time bgpd negotiated. */
   private async sessions(lab: Lab, router: FrrRouter, hosts: readonly NamedHost[]): Promise<number | undefined> {
-    this.say(`every node peers with the router (BGPPeer ${lab.plan.router?.ipv4}, BFDProfile ${LAB_BFD_PROFILE.name}); FRR waits for them (passive peer group)`);
+    this.say(
+      `every node peers with the router (BGPPeer ${lab.plan.router?.ipv4}, BFDProfile ${LAB_BFD_PROFILE.name}); FRR waits for them (passive peer group)`,
+    );
     const addresses = lab.plan.nodes.map((n) => n.ipv4);
-    const established = await this.until(() => {
-      const up = new Set(router.bgpSummary().peers.filter((p) => p.family === 'ipv4' && p.established).map((p) => p.address));
-      return addresses.every((a) => up.has(a)) ? addresses : undefined;
-    }, SESSIONS_TIMEOUT_MS, 'every node\'s session Established in FRR', POLL_MS, () => {
-      const states = router.bgpSummary().peers.map((p) => `${p.address} ${p.state}`);
-      return `FRR says: ${states.join(', ') || 'no neighbor'}`;
-    });
+    const established = await this.until(
+      () => {
+        const up = new Set(
+          router
+            .bgpSummary()
+            .peers.filter((p) => p.family === 'ipv4' && p.established)
+            .map((p) => p.address),
+        );
+        return addresses.every((a) => up.has(a)) ? addresses : undefined;
+      },
+      SESSIONS_TIMEOUT_MS,
+      "every node's session Established in FRR",
+      POLL_MS,
+      () => {
+        const states = router.bgpSummary().peers.map((p) => `${p.address} ${p.state}`);
+        return `FRR says: ${states.join(', ') || 'no neighbor'}`;
+      },
+    );
     const holdTimeMs = router.neighbor(addresses[0] as string)?.holdTimeMs;
     this.say(sessionsText(hosts, established, holdTimeMs));
     return holdTimeMs;
@@ -123,11 +151,21 @@ export class BgpDemo {
   /** bfdd's sessions with every node; fewer is said, not fatal (the withdrawal step then shows what it costs). */
   private async bfd(lab: Lab, router: FrrRouter, hosts: readonly NamedHost[]): Promise<void> {
     const addresses = lab.plan.nodes.map((n) => n.ipv4);
-    const upNow = () => router.bfdPeers().filter((p) => p.status === 'up' && addresses.includes(p.peer)).map((p) => p.peer).sort();
-    const up = await this.until(() => {
-      const now = upNow();
-      return now.length === addresses.length ? now : undefined;
-    }, BFD_UP_TIMEOUT_MS, 'BFD up with every node', POLL_MS).catch(() => upNow());
+    const upNow = () =>
+      router
+        .bfdPeers()
+        .filter((p) => p.status === 'up' && addresses.includes(p.peer))
+        .map((p) => p.peer)
+        .sort();
+    const up = await this.until(
+      () => {
+        const now = upNow();
+        return now.length === addresses.length ? now : undefined;
+      },
+      BFD_UP_TIMEOUT_MS,
+      'BFD up with every node',
+      POLL_MS,
+    ).catch(() => upNow());
     this.say(bfdText(hosts, up, addresses.length, LAB_BFD_PROFILE));
   }
 
@@ -141,10 +179,16 @@ export class BgpDemo {
   private async ecmp(lab: Lab, router: FrrRouter, hosts: readonly NamedHost[], vip: string): Promise<void> {
     const prefix = `${vip}/32`;
     const all = lab.plan.nodes.map((n) => n.ipv4).sort();
-    const hops = await this.until(() => {
-      const h = router.installedNextHops(prefix);
-      return all.every((a) => h.includes(a)) ? h : undefined;
-    }, ROUTE_TIMEOUT_MS, `${prefix} installed with every node as a next hop`, POLL_MS, () => `zebra has ${router.installedNextHops(prefix).join(', ') || 'no route'}`);
+    const hops = await this.until(
+      () => {
+        const h = router.installedNextHops(prefix);
+        return all.every((a) => h.includes(a)) ? h : undefined;
+      },
+      ROUTE_TIMEOUT_MS,
+      `${prefix} installed with every node as a next hop`,
+      POLL_MS,
+      () => `zebra has ${router.installedNextHops(prefix).join(', ') || 'no route'}`,
+    );
     this.say(ecmpText(hosts, LabService.bgp, prefix, hops));
   }
 
@@ -153,7 +197,11 @@ export class BgpDemo {
     const router = lab.plan.router as NamedHost;
     const probe = lab.startProbe(hostPort(vip));
     const from = probe.samples.length;
-    await probe.waitUntil(() => (probe.samples.length - from >= CLIENT_REQUESTS ? true : undefined), CLIENT_TIMEOUT_MS, `${CLIENT_REQUESTS} requests to ${vip}`);
+    await probe.waitUntil(
+      () => (probe.samples.length - from >= CLIENT_REQUESTS ? true : undefined),
+      CLIENT_TIMEOUT_MS,
+      `${CLIENT_REQUESTS} requests to ${vip}`,
+    );
     const samples = probe.samples.slice(from, from + CLIENT_REQUESTS);
     this.say(throughRouterText({ subnet: LAB_BGP_SUBNET_V4, router, url: `http://${vip}/`, samples }));
     if (!samples.some((s) => s.ok)) throw new LabError(`no request to ${vip} was answered through the router`, 'timeout');
@@ -162,23 +210,40 @@ export class BgpDemo {
 
   /** A pulled cable: FRR's BFD notices within its detection time and bgpd drops the session and its path. */
   private async linkDown(
-    lab: Lab, router: FrrRouter, hosts: readonly NamedHost[], probe: ProbeRun, vip: string, victim: LabNodePlan, holdTimeMs: number | undefined,
+    lab: Lab,
+    router: FrrRouter,
+    hosts: readonly NamedHost[],
+    probe: ProbeRun,
+    vip: string,
+    victim: LabNodePlan,
+    holdTimeMs: number | undefined,
   ): Promise<void> {
     const prefix = `${vip}/32`;
     this.say(`taking ${victim.name}'s link down (a pulled cable: its daemon keeps running, and nothing it sends arrives)`);
     const act = this.now();
     await lab.linkDown(victim.name);
-    const remaining = await this.until(() => {
-      const h = router.installedNextHops(prefix);
-      return h.includes(victim.ipv4) ? undefined : h;
-    }, WITHDRAWAL_TIMEOUT_MS, `FRR withdrawing ${victim.name}'s path (BFD did not see it go: the hold time is ${holdTimeMs !== undefined ? seconds(holdTimeMs) : '?'} s)`, TIMED_POLL_MS);
+    const remaining = await this.until(
+      () => {
+        const h = router.installedNextHops(prefix);
+        return h.includes(victim.ipv4) ? undefined : h;
+      },
+      WITHDRAWAL_TIMEOUT_MS,
+      `FRR withdrawing ${victim.name}'s path (BFD did not see it go: the hold time is ${holdTimeMs !== undefined ? seconds(holdTimeMs) : '?'} s)`,
+      TIMED_POLL_MS,
+    );
     const withdrawnAt = this.now();
     const neighbor = router.neighbor(victim.ipv4);
     const reason = resetReasonText(neighbor?.lastResetReason, neighbor?.lastNotification);
-    this.say(withdrawalText(hosts, {
-      node: victim.name, withdrawnAfterMs: withdrawnAt - act, ...(reason ? { reason } : {}), detectionMs: bfdDetectionMs(),
-      ...(holdTimeMs !== undefined ? { holdTimeMs } : {}), remaining,
-    }));
+    this.say(
+      withdrawalText(hosts, {
+        node: victim.name,
+        withdrawnAfterMs: withdrawnAt - act,
+        ...(reason ? { reason } : {}),
+        detectionMs: bfdDetectionMs(),
+        ...(holdTimeMs !== undefined ? { holdTimeMs } : {}),
+        remaining,
+      }),
+    );
     await sleep(PROBE_SETTLE_MS);
     const window = probe.samples.filter((s) => s.sent >= act && s.sent <= withdrawnAt);
     this.say(meanwhileText(window.filter((s) => !s.ok).length, window.filter((s) => s.ok).length));
@@ -190,13 +255,23 @@ export class BgpDemo {
     this.say(`bringing ${victim.name}'s link back up; its daemon reconnects on its own (FRR only listens)`);
     const back = this.now();
     await lab.linkUp(victim.name);
-    await this.until(() => router.neighbor(victim.ipv4)?.established || undefined, RETURN_TIMEOUT_MS, `${victim.name}'s session Established again`, TIMED_POLL_MS,
-      () => `FRR says ${victim.ipv4} is ${router.neighbor(victim.ipv4)?.state ?? 'unknown'}`);
+    await this.until(
+      () => router.neighbor(victim.ipv4)?.established || undefined,
+      RETURN_TIMEOUT_MS,
+      `${victim.name}'s session Established again`,
+      TIMED_POLL_MS,
+      () => `FRR says ${victim.ipv4} is ${router.neighbor(victim.ipv4)?.state ?? 'unknown'}`,
+    );
     const establishedAt = this.now();
-    const hops = await this.until(() => {
-      const h = router.installedNextHops(prefix);
-      return h.includes(victim.ipv4) ? h : undefined;
-    }, ROUTE_TIMEOUT_MS, `${victim.name}'s path back in zebra`, TIMED_POLL_MS);
+    const hops = await this.until(
+      () => {
+        const h = router.installedNextHops(prefix);
+        return h.includes(victim.ipv4) ? h : undefined;
+      },
+      ROUTE_TIMEOUT_MS,
+      `${victim.name}'s path back in zebra`,
+      TIMED_POLL_MS,
+    );
     this.say(returnText(hosts, victim.name, establishedAt - back, this.now() - establishedAt, hops));
   }
 

@@ -32,24 +32,36 @@ export function sessionsText(hosts: readonly NamedHost[], established: readonly 
 }
 
 /** bfdd's sessions: which are up, and what that buys (the detection time). */
-export function bfdText(hosts: readonly NamedHost[], up: readonly string[], expected: number, bfd: { readonly receiveMs: number; readonly multiplier: number }): string {
+export function bfdText(
+  hosts: readonly NamedHost[],
+  up: readonly string[],
+  expected: number,
+  bfd: { readonly receiveMs: number; readonly multiplier: number },
+): string {
   const who = up.length === 0 ? 'no node' : listText(up.map((a) => hostText(hosts, a)));
   const missing = up.length < expected ? ` (${expected - up.length} of ${expected} not up)` : '';
-  return `bfdd (show bfd peers): BFD up with ${who}${missing}, ${bfd.receiveMs} ms x ${bfd.multiplier}: ` +
-    `a silent node is declared down after ${seconds(bfdDetectionMs(bfd))} s`;
+  return (
+    `bfdd (show bfd peers): BFD up with ${who}${missing}, ${bfd.receiveMs} ms x ${bfd.multiplier}: ` +
+    `a silent node is declared down after ${seconds(bfdDetectionMs(bfd))} s`
+  );
 }
 
 export function ecmpText(hosts: readonly NamedHost[], service: string, prefix: string, nextHops: readonly string[]): string {
   const kind = nextHops.length > 1 ? ' (ECMP: the router spreads traffic over every node)' : '';
-  return `zebra (show ip route ${prefix} json): ${service}'s ${prefix} installed with ${nextHops.length} next ` +
-    `hop${nextHops.length === 1 ? '' : 's'}, ${listText(nextHops.map((h) => hostText(hosts, h)))}${kind}`;
+  return (
+    `zebra (show ip route ${prefix} json): ${service}'s ${prefix} installed with ${nextHops.length} next ` +
+    `hop${nextHops.length === 1 ? '' : 's'}, ${listText(nextHops.map((h) => hostText(hosts, h)))}${kind}`
+  );
 }
 
 /** "node-1 (22), node-2 (18)": who answered the client's requests, by node name, in name order. */
 export function answersByNode(samples: readonly ProbeSample[]): string {
   const counts = new Map<string, number>();
   for (const s of samples) if (s.ok && s.node !== undefined) counts.set(s.node, (counts.get(s.node) ?? 0) + 1);
-  return [...counts].sort(([a], [b]) => a.localeCompare(b, undefined, { numeric: true })).map(([n, c]) => `${n} (${c})`).join(', ');
+  return [...counts]
+    .sort(([a], [b]) => a.localeCompare(b, undefined, { numeric: true }))
+    .map(([n, c]) => `${n} (${c})`)
+    .join(', ');
 }
 
 export interface ThroughRouterFacts {
@@ -62,8 +74,10 @@ export interface ThroughRouterFacts {
 export function throughRouterText(f: ThroughRouterFacts): string {
   const ok = f.samples.filter((s) => s.ok).length;
   const failed = f.samples.length - ok;
-  return `the client routes ${f.subnet} via the ${f.router.name} ${f.router.ipv4}: ${f.samples.length} requests to ${f.url}` +
-    ` answered by ${answersByNode(f.samples) || 'nobody'}${failed > 0 ? `; ${failed} failed` : ''}`;
+  return (
+    `the client routes ${f.subnet} via the ${f.router.name} ${f.router.ipv4}: ${f.samples.length} requests to ${f.url}` +
+    ` answered by ${answersByNode(f.samples) || 'nobody'}${failed > 0 ? `; ${failed} failed` : ''}`
+  );
 }
 
 export interface WithdrawalFacts {
@@ -79,8 +93,10 @@ export interface WithdrawalFacts {
 export function withdrawalText(hosts: readonly NamedHost[], f: WithdrawalFacts): string {
   const why = f.reason ? ` (bgpd: ${f.reason})` : '';
   const hold = f.holdTimeMs !== undefined ? `, not the ${Math.round(f.holdTimeMs / 1000)} s hold time` : '';
-  return `FRR withdrew ${f.node}'s path ${seconds(f.withdrawnAfterMs)} s later${why}: BFD's ${seconds(f.detectionMs)} s detection${hold};` +
-    ` next hops now ${listText(f.remaining.map((h) => hostText(hosts, h)))}`;
+  return (
+    `FRR withdrew ${f.node}'s path ${seconds(f.withdrawnAfterMs)} s later${why}: BFD's ${seconds(f.detectionMs)} s detection${hold};` +
+    ` next hops now ${listText(f.remaining.map((h) => hostText(hosts, h)))}`
+  );
 }
 
 /** What the client felt meanwhile: requests that failed between the link going down and the withdrawal. */
@@ -101,7 +117,15 @@ export function resetReasonText(reason: string | undefined, notification: string
   return reason ?? notification;
 }
 
-export function returnText(hosts: readonly NamedHost[], node: string, establishedMs: number, pathMs: number, nextHops: readonly string[]): string {
-  return `${node}'s session is Established again ${seconds(establishedMs)} s after its link came up, and its path is back in zebra` +
-    ` ${seconds(pathMs)} s later; next hops ${listText(nextHops.map((h) => hostText(hosts, h)))}`;
+export function returnText(
+  hosts: readonly NamedHost[],
+  node: string,
+  establishedMs: number,
+  pathMs: number,
+  nextHops: readonly string[],
+): string {
+  return (
+    `${node}'s session is Established again ${seconds(establishedMs)} s after its link came up, and its path is back in zebra` +
+    ` ${seconds(pathMs)} s later; next hops ${listText(nextHops.map((h) => hostText(hosts, h)))}`
+  );
 }

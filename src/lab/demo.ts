@@ -66,22 +66,26 @@ export class Demo {
 
   /** Runs every step; true when all of them did what they should. The lab is removed unless --keep. */
   run(): Promise<boolean> {
-    return this.runner.run(async () => {
-      const lab = await this.up();
-      const vip = this.webIP(await lab.readConfig());
-      this.vip = vip;
-      const probe = lab.startProbe(hostPort(vip));
-      let owner = await this.firstAnswer(lab, probe, vip);
-      await this.ipv6Answer(lab);
-      owner = await this.killOwner(lab, probe, vip, owner);
-      await this.healthFailure(lab, probe, owner);
-      await this.reload(lab);
-      await this.drain(lab, probe);
-    }, {
-      failureLogs: (plan) => plan.nodes.map((n) => n.daemonLog),
-      keptText: (p) => `the lab stays up (--keep): try "sudo ip netns exec ${p.client.netns} curl http://${this.vip ?? p.client.ipv4}/", ` +
-        `logs in ${p.dir}/node-N/, remove it with "${downCommandText(p)}"`,
-    });
+    return this.runner.run(
+      async () => {
+        const lab = await this.up();
+        const vip = this.webIP(await lab.readConfig());
+        this.vip = vip;
+        const probe = lab.startProbe(hostPort(vip));
+        let owner = await this.firstAnswer(lab, probe, vip);
+        await this.ipv6Answer(lab);
+        owner = await this.killOwner(lab, probe, vip, owner);
+        await this.healthFailure(lab, probe, owner);
+        await this.reload(lab);
+        await this.drain(lab, probe);
+      },
+      {
+        failureLogs: (plan) => plan.nodes.map((n) => n.daemonLog),
+        keptText: (p) =>
+          `the lab stays up (--keep): try "sudo ip netns exec ${p.client.netns} curl http://${this.vip ?? p.client.ipv4}/", ` +
+          `logs in ${p.dir}/node-N/, remove it with "${downCommandText(p)}"`,
+      },
+    );
   }
 
   /** Ctrl-C: remove the lab (even half-built) and say so. */
@@ -91,8 +95,11 @@ export class Demo {
 
   private up(): Promise<Lab> {
     const { nodes, mlbCommand, gossipProfile } = this.options;
-    return this.runner.up(`building a lab: ${nodes} nodes and a client, each in its own network namespace, on one bridge`,
-      { nodes, mlbCommand, ...(gossipProfile ? { gossipProfile } : {}) });
+    return this.runner.up(`building a lab: ${nodes} nodes and a client, each in its own network namespace, on one bridge`, {
+      nodes,
+      mlbCommand,
+      ...(gossipProfile ? { gossipProfile } : {}),
+    });
   }
 
   /**
@@ -108,15 +115,23 @@ export class Demo {
   private async firstAnswer(lab: Lab, probe: ProbeRun, vip: string): Promise<string> {
     this.say(`${LabService.web} names no IP: the allocator gives it ${vip}; the client asks http://${vip}/ every 20 ms`);
     const t = this.now();
-    const first = await probe.waitFor((s) => s.ok, VIP_ANSWER_TIMEOUT_MS, `${vip} answering the client`).catch(async (error: Error) => {
-      const daemons = await lab.ownership(LabService.web);
-      const view = daemons ? `the daemons give ${LabService.web} ${daemons.ips.join(', ') || 'no IP'}, owner ${daemons.owner ?? 'none'}` : 'no daemon answers on its control socket';
-      const last = probe.samples.at(-1);
-      throw new LabError(`${error.message} (${view}; the client's last request: ${last?.error ?? 'none'})`, 'timeout');
-    });
+    const first = await probe
+      .waitFor((s) => s.ok, VIP_ANSWER_TIMEOUT_MS, `${vip} answering the client`)
+      .catch(async (error: Error) => {
+        const daemons = await lab.ownership(LabService.web);
+        const view = daemons
+          ? `the daemons give ${LabService.web} ${daemons.ips.join(', ') || 'no IP'}, owner ${daemons.owner ?? 'none'}`
+          : 'no daemon answers on its control socket';
+        const last = probe.samples.at(-1);
+        throw new LabError(`${error.message} (${view}; the client's last request: ${last?.error ?? 'none'})`, 'timeout');
+      });
     const owner = await this.steady(probe, VIP_ANSWER_TIMEOUT_MS, `one node answering for ${vip}`);
     const daemons = await lab.ownership(LabService.web, owner);
-    const agree = daemons ? (daemons.owner === owner ? `; ${owner}'s daemon agrees` : `; ${owner}'s daemon says ${daemons.owner ?? 'nobody'} owns it`) : '';
+    const agree = daemons
+      ? daemons.owner === owner
+        ? `; ${owner}'s daemon agrees`
+        : `; ${owner}'s daemon says ${daemons.owner ?? 'nobody'} owns it`
+      : '';
     this.say(`${vip} answers from ${owner} (first answer ${seconds(first.t - t)} s after the lab was up)${agree}`);
     this.say(neighbourText(await lab.neighbour(vip)));
     return owner;
@@ -166,18 +181,25 @@ export class Demo {
     if (status?.warmingUp) {
       const left = status.warmUpUntil !== undefined ? status.warmUpUntil - this.now() : undefined;
       if (left === undefined || left > WARM_UP_WAIT_MS) {
-        this.say(`${returning} is warming up${left !== undefined ? ` for ${seconds(left)} s` : ''} (flap damping: a node back from a crash waits ` +
-          'before it is elected again, longer with each crash within the hour, so a flapping machine cannot pull IPs back and forth)');
+        this.say(
+          `${returning} is warming up${left !== undefined ? ` for ${seconds(left)} s` : ''} (flap damping: a node back from a crash waits ` +
+            'before it is elected again, longer with each crash within the hour, so a flapping machine cannot pull IPs back and forth)',
+        );
         const owner = await this.settle(lab, probe, SETTLE_TIMEOUT_MS, 'the owner after the return');
         this.say(`${LabService.web} stays on ${owner} meanwhile`);
         return owner;
       }
       this.say(`${returning} is warming up for ${seconds(left)} s: the others do not elect it until then`);
-      await this.poll(async () => ((await lab.nodeStatus(returning))?.warmingUp === false ? true : undefined), left + SETTLE_TIMEOUT_MS, `${returning}'s warm-up ending`);
+      await this.poll(
+        async () => ((await lab.nodeStatus(returning))?.warmingUp === false ? true : undefined),
+        left + SETTLE_TIMEOUT_MS,
+        `${returning}'s warm-up ending`,
+      );
     }
     const owner = await this.settle(lab, probe, SETTLE_TIMEOUT_MS, 'the owner after the return');
     const takeBack = measureFailover(probe.samples, current, back);
-    if (owner === returning && takeBack) this.say(`${returning} takes ${LabService.web} back (the election ranks it first for this IP): ${failoverText(takeBack, back)}`);
+    if (owner === returning && takeBack)
+      this.say(`${returning} takes ${LabService.web} back (the election ranks it first for this IP): ${failoverText(takeBack, back)}`);
     else this.say(`${LabService.web} stays on ${owner}`);
     return owner;
   }
@@ -194,11 +216,15 @@ export class Demo {
     await lab.setHealthy(owner, true);
     this.say(`${owner}'s /healthz answers 200 again`);
     // The daemons count rise passes before it is a candidate again; then the election may give it the IP back.
-    const passing = await this.poll(async () => {
-      // The current owner's view: it is the one that hands the IP back once it hears the news.
-      const view = await lab.ownership(LabService.web, next);
-      return view === undefined || view.passing.includes(owner) ? true : undefined;
-    }, HEALTH_MOVE_TIMEOUT_MS, `${owner} passing its health check again`);
+    const passing = await this.poll(
+      async () => {
+        // The current owner's view: it is the one that hands the IP back once it hears the news.
+        const view = await lab.ownership(LabService.web, next);
+        return view === undefined || view.passing.includes(owner) ? true : undefined;
+      },
+      HEALTH_MOVE_TIMEOUT_MS,
+      `${owner} passing its health check again`,
+    );
     if (passing) this.say(`${owner} passes its check again after ${seconds(this.now() - restored)} s`);
     await sleep(POLL_MS * 5); // Room for the election to follow the news before the daemons are asked who owns it.
     const owner2 = await this.settle(lab, probe, SETTLE_TIMEOUT_MS, 'the owner after the health recovery');
@@ -227,7 +253,8 @@ export class Demo {
     this.say(`draining ${owner}: mlb drain --socket ${socket}`);
     const act = this.now();
     const result = await lab.mlb(['drain', '--socket', socket]);
-    if (result.status !== 0) throw new LabError(`mlb drain failed (exit ${result.status}): ${firstLine(result.stderr || result.stdout)}`, 'commandFailed');
+    if (result.status !== 0)
+      throw new LabError(`mlb drain failed (exit ${result.status}): ${firstLine(result.stderr || result.stdout)}`, 'commandFailed');
     const said = firstLine(result.stdout);
     if (said) this.say(`  mlb drain: ${said}`);
     const failover = await this.moved(probe, owner, act, HEALTH_MOVE_TIMEOUT_MS, `${LabService.web} leaving drained ${owner}`);
@@ -252,12 +279,16 @@ export class Demo {
    */
   private async settle(lab: Lab, probe: ProbeRun, timeoutMs: number, what: string): Promise<string> {
     let seen = '';
-    return this.poll(async () => {
-      const client = steadyOwner(probe.samples, this.now(), STEADY_MS);
-      const view = client === undefined ? undefined : await lab.ownership(LabService.web, client);
-      seen = `the client sees ${client ?? 'no steady answer'}${view ? `, whose daemon says the owner is ${view.owner ?? 'nobody'}` : ''}`;
-      return client !== undefined && (view === undefined || view.owner === client) ? client : undefined;
-    }, timeoutMs, () => `${what} (${seen})`);
+    return this.poll(
+      async () => {
+        const client = steadyOwner(probe.samples, this.now(), STEADY_MS);
+        const view = client === undefined ? undefined : await lab.ownership(LabService.web, client);
+        seen = `the client sees ${client ?? 'no steady answer'}${view ? `, whose daemon says the owner is ${view.owner ?? 'nobody'}` : ''}`;
+        return client !== undefined && (view === undefined || view.owner === client) ? client : undefined;
+      },
+      timeoutMs,
+      () => `${what} (${seen})`,
+    );
   }
 
   /** Re-evaluates `check` every POLL_MS until it gives a value; a LabError naming `what` after timeoutMs. */

@@ -77,7 +77,8 @@ function validateFrrOptions(options: FrrOptions): void {
   }
   if (options.listenRange) {
     const other = neighbors.find((n) => n.asn !== options.listenRange?.asn);
-    if (other) invalid(`neighbor ${other.address} has AS ${other.asn}, but the peer group of the listen range has AS ${options.listenRange.asn}`);
+    if (other)
+      invalid(`neighbor ${other.address} has AS ${other.asn}, but the peer group of the listen range has AS ${options.listenRange.asn}`);
   }
   const seen = new Set<string>();
   for (const n of neighbors) {

@@ -9,8 +9,15 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderFrrConfig, renderFrrDaemonConfigs, type FrrDaemon, type FrrOptions } from './frr-config';
 import {
-  parseFrrBfdPeers, parseFrrNeighbor, parseFrrRoutes, parseFrrSummary, parseZebraBgpCounts, parseZebraNextHops,
-  type FrrBfdPeer, type FrrNeighborState, type FrrSummary,
+  parseFrrBfdPeers,
+  parseFrrNeighbor,
+  parseFrrRoutes,
+  parseFrrSummary,
+  parseZebraBgpCounts,
+  parseZebraNextHops,
+  type FrrBfdPeer,
+  type FrrNeighborState,
+  type FrrSummary,
 } from './frr-json';
 import { ipVersionOfText, type RouterPath } from './route-path';
 import { RouterError } from './router-error';
@@ -72,7 +79,17 @@ export function frrDaemons(options: Pick<FrrOptions, 'bfd'>): FrrDaemon[] {
 }
 
 function daemonArgs(daemon: FrrDaemon, dir: string): string[] {
-  const args = ['-d', '-f', join(dir, `${daemon}.conf`), '-i', join(dir, `${daemon}.pid`), '-z', join(dir, 'zserv.api'), '--vty_socket', dir];
+  const args = [
+    '-d',
+    '-f',
+    join(dir, `${daemon}.conf`),
+    '-i',
+    join(dir, `${daemon}.pid`),
+    '-z',
+    join(dir, 'zserv.api'),
+    '--vty_socket',
+    dir,
+  ];
   // bfdd's control socket defaults to /run/frr/bfdd.sock, shared by every instance: give each its own.
   if (daemon === 'bfdd') args.push('--bfdctl', join(dir, 'bfdd.sock'));
   return args;
@@ -98,7 +115,11 @@ export async function startFrrIn(host: NetnsTarget, dir: string, options: Omit<F
   } catch (error) {
     const log = safe(() => router.log());
     router.stop();
-    throw new RouterError('startFailed', `FRR did not start in ${host.netns}: ${(error as Error).message}\nconfig:\n${config}\nlog:\n${log}`, { cause: error });
+    throw new RouterError(
+      'startFailed',
+      `FRR did not start in ${host.netns}: ${(error as Error).message}\nconfig:\n${config}\nlog:\n${log}`,
+      { cause: error },
+    );
   }
 }
 
@@ -118,8 +139,7 @@ function safe(read: () => string): string {
 /** A handle on the FRR instance running from `dir` in `host`'s namespace (started by startFrrIn, maybe by another process). */
 export function frrRouterAt(host: NetnsTarget, dir: string, daemons: readonly FrrDaemon[], config = ''): FrrRouter {
   let stopped = false;
-  const vtysh = (...commands: string[]): string =>
-    execInNetns(host, 'vtysh', ['--vty_socket', dir, ...commands.flatMap((c) => ['-c', c])]);
+  const vtysh = (...commands: string[]): string => execInNetns(host, 'vtysh', ['--vty_socket', dir, ...commands.flatMap((c) => ['-c', c])]);
   const json = (command: string): any => {
     const full = /\bjson$/.test(command) ? command : `${command} json`;
     const text = vtysh(full);

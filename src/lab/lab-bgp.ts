@@ -42,7 +42,12 @@ export function labFrrOptions(plan: LabPlan): Omit<FrrOptions, 'logFile'> {
     hostname: router.netns,
     neighbors: plan.nodes.map((n) => ({ address: n.ipv4, asn: LAB_NODE_ASN, passive: true, bfdProfile: LAB_BFD_PROFILE.name })),
     prefixList32Only: true,
-    bfd: { profile: LAB_BFD_PROFILE.name, receiveMs: LAB_BFD_PROFILE.receiveMs, transmitMs: LAB_BFD_PROFILE.transmitMs, multiplier: LAB_BFD_PROFILE.multiplier },
+    bfd: {
+      profile: LAB_BFD_PROFILE.name,
+      receiveMs: LAB_BFD_PROFILE.receiveMs,
+      transmitMs: LAB_BFD_PROFILE.transmitMs,
+      multiplier: LAB_BFD_PROFILE.multiplier,
+    },
   };
 }
 

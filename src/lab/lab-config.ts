@@ -8,9 +8,7 @@ import { formatIP } from '../ip';
 import { formatDiagnostic, parseConfig } from '../model';
 import { LAB_BFD_PROFILE, LAB_BGP_PEER, LAB_BGP_POOL, LAB_BGP_POOL_V4, LAB_NODE_ASN, LAB_ROUTER_ASN } from './lab-bgp';
 import { LabError } from './lab-errors';
-import {
-  LAB_API_IP, LAB_EXTRA_IP, LAB_HTTP_PORT, LAB_POOL_V4, LAB_POOL_V6, LAB_SUBNET_V4, LAB_SUBNET_V6, type LabPlan,
-} from './lab-plan';
+import { LAB_API_IP, LAB_EXTRA_IP, LAB_HTTP_PORT, LAB_POOL_V4, LAB_POOL_V6, LAB_SUBNET_V4, LAB_SUBNET_V6, type LabPlan } from './lab-plan';
 
 /** The services the lab configures, by "namespace/name". */
 export const LabService = {
@@ -73,11 +71,7 @@ function header(plan: LabPlan): string {
 }
 
 function pools(): string {
-  return [
-    pool('lab', LAB_POOL_V4),
-    '---\n',
-    pool('lab-v6', LAB_POOL_V6),
-  ].join('');
+  return [pool('lab', LAB_POOL_V4), '---\n', pool('lab-v6', LAB_POOL_V6)].join('');
 }
 
 function pool(name: string, addresses: string, autoAssign = true): string {
@@ -101,8 +95,14 @@ function pool(name: string, addresses: string, autoAssign = true): string {
  * router holds one path per node.
  */
 function bgpDocs(routerIPv4: string): string[] {
-  const meta = (kind: string, name: string, apiVersion = 'metallb.io/v1beta1') =>
-    [`apiVersion: ${apiVersion}`, `kind: ${kind}`, 'metadata:', `  name: ${name}`, '  namespace: metallb-system', 'spec:'];
+  const meta = (kind: string, name: string, apiVersion = 'metallb.io/v1beta1') => [
+    `apiVersion: ${apiVersion}`,
+    `kind: ${kind}`,
+    'metadata:',
+    `  name: ${name}`,
+    '  namespace: metallb-system',
+    'spec:',
+  ];
   const bfd = LAB_BFD_PROFILE;
   return [
     `# --bgp: the lab's router (FRR in the router namespace). BFD takes a dead node's routes away in about a second.\n${[

@@ -14,17 +14,20 @@ const SNAPSHOT_PATH = '/v1/snapshot';
 /** The body of the daemon's snapshot, or undefined when it cannot be had. */
 export function readSnapshotText(socketPath: string): Promise<string | undefined> {
   return new Promise((resolve) => {
-    const req = request({ socketPath, method: 'GET', path: SNAPSHOT_PATH, agent: false, headers: { accept: 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_SNAPSHOT_BYTES) req.destroy();
-        else chunks.push(chunk);
-      });
-      res.on('end', () => resolve(res.statusCode === 200 ? Buffer.concat(chunks).toString('utf8') : undefined));
-      res.on('error', () => resolve(undefined));
-    });
+    const req = request(
+      { socketPath, method: 'GET', path: SNAPSHOT_PATH, agent: false, headers: { accept: 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_SNAPSHOT_BYTES) req.destroy();
+          else chunks.push(chunk);
+        });
+        res.on('end', () => resolve(res.statusCode === 200 ? Buffer.concat(chunks).toString('utf8') : undefined));
+        res.on('error', () => resolve(undefined));
+      },
+    );
     req.setTimeout(SNAPSHOT_TIMEOUT_MS, () => req.destroy());
     req.on('error', () => resolve(undefined));
     req.end();

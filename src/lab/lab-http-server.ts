@@ -44,10 +44,11 @@ export async function startLabHttpServer(options: LabHttpServerOptions): Promise
   await listen(server, options.port, options.host ?? '::');
   return {
     port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

@@ -19,7 +19,10 @@ export interface LabDownReport {
 
 export async function refuseExisting(plan: LabPlan): Promise<void> {
   const existing = (await listNetns()).filter((ns) => isLabNamespace(plan.name, ns));
-  const stateFile = await stat(plan.stateFile).then(() => true, () => false);
+  const stateFile = await stat(plan.stateFile).then(
+    () => true,
+    () => false,
+  );
   if (existing.length > 0 || stateFile) {
     throw new LabError(
       `a lab named ${plan.name} is already up (${existing.length > 0 ? existing.join(', ') : plan.stateFile}): remove it with "${downCommandText(plan)}"`,
@@ -74,7 +77,8 @@ async function addHost(plan: LabPlan, host: LabHostPlan): Promise<void> {
 
 async function sysctl(netns: string, settings: readonly string[]): Promise<void> {
   const result = await run(['ip', 'netns', 'exec', netns, 'sysctl', '-qw', ...settings]);
-  if (result.status !== 0) throw new LabError(`sysctl -w ${settings.join(' ')} in ${netns} failed: ${result.stderr.trim()}`, 'commandFailed');
+  if (result.status !== 0)
+    throw new LabError(`sysctl -w ${settings.join(' ')} in ${netns} failed: ${result.stderr.trim()}`, 'commandFailed');
 }
 
 export async function removeLab(plan: LabPlan): Promise<LabDownReport> {
@@ -95,8 +99,11 @@ async function removeLabFiles(plan: LabPlan): Promise<boolean> {
   for (const entry of entries) {
     const path = `${plan.dir}/${entry}`;
     if (nodeDirs.test(entry)) await rm(path, { recursive: true, force: true });
-    else if (entry === 'lab.json' || entry === 'mlb.yaml' || /^(lab\.json|mlb\.yaml)\.tmp-\d+$/.test(entry)) await unlink(path).catch(() => undefined);
+    else if (entry === 'lab.json' || entry === 'mlb.yaml' || /^(lab\.json|mlb\.yaml)\.tmp-\d+$/.test(entry))
+      await unlink(path).catch(() => undefined);
   }
-  return rmdir(plan.dir).then(() => true, () => false);
+  return rmdir(plan.dir).then(
+    () => true,
+    () => false,
+  );
 }
-

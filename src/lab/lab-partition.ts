@@ -12,7 +12,8 @@ import { PARTITION_FAMILY, PARTITION_TABLE, partitionRuleset } from './partition
 /** run()'s status when the command itself could not be started (not installed). */
 const COMMAND_NOT_FOUND_STATUS = 127;
 
-const NFT_MISSING_MESSAGE = 'mlb lab partition drops packets with nftables, and nft is not installed here: install nftables (apt-get install nftables)';
+const NFT_MISSING_MESSAGE =
+  'mlb lab partition drops packets with nftables, and nft is not installed here: install nftables (apt-get install nftables)';
 
 /**
  * nft inside the node's namespace. Whether nft exists is asked first, with `nft --version` (which reads no

@@ -134,7 +134,14 @@ export function planLab(options: { name?: string; dir?: string; nodes?: number; 
   const nodes = Array.from({ length: count }, (_, i) => nodePlan(name, dir, i + 1));
   const router = options.bgp ? { ...host(name, 'router', 'r0', ROUTER_HOST), dir: `${dir}/router` } : undefined;
   return {
-    name, dir, bridgeNs: `${name}-br`, client, ...(router ? { router } : {}), nodes, configFile: `${dir}/mlb.yaml`, stateFile: `${dir}/lab.json`,
+    name,
+    dir,
+    bridgeNs: `${name}-br`,
+    client,
+    ...(router ? { router } : {}),
+    nodes,
+    configFile: `${dir}/mlb.yaml`,
+    stateFile: `${dir}/lab.json`,
   };
 }
 
@@ -183,15 +190,22 @@ export function daemonArgv(plan: LabPlan, node: LabNodePlan, options: DaemonArgv
   const others = plan.nodes.filter((n) => n !== node).map((n) => n.gossip);
   return [
     'daemon',
-    '--config', plan.configFile,
-    '--node-name', node.name,
-    '--gossip-bind', node.gossip,
+    '--config',
+    plan.configFile,
+    '--node-name',
+    node.name,
+    '--gossip-bind',
+    node.gossip,
     ...(others.length > 0 ? ['--join', others.join(',')] : []),
     ...(options.gossipProfile ? ['--gossip-profile', options.gossipProfile] : []),
-    '--state-dir', node.stateDir,
-    '--control-socket', node.controlSocket,
-    '--metrics-bind', node.metrics,
-    '--log-level', options.logLevel ?? LAB_DAEMON_LOG_LEVEL,
+    '--state-dir',
+    node.stateDir,
+    '--control-socket',
+    node.controlSocket,
+    '--metrics-bind',
+    node.metrics,
+    '--log-level',
+    options.logLevel ?? LAB_DAEMON_LOG_LEVEL,
   ];
 }
 
@@ -209,7 +223,10 @@ export interface ProbeArgvOptions {
 /** `mlb lab probe ...`: the client's view of a target (HOST:PORT, IPv6 as [addr]:port). */
 export function probeArgv(target: string, options: ProbeArgvOptions = {}): string[] {
   return [
-    'lab', 'probe', '--target', target,
+    'lab',
+    'probe',
+    '--target',
+    target,
     ...(options.intervalMs !== undefined ? ['--interval-ms', String(options.intervalMs)] : []),
     ...(options.timeoutMs !== undefined ? ['--timeout-ms', String(options.timeoutMs)] : []),
     ...(options.count !== undefined ? ['--count', String(options.count)] : []),

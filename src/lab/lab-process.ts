@@ -41,23 +41,37 @@ export function childEnv(): NodeJS.ProcessEnv {
 
 /** Waits until `ready` accepts what the process wrote to its log after byte `logStart` (this run's lines only). */
 export async function waitForStart(
-  pid: number, what: string, logFile: string, logStart: number, timeoutMs: number, ready: (log: string) => boolean,
+  pid: number,
+  what: string,
+  logFile: string,
+  logStart: number,
+  timeoutMs: number,
+  ready: (log: string) => boolean,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const log = (await readFile(logFile).catch(() => Buffer.alloc(0))).subarray(logStart).toString('utf8');
     if (ready(log)) return;
     if (!isAlive(pid)) throw new LabError(`${what} exited while starting; ${logFile} ends with:\n${tail(log)}`, 'processExited');
-    if (Date.now() >= deadline) throw new LabError(`${what} did not start within ${timeoutMs / 1000} s; ${logFile} ends with:\n${tail(log)}`, 'timeout');
+    if (Date.now() >= deadline)
+      throw new LabError(`${what} did not start within ${timeoutMs / 1000} s; ${logFile} ends with:\n${tail(log)}`, 'timeout');
     await sleep(START_POLL_MS);
   }
 }
 
 function tail(log: string): string {
   const lines = log.trimEnd().split('\n');
-  return lines.slice(-LOG_TAIL_LINES).map((l) => `  ${l}`).join('\n') || '  (empty)';
+  return (
+    lines
+      .slice(-LOG_TAIL_LINES)
+      .map((l) => `  ${l}`)
+      .join('\n') || '  (empty)'
+  );
 }
 
 export async function fileSize(path: string): Promise<number> {
-  return stat(path).then((s) => s.size, () => 0);
+  return stat(path).then(
+    (s) => s.size,
+    () => 0,
+  );
 }

@@ -31,15 +31,18 @@ export interface LabState {
 function isLabState(value: unknown): value is LabState {
   const v = value as Partial<LabState> | null;
   return (
-    typeof v === 'object' && v !== null &&
+    typeof v === 'object' &&
+    v !== null &&
     v.version === LAB_STATE_VERSION &&
     typeof v.name === 'string' &&
     typeof v.dir === 'string' &&
     typeof v.nodes === 'number' &&
-    Array.isArray(v.mlbCommand) && v.mlbCommand.every((a) => typeof a === 'string') &&
+    Array.isArray(v.mlbCommand) &&
+    v.mlbCommand.every((a) => typeof a === 'string') &&
     (v.bgp === undefined || typeof v.bgp === 'boolean') &&
     (v.phase === 'building' || v.phase === 'up') &&
-    typeof v.processes === 'object' && v.processes !== null
+    typeof v.processes === 'object' &&
+    v.processes !== null
   );
 }
 

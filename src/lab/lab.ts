@@ -16,19 +16,34 @@ import { isHealthyText, writeHealthFile } from './lab-http-server';
 import { healNode, isPartitioned, partitionNode } from './lab-partition';
 import { buildNetwork, refuseExisting, removeLab, type LabDownReport } from './lab-network';
 import {
-  DEFAULT_LAB_DIR, DEFAULT_LAB_NAME, LAB_BRIDGE, LAB_INTERFACE, daemonArgv, findNode, hostByMac, planLab, probeArgv, serverArgv,
-  type LabHostPlan, type LabNodePlan, type LabPlan, type ProbeArgvOptions,
+  DEFAULT_LAB_DIR,
+  DEFAULT_LAB_NAME,
+  LAB_BRIDGE,
+  LAB_INTERFACE,
+  daemonArgv,
+  findNode,
+  hostByMac,
+  planLab,
+  probeArgv,
+  serverArgv,
+  type LabHostPlan,
+  type LabNodePlan,
+  type LabPlan,
+  type ProbeArgvOptions,
 } from './lab-plan';
 import { LAB_DIR_MODE_WITH_ROUTER, checkFrr, labRouter, prepareLabRouterDir, startLabRouter } from './lab-router';
 import type { FrrRouter } from './frr-router';
 import { childEnv, fileSize, spawnDetached, waitForStart } from './lab-process';
 import { readLabState, writeLabState, type LabState } from './lab-state';
-import {
-  checkLabPrerequisites, commandLine, ip, isAlive, pidsIn, run, signal, waitForExit, type ExecResult,
-} from './netns';
+import { checkLabPrerequisites, commandLine, ip, isAlive, pidsIn, run, signal, waitForExit, type ExecResult } from './netns';
 import { ProbeRun } from './probe-run';
 import {
-  parseNeighbourJSON, parseNodeStatus, parseServiceOwnership, type NeighbourEntry, type NodeStatus, type ServiceOwnership,
+  parseNeighbourJSON,
+  parseNodeStatus,
+  parseServiceOwnership,
+  type NeighbourEntry,
+  type NodeStatus,
+  type ServiceOwnership,
 } from './service-ownership';
 
 export type { LabDownReport } from './lab-network';
@@ -82,9 +97,15 @@ export class Lab {
     const progress = options.onProgress ?? (() => undefined);
     await refuseExisting(plan);
     const lab = new Lab(plan, {
-      version: 1, name: plan.name, dir: plan.dir, nodes: plan.nodes.length, mlbCommand: [...options.mlbCommand],
-      ...(options.gossipProfile ? { gossipProfile: options.gossipProfile } : {}), ...(plan.router ? { bgp: true } : {}),
-      phase: 'building', processes: {},
+      version: 1,
+      name: plan.name,
+      dir: plan.dir,
+      nodes: plan.nodes.length,
+      mlbCommand: [...options.mlbCommand],
+      ...(options.gossipProfile ? { gossipProfile: options.gossipProfile } : {}),
+      ...(plan.router ? { bgp: true } : {}),
+      phase: 'building',
+      processes: {},
     });
     try {
       await mkdir(plan.dir, { recursive: true, mode: plan.router ? LAB_DIR_MODE_WITH_ROUTER : LAB_DIR_MODE });
@@ -92,11 +113,15 @@ export class Lab {
       for (const node of plan.nodes) await mkdir(node.stateDir, { recursive: true, mode: LAB_DIR_MODE });
       await lab.saveState();
       const router = plan.router ? ` and ${plan.router.netns}` : '';
-      progress(`network: namespaces ${plan.nodes[0]?.netns} to ${plan.nodes.at(-1)?.netns}, ${plan.client.netns}${router}, bridge ${LAB_BRIDGE} in ${plan.bridgeNs}`);
+      progress(
+        `network: namespaces ${plan.nodes[0]?.netns} to ${plan.nodes.at(-1)?.netns}, ${plan.client.netns}${router}, bridge ${LAB_BRIDGE} in ${plan.bridgeNs}`,
+      );
       await buildNetwork(plan);
       await writeFileAtomic(plan.configFile, labConfigText(plan));
       if (plan.router) {
-        progress(`router: FRR (zebra, bfdd, bgpd) in ${plan.router.netns} ${plan.router.ipv4}, a passive peer group for the nodes, /32 routes only, BFD, files in ${plan.router.dir}`);
+        progress(
+          `router: FRR (zebra, bfdd, bgpd) in ${plan.router.netns} ${plan.router.ipv4}, a passive peer group for the nodes, /32 routes only, BFD, files in ${plan.router.dir}`,
+        );
         await startLabRouter(plan);
       }
       progress(`HTTP servers: ${plan.nodes.map((n) => `${n.name} http://${n.ipv4}/`).join(', ')}`);
@@ -164,7 +189,10 @@ export class Lab {
     const node = this.node(nodeName);
     const running = this.state.processes[node.name]?.daemon;
     if (running !== undefined && isAlive(running)) return;
-    const argv = [...this.state.mlbCommand, ...daemonArgv(this.plan, node, this.state.gossipProfile ? { gossipProfile: this.state.gossipProfile } : {})];
+    const argv = [
+      ...this.state.mlbCommand,
+      ...daemonArgv(this.plan, node, this.state.gossipProfile ? { gossipProfile: this.state.gossipProfile } : {}),
+    ];
     const logStart = await fileSize(node.daemonLog);
     const pid = spawnDetached(node.netns, argv, node.daemonLog);
     await this.recordPid(node.name, 'daemon', pid);
@@ -263,7 +291,10 @@ export class Lab {
 
   /** Starts `mlb lab probe` in the client namespace against HOST:PORT; down() stops it. */
   startProbe(target: string, options: ProbeArgvOptions = {}): ProbeRun {
-    const probe = new ProbeRun(['ip', 'netns', 'exec', this.plan.client.netns, ...this.state.mlbCommand, ...probeArgv(target, options)], childEnv());
+    const probe = new ProbeRun(
+      ['ip', 'netns', 'exec', this.plan.client.netns, ...this.state.mlbCommand, ...probeArgv(target, options)],
+      childEnv(),
+    );
     this.probes.add(probe);
     return probe;
   }
@@ -326,7 +357,9 @@ export class Lab {
     const logStart = await fileSize(node.httpLog);
     const pid = spawnDetached(node.netns, [...this.state.mlbCommand, ...serverArgv(node)], node.httpLog);
     await this.recordPid(node.name, 'server', pid);
-    await waitForStart(pid, `${node.name}'s HTTP server`, node.httpLog, logStart, SERVER_START_TIMEOUT_MS, (log) => log.includes('"event":"listening"'));
+    await waitForStart(pid, `${node.name}'s HTTP server`, node.httpLog, logStart, SERVER_START_TIMEOUT_MS, (log) =>
+      log.includes('"event":"listening"'),
+    );
   }
 
   private recordPid(nodeName: string, kind: 'daemon' | 'server', pid: number | undefined): Promise<void> {

@@ -38,18 +38,24 @@ export function neighbourText(entry: (NeighbourEntry & { host?: string }) | unde
  */
 export function failoverText(f: Failover, actAt: number): string {
   const moved = `answers come from ${f.to} ${seconds(f.firstNewAnswer - actAt)} s later`;
-  const gap = f.gapMs === undefined
-    ? `${f.from} never answered before`
-    : f.failedRequests === 0
-      ? `the client lost no request (${seconds(f.gapMs)} s between ${f.from}'s last answer and ${f.to}'s first)`
-      : `the client went ${seconds(f.gapMs)} s without an answer (${f.failedRequests} requests failed)`;
-  const flap = f.oldAnswersAfter > 0 ? `; ${f.from} still answered ${f.oldAnswersAfter} more times after that (two owners for a moment)` : '';
+  const gap =
+    f.gapMs === undefined
+      ? `${f.from} never answered before`
+      : f.failedRequests === 0
+        ? `the client lost no request (${seconds(f.gapMs)} s between ${f.from}'s last answer and ${f.to}'s first)`
+        : `the client went ${seconds(f.gapMs)} s without an answer (${f.failedRequests} requests failed)`;
+  const flap =
+    f.oldAnswersAfter > 0 ? `; ${f.from} still answered ${f.oldAnswersAfter} more times after that (two owners for a moment)` : '';
   return `${moved}: ${gap}${flap}`;
 }
 
 /** A log file's last lines, indented, for a failed step; the daemon's JSON lines shortened to time, level, message. */
 export function logExcerpt(title: string, text: string, lines: number): string[] {
-  const tail = text.trimEnd().split('\n').filter((l) => l !== '').slice(-lines);
+  const tail = text
+    .trimEnd()
+    .split('\n')
+    .filter((l) => l !== '')
+    .slice(-lines);
   return [`${title}:`, ...(tail.length > 0 ? tail.map((l) => `    ${readableLogLine(l)}`) : ['    (empty)'])];
 }
 

@@ -22,10 +22,15 @@ export interface ExecResult {
 export function run(argv: readonly string[], timeoutMs = IP_COMMAND_TIMEOUT_MS, env: NodeJS.ProcessEnv = process.env): Promise<ExecResult> {
   const [command, ...args] = argv;
   return new Promise((resolve) => {
-    execFile(command as string, args, { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, env }, (error, stdout, stderr) => {
-      const status = error ? (typeof error.code === 'number' ? error.code : error.killed ? null : 127) : 0;
-      resolve({ status, stdout, stderr: stderr || (error && typeof error.code === 'string' ? error.message : '') });
-    });
+    execFile(
+      command as string,
+      args,
+      { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, env },
+      (error, stdout, stderr) => {
+        const status = error ? (typeof error.code === 'number' ? error.code : error.killed ? null : 127) : 0;
+        resolve({ status, stdout, stderr: stderr || (error && typeof error.code === 'string' ? error.message : '') });
+      },
+    );
   });
 }
 
@@ -53,14 +58,20 @@ export async function checkLabPrerequisites(): Promise<void> {
 /** The names of every network namespace (`ip netns list` prints "name (id: N)" or just "name"). */
 export async function listNetns(): Promise<string[]> {
   const text = await ip('netns', 'list');
-  return text.split('\n').map((line) => line.trim().split(/\s+/)[0] ?? '').filter((name) => name !== '');
+  return text
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/)[0] ?? '')
+    .filter((name) => name !== '');
 }
 
 /** The pids of every process whose network namespace is `netns`; empty when the namespace is gone. */
 export async function pidsIn(netns: string): Promise<number[]> {
   const result = await run(['ip', 'netns', 'pids', netns]);
   if (result.status !== 0) return [];
-  return result.stdout.split('\n').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
+  return result.stdout
+    .split('\n')
+    .map((s) => Number(s.trim()))
+    .filter((n) => Number.isInteger(n) && n > 0);
 }
 
 export function isAlive(pid: number): boolean {
@@ -77,7 +88,10 @@ function isZombie(pid: number): boolean {
   try {
     // Synchronous: isAlive is polled, and a /proc read does not block.
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 1).trim().startsWith('Z');
+    return stat
+      .slice(stat.lastIndexOf(')') + 1)
+      .trim()
+      .startsWith('Z');
   } catch {
     return false;
   }

@@ -19,32 +19,32 @@ const EXAMPLE_NODE = 'node-2';
 
 export type NodeControlOutcome =
   | {
-    readonly kind: 'daemon';
-    readonly action: DaemonAction;
-    readonly node: string;
-    /** The daemon's pid before the command; undefined when it was not running. */
-    readonly before?: number;
-    /** Its pid after (start, restart); undefined after kill or stop. */
-    readonly after?: number;
-    readonly log: string;
-  }
+      readonly kind: 'daemon';
+      readonly action: DaemonAction;
+      readonly node: string;
+      /** The daemon's pid before the command; undefined when it was not running. */
+      readonly before?: number;
+      /** Its pid after (start, restart); undefined after kill or stop. */
+      readonly after?: number;
+      readonly log: string;
+    }
   | {
-    readonly kind: 'partition';
-    readonly action: PartitionAction;
-    readonly node: string;
-    /** false: it already was (partition) or was not (heal) partitioned, and nothing changed. */
-    readonly changed: boolean;
-    readonly netns: string;
-    readonly peers: readonly string[];
-  }
+      readonly kind: 'partition';
+      readonly action: PartitionAction;
+      readonly node: string;
+      /** false: it already was (partition) or was not (heal) partitioned, and nothing changed. */
+      readonly changed: boolean;
+      readonly netns: string;
+      readonly peers: readonly string[];
+    }
   | {
-    readonly kind: 'health';
-    readonly node: string;
-    readonly healthy: boolean;
-    /** false: the check already answered this way. */
-    readonly changed: boolean;
-    readonly healthFile: string;
-  };
+      readonly kind: 'health';
+      readonly node: string;
+      readonly healthy: boolean;
+      /** false: the check already answered this way. */
+      readonly changed: boolean;
+      readonly healthFile: string;
+    };
 
 /** `mlb lab WORDS...`, with --dir when the lab is not in the default directory (node commands find it there). */
 export function nodeCommandText(plan: Pick<LabPlan, 'dir'>, ...words: string[]): string {
@@ -112,6 +112,8 @@ export function nodeControlTryLines(plan: LabPlan): string[] {
   const width = Math.max(...commands.map(([c]) => c.length));
   return [
     ...commands.map(([c, what], i) => `${i === 0 ? '  nodes:  ' : '          '}${c.padEnd(width)}  ${what}`),
-    ...plan.nodes.map((node, i) => `${i === 0 ? '  metrics:' : '          '} sudo ip netns exec ${node.netns} curl -s http://${node.metrics}/metrics`),
+    ...plan.nodes.map(
+      (node, i) => `${i === 0 ? '  metrics:' : '          '} sudo ip netns exec ${node.netns} curl -s http://${node.metrics}/metrics`,
+    ),
   ];
 }

@@ -8,7 +8,10 @@ import type { DaemonAction, HealthWord, NodeControlOutcome, PartitionAction } fr
 import { partitionPeers } from './partition-rules';
 
 /** What these commands use of a Lab (a fake in the unit tests). */
-export type NodeControlLab = Pick<Lab, 'plan' | 'node' | 'daemonPid' | 'killDaemon' | 'startDaemon' | 'partition' | 'heal' | 'isHealthy' | 'setHealthy'>;
+export type NodeControlLab = Pick<
+  Lab,
+  'plan' | 'node' | 'daemonPid' | 'killDaemon' | 'startDaemon' | 'partition' | 'heal' | 'isHealthy' | 'setHealthy'
+>;
 
 export async function controlDaemon(lab: NodeControlLab, action: DaemonAction, nodeName: string): Promise<NodeControlOutcome> {
   const node = lab.node(nodeName);
@@ -38,7 +41,14 @@ function withAfter(lab: NodeControlLab, outcome: Extract<NodeControlOutcome, { k
 export async function controlPartition(lab: NodeControlLab, action: PartitionAction, nodeName: string): Promise<NodeControlOutcome> {
   const node = lab.node(nodeName);
   const changed = action === 'partition' ? await lab.partition(node.name) : await lab.heal(node.name);
-  return { kind: 'partition', action, node: node.name, changed, netns: node.netns, peers: partitionPeers(lab.plan, node).map((p) => p.name) };
+  return {
+    kind: 'partition',
+    action,
+    node: node.name,
+    changed,
+    netns: node.netns,
+    peers: partitionPeers(lab.plan, node).map((p) => p.name),
+  };
 }
 
 export async function controlHealth(lab: NodeControlLab, nodeName: string, word: HealthWord): Promise<NodeControlOutcome> {

@@ -44,7 +44,10 @@ export async function runProbeLoop(options: ProbeLoopOptions, stop: AbortSignal)
 }
 
 /** One GET / on a new connection: the answering node, or why there was none. Never rejects. */
-export function probeOnce(options: Pick<ProbeLoopOptions, 'host' | 'port' | 'timeoutMs'>, now: () => number = Date.now): Promise<ProbeSample> {
+export function probeOnce(
+  options: Pick<ProbeLoopOptions, 'host' | 'port' | 'timeoutMs'>,
+  now: () => number = Date.now,
+): Promise<ProbeSample> {
   const sent = now();
   return new Promise((resolve) => {
     let settled = false;

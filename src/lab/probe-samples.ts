@@ -26,9 +26,12 @@ export function parseProbeLine(line: string): ProbeSample | undefined {
     return undefined;
   }
   const v = value as Partial<ProbeSample> | null;
-  if (typeof v !== 'object' || v === null || typeof v.t !== 'number' || typeof v.sent !== 'number' || typeof v.ok !== 'boolean') return undefined;
+  if (typeof v !== 'object' || v === null || typeof v.t !== 'number' || typeof v.sent !== 'number' || typeof v.ok !== 'boolean')
+    return undefined;
   return {
-    t: v.t, sent: v.sent, ok: v.ok,
+    t: v.t,
+    sent: v.sent,
+    ok: v.ok,
     ...(typeof v.node === 'string' ? { node: v.node } : {}),
     ...(typeof v.error === 'string' ? { error: v.error } : {}),
   };

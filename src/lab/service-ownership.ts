@@ -42,7 +42,9 @@ export function parseNodeStatus(json: string): NodeStatus | undefined {
   if (typeof node !== 'object' || node === null || typeof node.name !== 'string') return undefined;
   const until = typeof node.warmUpUntil === 'string' ? Date.parse(node.warmUpUntil) : Number.NaN;
   return {
-    name: node.name, draining: node.draining === true, warmingUp: node.warmingUp === true,
+    name: node.name,
+    draining: node.draining === true,
+    warmingUp: node.warmingUp === true,
     warmUpUntil: Number.isFinite(until) ? until : undefined,
   };
 }

@@ -1,6 +1,4 @@
-import type {
-  BFDProfile, BGPAdvertisement, BGPPeer, Community, IPAddressPool, L2Advertisement, Node, Service,
-} from './types';
+import type { BFDProfile, BGPAdvertisement, BGPPeer, Community, IPAddressPool, L2Advertisement, Node, Service } from './types';
 import type { Diagnostic } from './diagnostic';
 
 /**

@@ -61,5 +61,11 @@ export function withKubeletLabels(nodeName: string, labels: Readonly<Record<stri
 
 /** A Node known only by its name (a live member no Node document describes, or one named on the command line). */
 export function nodeKnownByName(name: string): Node {
-  return { kind: 'Node', meta: { name, namespace: '', labels: withKubeletLabels(name, {}), annotations: {} }, conditions: [], addresses: [], subnets: [] };
+  return {
+    kind: 'Node',
+    meta: { name, namespace: '', labels: withKubeletLabels(name, {}), annotations: {} },
+    conditions: [],
+    addresses: [],
+    subnets: [],
+  };
 }

@@ -15,11 +15,17 @@ export function loadEmbeddedAddon<T>(fileName: string): { status: AddonStatus; a
   const location = embeddedAddonLocation(fileName);
   const bytes = embeddedBytes(fileName);
   if (bytes === undefined) {
-    return { status: { loaded: false, why: `${fileName} is not embedded in this executable (it was built without it)`, looked: [location] }, addon: undefined };
+    return {
+      status: { loaded: false, why: `${fileName} is not embedded in this executable (it was built without it)`, looked: [location] },
+      addon: undefined,
+    };
   }
   try {
     return { status: { loaded: true, path: location }, addon: dlopenPrivateCopy<T>(fileName, bytes) };
   } catch (error) {
-    return { status: { loaded: false, why: `${location} did not load: ${(error as Error).message}`, looked: [location] }, addon: undefined };
+    return {
+      status: { loaded: false, why: `${location} did not load: ${(error as Error).message}`, looked: [location] },
+      addon: undefined,
+    };
   }
 }

@@ -46,11 +46,7 @@ export class PacketSocketError extends CodedError<PacketSocketErrorCode> {
   readonly errno: string | undefined;
   readonly syscall: string | undefined;
 
-  constructor(
-    code: PacketSocketErrorCode,
-    message: string,
-    details: { errno?: string; syscall?: string; cause?: unknown } = {},
-  ) {
+  constructor(code: PacketSocketErrorCode, message: string, details: { errno?: string; syscall?: string; cause?: unknown } = {}) {
     super(code, message, details.cause === undefined ? undefined : { cause: details.cause });
     this.errno = details.errno;
     this.syscall = details.syscall;
@@ -62,8 +58,7 @@ export class PacketSocketError extends CodedError<PacketSocketErrorCode> {
     const e = error as { message?: unknown; code?: unknown; syscall?: unknown };
     const errno = typeof e?.code === 'string' ? e.code : undefined;
     const syscall = typeof e?.syscall === 'string' ? e.syscall : undefined;
-    const code: PacketSocketErrorCode =
-      error instanceof TypeError ? 'invalidArgument' : (errno && CODE_BY_ERRNO[errno]) || 'system';
+    const code: PacketSocketErrorCode = error instanceof TypeError ? 'invalidArgument' : (errno && CODE_BY_ERRNO[errno]) || 'system';
     const text = typeof e?.message === 'string' ? e.message : String(error);
     const message = context && code !== 'permissionDenied' ? `${context}: ${text}` : text;
     return new PacketSocketError(code, message, { errno, syscall, cause: error });

@@ -133,7 +133,9 @@ export function openPacketSocket(options: PacketSocketOptions): PacketSocket {
       onFrame(frame, { ifindex: frameIfindex, pkttype: PACKET_TYPES[pkttype] ?? 'unknown' });
     } catch (error) {
       stats.handlerErrors++;
-      onError(new PacketSocketError('handlerFailed', `${where}: onFrame threw: ${(error as Error)?.message ?? String(error)}`, { cause: error }));
+      onError(
+        new PacketSocketError('handlerFailed', `${where}: onFrame threw: ${(error as Error)?.message ?? String(error)}`, { cause: error }),
+      );
     }
   };
   const report = (error: Error): void => onError(PacketSocketError.fromNative(error, where));

@@ -15,7 +15,17 @@
  * A world-writable place shared by name (/tmp/mlb_native.node) would let another local user plant a library that
  * a root daemon then runs.
  */
-import { closeSync, existsSync, lstatSync, mkdtempSync, openSync, rmdirSync, unlinkSync, writeSync, constants as fsConstants } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  rmdirSync,
+  unlinkSync,
+  writeSync,
+  constants as fsConstants,
+} from 'node:fs';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -86,7 +96,8 @@ function loadInPrivateDirectory<T>(dir: string, name: string, bytes: Uint8Array)
   if (problem !== undefined) throw new Error(`${dir} is not private: ${problem}`);
   const unnamed = existsSync(OWN_FDS) ? openUnnamed(dir) : undefined;
   const named = unnamed === undefined ? join(dir, name) : undefined;
-  const fd = unnamed ?? openSync(named!, fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_RDWR | fsConstants.O_NOFOLLOW, PRIVATE_MODE);
+  const fd =
+    unnamed ?? openSync(named!, fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_RDWR | fsConstants.O_NOFOLLOW, PRIVATE_MODE);
   let loaded = false;
   try {
     writeAll(fd, bytes);

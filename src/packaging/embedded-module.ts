@@ -17,9 +17,12 @@ export async function importEmbeddedModule<T>(name: string): Promise<T> {
     throw Object.assign(new Error(`${name} is not embedded in this executable`), { code: 'ERR_MODULE_NOT_FOUND' });
   }
   const url = `data:text/javascript;base64,${Buffer.from(text).toString('base64')}`;
-  const script = withoutLoaderWarning(() => new vm.Script(`import(${JSON.stringify(url)})`, {
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  }));
+  const script = withoutLoaderWarning(
+    () =>
+      new vm.Script(`import(${JSON.stringify(url)})`, {
+        importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+      }),
+  );
   return (await script.runInThisContext()) as T;
 }
 

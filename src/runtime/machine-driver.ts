@@ -33,7 +33,10 @@ export class MachineDriver<S, E, F, R extends MachineStep<S, F> = MachineStep<S,
   private closed = false;
   private readonly timers = new Map<string, Timer>();
 
-  constructor(private readonly options: MachineDriverOptions<S, E, F, R>, initial: S) {
+  constructor(
+    private readonly options: MachineDriverOptions<S, E, F, R>,
+    initial: S,
+  ) {
     this.current = initial;
   }
 
@@ -79,10 +82,13 @@ export class MachineDriver<S, E, F, R extends MachineStep<S, F> = MachineStep<S,
   arm(key: string, at: number | undefined, event: E): void {
     this.disarm(key);
     if (at === undefined || !Number.isFinite(at) || this.closed) return;
-    this.timers.set(key, this.options.runtime.at(at, () => {
-      this.timers.delete(key);
-      this.dispatch(event);
-    }));
+    this.timers.set(
+      key,
+      this.options.runtime.at(at, () => {
+        this.timers.delete(key);
+        this.dispatch(event);
+      }),
+    );
   }
 
   disarm(key: string): void {

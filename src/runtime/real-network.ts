@@ -17,7 +17,11 @@ function text(a: SocketAddress): string {
 }
 
 async function bindUdp(bind: SocketAddress, handlers: UdpHandlers): Promise<UdpEndpoint> {
-  const udp = createSocket({ type: isIP(bind.host) === 6 ? 'udp6' : 'udp4', recvBufferSize: UDP_SOCKET_BUFFER_BYTES, sendBufferSize: UDP_SOCKET_BUFFER_BYTES });
+  const udp = createSocket({
+    type: isIP(bind.host) === 6 ? 'udp6' : 'udp4',
+    recvBufferSize: UDP_SOCKET_BUFFER_BYTES,
+    sendBufferSize: UDP_SOCKET_BUFFER_BYTES,
+  });
   udp.on('message', (msg, rinfo) => {
     handlers.onMessage(new Uint8Array(msg.buffer, msg.byteOffset, msg.byteLength), { host: stripMapped(rinfo.address), port: rinfo.port });
   });
@@ -38,7 +42,11 @@ async function bindUdp(bind: SocketAddress, handlers: UdpHandlers): Promise<UdpE
   };
 }
 
-async function listenTcp(bind: SocketAddress, onConnection: (stream: ByteStream) => void, onError?: (error: Error) => void): Promise<TcpListener> {
+async function listenTcp(
+  bind: SocketAddress,
+  onConnection: (stream: ByteStream) => void,
+  onError?: (error: Error) => void,
+): Promise<TcpListener> {
   const server = createServer({ noDelay: true });
   server.on('connection', (socket) => onConnection(adaptSocket(socket)));
   await new Promise<void>((resolve, reject) => {
@@ -52,7 +60,12 @@ async function listenTcp(bind: SocketAddress, onConnection: (stream: ByteStream)
 
 function connectTcp(to: SocketAddress, options: DialOptions): Promise<ByteStream> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: to.host, port: to.port, noDelay: true, ...(options.localAddress ? { localAddress: options.localAddress } : {}) });
+    const socket = connect({
+      host: to.host,
+      port: to.port,
+      noDelay: true,
+      ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+    });
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new NetworkError('dialTimeout', `no TCP connection to ${text(to)} within ${options.timeoutMs} ms`));

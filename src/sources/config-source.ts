@@ -40,7 +40,10 @@ export interface ConfigSource {
 
 /** Startup failed: the configuration is unreadable or invalid; diagnostics say why. */
 export class ConfigLoadError extends CodedError<'invalidConfig'> {
-  constructor(readonly origin: string, readonly diagnostics: readonly Diagnostic[]) {
+  constructor(
+    readonly origin: string,
+    readonly diagnostics: readonly Diagnostic[],
+  ) {
     const errors = diagnostics.filter((d) => d.severity === 'error').length;
     super('invalidConfig', `configuration ${origin} is not valid (${errors} ${errors === 1 ? 'error' : 'errors'})`);
   }

@@ -54,10 +54,7 @@ describe('keeping what a service holds', () => {
   });
 
   it('moves to the annotated pool when it differs from the holding one', () => {
-    const { result } = allocateService(
-      AllocatorState.create([base, other]),
-      service('a', { ingress: ['10.0.0.3'], addressPool: 'other' }),
-    );
+    const { result } = allocateService(AllocatorState.create([base, other]), service('a', { ingress: ['10.0.0.3'], addressPool: 'other' }));
     expect(summary(result)).toBe('other 10.0.1.0 (poolRequested)');
     expect(result).toMatchObject({ cleared: { reason: 'differentPoolRequested' } });
     expect(result.status === 'assigned' && result.events.map((e) => e.reason)).toEqual(['IPAllocated']);
@@ -88,10 +85,18 @@ describe('keeping what a service holds', () => {
     expect(summary(result)).toBe('dual 10.0.5.0 (autoAssign)');
     expect(result).toMatchObject({ cleared: { reason: 'familyChanged' } });
     // PreferDualStack dual services may hold one family.
-    const prefer = allocateService(AllocatorState.create([pool('v6', ['fc00::/126'])]), service('b', { ...PREFER_DUAL, ingress: ['fc00::1'] }));
+    const prefer = allocateService(
+      AllocatorState.create([pool('v6', ['fc00::/126'])]),
+      service('b', { ...PREFER_DUAL, ingress: ['fc00::1'] }),
+    );
     expect(summary(prefer.result)).toBe('v6 fc00::1 (kept)');
     expect(prefer.result).toMatchObject({
-      events: [{ reason: 'AdditionalAssignFailed', message: 'cannot assign additional IP in PreferDualStack: no available IPs in pool v6 for ipv4 IPFamily' }],
+      events: [
+        {
+          reason: 'AdditionalAssignFailed',
+          message: 'cannot assign additional IP in PreferDualStack: no available IPs in pool v6 for ipv4 IPFamily',
+        },
+      ],
     });
   });
 
@@ -151,11 +156,23 @@ describe('services the allocator does not handle', () => {
   });
 
   it('follows --lb-class: unset handles only unclassed services, set handles only that class', () => {
-    const services = [service('plain'), service('mine', { loadBalancerClass: 'mlb.io/lb' }), service('theirs', { loadBalancerClass: 'x/y' })];
+    const services = [
+      service('plain'),
+      service('mine', { loadBalancerClass: 'mlb.io/lb' }),
+      service('theirs', { loadBalancerClass: 'x/y' }),
+    ];
     const unset = allocateServices({ pools: [base], services }).results;
-    expect([...unset.values()].map(summary)).toEqual(['skipped loadBalancerClass', 'base 10.0.0.0 (autoAssign)', 'skipped loadBalancerClass']);
+    expect([...unset.values()].map(summary)).toEqual([
+      'skipped loadBalancerClass',
+      'base 10.0.0.0 (autoAssign)',
+      'skipped loadBalancerClass',
+    ]);
     const set = allocateServices({ pools: [base], services, lbClass: 'mlb.io/lb' }).results;
-    expect([...set.values()].map(summary)).toEqual(['base 10.0.0.0 (autoAssign)', 'skipped loadBalancerClass', 'skipped loadBalancerClass']);
+    expect([...set.values()].map(summary)).toEqual([
+      'base 10.0.0.0 (autoAssign)',
+      'skipped loadBalancerClass',
+      'skipped loadBalancerClass',
+    ]);
   });
 
   it('fails every service when there are no pools', () => {

@@ -37,10 +37,7 @@ describe('batch order', () => {
   it('keeps an established explicit holder against a newer request for the same address', () => {
     const { results } = allocateServices({
       pools: [p],
-      services: [
-        service('b-old', { requestIPs: '10.0.0.2', ingress: ['10.0.0.2'] }),
-        service('a-new', { requestIPs: '10.0.0.2' }),
-      ],
+      services: [service('b-old', { requestIPs: '10.0.0.2', ingress: ['10.0.0.2'] }), service('a-new', { requestIPs: '10.0.0.2' })],
     });
     expect(summary(results.get('demo/b-old'))).toBe('10.0.0.2 (kept)');
     expect(summary(results.get('demo/a-new'))).toBe('failed sharingKeyConflict');
@@ -71,7 +68,12 @@ describe('batch order', () => {
     expect([...results.keys()]).toEqual(['demo/a', 'demo/b']);
     expect(summary(results.get('demo/b'))).toBe('10.0.0.2 (kept)');
     expect(summary(results.get('demo/a'))).toBe('10.0.0.0 (autoAssign)');
-    expect(addressesOf(results)).toEqual(new Map([['demo/a', [ip('10.0.0.0')]], ['demo/b', [ip('10.0.0.2')]]]));
+    expect(addressesOf(results)).toEqual(
+      new Map([
+        ['demo/a', [ip('10.0.0.0')]],
+        ['demo/b', [ip('10.0.0.2')]],
+      ]),
+    );
   });
 
   it('refuses a service listed twice', () => {

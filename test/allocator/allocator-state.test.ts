@@ -5,8 +5,11 @@ import { formatIP } from '../../src/ip';
 import { type AllocationSubject, AllocatorState, type Port } from '../../src/allocator';
 import { ip, ips, pool, selector } from './factories';
 
-function subject(key: string, options: { ports?: string[]; sharing?: string; backend?: string; labels?: Record<string, string> } = {}): AllocationSubject {
-  const [namespace = '', ] = key.split('/');
+function subject(
+  key: string,
+  options: { ports?: string[]; sharing?: string; backend?: string; labels?: Record<string, string> } = {},
+): AllocationSubject {
+  const [namespace = ''] = key.split('/');
   const ports: Port[] = (options.ports ?? []).map((p) => {
     const [protocol, port] = p.split('/');
     return { protocol: protocol as string, port: Number(port) };
@@ -98,9 +101,7 @@ describe('AllocatorState.assign (MetalLB Assign)', () => {
 
   it('checks dual-stack shape and pool membership', () => {
     expect(must(empty.assign(subject('a/d'), ips('1.2.3.4', '1000::4'))).allocation('a/d')?.pool).toBe('test');
-    expect(errorOf(empty.assign(subject('a/d'), ips('1.2.3.4', '1.2.3.5')))).toBe(
-      'sameFamily: "1.2.3.4" "1.2.3.5" has the same family',
-    );
+    expect(errorOf(empty.assign(subject('a/d'), ips('1.2.3.4', '1.2.3.5')))).toBe('sameFamily: "1.2.3.4" "1.2.3.5" has the same family');
     // Both addresses must be in one pool.
     expect(errorOf(empty.assign(subject('a/d'), ips('1.2.3.4', '1000::1')))).toBe(
       'notAllowedInConfig: ["1.2.3.4" "1000::1"] is not allowed in config',

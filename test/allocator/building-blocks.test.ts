@@ -3,14 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatIP } from '../../src/ip';
-import {
-  MAX_INT64,
-  backendKey,
-  isBuggyIP,
-  poolCapacity,
-  requestedIPs,
-  serviceFamily,
-} from '../../src/allocator';
+import { MAX_INT64, backendKey, isBuggyIP, poolCapacity, requestedIPs, serviceFamily } from '../../src/allocator';
 import { goQuote, goQuoteIPs } from '../../src/allocator/go-format';
 import { PersistentMap, compareBigints } from '../../src/allocator/persistent-map';
 import { UsedAddresses } from '../../src/allocator/used-addresses';
@@ -94,7 +87,10 @@ describe('requested addresses (getDesiredLbIPs)', () => {
     [{ requestIPs: '10.0.0.1,' }, 'invalid invalid metallb.io/loadBalancerIPs: "10.0.0.1,"'],
     [{ requestIPs: '10.0.0.1,10.0.0.2' }, 'invalid IPFamilyForAddresses: same address family ["10.0.0.1" "10.0.0.2"]'],
     [{ requestIPs: '10.0.0.1,fc00::1,10.0.0.3' }, 'invalid IPFamilyForAddresses: invalid ips length 3 ["10.0.0.1" "fc00::1" "10.0.0.3"]'],
-    [{ requestIPs: '10.0.0.1', loadBalancerIP: '10.0.0.1' }, 'invalid service can not have both metallb.io/loadBalancerIPs and svc.Spec.LoadBalancerIP'],
+    [
+      { requestIPs: '10.0.0.1', loadBalancerIP: '10.0.0.1' },
+      'invalid service can not have both metallb.io/loadBalancerIPs and svc.Spec.LoadBalancerIP',
+    ],
     [{ annotations: { 'metallb.io/loadBalancerIPs': '10.0.0.1', 'metallb.universe.tf/loadBalancerIPs': '10.0.0.2' } }, 'ips ipv4 10.0.0.1'],
   ];
   it.each(cases)('%j -> %s', (options, expected) => {

@@ -103,9 +103,18 @@ describe('which pool (MetalLB Allocate)', () => {
     const r = run({ pools, services: names.map((n) => service(n)) });
     expect([...r.values()].map((v) => v.split(' ')[0])).toEqual([
       'p-10', // priority 10
-      'p-20', 'p-20', 'p-20', 'p-20', // priority 20
-      'p-zero', 'p-zero', 'p-zero', 'p-zero', // priority 0 sorts last among pinned
-      'default', 'default', 'default', 'default', // only when no pinned pool can serve
+      'p-20',
+      'p-20',
+      'p-20',
+      'p-20', // priority 20
+      'p-zero',
+      'p-zero',
+      'p-zero',
+      'p-zero', // priority 0 sorts last among pinned
+      'default',
+      'default',
+      'default',
+      'default', // only when no pinned pool can serve
       'failed:',
     ]);
   });
@@ -128,11 +137,7 @@ describe('which pool (MetalLB Allocate)', () => {
     const pools = [pool('manual', ['10.0.0.0/30'], { autoAssign: false })];
     const r = run({
       pools,
-      services: [
-        service('auto'),
-        service('ip', { requestIPs: '10.0.0.2' }),
-        service('named', { addressPool: 'manual' }),
-      ],
+      services: [service('auto'), service('ip', { requestIPs: '10.0.0.2' }), service('named', { addressPool: 'manual' })],
     });
     expect(r.get('demo/auto')).toBe('failed: no available IPs');
     expect(r.get('demo/ip')).toBe('manual 10.0.0.2 (requested)');
@@ -183,9 +188,7 @@ describe('which pool (MetalLB Allocate)', () => {
   });
 
   it('keeps MetalLB’s quirk: namespaceSelectors matching no known namespace pin nobody but admit requests from anywhere', () => {
-    const pools = [
-      pool('sel', ['10.0.1.0/30'], { serviceAllocation: { namespaceSelectors: [selector({ env: 'prod' })] } }),
-    ];
+    const pools = [pool('sel', ['10.0.1.0/30'], { serviceAllocation: { namespaceSelectors: [selector({ env: 'prod' })] } })];
     const r = run({ pools, services: [service('auto'), service('asks', { requestIPs: '10.0.1.1' })] });
     expect(r.get('demo/auto')).toBe('failed: no available IPs');
     expect(r.get('demo/asks')).toBe('sel 10.0.1.1 (requested)');
@@ -199,11 +202,7 @@ describe('which pool (MetalLB Allocate)', () => {
     ];
     const r = run({
       pools,
-      services: [
-        service('a', { addressPool: 'empty' }),
-        service('b', { addressPool: 'empty' }),
-        service('c', { addressPool: 'ns-only' }),
-      ],
+      services: [service('a', { addressPool: 'empty' }), service('b', { addressPool: 'empty' }), service('c', { addressPool: 'ns-only' })],
     });
     expect(r.get('demo/a')).toBe('empty 10.0.9.0 (poolRequested)');
     expect(r.get('demo/b')).toBe('failed: no available IPs in pool empty');

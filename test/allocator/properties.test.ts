@@ -31,7 +31,18 @@ const V6_BLOCKS = ['fc00::/126', 'fc00:1::/127', 'fc00:2::/127'];
 const NAMESPACES = ['ns1', 'ns2'];
 const POOL_NAMES = ['p0', 'p1', 'p2', 'p3'];
 /** Addresses a service may request or hold: inside the blocks, on their buggy edges, and outside all pools. */
-const CANDIDATE_IPS = ['10.0.0.1', '10.0.0.2', '10.0.1.255', '10.0.2.0', '10.0.3.1', '10.0.4.9', '10.9.9.9', 'fc00::1', 'fc00:1::1', 'fc00:9::1'];
+const CANDIDATE_IPS = [
+  '10.0.0.1',
+  '10.0.0.2',
+  '10.0.1.255',
+  '10.0.2.0',
+  '10.0.3.1',
+  '10.0.4.9',
+  '10.9.9.9',
+  'fc00::1',
+  'fc00:1::1',
+  'fc00:9::1',
+];
 
 const poolsArb: fc.Arbitrary<IPAddressPool[]> = fc
   .record({
@@ -56,10 +67,7 @@ const poolsArb: fc.Arbitrary<IPAddressPool[]> = fc
   })
   .map(({ v4, v6, options }) =>
     POOL_NAMES.flatMap((name, i) => {
-      const addresses = [
-        ...V4_BLOCKS.filter((_, b) => v4[b] === i),
-        ...V6_BLOCKS.filter((_, b) => v6[b] === i),
-      ];
+      const addresses = [...V4_BLOCKS.filter((_, b) => v4[b] === i), ...V6_BLOCKS.filter((_, b) => v6[b] === i)];
       if (addresses.length === 0) return [];
       const o = options[i]!;
       return [
@@ -100,7 +108,10 @@ const serviceArb = (name: string): fc.Arbitrary<Service> =>
         { weight: 2, arbitrary: fc.subarray(CANDIDATE_IPS, { minLength: 1, maxLength: 2 }).map((l) => ({ ips: l.join(',') })) },
         { weight: 1, arbitrary: fc.constantFrom(...POOL_NAMES, 'nope').map((p) => ({ pool: p })) },
       ),
-      ingress: fc.oneof({ weight: 3, arbitrary: fc.constant<string[]>([]) }, { weight: 1, arbitrary: fc.subarray(CANDIDATE_IPS, { maxLength: 2 }) }),
+      ingress: fc.oneof(
+        { weight: 3, arbitrary: fc.constant<string[]>([]) },
+        { weight: 1, arbitrary: fc.subarray(CANDIDATE_IPS, { maxLength: 2 }) },
+      ),
     })
     .map((o) =>
       service(name, {
@@ -269,9 +280,13 @@ describe('allocator properties', () => {
   });
 
   it('(5) never moves a valid holder to make room for a service whose holding became invalid', () => {
-    const movers = fc.uniqueArray(fc.constantFrom('m1', 'm2', 'm3'), { maxLength: 3 }).chain((names) =>
-      fc.tuple(...names.map((n) => serviceArb(n).map((s) => ({ ...s, meta: { ...s.meta, annotations: {} }, ingressIPs: [ipOf('10.9.9.9')] })))),
-    );
+    const movers = fc
+      .uniqueArray(fc.constantFrom('m1', 'm2', 'm3'), { maxLength: 3 })
+      .chain((names) =>
+        fc.tuple(
+          ...names.map((n) => serviceArb(n).map((s) => ({ ...s, meta: { ...s.meta, annotations: {} }, ingressIPs: [ipOf('10.9.9.9')] }))),
+        ),
+      );
     fc.assert(
       fc.property(worldArb, movers, ({ pools, services }, lost) => {
         const first = allocateServices({ pools, services });

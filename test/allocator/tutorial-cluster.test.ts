@@ -13,7 +13,7 @@ function addresses(r: AllocationResult | undefined): string[] {
   return r.ips.map(formatIP);
 }
 
-describe('a MetalLB tutorial lab\'s pool', () => {
+describe("a MetalLB tutorial lab's pool", () => {
   const helloLb = service('hello-lb', { ports: [80], selector: { 'app.kubernetes.io/name': 'hello' } });
   const helloA = service('hello-a', {
     requestIPs: '192.168.10.210',
@@ -44,9 +44,7 @@ describe('a MetalLB tutorial lab\'s pool', () => {
     expect(addresses(results.get('demo/hello-lb'))).toEqual(['192.168.10.200']);
     expect(results.get('demo/hello-a')).toMatchObject({ reason: 'requested', pool: 'default' });
     // A shared address counts once: 2 of 21 in use, 19 available (IPAddressPool status on the lab).
-    expect(usage).toEqual([
-      expect.objectContaining({ pool: 'default', total: 21n, inUse: 2, inUseIPv4: 2, availableIPv4: 19n }),
-    ]);
+    expect(usage).toEqual([expect.objectContaining({ pool: 'default', total: 21n, inUse: 2, inUseIPv4: 2, availableIPv4: 19n })]);
   });
 
   it('reports the three AllocationFailed texts seen on the lab', () => {

@@ -15,7 +15,12 @@ import type { HostInterface } from '../../src/cli/arping/arping-interface';
 const ip = (text: string): IP => parseIP(text) as IP;
 const TARGET = ip('10.213.0.200');
 const OWNERS = ['02:13:00:00:00:02', '02:13:00:00:00:03'];
-const eth0: HostInterface = { name: 'eth0', mac: parseMAC('02:13:00:00:00:01'), up: true, addresses: [{ ip: ip('10.213.0.1'), prefix: 24 }] };
+const eth0: HostInterface = {
+  name: 'eth0',
+  mac: parseMAC('02:13:00:00:00:01'),
+  up: true,
+  addresses: [{ ip: ip('10.213.0.1'), prefix: 24 }],
+};
 
 interface Fake {
   deps: ArpingDeps;
@@ -26,7 +31,10 @@ interface Fake {
 }
 
 /** A segment where every MAC in `answerers` replies 1 ms (the next 2 ms) after each probe. */
-function fake(answerers: string[], options: { refuseFirst?: boolean; openError?: PacketSocketError; nodes?: Record<string, string> } = {}): Fake {
+function fake(
+  answerers: string[],
+  options: { refuseFirst?: boolean; openError?: PacketSocketError; nodes?: Record<string, string> } = {},
+): Fake {
   let out = '';
   const sent: Uint8Array[] = [];
   const opened: PacketSocketOptions[] = [];
@@ -74,7 +82,12 @@ function fake(answerers: string[], options: { refuseFirst?: boolean; openError?:
       return socket;
     },
     ...(options.nodes
-      ? { macOwners: { nodesOf: async (macs: readonly string[]) => new Map(macs.filter((m) => options.nodes?.[m]).map((m) => [m, options.nodes?.[m] as string])) } }
+      ? {
+          macOwners: {
+            nodesOf: async (macs: readonly string[]) =>
+              new Map(macs.filter((m) => options.nodes?.[m]).map((m) => [m, options.nodes?.[m] as string])),
+          },
+        }
       : {}),
   };
   return { deps, output: () => out, sent, socket: () => socket, opened };
@@ -88,7 +101,15 @@ afterEach(() => {
 });
 
 async function run(f: Fake, extra: { count?: number; json?: boolean; deadlineSeconds?: number } = {}) {
-  const promise = runArping({ target: TARGET, count: extra.count ?? 3, json: extra.json ?? false, ...(extra.deadlineSeconds ? { deadlineSeconds: extra.deadlineSeconds } : {}) }, f.deps);
+  const promise = runArping(
+    {
+      target: TARGET,
+      count: extra.count ?? 3,
+      json: extra.json ?? false,
+      ...(extra.deadlineSeconds ? { deadlineSeconds: extra.deadlineSeconds } : {}),
+    },
+    f.deps,
+  );
   // Settle the rejection handler now so a failing run does not surface as an unhandled rejection.
   promise.catch(() => undefined);
   await vi.runAllTimersAsync();
@@ -132,7 +153,7 @@ describe('runArping', () => {
     expect(summary.replies[0]?.count).toBe(1);
   });
 
-  it('a socket that cannot be opened is a CommandError (exit 1) with the socket\'s message', async () => {
+  it("a socket that cannot be opened is a CommandError (exit 1) with the socket's message", async () => {
     const denied = new PacketSocketError('permissionDenied', 'opening an AF_PACKET socket needs CAP_NET_RAW: run as root or grant it');
     const error = await run(fake([], { openError: denied })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CommandError);

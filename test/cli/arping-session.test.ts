@@ -21,7 +21,18 @@ import {
   withNodes,
   type ArpingInterface,
 } from '../../src/cli/arping/arping-session';
-import { arpReplyFrame, eth0, ip, naFrame, OUR_MAC, PEER_A, PEER_B, probeFor, TARGET4, TARGET6 } from '../announce/l2/arping/probe-fixtures';
+import {
+  arpReplyFrame,
+  eth0,
+  ip,
+  naFrame,
+  OUR_MAC,
+  PEER_A,
+  PEER_B,
+  probeFor,
+  TARGET4,
+  TARGET6,
+} from '../announce/l2/arping/probe-fixtures';
 
 function session(target: IP, options: { count?: number; deadlineMs?: number; iface?: ArpingInterface } = {}): ArpingSession {
   const iface = options.iface ?? eth0;
@@ -147,7 +158,11 @@ describe('verdicts', () => {
     expect(ARPING_LATE_REPLY_MS).toBeGreaterThanOrEqual(500);
     const late = 2000 + ARPING_LATE_REPLY_MS - 1;
     expect(s.isOver(late)).toBe(false);
-    expect(s.receive(arpReplyFrame(PEER_B, TARGET4), late).reply).toEqual({ mac: '02:13:00:00:00:03', rttMs: ARPING_LATE_REPLY_MS - 1, probe: 2 });
+    expect(s.receive(arpReplyFrame(PEER_B, TARGET4), late).reply).toEqual({
+      mac: '02:13:00:00:00:03',
+      rttMs: ARPING_LATE_REPLY_MS - 1,
+      probe: 2,
+    });
     expect(s.summary().verdict).toBe('splitBrain');
   });
 

@@ -116,7 +116,9 @@ describe.skipIf(skipLab !== undefined)('mlb arping in a lab (client, a = .2, b =
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     // From the link-local address, or the global one if the kernel has not made the link-local yet.
-    expect(run.stdout.split('\n')[0]).toMatch(new RegExp(`^NDP \\(Neighbor Solicitation\\) ${b.ipv6} from (fe80::\\S+|${client.ipv6}) \\[${client.mac}\\] eth0$`));
+    expect(run.stdout.split('\n')[0]).toMatch(
+      new RegExp(`^NDP \\(Neighbor Solicitation\\) ${b.ipv6} from (fe80::\\S+|${client.ipv6}) \\[${client.mac}\\] eth0$`),
+    );
     expect(run.stdout).toMatch(new RegExp(`reply from ${b.ipv6} \\[${b.mac}\\] on eth0`));
     expect(run.stdout).toContain(`one owner: ${b.ipv6} is at ${b.mac}`);
   });
@@ -127,7 +129,9 @@ describe.skipIf(skipLab !== undefined)('mlb arping in a lab (client, a = .2, b =
     addSharedAddress(b);
     const run = arpingIn(client, ['-I', 'eth0', '-c', '2', '--json', SHARED_IP]);
     expect(run.status).toBe(3);
-    const doc = JSON.parse(run.stdout) as Record<string, unknown> & { replies: { mac: string; count: number; rttMs: Record<string, number> }[] };
+    const doc = JSON.parse(run.stdout) as Record<string, unknown> & {
+      replies: { mac: string; count: number; rttMs: Record<string, number> }[];
+    };
     expect(Object.keys(doc)).toEqual(['ip', 'interface', 'sent', 'replies', 'verdict', 'exitCode']);
     expect(doc).toMatchObject({ ip: SHARED_IP, interface: 'eth0', sent: 2, verdict: 'splitBrain', exitCode: 3 });
     expect(doc.replies.map((r) => r.mac).sort()).toEqual([a.mac, b.mac]);
@@ -192,7 +196,14 @@ describe('mlb arping --help', () => {
     expect(runMlb(['--help']).stdout).toContain('mlb arping <ip>');
     const run = runMlb(['arping', '--help']);
     expect(run.status).toBe(0);
-    for (const text of ['-I, --interface', '-c, --count', '-w, --deadline', '--json', 'Examples:', 'mlb arping -I ens18 -c 10 192.168.10.200']) {
+    for (const text of [
+      '-I, --interface',
+      '-c, --count',
+      '-w, --deadline',
+      '--json',
+      'Examples:',
+      'mlb arping -I ens18 -c 10 192.168.10.200',
+    ]) {
       expect(run.stdout).toContain(text);
     }
     expect(run.stdout.replace(/\s+/g, ' ')).toContain('Exit codes: 0 exactly one MAC answered (one owner); 1 no reply');

@@ -28,12 +28,15 @@ const LONG_POOL = 'a-pool-name-as-long-as-kubernetes-allows-it-sixty-three-chars
 const RUNS = 5;
 
 function manyServices(): string {
-  const services = Array.from({ length: SERVICES }, (_, i) => `---
+  const services = Array.from(
+    { length: SERVICES },
+    (_, i) => `---
 apiVersion: v1
 kind: Service
 metadata: { name: svc-${i}, namespace: ${LONG_NAMESPACE} }
 spec: { type: LoadBalancer, ipFamilyPolicy: SingleStack, ipFamilies: [IPv6], ports: [{ port: 80, protocol: TCP }] }
-`);
+`,
+  );
   return `apiVersion: metallb.io/v1beta1
 kind: IPAddressPool
 metadata: { name: ${LONG_POOL}, namespace: metallb-system }
@@ -54,11 +57,18 @@ function validateIntoHead(config: string): Promise<{ code: number | null; signal
   return new Promise((resolve) => {
     // eslint-disable-next-line no-template-curly-in-string -- a bash script: ${PIPESTATUS[0]} is bash's, not a template
     const script = '"$0" "$1" validate --config "$2" | head -1; exit "${PIPESTATUS[0]}"';
-    const child = spawn('bash', ['-c', script, process.execPath, MLB_BUNDLE, config], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', script, process.execPath, MLB_BUNDLE, config], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString('utf8'); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
     child.on('close', (code, signal) => resolve({ code, signal, firstLine: out.split('\n')[0] ?? '', stderr }));
   });
 }
@@ -78,8 +88,17 @@ describe('a closed output pipe', () => {
   it('keeps the daemon serving when its log reader goes away: a later SIGTERM still stops it cleanly', async () => {
     const port = await freeLoopbackPort();
     const daemon = startDaemon([
-      '--config', 'examples/plain-host.yaml', '--node-name', 'node-a', '--gossip-bind', `127.0.0.1:${port}`,
-      '--state-dir', join(dir, 'daemon'), '--control-socket', join(dir, 'daemon.sock'), '--no-announce',
+      '--config',
+      'examples/plain-host.yaml',
+      '--node-name',
+      'node-a',
+      '--gossip-bind',
+      `127.0.0.1:${port}`,
+      '--state-dir',
+      join(dir, 'daemon'),
+      '--control-socket',
+      join(dir, 'daemon.sock'),
+      '--no-announce',
     ]);
     try {
       await daemon.waitFor((l) => l.event === 'serviceAnnounced');

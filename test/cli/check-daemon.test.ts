@@ -73,15 +73,31 @@ describe('mlb check and mlb explain against a running daemon', () => {
   it('CRITICAL (2) and explain exit 1 while nobody announces an IP; OK (0) once the file no longer has it', async () => {
     writeFileSync(config, COMMON + ORPHAN);
     const port = await freeLoopbackPort();
-    daemon = startDaemon(['--config', config, '--node-name', 'node-a', '--gossip-bind', `127.0.0.1:${port}`, '--state-dir', join(dir, 'state'), '--control-socket', socket, '--no-announce']);
+    daemon = startDaemon([
+      '--config',
+      config,
+      '--node-name',
+      'node-a',
+      '--gossip-bind',
+      `127.0.0.1:${port}`,
+      '--state-dir',
+      join(dir, 'state'),
+      '--control-socket',
+      socket,
+      '--no-announce',
+    ]);
     await daemon.waitFor((l) => l.event === 'serviceAnnounced' && l.service === 'demo/web');
 
     const check = await runMlbAsync(['check', '--socket', socket]);
-    expect(check.stdout).toBe('MLB CRITICAL - 192.168.20.5 (demo/orphan) announced by nobody | ips=2 unannounced=1 members_alive=1 members=1 conflicts=0\n');
+    expect(check.stdout).toBe(
+      'MLB CRITICAL - 192.168.20.5 (demo/orphan) announced by nobody | ips=2 unannounced=1 members_alive=1 members=1 conflicts=0\n',
+    );
     expect(check.status).toBe(2);
 
     const orphan = await runMlbAsync(['explain', 'demo/orphan', '--socket', socket]);
-    expect(orphan.stdout).toMatch(/^demo\/orphan 192\.168\.20\.5 \(layer2\): NOBODY ANNOUNCES \(as node-a sees it\)\n[^]*node-a +noMatchingAdvertisement/);
+    expect(orphan.stdout).toMatch(
+      /^demo\/orphan 192\.168\.20\.5 \(layer2\): NOBODY ANNOUNCES \(as node-a sees it\)\n[^]*node-a +noMatchingAdvertisement/,
+    );
     expect(orphan.stderr).toBe('mlb: nobody announces 192.168.20.5 (demo/orphan): the reasons are above\n');
     expect(orphan.status).toBe(1);
     const web = await runMlbAsync(['explain', '192.168.10.200', '--socket', socket, '--json']);
@@ -89,12 +105,16 @@ describe('mlb check and mlb explain against a running daemon', () => {
     expect(JSON.parse(web.stdout)).toMatchObject([{ service: 'demo/web', winner: 'node-a' }]);
     const unknown = await runMlbAsync(['explain', '10.9.9.9', '--socket', socket]);
     expect(unknown.status).toBe(1);
-    expect(unknown.stderr).toBe('mlb: no service has the IP 10.9.9.9; service IPs the daemon knows: demo/orphan 192.168.20.5, demo/web 192.168.10.200\n');
+    expect(unknown.stderr).toBe(
+      'mlb: no service has the IP 10.9.9.9; service IPs the daemon knows: demo/orphan 192.168.20.5, demo/web 192.168.10.200\n',
+    );
 
     writeFileSync(config, COMMON);
     await untilSnapshot((s) => !s.services.some((svc) => svc.service === 'demo/orphan'));
     const healthy = await runMlbAsync(['check', '--socket', socket]);
-    expect(healthy.stdout).toBe('MLB OK - 1 service IP announced, 1/1 members alive | ips=1 unannounced=0 members_alive=1 members=1 conflicts=0\n');
+    expect(healthy.stdout).toBe(
+      'MLB OK - 1 service IP announced, 1/1 members alive | ips=1 unannounced=0 members_alive=1 members=1 conflicts=0\n',
+    );
     expect(healthy.status).toBe(0);
   });
 });

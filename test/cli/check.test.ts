@@ -28,7 +28,9 @@ function healthySnapshot() {
   const s = exampleSnapshot();
   s.config = { ...s.config, state: 'ok', errors: [] };
   s.members = s.members.filter((m) => m.mlb && m.state === 'alive').map((m) => ({ ...m, warmingUp: false }));
-  s.services = s.services.filter((svc) => svc.allocation.status === 'ok').map((svc) => ({ ...svc, health: { ...svc.health, failing: [] } }));
+  s.services = s.services
+    .filter((svc) => svc.allocation.status === 'ok')
+    .map((svc) => ({ ...svc, health: { ...svc.health, failing: [] } }));
   s.conflicts = [];
   return s;
 }
@@ -60,7 +62,9 @@ describe('mlb check', () => {
     const run = await runMlbAsync(['check', '--socket', path, '--verbose']);
     expect(run.status).toBe(2);
     const [line, ...rest] = run.stdout.trimEnd().split('\n');
-    expect(line).toMatch(/^MLB CRITICAL - 192\.168\.10\.200 \(demo\/web\) announced by nobody; demo\/nobody has no IP: poolExhausted \(no available IPs in pool "small"\); 192\.168\.10\.200 also answered by 02:42:ac:11:00:99 \(not a member\), seen by node-a; and \d+ more \(--verbose lists them\) \| ips=3 unannounced=1 /);
+    expect(line).toMatch(
+      /^MLB CRITICAL - 192\.168\.10\.200 \(demo\/web\) announced by nobody; demo\/nobody has no IP: poolExhausted \(no available IPs in pool "small"\); 192\.168\.10\.200 also answered by 02:42:ac:11:00:99 \(not a member\), seen by node-a; and \d+ more \(--verbose lists them\) \| ips=3 unannounced=1 /,
+    );
     expect(rest).toContain('WARNING: member metallb-speaker-xyz is suspect');
     expect(rest).toContain('WARNING: node-b is warming up');
   });
@@ -81,7 +85,9 @@ describe('mlb check', () => {
   it('documents the plugin exit codes in its --help', async () => {
     const run = await runMlbAsync(['check', '--help']);
     expect(run.status).toBe(0);
-    expect(run.stdout.replace(/\s+/g, ' ')).toContain('Exit codes follow the monitoring-plugin convention, not mlb\'s: 0 OK; 1 WARNING');
-    expect(run.stdout.replace(/\s+/g, ' ')).toContain('3 UNKNOWN (no daemon on the socket, no permission, another mlb version, or a wrong command line)');
+    expect(run.stdout.replace(/\s+/g, ' ')).toContain("Exit codes follow the monitoring-plugin convention, not mlb's: 0 OK; 1 WARNING");
+    expect(run.stdout.replace(/\s+/g, ' ')).toContain(
+      '3 UNKNOWN (no daemon on the socket, no permission, another mlb version, or a wrong command line)',
+    );
   });
 });

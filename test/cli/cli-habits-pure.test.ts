@@ -42,7 +42,7 @@ describe('--watch lines', () => {
     expect(parseYaml(watchLine(event, 'yaml').replace(/^---\n/, ''))).toEqual(event);
   });
 
-  it('skips only events older than the watch by the daemon\'s clock; an unreadable time is printed', () => {
+  it("skips only events older than the watch by the daemon's clock; an unreadable time is printed", () => {
     expect(beforeWatch(event, '2026-01-02T03:04:05.679Z')).toBe(true);
     expect(beforeWatch(event, '2026-01-02T03:04:05.678Z')).toBe(false);
     expect(beforeWatch({ ...event, at: 'garbage' }, '2026-01-02T03:04:05.679Z')).toBe(false);

@@ -64,12 +64,15 @@ describe('kubectl words', async () => {
     );
   });
 
-  it.each(['describe', 'logs', 'list', 'ls', 'show', 'ps', 'top', 'apply', 'edit'])('`mlb %s` names the mlb command to use instead', async (word) => {
-    const run = await mlb([word]);
-    expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(new RegExp(`^mlb: "${word}" is not an mlb command: .*\`mlb (status|explain|validate|daemon)`));
-    expect(run.stderr).not.toContain('did you mean');
-  });
+  it.each(['describe', 'logs', 'list', 'ls', 'show', 'ps', 'top', 'apply', 'edit'])(
+    '`mlb %s` names the mlb command to use instead',
+    async (word) => {
+      const run = await mlb([word]);
+      expect(run.status).toBe(2);
+      expect(run.stderr).toMatch(new RegExp(`^mlb: "${word}" is not an mlb command: .*\`mlb (status|explain|validate|daemon)`));
+      expect(run.stderr).not.toContain('did you mean');
+    },
+  );
 
   it('a short unknown word gets no far-fetched suggestion; a real typo still does', async () => {
     expect((await mlb(['run'])).stderr.split('\n')[0]).toBe('mlb: unknown command "run".');
@@ -78,11 +81,21 @@ describe('kubectl words', async () => {
 });
 
 describe('naming the configuration', async () => {
-  const summary = (stdout: string) => stdout.split('\n').find((l) => l.includes(': valid ('))?.replace(/^\S+: /, '');
+  const summary = (stdout: string) =>
+    stdout
+      .split('\n')
+      .find((l) => l.includes(': valid ('))
+      ?.replace(/^\S+: /, '');
 
   it('validate FILE, -f FILE, -c FILE and --config FILE are the same', async () => {
     const runs = [];
-    for (const args of [['validate', EXAMPLE], ['validate', '-f', EXAMPLE], ['validate', '-c', EXAMPLE], ['validate', '--config', EXAMPLE]]) runs.push(await mlb(args));
+    for (const args of [
+      ['validate', EXAMPLE],
+      ['validate', '-f', EXAMPLE],
+      ['validate', '-c', EXAMPLE],
+      ['validate', '--config', EXAMPLE],
+    ])
+      runs.push(await mlb(args));
     for (const run of runs) {
       expect(run.status).toBe(0);
       expect(run.stdout).toBe(runs[0]?.stdout);
@@ -92,7 +105,11 @@ describe('naming the configuration', async () => {
 
   it('two --config flags are a usage error naming both, not a Node type error', async () => {
     // The daemon is run as itself: it is no command to start inside a test process.
-    const runners = [[['validate'], mlb], [['explain'], mlb], [['daemon', '--gossip-bind', '127.0.0.1:7946'], runMlb]] as const;
+    const runners = [
+      [['validate'], mlb],
+      [['explain'], mlb],
+      [['daemon', '--gossip-bind', '127.0.0.1:7946'], runMlb],
+    ] as const;
     for (const [command, runner] of runners) {
       const run = await runner([...command, '--config', EXAMPLE, '--config', 'examples/bgp.yaml']);
       expect(run.status).toBe(2);
@@ -109,7 +126,11 @@ describe('naming the configuration', async () => {
 
   it('`-` and `--config -` read standard input; diagnostics say <stdin>:line:column', async () => {
     const file = await mlb(['validate', EXAMPLE]);
-    for (const args of [['validate', '-'], ['validate', '--config', '-'], ['validate', '-f', '-']]) {
+    for (const args of [
+      ['validate', '-'],
+      ['validate', '--config', '-'],
+      ['validate', '-f', '-'],
+    ]) {
       const run = await mlb(args, {}, EXAMPLE_TEXT);
       expect(run.status).toBe(0);
       expect(run.stdout).toBe(file.stdout.replaceAll(EXAMPLE, '<stdin>'));
@@ -162,7 +183,7 @@ describe('-o json|yaml|wide', async () => {
     expect(parseYaml(yaml.stdout)).toEqual(JSON.parse(json.stdout));
   });
 
-  it('validate -o wide adds each pool\'s usage to the table', async () => {
+  it("validate -o wide adds each pool's usage to the table", async () => {
     const run = await mlb(['validate', EXAMPLE, '-o', 'wide']);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/^POOL +ADDRESSES +IN USE +AVAILABLE IPV4 +AVAILABLE IPV6$/m);

@@ -29,7 +29,14 @@ describe('mlb completion bash', () => {
   /** The candidates bash would offer for `words`, the cursor on the last one. */
   async function complete(words: string[]): Promise<string[]> {
     const script = await printing;
-    const run = spawnSync('bash', ['-c', `${script.stdout}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _mlb_completions; printf '%s\\n' "\${COMPREPLY[@]}"; complete -p mlb`], { env, encoding: 'utf8' });
+    const run = spawnSync(
+      'bash',
+      [
+        '-c',
+        `${script.stdout}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _mlb_completions; printf '%s\\n' "\${COMPREPLY[@]}"; complete -p mlb`,
+      ],
+      { env, encoding: 'utf8' },
+    );
     expect(run.stderr).toBe('');
     return run.stdout.trimEnd().split('\n');
   }
@@ -44,7 +51,7 @@ describe('mlb completion bash', () => {
     expect((await complete(['mlb', ''])).slice(0, -1)).toEqual(expect.arrayContaining(['status', 'explain', 'check', 'daemon']));
   });
 
-  it('completes a command\'s options', async () => {
+  it("completes a command's options", async () => {
     expect((await complete(['mlb', 'explain', '--j'])).slice(0, -1)).toEqual(['--json']);
     expect((await complete(['mlb', 'daemon', '--gossip-b'])).slice(0, -1)).toEqual(['--gossip-bind']);
   });
@@ -70,10 +77,19 @@ describe('mlb completion zsh', () => {
     writeFileSync(file, script.stdout);
     expect(spawnSync('zsh', ['-n', file], { encoding: 'utf8' })).toMatchObject({ status: 0, stderr: '' });
     // Outside an interactive completion, stand-ins for compsys' compdef and _describe print what would be offered.
-    const run = spawnSync('zsh', ['-c', `compdef() { print -r -- "compdef $*" }; _describe() { print -rl -- "\${(@P)2}" }; source ${file}; words=(mlb st); CURRENT=2; _mlb`], { env: { ...env, SHELL: '/bin/bash' }, encoding: 'utf8' });
+    const run = spawnSync(
+      'zsh',
+      [
+        '-c',
+        `compdef() { print -r -- "compdef $*" }; _describe() { print -rl -- "\${(@P)2}" }; source ${file}; words=(mlb st); CURRENT=2; _mlb`,
+      ],
+      { env: { ...env, SHELL: '/bin/bash' }, encoding: 'utf8' },
+    );
     expect(run.stderr).toBe('');
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('compdef _mlb mlb');
-    expect(lines).toContain('status:Show who owns each service IP, the members and their state, from the running daemon (live in a terminal)');
+    expect(lines).toContain(
+      'status:Show who owns each service IP, the members and their state, from the running daemon (live in a terminal)',
+    );
   });
 });

@@ -15,7 +15,9 @@ import { startDaemon, type RunningDaemon } from '../daemon/run-daemon';
 function mountNamespaces(): { ok: true } | { ok: false; why: string } {
   if (process.getuid?.() !== 0) return { ok: false, why: 'a read-only bind mount needs root' };
   const probe = spawnSync('unshare', ['-m', 'true']);
-  return probe.status === 0 ? { ok: true } : { ok: false, why: `unshare -m failed: ${probe.stderr?.toString().trim() || probe.error?.message}` };
+  return probe.status === 0
+    ? { ok: true }
+    : { ok: false, why: `unshare -m failed: ${probe.stderr?.toString().trim() || probe.error?.message}` };
 }
 
 const support = mountNamespaces();
@@ -35,7 +37,19 @@ describe.skipIf(!support.ok)(`mlb undrain with a read-only state directory${supp
   it('exits 1 saying why, and the node stays drained in the daemon and on disk', async () => {
     // The daemon's own mount namespace: the state directory bound onto itself, so it can be made read-only later.
     daemon = startDaemon(
-      ['--config', 'examples/plain-host.yaml', '--node-name', 'node-a', '--gossip-bind', gossipBind, '--state-dir', stateDir, '--control-socket', socket, '--no-announce'],
+      [
+        '--config',
+        'examples/plain-host.yaml',
+        '--node-name',
+        'node-a',
+        '--gossip-bind',
+        gossipBind,
+        '--state-dir',
+        stateDir,
+        '--control-socket',
+        socket,
+        '--no-announce',
+      ],
       undefined,
       ['unshare', '-m', '--propagation', 'private', 'sh', '-c', 'mkdir -p "$0" && mount --bind "$0" "$0" && exec "$@"', stateDir],
     );
@@ -46,7 +60,9 @@ describe.skipIf(!support.ok)(`mlb undrain with a read-only state directory${supp
     const recorded = readFileSync(drainFile, 'utf8');
     expect(JSON.parse(recorded)).toMatchObject({ drained: true });
 
-    const remount = spawnSync('nsenter', ['-t', String(daemon.child.pid), '-m', 'mount', '-o', 'remount,bind,ro', stateDir], { encoding: 'utf8' });
+    const remount = spawnSync('nsenter', ['-t', String(daemon.child.pid), '-m', 'mount', '-o', 'remount,bind,ro', stateDir], {
+      encoding: 'utf8',
+    });
     expect(remount.stderr).toBe('');
     const undrain = await runMlbAsync(['undrain', '--socket', socket]);
     expect(undrain.status).toBe(1);

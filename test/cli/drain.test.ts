@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 describe('mlb drain / undrain', () => {
-  it('drains the node, prints the daemon\'s message, and a second drain is still a success', async () => {
+  it("drains the node, prints the daemon's message, and a second drain is still a success", async () => {
     const first = await runMlbAsync(['drain', '--socket', path]);
     expect(first).toMatchObject({ status: 0, stderr: '', stdout: 'node-a is draining: its IPs move to the next node in hash order\n' });
     expect(provider.draining).toBe(true);
@@ -34,15 +34,19 @@ describe('mlb drain / undrain', () => {
     expect(provider.draining).toBe(false);
   });
 
-  it('a change the daemon cannot record: exit 1, the daemon\'s reason, nothing on stdout, the node as it was', async () => {
+  it("a change the daemon cannot record: exit 1, the daemon's reason, nothing on stdout, the node as it was", async () => {
     provider.draining = true;
-    provider.failDrain = new DrainRecordError('drainNotRecorded', 'cannot record the undrain in /var/lib/mlb/drain.json (EROFS: read-only file system): nothing changed, this node is still drained');
+    provider.failDrain = new DrainRecordError(
+      'drainNotRecorded',
+      'cannot record the undrain in /var/lib/mlb/drain.json (EROFS: read-only file system): nothing changed, this node is still drained',
+    );
     try {
       const run = await runMlbAsync(['undrain', '--socket', path]);
       expect(run).toEqual({
         status: 1,
         stdout: '',
-        stderr: 'mlb: the daemon refused: cannot record the undrain in /var/lib/mlb/drain.json (EROFS: read-only file system): nothing changed, this node is still drained\n',
+        stderr:
+          'mlb: the daemon refused: cannot record the undrain in /var/lib/mlb/drain.json (EROFS: read-only file system): nothing changed, this node is still drained\n',
       });
       expect(provider.draining).toBe(true);
     } finally {

@@ -21,8 +21,11 @@ afterAll(async () => {
 });
 
 describe('mlb explain --socket', () => {
-  it('--json prints the daemon\'s explanations, the same bytes as the offline election', async () => {
-    const [live, file] = await Promise.all([runMlbAsync(['explain', '--socket', path, '--json']), runMlbAsync(['explain', ...offline, '--json'])]);
+  it("--json prints the daemon's explanations, the same bytes as the offline election", async () => {
+    const [live, file] = await Promise.all([
+      runMlbAsync(['explain', '--socket', path, '--json']),
+      runMlbAsync(['explain', ...offline, '--json']),
+    ]);
     expect(live.stderr).toBe('');
     expect(live.status).toBe(0);
     expect(JSON.parse(live.stdout)).toEqual(await exampleExplanations());
@@ -31,7 +34,10 @@ describe('mlb explain --socket', () => {
 
   it('selects targets and renders the table exactly as offline', async () => {
     const targets = ['demo/web', '192.168.10.210'];
-    const [live, file] = await Promise.all([runMlbAsync(['explain', ...targets, '--socket', path]), runMlbAsync(['explain', ...targets, ...offline])]);
+    const [live, file] = await Promise.all([
+      runMlbAsync(['explain', ...targets, '--socket', path]),
+      runMlbAsync(['explain', ...targets, ...offline]),
+    ]);
     expect(live.status).toBe(0);
     expect(live.stdout).toMatch(/^demo\/web 192\.168\.10\.\d+ \(layer2\): owner node-[abc]\n/m);
     expect(live.stdout).toMatch(/^demo\/dns-tcp 192\.168\.10\.210 \(layer2\): owner node-[abc]\n/m);

@@ -52,9 +52,21 @@ describe('mlb explain --config', () => {
     const others = ['node-a', 'node-b', 'node-c'].filter((n) => n !== before.winner);
     const ownerGone = (await explain(['demo/web', '--config', 'examples/plain-host.yaml', '--nodes', others.join(',')]))[0]!;
     expect(ownerGone.winner).toBe(before.candidates[1]?.node);
-    expect(ownerGone.candidates.find((c) => c.node === before.winner)).toMatchObject({ eligible: false, rank: null, reason: 'notLiveMember' });
+    expect(ownerGone.candidates.find((c) => c.node === before.winner)).toMatchObject({
+      eligible: false,
+      rank: null,
+      reason: 'notLiveMember',
+    });
     const loser = before.candidates[2]!.node;
-    const loserGone = (await explain(['demo/web', '--config', 'examples/plain-host.yaml', '--nodes', ['node-a', 'node-b', 'node-c'].filter((n) => n !== loser).join(',')]))[0]!;
+    const loserGone = (
+      await explain([
+        'demo/web',
+        '--config',
+        'examples/plain-host.yaml',
+        '--nodes',
+        ['node-a', 'node-b', 'node-c'].filter((n) => n !== loser).join(','),
+      ])
+    )[0]!;
     expect(loserGone.winner).toBe(before.winner);
   });
 
@@ -83,7 +95,7 @@ describe('mlb explain --config', () => {
     const json = await runMlbInProcess(['explain', 'demo/orphan', '--config', file, '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject([{ service: 'demo/orphan', winner: null, announcing: [] }]);
     expect(json.status).toBe(1);
-    expect(runMlb(['explain', '--config', file]).status, 'the executable\'s own exit status').toBe(1);
+    expect(runMlb(['explain', '--config', file]).status, "the executable's own exit status").toBe(1);
     const web = await runMlbInProcess(['explain', 'demo/web', '--config', file]);
     expect(web).toMatchObject({ status: 0, stderr: '' });
   });

@@ -12,14 +12,18 @@ const EXAMPLE = 'examples/plain-host.yaml';
 const EXAMPLE_TEXT = readFileSync(join(REPO_ROOT, EXAMPLE), 'utf8');
 const INVALID = 'test/fixtures/invalid/peer-bfd-echo-mode.yaml';
 
-interface Run { what: string; argv: string[]; stdin?: string }
+interface Run {
+  what: string;
+  argv: string[];
+  stdin?: string;
+}
 
 const RUNS: readonly Run[] = [
   { what: 'a valid file, its allocation table', argv: ['validate', EXAMPLE] },
   { what: 'an invalid file, exit 1', argv: ['validate', '--config', INVALID] },
   { what: 'an invalid file as JSON', argv: ['validate', '--config', INVALID, '--json'] },
   { what: 'a valid file as YAML', argv: ['validate', '-f', 'examples/bgp.yaml', '-o', 'yaml'] },
-  { what: 'the pools\' usage (-o wide)', argv: ['validate', EXAMPLE, '-o', 'wide'] },
+  { what: "the pools' usage (-o wide)", argv: ['validate', EXAMPLE, '-o', 'wide'] },
   { what: 'standard input', argv: ['validate', '-'], stdin: EXAMPLE_TEXT },
   { what: 'standard input, invalid', argv: ['validate', '-'], stdin: 'apiVersion: v1\nkind: Servic\n' },
   { what: 'a missing file (CommandError on stderr)', argv: ['validate', '--config', 'no/such/file.yaml'] },
@@ -33,7 +37,7 @@ const RUNS: readonly Run[] = [
   { what: 'version as JSON', argv: ['--version', '--json'] },
   { what: 'the help', argv: ['--help'] },
   { what: 'mlb alone', argv: [] },
-  { what: 'a command\'s help, its examples whole', argv: ['validate', '--help'] },
+  { what: "a command's help, its examples whole", argv: ['validate', '--help'] },
   { what: 'the bash completion', argv: ['completion', 'bash'] },
   { what: 'a shell it does not know', argv: ['completion', 'fish'] },
 ];

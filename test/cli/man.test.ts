@@ -27,7 +27,7 @@ describe('mlb man', () => {
     for (const section of ['.SH NAME', '.SH SYNOPSIS', '.SH COMMANDS', '.SH "EXIT STATUS"']) expect(man.stdout).toContain(`\n${section}\n`);
   });
 
-  it('has a section for every command `mlb --help` lists, and for lab\'s subcommands', () => {
+  it("has a section for every command `mlb --help` lists, and for lab's subcommands", () => {
     const commands = helpCommands(runMlb(['--help']).stdout);
     expect(commands).toEqual(expect.arrayContaining(['daemon', 'status', 'explain', 'check', 'completion', 'man']));
     for (const command of commands) expect(man.stdout).toMatch(new RegExp(`^\\.SS "mlb ${command}( [^"]*)?"$`, 'm'));
@@ -39,13 +39,15 @@ describe('mlb man', () => {
     const options = helpOptions(runMlb(['daemon', '--help']).stdout).filter((o) => o !== 'help');
     expect(options.length).toBeGreaterThan(10);
     for (const option of options) expect(man.stdout).toContain(`\\fB\\-\\-${option.replace(/-/g, '\\-')}\\fR`);
-    expect(man.stdout).toContain('This node\'s name in the cluster (the election hashes it)');
+    expect(man.stdout).toContain("This node's name in the cluster (the election hashes it)");
     // A build machine's hostname is no default to print in a manual.
-    expect(man.stdout).toContain('\\-\\-node\\-name\\fR [string, default: this host\'s name]');
+    expect(man.stdout).toContain("\\-\\-node\\-name\\fR [string, default: this host's name]");
   });
 
   it('keeps each example command on a line of its own, and states the exit codes', () => {
-    expect(man.stdout).toContain('.nf\n\\fBmlb daemon \\-\\-config /etc/mlb/mlb.yaml \\-\\-node\\-name node\\-a \\-\\-gossip\\-bind 10.0.0.11:7946 \\-\\-join 10.0.0.12:7946,10.0.0.13:7946\\fR\n.fi\n');
+    expect(man.stdout).toContain(
+      '.nf\n\\fBmlb daemon \\-\\-config /etc/mlb/mlb.yaml \\-\\-node\\-name node\\-a \\-\\-gossip\\-bind 10.0.0.11:7946 \\-\\-join 10.0.0.12:7946,10.0.0.13:7946\\fR\n.fi\n',
+    );
     expect(man.stdout).toContain('Exit codes: 0 ok, 1 failure');
     expect(man.stdout).toContain('0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN');
   });

@@ -11,7 +11,10 @@ import { REPO_ROOT, runMlb } from './run-cli';
 function documentedCommands(): Set<string> {
   const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
   const section = readme.split('\n### Exit codes\n')[1]?.split('\n#')[0] ?? '';
-  const firstCells = section.split('\n').filter((l) => l.startsWith('| `mlb ')).map((l) => l.split('|')[1] ?? '');
+  const firstCells = section
+    .split('\n')
+    .filter((l) => l.startsWith('| `mlb '))
+    .map((l) => l.split('|')[1] ?? '');
   return new Set(firstCells.flatMap((cell) => [...cell.matchAll(/`mlb ([a-z-]+)/g)].map((m) => m[1] as string)));
 }
 

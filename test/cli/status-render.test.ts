@@ -8,7 +8,9 @@ import { exampleSnapshot } from '../daemon/control/fake-daemon';
 describe('renderStatus', () => {
   it('keeps every line within the width, from a narrow terminal to a wide one', () => {
     for (let width = 40; width <= 140; width++) {
-      const tooWide = renderStatus(exampleSnapshot(), width).split('\n').filter((l) => l.length > width);
+      const tooWide = renderStatus(exampleSnapshot(), width)
+        .split('\n')
+        .filter((l) => l.length > width);
       expect(tooWide, `width ${width}`).toEqual([]);
     }
   });
@@ -41,9 +43,17 @@ describe('formatAge', () => {
   it('reads like a person says it', () => {
     const t0 = '2024-05-01T00:00:00Z';
     const at = (seconds: number) => new Date(Date.parse(t0) + seconds * 1000).toISOString();
-    expect([0, 59, 60, 3599, 3600, 3660, 86_399, 86_400, 90_000].map((s) => formatAge(t0, at(s)))).toEqual(
-      ['0s', '59s', '1m', '59m', '1h', '1h1m', '23h59m', '1d', '1d1h'],
-    );
+    expect([0, 59, 60, 3599, 3600, 3660, 86_399, 86_400, 90_000].map((s) => formatAge(t0, at(s)))).toEqual([
+      '0s',
+      '59s',
+      '1m',
+      '59m',
+      '1h',
+      '1h1m',
+      '23h59m',
+      '1d',
+      '1d1h',
+    ]);
     expect(formatAge(at(10), t0)).toBe('0s');
     expect(formatAge('garbage', t0)).toBe('0s');
   });
@@ -53,12 +63,21 @@ describe('renderStatus with configurations that differ', () => {
   const differing = () => ({
     ...exampleSnapshot(),
     configAgreement: {
-      digest: '0011223344556677', services: 3,
-      divergent: [{
-        node: 'node-b', digest: '8899aabbccddeeff', services: 2, lacks: ['demo/web'], extra: 0,
-        message: "node-b's configuration differs from this node's (2 services vs 3): it lacks demo/web",
-      }],
-      awaiting: [], silent: [], retained: [{ service: 'demo/db', definedBy: ['node-b'] }],
+      digest: '0011223344556677',
+      services: 3,
+      divergent: [
+        {
+          node: 'node-b',
+          digest: '8899aabbccddeeff',
+          services: 2,
+          lacks: ['demo/web'],
+          extra: 0,
+          message: "node-b's configuration differs from this node's (2 services vs 3): it lacks demo/web",
+        },
+      ],
+      awaiting: [],
+      silent: [],
+      retained: [{ service: 'demo/db', definedBy: ['node-b'] }],
       withheld: [{ service: 'demo/old', ips: ['192.0.2.9'], definedBy: ['node-b'] }],
     },
   });
@@ -66,8 +85,8 @@ describe('renderStatus with configurations that differ', () => {
   it('names the node whose file differs, what this node retains and what the allocator keeps', () => {
     const text = renderStatus(differing(), 300);
     expect(text).toContain("differs   - node-b's configuration differs from this node's (2 services vs 3): it lacks demo/web");
-    expect(text).toContain('demo/db: no longer in this node\'s file; still announced from the last good definition (defined by node-b)');
-    expect(text).toContain('demo/old: not in this node\'s file; allocation 192.0.2.9 kept (defined by node-b)');
+    expect(text).toContain("demo/db: no longer in this node's file; still announced from the last good definition (defined by node-b)");
+    expect(text).toContain("demo/old: not in this node's file; allocation 192.0.2.9 kept (defined by node-b)");
   });
 
   it('says nothing about it when every member agrees', () => {

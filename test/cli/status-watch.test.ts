@@ -25,12 +25,16 @@ afterAll(async () => {
 /** A running `mlb status --watch`: its output so far, and its end. */
 function startWatch(args: string[]) {
   const child = spawn(process.execPath, [MLB_BUNDLE, 'status', '--socket', path, '--watch', ...args], {
-    cwd: REPO_ROOT, env: { ...process.env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: REPO_ROOT,
+    env: { ...process.env, FORCE_COLOR: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out = { stdout: '', stderr: '' };
   child.stdout.setEncoding('utf8').on('data', (t: string) => (out.stdout += t));
   child.stderr.setEncoding('utf8').on('data', (t: string) => (out.stderr += t));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { child, out, exited };
 }
 
@@ -45,7 +49,14 @@ describe('mlb status --watch', () => {
     const watch = startWatch([]);
     await vi.waitFor(() => expect(provider.subscriptions).toBe(subscribed + 1), WAIT);
     const failed = provider.events.record({ type: 'memberFailed', member: 'node-b' });
-    const moved = provider.events.record({ type: 'ownerChanged', service: 'demo/web', ips: ['192.168.10.200'], from: ['node-b'], to: ['node-a'], unheldMs: 850 } as never);
+    const moved = provider.events.record({
+      type: 'ownerChanged',
+      service: 'demo/web',
+      ips: ['192.168.10.200'],
+      from: ['node-b'],
+      to: ['node-a'],
+      unheldMs: 850,
+    } as never);
     await vi.waitFor(() => expect(watch.out.stdout.split('\n').length).toBe(3), WAIT);
     watch.child.kill('SIGINT');
     expect(await watch.exited).toEqual({ code: 0, signal: null });
@@ -66,7 +77,12 @@ describe('mlb status --watch', () => {
     await vi.waitFor(() => expect(watch.out.stdout).toContain('\n'), WAIT);
     watch.child.kill('SIGINT');
     expect((await watch.exited).code).toBe(0);
-    expect(watch.out.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual([event]);
+    expect(
+      watch.out.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual([event]);
   });
 
   it('a daemon that cannot be reached fails at once with the reason (exit 1)', async () => {
@@ -79,14 +95,20 @@ describe('mlb status --watch', () => {
 describe('mlb status -o', () => {
   it('-o yaml is the snapshot --json prints, as YAML', async () => {
     provider.current = null;
-    const [yaml, json] = await Promise.all([runMlbAsync(['status', '--socket', path, '-o', 'yaml']), runMlbAsync(['status', '--socket', path, '--json'])]);
+    const [yaml, json] = await Promise.all([
+      runMlbAsync(['status', '--socket', path, '-o', 'yaml']),
+      runMlbAsync(['status', '--socket', path, '--json']),
+    ]);
     expect(yaml.status).toBe(0);
     expect(parseYaml(yaml.stdout)).toEqual(JSON.parse(json.stdout));
   });
 
   it('-o wide prints the tables with every cell whole, where --once cuts them to 80 columns', async () => {
     provider.current = null;
-    const [wide, once] = await Promise.all([runMlbAsync(['status', '--socket', path, '-o', 'wide']), runMlbAsync(['status', '--socket', path, '--once'])]);
+    const [wide, once] = await Promise.all([
+      runMlbAsync(['status', '--socket', path, '-o', 'wide']),
+      runMlbAsync(['status', '--socket', path, '--once']),
+    ]);
     expect(wide.status).toBe(0);
     const longName = 'a-namespace-with-a-long-name/a-service-with-an-even-longer-name';
     expect(wide.stdout).toMatch(new RegExp(`^${longName} +fd00:10::1234:5678:9abc:def0 +bgp +node-a,node-b `, 'm'));

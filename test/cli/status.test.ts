@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 describe('mlb status', () => {
-  it('--json prints the daemon\'s snapshot unchanged', async () => {
+  it("--json prints the daemon's snapshot unchanged", async () => {
     const run = await runMlbAsync(['status', '--socket', path, '--json']);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
@@ -51,11 +51,16 @@ describe('mlb status', () => {
     expect(lines).toContainEqual(expect.stringMatching(/^metallb-speaker-xyz +suspect +- +metallb$/));
     expect(lines).toContainEqual(expect.stringMatching(/^node-a +alive +zone=a +self$/));
     expect(lines).toContainEqual(expect.stringMatching(/^node-b +alive +kubernetes\.io\/hostname=node-b,\S*… +warming-up$/));
-    expect(run.stdout).toMatch(/^CONFLICTS: another MAC answers[^]*?\nIP +MAC +NODE +INTERFACE +SEEN BY +LAST SEEN\n192\.168\.10\.200 +02:42:ac:11:00:99 +not a member +eth0 +node-a +30s ago\n/m);
+    expect(run.stdout).toMatch(
+      /^CONFLICTS: another MAC answers[^]*?\nIP +MAC +NODE +INTERFACE +SEEN BY +LAST SEEN\n192\.168\.10\.200 +02:42:ac:11:00:99 +not a member +eth0 +node-a +30s ago\n/m,
+    );
   });
 
   it('without a terminal (a pipe, a script) plain `mlb status` prints the --once tables, and nothing else', async () => {
-    const [plain, once] = await Promise.all([runMlbAsync(['status', '--socket', path]), runMlbAsync(['status', '--socket', path, '--once'])]);
+    const [plain, once] = await Promise.all([
+      runMlbAsync(['status', '--socket', path]),
+      runMlbAsync(['status', '--socket', path, '--once']),
+    ]);
     expect(plain.status).toBe(0);
     expect(plain.stdout).toBe(once.stdout);
     expect(plain.stderr).toBe('');
@@ -96,7 +101,7 @@ const nobodyCanRun =
   process.getuid?.() === 0 &&
   spawnSync(process.execPath, [MLB_BUNDLE, 'version'], { cwd: REPO_ROOT, uid: NOBODY, gid: NOBODY }).status === 0;
 
-describe('mlb status as a user outside the socket\'s group', () => {
+describe("mlb status as a user outside the socket's group", () => {
   it('says to run as root for a socket of group root, never to join group root (exit 1)', async (ctx) => {
     if (!nobodyCanRun) ctx.skip('needs root, and a checkout the nobody user can read, to run mlb as another user');
     chmodSync(sockets.dir, 0o755); // the directory lets nobody in; the socket's 0660 must keep it out
@@ -106,7 +111,7 @@ describe('mlb status as a user outside the socket\'s group', () => {
     expect(run.stderr).not.toContain('add yourself to group root');
   });
 
-  it('names the socket\'s group from --control-socket-group as the one to join (exit 1)', async (ctx) => {
+  it("names the socket's group from --control-socket-group as the one to join (exit 1)", async (ctx) => {
     if (!nobodyCanRun) ctx.skip('needs root, and a checkout the nobody user can read, to run mlb as another user');
     chmodSync(sockets.dir, 0o755);
     const grouped = join(sockets.dir, 'grouped.sock');

@@ -15,16 +15,26 @@ function validate(name: string, text: string): { status: number | null; findings
   const file = join(dir, name);
   writeFileSync(file, text);
   const run = runMlb(['validate', '--config', file]);
-  return { status: run.status, findings: run.stdout.split('\n').filter((l) => /: (error|warning): /.test(l)).map((l) => l.slice(dir.length + 1)) };
+  return {
+    status: run.status,
+    findings: run.stdout
+      .split('\n')
+      .filter((l) => /: (error|warning): /.test(l))
+      .map((l) => l.slice(dir.length + 1)),
+  };
 }
 
 const pool = (name: string, address: string) =>
   `apiVersion: metallb.io/v1beta1\nkind: IPAddressPool\nmetadata:\n  name: ${name}\n  namespace: metallb-system\nspec:\n  addresses:\n    - ${address}\n`;
-const ad = 'apiVersion: metallb.io/v1beta1\nkind: L2Advertisement\nmetadata:\n  name: lan\n  namespace: metallb-system\nspec:\n  ipAddressPools:\n    - lan\n    - lan-typo\n';
+const ad =
+  'apiVersion: metallb.io/v1beta1\nkind: L2Advertisement\nmetadata:\n  name: lan\n  namespace: metallb-system\nspec:\n  ipAddressPools:\n    - lan\n    - lan-typo\n';
 
 describe('mlb validate', () => {
   it('prints the error before the warnings that stand above it in the file', () => {
-    const { status, findings } = validate('stale.yaml', `${pool('spare', '10.0.0.0/24')}---\n${ad}---\n${pool('lan', '192.168.10.0/24').replace('kind: IPAddressPool', 'kind: IPAdressPool')}`);
+    const { status, findings } = validate(
+      'stale.yaml',
+      `${pool('spare', '10.0.0.0/24')}---\n${ad}---\n${pool('lan', '192.168.10.0/24').replace('kind: IPAddressPool', 'kind: IPAdressPool')}`,
+    );
     expect(status).toBe(1);
     expect(findings).toEqual([
       'stale.yaml:21:7: error: unknown kind "IPAdressPool" (did you mean "IPAddressPool"?)',
@@ -38,8 +48,13 @@ describe('mlb validate', () => {
     expect(validate('tab.yaml', good.replace('    - 192', '\t- 192')).findings).toEqual([
       'tab.yaml:17:1: error: YAML syntax error: a tab indents line 17; YAML indents with spaces only: replace the tab with spaces',
     ]);
-    const cut = validate('cut.yaml', good.replace('  namespace: metallb-system\nspec:\n  addresses', '  namespace: metallb-system\n---\nspec:\n  addresses'));
+    const cut = validate(
+      'cut.yaml',
+      good.replace('  namespace: metallb-system\nspec:\n  addresses', '  namespace: metallb-system\n---\nspec:\n  addresses'),
+    );
     expect(cut.status).toBe(1);
-    expect(cut.findings).toEqual([expect.stringMatching(/^cut\.yaml:15:1: error: "---" on line 15 cuts IPAddressPool "lan" \(from line 10\) in two/)]);
+    expect(cut.findings).toEqual([
+      expect.stringMatching(/^cut\.yaml:15:1: error: "---" on line 15 cuts IPAddressPool "lan" \(from line 10\) in two/),
+    ]);
   });
 });

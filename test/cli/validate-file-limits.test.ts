@@ -22,7 +22,10 @@ function fileWith(name: string, text: string): string {
   return path;
 }
 
-interface Report { valid: boolean; errors: { code: string; message: string }[] }
+interface Report {
+  valid: boolean;
+  errors: { code: string; message: string }[];
+}
 
 describe('mlb validate refuses files a daemon would not run', () => {
   it.each([
@@ -52,7 +55,9 @@ describe('mlb validate refuses files a daemon would not run', () => {
     const path = join(dir, 'pipe.yaml');
     expect(spawnSync('mkfifo', [path]).status).toBe(0);
     const run = spawnSync(process.execPath, [`${REPO_ROOT}dist/mlb.mjs`, 'validate', '--config', path], {
-      encoding: 'utf8', timeout: 20_000, env: { ...process.env, FORCE_COLOR: '0' },
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, FORCE_COLOR: '0' },
     });
     expect(run.signal).toBeNull(); // not killed by the timeout: the FIFO was never opened for a blocking read
     expect(run.status).toBe(1);

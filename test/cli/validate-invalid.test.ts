@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, runMlb, runMlbInProcess } from './run-cli';
 
 const INVALID_DIR = 'test/fixtures/invalid';
-const files = readdirSync(`${REPO_ROOT}${INVALID_DIR}`).filter((f) => f.endsWith('.yaml')).sort();
+const files = readdirSync(`${REPO_ROOT}${INVALID_DIR}`)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort();
 
 describe('mlb validate on malformed configurations', () => {
   it('has at least 30 of them', () => {
@@ -35,20 +37,35 @@ describe('mlb validate on malformed configurations', () => {
   // passwordFromSecretForPeer, validation.go validateConfig and DiscardFRROnly) and mlb's echo mode refusal:
   // the text users search for, at the field to change.
   it.each([
-    ['adv-local-pref-conflict.yaml', '25:14', 'invalid local preference 200: local preferernce 100 was already set for the same type of BGP update. Check existing BGP advertisements with common pools and aggregation lengths ('],
-    ['adv-local-pref-conflict-nodes.yaml', '62:14', 'invalid local preference 300: local preferernce 100 was already set for the same type of BGP update.'],
+    [
+      'adv-local-pref-conflict.yaml',
+      '25:14',
+      'invalid local preference 200: local preferernce 100 was already set for the same type of BGP update. Check existing BGP advertisements with common pools and aggregation lengths (',
+    ],
+    [
+      'adv-local-pref-conflict-nodes.yaml',
+      '62:14',
+      'invalid local preference 300: local preferernce 100 was already set for the same type of BGP update.',
+    ],
     ['peer-bfd-echo-mode.yaml', '21:15', "peer tor uses bfd profile echo, which enables echoMode: mlb's BFD does not implement echo mode"],
-    ['peer-bfd-echo-ipv6.yaml', '18:15', 'pool v6 has bgpadvertisement v6-to-tor which references peer tor which has bfd echo enabled, which is not possible'],
+    [
+      'peer-bfd-echo-ipv6.yaml',
+      '18:15',
+      'pool v6 has bgpadvertisement v6-to-tor which references peer tor which has bfd echo enabled, which is not possible',
+    ],
     ['pool-duplicate-namespace.yaml', '14:9', 'duplicate definition in namespaces field: "web"'],
     ['peer-frr-only-fields.yaml', '13:8', 'peer 192.168.10.1 has vrf set on native bgp mode'],
     ['peer-frr-only-fields.yaml', '23:14', 'peer unnumbered has interface set on native bgp mode'],
     ['peer-password-secret.yaml', '11:3', 'secret ref not found for peer config "metallb-system"/"r"'],
-  ])('%s: exit 1 and, at %s, MetalLB\'s meaning', async (name, position, text) => {
+  ])("%s: exit 1 and, at %s, MetalLB's meaning", async (name, position, text) => {
     const path = `${INVALID_DIR}/${name}`;
     const run = await runMlbInProcess(['validate', '--config', path]);
     expect(run.status).toBe(1);
     const expected = `${path}:${position}: error: ${text}`;
-    expect(run.stdout.split('\n').some((line) => line.startsWith(expected)), run.stdout).toBe(true);
+    expect(
+      run.stdout.split('\n').some((line) => line.startsWith(expected)),
+      run.stdout,
+    ).toBe(true);
   });
 
   it('says so when the file does not exist (exit 1, no stack)', () => {

@@ -30,8 +30,15 @@ spec:
     - ens18
 `;
 
-function service(namespace: string, name: string, port: number, extra: { annotations?: Record<string, string>; ingress?: string } = {}): string {
-  const annotations = Object.entries(extra.annotations ?? {}).map(([k, v]) => `    ${k}: "${v}"`).join('\n');
+function service(
+  namespace: string,
+  name: string,
+  port: number,
+  extra: { annotations?: Record<string, string>; ingress?: string } = {},
+): string {
+  const annotations = Object.entries(extra.annotations ?? {})
+    .map(([k, v]) => `    ${k}: "${v}"`)
+    .join('\n');
   return `---
 apiVersion: v1
 kind: Service
@@ -55,8 +62,12 @@ const fillers = Array.from({ length: 19 }, (_, i) => service('busy', `filler-${S
 const CONFIG =
   POOL +
   service('demo', 'hello-lb', 80, { ingress: '192.168.10.200' }) +
-  service('demo', 'hello-a', 8080, { annotations: { 'metallb.io/loadBalancerIPs': '192.168.10.210', 'metallb.io/allow-shared-ip': 'hello-shared' } }) +
-  service('demo', 'hello-b', 8081, { annotations: { 'metallb.io/loadBalancerIPs': '192.168.10.210', 'metallb.io/allow-shared-ip': 'hello-shared' } }) +
+  service('demo', 'hello-a', 8080, {
+    annotations: { 'metallb.io/loadBalancerIPs': '192.168.10.210', 'metallb.io/allow-shared-ip': 'hello-shared' },
+  }) +
+  service('demo', 'hello-b', 8081, {
+    annotations: { 'metallb.io/loadBalancerIPs': '192.168.10.210', 'metallb.io/allow-shared-ip': 'hello-shared' },
+  }) +
   fillers +
   service('demo', 'hello-c', 80) +
   service('demo', 'hello-d', 80, { annotations: { 'metallb.io/loadBalancerIPs': '192.168.10.230' } }) +
@@ -73,11 +84,16 @@ interface ServiceJSON {
   event?: string;
 }
 
-describe('a MetalLB tutorial lab\'s outcomes through mlb validate --json', () => {
+describe("a MetalLB tutorial lab's outcomes through mlb validate --json", () => {
   const file = join(dir, 'metallb-config.yaml');
   writeFileSync(file, CONFIG);
   const run = runMlb(['validate', '--config', file, '--json']);
-  const report = JSON.parse(run.stdout) as { valid: boolean; errors: { message: string }[]; services: ServiceJSON[]; pools: { pool: string; inUse: number }[] };
+  const report = JSON.parse(run.stdout) as {
+    valid: boolean;
+    errors: { message: string }[];
+    services: ServiceJSON[];
+    pools: { pool: string; inUse: number }[];
+  };
   const byName = new Map(report.services.map((s) => [s.service, s]));
 
   // On a plain host the file is the whole truth: the three services without an address are errors of the file.
@@ -109,7 +125,7 @@ describe('a MetalLB tutorial lab\'s outcomes through mlb validate --json', () =>
     expect(report.pools.find((p) => p.pool === 'default')?.inUse).toBe(21);
   });
 
-  it('refuses an address outside every pool with MetalLB\'s text', () => {
+  it("refuses an address outside every pool with MetalLB's text", () => {
     expect(byName.get('demo/hello-d')?.event).toBe('Failed to allocate IP for "demo/hello-d": ["192.168.10.230"] is not allowed in config');
   });
 

@@ -25,7 +25,7 @@ describe('mlb version and help', () => {
     expect(unknownFlag.status).toBe(2);
     expect(unknownFlag.stderr).toMatch(/Unknown argument: bogus/);
     expect(unknownFlag.stderr).toContain('mlb validate --help');
-    expect(runMlb(['validate']).status, 'the executable\'s own exit status').toBe(2);
+    expect(runMlb(['validate']).status, "the executable's own exit status").toBe(2);
   });
 
   it('answers a mistyped command with the suggestion and the commands, not with its --help', async () => {
@@ -35,7 +35,22 @@ describe('mlb version and help', () => {
     const [first, , ...list] = typo.stderr.trimEnd().split('\n');
     expect(first).toBe('mlb: unknown command "stauts": did you mean status?');
     expect(list[0]).toBe('Commands:');
-    expect(list.slice(1).map((l) => l.trim().split(/\s+/)[1])).toEqual(['daemon', 'validate', 'explain', 'arping', 'status', 'drain', 'undrain', 'warmup', 'lab', 'version', 'check', 'install', 'completion', 'man']);
+    expect(list.slice(1).map((l) => l.trim().split(/\s+/)[1])).toEqual([
+      'daemon',
+      'validate',
+      'explain',
+      'arping',
+      'status',
+      'drain',
+      'undrain',
+      'warmup',
+      'lab',
+      'version',
+      'check',
+      'install',
+      'completion',
+      'man',
+    ]);
     expect(typo.stderr).not.toContain('--help');
     const unknown = await runMlbInProcess(['frobnicate']);
     expect(unknown.status).toBe(2);

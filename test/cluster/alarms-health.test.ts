@@ -43,7 +43,10 @@ describe('a health-checked service in a 5-node cluster', () => {
     const failedAt = cluster.now();
     cluster.node(owner!).setHealth(CHECK, { ok: false, detail: REFUSED });
 
-    await cluster.until(() => cluster.segment.announcers(ip).length === 1 && cluster.segment.announcers(ip)[0] !== owner && cluster.converged(), 'the IP moves off the failing owner');
+    await cluster.until(
+      () => cluster.segment.announcers(ip).length === 1 && cluster.segment.announcers(ip)[0] !== owner && cluster.converged(),
+      'the IP moves off the failing owner',
+    );
     const history = cluster.history(ip, failedAt);
     expect(history.moves).toBe(1);
     const successor = history.holders[1]!;
@@ -53,11 +56,15 @@ describe('a health-checked service in a 5-node cluster', () => {
     expect(moved - failedAt).toBeLessThanOrEqual((FALL + 1) * INTERVAL_MS + GOSSIP_MARGIN_MS);
     expect(history.unheldMs).toBeLessThanOrEqual(GOSSIP_MARGIN_MS);
 
-    expect(cluster.node(owner!).events('healthCheckFailing')).toEqual([expect.objectContaining({ service: 'demo/web', check: CHECK, result: REFUSED })]);
+    expect(cluster.node(owner!).events('healthCheckFailing')).toEqual([
+      expect.objectContaining({ service: 'demo/web', check: CHECK, result: REFUSED }),
+    ]);
     for (const node of cluster.nodes) {
       const explained = node.speaker!.explain().find((e) => e.service === 'demo/web')!;
       expect(explained.winner).toBe(successor);
-      expect(explained.candidates.find((c) => c.node === owner)).toEqual(expect.objectContaining({ reason: 'healthCheckFailing', healthCheck: expect.objectContaining({ result: REFUSED }) }));
+      expect(explained.candidates.find((c) => c.node === owner)).toEqual(
+        expect.objectContaining({ reason: 'healthCheckFailing', healthCheck: expect.objectContaining({ result: REFUSED }) }),
+      );
     }
     // Moving away from a failing node is planned: no split-brain alarm.
     expect(cluster.nodes.flatMap((n) => n.events('splitBrainDetected'))).toEqual([]);
@@ -68,8 +75,12 @@ describe('a health-checked service in a 5-node cluster', () => {
     const [ip] = [...cluster.announcers()][0]!;
     for (const node of cluster.nodes) node.setHealth(CHECK, { ok: false, detail: REFUSED });
 
-    await cluster.until(() => cluster.segment.announcers(ip).length === 0
-      && cluster.nodes.every((n) => n.speaker!.explain().find((e) => e.service === 'demo/web')?.winner === null), 'nobody answers for the IP');
+    await cluster.until(
+      () =>
+        cluster.segment.announcers(ip).length === 0 &&
+        cluster.nodes.every((n) => n.speaker!.explain().find((e) => e.service === 'demo/web')?.winner === null),
+      'nobody answers for the IP',
+    );
     // A gossip round later every node knows every other node's reason (relayed, not waiting for a push/pull).
     await cluster.run(GOSSIP_MARGIN_MS);
     expect(cluster.segment.announcers(ip)).toEqual([]);

@@ -19,7 +19,9 @@ onlyVirtualTime();
 function conflictsActive(node: VirtualNode): number | undefined {
   const metric = MLB_METRICS.find((m) => m.name === 'mlb_conflicts_active')!;
   const speaker = node.speaker!;
-  const samples = metric.samples({ snapshot: speaker.snapshot(), counters: speaker.metricsCounters() } as Parameters<typeof metric.samples>[0]);
+  const samples = metric.samples({ snapshot: speaker.snapshot(), counters: speaker.metricsCounters() } as Parameters<
+    typeof metric.samples
+  >[0]);
   return [...samples][0]?.[1];
 }
 
@@ -30,14 +32,17 @@ describe('an intruder answering a service IP in a 5-node cluster', () => {
     const intrudedAt = cluster.now();
     cluster.segment.addIntruder(ip, INTRUDER_MAC);
 
-    const listedEverywhere = (): boolean => cluster.nodes.every((n) => n.speaker!.snapshot().conflicts.some((c) => c.ip === ip && c.mac === INTRUDER_MAC));
+    const listedEverywhere = (): boolean =>
+      cluster.nodes.every((n) => n.speaker!.snapshot().conflicts.some((c) => c.ip === ip && c.mac === INTRUDER_MAC));
     await cluster.until(listedEverywhere, 'every node lists the intruder', DETECTED_WITHIN_MS);
 
     const warned = cluster.node(owner!).events('splitBrainDetected');
     expect(warned).toEqual([expect.objectContaining({ ip, mac: INTRUDER_MAC, macOwner: null, reason: 'notMember' })]);
     expect(Date.parse(String(warned[0]!.ts)) - intrudedAt).toBeLessThan(DETECTED_WITHIN_MS);
     for (const node of cluster.nodes) {
-      expect(node.speaker!.snapshot().conflicts.filter((c) => c.ip === ip)).toEqual([expect.objectContaining({ mac: INTRUDER_MAC, observedBy: owner })]);
+      expect(node.speaker!.snapshot().conflicts.filter((c) => c.ip === ip)).toEqual([
+        expect.objectContaining({ mac: INTRUDER_MAC, observedBy: owner }),
+      ]);
       expect(conflictsActive(node)).toBe(1);
       // No other node warns: they were told (conflictReported at info), they did not observe it.
       if (node.name !== owner) expect(node.events('splitBrainDetected')).toEqual([]);
@@ -52,18 +57,29 @@ describe('an intruder answering a service IP in a 5-node cluster', () => {
     const cluster = await VirtualCluster.start({ seed: 22, services: SERVICES });
     const [ip, [first]] = [...cluster.announcers()][0]!;
     cluster.segment.addIntruder(ip, INTRUDER_MAC);
-    const listedEverywhere = (): boolean => cluster.nodes.every((n) => n.speaker!.snapshot().conflicts.some((c) => c.ip === ip && c.mac === INTRUDER_MAC));
+    const listedEverywhere = (): boolean =>
+      cluster.nodes.every((n) => n.speaker!.snapshot().conflicts.some((c) => c.ip === ip && c.mac === INTRUDER_MAC));
     await cluster.until(listedEverywhere, 'every node lists the intruder', DETECTED_WITHIN_MS);
 
     void cluster.node(first!).speaker!.drain();
     const counts = new Map<string, Set<number | undefined>>(cluster.nodes.map((n) => [n.name, new Set()]));
     const second = (): string | undefined => cluster.segment.announcers(ip).find((n) => n !== first);
-    await cluster.until(() => {
-      for (const n of cluster.nodes) counts.get(n.name)!.add(conflictsActive(n));
-      const next = second();
-      return next !== undefined && cluster.node(next).events('splitBrainDetected').some((l) => l.mac === INTRUDER_MAC)
-        && cluster.nodes.every((n) => n.speaker!.snapshot().conflicts.some((c) => c.ip === ip && c.observedBy === next));
-    }, 'the new owner finds the intruder and every node lists its finding', 2 * DETECTED_WITHIN_MS);
+    await cluster.until(
+      () => {
+        for (const n of cluster.nodes) counts.get(n.name)!.add(conflictsActive(n));
+        const next = second();
+        return (
+          next !== undefined &&
+          cluster
+            .node(next)
+            .events('splitBrainDetected')
+            .some((l) => l.mac === INTRUDER_MAC) &&
+          cluster.nodes.every((n) => n.speaker!.snapshot().conflicts.some((c) => c.ip === ip && c.observedBy === next))
+        );
+      },
+      'the new owner finds the intruder and every node lists its finding',
+      2 * DETECTED_WITHIN_MS,
+    );
     await cluster.run(DETECTED_WITHIN_MS);
     for (const n of cluster.nodes) counts.get(n.name)!.add(conflictsActive(n));
     // Two observers of one (IP, MAC) pair are one conflict: never 2 on any node at any moment. (It may read 0 for

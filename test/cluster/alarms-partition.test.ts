@@ -28,7 +28,10 @@ function splitBrainEverywhere(cluster: VirtualCluster, ips: readonly string[]): 
 
 function alarms(cluster: VirtualCluster, since: number): string[] {
   return cluster.nodes.flatMap((n) => [
-    ...n.events('splitBrainDetected').filter((l) => Date.parse(String(l.ts)) >= since).map((l) => `${n.name} log: ${String(l.msg)}`),
+    ...n
+      .events('splitBrainDetected')
+      .filter((l) => Date.parse(String(l.ts)) >= since)
+      .map((l) => `${n.name} log: ${String(l.msg)}`),
     ...n.speaker!.snapshot().conflicts.map((c) => `${n.name} status: ${c.ip} ${c.mac} seen by ${c.observedBy}`),
   ]);
 }
@@ -69,25 +72,37 @@ describe('a 5-node cluster whose gossip is cut while ARP still crosses', () => {
     await cluster.until(() => splitBrainEverywhere(cluster, ips), 'each side answers every IP');
 
     const reported = (ip: string, owner: string, other: string): number | undefined => {
-      const line = cluster.node(owner).events('splitBrainDetected').find((l) => l.ip === ip && l.macOwner === other);
+      const line = cluster
+        .node(owner)
+        .events('splitBrainDetected')
+        .find((l) => l.ip === ip && l.macOwner === other);
       return line === undefined ? undefined : Date.parse(String(line.ts));
     };
-    await cluster.until(() => ips.every((ip) => {
-      const [a, b] = cluster.segment.announcers(ip) as [string, string];
-      return reported(ip, a, b) !== undefined && reported(ip, b, a) !== undefined;
-    }), 'both owners of every IP report the other', 2 * EXPECTED_ANSWER_WINDOW_MS);
+    await cluster.until(
+      () =>
+        ips.every((ip) => {
+          const [a, b] = cluster.segment.announcers(ip) as [string, string];
+          return reported(ip, a, b) !== undefined && reported(ip, b, a) !== undefined;
+        }),
+      'both owners of every IP report the other',
+      2 * EXPECTED_ANSWER_WINDOW_MS,
+    );
     // expected-answer.ts: a member's answer is reported at most the window after it is first seen (plus the
     // recheck that sees it again once the window is over).
     for (const ip of ips) {
       for (const owner of cluster.segment.announcers(ip)) {
         const other = cluster.segment.announcers(ip).find((n) => n !== owner)!;
-        const firstSeen = cluster.segment.probes.find((p) => p.by === owner && p.ip === ip && p.macs.includes(cluster.node(other).macText))!.at;
+        const firstSeen = cluster.segment.probes.find(
+          (p) => p.by === owner && p.ip === ip && p.macs.includes(cluster.node(other).macText),
+        )!.at;
         expect(reported(ip, owner, other)! - firstSeen).toBeLessThanOrEqual(EXPECTED_ANSWER_WINDOW_MS + PROBE_CYCLE_MS);
       }
     }
     for (const ip of ips) {
       for (const owner of cluster.segment.announcers(ip)) {
-        expect(cluster.node(owner).speaker!.snapshot().conflicts).toContainEqual(expect.objectContaining({ ip, observedBy: owner, reason: expect.stringMatching(/^(noReason|windowOver)$/) }));
+        expect(cluster.node(owner).speaker!.snapshot().conflicts).toContainEqual(
+          expect.objectContaining({ ip, observedBy: owner, reason: expect.stringMatching(/^(noReason|windowOver)$/) }),
+        );
       }
     }
   });

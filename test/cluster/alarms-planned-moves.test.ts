@@ -16,7 +16,9 @@ function alarms(cluster: VirtualCluster): string[] {
   return cluster.nodes.flatMap((n) => [
     ...n.events('splitBrainDetected').map((l) => `${n.name} log: ${String(l.msg)}`),
     ...(n.up ? n.speaker!.snapshot().conflicts.map((c) => `${n.name} status: ${c.ip} ${c.mac} seen by ${c.observedBy}`) : []),
-    ...(n.up && (n.speaker!.metricsCounters().selfCheck?.active ?? 0) > 0 ? [`${n.name} mlb_conflicts_active ${n.speaker!.metricsCounters().selfCheck?.active}`] : []),
+    ...(n.up && (n.speaker!.metricsCounters().selfCheck?.active ?? 0) > 0
+      ? [`${n.name} mlb_conflicts_active ${n.speaker!.metricsCounters().selfCheck?.active}`]
+      : []),
   ]);
 }
 
@@ -44,19 +46,28 @@ describe('planned moves in a 5-node cluster with the split-brain self-check on',
 
     await cluster.restart(leaving.name);
     await cluster.settle(leaving.speaker!.endWarmUp(), 'ending the warm-up');
-    await cluster.until(() => cluster.segment.announcedBy(leaving.name).length > 0 && cluster.converged(), `${leaving.name} owns IPs again`);
+    await cluster.until(
+      () => cluster.segment.announcedBy(leaving.name).length > 0 && cluster.converged(),
+      `${leaving.name} owns IPs again`,
+    );
     await cluster.run(EXPECTED_ANSWER_WINDOW_MS);
     expect(alarms(cluster)).toEqual([]);
 
     const drained = cluster.node(cluster.anOwner());
     await cluster.settle(drained.speaker!.drain(), 'the drain');
-    await cluster.until(() => cluster.segment.announcedBy(drained.name).length === 0 && cluster.converged(), 'the drained node answers for nothing');
+    await cluster.until(
+      () => cluster.segment.announcedBy(drained.name).length === 0 && cluster.converged(),
+      'the drained node answers for nothing',
+    );
     await cluster.run(EXPECTED_ANSWER_WINDOW_MS);
     expect(alarms(cluster)).toEqual([]);
 
     const undrainedAt = cluster.now();
     await cluster.settle(drained.speaker!.undrain(), 'the undrain');
-    await cluster.until(() => cluster.segment.announcedBy(drained.name).length > 0 && cluster.converged(), 'the undrained node answers again');
+    await cluster.until(
+      () => cluster.segment.announcedBy(drained.name).length > 0 && cluster.converged(),
+      'the undrained node answers again',
+    );
     await cluster.run(2 * EXPECTED_ANSWER_WINDOW_MS);
     // Coming back overlaps (the returning node answers before the interim owner withdraws): the interim owner
     // heard it, and the self-checks judged such answers expected (mlb_self_check_expected_answers_total).

@@ -25,7 +25,11 @@ describe('a new allocation in a 5-node cluster', () => {
     const added = configSnapshot(['web', 'api', 'db']);
     for (const node of cluster.nodes) node.setConfig(added);
     const since = cluster.now();
-    await cluster.until(() => cluster.serviceIps().has('demo/db') && cluster.converged(), 'the new service is answered for', SPREAD_BOUND_MS);
+    await cluster.until(
+      () => cluster.serviceIps().has('demo/db') && cluster.converged(),
+      'the new service is answered for',
+      SPREAD_BOUND_MS,
+    );
     const ip = cluster.serviceIps().get('demo/db')!;
     expect(cluster.history(ip, since).holders).toHaveLength(1);
   });

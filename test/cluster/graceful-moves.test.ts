@@ -30,10 +30,18 @@ describe('a 5-node cluster when an owner stops (SIGTERM)', () => {
       expect(history.holders[0]).toBe(leaving.name);
       expect(cluster.segment.claimsSeen).toContainEqual(expect.objectContaining({ ip, by: history.holders[1], seenBy: leaving.name }));
     }
-    expect(leaving.events('handoverClaimed').map((l) => l.ip).sort()).toEqual([...held].sort());
+    expect(
+      leaving
+        .events('handoverClaimed')
+        .map((l) => l.ip)
+        .sort(),
+    ).toEqual([...held].sort());
     expect(leaving.events('handoverDone')).toEqual([expect.objectContaining({ reason: 'allClaimed', waiting: [] })]);
     for (const other of cluster.nodes.filter((n) => n !== leaving)) {
-      await cluster.until(() => other.events('memberLeft').some((l) => l.member === leaving.name), `${other.name} hears ${leaving.name} left`);
+      await cluster.until(
+        () => other.events('memberLeft').some((l) => l.member === leaving.name),
+        `${other.name} hears ${leaving.name} left`,
+      );
       expect(other.events('memberFailed').filter((l) => l.member === leaving.name)).toEqual([]);
     }
   });
@@ -47,7 +55,10 @@ describe('a 5-node cluster when an owner is drained and undrained', () => {
     const drainedAt = cluster.now();
 
     await cluster.settle(node.speaker!.drain(), 'the drain');
-    await cluster.until(() => cluster.segment.announcedBy(node.name).length === 0 && held.every((ip) => cluster.segment.announcers(ip).length === 1), 'the drained node answers for nothing');
+    await cluster.until(
+      () => cluster.segment.announcedBy(node.name).length === 0 && held.every((ip) => cluster.segment.announcers(ip).length === 1),
+      'the drained node answers for nothing',
+    );
     const away = new Map(held.map((ip) => [ip, cluster.segment.announcers(ip)[0]!]));
     for (const [ip, owner] of away) {
       expect(owner).not.toBe(node.name);
@@ -60,7 +71,10 @@ describe('a 5-node cluster when an owner is drained and undrained', () => {
 
     const undrainedAt = cluster.now();
     await cluster.settle(node.speaker!.undrain(), 'the undrain');
-    await cluster.until(() => held.every((ip) => cluster.segment.announcers(ip).join() === node.name), 'the undrained node answers for its IPs again');
+    await cluster.until(
+      () => held.every((ip) => cluster.segment.announcers(ip).join() === node.name),
+      'the undrained node answers for its IPs again',
+    );
     for (const ip of held) {
       const history = cluster.history(ip, drainedAt);
       expect(history.holders).toEqual([node.name, away.get(ip), node.name]);

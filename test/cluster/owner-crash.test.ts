@@ -22,12 +22,23 @@ describe('a 5-node cluster when an owner is killed', () => {
     const held = [...before].filter(([, a]) => a[0] === victim).map(([ip]) => ip);
     // Whom every node expects to take each IP: the next eligible candidate of the speaker's own explanation.
     const viewer = cluster.nodes.find((n) => n.name !== victim)!.speaker!;
-    const successor = new Map(viewer.snapshot().services.map((s) => [s.ips[0]!, s.candidates.filter((c) => c.eligible && c.node !== victim).sort((a, b) => a.rank! - b.rank!)[0]!.node]));
+    const successor = new Map(
+      viewer
+        .snapshot()
+        .services.map((s) => [
+          s.ips[0]!,
+          s.candidates.filter((c) => c.eligible && c.node !== victim).sort((a, b) => a.rank! - b.rank!)[0]!.node,
+        ]),
+    );
 
     const crashedAt = cluster.now();
     cluster.node(victim).crash();
     const bound = detectionTime(FAST_CONFIG, 5).worst + ELECTION_SLACK_MS;
-    await cluster.until(() => held.every((ip) => cluster.segment.announcers(ip).length === 1), 'every IP of the dead node answered again', bound);
+    await cluster.until(
+      () => held.every((ip) => cluster.segment.announcers(ip).length === 1),
+      'every IP of the dead node answered again',
+      bound,
+    );
 
     for (const ip of held) {
       expect(cluster.segment.announcers(ip)).toEqual([successor.get(ip)]);

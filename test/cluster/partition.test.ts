@@ -20,13 +20,18 @@ describe('a 5-node cluster split in two and healed', () => {
     // Gossip cut, ARP still shared (a firewall on the gossip port): each side hears the other's announcements.
     cluster.partition([minority, majority], { layer2: 'shared' });
 
-    const splitBrain = (): boolean => ips.every((ip) => {
-      const announcers = cluster.segment.announcers(ip);
-      return announcers.length === 2 && side(announcers[0]!) !== side(announcers[1]!);
-    });
+    const splitBrain = (): boolean =>
+      ips.every((ip) => {
+        const announcers = cluster.segment.announcers(ip);
+        return announcers.length === 2 && side(announcers[0]!) !== side(announcers[1]!);
+      });
     // Each side declares every member of the other dead (not left).
-    const declaredDead = (): boolean => cluster.nodes.every((n) => cluster.nodes.filter((o) => side(o.name) !== side(n.name))
-      .every((o) => n.events('memberFailed').some((l) => l.member === o.name && Date.parse(String(l.ts)) > splitAt)));
+    const declaredDead = (): boolean =>
+      cluster.nodes.every((n) =>
+        cluster.nodes
+          .filter((o) => side(o.name) !== side(n.name))
+          .every((o) => n.events('memberFailed').some((l) => l.member === o.name && Date.parse(String(l.ts)) > splitAt)),
+      );
     await cluster.until(() => declaredDead() && splitBrain(), 'both sides declare the other dead and answer every IP');
     const healedAt = cluster.now();
     for (const ip of ips) expect(cluster.history(ip, splitAt).contestedMs).toBeGreaterThan(0);
@@ -34,7 +39,8 @@ describe('a 5-node cluster split in two and healed', () => {
     expect(cluster.segment.claimsSeen.filter((c) => c.at > splitAt && side(c.by) !== side(c.seenBy)).length).toBeGreaterThan(0);
 
     cluster.heal();
-    const everyoneAlive = (): boolean => cluster.nodes.every((n) => n.speaker!.snapshot().members.filter((m) => m.state === 'alive').length === cluster.nodes.length);
+    const everyoneAlive = (): boolean =>
+      cluster.nodes.every((n) => n.speaker!.snapshot().members.filter((m) => m.state === 'alive').length === cluster.nodes.length);
     await cluster.until(() => everyoneAlive() && cluster.converged(), 'every node sees every other alive again, one owner per IP');
     for (const ip of ips) {
       expect(cluster.segment.announcers(ip)).toHaveLength(1);

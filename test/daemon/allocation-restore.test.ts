@@ -31,14 +31,16 @@ spec:
 apiVersion: metallb.io/v1beta1
 kind: L2Advertisement
 metadata: { name: lan, namespace: metallb-system }
-${SERVICES.map((key) => `---
+${SERVICES.map(
+  (key) => `---
 apiVersion: v1
 kind: Service
 metadata: { name: ${key.split('/')[1]}, namespace: demo }
 spec:
   type: LoadBalancer
   ports: [{ port: 80, protocol: TCP }]
-`).join('')}`;
+`,
+).join('')}`;
 
 /** A backup from another life: every service at another address, versions far above the running cluster's. */
 const FORGED = `{"format":1,"version":1000,"allocator":"node-z","writers":["node-z"],"entries":[
@@ -50,8 +52,18 @@ const FORGED = `{"format":1,"version":1000,"allocator":"node-z","writers":["node
 
 function daemon(name: string, port: number, extra: string[] = []): RunningDaemon {
   const d = startDaemon([
-    '--config', join(dir, 'mlb.yaml'), '--node-name', name, '--gossip-bind', `127.0.0.1:${port}`, '--state-dir', join(dir, name),
-    '--control-socket', join(dir, `${name}.sock`), '--no-announce', ...extra,
+    '--config',
+    join(dir, 'mlb.yaml'),
+    '--node-name',
+    name,
+    '--gossip-bind',
+    `127.0.0.1:${port}`,
+    '--state-dir',
+    join(dir, name),
+    '--control-socket',
+    join(dir, `${name}.sock`),
+    '--no-announce',
+    ...extra,
   ]);
   running.push(d);
   return d;
@@ -67,8 +79,10 @@ function ipsOn(name: string): Record<string, string[]> | undefined {
   return SERVICES.every((key) => out[key]) ? out : undefined;
 }
 
-const event = (name: string, fields: Record<string, unknown> = {}) => (l: Record<string, unknown>) =>
-  l.event === name && Object.entries(fields).every(([k, v]) => l[k] === v);
+const event =
+  (name: string, fields: Record<string, unknown> = {}) =>
+  (l: Record<string, unknown>) =>
+    l.event === name && Object.entries(fields).every(([k, v]) => l[k] === v);
 
 describe('mlb daemon with a restored allocations.json', () => {
   it('a host starting from a forged, higher-version file moves no running service', async () => {
@@ -104,7 +118,12 @@ describe('mlb daemon with a restored allocations.json', () => {
     const conflicts = c.lines.filter(event('allocationRestoreConflict'));
     expect(conflicts.map((l) => l.service).sort()).toEqual(SERVICES);
     const web = conflicts.find((l) => l.service === 'demo/web');
-    expect(web).toMatchObject({ level: 'warn', kept: 'live', disk: { ips: ['192.168.10.220'], version: 1000, writer: 'node-z' }, live: { ips: before['demo/web'] } });
+    expect(web).toMatchObject({
+      level: 'warn',
+      kept: 'live',
+      disk: { ips: ['192.168.10.220'], version: 1000, writer: 'node-z' },
+      live: { ips: before['demo/web'] },
+    });
     expect(c.lines.find(event('allocationsRestored'))).toMatchObject({ trigger: 'heard', filled: [], conflicts: 3 });
   });
 });

@@ -7,11 +7,21 @@ import { parseIP, type IP } from '../../src/ip';
 import { configSnapshot } from './config-facts/config-yaml';
 
 const snapshot = configSnapshot(['web']);
-const mlb = (name: string): LiveMember => ({ name, meta: encodeNodeMeta({ labels: {}, conditions: [], draining: false, warmingUp: false }) });
+const mlb = (name: string): LiveMember => ({
+  name,
+  meta: encodeNodeMeta({ labels: {}, conditions: [], draining: false, warmingUp: false }),
+});
 const addresses = new Map([['demo/web', { ips: [parseIP('192.0.2.10') as IP], pool: 'lan' }]]);
 
 function decide(live: LiveMember[], lacking: string[]) {
-  return decideCluster({ self: 'node-1', snapshot, live, addresses, passing: new Map(), notConfiguredOn: (key) => (key === 'demo/web' ? lacking : []) });
+  return decideCluster({
+    self: 'node-1',
+    snapshot,
+    live,
+    addresses,
+    passing: new Map(),
+    notConfiguredOn: (key) => (key === 'demo/web' ? lacking : []),
+  });
 }
 
 describe('decideCluster with a node whose configuration lacks the service', () => {

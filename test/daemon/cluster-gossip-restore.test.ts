@@ -23,7 +23,10 @@ import { eventually } from '../e2e/daemon-lab';
 const root = mkdtempSync(join(tmpdir(), 'mlb-cluster-gossip-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const SNAPSHOT = { pools: [pool('default', ['192.0.2.10-192.0.2.29'])], services: [service('web'), service('db'), service('api')] } as unknown as Snapshot;
+const SNAPSHOT = {
+  pools: [pool('default', ['192.0.2.10-192.0.2.29'])],
+  services: [service('web'), service('db'), service('api')],
+} as unknown as Snapshot;
 
 /** The file: web and db elsewhere than the cluster has them, api that the cluster does not hold; version 500. */
 const FILE = makeAllocationTable(500, 'node-z', [
@@ -61,8 +64,13 @@ async function startNode(name: string, restoreAloneWaitMs: number) {
   });
   const gossip = new FakeGossip();
   const cluster = await ClusterGossip.start({
-    gossip: gossip as unknown as GossipNode, self: name, epoch: 1, stateDir, logger: createLogger({ destination, level: 'debug' }),
-    onChange: () => undefined, restoreAloneWaitMs,
+    gossip: gossip as unknown as GossipNode,
+    self: name,
+    epoch: 1,
+    stateDir,
+    logger: createLogger({ destination, level: 'debug' }),
+    onChange: () => undefined,
+    restoreAloneWaitMs,
   });
   const ips = (): Record<string, string[]> =>
     Object.fromEntries([...cluster.allocate(SNAPSHOT, []).addresses].map(([k, a]) => [k, a.ips.map(formatIP)]));
@@ -70,7 +78,7 @@ async function startNode(name: string, restoreAloneWaitMs: number) {
 }
 
 describe('ClusterGossip and allocations.json', () => {
-  it('a peer\'s table restores the file at once: the peer\'s entries stay, the file fills the gap, both sides logged', async () => {
+  it("a peer's table restores the file at once: the peer's entries stay, the file fills the gap, both sides logged", async () => {
     const node = await startNode('node-a', 60_000);
     node.cluster.markJoined();
     // Held aside: this node allocates (it is alone in its member list) but neither writes nor uses a fresh run.
@@ -81,7 +89,11 @@ describe('ClusterGossip and allocations.json', () => {
       ['demo/web', entry(['192.0.2.10'], 2, 'node-b')],
       ['demo/db', entry(['192.0.2.11'], 3, 'node-b')],
     ]);
-    node.gossip.emit('remoteState', encodeGossipRecords([{ kind: GossipRecordKind.allocationTable, bytes: encodeAllocationTable(peer) }]), true);
+    node.gossip.emit(
+      'remoteState',
+      encodeGossipRecords([{ kind: GossipRecordKind.allocationTable, bytes: encodeAllocationTable(peer) }]),
+      true,
+    );
     expect(node.ips()).toEqual({ 'demo/api': ['192.0.2.22'], 'demo/db': ['192.0.2.11'], 'demo/web': ['192.0.2.10'] });
     expect(node.cluster.allocationView().version).toBe(3);
     const conflicts = node.lines.filter((l) => l.event === 'allocationRestoreConflict');
@@ -89,8 +101,17 @@ describe('ClusterGossip and allocations.json', () => {
       ['demo/db', ['192.0.2.11'], ['192.0.2.21']],
       ['demo/web', ['192.0.2.10'], ['192.0.2.20']],
     ]);
-    expect(conflicts[0]).toMatchObject({ level: 'warn', kept: 'live', live: { writer: 'node-b', version: 3 }, disk: { writer: 'node-z', version: 499 } });
-    expect(node.lines.find((l) => l.event === 'allocationsRestored')).toMatchObject({ trigger: 'heard', filled: ['demo/api'], conflicts: 2 });
+    expect(conflicts[0]).toMatchObject({
+      level: 'warn',
+      kept: 'live',
+      live: { writer: 'node-b', version: 3 },
+      disk: { writer: 'node-z', version: 499 },
+    });
+    expect(node.lines.find((l) => l.event === 'allocationsRestored')).toMatchObject({
+      trigger: 'heard',
+      filled: ['demo/api'],
+      conflicts: 2,
+    });
     await node.cluster.close();
   });
 
@@ -99,7 +120,10 @@ describe('ClusterGossip and allocations.json', () => {
     expect(node.ips()).toEqual({});
     node.cluster.markJoined();
     await eventually(() => node.lines.find((l) => l.event === 'allocationsRestored'), 5_000, 5);
-    expect(node.lines.find((l) => l.event === 'allocationsRestored')).toMatchObject({ trigger: 'alone', filled: ['demo/api', 'demo/db', 'demo/web'] });
+    expect(node.lines.find((l) => l.event === 'allocationsRestored')).toMatchObject({
+      trigger: 'alone',
+      filled: ['demo/api', 'demo/db', 'demo/web'],
+    });
     expect(node.ips()).toEqual({ 'demo/api': ['192.0.2.22'], 'demo/db': ['192.0.2.21'], 'demo/web': ['192.0.2.20'] });
     // The file's version 500 is not the table's: nothing changed, so nothing was written.
     expect(node.cluster.allocationView().version).toBe(0);

@@ -11,7 +11,12 @@ import type { GossipNode } from '../../src/gossip/gossip-node';
 import { formatIP } from '../../src/ip';
 import type { Snapshot } from '../../src/model';
 import {
-  ALLOCATIONS_FILE, allocationTableText, decodeAllocationTable, encodeAllocationTable, makeAllocationTable, RELEASED_ENTRY_TTL_MS,
+  ALLOCATIONS_FILE,
+  allocationTableText,
+  decodeAllocationTable,
+  encodeAllocationTable,
+  makeAllocationTable,
+  RELEASED_ENTRY_TTL_MS,
   type AllocationTable,
 } from '../../src/daemon/allocation';
 import { ClusterGossip, RESTORE_ALONE_WAIT_MS } from '../../src/daemon/cluster-gossip';
@@ -35,7 +40,7 @@ class FakeGossip extends EventEmitter {
   }
   /** The allocation table the next push/pull carries to the others. */
   pushedTable(): AllocationTable | undefined {
-    const record = (this.state ? decodeGossipRecords(this.state) ?? [] : []).find((r) => r.kind === GossipRecordKind.allocationTable);
+    const record = (this.state ? (decodeGossipRecords(this.state) ?? []) : []).find((r) => r.kind === GossipRecordKind.allocationTable);
     return record ? decodeAllocationTable(record.bytes) : undefined;
   }
 }
@@ -55,14 +60,23 @@ async function startNode(files: MemoryStateFiles, rt: VirtualRuntime) {
   });
   const gossip = new FakeGossip();
   const cluster = await ClusterGossip.start({
-    gossip: gossip as unknown as GossipNode, self: 'node-a', epoch: rt.now(), stateFiles: files, runtime: rt,
-    logger: createLogger({ destination, level: 'debug', clock: rt }), onChange: () => undefined,
+    gossip: gossip as unknown as GossipNode,
+    self: 'node-a',
+    epoch: rt.now(),
+    stateFiles: files,
+    runtime: rt,
+    logger: createLogger({ destination, level: 'debug', clock: rt }),
+    onChange: () => undefined,
   });
   running.push(cluster);
   const ips = (): Record<string, string[]> =>
     Object.fromEntries([...cluster.allocate(SNAPSHOT, []).addresses].map(([k, a]) => [k, a.ips.map(formatIP)]));
   const hear = (table: AllocationTable): void =>
-    void gossip.emit('remoteState', encodeGossipRecords([{ kind: GossipRecordKind.allocationTable, bytes: encodeAllocationTable(table) }]), true);
+    void gossip.emit(
+      'remoteState',
+      encodeGossipRecords([{ kind: GossipRecordKind.allocationTable, bytes: encodeAllocationTable(table) }]),
+      true,
+    );
   return { cluster, gossip, lines, ips, hear };
 }
 
@@ -70,7 +84,10 @@ describe('ClusterGossip on virtual time', () => {
   it('a node that reached nobody restores its file exactly RESTORE_ALONE_WAIT_MS after its first join', async () => {
     const rt = virtualRuntime({ seed: 1 });
     const files = new MemoryStateFiles('node-a');
-    await files.writeAtomic(ALLOCATIONS_FILE, allocationTableText(makeAllocationTable(9, 'node-z', [['demo/web', entry(['192.0.2.20'], 9, 'node-z')]])));
+    await files.writeAtomic(
+      ALLOCATIONS_FILE,
+      allocationTableText(makeAllocationTable(9, 'node-z', [['demo/web', entry(['192.0.2.20'], 9, 'node-z')]])),
+    );
     const node = await startNode(files, rt);
     node.cluster.markJoined();
     const joinedAt = rt.now();
@@ -80,18 +97,24 @@ describe('ClusterGossip on virtual time', () => {
     await rt.advance(1);
     expect(node.ips()).toMatchObject({ 'demo/web': ['192.0.2.20'] });
     const restored = node.lines.find((l) => l.event === 'allocationsRestored');
-    expect(restored).toMatchObject({ trigger: 'alone', filled: ['demo/web'], ts: new Date(joinedAt + RESTORE_ALONE_WAIT_MS).toISOString() });
+    expect(restored).toMatchObject({
+      trigger: 'alone',
+      filled: ['demo/web'],
+      ts: new Date(joinedAt + RESTORE_ALONE_WAIT_MS).toISOString(),
+    });
   });
 
-  it('a released entry ages by the node\'s clock: an hour-old one is kept, a day-old one dropped', async () => {
+  it("a released entry ages by the node's clock: an hour-old one is kept, a day-old one dropped", async () => {
     const rt = virtualRuntime({ seed: 1 });
     const node = await startNode(new MemoryStateFiles('node-a'), rt);
     node.cluster.markJoined();
-    node.hear(makeAllocationTable(4, 'node-b', [
-      ['demo/web', entry(['192.0.2.10'], 4, 'node-b')],
-      ['demo/old', entry(['192.0.2.11'], 3, 'node-b', { released: true, at: rt.now() - RELEASED_ENTRY_TTL_MS })],
-      ['demo/recent', entry(['192.0.2.12'], 2, 'node-b', { released: true, at: rt.now() - HOUR_MS })],
-    ]));
+    node.hear(
+      makeAllocationTable(4, 'node-b', [
+        ['demo/web', entry(['192.0.2.10'], 4, 'node-b')],
+        ['demo/old', entry(['192.0.2.11'], 3, 'node-b', { released: true, at: rt.now() - RELEASED_ENTRY_TTL_MS })],
+        ['demo/recent', entry(['192.0.2.12'], 2, 'node-b', { released: true, at: rt.now() - HOUR_MS })],
+      ]),
+    );
     expect([...node.gossip.pushedTable()!.entries.keys()]).toEqual(['demo/recent', 'demo/web']);
   });
 
@@ -100,7 +123,12 @@ describe('ClusterGossip on virtual time', () => {
     const files = new MemoryStateFiles('node-a');
     const first = await startNode(files, rt);
     first.cluster.markJoined();
-    first.hear(makeAllocationTable(7, 'node-b', [['demo/web', entry(['192.0.2.10'], 7, 'node-b')], ['demo/db', entry(['192.0.2.11'], 6, 'node-b')]]));
+    first.hear(
+      makeAllocationTable(7, 'node-b', [
+        ['demo/web', entry(['192.0.2.10'], 7, 'node-b')],
+        ['demo/db', entry(['192.0.2.11'], 6, 'node-b')],
+      ]),
+    );
     await first.cluster.flush();
     await first.cluster.close();
     files.crash();

@@ -30,8 +30,12 @@ async function gossipNode(net: VirtualNetwork, name: string, ip: string): Promis
 /** node-a's ClusterMembership, remembering every member that becomes alive, as the speaker wires it. */
 function membership(net: VirtualNetwork, gossip: GossipNode, files: MemoryStateFiles, seeds: string[]): ClusterMembership {
   const m = new ClusterMembership({
-    gossip, self: 'node-a', seeds: seeds.map((host) => ({ host, port: PORT })), stateFiles: files,
-    logger: createLogger({ destination: { write: () => true } as unknown as NodeJS.WritableStream }), runtime: net.host(A),
+    gossip,
+    self: 'node-a',
+    seeds: seeds.map((host) => ({ host, port: PORT })),
+    stateFiles: files,
+    logger: createLogger({ destination: { write: () => true } as unknown as NodeJS.WritableStream }),
+    runtime: net.host(A),
   });
   gossip.on('join', (member) => m.memberAlive(member));
   closing.push({ close: () => m.stop() });
@@ -59,7 +63,11 @@ describe('ClusterMembership on virtual time', () => {
     const armedAt = net.now();
     expect(await net.runUntil(() => sees(a, 'node-c'), { timeoutMs: 5_000 })).toBe(true);
     await settle(net, m.flush());
-    expect(JSON.parse(files.peek('known-peers.json')!).peers.map((p: { name: string }) => p.name).sort()).toEqual(['node-b', 'node-c']);
+    expect(
+      JSON.parse(files.peek('known-peers.json')!)
+        .peers.map((p: { name: string }) => p.name)
+        .sort(),
+    ).toEqual(['node-b', 'node-c']);
 
     net.crash(C);
     await net.advance(FORGOTTEN_MS);

@@ -32,8 +32,18 @@ const socketOf = (node: string) => join(dir, `${node}.sock`);
 
 function daemon(node: string, port: number, join_: number | undefined): RunningDaemon {
   const d = startDaemon([
-    '--config', configOf(node), '--node-name', node, '--gossip-bind', `127.0.0.1:${port}`, '--state-dir', join(dir, node),
-    '--control-socket', socketOf(node), '--no-announce', ...(join_ === undefined ? [] : ['--join', `127.0.0.1:${join_}`]),
+    '--config',
+    configOf(node),
+    '--node-name',
+    node,
+    '--gossip-bind',
+    `127.0.0.1:${port}`,
+    '--state-dir',
+    join(dir, node),
+    '--control-socket',
+    socketOf(node),
+    '--no-announce',
+    ...(join_ === undefined ? [] : ['--join', `127.0.0.1:${join_}`]),
   ]);
   running.push(d);
   return d;
@@ -54,7 +64,10 @@ async function until(what: string, done: (all: Map<string, ControlSnapshot>) => 
     } catch {
       // A daemon not listening yet.
     }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${DEADLINE_MS} ms; last: ${JSON.stringify([...(last ?? [])].map(([n, s]) => [n, s.services, s.configAgreement]))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${what}: not within ${DEADLINE_MS} ms; last: ${JSON.stringify([...(last ?? [])].map(([n, s]) => [n, s.services, s.configAgreement]))}`,
+      );
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }
@@ -64,7 +77,7 @@ function owners(s: ControlSnapshot): Record<string, string | null> {
   return Object.fromEntries(s.services.map((svc) => [`${svc.service} ${svc.ips.join(',')}`, svc.owner]));
 }
 
-describe('one node\'s configuration loses a service', () => {
+describe("one node's configuration loses a service", () => {
   it('no VIP goes dark or moves, and every node names the node whose file differs', async () => {
     for (const n of NODES) writeFileSync(configOf(n), configText(SERVICES));
     const first = 21_000 + (process.pid % 20_000);
@@ -72,8 +85,14 @@ describe('one node\'s configuration loses a service', () => {
     const settled = (all: Map<string, ControlSnapshot>) => {
       const views = [...all.values()].map((s) => JSON.stringify(owners(s)));
       const one = [...all.values()][0] as ControlSnapshot;
-      return new Set(views).size === 1 && one.services.length === SERVICES.length && one.services.every((svc) => svc.owner !== null && svc.ips.length > 0)
-        && [...all.values()].every((s) => s.members.filter((m) => m.state === 'alive').length === NODES.length && (s.configAgreement?.awaiting.length ?? 1) === 0);
+      return (
+        new Set(views).size === 1 &&
+        one.services.length === SERVICES.length &&
+        one.services.every((svc) => svc.owner !== null && svc.ips.length > 0) &&
+        [...all.values()].every(
+          (s) => s.members.filter((m) => m.state === 'alive').length === NODES.length && (s.configAgreement?.awaiting.length ?? 1) === 0,
+        )
+      );
     };
     const before = await until('the cluster allocates and elects every service', settled);
     const expected = owners(before.get('node-a') as ControlSnapshot);
@@ -87,26 +106,36 @@ describe('one node\'s configuration loses a service', () => {
     writeFileSync(configOf(allocator), configText(SERVICES.filter((s) => `demo/${s}` !== lost)));
 
     const others = NODES.filter((n) => n !== allocator);
-    const diverged = await until('every node names the node whose file differs', (all) =>
-      others.every((n) => JSON.stringify(all.get(n)?.configAgreement?.divergent.map((d) => d.node)) === JSON.stringify([allocator]))
-      && JSON.stringify(all.get(allocator)?.configAgreement?.divergent.map((d) => d.node)) === JSON.stringify(others));
+    const diverged = await until(
+      'every node names the node whose file differs',
+      (all) =>
+        others.every((n) => JSON.stringify(all.get(n)?.configAgreement?.divergent.map((d) => d.node)) === JSON.stringify([allocator])) &&
+        JSON.stringify(all.get(allocator)?.configAgreement?.divergent.map((d) => d.node)) === JSON.stringify(others),
+    );
     for (const [node, s] of diverged) {
       expect(owners(s), `${node}'s view of the owners`).toEqual(expected);
     }
     const onAllocator = diverged.get(allocator) as ControlSnapshot;
     expect(onAllocator.configAgreement?.retained).toEqual([{ service: lost, definedBy: others }]);
-    expect(diverged.get(others[0] as string)?.configAgreement?.divergent[0]?.message)
-      .toBe(`${allocator}'s configuration differs from this node's (2 services vs 3): it lacks ${lost}`);
+    expect(diverged.get(others[0] as string)?.configAgreement?.divergent[0]?.message).toBe(
+      `${allocator}'s configuration differs from this node's (2 services vs 3): it lacks ${lost}`,
+    );
     const explained = (await connectControl(socketOf(allocator)).getExplain()).filter((e) => e.service === lost);
-    expect(explained[0]?.notes?.[0]).toContain(`no longer defines ${lost}; elected from its last good definition while ${others.join(', ')} still define it`);
+    expect(explained[0]?.notes?.[0]).toContain(
+      `no longer defines ${lost}; elected from its last good definition while ${others.join(', ')} still define it`,
+    );
     // The owner still holds it locally: its own view, not only the others' election.
     const ownerOfLost = Object.entries(expected).find(([k]) => k.startsWith(`${lost} `))?.[1] as string;
-    const lostIP = Object.keys(expected).find((k) => k.startsWith(`${lost} `))?.split(' ')[1] as string;
+    const lostIP = Object.keys(expected)
+      .find((k) => k.startsWith(`${lost} `))
+      ?.split(' ')[1] as string;
     expect((diverged.get(ownerOfLost) as ControlSnapshot).local.announced.map((a) => a.ip)).toContain(lostIP);
 
     // Put right: the difference is gone everywhere, and still nothing moved.
     writeFileSync(configOf(allocator), configText(SERVICES));
-    const healed = await until('every node agrees again', (all) => [...all.values()].every((s) => s.configAgreement?.divergent.length === 0 && s.configAgreement.retained.length === 0));
+    const healed = await until('every node agrees again', (all) =>
+      [...all.values()].every((s) => s.configAgreement?.divergent.length === 0 && s.configAgreement.retained.length === 0),
+    );
     for (const s of healed.values()) expect(owners(s)).toEqual(expected);
     // Not even for a moment in between: no node logged an owner change or a release since the edit.
     const since = daemons.flatMap((d, i) => d.lines.slice(logged[i]));
@@ -122,9 +151,16 @@ describe('one node\'s configuration loses a service', () => {
     daemon('node-a', first, undefined);
     daemon('node-b', first + 1, first);
     daemon('node-c', first + 2, first);
-    const all = await until('the others hold demo/web and every node names node-b', (snaps) =>
-      [...snaps].every(([n, s]) => (n === lacking ? s.configAgreement?.divergent.length === 2 : s.configAgreement?.divergent[0]?.node === lacking))
-      && NODES.filter((n) => n !== lacking).every((n) => typeof snaps.get(n)?.services.find((svc) => svc.service === 'demo/web')?.owner === 'string'));
+    const all = await until(
+      'the others hold demo/web and every node names node-b',
+      (snaps) =>
+        [...snaps].every(([n, s]) =>
+          n === lacking ? s.configAgreement?.divergent.length === 2 : s.configAgreement?.divergent[0]?.node === lacking,
+        ) &&
+        NODES.filter((n) => n !== lacking).every(
+          (n) => typeof snaps.get(n)?.services.find((svc) => svc.service === 'demo/web')?.owner === 'string',
+        ),
+    );
     const web = (all.get('node-a') as ControlSnapshot).services.find((svc) => svc.service === 'demo/web');
     expect(web?.owner).not.toBe(lacking);
     expect((all.get('node-c') as ControlSnapshot).services.find((svc) => svc.service === 'demo/web')?.owner).toBe(web?.owner);

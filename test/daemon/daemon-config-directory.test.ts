@@ -34,8 +34,17 @@ describe('mlb daemon --config DIR', () => {
     writeFileSync(join(conf, '20-first.yaml'), services[0] as string);
 
     const a = startDaemon([
-      '--config', conf, '--node-name', 'node-a', '--gossip-bind', `127.0.0.1:${await freeLoopbackPort()}`,
-      '--state-dir', join(dir, 'state'), '--control-socket', join(dir, 'a.sock'), '--no-announce',
+      '--config',
+      conf,
+      '--node-name',
+      'node-a',
+      '--gossip-bind',
+      `127.0.0.1:${await freeLoopbackPort()}`,
+      '--state-dir',
+      join(dir, 'state'),
+      '--control-socket',
+      join(dir, 'a.sock'),
+      '--no-announce',
     ]);
     running.push(a);
     const loaded = await a.waitFor(event('configLoaded'));

@@ -25,15 +25,27 @@ const PARSE_WAIT_MS = 120_000;
 
 function daemon(name: string, config: string, extra: string[] = []): RunningDaemon {
   const d = startDaemon([
-    '--config', config, '--node-name', name, '--gossip-bind', `127.0.0.1:${nextPort++}`, '--state-dir', join(dir, name),
-    '--control-socket', join(dir, `${name}.sock`), '--no-announce', ...extra,
+    '--config',
+    config,
+    '--node-name',
+    name,
+    '--gossip-bind',
+    `127.0.0.1:${nextPort++}`,
+    '--state-dir',
+    join(dir, name),
+    '--control-socket',
+    join(dir, `${name}.sock`),
+    '--no-announce',
+    ...extra,
   ]);
   running.push(d);
   return d;
 }
 
-const event = (name: string, fields: Record<string, unknown> = {}) => (l: Record<string, unknown>) =>
-  l.event === name && Object.entries(fields).every(([k, v]) => l[k] === v);
+const event =
+  (name: string, fields: Record<string, unknown> = {}) =>
+  (l: Record<string, unknown>) =>
+    l.event === name && Object.entries(fields).every(([k, v]) => l[k] === v);
 const reloaded = (l: Record<string, unknown>) => l.event === 'configLoaded' && l.msg === 'configuration reloaded';
 
 /** Replaces the file atomically, as the refusal messages ask. */
@@ -43,33 +55,37 @@ function replace(path: string, text: string): void {
 }
 
 describe('mlb daemon and its configuration file', () => {
-  it('refuses an emptied file and a FIFO with reasons, parses a large file without a peer suspecting it, and stops on SIGTERM', async () => {
-    const example = readFileSync('examples/plain-host.yaml', 'utf8');
-    const config = join(dir, 'mlb.yaml');
-    copyFileSync('examples/plain-host.yaml', config);
-    const a = daemon('node-a', config, ['--max-config-bytes', String(2 * LARGE_FILE_BYTES)]);
-    await a.waitFor(event('gossipStarted'));
-    const b = daemon('node-b', 'examples/plain-host.yaml', ['--join', String(a.lines.find(event('gossipStarted'))?.bind)]);
-    await a.waitFor(event('memberJoined', { member: 'node-b' }));
+  it(
+    'refuses an emptied file and a FIFO with reasons, parses a large file without a peer suspecting it, and stops on SIGTERM',
+    async () => {
+      const example = readFileSync('examples/plain-host.yaml', 'utf8');
+      const config = join(dir, 'mlb.yaml');
+      copyFileSync('examples/plain-host.yaml', config);
+      const a = daemon('node-a', config, ['--max-config-bytes', String(2 * LARGE_FILE_BYTES)]);
+      await a.waitFor(event('gossipStarted'));
+      const b = daemon('node-b', 'examples/plain-host.yaml', ['--join', String(a.lines.find(event('gossipStarted'))?.bind)]);
+      await a.waitFor(event('memberJoined', { member: 'node-b' }));
 
-    writeFileSync(config, ''); // `: > mlb.yaml`
-    const emptied = await a.waitFor(event('configStale'));
-    expect(JSON.stringify(emptied.errors)).toContain(`${config} holds no objects`);
+      writeFileSync(config, ''); // `: > mlb.yaml`
+      const emptied = await a.waitFor(event('configStale'));
+      expect(JSON.stringify(emptied.errors)).toContain(`${config} holds no objects`);
 
-    rmSync(config);
-    expect(spawnSync('mkfifo', [config]).status).toBe(0);
-    const fifo = await a.waitFor((l) => event('configStale')(l) && JSON.stringify(l.errors).includes('FIFO'));
-    expect(JSON.stringify(fifo.errors)).toContain(`${config} is a FIFO (named pipe), not a regular file`);
+      rmSync(config);
+      expect(spawnSync('mkfifo', [config]).status).toBe(0);
+      const fifo = await a.waitFor((l) => event('configStale')(l) && JSON.stringify(l.errors).includes('FIFO'));
+      expect(JSON.stringify(fifo.errors)).toContain(`${config} is a FIFO (named pipe), not a regular file`);
 
-    rmSync(config);
-    const line = `# ${'padding '.repeat(12)}\n`;
-    replace(config, example + line.repeat(Math.ceil(LARGE_FILE_BYTES / line.length)));
-    await a.waitFor(reloaded, PARSE_WAIT_MS);
-    expect(b.lines.some(event('memberFailed', { member: 'node-a' }))).toBe(false);
-    expect(a.lines.some(event('memberFailed'))).toBe(false);
+      rmSync(config);
+      const line = `# ${'padding '.repeat(12)}\n`;
+      replace(config, example + line.repeat(Math.ceil(LARGE_FILE_BYTES / line.length)));
+      await a.waitFor(reloaded, PARSE_WAIT_MS);
+      expect(b.lines.some(event('memberFailed', { member: 'node-a' }))).toBe(false);
+      expect(a.lines.some(event('memberFailed'))).toBe(false);
 
-    a.child.kill('SIGTERM');
-    expect(await a.exited()).toBe(0);
-    await b.waitFor(event('memberLeft', { member: 'node-a' }));
-  }, 4 * PARSE_WAIT_MS);
+      a.child.kill('SIGTERM');
+      expect(await a.exited()).toBe(0);
+      await b.waitFor(event('memberLeft', { member: 'node-a' }));
+    },
+    4 * PARSE_WAIT_MS,
+  );
 });

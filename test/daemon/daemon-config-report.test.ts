@@ -52,25 +52,37 @@ describe('mlb daemon: a service that cannot get an IP', () => {
     const config = join(dir, 'mlb.yaml');
     writeFileSync(config, CONFIG);
     const d = startDaemon([
-      '--config', config, '--node-name', 'node-b', '--gossip-bind', `127.0.0.1:${await freeLoopbackPort()}`,
-      '--state-dir', join(dir, 'state'), '--control-socket', join(dir, 'mlb.sock'), '--no-announce',
+      '--config',
+      config,
+      '--node-name',
+      'node-b',
+      '--gossip-bind',
+      `127.0.0.1:${await freeLoopbackPort()}`,
+      '--state-dir',
+      join(dir, 'state'),
+      '--control-socket',
+      join(dir, 'mlb.sock'),
+      '--no-announce',
     ]);
     running.push(d);
 
     const failed = await d.waitFor(event('serviceGetsNoIP'));
     expect(failed).toMatchObject({
-      level: 'error', code: 'serviceGetsNoIP', position: `${config}:25:30`, object: 'Service/demo/typo',
+      level: 'error',
+      code: 'serviceGetsNoIP',
+      position: `${config}:25:30`,
+      object: 'Service/demo/typo',
       msg: `${config}:25:30: error: service demo/typo gets no IP: unknown pool "lna" (did you mean pool "lan"?)`,
     });
     const nodeName = await d.waitFor((l) => l.event === 'configWarning' && l.code === 'nodeNameNotInConfig');
     expect(nodeName).toMatchObject({
-      level: 'warn', position: `${config}:10:1`,
+      level: 'warn',
+      position: `${config}:10:1`,
       msg: `${config}:10:1: warning: --node-name "node-b" is not among the file's Nodes (node-a): this host gets none of their labels or conditions (did you mean "node-a"?)`,
     });
 
     // The file is not refused: the other service gets its address.
-    const published = await d.waitFor((l) => l.event === 'allocationsPublished'
-      && JSON.stringify(l.changes).includes('"demo/web"'));
+    const published = await d.waitFor((l) => l.event === 'allocationsPublished' && JSON.stringify(l.changes).includes('"demo/web"'));
     expect(JSON.stringify(published.changes)).toContain('192.168.10.200');
     expect(d.lines.some(event('configStale'))).toBe(false);
 

@@ -24,8 +24,17 @@ afterAll(() => {
 const NET = `127.215.${process.pid % 250}`;
 let nextHost = 1;
 const args = (stateDir: string, config = 'examples/plain-host.yaml'): string[] => [
-  '--config', config, '--node-name', 'node-a', '--gossip-bind', `${NET}.${nextHost++}:7946`, '--state-dir', stateDir,
-  '--control-socket', join(stateDir, 'mlb.sock'), '--no-announce',
+  '--config',
+  config,
+  '--node-name',
+  'node-a',
+  '--gossip-bind',
+  `${NET}.${nextHost++}:7946`,
+  '--state-dir',
+  stateDir,
+  '--control-socket',
+  join(stateDir, 'mlb.sock'),
+  '--no-announce',
 ];
 
 function daemon(stateDir: string): RunningDaemon {
@@ -55,7 +64,9 @@ describe.concurrent('mlb daemon: flap damping', () => {
     const fixed = daemon(stateDir);
     const line = await decision(fixed);
     expect(line).toMatchObject({ event: 'warmUpSkipped', reason: 'noRecentUncleanEnd', uncleanEnds: 0, lastStop: 'clean' });
-    expect(line.msg).toMatch(/^no unclean end of a running daemon in the last 1 h \(the last run, running since .*, stopped cleanly \d+ s ago; clean stops and starts that never got running are not counted\): no warm-up$/);
+    expect(line.msg).toMatch(
+      /^no unclean end of a running daemon in the last 1 h \(the last run, running since .*, stopped cleanly \d+ s ago; clean stops and starts that never got running are not counted\): no warm-up$/,
+    );
   });
 
   it('a kill -9 of a running daemon: the next start warms up and says it counted one unclean end', async () => {
@@ -66,7 +77,15 @@ describe.concurrent('mlb daemon: flap damping', () => {
     await first.exited();
     const next = daemon(stateDir);
     const line = await decision(next);
-    expect(line).toMatchObject({ event: 'warmUpStarted', reason: 'recentUncleanEnds', uncleanEnds: 1, lastStop: 'unclean', durationMs: 30_000 });
-    expect(line.msg).toMatch(/^1 unclean end of a running daemon in the last 1 h \(the last run, running since .*, has no clean stop on record: it crashed or was killed; .*\): warming up for 30 s$/);
+    expect(line).toMatchObject({
+      event: 'warmUpStarted',
+      reason: 'recentUncleanEnds',
+      uncleanEnds: 1,
+      lastStop: 'unclean',
+      durationMs: 30_000,
+    });
+    expect(line.msg).toMatch(
+      /^1 unclean end of a running daemon in the last 1 h \(the last run, running since .*, has no clean stop on record: it crashed or was killed; .*\): warming up for 30 s$/,
+    );
   });
 });

@@ -17,8 +17,20 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function daemon(name: string, port: number, key: string, extra: string[] = []): RunningDaemon {
   const d = startDaemon([
-    '--config', 'examples/plain-host.yaml', '--node-name', name, '--gossip-bind', `127.0.0.1:${port}`, '--state-dir', join(dir, name),
-    '--control-socket', join(dir, `${name}.sock`), '--no-announce', '--gossip-key-file', key, ...extra,
+    '--config',
+    'examples/plain-host.yaml',
+    '--node-name',
+    name,
+    '--gossip-bind',
+    `127.0.0.1:${port}`,
+    '--state-dir',
+    join(dir, name),
+    '--control-socket',
+    join(dir, `${name}.sock`),
+    '--no-announce',
+    '--gossip-key-file',
+    key,
+    ...extra,
   ]);
   running.push(d);
   return d;
@@ -26,7 +38,7 @@ function daemon(name: string, port: number, key: string, extra: string[] = []): 
 
 const keyMismatch = (l: Record<string, unknown>) => l.event === 'gossip' && l.reason === 'keyMismatch';
 
-describe('mlb daemon with another node\'s gossip key', () => {
+describe("mlb daemon with another node's gossip key", () => {
   it('both sides name the peer and say the keys must match', async () => {
     const keyA = join(dir, 'key-a');
     const keyC = join(dir, 'key-c');
@@ -39,7 +51,9 @@ describe('mlb daemon with another node\'s gossip key', () => {
     const cSays = await c.waitFor(keyMismatch);
     expect(cSays.level).toBe('warn');
     expect(cSays.peer).toBe(`127.0.0.1:${pa}`);
-    expect(cSays.msg).toContain(`127.0.0.1:${pa} sent gossip that this node's key cannot decrypt: the gossip key must be the same on every node`);
+    expect(cSays.msg).toContain(
+      `127.0.0.1:${pa} sent gossip that this node's key cannot decrypt: the gossip key must be the same on every node`,
+    );
     const aSays = await a.waitFor(keyMismatch);
     expect(aSays.level).toBe('warn');
     expect(String(aSays.peer)).toMatch(/^127\.0\.0\.1:\d+$/);
@@ -55,11 +69,15 @@ describe('mlb daemon with another node\'s gossip key', () => {
     const a = daemon('node-open', await freeLoopbackPort(), open);
     const warning = await a.waitFor((l) => l.event === 'gossipKeyFileReadable');
     expect(warning.level).toBe('warn');
-    expect(warning.msg).toBe(`--gossip-key-file ${open} is readable by other users (mode 0644): whoever reads it can join the cluster; run chmod 600 ${open}`);
+    expect(warning.msg).toBe(
+      `--gossip-key-file ${open} is readable by other users (mode 0644): whoever reads it can join the cluster; run chmod 600 ${open}`,
+    );
     const short = join(dir, 'short-key');
     writeFileSync(short, 'secret\n', { mode: 0o600 });
     const s = daemon('node-short', await freeLoopbackPort(), short);
     expect(await s.exited()).toBe(1);
-    expect(s.stderr.join('')).toContain(`--gossip-key-file ${short} holds 7 bytes, too few for a key: memberlist's smallest key is 16 bytes`);
+    expect(s.stderr.join('')).toContain(
+      `--gossip-key-file ${short} holds 7 bytes, too few for a key: memberlist's smallest key is 16 bytes`,
+    );
   });
 });

@@ -51,8 +51,17 @@ describe('a stale configuration, errors first', () => {
     copyFileSync('examples/plain-host.yaml', config);
     const socket = join(dir, 'mlb.sock');
     const d = startDaemon([
-      '--config', config, '--node-name', 'node-a', '--gossip-bind', `127.0.0.1:${41_000 + (process.pid % 9_000)}`,
-      '--state-dir', join(dir, 'state'), '--control-socket', socket, '--no-announce',
+      '--config',
+      config,
+      '--node-name',
+      'node-a',
+      '--gossip-bind',
+      `127.0.0.1:${41_000 + (process.pid % 9_000)}`,
+      '--state-dir',
+      join(dir, 'state'),
+      '--control-socket',
+      socket,
+      '--no-announce',
     ]);
     try {
       await d.waitFor((l) => l.event === 'gossipStarted');

@@ -25,9 +25,7 @@ afterEach(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function daemon(name: string, extra: string[], options: { netns?: string; bundle?: string } = {}): RunningDaemon {
-  const args = [
-    '--node-name', name, '--state-dir', join(dir, name), '--control-socket', join(dir, `${name}.sock`), ...extra,
-  ];
+  const args = ['--node-name', name, '--state-dir', join(dir, name), '--control-socket', join(dir, `${name}.sock`), ...extra];
   const d = startDaemon(args, options.netns, [], options.bundle);
   running.push(d);
   return d;
@@ -36,7 +34,15 @@ function daemon(name: string, extra: string[], options: { netns?: string; bundle
 async function exitCode(d: RunningDaemon): Promise<number | null> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`still running after ${EXIT_TIMEOUT_MS} ms; log:\n${d.lines.map((l) => JSON.stringify(l)).join('\n')}\n${d.stderr.join('')}`)), EXIT_TIMEOUT_MS);
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `still running after ${EXIT_TIMEOUT_MS} ms; log:\n${d.lines.map((l) => JSON.stringify(l)).join('\n')}\n${d.stderr.join('')}`,
+          ),
+        ),
+      EXIT_TIMEOUT_MS,
+    );
   });
   try {
     return await Promise.race([d.exited(), timeout]);
@@ -58,7 +64,10 @@ describe('mlb daemon start failures', () => {
     const d = daemon('absent', ['--config', 'examples/plain-host.yaml', '--gossip-bind', `${ABSENT_ADDRESS}:7946`, '--no-announce']);
     expect(await exitCode(d)).toBe(1);
     const { log, stderr } = failure(d);
-    expect(d.lines.find((l) => l.event === 'startFailed')).toMatchObject({ step: `listening for gossip on ${ABSENT_ADDRESS}:7946 (--gossip-bind)`, errno: 'EADDRNOTAVAIL' });
+    expect(d.lines.find((l) => l.event === 'startFailed')).toMatchObject({
+      step: `listening for gossip on ${ABSENT_ADDRESS}:7946 (--gossip-bind)`,
+      errno: 'EADDRNOTAVAIL',
+    });
     for (const text of [log, stderr]) {
       expect(text).toContain(`${ABSENT_ADDRESS}:7946 (--gossip-bind): no interface of this host has that address (EADDRNOTAVAIL)`);
     }
@@ -74,7 +83,15 @@ describe('mlb daemon start failures', () => {
   });
 
   it('exits 1 when --gossip-key-file is a directory, naming it', async () => {
-    const d = daemon('key-dir', ['--config', 'examples/plain-host.yaml', '--gossip-key-file', dir, '--gossip-bind', `127.0.0.1:${await freeLoopbackPort()}`, '--no-announce']);
+    const d = daemon('key-dir', [
+      '--config',
+      'examples/plain-host.yaml',
+      '--gossip-key-file',
+      dir,
+      '--gossip-bind',
+      `127.0.0.1:${await freeLoopbackPort()}`,
+      '--no-announce',
+    ]);
     expect(await exitCode(d)).toBe(1);
     const { log, stderr } = failure(d);
     expect(log).toContain(`cannot read --gossip-key-file ${dir}: it is a directory, not a file (EISDIR)`);
@@ -94,7 +111,10 @@ describe('mlb daemon start failures', () => {
     execFileSync('ip', ['netns', 'add', ns]);
     try {
       execFileSync('ip', ['-n', ns, 'link', 'set', 'lo', 'up']);
-      const d = daemon('no-netlink', ['--config', join(REPO_ROOT, 'examples/plain-host.yaml'), '--gossip-bind', '127.0.0.1:7946'], { netns: ns, bundle: join(lonely, 'mlb.mjs') });
+      const d = daemon('no-netlink', ['--config', join(REPO_ROOT, 'examples/plain-host.yaml'), '--gossip-bind', '127.0.0.1:7946'], {
+        netns: ns,
+        bundle: join(lonely, 'mlb.mjs'),
+      });
       expect(await exitCode(d)).toBe(1);
       const { log, stderr } = failure(d);
       expect(log).toContain("starting ARP/NDP announcing: the Node.js module 'netlink' is not installed");

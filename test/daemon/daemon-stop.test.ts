@@ -28,8 +28,17 @@ function stopReport(lines: readonly Line[]) {
   const firstWithdrawal = lines.findIndex(event('serviceWithdrawn'));
   return {
     errors: lines.filter((l) => ERROR_LEVELS.has(String(l.level))).map((l) => `${String(l.event)}: ${String(l.msg)}`),
-    withdrawals: lines.filter(event('serviceWithdrawn')).map((l) => `${String(l.service)} ${String(l.reason)}`).sort(),
-    announcedAgain: firstWithdrawal < 0 ? [] : lines.slice(firstWithdrawal).filter(event('serviceAnnounced')).map((l) => String(l.service)),
+    withdrawals: lines
+      .filter(event('serviceWithdrawn'))
+      .map((l) => `${String(l.service)} ${String(l.reason)}`)
+      .sort(),
+    announcedAgain:
+      firstWithdrawal < 0
+        ? []
+        : lines
+            .slice(firstWithdrawal)
+            .filter(event('serviceAnnounced'))
+            .map((l) => String(l.service)),
   };
 }
 
@@ -39,8 +48,17 @@ describe('a clean stop of the last node', () => {
     const daemon = startDaemon([
       // examples/plain-host.yaml: a lone node holds demo/api-v6, demo/dns-tcp and demo/dns-udp (demo/web's health
       // check has no server here, so nobody holds it).
-      '--config', 'examples/plain-host.yaml', '--node-name', 'node-a', '--gossip-bind', `127.0.0.1:${port}`,
-      '--state-dir', join(dir, 'loopback'), '--control-socket', join(dir, 'loopback.sock'), '--no-announce',
+      '--config',
+      'examples/plain-host.yaml',
+      '--node-name',
+      'node-a',
+      '--gossip-bind',
+      `127.0.0.1:${port}`,
+      '--state-dir',
+      join(dir, 'loopback'),
+      '--control-socket',
+      join(dir, 'loopback.sock'),
+      '--no-announce',
     ]);
     running.push(daemon);
     await daemon.waitFor((l) => l.event === 'serviceAnnounced' && l.service === 'demo/dns-udp');
@@ -55,25 +73,39 @@ describe('a clean stop of the last node', () => {
   });
 
   const netns = canUseNetns();
-  it.skipIf(!netns.ok)(`unbinds its VIP once and binds nothing on the closed binder${netns.ok ? '' : ` (skipped: ${netns.why})`}`, async () => {
-    const lab = new NetnsLab();
-    try {
-      const host = lab.addHost('node-a');
-      const config = join(dir, 'lab.yaml');
-      writeFileSync(config, `${LAB_POOL_YAML}---\n${API_SERVICE_YAML}`);
-      const daemon = startDaemon([
-        '--config', config, '--node-name', 'node-a', '--gossip-bind', `${host.ipv4}:7946`,
-        '--state-dir', join(dir, 'netns'), '--control-socket', join(dir, 'netns.sock'),
-      ], host.netns);
-      running.push(daemon);
-      await daemon.waitFor((l) => l.event === 'vipBound' && l.ip === API_IP);
-      daemon.child.kill('SIGTERM');
-      expect(await daemon.exited()).toBe(0);
-      expect(stopReport(daemon.lines)).toEqual({ errors: [], withdrawals: [`${API_SERVICE} shuttingDown`], announcedAgain: [] });
-      expect(daemon.lines.filter((l) => l.event === 'vipUnbound').map((l) => l.ip)).toEqual([API_IP]);
-      expect(lab.execIn(host, 'ip', ['-o', 'addr', 'show', 'dev', 'mlb0'])).not.toContain(API_IP);
-    } finally {
-      lab.destroy();
-    }
-  });
+  it.skipIf(!netns.ok)(
+    `unbinds its VIP once and binds nothing on the closed binder${netns.ok ? '' : ` (skipped: ${netns.why})`}`,
+    async () => {
+      const lab = new NetnsLab();
+      try {
+        const host = lab.addHost('node-a');
+        const config = join(dir, 'lab.yaml');
+        writeFileSync(config, `${LAB_POOL_YAML}---\n${API_SERVICE_YAML}`);
+        const daemon = startDaemon(
+          [
+            '--config',
+            config,
+            '--node-name',
+            'node-a',
+            '--gossip-bind',
+            `${host.ipv4}:7946`,
+            '--state-dir',
+            join(dir, 'netns'),
+            '--control-socket',
+            join(dir, 'netns.sock'),
+          ],
+          host.netns,
+        );
+        running.push(daemon);
+        await daemon.waitFor((l) => l.event === 'vipBound' && l.ip === API_IP);
+        daemon.child.kill('SIGTERM');
+        expect(await daemon.exited()).toBe(0);
+        expect(stopReport(daemon.lines)).toEqual({ errors: [], withdrawals: [`${API_SERVICE} shuttingDown`], announcedAgain: [] });
+        expect(daemon.lines.filter((l) => l.event === 'vipUnbound').map((l) => l.ip)).toEqual([API_IP]);
+        expect(lab.execIn(host, 'ip', ['-o', 'addr', 'show', 'dev', 'mlb0'])).not.toContain(API_IP);
+      } finally {
+        lab.destroy();
+      }
+    },
+  );
 });

@@ -28,15 +28,27 @@ function freshPort(): number {
  */
 function daemon(name: string, port: number, extra: string[] = [], config = 'examples/plain-host.yaml'): RunningDaemon {
   const d = startDaemon([
-    '--config', config, '--node-name', name, '--gossip-bind', `127.0.0.1:${port}`, '--state-dir', join(dir, name),
-    '--control-socket', join(dir, `${name}.sock`), '--no-announce', ...extra,
+    '--config',
+    config,
+    '--node-name',
+    name,
+    '--gossip-bind',
+    `127.0.0.1:${port}`,
+    '--state-dir',
+    join(dir, name),
+    '--control-socket',
+    join(dir, `${name}.sock`),
+    '--no-announce',
+    ...extra,
   ]);
   running.push(d);
   return d;
 }
 
-const event = (name: string, fields: Record<string, unknown> = {}) => (l: Record<string, unknown>) =>
-  l.event === name && Object.entries(fields).every(([k, v]) => l[k] === v);
+const event =
+  (name: string, fields: Record<string, unknown> = {}) =>
+  (l: Record<string, unknown>) =>
+    l.event === name && Object.entries(fields).every(([k, v]) => l[k] === v);
 
 describe('mlb daemon', () => {
   it('forms a cluster, and a SIGTERM is seen by the others as a graceful leave', async () => {
@@ -74,10 +86,14 @@ describe('mlb daemon', () => {
     await b.waitFor(event('memberJoined', { member: 'node-a' }));
     b.child.kill('SIGTERM');
     await b.exited();
-    expect(JSON.parse(readFileSync(join(dir, 'node-b', 'known-peers.json'), 'utf8')).peers).toEqual([{ name: 'node-a', host: '127.0.0.1', port: pa }]);
+    expect(JSON.parse(readFileSync(join(dir, 'node-b', 'known-peers.json'), 'utf8')).peers).toEqual([
+      { name: 'node-a', host: '127.0.0.1', port: pa },
+    ]);
     const again = daemon('node-b', pb);
     await again.waitFor(event('gossipJoin', { joined: 1 }));
-    await a.waitFor((l) => l.event === 'memberJoined' && l.member === 'node-b' && a.lines.indexOf(l) > a.lines.findIndex(event('memberLeft')));
+    await a.waitFor(
+      (l) => l.event === 'memberJoined' && l.member === 'node-b' && a.lines.indexOf(l) > a.lines.findIndex(event('memberLeft')),
+    );
   });
 
   it('keeps the last good configuration when an edit is invalid, and says so', async () => {
@@ -96,13 +112,31 @@ describe('mlb daemon', () => {
   });
 
   it('refuses to start on an invalid configuration, with positions (exit 1)', () => {
-    const run = runMlb(['daemon', '--config', 'test/fixtures/invalid/reversed-range.yaml', '--gossip-bind', `127.0.0.1:${freshPort()}`, '--state-dir', join(dir, 'x')]);
+    const run = runMlb([
+      'daemon',
+      '--config',
+      'test/fixtures/invalid/reversed-range.yaml',
+      '--gossip-bind',
+      `127.0.0.1:${freshPort()}`,
+      '--state-dir',
+      join(dir, 'x'),
+    ]);
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/test\/fixtures\/invalid\/reversed-range\.yaml:9:7: error: invalid CIDR/);
   });
 
   it('refuses an unreadable key file (exit 1) and a bad --gossip-bind (exit 2)', () => {
-    const key = runMlb(['daemon', '--config', 'examples/plain-host.yaml', '--gossip-bind', `127.0.0.1:${freshPort()}`, '--gossip-key-file', join(dir, 'none'), '--state-dir', join(dir, 'y')]);
+    const key = runMlb([
+      'daemon',
+      '--config',
+      'examples/plain-host.yaml',
+      '--gossip-bind',
+      `127.0.0.1:${freshPort()}`,
+      '--gossip-key-file',
+      join(dir, 'none'),
+      '--state-dir',
+      join(dir, 'y'),
+    ]);
     expect(key.status).toBe(1);
     expect(key.stderr).toContain('cannot read --gossip-key-file');
     const bind = runMlb(['daemon', '--config', 'examples/plain-host.yaml', '--gossip-bind', 'somewhere:7946']);
@@ -115,14 +149,28 @@ describe('mlb daemon', () => {
 
   it('refuses a --control-socket-group the host does not have (exit 1), before making the socket', () => {
     const sock = join(dir, 'grouped.sock');
-    const run = runMlb(['daemon', '--config', 'examples/plain-host.yaml', '--gossip-bind', `127.0.0.1:${freshPort()}`, '--state-dir', join(dir, 'g'),
-      '--control-socket', sock, '--control-socket-group', 'no-such-group-mlb', '--no-announce']);
+    const run = runMlb([
+      'daemon',
+      '--config',
+      'examples/plain-host.yaml',
+      '--gossip-bind',
+      `127.0.0.1:${freshPort()}`,
+      '--state-dir',
+      join(dir, 'g'),
+      '--control-socket',
+      sock,
+      '--control-socket-group',
+      'no-such-group-mlb',
+      '--no-announce',
+    ]);
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain('the control socket group "no-such-group-mlb" does not exist on this host: create it (sudo groupadd --system no-such-group-mlb)');
+    expect(run.stderr).toContain(
+      'the control socket group "no-such-group-mlb" does not exist on this host: create it (sudo groupadd --system no-such-group-mlb)',
+    );
     expect(existsSync(sock)).toBe(false);
   });
 
-  it('encrypts with MetalLB\'s secretkey, and a host with another key never joins', async () => {
+  it("encrypts with MetalLB's secretkey, and a host with another key never joins", async () => {
     writeFileSync(join(dir, 'key-1'), 'c2VjcmV0c2VjcmV0c2VjcmV0');
     writeFileSync(join(dir, 'key-2'), 'b3RoZXJvdGhlcm90aGVyb3Ro');
     const pa = freshPort();

@@ -36,7 +36,7 @@ describe('keyFileModeWarning', () => {
 });
 
 describe('keyringFromSecret', () => {
-  it('derives MetalLB\'s key from its secretkey', () => {
+  it("derives MetalLB's key from its secretkey", () => {
     const ring = keyringFromSecret('/k', bytes(METALLB_SECRET));
     expect(ring.primary).toEqual(metallbKeyFromSecret(bytes(METALLB_SECRET)));
     expect(ring.primary).toHaveLength(32);
@@ -53,7 +53,9 @@ describe('keyringFromSecret', () => {
     })();
     expect(short).toBeInstanceOf(GossipKeyError);
     expect((short as GossipKeyError).code).toBe('gossipKeyTooShort');
-    expect((short as GossipKeyError).message).toMatch(/^--gossip-key-file \/etc\/mlb\/gossip\.key holds 8 bytes, too few for a key: memberlist's smallest key is 16 bytes/);
+    expect((short as GossipKeyError).message).toMatch(
+      /^--gossip-key-file \/etc\/mlb\/gossip\.key holds 8 bytes, too few for a key: memberlist's smallest key is 16 bytes/,
+    );
     expect(() => keyringFromSecret('/k', new Uint8Array(0))).toThrow(/is empty/);
     expect(() => keyringFromSecret('/k', new Uint8Array(MIN_SECRET_BYTES))).not.toThrow();
   });

@@ -78,10 +78,24 @@ describe('mlb daemon: a failing health check, logged and explained', () => {
     const [failing, healthy] = rankNodes(['node-a', 'node-b'], IP) as [string, string];
     const socket = (name: string) => join(dir, `${name}.sock`);
     const start = (name: string, port: number, extra: string[], env: string[]) => {
-      const d = startDaemon([
-        '--config', file, '--node-name', name, '--gossip-bind', `127.0.0.1:${port}`, '--state-dir', join(dir, name),
-        '--control-socket', socket(name), '--no-announce', ...extra,
-      ], undefined, ['env', ...env]);
+      const d = startDaemon(
+        [
+          '--config',
+          file,
+          '--node-name',
+          name,
+          '--gossip-bind',
+          `127.0.0.1:${port}`,
+          '--state-dir',
+          join(dir, name),
+          '--control-socket',
+          socket(name),
+          '--no-announce',
+          ...extra,
+        ],
+        undefined,
+        ['env', ...env],
+      );
       running.push(d);
       return d;
     };
@@ -105,7 +119,9 @@ describe('mlb daemon: a failing health check, logged and explained', () => {
     expect(cli.status).toBe(0);
     expect(cli.stdout).toContain(`(as ${healthy} sees it)`);
     expect(cli.stdout).toMatch(new RegExp(`health check demo/web failing on ${failing} since \\d{4}-\\d\\d-\\d\\dT[\\d:]+Z: ${RESULT}`));
-    expect(cli.stdout).toContain(`second in hash order; ${failing} (first) is not eligible: its health check demo/web fails (${RESULT}); answers for the IP`);
+    expect(cli.stdout).toContain(
+      `second in hash order; ${failing} (first) is not eligible: its health check demo/web fails (${RESULT}); answers for the IP`,
+    );
     expect(cli.stdout).not.toContain('this node');
 
     // Probed every second all along: still the one line, not one per probe.

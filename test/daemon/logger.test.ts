@@ -29,11 +29,19 @@ describe('JSON lines', () => {
   it('carry level as a word, ts, msg, the event and its fields, and the base fields', () => {
     const { stream, lines } = collector();
     const log = createLogger({ destination: stream, base: { node: 'node-a' } });
-    log.info({ event: 'serviceWithdrawn', service: 'demo/web', ip: '192.168.1.240', reason: 'notOwner', protocol: 'layer2' }, 'withdrawing 192.168.1.240 for demo/web: notOwner');
+    log.info(
+      { event: 'serviceWithdrawn', service: 'demo/web', ip: '192.168.1.240', reason: 'notOwner', protocol: 'layer2' },
+      'withdrawing 192.168.1.240 for demo/web: notOwner',
+    );
     expect(lines).toHaveLength(1);
     const record = JSON.parse(lines[0]!) as Record<string, unknown>;
     expect(record).toMatchObject({
-      level: 'info', node: 'node-a', event: 'serviceWithdrawn', service: 'demo/web', ip: '192.168.1.240', reason: 'notOwner',
+      level: 'info',
+      node: 'node-a',
+      event: 'serviceWithdrawn',
+      service: 'demo/web',
+      ip: '192.168.1.240',
+      reason: 'notOwner',
       msg: 'withdrawing 192.168.1.240 for demo/web: notOwner',
     });
     expect(new Date(record.ts as string).toISOString()).toBe(record.ts);
@@ -61,7 +69,10 @@ describe('JSON lines', () => {
     createLogger({ destination: plain.stream }).info({ event: 'configLoaded' }, 'configuration loaded');
     expect(() => JSON.parse(plain.lines[0]!)).not.toThrow();
     const pretty = collector();
-    createLogger({ destination: pretty.stream, pretty: true, color: false }).info({ event: 'configLoaded', services: 3 }, 'configuration loaded');
+    createLogger({ destination: pretty.stream, pretty: true, color: false }).info(
+      { event: 'configLoaded', services: 3 },
+      'configuration loaded',
+    );
     expect(pretty.lines).toHaveLength(1);
     expect(pretty.lines[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} info  configLoaded {7}configuration loaded {2}services=3$/);
   });
@@ -69,8 +80,15 @@ describe('JSON lines', () => {
 
 describe('the terminal line', () => {
   const record = {
-    level: 'warn', ts: '2024-05-01T08:21:04.120Z', node: 'node-a', event: 'noInterfaceInVipSubnet',
-    msg: 'no interface has a subnet containing 192.168.1.240', ip: '192.168.1.240', interfaces: ['eth0', 'eth1'], note: 'two words', empty: '',
+    level: 'warn',
+    ts: '2024-05-01T08:21:04.120Z',
+    node: 'node-a',
+    event: 'noInterfaceInVipSubnet',
+    msg: 'no interface has a subnet containing 192.168.1.240',
+    ip: '192.168.1.240',
+    interfaces: ['eth0', 'eth1'],
+    note: 'two words',
+    empty: '',
   };
 
   it('reads time of day, level, event, message, then the other fields (node left out, spaces quoted)', () => {
@@ -87,8 +105,22 @@ describe('the terminal line', () => {
   });
 
   it('puts a stack on its own indented lines', () => {
-    const text = formatPrettyLine({ level: 'error', ts: '2024-05-01T08:21:04.120Z', event: 'recomputeFailed', msg: 'failed', error: 'Error: boom\n    at f (x.ts:1:1)' }, { color: false });
-    expect(text.split('\n')).toEqual(['08:21:04.120 error recomputeFailed    failed', 'error:', '    Error: boom', '        at f (x.ts:1:1)']);
+    const text = formatPrettyLine(
+      {
+        level: 'error',
+        ts: '2024-05-01T08:21:04.120Z',
+        event: 'recomputeFailed',
+        msg: 'failed',
+        error: 'Error: boom\n    at f (x.ts:1:1)',
+      },
+      { color: false },
+    );
+    expect(text.split('\n')).toEqual([
+      '08:21:04.120 error recomputeFailed    failed',
+      'error:',
+      '    Error: boom',
+      '        at f (x.ts:1:1)',
+    ]);
   });
 });
 
@@ -98,8 +130,19 @@ describe('mlb daemon output', () => {
   const hasScript = spawnSync('script', ['--version']).status === 0;
   const port = 30_000 + (process.pid % 20_000);
   // It warns about plain-text gossip, then stops on the missing configuration file: a short run with a log line.
-  const args = [MLB_BUNDLE, 'daemon', '--config', join(dir, 'missing.yaml'), '--gossip-bind', `127.0.0.1:${port}`,
-    '--state-dir', join(dir, 'state'), '--control-socket', join(dir, 'mlb.sock'), '--no-announce'];
+  const args = [
+    MLB_BUNDLE,
+    'daemon',
+    '--config',
+    join(dir, 'missing.yaml'),
+    '--gossip-bind',
+    `127.0.0.1:${port}`,
+    '--state-dir',
+    join(dir, 'state'),
+    '--control-socket',
+    join(dir, 'mlb.sock'),
+    '--no-announce',
+  ];
 
   it('writes JSON lines on a pipe', () => {
     if (!existsSync(MLB_BUNDLE)) throw new Error(`${MLB_BUNDLE} is missing: run "npm run build" first`);
@@ -119,7 +162,9 @@ describe('mlb daemon output', () => {
     expect(warn).toBeDefined();
     expect(warn).not.toMatch(/^\{/);
     expect(warn).toContain(`${ESC}33mwarn`);
-    const plain = inTerminal({ NO_COLOR: '1' }).split(/\r?\n/).find((l) => l.includes('gossipUnencrypted'));
+    const plain = inTerminal({ NO_COLOR: '1' })
+      .split(/\r?\n/)
+      .find((l) => l.includes('gossipUnencrypted'));
     expect(plain).toMatch(/^\d\d:\d\d:\d\d\.\d{3} warn  gossipUnencrypted +no --gossip-key-file/);
   });
 });

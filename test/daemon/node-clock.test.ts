@@ -24,7 +24,7 @@ function jsonLines(): { destination: Writable; lines: Record<string, unknown>[] 
   return { destination, lines };
 }
 
-describe('a simulated node\'s clock', () => {
+describe("a simulated node's clock", () => {
   it('stamps its events, its announcements and its log lines', async () => {
     const rt = virtualRuntime({ seed: 1, startMs: SIMULATED_START });
     await rt.advance(1_500);

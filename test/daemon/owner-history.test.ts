@@ -3,7 +3,11 @@ import { goneHoldersFrom, trackOwners, unheldText, type OwnerHistory } from '../
 import type { ElectionOutcome } from '../../src/election';
 
 const l2 = (winner: string | null): ElectionOutcome => ({
-  service: 'demo/web', protocol: 'layer2', ips: ['10.0.0.10'], winner, announcing: winner ? [winner] : [],
+  service: 'demo/web',
+  protocol: 'layer2',
+  ips: ['10.0.0.10'],
+  winner,
+  announcing: winner ? [winner] : [],
 });
 
 describe('trackOwners', () => {
@@ -30,14 +34,16 @@ describe('trackOwners', () => {
 });
 
 describe('trackOwners after a holder is gone', () => {
-  const gone = (ends: Record<string, { lastHeardAt?: number; goneAt: number }>) =>
-    (node: string) => (ends[node] ? { lastHeardAt: ends[node].lastHeardAt, goneAt: ends[node].goneAt } : undefined);
+  const gone = (ends: Record<string, { lastHeardAt?: number; goneAt: number }>) => (node: string) =>
+    ends[node] ? { lastHeardAt: ends[node].lastHeardAt, goneAt: ends[node].goneAt } : undefined;
 
-  it('measures a crashed owner\'s IP as unheld from its last packet, with the detection time beside it', () => {
+  it("measures a crashed owner's IP as unheld from its last packet, with the detection time beside it", () => {
     const start = trackOwners(new Map(), [l2('a')], 0).history;
     // a was last heard at 10_000, declared dead at 10_700; b takes over at 10_900.
     const moved = trackOwners(start, [l2('b')], 10_900, gone({ a: { lastHeardAt: 10_000, goneAt: 10_700 } }));
-    expect(moved.changes).toEqual([expect.objectContaining({ from: ['a'], to: ['b'], unheldMs: 900, unheldReason: 'holderGone', detectionMs: 700 })]);
+    expect(moved.changes).toEqual([
+      expect.objectContaining({ from: ['a'], to: ['b'], unheldMs: 900, unheldReason: 'holderGone', detectionMs: 700 }),
+    ]);
     expect(unheldText(moved.changes[0]!)).toBe(' (unheld 900 ms: a declared gone 700 ms after its last packet)');
   });
 
@@ -47,7 +53,7 @@ describe('trackOwners after a holder is gone', () => {
     expect(moved.changes[0]).toMatchObject({ unheldMs: 200, unheldReason: 'holderGone', detectionMs: null });
   });
 
-  it('counts a gap with nobody from the crashed owner\'s last packet, not from when the election noticed', () => {
+  it("counts a gap with nobody from the crashed owner's last packet, not from when the election noticed", () => {
     const start = trackOwners(new Map(), [l2('a')], 0).history;
     const lost = trackOwners(start, [l2(null)], 10_700, gone({ a: { lastHeardAt: 10_000, goneAt: 10_700 } }));
     expect(lost.changes[0]).toMatchObject({ from: ['a'], to: [], unheldMs: null, unheldReason: 'nobodyHolds', detectionMs: 700 });
@@ -65,19 +71,28 @@ describe('trackOwners after a holder is gone', () => {
   });
 
   it('a BGP holder that stays keeps the IPs answered when another one crashes', () => {
-    const bgp = (announcing: string[]): ElectionOutcome => ({ service: 'demo/web', protocol: 'bgp', ips: ['10.0.0.10'], winner: null, announcing });
+    const bgp = (announcing: string[]): ElectionOutcome => ({
+      service: 'demo/web',
+      protocol: 'bgp',
+      ips: ['10.0.0.10'],
+      winner: null,
+      announcing,
+    });
     const start = trackOwners(new Map(), [bgp(['a', 'b'])], 0).history;
     const lost = trackOwners(start, [bgp(['b'])], 3_000, gone({ a: { lastHeardAt: 2_000, goneAt: 2_800 } }));
     expect(lost.changes[0]).toMatchObject({ from: ['a', 'b'], to: ['b'], unheldMs: 0, unheldReason: 'handedOver' });
   });
 
   it('reads dead and left members from the gossip table; live ones are not gone', () => {
-    const lookup = goneHoldersFrom([
-      { name: 'a', state: 'dead', stateChange: 700 },
-      { name: 'b', state: 'left', stateChange: 800 },
-      { name: 'c', state: 'suspect', stateChange: 600 },
-      { name: 'd', state: 'alive', stateChange: 0 },
-    ], (name) => (name === 'a' ? 500 : undefined));
+    const lookup = goneHoldersFrom(
+      [
+        { name: 'a', state: 'dead', stateChange: 700 },
+        { name: 'b', state: 'left', stateChange: 800 },
+        { name: 'c', state: 'suspect', stateChange: 600 },
+        { name: 'd', state: 'alive', stateChange: 0 },
+      ],
+      (name) => (name === 'a' ? 500 : undefined),
+    );
     expect(lookup('a')).toEqual({ lastHeardAt: 500, goneAt: 700 });
     expect(lookup('b')).toEqual({ lastHeardAt: undefined, goneAt: 800 });
     expect(lookup('c')).toBeUndefined();

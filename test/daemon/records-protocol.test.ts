@@ -3,7 +3,13 @@ import { decodeGossipRecordsCounted, encodeGossipRecords, GossipRecordKind } fro
 import { MLB_RECORDS_VERSION, recordsVersionInUse, releaseText, UNVERSIONED_RECORDS_VERSION } from '../../src/daemon/records-protocol';
 import type { NodeMeta } from '../../src/gossip/node-meta';
 
-const meta = (recordsVersion?: number): NodeMeta => ({ labels: {}, conditions: [], draining: false, warmingUp: false, ...(recordsVersion === undefined ? {} : { recordsVersion }) });
+const meta = (recordsVersion?: number): NodeMeta => ({
+  labels: {},
+  conditions: [],
+  draining: false,
+  warmingUp: false,
+  ...(recordsVersion === undefined ? {} : { recordsVersion }),
+});
 
 describe('mlb records protocol', () => {
   it('holds the cluster to the lowest version a live mlb member advertises, a node without one counting as the oldest', () => {
@@ -21,7 +27,10 @@ describe('mlb records protocol', () => {
       { kind: GossipRecordKind.healthReport, bytes: Uint8Array.of(9) },
       { kind: future, bytes: new Uint8Array() },
     ]);
-    expect(decodeGossipRecordsCounted(bytes)).toEqual({ records: [{ kind: GossipRecordKind.healthReport, bytes: Uint8Array.of(9) }], unknownKinds: 2 });
+    expect(decodeGossipRecordsCounted(bytes)).toEqual({
+      records: [{ kind: GossipRecordKind.healthReport, bytes: Uint8Array.of(9) }],
+      unknownKinds: 2,
+    });
   });
 
   it('names the commit in the release text when the build has one', () => {

@@ -56,8 +56,22 @@ export function startDaemon(args: string[], netns?: string, wrap: readonly strin
       const found = lines.find(match);
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no matching log line within ${timeoutMs} ms; got:\n${lines.map((l) => JSON.stringify(l)).join('\n')}\n${stderr.join('')}`)), timeoutMs);
-        waiters.push({ match, resolve: (l) => { clearTimeout(timer); resolve(l); } });
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `no matching log line within ${timeoutMs} ms; got:\n${lines.map((l) => JSON.stringify(l)).join('\n')}\n${stderr.join('')}`,
+              ),
+            ),
+          timeoutMs,
+        );
+        waiters.push({
+          match,
+          resolve: (l) => {
+            clearTimeout(timer);
+            resolve(l);
+          },
+        });
       });
     },
     exited: () => exit,

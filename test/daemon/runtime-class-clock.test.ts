@@ -17,7 +17,9 @@ describe('a runtime whose now() is a method of a class', () => {
   it('stamps a self-check conflict with the runtime clock', async () => {
     const runtime = virtualRuntime({ seed: 1 });
     const checker = new SelfChecker({
-      logger: SILENT_LOG, runtime, probe: async () => ({ sent: true, macs: [], socketErrors: [] }),
+      logger: SILENT_LOG,
+      runtime,
+      probe: async () => ({ sent: true, macs: [], socketErrors: [] }),
       interfaces: () => [{ name: 'eth0', mac: parseMAC('02:00:00:00:00:01'), up: true, addresses: [] }],
     });
     checker.setOwned([{ ip: VIP, interface: 'eth0' }]);

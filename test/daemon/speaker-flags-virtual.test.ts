@@ -28,7 +28,6 @@ async function boot(net: VirtualNetwork, files: MemoryStateFiles) {
   return { flags, events: log.events };
 }
 
-
 describe('SpeakerFlags on a simulated host', () => {
   it('a drain survives the node crashing, stamped with its clock, and the restart warms up on virtual time', async () => {
     const net = new VirtualNetwork({ seed: 1 });
@@ -38,7 +37,12 @@ describe('SpeakerFlags on a simulated host', () => {
     await net.advance(60_000);
     const drainedAt = net.now();
     expect(await first.flags.setDrained(true, { requestedBy: 'node-b', seq: 42 })).toBe(true);
-    expect(JSON.parse(files.peek(DRAIN_FILE)!)).toEqual({ drained: true, since: new Date(drainedAt).toISOString(), requestedBy: 'node-b', seq: 42 });
+    expect(JSON.parse(files.peek(DRAIN_FILE)!)).toEqual({
+      drained: true,
+      since: new Date(drainedAt).toISOString(),
+      requestedBy: 'node-b',
+      seq: 42,
+    });
 
     net.crash(IP);
     await net.advance(5_000);

@@ -20,7 +20,8 @@ interface Line {
 
 function recorder(): { logger: Log; lines: Line[] } {
   const lines: Line[] = [];
-  const at = (level: string) => (fields: object, msg?: string) => lines.push({ level, fields: fields as Record<string, unknown>, ...(msg === undefined ? {} : { msg }) });
+  const at = (level: string) => (fields: object, msg?: string) =>
+    lines.push({ level, fields: fields as Record<string, unknown>, ...(msg === undefined ? {} : { msg }) });
   return { logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, lines };
 }
 
@@ -78,7 +79,11 @@ describe('drain.json at start', () => {
   it('logs who asked when the state changes', async () => {
     const { flags, lines } = await load();
     await flags.setDrained(true, { requestedBy: 'node-1', seq: 1 });
-    expect(lines.find((l) => l.fields.event === 'nodeDrained')).toMatchObject({ level: 'info', fields: { requestedBy: 'node-1' }, msg: 'drained (asked by node-1): handing every IP to other nodes' });
+    expect(lines.find((l) => l.fields.event === 'nodeDrained')).toMatchObject({
+      level: 'info',
+      fields: { requestedBy: 'node-1' },
+      msg: 'drained (asked by node-1): handing every IP to other nodes',
+    });
   });
 
   it.each([
@@ -102,18 +107,34 @@ describe('drain.json at start', () => {
     mkdirSync(drainFile);
     const { flags, lines } = await load();
     expect(flags.isDrained).toBe(true);
-    expect(lines.find((l) => l.fields.event === 'drainRecordDamaged')?.msg).toMatch(new RegExp(`^cannot read ${drainFile} \\(EISDIR.*\\): staying drained`));
+    expect(lines.find((l) => l.fields.event === 'drainRecordDamaged')?.msg).toMatch(
+      new RegExp(`^cannot read ${drainFile} \\(EISDIR.*\\): staying drained`),
+    );
   });
 
   it('decides from what was read, naming the file (pure)', () => {
     expect(decideDrainAtStart('/s/drain.json', { kind: 'missing' })).toMatchObject({ drained: false, code: 'noRecord' });
-    expect(decideDrainAtStart('/s/drain.json', { kind: 'text', text: '{"drained":false,"since":"2026-12-01T10:00:00.000Z"}' })).toMatchObject({ drained: false, code: 'recorded' });
-    expect(decideDrainAtStart('/s/drain.json', { kind: 'text', text: '{"drained":true,"since":"2026-12-01T10:00:00.000Z"}' })).toMatchObject({
-      drained: true, code: 'recorded', reason: 'this node was drained on 2026-12-01T10:00:00.000Z: it takes no IPs until `mlb undrain`',
+    expect(
+      decideDrainAtStart('/s/drain.json', { kind: 'text', text: '{"drained":false,"since":"2026-12-01T10:00:00.000Z"}' }),
+    ).toMatchObject({ drained: false, code: 'recorded' });
+    expect(
+      decideDrainAtStart('/s/drain.json', { kind: 'text', text: '{"drained":true,"since":"2026-12-01T10:00:00.000Z"}' }),
+    ).toMatchObject({
+      drained: true,
+      code: 'recorded',
+      reason: 'this node was drained on 2026-12-01T10:00:00.000Z: it takes no IPs until `mlb undrain`',
     });
-    expect(decideDrainAtStart('/s/drain.json', { kind: 'text', text: '{"drained":false}' })).toMatchObject({ drained: false, code: 'recorded', reason: 'this node was undrained' });
+    expect(decideDrainAtStart('/s/drain.json', { kind: 'text', text: '{"drained":false}' })).toMatchObject({
+      drained: false,
+      code: 'recorded',
+      reason: 'this node was undrained',
+    });
     expect(decideDrainAtStart('/s/drain.json', { kind: 'text', text: '[true]' })).toMatchObject({ drained: true, code: 'recordDamaged' });
-    expect(decideDrainAtStart('/s/drain.json', { kind: 'unreadable', error: 'EACCES: permission denied' })).toMatchObject({ drained: true, code: 'recordUnreadable', recordFaulty: true });
+    expect(decideDrainAtStart('/s/drain.json', { kind: 'unreadable', error: 'EACCES: permission denied' })).toMatchObject({
+      drained: true,
+      code: 'recordUnreadable',
+      recordFaulty: true,
+    });
   });
 });
 
@@ -150,7 +171,9 @@ describe('a drain or undrain that cannot be written changes nothing', () => {
     mkdirSync(temporaryPathFor(drainFile));
     const failed = flags.setDrained(false);
     await expect(failed).rejects.toMatchObject({ code: 'drainNotRecorded' });
-    await expect(failed).rejects.toThrow(new RegExp(`^cannot record the undrain in ${drainFile} \\(EISDIR.*\\): nothing changed, this node is still drained$`));
+    await expect(failed).rejects.toThrow(
+      new RegExp(`^cannot record the undrain in ${drainFile} \\(EISDIR.*\\): nothing changed, this node is still drained$`),
+    );
     expect(flags.isDrained).toBe(true);
     expect(flags.draining).toBe(true);
     expect(onChange).not.toHaveBeenCalled();

@@ -38,7 +38,15 @@ function fakeParts(source: InMemoryConfigSource): Fakes {
     announcer: {
       reconcile: (desired: readonly DesiredAnnouncement[]) => reconciled.push(desired.map((d) => formatIP(d.ip)).sort()),
       stats: () => ({
-        requestsReceived: {}, responsesSent: {}, gratuitousSent: {}, drops: {}, sendFailures: 0, handlerErrors: 0, conflicts: 0, socketErrors: {}, interfaces: {},
+        requestsReceived: {},
+        responsesSent: {},
+        gratuitousSent: {},
+        drops: {},
+        sendFailures: 0,
+        handlerErrors: 0,
+        conflicts: 0,
+        socketErrors: {},
+        interfaces: {},
       }),
       metrics: () => [],
       close: () => undefined,
@@ -67,13 +75,26 @@ function fakeParts(source: InMemoryConfigSource): Fakes {
 
 function options(name: string): SpeakerOptions {
   return {
-    nodeName: name, bind: { host: '127.0.0.1', port: 0 }, join: [], stateDir: join(dir, name), nodeLabels: {},
-    gossipConfig: SWIM_PROFILES.fast, profileName: 'fast', logger: silent, announce: true,
-    controlSocket: join(dir, `${name}.sock`), version: 'test',
+    nodeName: name,
+    bind: { host: '127.0.0.1', port: 0 },
+    join: [],
+    stateDir: join(dir, name),
+    nodeLabels: {},
+    gossipConfig: SWIM_PROFILES.fast,
+    profileName: 'fast',
+    logger: silent,
+    announce: true,
+    controlSocket: join(dir, `${name}.sock`),
+    version: 'test',
   };
 }
 
-const ownedServices = (speaker: Speaker) => speaker.snapshot().services.filter((s) => s.owner === 'node-a').map((s) => s.service).sort();
+const ownedServices = (speaker: Speaker) =>
+  speaker
+    .snapshot()
+    .services.filter((s) => s.owner === 'node-a')
+    .map((s) => s.service)
+    .sort();
 
 describe('Speaker on the parts it is handed', () => {
   let speaker: Speaker | undefined;
@@ -98,7 +119,9 @@ describe('Speaker on the parts it is handed', () => {
     expect(speaker.eventsSince(0).map((e) => e.type)).toContain('configReloaded');
 
     source.refuse([{ severity: 'error', code: DiagnosticCode.fileUnreadable, message: 'the API server went away' }]);
-    await vi.waitFor(() => expect(speaker!.snapshot().config).toMatchObject({ state: 'stale', errors: ['error: the API server went away'] }));
+    await vi.waitFor(() =>
+      expect(speaker!.snapshot().config).toMatchObject({ state: 'stale', errors: ['error: the API server went away'] }),
+    );
     expect(ownedServices(speaker)).toEqual(['demo/api', 'demo/web']);
   });
 
@@ -114,9 +137,14 @@ describe('Speaker on the parts it is handed', () => {
   });
 
   it('a source that refuses at start fails the start with its diagnostics, before any socket is opened', async () => {
-    const source = new InMemoryConfigSource(undefined, Date.now, [{ severity: 'error', code: DiagnosticCode.fileUnreadable, message: 'no objects yet' }]);
+    const source = new InMemoryConfigSource(undefined, Date.now, [
+      { severity: 'error', code: DiagnosticCode.fileUnreadable, message: 'no objects yet' },
+    ]);
     const fakes = fakeParts(source);
-    const failure = await new Speaker(options('node-c'), fakes.parts).start().then(() => undefined, (e: unknown) => e);
+    const failure = await new Speaker(options('node-c'), fakes.parts).start().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(failure).toBeInstanceOf(ConfigLoadError);
     expect((failure as ConfigLoadError).message).toBe('configuration memory is not valid (1 error)');
     expect(fakes.controlOpened).toBe(false);

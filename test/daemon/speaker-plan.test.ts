@@ -17,27 +17,57 @@ const web = configSnapshot(['web']);
 const webAddresses = new Map([['demo/web', { ips: [parseIP(WEB_IP) as IP], pool: 'lan' }]]);
 
 function member(name: string, facts: { draining?: boolean; macs?: string[] } = {}): LiveMember {
-  return { name, meta: encodeNodeMeta({ labels: {}, conditions: [], draining: facts.draining ?? false, warmingUp: false, ...(facts.macs ? { macs: facts.macs } : {}) }) };
+  return {
+    name,
+    meta: encodeNodeMeta({
+      labels: {},
+      conditions: [],
+      draining: facts.draining ?? false,
+      warmingUp: false,
+      ...(facts.macs ? { macs: facts.macs } : {}),
+    }),
+  };
 }
 
-function inputs(self: string, live: LiveMember[], more: Partial<SpeakerPlanInputs> & { snapshot?: Snapshot; addresses?: typeof webAddresses } = {}): SpeakerPlanInputs {
+function inputs(
+  self: string,
+  live: LiveMember[],
+  more: Partial<SpeakerPlanInputs> & { snapshot?: Snapshot; addresses?: typeof webAddresses } = {},
+): SpeakerPlanInputs {
   const { snapshot = web, addresses = webAddresses, ...rest } = more;
   return {
     election: { self, snapshot, live, known: live.map((m) => m.name), addresses, passing: new Map() },
-    joined: true, handingOver: undefined, announced: [], owners: new Map(), gone: () => undefined, members: live,
-    previousMlbInputs: undefined, now: 10_000,
+    joined: true,
+    handingOver: undefined,
+    announced: [],
+    owners: new Map(),
+    gone: () => undefined,
+    members: live,
+    previousMlbInputs: undefined,
+    now: 10_000,
     ...rest,
   };
 }
 
 /** The node the election gives the web IP among `names`. */
 function ownerAmong(names: string[]): string {
-  const winner = planSpeaker(inputs(names[0] as string, names.map((n) => member(n)))).decision.outcomes[0]?.winner;
+  const winner = planSpeaker(
+    inputs(
+      names[0] as string,
+      names.map((n) => member(n)),
+    ),
+  ).decision.outcomes[0]?.winner;
   if (!winner) throw new Error('nobody elected');
   return winner;
 }
 
-const announcedWeb = (interfaces: string[]): AnnouncedIP => ({ service: 'demo/web', ip: WEB_IP, address: parseIP(WEB_IP) as IP, interfaces, since: 1_000 });
+const announcedWeb = (interfaces: string[]): AnnouncedIP => ({
+  service: 'demo/web',
+  ip: WEB_IP,
+  address: parseIP(WEB_IP) as IP,
+  interfaces,
+  since: 1_000,
+});
 
 describe('planSpeaker: what this node answers for at layer 2', () => {
   it('announces the IP it is elected for once it has joined, and nothing before (it would pull every VIP to itself)', () => {
@@ -82,9 +112,11 @@ describe('planSpeaker: owner changes', () => {
     const gone: GoneHolders = (node) => (node === crashed ? { lastHeardAt: 5_000, goneAt: 5_700 } : undefined);
     const second = planSpeaker(inputs(self, [member(self)], { owners: first.owners as OwnerHistory, gone, now: 5_900 }));
     expect(second.ownerChanges).toHaveLength(1);
-    const [{ change, message }] = second.ownerChanges as [typeof second.ownerChanges[number]];
+    const [{ change, message }] = second.ownerChanges as [(typeof second.ownerChanges)[number]];
     expect(change).toMatchObject({ from: [crashed], to: [self], unheldMs: 900, unheldReason: 'holderGone', detectionMs: 700 });
-    expect(message).toBe(`demo/web ${WEB_IP}: ${crashed} -> ${self} (unheld 900 ms: ${crashed} declared gone 700 ms after its last packet)`);
+    expect(message).toBe(
+      `demo/web ${WEB_IP}: ${crashed} -> ${self} (unheld 900 ms: ${crashed} declared gone 700 ms after its last packet)`,
+    );
     // Nothing changes next time: no report again.
     expect(planSpeaker(inputs(self, [member(self)], { owners: second.owners, gone, now: 7_000 })).ownerChanges).toEqual([]);
   });
@@ -92,7 +124,13 @@ describe('planSpeaker: owner changes', () => {
   it('a handover between two live nodes is reported with no unheld time', () => {
     const owner = ownerAmong(['node-1', 'node-2']);
     const other = owner === 'node-1' ? 'node-2' : 'node-1';
-    const first = planSpeaker(inputs(other, ['node-1', 'node-2'].map((n) => member(n)), { now: 1_000 }));
+    const first = planSpeaker(
+      inputs(
+        other,
+        ['node-1', 'node-2'].map((n) => member(n)),
+        { now: 1_000 },
+      ),
+    );
     const drained = planSpeaker(inputs(other, [member(owner, { draining: true }), member(other)], { owners: first.owners, now: 2_000 }));
     expect(drained.ownerChanges.map((r) => [r.change.unheldReason, r.change.unheldMs, r.message])).toEqual([
       ['handedOver', 0, `demo/web ${WEB_IP}: ${owner} -> ${other}`],
@@ -111,10 +149,17 @@ describe('planSpeaker: owner changes', () => {
 });
 
 describe('planSpeaker: what the self-check expects', () => {
-  it('maps every member\'s published MAC to it, so its answers are recognised', () => {
-    const members = [member('node-1', { macs: ['02:00:00:00:00:01'] }), member('node-2', { macs: ['02:00:00:00:00:02', '02:00:00:00:00:03'] })];
+  it("maps every member's published MAC to it, so its answers are recognised", () => {
+    const members = [
+      member('node-1', { macs: ['02:00:00:00:00:01'] }),
+      member('node-2', { macs: ['02:00:00:00:00:02', '02:00:00:00:00:03'] }),
+    ];
     const plan = planSpeaker(inputs('node-1', members));
-    expect([...plan.macOwners]).toEqual([['02:00:00:00:00:01', 'node-1'], ['02:00:00:00:00:02', 'node-2'], ['02:00:00:00:00:03', 'node-2']]);
+    expect([...plan.macOwners]).toEqual([
+      ['02:00:00:00:00:01', 'node-1'],
+      ['02:00:00:00:00:02', 'node-2'],
+      ['02:00:00:00:00:03', 'node-2'],
+    ]);
   });
 });
 

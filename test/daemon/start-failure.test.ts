@@ -42,7 +42,9 @@ describe('startFailureReason', () => {
     });
     const error = startError('listening for gossip on 192.0.2.1:7946 (--gossip-bind)', bind);
     expect(error.errno).toBe('EADDRNOTAVAIL');
-    expect(error.message).toBe('listening for gossip on 192.0.2.1:7946 (--gossip-bind): no interface of this host has that address (EADDRNOTAVAIL)');
+    expect(error.message).toBe(
+      'listening for gossip on 192.0.2.1:7946 (--gossip-bind): no interface of this host has that address (EADDRNOTAVAIL)',
+    );
   });
 
   it('keeps the first line of any other error', () => {
@@ -68,13 +70,24 @@ describe('Speaker.start failing', () => {
     const port = await freeLoopbackPort();
     const lines: string[] = [];
     const speaker = assembleSpeaker({
-      nodeName: 'node-a', configFile: 'examples/plain-host.yaml', bind: { host: '127.0.0.1', port }, join: [],
-      stateDir: join(dir, 'state'), nodeLabels: {}, gossipConfig: SWIM_PROFILES.fast, profileName: 'fast',
+      nodeName: 'node-a',
+      configFile: 'examples/plain-host.yaml',
+      bind: { host: '127.0.0.1', port },
+      join: [],
+      stateDir: join(dir, 'state'),
+      nodeLabels: {},
+      gossipConfig: SWIM_PROFILES.fast,
+      profileName: 'fast',
       logger: createLogger({ level: 'debug', destination: { write: (l: string) => lines.push(l) } as unknown as NodeJS.WritableStream }),
-      announce: false, controlSocket: join(notADirectory, 'mlb.sock'), version: 'test',
+      announce: false,
+      controlSocket: join(notADirectory, 'mlb.sock'),
+      version: 'test',
     });
     const before = process.getActiveResourcesInfo().filter((r) => r === 'FSEventWrap').length;
-    const failure = await speaker.start().then(() => undefined, (e: unknown) => e);
+    const failure = await speaker.start().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(failure).toBeInstanceOf(StartError);
     expect((failure as StartError).message).toContain(`opening the control socket ${join(notADirectory, 'mlb.sock')}: `);
     // Gossip had bound the port before the control socket failed: it is free again, and no watcher is left.

@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  ensureStateDir, isStaleTemporaryFile, removeStaleTemporaryFiles, temporaryFileWriter, temporaryPathFor, writeFileAtomic,
+  ensureStateDir,
+  isStaleTemporaryFile,
+  removeStaleTemporaryFiles,
+  temporaryFileWriter,
+  temporaryPathFor,
+  writeFileAtomic,
 } from '../../src/daemon/state-dir';
 
 let dir: string;
@@ -50,7 +55,13 @@ describe('leftover temporary files', () => {
   it('reads the writer from the name, and only from names writeFileAtomic makes', () => {
     expect(temporaryFileWriter('drain.json.tmp-4242')).toBe(4242);
     expect(temporaryFileWriter(temporaryPathFor('x.json').split('/').at(-1) as string)).toBe(process.pid);
-    expect(['drain.json', 'drain.json.tmp-', 'x.tmp-12a', '.tmp-12', 'notes.tmp'].map(temporaryFileWriter)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect(['drain.json', 'drain.json.tmp-', 'x.tmp-12a', '.tmp-12', 'notes.tmp'].map(temporaryFileWriter)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('is stale when its writer is gone, or has our own id (an earlier process with the same pid)', () => {
@@ -60,7 +71,7 @@ describe('leftover temporary files', () => {
     expect(isStaleTemporaryFile(100, 100, () => true)).toBe(true);
   });
 
-  it('start-up removes the files crashed writers left, keeps a running writer\'s, directories and other files', async () => {
+  it("start-up removes the files crashed writers left, keeps a running writer's, directories and other files", async () => {
     const running = (pid: number) => pid === 7;
     writeFileSync(join(dir, 'drain.json'), '{}');
     writeFileSync(join(dir, 'drain.json.tmp-8'), '{"drai');
@@ -69,7 +80,9 @@ describe('leftover temporary files', () => {
     writeFileSync(join(dir, `allocations.json.tmp-${process.pid}`), '{}');
     mkdirSync(join(dir, 'odd.tmp-10'));
     const removed = await removeStaleTemporaryFiles(dir, running);
-    expect(removed.sort()).toEqual([join(dir, `allocations.json.tmp-${process.pid}`), join(dir, 'drain.json.tmp-8'), join(dir, 'restarts.json.tmp-9')].sort());
+    expect(removed.sort()).toEqual(
+      [join(dir, `allocations.json.tmp-${process.pid}`), join(dir, 'drain.json.tmp-8'), join(dir, 'restarts.json.tmp-9')].sort(),
+    );
     expect(readdirSync(dir).sort()).toEqual(['drain.json', 'known-peers.json.tmp-7', 'odd.tmp-10']);
   });
 

@@ -76,7 +76,7 @@ describe('MemoryStateFiles', () => {
     expect(files.peek('known-peers.json')).toBe('after restart');
   });
 
-  it('a process\'s handle: once its host died, nothing its code still asks lands or settles; the next process reads what was written', async () => {
+  it("a process's handle: once its host died, nothing its code still asks lands or settles; the next process reads what was written", async () => {
     const files = new MemoryStateFiles('node-a');
     const host = { alive: true };
     const dead = files.forProcess(host);

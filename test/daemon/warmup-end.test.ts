@@ -26,8 +26,18 @@ const socket = (name: string) => join(dir, `${name}.sock`);
 
 function daemon(name: string, port: number, extra: string[] = []): RunningDaemon {
   const d = startDaemon([
-    '--config', 'examples/plain-host.yaml', '--node-name', name, '--gossip-bind', `127.0.0.1:${port}`,
-    '--state-dir', join(dir, name), '--control-socket', socket(name), '--no-announce', ...extra,
+    '--config',
+    'examples/plain-host.yaml',
+    '--node-name',
+    name,
+    '--gossip-bind',
+    `127.0.0.1:${port}`,
+    '--state-dir',
+    join(dir, name),
+    '--control-socket',
+    socket(name),
+    '--no-announce',
+    ...extra,
   ]);
   running.push(d);
   return d;
@@ -49,7 +59,7 @@ const reasonOf = async (viewer: string, node: string) => {
 };
 
 describe('mlb warmup end', () => {
-  it('shows the warm-up left in status and explain, and ends it on an operator\'s word', async () => {
+  it("shows the warm-up left in status and explain, and ends it on an operator's word", async () => {
     const portA = await freeLoopbackPort();
     daemon('node-a', portA);
     const portB = await freeLoopbackPort();
@@ -75,7 +85,9 @@ describe('mlb warmup end', () => {
     expect(explain.stdout).toMatch(/node-b is warming up after recent restarts \(flap damping\), \d+s left: defers to steadier nodes/);
     const once = runMlb(['status', '--once', '--socket', socket('node-b')]);
     expect(once.stdout).toMatch(/node-b \(mlb [^)]*\): warming up, \d+s left/);
-    const json = JSON.parse(runMlb(['status', '--json', '--socket', socket('node-b')]).stdout) as { node: { warmingUp: boolean; warmUpLeftMs?: number } };
+    const json = JSON.parse(runMlb(['status', '--json', '--socket', socket('node-b')]).stdout) as {
+      node: { warmingUp: boolean; warmUpLeftMs?: number };
+    };
     expect(json.node.warmingUp).toBe(true);
     expect(json.node.warmUpLeftMs).toBeGreaterThan(0);
     expect(json.node.warmUpLeftMs).toBeLessThanOrEqual(60_000);
@@ -93,7 +105,9 @@ describe('mlb warmup end', () => {
       return c?.eligible ? c : undefined;
     }, 'node-a to take node-b as eligible');
     expect(['owner', 'notOwner']).toContain(seen.reason);
-    const after = JSON.parse(runMlb(['status', '--json', '--socket', socket('node-b')]).stdout) as { node: { warmingUp: boolean; warmUpLeftMs?: number } };
+    const after = JSON.parse(runMlb(['status', '--json', '--socket', socket('node-b')]).stdout) as {
+      node: { warmingUp: boolean; warmUpLeftMs?: number };
+    };
     expect(after.node.warmingUp).toBe(false);
     expect(after.node.warmUpLeftMs).toBeUndefined();
 

@@ -13,14 +13,18 @@ import { DaemonLab, eventually, labConfig } from './daemon-lab';
 const netns = canUseNetns();
 
 const SERVICES = ['demo/cache', 'demo/db', 'demo/web'];
-const EXTRA = ['cache', 'db'].map((name) => `---
+const EXTRA = ['cache', 'db']
+  .map(
+    (name) => `---
 apiVersion: v1
 kind: Service
 metadata: { name: ${name}, namespace: demo }
 spec:
   type: LoadBalancer
   ports: [{ port: 80, protocol: TCP }]
-`).join('');
+`,
+  )
+  .join('');
 
 /** What node-3 brings back: every service elsewhere, versions far above anything the lab writes. */
 const STALE_IPS: Record<string, string[]> = { 'demo/cache': ['10.213.0.217'], 'demo/db': ['10.213.0.218'], 'demo/web': ['10.213.0.219'] };
@@ -71,12 +75,17 @@ describe.skipIf(!netns.ok)(`a healed partition${netns.ok ? '' : ` (skipped: ${ne
     expect(agreeing(['node-1', 'node-2'])).toEqual(before);
 
     link('node-3', 'up');
-    await eventually(() => lab.nodes.every((n) => lab.status(n.name).members.filter((m) => m.state === 'alive').length === 3) || undefined, 40_000, 200);
+    await eventually(
+      () => lab.nodes.every((n) => lab.status(n.name).members.filter((m) => m.state === 'alive').length === 3) || undefined,
+      40_000,
+      200,
+    );
     const healed = await eventually(() => agreeing(all), 30_000, 200);
     expect(healed).toEqual(before);
     // Whichever node merged the two tables first said which assignment it dropped, with both sides.
     const daemons = [...lab.daemons.values()];
-    const conflict = (service: string) => Promise.any(daemons.map((d) => d.waitFor((l) => l.event === 'allocationConflict' && l.service === service, 20_000)));
+    const conflict = (service: string) =>
+      Promise.any(daemons.map((d) => d.waitFor((l) => l.event === 'allocationConflict' && l.service === service, 20_000)));
     for (const service of SERVICES) {
       expect(await conflict(service)).toMatchObject({
         level: 'warn',

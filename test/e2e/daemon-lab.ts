@@ -95,7 +95,10 @@ export interface ClientSample {
 }
 
 export interface StatusService {
-  service: string; ips: string[]; protocol: string; owner: string | null;
+  service: string;
+  ips: string[];
+  protocol: string;
+  owner: string | null;
   candidates: { node: string; rank: number | null; eligible: boolean; reason: string }[];
 }
 
@@ -109,12 +112,17 @@ export class DaemonLab {
   /** Nodes that read a file of their own instead of the shared one (ownConfig). */
   private readonly ownConfigs = new Map<string, string>();
 
-  constructor(nodeCount: number, readonly extraArgs: string[] = []) {
+  constructor(
+    nodeCount: number,
+    readonly extraArgs: string[] = [],
+  ) {
     this.nodes = Array.from({ length: nodeCount }, (_, i) => this.lab.addHost(`node-${i + 1}`));
     this.client = this.lab.addHost('client');
     writeFileSync(this.configFile, labConfig());
     for (const node of this.nodes) {
-      this.lab.spawnIn(node, process.execPath, ['-e', SERVER, node.name, this.unhealthyFile(node.name), String(HTTP_PORT)], { stdio: 'ignore' });
+      this.lab.spawnIn(node, process.execPath, ['-e', SERVER, node.name, this.unhealthyFile(node.name), String(HTTP_PORT)], {
+        stdio: 'ignore',
+      });
     }
   }
 
@@ -157,11 +165,29 @@ export class DaemonLab {
   start(name: string, extra: string[] = [], bundle = MLB_BUNDLE): RunningDaemon {
     const host = this.host(name);
     const others = this.nodes.filter((n) => n.name !== name).map((n) => `${n.ipv4}:7946`);
-    const daemon = startDaemon([
-      '--config', this.configOf(name), '--node-name', name, '--gossip-bind', `${host.ipv4}:7946`, '--join', others.join(','),
-      '--state-dir', join(this.dir, name), '--control-socket', this.socket(name), '--metrics-bind', `${host.ipv4}:${METRICS_PORT}`,
-      ...this.extraArgs, ...extra,
-    ], host.netns, [], bundle);
+    const daemon = startDaemon(
+      [
+        '--config',
+        this.configOf(name),
+        '--node-name',
+        name,
+        '--gossip-bind',
+        `${host.ipv4}:7946`,
+        '--join',
+        others.join(','),
+        '--state-dir',
+        join(this.dir, name),
+        '--control-socket',
+        this.socket(name),
+        '--metrics-bind',
+        `${host.ipv4}:${METRICS_PORT}`,
+        ...this.extraArgs,
+        ...extra,
+      ],
+      host.netns,
+      [],
+      bundle,
+    );
     this.daemons.set(name, daemon);
     return daemon;
   }
@@ -178,7 +204,10 @@ export class DaemonLab {
 
   /** `mlb status --json` of a node (the socket is a file: reachable from the test's namespace). */
   status(name: string): { services: StatusService[]; members: { name: string; state: string }[]; local: { bound: string[] } } {
-    const run = spawnSync(process.execPath, [MLB_BUNDLE, 'status', '--json', '--socket', this.socket(name)], { cwd: REPO_ROOT, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [MLB_BUNDLE, 'status', '--json', '--socket', this.socket(name)], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    });
     if (run.status !== 0) throw new Error(`mlb status on ${name} failed: ${run.stderr}`);
     return JSON.parse(run.stdout);
   }
@@ -210,19 +239,23 @@ export class DaemonLab {
    * Returns the agreed owner of each service.
    */
   async settled(services: readonly string[], timeoutMs = 30_000): Promise<Map<string, string>> {
-    return eventually(() => {
-      const views = this.nodes.map((n) => this.status(n.name));
-      const allAlive = views.every((v) => v.members.filter((m) => m.state === 'alive').length === this.nodes.length);
-      if (!allAlive) return undefined;
-      const owners = new Map<string, string>();
-      for (const service of services) {
-        const seen = new Set(views.map((v) => v.services.find((s) => s.service === service && s.protocol === 'layer2')?.owner ?? ''));
-        const [owner] = [...seen];
-        if (seen.size !== 1 || !owner) return undefined;
-        owners.set(service, owner);
-      }
-      return owners;
-    }, timeoutMs, 200);
+    return eventually(
+      () => {
+        const views = this.nodes.map((n) => this.status(n.name));
+        const allAlive = views.every((v) => v.members.filter((m) => m.state === 'alive').length === this.nodes.length);
+        if (!allAlive) return undefined;
+        const owners = new Map<string, string>();
+        for (const service of services) {
+          const seen = new Set(views.map((v) => v.services.find((s) => s.service === service && s.protocol === 'layer2')?.owner ?? ''));
+          const [owner] = [...seen];
+          if (seen.size !== 1 || !owner) return undefined;
+          owners.set(service, owner);
+        }
+        return owners;
+      },
+      timeoutMs,
+      200,
+    );
   }
 
   ipOf(name: string, service: string): string | undefined {
@@ -231,7 +264,10 @@ export class DaemonLab {
 
   /** `mlb explain SERVICE --socket --json` of a node. */
   explain(name: string, service: string): { winner: string | null; candidates: StatusService['candidates'] }[] {
-    const run = spawnSync(process.execPath, [MLB_BUNDLE, 'explain', service, '--json', '--socket', this.socket(name)], { cwd: REPO_ROOT, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [MLB_BUNDLE, 'explain', service, '--json', '--socket', this.socket(name)], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    });
     // Exit 1 with the explanation printed: nobody announces the service, which the caller may be waiting for.
     if (run.status !== 0 && !(run.status === 1 && run.stdout !== '')) throw new Error(`mlb explain on ${name} failed: ${run.stderr}`);
     return JSON.parse(run.stdout);
@@ -239,19 +275,29 @@ export class DaemonLab {
 
   /** The MACs answering ARP for `ip` from the client (iputils arping, `count` probes). */
   arpingMacs(ip: string, count = 2): string[] {
-    const run = spawnSync('ip', ['netns', 'exec', this.client.netns, 'arping', '-c', String(count), '-w', String(count + 1), '-I', 'eth0', ip], { encoding: 'utf8' });
+    const run = spawnSync(
+      'ip',
+      ['netns', 'exec', this.client.netns, 'arping', '-c', String(count), '-w', String(count + 1), '-I', 'eth0', ip],
+      { encoding: 'utf8' },
+    );
     return [...new Set([...run.stdout.matchAll(/reply from \S+ \[([0-9a-f:]+)\]/gi)].map((m) => (m[1] as string).toLowerCase()))];
   }
 
   /** The node whose HTTP server answered on ip:8080 from the client, or undefined. */
   curl(ip: string): string | undefined {
-    const run = spawnSync('ip', ['netns', 'exec', this.client.netns, 'curl', '-s', '--max-time', '1', `http://${ip}:${HTTP_PORT}/`], { encoding: 'utf8' });
+    const run = spawnSync('ip', ['netns', 'exec', this.client.netns, 'curl', '-s', '--max-time', '1', `http://${ip}:${HTTP_PORT}/`], {
+      encoding: 'utf8',
+    });
     return run.status === 0 ? run.stdout : undefined;
   }
 
   /** A node's Prometheus exposition, scraped from the client as Prometheus would. */
   metrics(name: string): string {
-    const run = spawnSync('ip', ['netns', 'exec', this.client.netns, 'curl', '-s', '--max-time', '2', `http://${this.host(name).ipv4}:${METRICS_PORT}/metrics`], { encoding: 'utf8' });
+    const run = spawnSync(
+      'ip',
+      ['netns', 'exec', this.client.netns, 'curl', '-s', '--max-time', '2', `http://${this.host(name).ipv4}:${METRICS_PORT}/metrics`],
+      { encoding: 'utf8' },
+    );
     if (run.status !== 0) throw new Error(`cannot scrape ${name}: curl exit ${run.status}`);
     return run.stdout;
   }
@@ -274,7 +320,13 @@ export class DaemonLab {
       buffer = lines.pop() ?? '';
       for (const line of lines) if (line) samples.push(JSON.parse(line) as ClientSample);
     });
-    return { samples, stop: () => { child.kill('SIGKILL'); return samples; } };
+    return {
+      samples,
+      stop: () => {
+        child.kill('SIGKILL');
+        return samples;
+      },
+    };
   }
 
   macOf(name: string): string {

@@ -18,7 +18,17 @@ const MAX_MOVES = 2;
 
 /** On failure, what the witness saw: enough to tell a damping bug from a gossip one without a rerun. */
 function dumpWitnessLog(lines: Record<string, unknown>[]): void {
-  const WORTH = new Set(['ownerChanged', 'electionInputs', 'memberJoined', 'memberLeft', 'memberFailed', 'memberUpdated', 'gossip', 'serviceAnnounced', 'serviceWithdrawn']);
+  const WORTH = new Set([
+    'ownerChanged',
+    'electionInputs',
+    'memberJoined',
+    'memberLeft',
+    'memberFailed',
+    'memberUpdated',
+    'gossip',
+    'serviceAnnounced',
+    'serviceWithdrawn',
+  ]);
   for (const line of lines) if (WORTH.has(String(line.event))) console.log(JSON.stringify(line));
 }
 
@@ -26,41 +36,52 @@ describe.skipIf(!netns.ok)(`a crash-looping node${netns.ok ? '' : ` (skipped: ${
   let lab: DaemonLab | undefined;
   afterAll(() => lab?.destroy());
 
-  it('restarted every 10 s for 40 s moves each IP at most twice', async () => {
-    lab = new DaemonLab(3);
-    const l = lab;
-    l.startAll();
-    for (const node of l.nodes) await l.daemon(node.name).waitFor((line) => line.event === 'gossipStarted');
-    // Counting starts once all three agree: a move seen while the cluster was still forming is not damping's.
-    const initial = await l.settled([API_SERVICE, WEB_SERVICE]);
-    const owner = initial.get(API_SERVICE)!;
-    const witness = l.nodes.map((n) => n.name).find((n) => n !== owner)!;
-    // By the daemon's own timestamps: lines still in the pipe when the cluster settled belong to the start-up.
-    const settledAt = Date.now();
-    const counted = () => l.daemon(witness).lines.filter((line) => Date.parse(String(line.ts)) > settledAt);
+  it(
+    'restarted every 10 s for 40 s moves each IP at most twice',
+    async () => {
+      lab = new DaemonLab(3);
+      const l = lab;
+      l.startAll();
+      for (const node of l.nodes) await l.daemon(node.name).waitFor((line) => line.event === 'gossipStarted');
+      // Counting starts once all three agree: a move seen while the cluster was still forming is not damping's.
+      const initial = await l.settled([API_SERVICE, WEB_SERVICE]);
+      const owner = initial.get(API_SERVICE)!;
+      const witness = l.nodes.map((n) => n.name).find((n) => n !== owner)!;
+      // By the daemon's own timestamps: lines still in the pipe when the cluster settled belong to the start-up.
+      const settledAt = Date.now();
+      const counted = () => l.daemon(witness).lines.filter((line) => Date.parse(String(line.ts)) > settledAt);
 
-    const end = Date.now() + RUN_MS;
-    let restarts = 0;
-    while (Date.now() < end) {
-      await new Promise((r) => setTimeout(r, RESTART_EVERY_MS));
-      l.daemon(owner).child.kill('SIGKILL');
-      await l.daemon(owner).exited();
-      l.start(owner);
-      restarts++;
-    }
-    // Let the last warm-up run out and the IPs settle where they end up.
-    await new Promise((r) => setTimeout(r, 2_000));
+      const end = Date.now() + RUN_MS;
+      let restarts = 0;
+      while (Date.now() < end) {
+        await new Promise((r) => setTimeout(r, RESTART_EVERY_MS));
+        l.daemon(owner).child.kill('SIGKILL');
+        await l.daemon(owner).exited();
+        l.start(owner);
+        restarts++;
+      }
+      // Let the last warm-up run out and the IPs settle where they end up.
+      await new Promise((r) => setTimeout(r, 2_000));
 
-    const changes = counted().filter((line) => line.event === 'ownerChanged');
-    for (const service of [API_SERVICE, WEB_SERVICE]) {
-      const holders = changes.filter((c) => c.service === service).map((c) => (c.to as string[]).join(',')).filter(Boolean);
-      let moves = 0;
-      let current = initial.get(service);
-      for (const h of holders) if (h !== current) { moves++; current = h; }
-      console.log(`${service}: ${restarts} restarts of ${owner}, ${moves} moves (${holders.join(' -> ') || 'none'})`);
-      if (moves > MAX_MOVES) dumpWitnessLog(counted());
-      expect(moves).toBeLessThanOrEqual(MAX_MOVES);
-    }
-    expect(restarts).toBeGreaterThanOrEqual(RUN_MS / RESTART_EVERY_MS - 1);
-  }, RUN_MS + 60_000);
+      const changes = counted().filter((line) => line.event === 'ownerChanged');
+      for (const service of [API_SERVICE, WEB_SERVICE]) {
+        const holders = changes
+          .filter((c) => c.service === service)
+          .map((c) => (c.to as string[]).join(','))
+          .filter(Boolean);
+        let moves = 0;
+        let current = initial.get(service);
+        for (const h of holders)
+          if (h !== current) {
+            moves++;
+            current = h;
+          }
+        console.log(`${service}: ${restarts} restarts of ${owner}, ${moves} moves (${holders.join(' -> ') || 'none'})`);
+        if (moves > MAX_MOVES) dumpWitnessLog(counted());
+        expect(moves).toBeLessThanOrEqual(MAX_MOVES);
+      }
+      expect(restarts).toBeGreaterThanOrEqual(RUN_MS / RESTART_EVERY_MS - 1);
+    },
+    RUN_MS + 60_000,
+  );
 });

@@ -42,18 +42,22 @@ describe.skipIf(!netns.ok)(`a careless operator on three hosts${netns.ok ? '' : 
 
   it('keeps every VIP on one MAC and every IP in place, and every node names the nodes whose file differs', async () => {
     const running = ['node-1', 'node-2', 'node-3'];
-    const settledOwners = await eventually(() => {
-      const views = running.map((n) => lab.status(n));
-      if (!views.every((v) => v.members.filter((m) => m.state === 'alive').length === 3)) return undefined;
-      const owners = new Map<string, string>();
-      for (const service of SERVICES) {
-        const seen = new Set(views.map((v) => v.services.find((s) => s.service === service)?.owner ?? ''));
-        const [owner] = [...seen];
-        if (seen.size !== 1 || !owner) return undefined;
-        owners.set(service, owner);
-      }
-      return owners;
-    }, 40_000, 200);
+    const settledOwners = await eventually(
+      () => {
+        const views = running.map((n) => lab.status(n));
+        if (!views.every((v) => v.members.filter((m) => m.state === 'alive').length === 3)) return undefined;
+        const owners = new Map<string, string>();
+        for (const service of SERVICES) {
+          const seen = new Set(views.map((v) => v.services.find((s) => s.service === service)?.owner ?? ''));
+          const [owner] = [...seen];
+          if (seen.size !== 1 || !owner) return undefined;
+          owners.set(service, owner);
+        }
+        return owners;
+      },
+      40_000,
+      200,
+    );
     const ips = new Map(SERVICES.map((s) => [s, lab.ipOf('node-1', s)!]));
     const allocator = lab.statusJSON('node-1').allocation.allocator as string;
     expect(running).toContain(allocator);
@@ -75,9 +79,14 @@ describe.skipIf(!netns.ok)(`a careless operator on three hosts${netns.ok ? '' : 
     renameSync(`${lab.configOf(third)}.new`, lab.configOf(third));
     // A fourth node restored from an old backup whose table claims a higher version and other addresses.
     const forged = {
-      format: 1, version: 1_000, allocator: 'node-4', writers: ['node-4'],
-      entries: [[DB_SERVICE, ['10.213.0.219'], 1_000, 0, Date.now() - 86_400_000], [WEB_SERVICE, ['10.213.0.218'], 999, 0, Date.now() - 86_400_000]]
-        .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+      format: 1,
+      version: 1_000,
+      allocator: 'node-4',
+      writers: ['node-4'],
+      entries: [
+        [DB_SERVICE, ['10.213.0.219'], 1_000, 0, Date.now() - 86_400_000],
+        [WEB_SERVICE, ['10.213.0.218'], 999, 0, Date.now() - 86_400_000],
+      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
     };
     mkdirSync(join(lab.dir, 'node-4'), { recursive: true });
     writeFileSync(join(lab.dir, 'node-4', 'allocations.json'), JSON.stringify(forged));

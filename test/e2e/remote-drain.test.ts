@@ -26,7 +26,7 @@ describe.skipIf(!netns.ok)(`mlb drain NODE from another host${netns.ok ? '' : ` 
   let lab: DaemonLab | undefined;
   afterAll(() => lab?.destroy());
 
-  it('drains the VIP\'s owner from a second host, every host shows who asked, and a third host undrains it', async () => {
+  it("drains the VIP's owner from a second host, every host shows who asked, and a third host undrains it", async () => {
     const l = new DaemonLab(3);
     lab = l;
     const keyFile = join(l.dir, 'gossip.key');
@@ -49,19 +49,33 @@ describe.skipIf(!netns.ok)(`mlb drain NODE from another host${netns.ok ? '' : ` 
     // The target logged who asked, and stopped announcing: another MAC answers for the VIP.
     const logged = await l.daemon(target).waitFor((line) => line.event === 'nodeDrained');
     expect(logged).toMatchObject({ requestedBy: asker });
-    const moved = await eventually(() => {
-      const macs = l.arpingMacs(API_IP);
-      return macs.length === 1 && macs[0] !== l.macOf(target) ? macs[0] : undefined;
-    }, SETTLE_MS, 200);
+    const moved = await eventually(
+      () => {
+        const macs = l.arpingMacs(API_IP);
+        return macs.length === 1 && macs[0] !== l.macOf(target) ? macs[0] : undefined;
+      },
+      SETTLE_MS,
+      200,
+    );
     expect(l.nameOfMac(moved)).not.toBe(target);
     expect(l.statusJSON(target).local.announced.map((a) => a.ip)).not.toContain(API_IP);
 
     // Every host answers the same: the target is drained, by the asker, and it has answered.
-    await eventually(() => l.nodes.every((n) => {
-      const s = l.statusJSON(n.name);
-      const d = drainOf(s, target);
-      return s.members.find((m) => m.name === target)?.draining === true && d?.action === 'drain' && d.requestedBy === asker && d.outcome === 'applied';
-    }) || undefined, SETTLE_MS, 200);
+    await eventually(
+      () =>
+        l.nodes.every((n) => {
+          const s = l.statusJSON(n.name);
+          const d = drainOf(s, target);
+          return (
+            s.members.find((m) => m.name === target)?.draining === true &&
+            d?.action === 'drain' &&
+            d.requestedBy === asker &&
+            d.outcome === 'applied'
+          );
+        }) || undefined,
+      SETTLE_MS,
+      200,
+    );
     for (const node of [asker, undrainer]) {
       const once = runMlb(['status', '--once', '--socket', l.socket(node)]);
       expect(once.status).toBe(0);
@@ -72,15 +86,29 @@ describe.skipIf(!netns.ok)(`mlb drain NODE from another host${netns.ok ? '' : ` 
     const undrained = await runMlbAsync(['undrain', target, '--socket', l.socket(undrainer)]);
     expect(undrained).toMatchObject({ status: 0, stdout: `${target} undrained (asked by ${undrainer})\n` });
     expect(await l.daemon(target).waitFor((line) => line.event === 'nodeUndrained')).toMatchObject({ requestedBy: undrainer });
-    await eventually(() => l.nodes.every((n) => {
-      const s = l.statusJSON(n.name);
-      const d = drainOf(s, target);
-      return s.members.find((m) => m.name === target)?.draining === false && d?.action === 'undrain' && d.requestedBy === undrainer && d.outcome === 'applied'
-        && s.services.find((svc) => svc.service === API_SERVICE)?.owner === target;
-    }) || undefined, SETTLE_MS, 200);
-    await eventually(() => {
-      const macs = l.arpingMacs(API_IP);
-      return macs.length === 1 && macs[0] === l.macOf(target) ? true : undefined;
-    }, SETTLE_MS, 200);
+    await eventually(
+      () =>
+        l.nodes.every((n) => {
+          const s = l.statusJSON(n.name);
+          const d = drainOf(s, target);
+          return (
+            s.members.find((m) => m.name === target)?.draining === false &&
+            d?.action === 'undrain' &&
+            d.requestedBy === undrainer &&
+            d.outcome === 'applied' &&
+            s.services.find((svc) => svc.service === API_SERVICE)?.owner === target
+          );
+        }) || undefined,
+      SETTLE_MS,
+      200,
+    );
+    await eventually(
+      () => {
+        const macs = l.arpingMacs(API_IP);
+        return macs.length === 1 && macs[0] === l.macOf(target) ? true : undefined;
+      },
+      SETTLE_MS,
+      200,
+    );
   }, 180_000);
 });

@@ -51,7 +51,9 @@ function probesIn(capture: string, ip: string, clientMac: string): Probe[] {
 /** Probes the VIP from the client until stop(), which returns every probe with the MACs that answered it. */
 async function arpWatch(lab: DaemonLab, ip: string): Promise<{ stop(): Probe[] }> {
   const capture: string[] = [];
-  const tcpdump = lab.lab.spawnIn(lab.client, 'tcpdump', ['-l', '-n', '-e', '-tt', '-i', 'eth0', 'arp'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const tcpdump = lab.lab.spawnIn(lab.client, 'tcpdump', ['-l', '-n', '-e', '-tt', '-i', 'eth0', 'arp'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   tcpdump.stdout!.on('data', (chunk: Buffer) => capture.push(chunk.toString('utf8')));
   const probers: ChildProcess[] = [];
   for (let i = 0; i < PROBERS; i++) {
@@ -86,8 +88,16 @@ function expectMixedView(lab: DaemonLab, upgraded: string): void {
   expect(Object.fromEntries(members.map((m) => [m.name, m.version?.records]))).toEqual(
     Object.fromEntries(lab.nodes.map((n) => [n.name, n.name === upgraded ? 1 : 0])),
   );
-  expect(members.filter((m) => m.version?.release === null).map((m) => m.name).sort()).toEqual(lab.nodes.filter((n) => n.name !== upgraded).map((n) => n.name));
-  const once = spawnSync(process.execPath, [MLB_BUNDLE, 'status', '--once', '--socket', lab.socket(upgraded)], { cwd: REPO_ROOT, encoding: 'utf8' });
+  expect(
+    members
+      .filter((m) => m.version?.release === null)
+      .map((m) => m.name)
+      .sort(),
+  ).toEqual(lab.nodes.filter((n) => n.name !== upgraded).map((n) => n.name));
+  const once = spawnSync(process.execPath, [MLB_BUNDLE, 'status', '--once', '--socket', lab.socket(upgraded)], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+  });
   expect(once.stdout).toMatch(/^releases +mixed: .*older \(no version\)/m);
 }
 
@@ -107,35 +117,55 @@ describe.skipIf(skip !== undefined)(`rolling upgrade from ${PREVIOUS_RELEASE_COM
     await eventually(() => (client.samples.some((s) => s.node !== null) ? true : undefined));
 
     /** Every node's owner of the VIP by `mlb explain`, once all name the same one and it alone answers ARP. */
-    const agreedOwner = () => eventually(() => {
-      const winners = new Set(l.nodes.map((n) => l.explain(n.name, API_SERVICE)[0]?.winner ?? null));
-      const [owner] = [...winners];
-      if (winners.size !== 1 || !owner) return undefined;
-      const macs = l.arpingMacs(API_IP);
-      return macs.length === 1 && macs[0] === l.macOf(owner) ? owner : undefined;
-    }, 30_000, 200);
+    const agreedOwner = () =>
+      eventually(
+        () => {
+          const winners = new Set(l.nodes.map((n) => l.explain(n.name, API_SERVICE)[0]?.winner ?? null));
+          const [owner] = [...winners];
+          if (winners.size !== 1 || !owner) return undefined;
+          const macs = l.arpingMacs(API_IP);
+          return macs.length === 1 && macs[0] === l.macOf(owner) ? owner : undefined;
+        },
+        30_000,
+        200,
+      );
 
     const handovers: { node: string; mac: string; from: number; to: number }[] = [];
     const owners: string[] = [await agreedOwner()];
     for (const node of l.nodes) {
       const from = Date.now();
       l.daemon(node.name).child.kill('SIGTERM');
-      expect(await l.daemon(node.name).exited(), `${node.name} (old release) did not stop cleanly: ${l.daemon(node.name).stderr.join('')}`).toBe(0);
+      expect(
+        await l.daemon(node.name).exited(),
+        `${node.name} (old release) did not stop cleanly: ${l.daemon(node.name).stderr.join('')}`,
+      ).toBe(0);
       handovers.push({ node: node.name, mac: l.macOf(node.name), from, to: Date.now() });
       const upgraded = l.start(node.name);
       await upgraded.waitFor(event('gossipStarted'));
       // Alive again in every node's view, the old ones' included.
-      await eventually(() => l.nodes.every((n) => l.status(n.name).members.find((m) => m.name === node.name)?.state === 'alive') || undefined, 30_000, 200);
+      await eventually(
+        () => l.nodes.every((n) => l.status(n.name).members.find((m) => m.name === node.name)?.state === 'alive') || undefined,
+        30_000,
+        200,
+      );
       owners.push(await agreedOwner());
       if (node === l.nodes[0]) expectMixedView(l, node.name);
     }
 
     // Every node now runs this release, and every node says so of every other.
-    const release = JSON.parse(spawnSync(process.execPath, [MLB_BUNDLE, 'version', '--json'], { cwd: REPO_ROOT, encoding: 'utf8' }).stdout) as { version: string };
+    const release = JSON.parse(
+      spawnSync(process.execPath, [MLB_BUNDLE, 'version', '--json'], { cwd: REPO_ROOT, encoding: 'utf8' }).stdout,
+    ) as { version: string };
     for (const node of l.nodes) {
       const members = l.statusJSON(node.name).members;
-      expect(members.map((m) => m.version?.records), `${node.name}'s view`).toEqual([1, 1, 1]);
-      expect(members.every((m) => m.version?.release?.startsWith(release.version)), JSON.stringify(members.map((m) => m.version))).toBe(true);
+      expect(
+        members.map((m) => m.version?.records),
+        `${node.name}'s view`,
+      ).toEqual([1, 1, 1]);
+      expect(
+        members.every((m) => m.version?.release?.startsWith(release.version)),
+        JSON.stringify(members.map((m) => m.version)),
+      ).toBe(true);
     }
 
     const samples = client.stop();
@@ -144,7 +174,10 @@ describe.skipIf(skip !== undefined)(`rolling upgrade from ${PREVIOUS_RELEASE_COM
     // it hears its successor), each probe is answered by one MAC.
     const inHandover = (p: Probe) => handovers.some((h) => p.t >= h.from && p.t <= h.to && p.macs.includes(h.mac));
     const split = answered.filter((p) => p.macs.length > 1 && !inHandover(p));
-    expect(split.map((p) => `${new Date(p.t).toISOString()}: ${p.macs.map((m) => l.nameOfMac(m)).join(' and ')}`), `owners: ${owners.join(' -> ')}`).toEqual([]);
+    expect(
+      split.map((p) => `${new Date(p.t).toISOString()}: ${p.macs.map((m) => l.nameOfMac(m)).join(' and ')}`),
+      `owners: ${owners.join(' -> ')}`,
+    ).toEqual([]);
     expect(answered.length).toBeGreaterThan(0);
     // No outage longer than a graceful handover may take, for the client's requests or for ARP.
     expect(outages(samples.map((s) => ({ t: s.t, answered: s.node !== null }))).filter((o) => o.ms > HANDOVER_TIMEOUT_MS)).toEqual([]);

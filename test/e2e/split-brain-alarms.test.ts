@@ -20,8 +20,14 @@ describe.skipIf(!netns.ok)(`split-brain alarms on three hosts${netns.ok ? '' : `
   afterAll(() => lab?.destroy());
 
   const alarms = (l: DaemonLab): string[] =>
-    l.nodes.flatMap((n) => l.daemon(n.name).lines.filter((line) => line.event === 'splitBrainDetected').map((line) => `${n.name}: ${String(line.msg)}`));
-  const probesSent = (l: DaemonLab, name: string): number => Number(/^mlb_self_check_probes_total\{result="sent"\} (\d+)$/m.exec(l.metrics(name))?.[1] ?? 0);
+    l.nodes.flatMap((n) =>
+      l
+        .daemon(n.name)
+        .lines.filter((line) => line.event === 'splitBrainDetected')
+        .map((line) => `${n.name}: ${String(line.msg)}`),
+    );
+  const probesSent = (l: DaemonLab, name: string): number =>
+    Number(/^mlb_self_check_probes_total\{result="sent"\} (\d+)$/m.exec(l.metrics(name))?.[1] ?? 0);
   /**
    * Waits until every node's self-check has probed well past the window in which a planned move's second MAC is
    * expected: any answer outlasting it would have been judged a conflict by then.
@@ -32,7 +38,11 @@ describe.skipIf(!netns.ok)(`split-brain alarms on three hosts${netns.ok ? '' : `
     const owners = l.nodes.map((n) => n.name).filter((name) => l.statusJSON(name).local.announced.length > 0);
     expect(owners.length).toBeGreaterThan(0);
     const before = new Map(owners.map((name) => [name, probesSent(l, name)]));
-    await eventually(() => (Date.now() > deadline && owners.every((name) => probesSent(l, name) > (before.get(name) ?? 0)) ? true : undefined), 30_000, 250);
+    await eventually(
+      () => (Date.now() > deadline && owners.every((name) => probesSent(l, name) > (before.get(name) ?? 0)) ? true : undefined),
+      30_000,
+      250,
+    );
   };
   const drain = (l: DaemonLab, name: string, verb: 'drain' | 'undrain'): void => {
     const run = spawnSync(process.execPath, [MLB_BUNDLE, verb, '--socket', l.socket(name)], { encoding: 'utf8' });
@@ -60,10 +70,14 @@ describe.skipIf(!netns.ok)(`split-brain alarms on three hosts${netns.ok ? '' : `
     // The client's kernel answers ARP for an address on its interface: a machine outside the cluster holds the VIP.
     l.lab.execIn(l.client, 'ip', ['addr', 'add', `${API_IP}/32`, 'dev', 'eth0']);
     const added = Date.now();
-    const seen = await eventually(() => {
-      const views = l.nodes.map((n) => l.statusJSON(n.name).conflicts.find((c) => c.ip === API_IP && c.mac === l.client.mac));
-      return views.every((c) => c !== undefined) ? views : undefined;
-    }, DETECT_WITHIN_MS, 200);
+    const seen = await eventually(
+      () => {
+        const views = l.nodes.map((n) => l.statusJSON(n.name).conflicts.find((c) => c.ip === API_IP && c.mac === l.client.mac));
+        return views.every((c) => c !== undefined) ? views : undefined;
+      },
+      DETECT_WITHIN_MS,
+      200,
+    );
     console.log(`the conflict was in every node's status ${Date.now() - added} ms after the address was added`);
     for (const c of seen) expect(c).toMatchObject({ ip: API_IP, mac: l.client.mac, node: null, observedBy: owner });
     const observed = l.statusJSON(owner).conflicts.find((c) => c.mac === l.client.mac);

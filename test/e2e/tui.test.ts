@@ -66,9 +66,22 @@ describe.skipIf(!tmux.ok)(`mlb status in tmux against a fake daemon${tmux.ok ? '
     // An owner change: the daemon's event brings the new snapshot, no key pressed.
     await eventually(() => (provider.subscriptions === 1 ? true : undefined), 5_000);
     const base = exampleSnapshot();
-    provider.current = { ...base, services: base.services.map((s) => (s.service === 'demo/web' ? { ...s, owner: 'node-b', announcing: ['node-b'], since: base.generatedAt } : s)) };
+    provider.current = {
+      ...base,
+      services: base.services.map((s) =>
+        s.service === 'demo/web' ? { ...s, owner: 'node-b', announcing: ['node-b'], since: base.generatedAt } : s,
+      ),
+    };
     const t0 = Date.now();
-    provider.events.record({ type: 'ownerChanged', service: 'demo/web', protocol: 'layer2', ips: ['192.168.10.200'], from: ['node-a'], to: ['node-b'], unheldMs: 420 });
+    provider.events.record({
+      type: 'ownerChanged',
+      service: 'demo/web',
+      protocol: 'layer2',
+      ips: ['192.168.10.200'],
+      from: ['node-a'],
+      to: ['node-b'],
+      unheldMs: 420,
+    });
     await waitForScreen(pane, (s) => (ownerOn(s, '192.168.10.200') === 'node-b' ? true : undefined));
     console.log(`tmux, fake daemon: an event to the new owner on screen in ${Date.now() - t0} ms`);
     await waitForScreen(pane, (s) => (s.includes('demo/web 192.168.10.200: node-a -> node-b (unheld 420 ms)') ? true : undefined));
@@ -85,7 +98,9 @@ describe.skipIf(!tmux.ok)(`mlb status in tmux against a fake daemon${tmux.ok ? '
     ({ server, provider } = await startFakeDaemon(path));
     provider.current = { ...exampleSnapshot(), node: { ...base.node, startedAt: '2024-05-01T09:59:00.000Z' } };
     provider.events.record({ type: 'configReloaded', file: '/etc/mlb/restarted.yaml' });
-    await waitForScreen(pane, (s) => (!s.includes('disconnected') && s.includes('configuration reloaded from /etc/mlb/restarted.yaml') ? true : undefined));
+    await waitForScreen(pane, (s) =>
+      !s.includes('disconnected') && s.includes('configuration reloaded from /etc/mlb/restarted.yaml') ? true : undefined,
+    );
 
     pane.type('q');
     expect(await eventually(() => pane.exitStatus() ?? undefined, 5_000)).toBe(0);
@@ -110,7 +125,9 @@ describe.skipIf(!tmux.ok || !netns.ok)(
       const observer = lab.nodes.map((n) => n.name).find((n) => n !== owner)!;
       const webOwner = await eventually(() => {
         const o = lab.ownerOf(observer, WEB_SERVICE) ?? undefined;
-        return o && lab.nodes.every((n) => lab.ownerOf(n.name, WEB_SERVICE) === o && lab.ownerOf(n.name, API_SERVICE) === owner) ? o : undefined;
+        return o && lab.nodes.every((n) => lab.ownerOf(n.name, WEB_SERVICE) === o && lab.ownerOf(n.name, API_SERVICE) === owner)
+          ? o
+          : undefined;
       }, 30_000);
 
       const pane = statusPane(lab.socket(observer));
@@ -124,10 +141,14 @@ describe.skipIf(!tmux.ok || !netns.ok)(
 
       const t0 = Date.now();
       lab.daemon(owner).child.kill('SIGKILL');
-      const after = await waitForScreen(pane, (s) => {
-        const now = ownerOn(s, API_IP);
-        return now && now !== owner && now !== 'NOBODY' ? s : undefined;
-      }, 20_000);
+      const after = await waitForScreen(
+        pane,
+        (s) => {
+          const now = ownerOn(s, API_IP);
+          return now && now !== owner && now !== 'NOBODY' ? s : undefined;
+        },
+        20_000,
+      );
       console.log(`kill -9 of ${owner} to its successor on the screen of ${observer}: ${Date.now() - t0} ms`);
       const successor = ownerOn(after, API_IP)!;
       expect(lab.ownerOf(observer, API_SERVICE)).toBe(successor);

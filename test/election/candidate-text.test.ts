@@ -7,35 +7,51 @@ import { l2Ad, node, pool, service } from './factories';
 
 const names = ['alpha', 'bravo', 'charlie'];
 const config: ElectionConfig = {
-  nodes: names.map((n) => node(n)), pools: [pool('default', ['10.0.0.0/24'])],
-  l2Advertisements: [l2Ad('all')], bgpAdvertisements: [], bgpPeers: [],
+  nodes: names.map((n) => node(n)),
+  pools: [pool('default', ['10.0.0.0/24'])],
+  l2Advertisements: [l2Ad('all')],
+  bgpAdvertisements: [],
+  bgpPeers: [],
 };
 const web = service('demo/web', ['10.0.0.10']);
 const order = rankNodes(names, '10.0.0.10');
 const [first, second, third] = order as [string, string, string];
-const passingOn = (serving: string[]): ServiceElectionInput => ({ service: web, endpoints: { servingNodes: new Set(serving), healthChecked: true } });
+const passingOn = (serving: string[]): ServiceElectionInput => ({
+  service: web,
+  endpoints: { servingNodes: new Set(serving), healthChecked: true },
+});
 
 function explain(serving: string[]): Explanation {
   return electAll(config, [passingOn(serving)], new Set(names)).explain()[0]!;
 }
 
-const textOf = (e: Explanation, name: string) => candidateText(e, e.candidates.find((c) => c.node === name)!);
+const textOf = (e: Explanation, name: string) =>
+  candidateText(
+    e,
+    e.candidates.find((c) => c.node === name)!,
+  );
 
 describe('candidateText', () => {
   it('an owner second in hash order says so, and why the first is not eligible', () => {
     const e = explain([second, third]);
     expect(e.winner).toBe(second);
-    expect(textOf(e, second)).toBe(`second in hash order; ${first} (first) is not eligible: its health check demo/web fails; answers for the IP`);
+    expect(textOf(e, second)).toBe(
+      `second in hash order; ${first} (first) is not eligible: its health check demo/web fails; answers for the IP`,
+    );
   });
 
-  it('with the failing node\'s last result (the daemon adds it from gossip), the skip and the node\'s own line say it', () => {
+  it("with the failing node's last result (the daemon adds it from gossip), the skip and the node's own line say it", () => {
     const plain = explain([second, third]);
     const e: Explanation = {
       ...plain,
       viewer: second,
-      candidates: plain.candidates.map((c) => (c.node === first ? { ...c, healthCheck: { since: Date.UTC(2026, 11, 1, 17, 20, 1), result: 'HTTP 503' } } : c)),
+      candidates: plain.candidates.map((c) =>
+        c.node === first ? { ...c, healthCheck: { since: Date.UTC(2026, 11, 1, 17, 20, 1), result: 'HTTP 503' } } : c,
+      ),
     };
-    expect(textOf(e, second)).toBe(`second in hash order; ${first} (first) is not eligible: its health check demo/web fails (HTTP 503); answers for the IP`);
+    expect(textOf(e, second)).toBe(
+      `second in hash order; ${first} (first) is not eligible: its health check demo/web fails (HTTP 503); answers for the IP`,
+    );
     expect(textOf(e, first)).toBe(`health check demo/web failing on ${first} since 2026-12-01T17:20:01Z: HTTP 503`);
   });
 

@@ -1,14 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  ElectionIndex, electAll, type ElectionConfig, type ElectionOutcome, type LiveMembers, type MembershipChange,
+  ElectionIndex,
+  electAll,
+  type ElectionConfig,
+  type ElectionOutcome,
+  type LiveMembers,
+  type MembershipChange,
   type ServiceElectionInput,
 } from '../../src/election';
 import { EXCLUDE, NETWORK_UNAVAILABLE, bgpAd, input, l2Ad, node, pool, sel, service } from './factories';
 
 const NODE_NAMES = Array.from({ length: 10 }, (_, i) => `node-${i}`);
 const nodes = NODE_NAMES.map((n, i) =>
-  node(n, { zone: i % 2 ? 'odd' : 'even', ...(i === 3 ? EXCLUDE : {}) }, i === 5 ? [NETWORK_UNAVAILABLE] : []));
+  node(n, { zone: i % 2 ? 'odd' : 'even', ...(i === 3 ? EXCLUDE : {}) }, i === 5 ? [NETWORK_UNAVAILABLE] : []),
+);
 const config: ElectionConfig = {
   nodes,
   pools: [pool('l2', ['10.0.0.0/24', '2001:db8::/120']), pool('bgp', ['10.5.0.0/24']), pool('mixed', ['10.7.0.0/24'])],
@@ -59,32 +65,35 @@ function diff(before: readonly ElectionOutcome[], after: readonly ElectionOutcom
 
 describe('ElectionIndex', () => {
   it('after any join/leave sequence equals a full recompute, and reports exactly the changed IPs', () => {
-    fc.assert(fc.property(
-      fc.array(serviceArb, { minLength: 1, maxLength: 12 }),
-      fc.option(fc.subarray([...NODE_NAMES, 'ghost']), { nil: undefined }),
-      fc.array(changeArb, { maxLength: 25 }),
-      (specs, initial, changes) => {
-        const services = buildServices(specs);
-        let live: LiveMembers = initial && new Set(initial);
-        const index = new ElectionIndex(config);
-        let previous = index.elect(services, live);
-        expect(previous).toEqual(electAll(config, services, live).outcomes);
-        for (const change of changes) {
-          const reported = index.applyMembership(change);
-          live = applyToSet(live, change);
-          const full = electAll(config, services, live);
-          const now = index.outcomes();
-          expect(now).toEqual(full.outcomes);
-          expect(reported.map((c) => `${c.service}|${c.ip}|${c.protocol}`).sort()).toEqual(diff(previous, now));
-          for (const c of reported) {
-            expect(c.added.every((n) => !c.removed.includes(n))).toBe(true);
+    fc.assert(
+      fc.property(
+        fc.array(serviceArb, { minLength: 1, maxLength: 12 }),
+        fc.option(fc.subarray([...NODE_NAMES, 'ghost']), { nil: undefined }),
+        fc.array(changeArb, { maxLength: 25 }),
+        (specs, initial, changes) => {
+          const services = buildServices(specs);
+          let live: LiveMembers = initial && new Set(initial);
+          const index = new ElectionIndex(config);
+          let previous = index.elect(services, live);
+          expect(previous).toEqual(electAll(config, services, live).outcomes);
+          for (const change of changes) {
+            const reported = index.applyMembership(change);
+            live = applyToSet(live, change);
+            const full = electAll(config, services, live);
+            const now = index.outcomes();
+            expect(now).toEqual(full.outcomes);
+            expect(reported.map((c) => `${c.service}|${c.ip}|${c.protocol}`).sort()).toEqual(diff(previous, now));
+            for (const c of reported) {
+              expect(c.added.every((n) => !c.removed.includes(n))).toBe(true);
+            }
+            previous = now;
           }
-          previous = now;
-        }
-        expect(index.explain()).toEqual(electAll(config, services, live).explain());
-        expect(index.liveMembers()).toEqual(live);
-      },
-    ), { numRuns: 300 });
+          expect(index.explain()).toEqual(electAll(config, services, live).explain());
+          expect(index.liveMembers()).toEqual(live);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('a leave re-elects only the IPs the node won; a join only those where it ranks first', () => {

@@ -4,8 +4,11 @@ import { EXCLUDE, bgpAd, input, l2Ad, node, pool, service } from './factories';
 
 const nodes = [node('n-c'), node('n-a'), node('n-b', EXCLUDE), node('n-d')];
 const config: ElectionConfig = {
-  nodes, pools: [pool('l2', ['10.0.0.0/24']), pool('bgp', ['10.5.0.0/24'])],
-  l2Advertisements: [l2Ad('l2', { ipAddressPools: ['l2'] })], bgpAdvertisements: [bgpAd('bgp', { ipAddressPools: ['bgp'] })], bgpPeers: [],
+  nodes,
+  pools: [pool('l2', ['10.0.0.0/24']), pool('bgp', ['10.5.0.0/24'])],
+  l2Advertisements: [l2Ad('l2', { ipAddressPools: ['l2'] })],
+  bgpAdvertisements: [bgpAd('bgp', { ipAddressPools: ['bgp'] })],
+  bgpPeers: [],
 };
 const live = new Set(['n-a', 'n-b', 'n-c', 'zombie']);
 const services = [input(service('shop/web', ['10.0.0.1']), ['n-a', 'n-c', 'n-d']), input(service('shop/api', ['10.5.0.3']), ['n-a'])];
@@ -18,7 +21,11 @@ describe('explain', () => {
     const all = rankNodes(['n-a', 'n-b', 'n-c', 'n-d', 'zombie'], '10.0.0.1');
     const at = (n: string) => all.indexOf(n) + 1;
     expect(JSON.parse(JSON.stringify(l2))).toEqual({
-      service: 'shop/web', ip: '10.0.0.1', protocol: 'layer2', winner: order[0], announcing: [order[0]],
+      service: 'shop/web',
+      ip: '10.0.0.1',
+      protocol: 'layer2',
+      winner: order[0],
+      announcing: [order[0]],
       candidates: [
         { node: order[0], rank: 1, eligible: true, reason: 'owner', hashPosition: at(order[0]!) },
         { node: order[1], rank: 2, eligible: true, reason: 'notOwner', hashPosition: at(order[1]!) },

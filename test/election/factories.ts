@@ -1,8 +1,16 @@
 // Small factories for election tests: model objects with MetalLB's defaults, built without the model parser.
 import { AddressSet, parseCIDR, parseIP, type CIDR, type IP } from '../../src/ip';
 import type {
-  BGPAdvertisement, BGPPeer, CommunityValue, IPAddressPool, L2Advertisement, LabelSelector, Labels, Node,
-  NodeCondition, Service,
+  BGPAdvertisement,
+  BGPPeer,
+  CommunityValue,
+  IPAddressPool,
+  L2Advertisement,
+  LabelSelector,
+  Labels,
+  Node,
+  NodeCondition,
+  Service,
 } from '../../src/model';
 import type { ServiceElectionInput } from '../../src/election';
 
@@ -29,15 +37,26 @@ export function pool(name: string, addresses: string[], labels: Labels = {}): IP
     return c;
   }) as CIDR[];
   return {
-    kind: 'IPAddressPool', meta: meta(name, labels, 'metallb-system'), addresses, cidrs,
-    addressSet: AddressSet.fromCIDRs(cidrs), autoAssign: true, avoidBuggyIPs: false,
+    kind: 'IPAddressPool',
+    meta: meta(name, labels, 'metallb-system'),
+    addresses,
+    cidrs,
+    addressSet: AddressSet.fromCIDRs(cidrs),
+    autoAssign: true,
+    avoidBuggyIPs: false,
   };
 }
 
 export function l2Ad(name: string, spec: Partial<Omit<L2Advertisement, 'kind' | 'meta'>> = {}): L2Advertisement {
   return {
-    kind: 'L2Advertisement', meta: meta(name, {}, 'metallb-system'),
-    ipAddressPools: [], ipAddressPoolSelectors: [], nodeSelectors: [], interfaces: [], serviceSelectors: [], ...spec,
+    kind: 'L2Advertisement',
+    meta: meta(name, {}, 'metallb-system'),
+    ipAddressPools: [],
+    ipAddressPoolSelectors: [],
+    nodeSelectors: [],
+    interfaces: [],
+    serviceSelectors: [],
+    ...spec,
   };
 }
 
@@ -48,17 +67,36 @@ export function standard(text: string): CommunityValue {
 
 export function bgpAd(name: string, spec: Partial<Omit<BGPAdvertisement, 'kind' | 'meta'>> = {}): BGPAdvertisement {
   return {
-    kind: 'BGPAdvertisement', meta: meta(name, {}, 'metallb-system'), aggregationLength: 32, aggregationLengthV6: 128,
-    communities: [], communityValues: [], ipAddressPools: [], ipAddressPoolSelectors: [], nodeSelectors: [], peers: [],
-    serviceSelectors: [], ...spec,
+    kind: 'BGPAdvertisement',
+    meta: meta(name, {}, 'metallb-system'),
+    aggregationLength: 32,
+    aggregationLengthV6: 128,
+    communities: [],
+    communityValues: [],
+    ipAddressPools: [],
+    ipAddressPoolSelectors: [],
+    nodeSelectors: [],
+    peers: [],
+    serviceSelectors: [],
+    ...spec,
   };
 }
 
 export function peer(name: string, nodeSelectors: LabelSelector[] = []): BGPPeer {
   return {
-    kind: 'BGPPeer', meta: meta(name, {}, 'metallb-system'), myASN: 64512, peerASN: 64512, peerAddress: ip('192.0.2.1'),
-    peerPort: 179, holdTimeMs: 90_000, keepaliveTimeMs: 30_000, nodeSelectors, enableGracefulRestart: false,
-    ebgpMultiHop: false, disableMP: false, dualStackAddressFamily: false,
+    kind: 'BGPPeer',
+    meta: meta(name, {}, 'metallb-system'),
+    myASN: 64512,
+    peerASN: 64512,
+    peerAddress: ip('192.0.2.1'),
+    peerPort: 179,
+    holdTimeMs: 90_000,
+    keepaliveTimeMs: 30_000,
+    nodeSelectors,
+    enableGracefulRestart: false,
+    ebgpMultiHop: false,
+    disableMP: false,
+    dualStackAddressFamily: false,
   };
 }
 
@@ -66,8 +104,16 @@ export function service(key: string, ips: string[], spec: Partial<Omit<Service, 
   const [namespace, name] = key.split('/') as [string, string];
   const { labels, ...rest } = spec;
   return {
-    kind: 'Service', meta: meta(name, labels ?? {}, namespace), type: 'LoadBalancer', ports: [], selector: {},
-    externalTrafficPolicy: 'Cluster', ipFamilyPolicy: 'SingleStack', ipFamilies: ['IPv4'], ingressIPs: ips.map(ip), ...rest,
+    kind: 'Service',
+    meta: meta(name, labels ?? {}, namespace),
+    type: 'LoadBalancer',
+    ports: [],
+    selector: {},
+    externalTrafficPolicy: 'Cluster',
+    ipFamilyPolicy: 'SingleStack',
+    ipFamilies: ['IPv4'],
+    ingressIPs: ips.map(ip),
+    ...rest,
   };
 }
 

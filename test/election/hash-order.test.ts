@@ -12,8 +12,7 @@ function comparatorOrder(nodes: readonly string[], ipText: string): string[] {
 
 describe('hash order', () => {
   it('hashes node + "#" + the canonical IP text', () => {
-    expect(nodeIPHash('node-a', '10.0.0.1').toString('hex'))
-      .toBe(createHash('sha256').update('node-a#10.0.0.1').digest('hex'));
+    expect(nodeIPHash('node-a', '10.0.0.1').toString('hex')).toBe(createHash('sha256').update('node-a#10.0.0.1').digest('hex'));
   });
 
   it('hashes the first IP in Go canonical text (dual stack: the first, whatever its family)', () => {
@@ -23,13 +22,16 @@ describe('hash order', () => {
   });
 
   it('equals the comparator sort for random node sets', () => {
-    fc.assert(fc.property(
-      fc.uniqueArray(fc.string({ unit: 'grapheme', maxLength: 12 }), { maxLength: 80 }),
-      fc.constantFrom('10.0.0.1', '2001:db8::1', '192.168.1.250'),
-      (nodes, ipText) => {
-        expect(rankNodes(nodes, ipText)).toEqual(comparatorOrder(nodes, ipText));
-      },
-    ), { numRuns: 300 });
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.string({ unit: 'grapheme', maxLength: 12 }), { maxLength: 80 }),
+        fc.constantFrom('10.0.0.1', '2001:db8::1', '192.168.1.250'),
+        (nodes, ipText) => {
+          expect(rankNodes(nodes, ipText)).toEqual(comparatorOrder(nodes, ipText));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   // Found by brute force: both digests start df2b66ad4 (37 equal leading bits), so their float64 keys differ

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import {
-  ElectionContext, Reason, electAll, l2ShouldAnnounce, type ElectionConfig, type LiveMembers,
+  ElectionContext,
+  Reason,
+  electAll,
+  l2ShouldAnnounce,
+  type ElectionConfig,
+  type LiveMembers,
   type ServiceElectionInput,
 } from '../../src/election';
 import { formatIP } from '../../src/ip';
@@ -12,7 +17,12 @@ import { EXCLUDE, NETWORK_UNAVAILABLE, input, l2Ad, node, pool, sel, service } f
 const nodes = ['alpha', 'bravo', 'charlie', 'delta', 'echo'].map((n) => node(n, { zone: n < 'c' ? 'a' : 'b' }));
 const pools = [pool('default', ['10.0.0.0/24', '2001:db8::/120']), pool('other', ['10.9.0.0/24'], { tier: 'gold' })];
 const config = (extra: Partial<ElectionConfig> = {}): ElectionConfig => ({
-  nodes, pools, l2Advertisements: [l2Ad('all')], bgpAdvertisements: [], bgpPeers: [], ...extra,
+  nodes,
+  pools,
+  l2Advertisements: [l2Ad('all')],
+  bgpAdvertisements: [],
+  bgpPeers: [],
+  ...extra,
 });
 const allNames = nodes.map((n) => n.meta.name);
 
@@ -25,11 +35,15 @@ function metallbL2(cfg: ElectionConfig, inp: ServiceElectionInput, me: string, l
   const thePool = cfg.pools.find((p) => ips.every((i) => p.addressSet.has(i)))!;
   const matches = (sels: readonly { matchLabels: Record<string, string> }[], labels: Record<string, string>) =>
     sels.length === 0 || sels.some((s) => Object.entries(s.matchLabels).every(([k, v]) => labels[k] === v));
-  const ads = cfg.l2Advertisements.filter((ad) =>
-    ((ad.ipAddressPools.length === 0 && ad.ipAddressPoolSelectors.length === 0) || ad.ipAddressPools.includes(thePool.meta.name)
-      || ad.ipAddressPoolSelectors.some((s) => matches([s], thePool.meta.labels)))
-    && matches(ad.serviceSelectors, inp.service.meta.labels));
-  const adNodes = (ad: L2Advertisement) => new Set(cfg.nodes.filter((n) => matches(ad.nodeSelectors, n.meta.labels)).map((n) => n.meta.name));
+  const ads = cfg.l2Advertisements.filter(
+    (ad) =>
+      ((ad.ipAddressPools.length === 0 && ad.ipAddressPoolSelectors.length === 0) ||
+        ad.ipAddressPools.includes(thePool.meta.name) ||
+        ad.ipAddressPoolSelectors.some((s) => matches([s], thePool.meta.labels))) &&
+      matches(ad.serviceSelectors, inp.service.meta.labels),
+  );
+  const adNodes = (ad: L2Advertisement) =>
+    new Set(cfg.nodes.filter((n) => matches(ad.nodeSelectors, n.meta.labels)).map((n) => n.meta.name));
   const selected = (name: string) => ads.some((ad) => adNodes(ad).has(name));
   if (!selected(me)) return 'noMatchingAdvertisement';
   const speakers = live ? [...live] : [...byName.keys()];
@@ -42,8 +56,9 @@ function metallbL2(cfg: ElectionConfig, inp: ServiceElectionInput, me: string, l
   if (inp.service.externalTrafficPolicy === 'Local') available = available.filter((s) => eps.servingNodes.has(s));
   if (available.length === 0) return 'notOwner';
   const ipString = formatIP(ips[0]!);
-  available.sort((a, b) => Buffer.compare(
-    createHash('sha256').update(`${a}#${ipString}`).digest(), createHash('sha256').update(`${b}#${ipString}`).digest()));
+  available.sort((a, b) =>
+    Buffer.compare(createHash('sha256').update(`${a}#${ipString}`).digest(), createHash('sha256').update(`${b}#${ipString}`).digest()),
+  );
   return available[0] === me ? '' : 'notOwner';
 }
 
@@ -74,19 +89,25 @@ describe('L2 ShouldAnnounce', () => {
 
   it('keeps only nodes an advertisement selects (nodeSelectors)', () => {
     const cfg = config({ l2Advertisements: [l2Ad('zone-b', { nodeSelectors: [sel({ zone: 'b' })] })] });
-    expect(l2ShouldAnnounce(cfg, everywhere, 'alpha', undefined))
-      .toEqual({ announce: false, reason: 'noMatchingAdvertisement', metallbReason: 'noMatchingAdvertisement' });
+    expect(l2ShouldAnnounce(cfg, everywhere, 'alpha', undefined)).toEqual({
+      announce: false,
+      reason: 'noMatchingAdvertisement',
+      metallbReason: 'noMatchingAdvertisement',
+    });
     expect(['charlie', 'delta', 'echo']).toContain(owners(cfg, everywhere, undefined)[0]);
   });
 
   it('drops NetworkUnavailable nodes and labelled nodes (key only), unless ignoreExcludeLB', () => {
     const cfg0 = config();
     const winner = owners(cfg0, everywhere, undefined)[0]!;
-    const marked = (labels: Record<string, string>, conditions = [] as typeof NETWORK_UNAVAILABLE[]) =>
+    const marked = (labels: Record<string, string>, conditions = [] as (typeof NETWORK_UNAVAILABLE)[]) =>
       config({ nodes: nodes.map((n) => (n.meta.name === winner ? node(winner, labels, conditions) : n)) });
     const down = marked({}, [NETWORK_UNAVAILABLE]);
-    expect(l2ShouldAnnounce(down, everywhere, winner, undefined))
-      .toEqual({ announce: false, reason: 'nodeNetworkUnavailable', metallbReason: 'notOwner' });
+    expect(l2ShouldAnnounce(down, everywhere, winner, undefined)).toEqual({
+      announce: false,
+      reason: 'nodeNetworkUnavailable',
+      metallbReason: 'notOwner',
+    });
     const excluded = marked(EXCLUDE);
     expect(l2ShouldAnnounce(excluded, everywhere, winner, undefined).reason).toBe('nodeLabeledExcludeBalancers');
     expect(owners(excluded, everywhere, undefined)).toHaveLength(1);
@@ -100,8 +121,11 @@ describe('L2 ShouldAnnounce', () => {
     const [e] = electAll(cfg, [everywhere], undefined).explain();
     expect(e!.winner).toBeNull();
     expect(Object.fromEntries(e!.candidates.map((c) => [c.node, c.reason]))).toEqual({
-      alpha: 'nodeLabeledExcludeBalancers', bravo: 'nodeLabeledExcludeBalancers',
-      charlie: 'noMatchingAdvertisement', delta: 'noMatchingAdvertisement', echo: 'noMatchingAdvertisement',
+      alpha: 'nodeLabeledExcludeBalancers',
+      bravo: 'nodeLabeledExcludeBalancers',
+      charlie: 'noMatchingAdvertisement',
+      delta: 'noMatchingAdvertisement',
+      echo: 'noMatchingAdvertisement',
     });
   });
 
@@ -115,8 +139,11 @@ describe('L2 ShouldAnnounce', () => {
     const live = new Set(['bravo', 'echo', 'ghost']);
     expect(['bravo', 'echo']).toContain(owners(config(), everywhere, live)[0]);
     expect(l2ShouldAnnounce(config(), everywhere, 'alpha', live).reason).toBe('notLiveMember');
-    expect(l2ShouldAnnounce(config(), everywhere, 'ghost', live))
-      .toEqual({ announce: false, reason: 'unknownNode', metallbReason: 'noMatchingAdvertisement' });
+    expect(l2ShouldAnnounce(config(), everywhere, 'ghost', live)).toEqual({
+      announce: false,
+      reason: 'unknownNode',
+      metallbReason: 'noMatchingAdvertisement',
+    });
   });
 
   it('dual stack: one winner for both IPs, ranked by the first', () => {
@@ -129,7 +156,9 @@ describe('L2 ShouldAnnounce', () => {
 
   it('serviceSelectors, ipAddressPools and ipAddressPoolSelectors pick the advertisements', () => {
     const gold = input(service('default/gold', ['10.9.0.1'], { labels: { app: 'gold' } }), allNames);
-    const bySelector = config({ l2Advertisements: [l2Ad('gold', { ipAddressPoolSelectors: [sel({ tier: 'gold' })], nodeSelectors: [sel({ zone: 'a' })] })] });
+    const bySelector = config({
+      l2Advertisements: [l2Ad('gold', { ipAddressPoolSelectors: [sel({ tier: 'gold' })], nodeSelectors: [sel({ zone: 'a' })] })],
+    });
     expect(['alpha', 'bravo']).toContain(owners(bySelector, gold, undefined)[0]);
     expect(owners(bySelector, everywhere, undefined)).toEqual([]);
     const byName = config({ l2Advertisements: [l2Ad('named', { ipAddressPools: ['other', 'typo'] })] });
@@ -148,9 +177,15 @@ describe('L2 ShouldAnnounce', () => {
   it('agrees with a MetalLB-shaped oracle for random inputs (node view and metallbReason)', () => {
     const labels = fc.record({ zone: fc.constantFrom('a', 'b') }, { requiredKeys: [] });
     const arb = fc.record({
-      nodeSpecs: fc.uniqueArray(fc.record({
-        name: fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/), labels, exclude: fc.boolean(), unavailable: fc.boolean(),
-      }), { selector: (n) => n.name, minLength: 1, maxLength: 12 }),
+      nodeSpecs: fc.uniqueArray(
+        fc.record({
+          name: fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/),
+          labels,
+          exclude: fc.boolean(),
+          unavailable: fc.boolean(),
+        }),
+        { selector: (n) => n.name, minLength: 1, maxLength: 12 },
+      ),
       zoneSel: fc.option(fc.constantFrom('a', 'b'), { nil: undefined }),
       lastOctet: fc.integer({ min: 1, max: 254 }),
       local: fc.boolean(),
@@ -158,21 +193,29 @@ describe('L2 ShouldAnnounce', () => {
       servingMask: fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
       liveMask: fc.option(fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }), { nil: undefined }),
     });
-    fc.assert(fc.property(arb, (a) => {
-      const ns = a.nodeSpecs.map((s) => node(s.name, { ...s.labels, ...(s.exclude ? EXCLUDE : {}) }, s.unavailable ? [NETWORK_UNAVAILABLE] : []));
-      const cfg = config({
-        nodes: ns, options: { ignoreExcludeLB: a.ignore },
-        l2Advertisements: [l2Ad('x', { nodeSelectors: a.zoneSel ? [sel({ zone: a.zoneSel })] : [] })],
-      });
-      const names = ns.map((n) => n.meta.name);
-      const inp = input(service('ns/s', [`10.0.0.${a.lastOctet}`], { externalTrafficPolicy: a.local ? 'Local' : 'Cluster' }),
-        names.filter((_, i) => a.servingMask[i]));
-      const live = a.liveMask && new Set(names.filter((_, i) => a.liveMask![i]));
-      const ctx = new ElectionContext(cfg);
-      for (const n of names) {
-        if (live && !live.has(n)) continue; // MetalLB has no opinion for a node whose speaker is down
-        expect(l2ShouldAnnounce(ctx, inp, n, live).metallbReason).toBe(metallbL2(cfg, inp, n, live));
-      }
-    }), { numRuns: 400 });
+    fc.assert(
+      fc.property(arb, (a) => {
+        const ns = a.nodeSpecs.map((s) =>
+          node(s.name, { ...s.labels, ...(s.exclude ? EXCLUDE : {}) }, s.unavailable ? [NETWORK_UNAVAILABLE] : []),
+        );
+        const cfg = config({
+          nodes: ns,
+          options: { ignoreExcludeLB: a.ignore },
+          l2Advertisements: [l2Ad('x', { nodeSelectors: a.zoneSel ? [sel({ zone: a.zoneSel })] : [] })],
+        });
+        const names = ns.map((n) => n.meta.name);
+        const inp = input(
+          service('ns/s', [`10.0.0.${a.lastOctet}`], { externalTrafficPolicy: a.local ? 'Local' : 'Cluster' }),
+          names.filter((_, i) => a.servingMask[i]),
+        );
+        const live = a.liveMask && new Set(names.filter((_, i) => a.liveMask![i]));
+        const ctx = new ElectionContext(cfg);
+        for (const n of names) {
+          if (live && !live.has(n)) continue; // MetalLB has no opinion for a node whose speaker is down
+          expect(l2ShouldAnnounce(ctx, inp, n, live).metallbReason).toBe(metallbL2(cfg, inp, n, live));
+        }
+      }),
+      { numRuns: 400 },
+    );
   });
 });

@@ -6,13 +6,22 @@ import { bgpAd, input, l2Ad, node, peer, pool, service } from './factories';
 
 const names = ['alpha', 'bravo', 'charlie', 'delta'];
 const base: ElectionConfig = {
-  nodes: names.map((n) => node(n)), pools: [pool('default', ['10.0.0.0/24'])],
-  l2Advertisements: [l2Ad('all')], bgpAdvertisements: [], bgpPeers: [],
+  nodes: names.map((n) => node(n)),
+  pools: [pool('default', ['10.0.0.0/24'])],
+  l2Advertisements: [l2Ad('all')],
+  bgpAdvertisements: [],
+  bgpPeers: [],
 };
 const live = new Set(names);
 const web = service('demo/web', ['10.0.0.10']);
-const checked = (serving: string[]): ServiceElectionInput => ({ service: web, endpoints: { servingNodes: new Set(serving), healthChecked: true } });
-const states = (draining: string[] = [], warmingUp: string[] = []): MlbNodeStates => ({ draining: new Set(draining), warmingUp: new Set(warmingUp) });
+const checked = (serving: string[]): ServiceElectionInput => ({
+  service: web,
+  endpoints: { servingNodes: new Set(serving), healthChecked: true },
+});
+const states = (draining: string[] = [], warmingUp: string[] = []): MlbNodeStates => ({
+  draining: new Set(draining),
+  warmingUp: new Set(warmingUp),
+});
 
 function l2(config: ElectionConfig, inp: ServiceElectionInput, members = live) {
   const election = electAll(config, [inp], members);
@@ -28,7 +37,7 @@ describe('health-checked services', () => {
     expect(explanation.candidates.find((c) => c.node === everyone)).toMatchObject({ eligible: false, reason: Reason.healthCheckFailing });
   });
 
-  it('failing everywhere announces nothing and names every node\'s failing check', () => {
+  it("failing everywhere announces nothing and names every node's failing check", () => {
     const { outcome, explanation } = l2(base, checked([]));
     expect(outcome.winner).toBeNull();
     expect(explanation.candidates.map((c) => c.reason)).toEqual(names.map(() => Reason.healthCheckFailing));
@@ -72,13 +81,15 @@ describe('drain and warm-up tiers', () => {
   });
 
   it('property: the winner is always from the best tier present, and in hash order within it', () => {
-    fc.assert(fc.property(fc.subarray(names), fc.subarray(names), (draining, warming) => {
-      const mlb = states(draining, warming);
-      const order = l2(base, all).explanation.candidates.map((c) => c.node);
-      const tier = (n: string) => (draining.includes(n) ? 2 : warming.includes(n) ? 1 : 0);
-      const best = Math.min(...names.map(tier));
-      expect(l2({ ...base, mlb }, all).outcome.winner).toBe(order.find((n) => tier(n) === best));
-    }));
+    fc.assert(
+      fc.property(fc.subarray(names), fc.subarray(names), (draining, warming) => {
+        const mlb = states(draining, warming);
+        const order = l2(base, all).explanation.candidates.map((c) => c.node);
+        const tier = (n: string) => (draining.includes(n) ? 2 : warming.includes(n) ? 1 : 0);
+        const best = Math.min(...names.map(tier));
+        expect(l2({ ...base, mlb }, all).outcome.winner).toBe(order.find((n) => tier(n) === best));
+      }),
+    );
   });
 
   it('without mlb inputs the incremental index still refuses to guess', () => {
@@ -88,7 +99,8 @@ describe('drain and warm-up tiers', () => {
 
 describe('nodes whose configuration lacks the service (file mode)', () => {
   const lacking = (nodes: string[], healthChecked = false): ServiceElectionInput => ({
-    service: web, endpoints: { servingNodes: new Set(names), notConfiguredOn: new Set(nodes), ...(healthChecked ? { healthChecked } : {}) },
+    service: web,
+    endpoints: { servingNodes: new Set(names), notConfiguredOn: new Set(nodes), ...(healthChecked ? { healthChecked } : {}) },
   });
 
   it('the owner-to-be whose file lacks the service is passed over, with serviceNotConfigured, and someone else holds it', () => {
@@ -97,7 +109,10 @@ describe('nodes whose configuration lacks the service (file mode)', () => {
       const { outcome, explanation } = l2(base, lacking([everyone], healthChecked));
       expect(outcome.winner).not.toBeNull();
       expect(outcome.winner).not.toBe(everyone);
-      expect(explanation.candidates.find((c) => c.node === everyone)).toMatchObject({ eligible: false, reason: Reason.serviceNotConfigured });
+      expect(explanation.candidates.find((c) => c.node === everyone)).toMatchObject({
+        eligible: false,
+        reason: Reason.serviceNotConfigured,
+      });
     }
   });
 

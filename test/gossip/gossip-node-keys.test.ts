@@ -24,7 +24,10 @@ interface Line {
 async function node(name: string, key?: number, runtime?: Runtime): Promise<{ node: GossipNode; lines: Line[] }> {
   const lines: Line[] = [];
   const options: GossipNodeOptions = {
-    name, bind: { host: '127.0.0.1', port: 0 }, config: FAST_CONFIG, seed: 1,
+    name,
+    bind: { host: '127.0.0.1', port: 0 },
+    config: FAST_CONFIG,
+    seed: 1,
     ...(key === undefined ? {} : { keyring: Keyring.create(new Uint8Array(32).fill(key)) }),
     ...(runtime ? { runtime } : {}),
     log: recordLines(lines),
@@ -54,7 +57,9 @@ describe('GossipNode with a different gossip key', () => {
     const aSays = mismatches(a.lines);
     expect(aSays).toHaveLength(1);
     expect(aSays[0]?.level).toBe('warn');
-    expect(aSays[0]?.message).toMatch(/^127\.0\.0\.1:\d+ sent gossip that this node's key cannot decrypt: the gossip key must be the same on every node/);
+    expect(aSays[0]?.message).toMatch(
+      /^127\.0\.0\.1:\d+ sent gossip that this node's key cannot decrypt: the gossip key must be the same on every node/,
+    );
     expect(aSays[0]?.message).toContain('memberlist secretkey');
     const cSays = mismatches(c.lines);
     expect(cSays).toHaveLength(1);
@@ -70,7 +75,9 @@ describe('GossipNode with a different gossip key', () => {
     const c = await node('c');
     expect((await c.node.join([a.node.localAddress])).joined).toBe(0);
     expect(mismatches(a.lines)[0]?.message).toMatch(/^127\.0\.0\.1:\d+ sent plaintext gossip to this node, which encrypts: /);
-    expect(mismatches(c.lines)[0]?.message).toMatch(new RegExp(`^127\\.0\\.0\\.1:${a.node.localAddress.port} sent encrypted gossip to this node, which has no --gossip-key-file: `));
+    expect(mismatches(c.lines)[0]?.message).toMatch(
+      new RegExp(`^127\\.0\\.0\\.1:${a.node.localAddress.port} sent encrypted gossip to this node, which has no --gossip-key-file: `),
+    );
     expect(a.node.counters.drops.notEncrypted).toBe(1);
     expect(c.node.counters.drops.unexpectedEncryption).toBe(1);
   });
@@ -79,8 +86,12 @@ describe('GossipNode with a different gossip key', () => {
     const a = await node('a');
     const c = await node('c', 2);
     expect((await c.node.join([a.node.localAddress])).joined).toBe(0);
-    expect(mismatches(a.lines)[0]?.message).toMatch(/^127\.0\.0\.1:\d+ sent encrypted gossip to this node, which has no --gossip-key-file: /);
-    expect(mismatches(c.lines)[0]?.message).toMatch(new RegExp(`^127\\.0\\.0\\.1:${a.node.localAddress.port} sent plaintext gossip to this node, which encrypts: `));
+    expect(mismatches(a.lines)[0]?.message).toMatch(
+      /^127\.0\.0\.1:\d+ sent encrypted gossip to this node, which has no --gossip-key-file: /,
+    );
+    expect(mismatches(c.lines)[0]?.message).toMatch(
+      new RegExp(`^127\\.0\\.0\\.1:${a.node.localAddress.port} sent plaintext gossip to this node, which encrypts: `),
+    );
     expect(a.node.counters.drops.unexpectedEncryption).toBe(1);
     expect(c.node.counters.drops.notEncrypted).toBe(1);
   });

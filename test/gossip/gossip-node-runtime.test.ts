@@ -21,9 +21,17 @@ afterEach(async () => {
 });
 
 async function cluster(world: InMemoryWorld): Promise<GossipNode[]> {
-  const created = await Promise.all(HOSTS.map((host, i) => GossipNode.create({
-    name: `node-${i}`, bind: { host, port: 7946 }, config: FAST_CONFIG, keyring: Keyring.create(KEY), runtime: world.runtime(host),
-  })));
+  const created = await Promise.all(
+    HOSTS.map((host, i) =>
+      GossipNode.create({
+        name: `node-${i}`,
+        bind: { host, port: 7946 },
+        config: FAST_CONFIG,
+        keyring: Keyring.create(KEY),
+        runtime: world.runtime(host),
+      }),
+    ),
+  );
   nodes.push(...created);
   const [first, ...others] = created as [GossipNode, ...GossipNode[]];
   const joins = Promise.all(others.map((n) => n.join([first.localAddress])));
@@ -32,7 +40,11 @@ async function cluster(world: InMemoryWorld): Promise<GossipNode[]> {
   return created;
 }
 
-const liveNames = (n: GossipNode) => n.liveMembers().map((m) => m.name).sort();
+const liveNames = (n: GossipNode) =>
+  n
+    .liveMembers()
+    .map((m) => m.name)
+    .sort();
 
 describe('GossipNode on an in-memory runtime', () => {
   it('joins and sees every node alive, over encrypted memberlist packets on the in-memory wire', async () => {
@@ -53,9 +65,9 @@ describe('GossipNode on an in-memory runtime', () => {
     expect([...world.randomDraws.keys()].sort()).toEqual([...HOSTS]);
   });
 
-  it('declares a crashed node dead on the runtime\'s clock', async () => {
+  it("declares a crashed node dead on the runtime's clock", async () => {
     const world = new InMemoryWorld();
-    const [a, b] = await cluster(world) as [GossipNode, GossipNode, GossipNode];
+    const [a, b] = (await cluster(world)) as [GossipNode, GossipNode, GossipNode];
     const failed: string[] = [];
     a.on('leave', (m) => failed.push(`${m.name}:${m.state}`));
     world.unreachable.add(HOSTS[2]);
@@ -67,9 +79,16 @@ describe('GossipNode on an in-memory runtime', () => {
 
   it('resolves each join called from a member event handler with its own result', async () => {
     const world = new InMemoryWorld();
-    const [a, b, c] = await Promise.all(HOSTS.map((host, i) => GossipNode.create({
-      name: `node-${i}`, bind: { host, port: 7946 }, config: FAST_CONFIG, runtime: world.runtime(host),
-    }))) as [GossipNode, GossipNode, GossipNode];
+    const [a, b, c] = (await Promise.all(
+      HOSTS.map((host, i) =>
+        GossipNode.create({
+          name: `node-${i}`,
+          bind: { host, port: 7946 },
+          config: FAST_CONFIG,
+          runtime: world.runtime(host),
+        }),
+      ),
+    )) as [GossipNode, GossipNode, GossipNode];
     nodes.push(a, b, c);
     // b learns of a while the reducer is still stepping the push/pull that brought it; the joins it starts from
     // there are stepped after that one, in order, and each must resolve with its own outcome.
@@ -82,13 +101,22 @@ describe('GossipNode on an in-memory runtime', () => {
     await world.runFor(SETTLE_MS);
     expect(await first).toEqual({ joined: 1, errors: [] });
     expect(fromHandler).toHaveLength(2);
-    expect(await Promise.all(fromHandler)).toEqual([{ joined: 1, errors: [] }, { joined: 0, errors: [] }]);
+    expect(await Promise.all(fromHandler)).toEqual([
+      { joined: 1, errors: [] },
+      { joined: 0, errors: [] },
+    ]);
     for (const n of [a, b, c]) expect(liveNames(n)).toEqual(['node-0', 'node-1', 'node-2']);
   });
 
   it('cuts an inbound stream that sends nothing at the stream deadline, timed by the runtime', async () => {
     const world = new InMemoryWorld();
-    const a = await GossipNode.create({ name: 'a', bind: { host: HOSTS[0], port: 7946 }, config: FAST_CONFIG, seed: 1, runtime: world.runtime(HOSTS[0]) });
+    const a = await GossipNode.create({
+      name: 'a',
+      bind: { host: HOSTS[0], port: 7946 },
+      config: FAST_CONFIG,
+      seed: 1,
+      runtime: world.runtime(HOSTS[0]),
+    });
     nodes.push(a);
     const dialling = world.runtime('10.77.0.9').net.connectTcp(a.localAddress, { timeoutMs: 1_000 });
     await world.runFor(10);

@@ -5,7 +5,15 @@
  * it gets its time, timers, randomness and I/O from the runtime alone. Deliberately small (no loss, no ordering
  * games): the full virtual runtime lives in src/runtime/virtual.
  */
-import { NetworkError, type ByteStream, type Network, type Runtime, type SocketAddress, type Timer, type UdpHandlers } from '../../src/runtime';
+import {
+  NetworkError,
+  type ByteStream,
+  type Network,
+  type Runtime,
+  type SocketAddress,
+  type Timer,
+  type UdpHandlers,
+} from '../../src/runtime';
 
 /** Every datagram and stream chunk arrives this long after it was sent: later than now, so order is by the queue. */
 export const DELIVERY_DELAY_MS = 1;
@@ -83,7 +91,10 @@ export class InMemoryWorld {
     await settle();
     for (;;) {
       this.queue = this.queue.filter((s) => !s.cancelled);
-      const next = this.queue.reduce<Scheduled | undefined>((a, b) => (a === undefined || b.at < a.at || (b.at === a.at && b.seq < a.seq) ? b : a), undefined);
+      const next = this.queue.reduce<Scheduled | undefined>(
+        (a, b) => (a === undefined || b.at < a.at || (b.at === a.at && b.seq < a.seq) ? b : a),
+        undefined,
+      );
       if (!next || next.at > end) break;
       this.queue.splice(this.queue.indexOf(next), 1);
       this.now = Math.max(this.now, next.at);
@@ -129,24 +140,28 @@ export class InMemoryWorld {
         this.tcp.set(key(local), onConnection);
         return { local, close: async () => void this.tcp.delete(key(local)) };
       },
-      connectTcp: (to) => new Promise((resolve, reject) => {
-        this.schedule(this.now + DELIVERY_DELAY_MS, () => {
-          const accept = this.tcp.get(key(to));
-          if (!accept || this.unreachable.has(host) || this.unreachable.has(to.host)) {
-            reject(new NetworkError('dialFailed', `cannot connect to ${key(to)}: refused`));
-            return;
-          }
-          const [client, server] = this.streamPair({ host, port: this.port(host, 0) }, to);
-          accept(server);
-          resolve(client);
-        });
-      }),
+      connectTcp: (to) =>
+        new Promise((resolve, reject) => {
+          this.schedule(this.now + DELIVERY_DELAY_MS, () => {
+            const accept = this.tcp.get(key(to));
+            if (!accept || this.unreachable.has(host) || this.unreachable.has(to.host)) {
+              reject(new NetworkError('dialFailed', `cannot connect to ${key(to)}: refused`));
+              return;
+            }
+            const [client, server] = this.streamPair({ host, port: this.port(host, 0) }, to);
+            accept(server);
+            resolve(client);
+          });
+        }),
     };
   }
 
   /** Two ends of one connection: what one writes the other reads, DELIVERY_DELAY_MS later. */
   streamPair(a: SocketAddress, b: SocketAddress): [ByteStream, ByteStream] {
-    const ends = [new StreamEnd(a, b, (fire) => this.schedule(this.now + DELIVERY_DELAY_MS, fire)), new StreamEnd(b, a, (fire) => this.schedule(this.now + DELIVERY_DELAY_MS, fire))] as const;
+    const ends = [
+      new StreamEnd(a, b, (fire) => this.schedule(this.now + DELIVERY_DELAY_MS, fire)),
+      new StreamEnd(b, a, (fire) => this.schedule(this.now + DELIVERY_DELAY_MS, fire)),
+    ] as const;
     ends[0].peer = ends[1];
     ends[1].peer = ends[0];
     return [ends[0], ends[1]];
@@ -160,7 +175,11 @@ class StreamEnd implements ByteStream {
   private closed: ((error?: Error) => void) | undefined;
   private isClosed = false;
 
-  constructor(readonly local: SocketAddress, readonly remote: SocketAddress, private readonly later: (fire: () => void) => void) {}
+  constructor(
+    readonly local: SocketAddress,
+    readonly remote: SocketAddress,
+    private readonly later: (fire: () => void) => void,
+  ) {}
 
   onData(handler: (chunk: Uint8Array) => void): void {
     this.data = handler;

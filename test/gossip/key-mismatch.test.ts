@@ -32,7 +32,7 @@ describe('KeyMismatchLimiter', () => {
 describe('keyMismatchMessage', () => {
   it('names the peer and says the keys must match', () => {
     expect(keyMismatchMessage('10.0.0.2:7946', 'decryptFailed')).toBe(
-      '10.0.0.2:7946 sent gossip that this node\'s key cannot decrypt: the gossip key must be the same on every node ' +
+      "10.0.0.2:7946 sent gossip that this node's key cannot decrypt: the gossip key must be the same on every node " +
         '(--gossip-key-file; on MetalLB speakers the memberlist secretkey)',
     );
     expect(keyMismatchMessage('10.0.0.2:7946', 'notEncrypted', 3)).toMatch(/plaintext gossip .* \(3 more since the last warning\)$/);

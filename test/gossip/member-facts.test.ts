@@ -16,12 +16,8 @@ describe('memberFacts', () => {
     expect(view.facts.get('node-b')).toMatchObject({ labels: { zone: 'b' }, draining: true });
   });
 
-  it('falls back to MetalLB\'s election while a plain MetalLB speaker is live, and says who', () => {
-    const view = memberFacts([
-      { name: 'node-a', meta: mlbMeta({}) },
-      { name: 'speaker-x' },
-      { name: 'speaker-y', meta: new Uint8Array() },
-    ]);
+  it("falls back to MetalLB's election while a plain MetalLB speaker is live, and says who", () => {
+    const view = memberFacts([{ name: 'node-a', meta: mlbMeta({}) }, { name: 'speaker-x' }, { name: 'speaker-y', meta: new Uint8Array() }]);
     expect(view.mlbOnlyInputsAllowed).toBe(false);
     expect(view.plainSpeakers).toEqual(['speaker-x', 'speaker-y']);
     expect(view.reason).toContain('speaker-x, speaker-y');

@@ -23,7 +23,11 @@ const current: NodeMeta = { ...base, macs: ['02:13:00:00:00:01'], recordsVersion
 /** The previous release's node-meta.ts, its imports pointed at this checkout (both files are unchanged since). */
 function previousDecoder(): { source?: string; why?: string } {
   try {
-    const text = execFileSync('git', ['show', `${PREVIOUS_RELEASE_COMMIT}:src/gossip/node-meta.ts`], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const text = execFileSync('git', ['show', `${PREVIOUS_RELEASE_COMMIT}:src/gossip/node-meta.ts`], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     return {
       source: text
         .replace("'../errors/coded-error'", JSON.stringify(resolve(REPO_ROOT, 'src/errors/coded-error.ts')))
@@ -65,14 +69,23 @@ describe('node meta versions', () => {
   const dir = mkdtempSync(join(tmpdir(), 'mlb-old-meta-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it.skipIf(!previous.source)(`the previous release decodes this release's meta, flags and labels intact${previous.why ? ` (skipped: ${previous.why})` : ''}`, async () => {
-    const file = join(dir, 'node-meta-previous.ts');
-    writeFileSync(file, previous.source!);
-    const old = (await import(file)) as { decodeNodeMeta: (b: Uint8Array) => NodeMeta | undefined; encodeNodeMeta: (m: NodeMeta) => Uint8Array };
-    // Read by the previous release: the same mlb member, so both releases elect from the same facts.
-    expect(old.decodeNodeMeta(encodeNodeMeta(current))).toEqual({ ...base, macs: current.macs });
-    expect(old.decodeNodeMeta(encodeNodeMeta({ ...base, recordsVersion: 1, release: 'x' }))).toEqual({ ...base, macs: [] });
-    // And the other way: what the previous release sends, this one reads.
-    expect(decodeNodeMeta(old.encodeNodeMeta({ ...base, macs: ['02:13:00:00:00:03'] }))).toEqual({ ...base, macs: ['02:13:00:00:00:03'] });
-  });
+  it.skipIf(!previous.source)(
+    `the previous release decodes this release's meta, flags and labels intact${previous.why ? ` (skipped: ${previous.why})` : ''}`,
+    async () => {
+      const file = join(dir, 'node-meta-previous.ts');
+      writeFileSync(file, previous.source!);
+      const old = (await import(file)) as {
+        decodeNodeMeta: (b: Uint8Array) => NodeMeta | undefined;
+        encodeNodeMeta: (m: NodeMeta) => Uint8Array;
+      };
+      // Read by the previous release: the same mlb member, so both releases elect from the same facts.
+      expect(old.decodeNodeMeta(encodeNodeMeta(current))).toEqual({ ...base, macs: current.macs });
+      expect(old.decodeNodeMeta(encodeNodeMeta({ ...base, recordsVersion: 1, release: 'x' }))).toEqual({ ...base, macs: [] });
+      // And the other way: what the previous release sends, this one reads.
+      expect(decodeNodeMeta(old.encodeNodeMeta({ ...base, macs: ['02:13:00:00:00:03'] }))).toEqual({
+        ...base,
+        macs: ['02:13:00:00:00:03'],
+      });
+    },
+  );
 });

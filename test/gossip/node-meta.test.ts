@@ -29,7 +29,7 @@ describe('mlb node meta', () => {
     expect(decodeNodeMeta(bytes.subarray(0, bytes.length - 1))).toBeUndefined();
   });
 
-  it('carries the node\'s MACs after the conditions, where older decoders stop reading', () => {
+  it("carries the node's MACs after the conditions, where older decoders stop reading", () => {
     const withMacs: NodeMeta = { ...meta, macs: ['02:13:00:00:00:01', 'aa:bb:cc:dd:ee:ff'] };
     const bytes = encodeNodeMeta(withMacs);
     expect(decodeNodeMeta(bytes)).toEqual(withMacs);

@@ -34,18 +34,37 @@ const read = (path: string): string => readFileSync(at(path), 'utf8');
 
 function install(extra: string[] = [], config = EXAMPLE_CONFIG) {
   return runMlb([
-    'install', '--root', root, '--yes', '--no-start', '--node-name', 'node-b', '--gossip-bind', '192.168.10.12',
-    '--join', '192.168.10.11:7946,192.168.10.13:7946', '--config', config, '--binary', binary, ...extra,
+    'install',
+    '--root',
+    root,
+    '--yes',
+    '--no-start',
+    '--node-name',
+    'node-b',
+    '--gossip-bind',
+    '192.168.10.12',
+    '--join',
+    '192.168.10.11:7946,192.168.10.13:7946',
+    '--config',
+    config,
+    '--binary',
+    binary,
+    ...extra,
   ]);
 }
 
 describe('mlb install --root DIR --yes --no-start', () => {
-  it('installs every file of the README\'s steps with its mode, then validates the installed configuration', () => {
+  it("installs every file of the README's steps with its mode, then validates the installed configuration", () => {
     const run = install(['--gossip-key-from', keyFile]);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    expect([mode('usr/local/bin/mlb'), mode('etc/mlb/mlb.yaml'), mode('etc/mlb/gossip.key'), mode('etc/default/mlb'), mode('etc/systemd/system/mlb.service')])
-      .toEqual(['755', '644', '600', '644', '644']);
+    expect([
+      mode('usr/local/bin/mlb'),
+      mode('etc/mlb/mlb.yaml'),
+      mode('etc/mlb/gossip.key'),
+      mode('etc/default/mlb'),
+      mode('etc/systemd/system/mlb.service'),
+    ]).toEqual(['755', '644', '600', '644', '644']);
     expect(read('usr/local/bin/mlb')).toBe(readFileSync(binary, 'utf8'));
     expect(read('etc/mlb/mlb.yaml')).toBe(readFileSync(EXAMPLE_CONFIG, 'utf8'));
     expect(read('etc/mlb/gossip.key')).toBe(KEY);
@@ -97,7 +116,9 @@ describe('mlb install --root DIR --yes --no-start', () => {
     const refused = install(['--gossip-key-from', keyFile], changed);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('install refused, nothing was changed');
-    expect(refused.stderr).toContain(`configDiffers: /etc/mlb/mlb.yaml differs from ${changed}: 1 line(s) only in the installed file, 1 only in the new one`);
+    expect(refused.stderr).toContain(
+      `configDiffers: /etc/mlb/mlb.yaml differs from ${changed}: 1 line(s) only in the installed file, 1 only in the new one`,
+    );
     expect(read('etc/mlb/mlb.yaml')).toBe(readFileSync(EXAMPLE_CONFIG, 'utf8'));
     const forced = install(['--gossip-key-from', keyFile, '--force'], changed);
     expect(forced.status).toBe(0);
@@ -106,9 +127,22 @@ describe('mlb install --root DIR --yes --no-start', () => {
 
   it('refuses, writing nothing, on a bad address, a missing key or an invalid configuration, with every reason', () => {
     const invalid = join(work, 'invalid.yaml');
-    writeFileSync(invalid, 'apiVersion: metallb.io/v1beta1\nkind: IPAddressPool\nmetadata:\n  name: lan\nspec:\n  addresses:\n    - 192.168.10.300/24\n');
+    writeFileSync(
+      invalid,
+      'apiVersion: metallb.io/v1beta1\nkind: IPAddressPool\nmetadata:\n  name: lan\nspec:\n  addresses:\n    - 192.168.10.300/24\n',
+    );
     const run = runMlb([
-      'install', '--root', root, '--yes', '--no-start', '--gossip-bind', '192.168.10.300', '--config', invalid, '--binary', binary,
+      'install',
+      '--root',
+      root,
+      '--yes',
+      '--no-start',
+      '--gossip-bind',
+      '192.168.10.300',
+      '--config',
+      invalid,
+      '--binary',
+      binary,
     ]);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('badAddress: --gossip-bind "192.168.10.300"');
@@ -139,7 +173,18 @@ describe('mlb install --root DIR --yes --no-start', () => {
   });
 
   it('from dist/mlb.mjs without --binary, refuses and says how to get the one-file mlb', () => {
-    const run = runMlb(['install', '--root', root, '--yes', '--no-start', '--gossip-bind', '192.168.10.12', '--config', EXAMPLE_CONFIG, '--first-host']);
+    const run = runMlb([
+      'install',
+      '--root',
+      root,
+      '--yes',
+      '--no-start',
+      '--gossip-bind',
+      '192.168.10.12',
+      '--config',
+      EXAMPLE_CONFIG,
+      '--first-host',
+    ]);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('noBinary:');
     expect(run.stderr).toContain('npm run dist');

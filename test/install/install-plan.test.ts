@@ -8,7 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { envExampleText, systemdUnitText } from '../../src/cli/install/embedded-files';
 import { envValue, withHostSettings } from '../../src/cli/install/env-file';
 import {
-  planInstall, type ExistingFile, type HostFacts, type InstallPlan, type InstallRequest, type InstallStep,
+  planInstall,
+  type ExistingFile,
+  type HostFacts,
+  type InstallPlan,
+  type InstallRequest,
+  type InstallStep,
 } from '../../src/cli/install/install-plan';
 import { INSTALL_PATHS } from '../../src/cli/install/install-paths';
 
@@ -77,17 +82,31 @@ describe('the first host', () => {
   it('installs the binary, the configuration, a new key (0600), its settings and the unit, then starts it', () => {
     expect(plan.problems).toEqual([]);
     expect(plan.steps.map((s) => s.kind)).toEqual([
-      'mkdir', 'mkdir', 'mkdir', 'mkdir', 'copyBinary', 'writeFile', 'writeFile', 'writeFile', 'writeFile', 'group', 'systemctl', 'systemctl',
+      'mkdir',
+      'mkdir',
+      'mkdir',
+      'mkdir',
+      'copyBinary',
+      'writeFile',
+      'writeFile',
+      'writeFile',
+      'writeFile',
+      'group',
+      'systemctl',
+      'systemctl',
     ]);
     expect(stepAt(plan, INSTALL_PATHS.binary)).toMatchObject({ kind: 'copyBinary', from: '/home/me/dist/mlb', mode: 0o755 });
     expect(written(plan, INSTALL_PATHS.config)).toEqual({ content: EXAMPLE_CONFIG, mode: 0o644 });
     expect(written(plan, INSTALL_PATHS.key)).toEqual({ content: text(CLUSTER_KEY), mode: 0o600 });
     expect(written(plan, INSTALL_PATHS.unit)).toEqual({ content: systemdUnitText(), mode: 0o644 });
-    expect(plan.steps.filter((s) => s.kind === 'systemctl').map((s) => s.kind === 'systemctl' && s.args.join(' '))).toEqual(['daemon-reload', 'enable --now mlb']);
+    expect(plan.steps.filter((s) => s.kind === 'systemctl').map((s) => s.kind === 'systemctl' && s.args.join(' '))).toEqual([
+      'daemon-reload',
+      'enable --now mlb',
+    ]);
     expect(plan.started).toBe(true);
   });
 
-  it('writes this host\'s name and addresses into /etc/default/mlb, in examples/mlb.env\'s form', () => {
+  it("writes this host's name and addresses into /etc/default/mlb, in examples/mlb.env's form", () => {
     const env = written(plan, INSTALL_PATHS.env).content;
     expect(envValue(env, 'MLB_NODE_NAME')).toBe('node-a');
     expect(envValue(env, 'MLB_GOSSIP_BIND')).toBe('192.168.10.11:7946');
@@ -107,13 +126,22 @@ describe('the first host', () => {
 describe('a joining host', () => {
   it('installs the copied key as it is and its own name and address', () => {
     const plan = planInstall(
-      request({ nodeName: 'node-b', gossipBind: '192.168.10.12:7946', join: ['192.168.10.11:7946'], key: { kind: 'given', from: 'gossip.key', bytes: CLUSTER_KEY } }),
+      request({
+        nodeName: 'node-b',
+        gossipBind: '192.168.10.12:7946',
+        join: ['192.168.10.11:7946'],
+        key: { kind: 'given', from: 'gossip.key', bytes: CLUSTER_KEY },
+      }),
       facts(),
     );
     expect(plan.problems).toEqual([]);
     expect(written(plan, INSTALL_PATHS.key)).toEqual({ content: text(CLUSTER_KEY), mode: 0o600 });
     const env = written(plan, INSTALL_PATHS.env).content;
-    expect([envValue(env, 'MLB_NODE_NAME'), envValue(env, 'MLB_GOSSIP_BIND'), envValue(env, 'MLB_JOIN')]).toEqual(['node-b', '192.168.10.12:7946', '192.168.10.11:7946']);
+    expect([envValue(env, 'MLB_NODE_NAME'), envValue(env, 'MLB_GOSSIP_BIND'), envValue(env, 'MLB_JOIN')]).toEqual([
+      'node-b',
+      '192.168.10.12:7946',
+      '192.168.10.11:7946',
+    ]);
   });
 
   it('keeps the key it already has when asked to make one (a second --first-host run)', () => {
@@ -140,7 +168,10 @@ describe('refusals: nothing is done, every reason is given', () => {
   });
 
   it('an address on no interface is only a warning under --root (the files may be for another host)', () => {
-    const plan = planInstall(request({ gossipBind: '192.168.99.1', onThisHost: false, start: false }), facts({ groupExists: undefined, unit: undefined }));
+    const plan = planInstall(
+      request({ gossipBind: '192.168.99.1', onThisHost: false, start: false }),
+      facts({ groupExists: undefined, unit: undefined }),
+    );
     expect(plan.problems).toEqual([]);
     expect(plan.warnings.join('\n')).toContain('192.168.99.1 is on no interface');
     expect(plan.steps.some((s) => s.kind === 'group' || s.kind === 'systemctl')).toBe(false);
@@ -153,14 +184,14 @@ describe('refusals: nothing is done, every reason is given', () => {
     expect(plan.problems[1]!.message).toContain('--join "node-c"');
   });
 
-  it('no key given and none on the host: says how to get the cluster\'s', () => {
+  it("no key given and none on the host: says how to get the cluster's", () => {
     const plan = planInstall(request({ key: { kind: 'none' } }), facts());
     expect(codes(plan)).toEqual(['missingKey']);
     expect(plan.problems[0]!.message).toContain('--gossip-key-from FILE');
     expect(plan.problems[0]!.message).toContain('--first-host');
   });
 
-  it('a key shorter than memberlist\'s smallest', () => {
+  it("a key shorter than memberlist's smallest", () => {
     const plan = planInstall(request({ key: { kind: 'given', from: 'k', bytes: bytes('short\n') } }), facts());
     expect(codes(plan)).toEqual(['badKey']);
     expect(plan.problems[0]!.message).toContain('6 bytes, too few');
@@ -179,7 +210,9 @@ describe('refusals: nothing is done, every reason is given', () => {
     const existing = new Map([[INSTALL_PATHS.key, { bytes: OTHER_KEY, mode: 0o100600 }]]);
     const given = { kind: 'given', from: 'gossip.key', bytes: CLUSTER_KEY } as const;
     expect(codes(planInstall(request({ key: given }), facts({ files: existing })))).toEqual(['keyDiffers']);
-    expect(written(planInstall(request({ key: given, force: true }), facts({ files: existing })), INSTALL_PATHS.key).content).toBe(text(CLUSTER_KEY));
+    expect(written(planInstall(request({ key: given, force: true }), facts({ files: existing })), INSTALL_PATHS.key).content).toBe(
+      text(CLUSTER_KEY),
+    );
   });
 
   it('a different configuration on the host is refused with a summary of the difference, replaced with --force', () => {
@@ -188,21 +221,28 @@ describe('refusals: nothing is done, every reason is given', () => {
     const plan = planInstall(request(), facts({ files: existing }));
     expect(codes(plan)).toEqual(['configDiffers']);
     const line = EXAMPLE_CONFIG.split('\n').findIndex((l) => l.includes('192.168.10.200-192.168.10.220')) + 1;
-    expect(plan.problems[0]!.message).toContain(`1 line(s) only in the installed file, 1 only in the new one; first difference at line ${line}`);
+    expect(plan.problems[0]!.message).toContain(
+      `1 line(s) only in the installed file, 1 only in the new one; first difference at line ${line}`,
+    );
     expect(plan.problems[0]!.message).toContain('192.168.10.100-192.168.10.120');
     expect(plan.steps).toEqual([]);
     expect(written(planInstall(request({ force: true }), facts({ files: existing })), INSTALL_PATHS.config).content).toBe(EXAMPLE_CONFIG);
   });
 
-  it('the Debian package\'s commented-out mlb.yaml is replaced without --force: it holds nothing', () => {
-    const placeholder = `# everything commented out\n${EXAMPLE_CONFIG.split('\n').map((l) => `# ${l}`).join('\n')}\n`;
+  it("the Debian package's commented-out mlb.yaml is replaced without --force: it holds nothing", () => {
+    const placeholder = `# everything commented out\n${EXAMPLE_CONFIG.split('\n')
+      .map((l) => `# ${l}`)
+      .join('\n')}\n`;
     const plan = planInstall(request(), facts({ files: new Map([[INSTALL_PATHS.config, { bytes: bytes(placeholder), mode: 0o100644 }]]) }));
     expect(plan.problems).toEqual([]);
     expect(written(plan, INSTALL_PATHS.config).content).toBe(EXAMPLE_CONFIG);
   });
 
-  it('an invalid configuration, with validate\'s lines; no configuration at all', () => {
-    const invalid = planInstall(request({ config: { from: 'bad.yaml', text: 'x', errors: ['bad.yaml:3:5: error: no pools'], warnings: [] } }), facts());
+  it("an invalid configuration, with validate's lines; no configuration at all", () => {
+    const invalid = planInstall(
+      request({ config: { from: 'bad.yaml', text: 'x', errors: ['bad.yaml:3:5: error: no pools'], warnings: [] } }),
+      facts(),
+    );
     expect(codes(invalid)).toEqual(['invalidConfig']);
     expect(invalid.problems[0]!.message).toContain('bad.yaml:3:5: error: no pools');
     expect(codes(planInstall(request({ config: undefined }), facts()))).toEqual(['missingConfig']);
@@ -221,7 +261,12 @@ describe('a second run', () => {
     expect(again.problems).toEqual([]);
     expect(again.steps).toEqual([]);
     expect(again.unchanged.map((u) => u.path)).toEqual([
-      INSTALL_PATHS.binary, INSTALL_PATHS.config, INSTALL_PATHS.key, INSTALL_PATHS.env, INSTALL_PATHS.unit, 'group mlb',
+      INSTALL_PATHS.binary,
+      INSTALL_PATHS.config,
+      INSTALL_PATHS.key,
+      INSTALL_PATHS.env,
+      INSTALL_PATHS.unit,
+      'group mlb',
     ]);
   });
 
@@ -233,11 +278,14 @@ describe('a second run', () => {
     expect(plan.steps.map((s) => s.kind)).toEqual(['writeFile']);
   });
 
-  it('with a new address restarts the running daemon, keeping the host\'s own lines in /etc/default/mlb', () => {
+  it("with a new address restarts the running daemon, keeping the host's own lines in /etc/default/mlb", () => {
     const first = planInstall(request(), facts());
     const installed = afterApplying(first, facts(), 'aa'.repeat(32));
     const env = text(installed.files.get(INSTALL_PATHS.env)!.bytes);
-    const withMetrics = new Map(installed.files).set(INSTALL_PATHS.env, { bytes: bytes(`${env}MLB_METRICS_BIND=192.168.10.11:7472\n`), mode: 0o100644 });
+    const withMetrics = new Map(installed.files).set(INSTALL_PATHS.env, {
+      bytes: bytes(`${env}MLB_METRICS_BIND=192.168.10.11:7472\n`),
+      mode: 0o100644,
+    });
     const plan = planInstall(request({ gossipBind: '192.168.10.12' }), { ...installed, files: withMetrics });
     const newEnv = written(plan, INSTALL_PATHS.env).content;
     expect(envValue(newEnv, 'MLB_GOSSIP_BIND')).toBe('192.168.10.12:7946');
@@ -253,7 +301,7 @@ describe('a second run', () => {
 });
 
 describe('withHostSettings', () => {
-  it('sets the Debian package\'s commented-out lines and drops a later duplicate', () => {
+  it("sets the Debian package's commented-out lines and drops a later duplicate", () => {
     const packaged = '#MLB_NODE_NAME=node-a\n#MLB_GOSSIP_BIND=192.168.10.11:7946\n#MLB_JOIN=x\nMLB_GOSSIP_BIND=1.2.3.4:7946\n';
     expect(withHostSettings(packaged, { MLB_NODE_NAME: 'b', MLB_GOSSIP_BIND: '10.0.0.2:7946', MLB_JOIN: '10.0.0.1:7946' })).toBe(
       'MLB_NODE_NAME=b\nMLB_GOSSIP_BIND=10.0.0.2:7946\nMLB_JOIN=10.0.0.1:7946\n',

@@ -19,9 +19,25 @@ writeFileSync(binary, 'stand-in');
 const keyFile = join(work, 'gossip.key');
 writeFileSync(keyFile, 'c2hhcmVkIGtleSBvZiB0aGUgY2x1c3RlciwgMzIgYnl0ZXM=\n');
 
-const flags = (overrides: Partial<InstallFlags> = {}): InstallFlags => ({ root: work, firstHost: false, force: false, start: false, binary, ...overrides });
+const flags = (overrides: Partial<InstallFlags> = {}): InstallFlags => ({
+  root: work,
+  firstHost: false,
+  force: false,
+  start: false,
+  binary,
+  ...overrides,
+});
 function facts(files: HostFacts['files'] = new Map()): HostFacts {
-  return { files, binary: undefined, dirs: new Set(), groupExists: undefined, addresses: undefined, unit: undefined, envExample: envExampleText(), unitText: systemdUnitText() };
+  return {
+    files,
+    binary: undefined,
+    dirs: new Set(),
+    groupExists: undefined,
+    addresses: undefined,
+    unit: undefined,
+    envExample: envExampleText(),
+    unitText: systemdUnitText(),
+  };
 }
 
 /** An ask() answering from a list, recording each question and the value it offered. */
@@ -40,21 +56,29 @@ describe('installRequest at a terminal', () => {
     const { ask, asked } = answering(['node-b', '192.168.10.12', '192.168.10.11:7946', '', CONFIG]);
     const request = await installRequest(flags(), facts(), false, ask);
     expect(asked.map((a) => a.question)).toEqual([
-      'This host\'s node name',
-      'This host\'s gossip address, IP[:PORT]',
-      'The other hosts\' gossip addresses, IP:PORT,... (empty: none yet)',
-      'The cluster\'s gossip key, copied from a host already installed (empty: this is the first host, make one)',
-      'The cluster\'s mlb.yaml (the same file on every host)',
+      "This host's node name",
+      "This host's gossip address, IP[:PORT]",
+      "The other hosts' gossip addresses, IP:PORT,... (empty: none yet)",
+      "The cluster's gossip key, copied from a host already installed (empty: this is the first host, make one)",
+      "The cluster's mlb.yaml (the same file on every host)",
     ]);
     expect(asked[0]!.suggested).toBe(hostname());
-    expect(request).toMatchObject({ nodeName: 'node-b', gossipBind: '192.168.10.12', join: ['192.168.10.11:7946'], key: { kind: 'generate' } });
+    expect(request).toMatchObject({
+      nodeName: 'node-b',
+      gossipBind: '192.168.10.12',
+      join: ['192.168.10.11:7946'],
+      key: { kind: 'generate' },
+    });
     expect(request.config).toMatchObject({ from: CONFIG, errors: [] });
   });
 
   it('asks nothing that a flag gave', async () => {
     const { ask, asked } = answering([]);
     await installRequest(
-      flags({ nodeName: 'node-b', gossipBind: '192.168.10.12', join: '', gossipKeyFrom: keyFile, config: CONFIG }), facts(), false, ask,
+      flags({ nodeName: 'node-b', gossipBind: '192.168.10.12', join: '', gossipKeyFrom: keyFile, config: CONFIG }),
+      facts(),
+      false,
+      ask,
     );
     expect(asked).toEqual([]);
   });
@@ -68,12 +92,22 @@ describe('installRequest at a terminal', () => {
     const { ask, asked } = answering([]);
     const request = await installRequest(flags({ config: CONFIG }), facts(installed), false, ask);
     expect(asked.map((a) => a.suggested)).toEqual(['node-c', '192.168.10.13:7946', '192.168.10.11:7946']);
-    expect(request).toMatchObject({ nodeName: 'node-c', gossipBind: '192.168.10.13:7946', join: ['192.168.10.11:7946'], key: { kind: 'none' } });
+    expect(request).toMatchObject({
+      nodeName: 'node-c',
+      gossipBind: '192.168.10.13:7946',
+      join: ['192.168.10.11:7946'],
+      key: { kind: 'none' },
+    });
   });
 
   it('without a terminal (--yes) takes the installed values and asks nothing', async () => {
     const env = 'MLB_NODE_NAME=node-c\nMLB_GOSSIP_BIND=192.168.10.13:7946\n';
-    const request = await installRequest(flags({ config: CONFIG }), facts(new Map([[INSTALL_PATHS.env, { bytes: new TextEncoder().encode(env), mode: 0o100644 }]])), false, undefined);
+    const request = await installRequest(
+      flags({ config: CONFIG }),
+      facts(new Map([[INSTALL_PATHS.env, { bytes: new TextEncoder().encode(env), mode: 0o100644 }]])),
+      false,
+      undefined,
+    );
     expect(request).toMatchObject({ nodeName: 'node-c', gossipBind: '192.168.10.13:7946', join: [], key: { kind: 'none' } });
   });
 });

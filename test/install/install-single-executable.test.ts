@@ -24,10 +24,24 @@ const sha256 = (path: string): string => createHash('sha256').update(readFileSyn
 describe('dist/mlb install', () => {
   it('copies itself to /usr/local/bin/mlb (0755), and the copy runs', () => {
     const root = join(work, 'root');
-    const run = spawnSync(executable, [
-      'install', '--root', root, '--yes', '--no-start', '--first-host', '--node-name', 'node-a', '--gossip-bind', '192.168.10.11',
-      '--config', join(REPO_ROOT, 'examples/plain-host.yaml'),
-    ], { encoding: 'utf8' });
+    const run = spawnSync(
+      executable,
+      [
+        'install',
+        '--root',
+        root,
+        '--yes',
+        '--no-start',
+        '--first-host',
+        '--node-name',
+        'node-a',
+        '--gossip-bind',
+        '192.168.10.11',
+        '--config',
+        join(REPO_ROOT, 'examples/plain-host.yaml'),
+      ],
+      { encoding: 'utf8' },
+    );
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const installed = join(root, 'usr/local/bin/mlb');

@@ -14,10 +14,13 @@ import { bgpLabConfig, NODE_ASN, ROUTER_ASN, SERVICE_V4, SERVICE_V6 } from './bg
 
 /** The tutorial-style router (eBGP, BFD) and an iBGP route reflector-like FRR that shows LOCAL_PREF. */
 function bgpConfig(router: LabHost, extra = ''): string {
-  return bgpLabConfig([
-    { name: 'router', address: router.ipv4, bfdProfile: 'fast' },
-    { name: 'ibgp', address: ibgpHost.ipv4, asn: NODE_ASN },
-  ], extra);
+  return bgpLabConfig(
+    [
+      { name: 'router', address: router.ipv4, bfdProfile: 'fast' },
+      { name: 'ibgp', address: ibgpHost.ipv4, asn: NODE_ASN },
+    ],
+    extra,
+  );
 }
 
 let ibgpHost: LabHost;
@@ -35,9 +38,16 @@ describe.skipIf(routerSkip !== undefined)(`mlb's BGP speaker with FRR 8.4${route
     lab = new DaemonLab(2);
     router = lab.lab.addHost('router');
     ibgpHost = lab.lab.addHost('ibgp');
-    ibgp = await startFrr(lab.lab, ibgpHost, { asn: NODE_ASN, routerId: ibgpHost.ipv4, listenRange: { prefix: '10.213.0.0/24', asn: NODE_ASN } });
+    ibgp = await startFrr(lab.lab, ibgpHost, {
+      asn: NODE_ASN,
+      routerId: ibgpHost.ipv4,
+      listenRange: { prefix: '10.213.0.0/24', asn: NODE_ASN },
+    });
     frr = await startFrr(lab.lab, router, {
-      asn: ROUTER_ASN, routerId: router.ipv4, ipv6: true, prefixList32Only: true,
+      asn: ROUTER_ASN,
+      routerId: router.ipv4,
+      ipv6: true,
+      prefixList32Only: true,
       neighbors: lab.nodes.map((n) => ({ address: n.ipv4, asn: NODE_ASN, bfdProfile: 'fast' })),
       bfd: { profile: 'fast', receiveMs: 300, transmitMs: 300, multiplier: 3 },
     });
@@ -50,24 +60,37 @@ describe.skipIf(routerSkip !== undefined)(`mlb's BGP speaker with FRR 8.4${route
     lab?.destroy();
   });
 
-  const established = () => frr.bgpSummary().peers.filter((p) => p.family === 'ipv4' && p.established).map((p) => p.address).sort();
+  const established = () =>
+    frr
+      .bgpSummary()
+      .peers.filter((p) => p.family === 'ipv4' && p.established)
+      .map((p) => p.address)
+      .sort();
   const nodeAddresses = () => lab.nodes.map((n) => n.ipv4).sort();
 
   it('both nodes establish sessions, and the /32 is installed with both next hops (ECMP)', async () => {
     await waitFor('both sessions established', () => established().length === 2 || undefined, 30_000);
-    const hops = await waitFor('the /32 with two next hops', () => {
-      const h = frr.installedNextHops(`${SERVICE_V4}/32`);
-      return h.length === 2 ? h : undefined;
-    }, 20_000);
+    const hops = await waitFor(
+      'the /32 with two next hops',
+      () => {
+        const h = frr.installedNextHops(`${SERVICE_V4}/32`);
+        return h.length === 2 ? h : undefined;
+      },
+      20_000,
+    );
     expect(hops).toEqual(nodeAddresses());
   }, 60_000);
 
-  it('the metrics say so under MetalLB\'s names', async () => {
+  it("the metrics say so under MetalLB's names", async () => {
     const peer = router.ipv4.replace(/\./g, '\\.');
-    const text = await waitFor('BFD up in the metrics', () => {
-      const t = lab.metrics('node-1');
-      return new RegExp(`^metallb_bfd_session_up\\{peer="${peer}"\\} 1$`, 'm').test(t) ? t : undefined;
-    }, 20_000);
+    const text = await waitFor(
+      'BFD up in the metrics',
+      () => {
+        const t = lab.metrics('node-1');
+        return new RegExp(`^metallb_bfd_session_up\\{peer="${peer}"\\} 1$`, 'm').test(t) ? t : undefined;
+      },
+      20_000,
+    );
     expect(text).toMatch(new RegExp(`^metallb_bgp_session_up\\{peer="${peer}"\\} 1$`, 'm'));
     expect(text).toMatch(new RegExp(`^metallb_bgp_announced_prefixes_total\\{peer="${peer}"\\} 3$`, 'm'));
     expect(text).toMatch(new RegExp(`^metallb_bgp_updates_total\\{peer="${peer}"\\} [1-9]`, 'm'));
@@ -92,18 +115,26 @@ describe.skipIf(routerSkip !== undefined)(`mlb's BGP speaker with FRR 8.4${route
   });
 
   it('an iBGP peer gets LOCAL_PREF 200 from the advertisement', async () => {
-    const paths = await waitFor('the /32 on the iBGP router', () => {
-      const p = ibgp.routes(`${SERVICE_V4}/32`);
-      return p.length === 2 ? p : undefined;
-    }, 30_000);
+    const paths = await waitFor(
+      'the /32 on the iBGP router',
+      () => {
+        const p = ibgp.routes(`${SERVICE_V4}/32`);
+        return p.length === 2 ? p : undefined;
+      },
+      30_000,
+    );
     for (const path of paths) expect(path.localPref).toBe(200);
   }, 40_000);
 
-  it('an IPv6 service reaches FRR over MP-BGP with each node\'s IPv6 next hop', async () => {
-    const paths = await waitFor('the /128 over MP-BGP', () => {
-      const p = frr.routes(`${SERVICE_V6}/128`);
-      return p.length === 2 ? p : undefined;
-    }, 20_000);
+  it("an IPv6 service reaches FRR over MP-BGP with each node's IPv6 next hop", async () => {
+    const paths = await waitFor(
+      'the /128 over MP-BGP',
+      () => {
+        const p = frr.routes(`${SERVICE_V6}/128`);
+        return p.length === 2 ? p : undefined;
+      },
+      20_000,
+    );
     expect(paths.map((p) => p.nextHop).sort()).toEqual(lab.nodes.map((n) => n.ipv6).sort());
   });
 
@@ -123,14 +154,18 @@ kind: Node
 metadata: { name: node-2, labels: { node.kubernetes.io/exclude-from-external-load-balancers: '' } }
 `;
     writeFileSync(lab.configFile, bgpConfig(router, excluded));
-    const hops = await waitFor('node-2\'s path withdrawn', () => {
-      const h = frr.installedNextHops(`${SERVICE_V4}/32`);
-      return h.length === 1 ? h : undefined;
-    }, 20_000);
+    const hops = await waitFor(
+      "node-2's path withdrawn",
+      () => {
+        const h = frr.installedNextHops(`${SERVICE_V4}/32`);
+        return h.length === 1 ? h : undefined;
+      },
+      20_000,
+    );
     expect(hops).toEqual([lab.host('node-1').ipv4]);
     expect(established()).toEqual(nodeAddresses());
     writeFileSync(lab.configFile, bgpConfig(router));
-    await waitFor('node-2\'s path back', () => frr.installedNextHops(`${SERVICE_V4}/32`).length === 2 || undefined, 20_000);
+    await waitFor("node-2's path back", () => frr.installedNextHops(`${SERVICE_V4}/32`).length === 2 || undefined, 20_000);
   }, 60_000);
 
   it('BFD is up with bfdd, and a node that loses its link leaves FRR through BFD, not the hold timer', async () => {
@@ -138,7 +173,7 @@ metadata: { name: node-2, labels: { node.kubernetes.io/exclude-from-external-loa
     const node2 = lab.host('node-2');
     const downAt = Date.now();
     lab.lab.unplug(node2);
-    await waitFor('node-2\'s path gone', () => frr.installedNextHops(`${SERVICE_V4}/32`).length === 1 || undefined, 20_000);
+    await waitFor("node-2's path gone", () => frr.installedNextHops(`${SERVICE_V4}/32`).length === 1 || undefined, 20_000);
     console.log(`node-2's path left FRR ${Date.now() - downAt} ms after its link went down (BFD 300 ms x 3; hold time 90 s)`);
     lab.lab.plug(node2);
     const neighbor = frr.json(`show bgp neighbors ${node2.ipv4} json`)[node2.ipv4];
@@ -150,10 +185,14 @@ metadata: { name: node-2, labels: { node.kubernetes.io/exclude-from-external-loa
   it('kill -9 of a daemon takes its path away at once (its kernel closes the session)', async () => {
     const killedAt = Date.now();
     lab.daemon('node-1').child.kill('SIGKILL');
-    const hops = await waitFor('node-1\'s path gone', () => {
-      const h = frr.installedNextHops(`${SERVICE_V4}/32`);
-      return h.length === 1 ? h : undefined;
-    }, 20_000);
+    const hops = await waitFor(
+      "node-1's path gone",
+      () => {
+        const h = frr.installedNextHops(`${SERVICE_V4}/32`);
+        return h.length === 1 ? h : undefined;
+      },
+      20_000,
+    );
     console.log(`node-1's path left FRR ${Date.now() - killedAt} ms after kill -9`);
     expect(hops).toEqual([lab.host('node-2').ipv4]);
   }, 60_000);

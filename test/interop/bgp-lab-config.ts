@@ -17,7 +17,9 @@ export interface PeerSpec {
 }
 
 export function bgpLabConfig(peers: readonly PeerSpec[], extra = ''): string {
-  const peerDocs = peers.map((p) => `---
+  const peerDocs = peers
+    .map(
+      (p) => `---
 apiVersion: metallb.io/v1beta2
 kind: BGPPeer
 metadata: { name: ${p.name}, namespace: metallb-system }
@@ -25,7 +27,9 @@ spec:
   myASN: ${NODE_ASN}
   peerASN: ${p.asn ?? ROUTER_ASN}
   peerAddress: ${p.address}
-${p.bfdProfile ? `  bfdProfile: ${p.bfdProfile}\n` : ''}`).join('');
+${p.bfdProfile ? `  bfdProfile: ${p.bfdProfile}\n` : ''}`,
+    )
+    .join('');
   return `apiVersion: metallb.io/v1beta1
 kind: IPAddressPool
 metadata: { name: bgp, namespace: metallb-system }

@@ -64,12 +64,19 @@ export interface GoBuildOptions {
 /** Builds test/interop/go/<name> (if its sources changed) and returns the binary's path. */
 export function buildGoProgram(name: string, options: GoBuildOptions = {}): string {
   const srcDir = join(GO_DIR, name);
-  const files = readdirSync(srcDir).filter((f) => f.endsWith('.go')).sort();
+  const files = readdirSync(srcDir)
+    .filter((f) => f.endsWith('.go'))
+    .sort();
   const deps = options.gopath ?? [];
   const hash = createHash('sha256');
   hash.update(goToolchain().version);
   hash.update(deps.join(':')).update('\0');
-  for (const f of files) hash.update(f).update('\0').update(readFileSync(join(srcDir, f))).update('\0');
+  for (const f of files)
+    hash
+      .update(f)
+      .update('\0')
+      .update(readFileSync(join(srcDir, f)))
+      .update('\0');
   const binary = join(cacheRoot(), `${name}-${hash.digest('hex').slice(0, 16)}`);
   if (existsSync(binary)) return binary;
   const work = mkdtempSync(join(tmpdir(), 'mlb-go-build-'));
@@ -79,7 +86,13 @@ export function buildGoProgram(name: string, options: GoBuildOptions = {}): stri
       cwd: srcDir,
       encoding: 'utf8',
       timeout: BUILD_TIMEOUT_MS,
-      env: { ...process.env, GO111MODULE: 'off', GOCACHE: join(work, 'gocache'), GOPATH: [join(work, 'gopath'), ...deps].join(':'), GOFLAGS: '' },
+      env: {
+        ...process.env,
+        GO111MODULE: 'off',
+        GOCACHE: join(work, 'gocache'),
+        GOPATH: [join(work, 'gopath'), ...deps].join(':'),
+        GOFLAGS: '',
+      },
     });
     if (r.status !== 0) throw new Error(`go build ${name} failed:\n${r.stderr || r.error?.message}`);
     renameSync(out, binary); // atomic: a parallel run sees the whole binary or none

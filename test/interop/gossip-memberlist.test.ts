@@ -79,162 +79,238 @@ describe.skipIf(skipWhy !== undefined)('mlb and Go memberlist 0.2.2 in one clust
 
   const names = (peers: readonly Peer[]) => peers.map((p) => p.name);
   const converged = (peers: readonly Peer[]) =>
-    eventually(`every node of ${names(peers).join(', ')} sees every other alive`, () => views(peers),
-      (v) => allSee(v, peers, names(peers), 'alive'), { timeoutMs: CONVERGE_MS });
+    eventually(
+      `every node of ${names(peers).join(', ')} sees every other alive`,
+      () => views(peers),
+      (v) => allSee(v, peers, names(peers), 'alive'),
+      { timeoutMs: CONVERGE_MS },
+    );
 
-  it('mlb joins a Go cluster, a Go node joins mlb, and every node sees the others alive', () => inLab(async (spawn) => {
-    const g1 = await spawn.go('g1');
-    const g2 = await spawn.go('g2', { join: [g1] });
-    const m1 = await spawn.mlb('m1', { join: [g2] });
-    expect(m1.events.find((e) => e.event === 'joined')).toMatchObject({ contacted: 1, errors: [] });
-    const g3 = await spawn.go('g3', { join: [m1] });
-    expect(g3.events.find((e) => e.event === 'joined')).toMatchObject({ contacted: 1 });
-    expect(g3.events.find((e) => e.event === 'joined')).not.toHaveProperty('error');
+  it(
+    'mlb joins a Go cluster, a Go node joins mlb, and every node sees the others alive',
+    () =>
+      inLab(async (spawn) => {
+        const g1 = await spawn.go('g1');
+        const g2 = await spawn.go('g2', { join: [g1] });
+        const m1 = await spawn.mlb('m1', { join: [g2] });
+        expect(m1.events.find((e) => e.event === 'joined')).toMatchObject({ contacted: 1, errors: [] });
+        const g3 = await spawn.go('g3', { join: [m1] });
+        expect(g3.events.find((e) => e.event === 'joined')).toMatchObject({ contacted: 1 });
+        expect(g3.events.find((e) => e.event === 'joined')).not.toHaveProperty('error');
 
-    const all = [g1, g2, m1, g3];
-    await converged(all);
-    // What a MetalLB speaker acts on: memberlist's public member list, with mlb's address and port as advertised.
-    for (const g of [g1, g2, g3]) expect((await g.publicMembers()).sort()).toEqual(['g1', 'g2', 'g3', 'm1']);
-    expect((await g3.view()).get('m1')).toMatchObject({ addr: m1.host.ipv4, port: 7946, state: 'alive', incarnation: 1 });
-    expect((await m1.view()).get('g3')).toMatchObject({ addr: g3.host.ipv4, port: 7946, state: 'alive' });
-    // g3 learned of g1 and g2 only through mlb's answer to its join.
-    for (const name of ['g1', 'g2']) expect(g3.events.some((e) => e.event === 'join' && (e.node as { name: string }).name === name)).toBe(true);
-    await expectCleanTraffic(all);
-  }), TEST_MS);
+        const all = [g1, g2, m1, g3];
+        await converged(all);
+        // What a MetalLB speaker acts on: memberlist's public member list, with mlb's address and port as advertised.
+        for (const g of [g1, g2, g3]) expect((await g.publicMembers()).sort()).toEqual(['g1', 'g2', 'g3', 'm1']);
+        expect((await g3.view()).get('m1')).toMatchObject({ addr: m1.host.ipv4, port: 7946, state: 'alive', incarnation: 1 });
+        expect((await m1.view()).get('g3')).toMatchObject({ addr: g3.host.ipv4, port: 7946, state: 'alive' });
+        // g3 learned of g1 and g2 only through mlb's answer to its join.
+        for (const name of ['g1', 'g2'])
+          expect(g3.events.some((e) => e.event === 'join' && (e.node as { name: string }).name === name)).toBe(true);
+        await expectCleanTraffic(all);
+      }),
+    TEST_MS,
+  );
 
-  it('each side detects the other\'s crash (kill -9): Go sees mlb dead, mlb sees Go dead', () => inLab(async (spawn) => {
-    const g1 = await spawn.go('g1');
-    const m1 = await spawn.mlb('m1', { join: [g1] });
-    const g2 = await spawn.go('g2', { join: [m1] });
-    const m2 = await spawn.mlb('m2', { join: [g2] });
-    await converged([g1, g2, m1, m2]);
-    await expectCleanTraffic([g1, g2, m1, m2]);
+  it(
+    "each side detects the other's crash (kill -9): Go sees mlb dead, mlb sees Go dead",
+    () =>
+      inLab(async (spawn) => {
+        const g1 = await spawn.go('g1');
+        const m1 = await spawn.mlb('m1', { join: [g1] });
+        const g2 = await spawn.go('g2', { join: [m1] });
+        const m2 = await spawn.mlb('m2', { join: [g2] });
+        await converged([g1, g2, m1, m2]);
+        await expectCleanTraffic([g1, g2, m1, m2]);
 
-    await m1.crash();
-    await eventually('the Go nodes and m2 see the crashed m1 dead', () => views([g1, g2, m2]),
-      (v) => allSee(v, [g1, g2, m2], ['m1'], 'dead') && allSee(v, [g1, g2, m2], ['g1', 'g2', 'm2'], 'alive'),
-      { timeoutMs: DETECT_MS });
-    // A dead node leaves memberlist's public member list: MetalLB stops counting it as a speaker.
-    for (const g of [g1, g2]) expect((await g.publicMembers()).sort()).toEqual(['g1', 'g2', 'm2']);
+        await m1.crash();
+        await eventually(
+          'the Go nodes and m2 see the crashed m1 dead',
+          () => views([g1, g2, m2]),
+          (v) => allSee(v, [g1, g2, m2], ['m1'], 'dead') && allSee(v, [g1, g2, m2], ['g1', 'g2', 'm2'], 'alive'),
+          { timeoutMs: DETECT_MS },
+        );
+        // A dead node leaves memberlist's public member list: MetalLB stops counting it as a speaker.
+        for (const g of [g1, g2]) expect((await g.publicMembers()).sort()).toEqual(['g1', 'g2', 'm2']);
 
-    await g1.crash();
-    await eventually('m2 sees the crashed g1 dead', () => views([m2, g2]),
-      (v) => v.m2?.g1 === 'dead' && v.m2?.g2 === 'alive' && v.g2?.m2 === 'alive', { timeoutMs: DETECT_MS });
-    expect((await m2.view()).get('m1')?.state).toBe('dead');
-  }), TEST_MS);
+        await g1.crash();
+        await eventually(
+          'm2 sees the crashed g1 dead',
+          () => views([m2, g2]),
+          (v) => v.m2?.g1 === 'dead' && v.m2?.g2 === 'alive' && v.g2?.m2 === 'alive',
+          { timeoutMs: DETECT_MS },
+        );
+        expect((await m2.view()).get('m1')?.state).toBe('dead');
+      }),
+    TEST_MS,
+  );
 
-  it('a graceful leave is seen as left, not dead, from both sides', () => inLab(async (spawn) => {
-    const g1 = await spawn.go('g1');
-    const g2 = await spawn.go('g2', { join: [g1] });
-    const m1 = await spawn.mlb('m1', { join: [g2] });
-    await converged([g1, g2, m1]);
+  it(
+    'a graceful leave is seen as left, not dead, from both sides',
+    () =>
+      inLab(async (spawn) => {
+        const g1 = await spawn.go('g1');
+        const g2 = await spawn.go('g2', { join: [g1] });
+        const m1 = await spawn.mlb('m1', { join: [g2] });
+        await converged([g1, g2, m1]);
 
-    // A Go node leaves as a MetalLB speaker does on shutdown (Leave(1 s)).
-    expect(await g2.leave()).not.toHaveProperty('error');
-    await eventually('m1 and g1 see g2 left', () => views([g1, m1]),
-      (v) => v.m1?.g2 === 'left' && v.g1?.g2 === 'left' && v.m1?.g1 === 'alive' && v.g1?.m1 === 'alive', { timeoutMs: CONVERGE_MS });
+        // A Go node leaves as a MetalLB speaker does on shutdown (Leave(1 s)).
+        expect(await g2.leave()).not.toHaveProperty('error');
+        await eventually(
+          'm1 and g1 see g2 left',
+          () => views([g1, m1]),
+          (v) => v.m1?.g2 === 'left' && v.g1?.g2 === 'left' && v.m1?.g1 === 'alive' && v.g1?.m1 === 'alive',
+          { timeoutMs: CONVERGE_MS },
+        );
 
-    // mlb leaves: the leave goes out (broadcast, not a timeout) and Go records state 3, left.
-    expect(await m1.leave()).toMatchObject({ outcome: 'broadcast' });
-    const seen = await eventually('g1 sees m1 left', () => g1.view(), (v) => v.get('m1')?.state === 'left', { timeoutMs: CONVERGE_MS });
-    expect(seen.get('m1')).toMatchObject({ state: 'left', addr: m1.host.ipv4 });
-    expect(await g1.publicMembers()).toEqual(['g1']);
-    // Go also fired its leave event for m1 with state 3.
-    expect(g1.events.some((e) => e.event === 'leave' && (e.node as { name: string; state: number }).name === 'm1'
-      && (e.node as { state: number }).state === 3)).toBe(true);
-  }), TEST_MS);
+        // mlb leaves: the leave goes out (broadcast, not a timeout) and Go records state 3, left.
+        expect(await m1.leave()).toMatchObject({ outcome: 'broadcast' });
+        const seen = await eventually(
+          'g1 sees m1 left',
+          () => g1.view(),
+          (v) => v.get('m1')?.state === 'left',
+          { timeoutMs: CONVERGE_MS },
+        );
+        expect(seen.get('m1')).toMatchObject({ state: 'left', addr: m1.host.ipv4 });
+        expect(await g1.publicMembers()).toEqual(['g1']);
+        // Go also fired its leave event for m1 with state 3.
+        expect(
+          g1.events.some(
+            (e) =>
+              e.event === 'leave' && (e.node as { name: string; state: number }).name === 'm1' && (e.node as { state: number }).state === 3,
+          ),
+        ).toBe(true);
+      }),
+    TEST_MS,
+  );
 
-  it('with MetalLB\'s secretkey an encrypted mixed cluster works, and a node with another key is refused and counted', () => inLab(async (spawn) => {
-    const keyFile = join(tmp, 'secretkey');
-    writeFileSync(keyFile, metallbSecret()); // verbatim, no newline, as Kubernetes mounts the Secret's key
-    const wrongKeyFile = join(tmp, 'wrong-secretkey');
-    writeFileSync(wrongKeyFile, metallbSecret());
+  it(
+    "with MetalLB's secretkey an encrypted mixed cluster works, and a node with another key is refused and counted",
+    () =>
+      inLab(async (spawn) => {
+        const keyFile = join(tmp, 'secretkey');
+        writeFileSync(keyFile, metallbSecret()); // verbatim, no newline, as Kubernetes mounts the Secret's key
+        const wrongKeyFile = join(tmp, 'wrong-secretkey');
+        writeFileSync(wrongKeyFile, metallbSecret());
 
-    const g1 = await spawn.go('g1', { keyFile });
-    const m1 = await spawn.mlb('m1', { keyFile, join: [g1] });
-    const g2 = await spawn.go('g2', { keyFile, join: [m1] });
-    const m2 = await spawn.mlb('m2', { keyFile, join: [g2] });
-    const good = [g1, m1, g2, m2];
-    await converged(good);
-    await expectCleanTraffic(good);
+        const g1 = await spawn.go('g1', { keyFile });
+        const m1 = await spawn.mlb('m1', { keyFile, join: [g1] });
+        const g2 = await spawn.go('g2', { keyFile, join: [m1] });
+        const m2 = await spawn.mlb('m2', { keyFile, join: [g2] });
+        const good = [g1, m1, g2, m2];
+        await converged(good);
+        await expectCleanTraffic(good);
 
-    // Intruders with another key: a Go node joins through mlb, an mlb node joins through Go.
-    const watching = watchStates(good);
-    const [badGo, badMlb] = await Promise.all([spawn.go('xg', { keyFile: wrongKeyFile, join: [m1] }), spawn.mlb('xm', { keyFile: wrongKeyFile, join: [g1] })]);
-    expect(badGo.events.find((e) => e.event === 'joined')).toMatchObject({ contacted: 0, error: expect.any(String) });
-    expect(badMlb.events.find((e) => e.event === 'joined')).toMatchObject({ contacted: 0, errors: [expect.anything()] });
-    // Go answers the undecryptable join with an error the intruder cannot decrypt either: counted there too.
-    expect((await badMlb.counters()).drops.decryptFailed).toBeGreaterThan(0);
+        // Intruders with another key: a Go node joins through mlb, an mlb node joins through Go.
+        const watching = watchStates(good);
+        const [badGo, badMlb] = await Promise.all([
+          spawn.go('xg', { keyFile: wrongKeyFile, join: [m1] }),
+          spawn.mlb('xm', { keyFile: wrongKeyFile, join: [g1] }),
+        ]);
+        expect(badGo.events.find((e) => e.event === 'joined')).toMatchObject({ contacted: 0, error: expect.any(String) });
+        expect(badMlb.events.find((e) => e.event === 'joined')).toMatchObject({ contacted: 0, errors: [expect.anything()] });
+        // Go answers the undecryptable join with an error the intruder cannot decrypt either: counted there too.
+        expect((await badMlb.counters()).drops.decryptFailed).toBeGreaterThan(0);
 
-    // The refusals are counted: mlb's decryptFailed, Go's own log lines.
-    await eventually('m1 counts the Go intruder\'s undecryptable traffic', () => m1.counters(),
-      (c) => (c.drops.decryptFailed ?? 0) > 0, { timeoutMs: CONVERGE_MS });
-    await eventually('g1 logs the mlb intruder\'s undecryptable traffic', async () => g1.logLines(),
-      (lines) => lines.some((l) => /No installed keys could decrypt/.test(l) && l.includes(`from=${badMlb.host.ipv4}:`)), { timeoutMs: CONVERGE_MS });
-    // Let a few more probe and gossip rounds pass while the intruders are up, then look again: measured in traffic
-    // the mlb members received from the cluster (Go gossips every 200 ms and probes every second), not in time.
-    const [base1, base2] = await Promise.all([m1.counters(), m2.counters()]);
-    await eventually('m1 and m2 to receive a few more gossip and probe rounds', () => Promise.all([m1.counters(), m2.counters()]),
-      ([c1, c2]) => (c1.packetsReceived as number) >= (base1.packetsReceived as number) + ROUNDS_OF_PACKETS
-        && (c2.packetsReceived as number) >= (base2.packetsReceived as number) + ROUNDS_OF_PACKETS, { timeoutMs: CONVERGE_MS });
-    const observed = await watching.stop();
+        // The refusals are counted: mlb's decryptFailed, Go's own log lines.
+        await eventually(
+          "m1 counts the Go intruder's undecryptable traffic",
+          () => m1.counters(),
+          (c) => (c.drops.decryptFailed ?? 0) > 0,
+          { timeoutMs: CONVERGE_MS },
+        );
+        await eventually(
+          "g1 logs the mlb intruder's undecryptable traffic",
+          async () => g1.logLines(),
+          (lines) => lines.some((l) => /No installed keys could decrypt/.test(l) && l.includes(`from=${badMlb.host.ipv4}:`)),
+          { timeoutMs: CONVERGE_MS },
+        );
+        // Let a few more probe and gossip rounds pass while the intruders are up, then look again: measured in traffic
+        // the mlb members received from the cluster (Go gossips every 200 ms and probes every second), not in time.
+        const [base1, base2] = await Promise.all([m1.counters(), m2.counters()]);
+        await eventually(
+          'm1 and m2 to receive a few more gossip and probe rounds',
+          () => Promise.all([m1.counters(), m2.counters()]),
+          ([c1, c2]) =>
+            (c1.packetsReceived as number) >= (base1.packetsReceived as number) + ROUNDS_OF_PACKETS &&
+            (c2.packetsReceived as number) >= (base2.packetsReceived as number) + ROUNDS_OF_PACKETS,
+          { timeoutMs: CONVERGE_MS },
+        );
+        const observed = await watching.stop();
 
-    // Throughout: no correct node ever saw an intruder or saw a correct node in any state but alive.
-    expect(observed.intruders).toEqual([]);
-    expect(observed.notAlive).toEqual([]);
-    expect(observed.samples).toBeGreaterThan(5);
-    for (const bad of [badGo, badMlb]) expect([...(await bad.view()).keys()]).toEqual([bad.name]);
-    expect(g1.events.some((e) => e.event === 'join' && ['xg', 'xm'].includes((e.node as { name: string }).name))).toBe(false);
-    expect(m1.events.some((e) => e.event === 'join' && ['xg', 'xm'].includes((e.node as { name: string }).name))).toBe(false);
-  }), TEST_MS);
+        // Throughout: no correct node ever saw an intruder or saw a correct node in any state but alive.
+        expect(observed.intruders).toEqual([]);
+        expect(observed.notAlive).toEqual([]);
+        expect(observed.samples).toBeGreaterThan(5);
+        for (const bad of [badGo, badMlb]) expect([...(await bad.view()).keys()]).toEqual([bad.name]);
+        expect(g1.events.some((e) => e.event === 'join' && ['xg', 'xm'].includes((e.node as { name: string }).name))).toBe(false);
+        expect(m1.events.some((e) => e.event === 'join' && ['xg', 'xm'].includes((e.node as { name: string }).name))).toBe(false);
+      }),
+    TEST_MS,
+  );
 
-  it('mixed clusters of 2 Go + 1 mlb and 1 Go + 2 mlb converge', () => inLab(async (spawn) => {
-    // Two independent clusters on one segment, started side by side; each node joins through the previous one.
-    const twoGo = (async () => {
-      const a = await spawn.go('a-g1');
-      const b = await spawn.mlb('a-m1', { join: [a] });
-      const c = await spawn.go('a-g2', { join: [b] });
-      return [a, b, c];
-    })();
-    const twoMlb = (async () => {
-      const a = await spawn.mlb('b-m1');
-      const b = await spawn.go('b-g1', { join: [a] });
-      const c = await spawn.mlb('b-m2', { join: [b] });
-      return [a, b, c];
-    })();
-    const clusters = await Promise.all([twoGo, twoMlb]);
-    for (const cluster of clusters) {
-      const v = await converged(cluster);
-      // Each cluster is exactly its three nodes: the other cluster on the same segment never leaks in.
-      for (const p of cluster) expect(Object.keys(v[p.name] ?? {}).sort()).toEqual(names(cluster).sort());
-      await expectCleanTraffic(cluster);
-    }
-  }), TEST_MS);
+  it(
+    'mixed clusters of 2 Go + 1 mlb and 1 Go + 2 mlb converge',
+    () =>
+      inLab(async (spawn) => {
+        // Two independent clusters on one segment, started side by side; each node joins through the previous one.
+        const twoGo = (async () => {
+          const a = await spawn.go('a-g1');
+          const b = await spawn.mlb('a-m1', { join: [a] });
+          const c = await spawn.go('a-g2', { join: [b] });
+          return [a, b, c];
+        })();
+        const twoMlb = (async () => {
+          const a = await spawn.mlb('b-m1');
+          const b = await spawn.go('b-g1', { join: [a] });
+          const c = await spawn.mlb('b-m2', { join: [b] });
+          return [a, b, c];
+        })();
+        const clusters = await Promise.all([twoGo, twoMlb]);
+        for (const cluster of clusters) {
+          const v = await converged(cluster);
+          // Each cluster is exactly its three nodes: the other cluster on the same segment never leaks in.
+          for (const p of cluster) expect(Object.keys(v[p.name] ?? {}).sort()).toEqual(names(cluster).sort());
+          await expectCleanTraffic(cluster);
+        }
+      }),
+    TEST_MS,
+  );
 
-  it('the Go node sees mlb\'s node meta byte for byte, and its updates', () => inLab(async (spawn) => {
-    const meta: NodeMeta = {
-      labels: { 'kubernetes.io/hostname': 'm1', 'topology.kubernetes.io/zone': 'rack-7' },
-      conditions: [{ type: 'NetworkUnavailable', status: 'False' }],
-      draining: false,
-      warmingUp: true,
-    };
-    const bytes = encodeNodeMeta(meta);
-    const m1 = await spawn.mlb('m1', { meta: bytes });
-    const g1 = await spawn.go('g1', { join: [m1] });
+  it(
+    "the Go node sees mlb's node meta byte for byte, and its updates",
+    () =>
+      inLab(async (spawn) => {
+        const meta: NodeMeta = {
+          labels: { 'kubernetes.io/hostname': 'm1', 'topology.kubernetes.io/zone': 'rack-7' },
+          conditions: [{ type: 'NetworkUnavailable', status: 'False' }],
+          draining: false,
+          warmingUp: true,
+        };
+        const bytes = encodeNodeMeta(meta);
+        const m1 = await spawn.mlb('m1', { meta: bytes });
+        const g1 = await spawn.go('g1', { join: [m1] });
 
-    const seen = await eventually('g1 lists m1', () => g1.view(), (v) => v.get('m1')?.state === 'alive', { timeoutMs: CONVERGE_MS });
-    const hex = seen.get('m1')?.meta ?? '';
-    expect(hex).toBe(Buffer.from(bytes).toString('hex'));
-    expect(decodeNodeMeta(Uint8Array.from(Buffer.from(hex, 'hex')))).toEqual(meta);
+        const seen = await eventually(
+          'g1 lists m1',
+          () => g1.view(),
+          (v) => v.get('m1')?.state === 'alive',
+          { timeoutMs: CONVERGE_MS },
+        );
+        const hex = seen.get('m1')?.meta ?? '';
+        expect(hex).toBe(Buffer.from(bytes).toString('hex'));
+        expect(decodeNodeMeta(Uint8Array.from(Buffer.from(hex, 'hex')))).toEqual(meta);
 
-    // `mlb drain` changes the meta: Go gets an update and the new bytes.
-    const drained = encodeNodeMeta({ ...meta, draining: true, warmingUp: false });
-    await m1.request(`meta ${Buffer.from(drained).toString('hex')}`, 'metaSet');
-    const update = await g1.next('update', { timeoutMs: CONVERGE_MS, match: (e) => (e.node as { name: string }).name === 'm1' });
-    const updated = decodeNodeMeta(Uint8Array.from(Buffer.from((update.node as { meta: string }).meta, 'hex')));
-    expect(updated).toMatchObject({ draining: true, warmingUp: false, labels: meta.labels });
-    expect((await g1.view()).get('m1')).toMatchObject({ meta: Buffer.from(drained).toString('hex'), state: 'alive' });
-  }), TEST_MS);
+        // `mlb drain` changes the meta: Go gets an update and the new bytes.
+        const drained = encodeNodeMeta({ ...meta, draining: true, warmingUp: false });
+        await m1.request(`meta ${Buffer.from(drained).toString('hex')}`, 'metaSet');
+        const update = await g1.next('update', { timeoutMs: CONVERGE_MS, match: (e) => (e.node as { name: string }).name === 'm1' });
+        const updated = decodeNodeMeta(Uint8Array.from(Buffer.from((update.node as { meta: string }).meta, 'hex')));
+        expect(updated).toMatchObject({ draining: true, warmingUp: false, labels: meta.labels });
+        expect((await g1.view()).get('m1')).toMatchObject({ meta: Buffer.from(drained).toString('hex'), state: 'alive' });
+      }),
+    TEST_MS,
+  );
 });
 
 /**
@@ -246,9 +322,15 @@ async function expectCleanTraffic(peers: readonly Peer[]): Promise<void> {
   for (const p of peers) {
     if (p.kind === 'mlb') {
       expect((await p.counters()).drops, `${p.describe()} dropped traffic`).toEqual({});
-      expect(p.logLines().filter((l) => /"level":"(warn|error)"/.test(l)), `${p.describe()} warned`).toEqual([]);
+      expect(
+        p.logLines().filter((l) => /"level":"(warn|error)"/.test(l)),
+        `${p.describe()} warned`,
+      ).toEqual([]);
     } else {
-      expect(p.logLines().filter((l) => /\[(ERR|WARN)\]/.test(l)), `${p.describe()} complained`).toEqual([]);
+      expect(
+        p.logLines().filter((l) => /\[(ERR|WARN)\]/.test(l)),
+        `${p.describe()} complained`,
+      ).toEqual([]);
     }
   }
 }

@@ -74,10 +74,12 @@ export class Peer {
     child.stderr!.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString()).slice(-4_000);
     });
-    this.exited = new Promise((resolve) => child.once('exit', (code) => {
-      resolve(code);
-      for (const wake of [...this.waiters]) wake();
-    }));
+    this.exited = new Promise((resolve) =>
+      child.once('exit', (code) => {
+        resolve(code);
+        for (const wake of [...this.waiters]) wake();
+      }),
+    );
   }
 
   get address(): string {
@@ -126,11 +128,14 @@ export class Peer {
     const reply = await this.request('members', 'members');
     // Go lists memberlist's Members() and, in `nodes`, everything it knows; mlb lists everything in `members`.
     const raw = (this.kind === 'go' ? reply.nodes : reply.members) as Record<string, unknown>[];
-    return new Map(raw.map((n) => {
-      const state = typeof n.state === 'number' ? GO_STATES[n.state] : (n.state as PeerState);
-      if (!state || !GO_STATES.includes(state)) throw new Error(`${this.describe()} reports ${String(n.name)} in state ${String(n.state)}`);
-      return [n.name as string, { ...(n as unknown as SeenNode), state }];
-    }));
+    return new Map(
+      raw.map((n) => {
+        const state = typeof n.state === 'number' ? GO_STATES[n.state] : (n.state as PeerState);
+        if (!state || !GO_STATES.includes(state))
+          throw new Error(`${this.describe()} reports ${String(n.name)} in state ${String(n.state)}`);
+        return [n.name as string, { ...(n as unknown as SeenNode), state }];
+      }),
+    );
   }
 
   /** Go only: the names memberlist's public Members() returns (what a MetalLB speaker acts on). */
@@ -194,8 +199,19 @@ export class PeerSpawner {
   /** An mlb GossipNode (mlb-gossip-runner.ts) on a new lab host, started and (when asked) joined. */
   async mlb(name: string, options: PeerOptions = {}): Promise<Peer> {
     const host = this.lab.addHost(name);
-    const args = ['--import', 'tsx', RUNNER, '--name', name, '--bind', host.ipv4, '--port', String(GOSSIP_PORT),
-      '--profile', options.profile ?? 'fast'];
+    const args = [
+      '--import',
+      'tsx',
+      RUNNER,
+      '--name',
+      name,
+      '--bind',
+      host.ipv4,
+      '--port',
+      String(GOSSIP_PORT),
+      '--profile',
+      options.profile ?? 'fast',
+    ];
     if (options.join?.length) args.push('--join', options.join.map((p) => p.address).join(','));
     if (options.keyFile) args.push('--key-file', options.keyFile);
     if (options.meta) args.push('--meta', Buffer.from(options.meta).toString('hex'));
@@ -204,8 +220,11 @@ export class PeerSpawner {
 
   /** The last events of every peer, for a failure message or MLB_INTEROP_VERBOSE. */
   transcript(lastEvents = 12): string {
-    return this.peers.map((p) => [`--- ${p.describe()}${p.running ? '' : ' (exited)'}`,
-      ...p.events.slice(-lastEvents).map((e) => JSON.stringify(e))].join('\n')).join('\n');
+    return this.peers
+      .map((p) =>
+        [`--- ${p.describe()}${p.running ? '' : ' (exited)'}`, ...p.events.slice(-lastEvents).map((e) => JSON.stringify(e))].join('\n'),
+      )
+      .join('\n');
   }
 
   private async started(peer: Peer, options: PeerOptions): Promise<Peer> {
@@ -244,14 +263,21 @@ function show(value: unknown): string {
 /** Each peer's view: name -> state (compact, for assertions and failure messages). */
 export async function views(peers: readonly Peer[]): Promise<Record<string, Record<string, PeerState>>> {
   const out: Record<string, Record<string, PeerState>> = {};
-  await Promise.all(peers.map(async (p) => {
-    const seen = await p.view();
-    out[p.name] = Object.fromEntries([...seen.values()].map((n) => [n.name, n.state]));
-  }));
+  await Promise.all(
+    peers.map(async (p) => {
+      const seen = await p.view();
+      out[p.name] = Object.fromEntries([...seen.values()].map((n) => [n.name, n.state]));
+    }),
+  );
   return out;
 }
 
 /** True when every peer sees every peer of `names` in `state` (as far as `peers` go; themselves always alive). */
-export function allSee(v: Record<string, Record<string, PeerState>>, observers: readonly Peer[], names: readonly string[], state: PeerState): boolean {
+export function allSee(
+  v: Record<string, Record<string, PeerState>>,
+  observers: readonly Peer[],
+  names: readonly string[],
+  state: PeerState,
+): boolean {
   return observers.every((o) => names.every((n) => (n === o.name ? v[o.name]?.[n] === 'alive' : v[o.name]?.[n] === state)));
 }

@@ -45,7 +45,11 @@ function fail(message: string): never {
 
 function nodeJSON(m: Member) {
   return {
-    name: m.name, addr: hostFromBytes(m.addr) ?? '', port: m.port, state: m.state, incarnation: m.incarnation,
+    name: m.name,
+    addr: hostFromBytes(m.addr) ?? '',
+    port: m.port,
+    state: m.state,
+    incarnation: m.incarnation,
     meta: Buffer.from(m.meta ?? new Uint8Array()).toString('hex'),
   };
 }

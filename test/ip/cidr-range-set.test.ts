@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
-  AddressSet, cidrContains, cidrLast, cidrSize, cidrsOverlap, formatCIDR, formatIP, parseCIDR, parseIP,
-  parseIPRange, rangeToCIDRs,
+  AddressSet,
+  cidrContains,
+  cidrLast,
+  cidrSize,
+  cidrsOverlap,
+  formatCIDR,
+  formatIP,
+  parseCIDR,
+  parseIP,
+  parseIPRange,
+  rangeToCIDRs,
 } from '../../src/ip';
 
 const ip = (t: string) => {
@@ -103,7 +112,8 @@ describe('AddressSet', () => {
         fc.array(fc.tuple(fc.nat({ max: 1000 }), fc.integer({ min: 28, max: 32 })), { maxLength: 12 }),
         fc.nat({ max: 1100 }),
         (nets, probe) => {
-          const cidrs = nets.map(([v, p]) => ({ ip: { family: 4 as const, value: BigInt(v) }, prefix: p }))
+          const cidrs = nets
+            .map(([v, p]) => ({ ip: { family: 4 as const, value: BigInt(v) }, prefix: p }))
             .map((c) => parseCIDR(`${formatIP(c.ip)}/${c.prefix}`)!);
           const set = AddressSet.fromCIDRs(cidrs);
           const target = { family: 4 as const, value: BigInt(probe) };

@@ -16,7 +16,8 @@ import { routerLabSkipReason } from '../support/routers';
 import { MLB_BUNDLE } from '../cli/run-cli';
 
 const bundle = process.env.LAB_TEST_BUNDLE ?? MLB_BUNDLE;
-const hasLab = existsSync(bundle) && spawnSync(process.execPath, [bundle, 'lab', 'demo', '--help'], { encoding: 'utf8' }).stdout.includes('--bgp');
+const hasLab =
+  existsSync(bundle) && spawnSync(process.execPath, [bundle, 'lab', 'demo', '--help'], { encoding: 'utf8' }).stdout.includes('--bgp');
 const skip = routerLabSkipReason(['frr']) ?? (hasLab ? undefined : `${bundle} has no "mlb lab demo --bgp" (npm run build)`);
 if (skip) console.warn(`skipping the BGP demo test: ${skip}`);
 
@@ -33,7 +34,14 @@ afterAll(async () => {
 describe.skipIf(skip !== undefined)('mlb lab demo --bgp', () => {
   it('runs every step, in order, and removes the lab', async () => {
     const lines: string[] = [];
-    const demo = new BgpDemo({ nodes: 2, name, dir: join(dir, 'lab'), mlbCommand: [process.execPath, bundle], keep: false, write: (l) => lines.push(l) });
+    const demo = new BgpDemo({
+      nodes: 2,
+      name,
+      dir: join(dir, 'lab'),
+      mlbCommand: [process.execPath, bundle],
+      keep: false,
+      write: (l) => lines.push(l),
+    });
     const ok = await demo.run();
     const transcript = lines.join('\n');
     expect(ok, transcript).toBe(true);

@@ -21,7 +21,8 @@ import { routerLabSkipReason } from '../support/routers';
 import { MLB_BUNDLE } from '../cli/run-cli';
 
 const bundle = process.env.LAB_TEST_BUNDLE ?? MLB_BUNDLE;
-const hasLab = existsSync(bundle) && spawnSync(process.execPath, [bundle, 'lab', 'up', '--help'], { encoding: 'utf8' }).stdout.includes('--bgp');
+const hasLab =
+  existsSync(bundle) && spawnSync(process.execPath, [bundle, 'lab', 'up', '--help'], { encoding: 'utf8' }).stdout.includes('--bgp');
 const skip = routerLabSkipReason(['frr']) ?? (hasLab ? undefined : `${bundle} has no "mlb lab up --bgp" (npm run build)`);
 if (skip) console.warn(`skipping the BGP lab test: ${skip}`);
 
@@ -51,20 +52,32 @@ describe.skipIf(skip !== undefined)('Lab with an FRR router (bgp: true, 2 nodes)
     expect(await ours()).toEqual([`${name}-br`, `${name}-client`, `${name}-node-1`, `${name}-node-2`, `${name}-router`]);
   });
 
-  it('FRR has both sessions Established and the service\'s /32 with both nodes as next hops', async () => {
+  it("FRR has both sessions Established and the service's /32 with both nodes as next hops", async () => {
     const router = lab.router();
     const nodes = lab.plan.nodes.map((n) => n.ipv4).sort();
-    const established = await waitFor('both sessions Established in FRR', () => {
-      const up = router.bgpSummary().peers.filter((p) => p.family === 'ipv4' && p.established).map((p) => p.address).sort();
-      return up.length === 2 ? up : undefined;
-    }, 20_000);
+    const established = await waitFor(
+      'both sessions Established in FRR',
+      () => {
+        const up = router
+          .bgpSummary()
+          .peers.filter((p) => p.family === 'ipv4' && p.established)
+          .map((p) => p.address)
+          .sort();
+        return up.length === 2 ? up : undefined;
+      },
+      20_000,
+    );
     expect(established).toEqual(nodes);
     const vip = expectedServiceIPs(await lab.readConfig()).get(LabService.bgp)?.[0];
     expect(vip).toBeDefined();
-    const hops = await waitFor('the /32 with two next hops', () => {
-      const h = router.installedNextHops(`${vip}/32`);
-      return h.length === 2 ? h : undefined;
-    }, 20_000);
+    const hops = await waitFor(
+      'the /32 with two next hops',
+      () => {
+        const h = router.installedNextHops(`${vip}/32`);
+        return h.length === 2 ? h : undefined;
+      },
+      20_000,
+    );
     expect(hops).toEqual(nodes);
   }, 45_000);
 
@@ -72,11 +85,15 @@ describe.skipIf(skip !== undefined)('Lab with an FRR router (bgp: true, 2 nodes)
     const vip = expectedServiceIPs(await lab.readConfig()).get(LabService.bgp)![0]!;
     const route = await lab.exec('client', ['ip', 'route', 'get', vip]);
     expect(route.stdout).toContain(`via ${lab.plan.router!.ipv4}`);
-    const run = await lab.exec('client', [process.execPath, bundle, 'lab', 'probe', '--target', hostPort(vip), '--count', '1', '--timeout-ms', '900'], 15_000);
+    const run = await lab.exec(
+      'client',
+      [process.execPath, bundle, 'lab', 'probe', '--target', hostPort(vip), '--count', '1', '--timeout-ms', '900'],
+      15_000,
+    );
     expect(parseProbeLine(run.stdout.trim()), run.stderr).toMatchObject({ ok: true, node: expect.stringMatching(/^node-[12]$/) });
   });
 
-  it('down() removes every namespace, FRR\'s processes and the lab\'s files', async () => {
+  it("down() removes every namespace, FRR's processes and the lab's files", async () => {
     const pids = ['zebra', 'bfdd', 'bgpd'].map((d) => readPid(join(lab.plan.router!.dir, `${d}.pid`)));
     expect(pids.every((pid) => pid !== undefined && isAlive(pid))).toBe(true);
     const report = await lab.down();
@@ -92,8 +109,16 @@ describe.skipIf(skip !== undefined)('Lab with an FRR router under a directory us
     const closed = mkdtempSync(join(tmpdir(), 'mlbt-bgp-closed-'));
     const closedName = `${name}c`;
     try {
-      const error = await Lab.up({ nodes: 2, bgp: true, name: closedName, dir: join(closed, 'lab'), mlbCommand: [process.execPath, bundle] })
-        .then(() => undefined, (e: unknown) => e);
+      const error = await Lab.up({
+        nodes: 2,
+        bgp: true,
+        name: closedName,
+        dir: join(closed, 'lab'),
+        mlbCommand: [process.execPath, bundle],
+      }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(LabError);
       expect((error as LabError).code).toBe('routerFailed');
       expect((error as LabError).message).toContain(`${closed} is closed to them`);

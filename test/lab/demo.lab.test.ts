@@ -19,8 +19,13 @@ import { MLB_BUNDLE } from '../cli/run-cli';
 
 const bundle = process.env.LAB_TEST_BUNDLE ?? MLB_BUNDLE;
 const netns = canUseNetns();
-const hasLab = existsSync(bundle) && spawnSync(process.execPath, [bundle, 'lab', '--help'], { encoding: 'utf8' }).stdout.includes('mlb lab demo');
-const skip = !netns.ok ? netns.why : !hasLab ? `${bundle} has no "mlb lab" command yet (register labCommand, then npm run build)` : undefined;
+const hasLab =
+  existsSync(bundle) && spawnSync(process.execPath, [bundle, 'lab', '--help'], { encoding: 'utf8' }).stdout.includes('mlb lab demo');
+const skip = !netns.ok
+  ? netns.why
+  : !hasLab
+    ? `${bundle} has no "mlb lab" command yet (register labCommand, then npm run build)`
+    : undefined;
 if (skip) console.warn(`skipping the lab demo test: ${skip}`);
 
 const name = `mlbt-demo-${Math.random().toString(36).slice(2, 8)}`;
@@ -34,7 +39,15 @@ afterAll(async () => {
 describe.skipIf(skip !== undefined)('mlb lab demo', () => {
   it('runs every step, in order, and removes the lab', async () => {
     const lines: string[] = [];
-    const demo = new Demo({ nodes: 3, name, dir: join(dir, 'lab'), mlbCommand: [process.execPath, bundle], kill: 'node', keep: false, write: (l) => lines.push(l) });
+    const demo = new Demo({
+      nodes: 3,
+      name,
+      dir: join(dir, 'lab'),
+      mlbCommand: [process.execPath, bundle],
+      kill: 'node',
+      keep: false,
+      write: (l) => lines.push(l),
+    });
     const ok = await demo.run();
     expect(ok, lines.join('\n')).toBe(true);
 
@@ -53,7 +66,9 @@ describe.skipIf(skip !== undefined)('mlb lab demo', () => {
     const reload = index(/^172\.31\.213\.211 answers from node-\d/);
     const drain = index(/^draining node-\d: mlb drain --socket/);
     const removed = index(/^lab removed: 5 namespaces deleted/);
-    expect([answers, kill, failover, health, reload, drain, removed]).toEqual([answers, kill, failover, health, reload, drain, removed].sort((a, b) => a - b));
+    expect([answers, kill, failover, health, reload, drain, removed]).toEqual(
+      [answers, kill, failover, health, reload, drain, removed].sort((a, b) => a - b),
+    );
     expect((await listNetns()).filter((ns) => ns.startsWith(`${name}-`))).toEqual([]);
   });
 });

@@ -8,7 +8,13 @@ import { formatDiagnostic, parseConfig } from '../../src/model';
 import { renderFrrConfig, renderFrrDaemonConfigs } from '../../src/lab/frr-config';
 import { parseFrrNeighbor } from '../../src/lab/frr-json';
 import {
-  LAB_BFD_PROFILE, LAB_BGP_SUBNET_V4, LAB_NODE_ASN, LAB_ROUTER_ASN, bfdDetectionMs, labFrrOptions, routerOf,
+  LAB_BFD_PROFILE,
+  LAB_BGP_SUBNET_V4,
+  LAB_NODE_ASN,
+  LAB_ROUTER_ASN,
+  bfdDetectionMs,
+  labFrrOptions,
+  routerOf,
 } from '../../src/lab/lab-bgp';
 import { LabService, expectedServiceIPs, labConfigText } from '../../src/lab/lab-config';
 import { LabError } from '../../src/lab/lab-errors';
@@ -18,11 +24,17 @@ import { RouterError } from '../../src/lab/router-error';
 
 const inCIDR = (ip: string, cidr: string) => cidrContains(parseCIDR(cidr)!, parseIP(ip)!);
 
-describe('the lab\'s router in the plan (--bgp)', () => {
+describe("the lab's router in the plan (--bgp)", () => {
   const plan = planLab({ name: 'mlb-lab', nodes: 3, dir: '/run/lab', bgp: true });
 
   it('is .1 on the lab segment, in <name>-router, its files under the lab directory', () => {
-    expect(plan.router).toMatchObject({ name: 'router', netns: 'mlb-lab-router', ipv4: '172.31.213.1', mac: '02:6d:6c:62:00:01', dir: '/run/lab/router' });
+    expect(plan.router).toMatchObject({
+      name: 'router',
+      netns: 'mlb-lab-router',
+      ipv4: '172.31.213.1',
+      mac: '02:6d:6c:62:00:01',
+      dir: '/run/lab/router',
+    });
     expect(inCIDR(plan.router!.ipv4, LAB_SUBNET_V4)).toBe(true);
     expect(hostByMac(plan, '02:6d:6c:62:00:01')?.name).toBe('router');
   });
@@ -34,8 +46,15 @@ describe('the lab\'s router in the plan (--bgp)', () => {
     }
   });
 
-  it('is one of the lab\'s namespaces, deleted before the bridge, and down() recognises it without a state file', () => {
-    expect(labNamespaces(plan)).toEqual(['mlb-lab-client', 'mlb-lab-router', 'mlb-lab-node-1', 'mlb-lab-node-2', 'mlb-lab-node-3', 'mlb-lab-br']);
+  it("is one of the lab's namespaces, deleted before the bridge, and down() recognises it without a state file", () => {
+    expect(labNamespaces(plan)).toEqual([
+      'mlb-lab-client',
+      'mlb-lab-router',
+      'mlb-lab-node-1',
+      'mlb-lab-node-2',
+      'mlb-lab-node-3',
+      'mlb-lab-br',
+    ]);
     expect(isLabNamespace('mlb-lab', 'mlb-lab-router')).toBe(true);
     expect(isLabNamespace('mlb-lab', 'mlb-lab-router2')).toBe(false);
   });
@@ -59,11 +78,16 @@ describe('the lab configuration with --bgp', () => {
     expect(parsed.ok).toBe(true);
   });
 
-  it('peers every node with the router, BFD 300 ms x 3, MetalLB\'s 90 s hold time', () => {
+  it("peers every node with the router, BFD 300 ms x 3, MetalLB's 90 s hold time", () => {
     if (!parsed.ok) throw new Error('invalid');
     const s = parsed.snapshot;
     expect(s.bgpPeers).toHaveLength(1);
-    expect(s.bgpPeers[0]).toMatchObject({ myASN: LAB_NODE_ASN, peerASN: LAB_ROUTER_ASN, bfdProfile: LAB_BFD_PROFILE.name, holdTimeMs: 90_000 });
+    expect(s.bgpPeers[0]).toMatchObject({
+      myASN: LAB_NODE_ASN,
+      peerASN: LAB_ROUTER_ASN,
+      bfdProfile: LAB_BFD_PROFILE.name,
+      holdTimeMs: 90_000,
+    });
     expect(formatIP(s.bgpPeers[0]!.peerAddress!)).toBe(plan.router!.ipv4);
     expect(s.bfdProfiles).toHaveLength(1);
     expect(s.bfdProfiles[0]).toMatchObject({ receiveInterval: 300, transmitInterval: 300, detectMultiplier: 3 });
@@ -80,7 +104,7 @@ describe('the lab configuration with --bgp', () => {
   });
 });
 
-describe('the router\'s FRR configuration (passive peer group, RFC 8212 policies, /32 only, BFD)', () => {
+describe("the router's FRR configuration (passive peer group, RFC 8212 policies, /32 only, BFD)", () => {
   const plan = planLab({ nodes: 2, bgp: true });
   const conf = renderFrrConfig(labFrrOptions(plan));
 
@@ -99,7 +123,7 @@ describe('the router\'s FRR configuration (passive peer group, RFC 8212 policies
     expect(conf).toContain('ip prefix-list METALLB-IN seq 10 permit 0.0.0.0/0 ge 32');
   });
 
-  it('runs bfdd with the same profile as the lab\'s BFDProfile', () => {
+  it("runs bfdd with the same profile as the lab's BFDProfile", () => {
     const files = renderFrrDaemonConfigs(labFrrOptions(plan));
     expect(files.bfdd).toContain(' profile lab-fast\n  receive-interval 300\n  transmit-interval 300\n  detect-multiplier 3\n');
     expect(bfdDetectionMs()).toBe(900);
@@ -114,16 +138,35 @@ describe('parseFrrNeighbor (show bgp neighbors <address> json, FRR 8.4.4)', () =
   // Captured in the lab after node-2's link went down (trimmed to the fields read, plus neighbours of them).
   const afterBfdDown = {
     '172.31.213.12': {
-      remoteAs: 64512, localAs: 64513, bgpState: 'Idle', bgpTimerHoldTimeMsecs: 180000, connectionsDropped: 1,
-      lastErrorCodeSubcode: '060A', lastNotificationReason: 'Cease/BFD Down', lastResetDueTo: 'BGP Notification send', lastResetCode: 14,
-      peerBfdInfo: { type: 'single hop', detectMultiplier: 3, rxMinInterval: 300, txMinInterval: 300, status: 'Down', lastUpdate: '0:00:00:01' },
+      remoteAs: 64512,
+      localAs: 64513,
+      bgpState: 'Idle',
+      bgpTimerHoldTimeMsecs: 180000,
+      connectionsDropped: 1,
+      lastErrorCodeSubcode: '060A',
+      lastNotificationReason: 'Cease/BFD Down',
+      lastResetDueTo: 'BGP Notification send',
+      lastResetCode: 14,
+      peerBfdInfo: {
+        type: 'single hop',
+        detectMultiplier: 3,
+        rxMinInterval: 300,
+        txMinInterval: 300,
+        status: 'Down',
+        lastUpdate: '0:00:00:01',
+      },
     },
   };
 
-  it('reads the state, the hold time, why the last session ended and BFD\'s status', () => {
+  it("reads the state, the hold time, why the last session ended and BFD's status", () => {
     expect(parseFrrNeighbor(afterBfdDown, '172.31.213.12')).toEqual({
-      address: '172.31.213.12', state: 'Idle', established: false, holdTimeMs: 180000,
-      lastResetReason: 'BGP Notification send', lastNotification: 'Cease/BFD Down', bfdStatus: 'Down',
+      address: '172.31.213.12',
+      state: 'Idle',
+      established: false,
+      holdTimeMs: 180000,
+      lastResetReason: 'BGP Notification send',
+      lastNotification: 'Cease/BFD Down',
+      bfdStatus: 'Down',
     });
   });
 

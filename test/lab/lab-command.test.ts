@@ -13,16 +13,18 @@ import { parseProbeLine } from '../../src/lab/probe-samples';
 import { MLB_BUNDLE } from '../cli/run-cli';
 
 const bundle = process.env.LAB_TEST_BUNDLE ?? MLB_BUNDLE;
-const hasLab = existsSync(bundle) && spawnSync(process.execPath, [bundle, 'lab', '--help'], { encoding: 'utf8' }).stdout.includes('mlb lab demo');
+const hasLab =
+  existsSync(bundle) && spawnSync(process.execPath, [bundle, 'lab', '--help'], { encoding: 'utf8' }).stdout.includes('mlb lab demo');
 const skip = hasLab ? undefined : `${bundle} has no "mlb lab" command yet (register labCommand in src/cli/main.ts, then npm run build)`;
 if (skip) console.warn(`skipping the mlb lab command tests: ${skip}`);
 
 /** Runs mlb as a user without root: directly when we are not root, through setpriv as nobody when we are. */
 function asNonRoot(args: string[]): { status: number | null; stdout: string; stderr: string } | undefined {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MLB')));
-  const argv = process.geteuid?.() === 0
-    ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, bundle, ...args]
-    : [process.execPath, bundle, ...args];
+  const argv =
+    process.geteuid?.() === 0
+      ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, bundle, ...args]
+      : [process.execPath, bundle, ...args];
   const r = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', env, timeout: 20_000 });
   if (r.error) return undefined; // No setpriv here.
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -34,12 +36,15 @@ function mlb(args: string[]) {
 }
 
 describe.skipIf(skip !== undefined)('mlb lab on the command line', () => {
-  it.each([['up'], ['down'], ['demo'], ['kill node-2'], ['health node-2 fail']])('lab %s without root exits 1 saying it needs root', (command) => {
-    const run = asNonRoot(['lab', ...command.split(' ')]);
-    if (!run) return; // setpriv missing: nothing to run as another user.
-    expect(run.stderr).toBe(`mlb: ${NEEDS_ROOT_MESSAGE}\n`);
-    expect(run.status).toBe(1);
-  });
+  it.each([['up'], ['down'], ['demo'], ['kill node-2'], ['health node-2 fail']])(
+    'lab %s without root exits 1 saying it needs root',
+    (command) => {
+      const run = asNonRoot(['lab', ...command.split(' ')]);
+      if (!run) return; // setpriv missing: nothing to run as another user.
+      expect(run.stderr).toBe(`mlb: ${NEEDS_ROOT_MESSAGE}\n`);
+      expect(run.status).toBe(1);
+    },
+  );
 
   it('rejects a bad --nodes or --name as a usage error (exit 2), before asking for root', () => {
     const nodes = asNonRoot(['lab', 'up', '--nodes', '1']) ?? mlb(['lab', 'up', '--nodes', '1']);
@@ -60,7 +65,11 @@ describe.skipIf(skip !== undefined)('mlb lab on the command line', () => {
 
   it('serve answers its node name until SIGTERM; probe prints one JSON line per request', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mlb-lab-cmd-'));
-    const server = spawn(process.execPath, [bundle, 'lab', 'serve', '--node', 'node-5', '--port', '0', '--health-file', join(dir, 'health')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = spawn(
+      process.execPath,
+      [bundle, 'lab', 'serve', '--node', 'node-5', '--port', '0', '--health-file', join(dir, 'health')],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     try {
       const listening = await new Promise<{ port: number }>((resolve, reject) => {
         server.stdout!.once('data', (chunk: Buffer) => resolve(JSON.parse(chunk.toString('utf8')) as { port: number }));

@@ -22,7 +22,9 @@ describe('the lab configuration', () => {
     expect(s.nodes.map((n) => n.meta.name)).toEqual(['node-1', 'node-2', 'node-3', 'node-4']);
     expect(s.pools.map((p) => p.meta.name).sort()).toEqual(['lab', 'lab-v6']);
     expect(s.l2Advertisements).toHaveLength(1);
-    expect(s.services.map((svc) => `${svc.meta.namespace}/${svc.meta.name}`).sort()).toEqual([LabService.api, LabService.web, LabService.webV6].sort());
+    expect(s.services.map((svc) => `${svc.meta.namespace}/${svc.meta.name}`).sort()).toEqual(
+      [LabService.api, LabService.web, LabService.webV6].sort(),
+    );
     const web = s.services.find((svc) => svc.meta.name === 'web');
     expect(web?.meta.annotations['mlb.io/health-check']).toBe('http://127.0.0.1:80/healthz');
     expect(web?.meta.annotations['mlb.io/health-check-interval']).toBe('500ms');

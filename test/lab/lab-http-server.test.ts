@@ -107,7 +107,10 @@ describe('the client probe', () => {
   it('stops when aborted', async () => {
     const stop = new AbortController();
     const lines: string[] = [];
-    const loop = runProbeLoop({ host: '127.0.0.1', port: server.port, intervalMs: 10, timeoutMs: 500, write: (l) => lines.push(l) }, stop.signal);
+    const loop = runProbeLoop(
+      { host: '127.0.0.1', port: server.port, intervalMs: 10, timeoutMs: 500, write: (l) => lines.push(l) },
+      stop.signal,
+    );
     await until('the loop to have written a line', () => lines.length > 0);
     stop.abort();
     await loop;

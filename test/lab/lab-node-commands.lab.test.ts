@@ -22,8 +22,8 @@ import { MLB_BUNDLE } from '../cli/run-cli';
 
 const bundle = process.env.LAB_TEST_BUNDLE ?? MLB_BUNDLE;
 const netns = canUseNetns();
-const hasNodeCommands = existsSync(bundle)
-  && spawnSync(process.execPath, [bundle, 'lab', '--help'], { encoding: 'utf8' }).stdout.includes('mlb lab demo');
+const hasNodeCommands =
+  existsSync(bundle) && spawnSync(process.execPath, [bundle, 'lab', '--help'], { encoding: 'utf8' }).stdout.includes('mlb lab demo');
 const skip = !netns.ok ? netns.why : !hasNodeCommands ? `${bundle} is missing or has no "mlb lab" (npm run build)` : undefined;
 if (skip) console.warn(`skipping the lab node-command tests: ${skip}`);
 const hasNft = spawnSync('nft', ['--version']).status === 0;
@@ -49,7 +49,8 @@ function mlb(...args: string[]): Promise<ExecResult> {
 async function until(what: string, check: () => Promise<boolean>, last: () => unknown = () => undefined): Promise<void> {
   const deadline = Date.now() + CONVERGE_TIMEOUT_MS;
   while (!(await check())) {
-    if (Date.now() >= deadline) throw new Error(`not within ${CONVERGE_TIMEOUT_MS / 1000} s: ${what} (last seen: ${JSON.stringify(last())})`);
+    if (Date.now() >= deadline)
+      throw new Error(`not within ${CONVERGE_TIMEOUT_MS / 1000} s: ${what} (last seen: ${JSON.stringify(last())})`);
     await sleep(POLL_MS);
   }
 }
@@ -63,13 +64,17 @@ describe.skipIf(skip !== undefined)('mlb lab node commands (a lab of 2 nodes)', 
   /** What `at`'s daemon thinks of member `of` (alive, suspect, dead, left), or undefined. */
   async function memberState(at: string, of: string): Promise<string | undefined> {
     const text = await readSnapshotText(lab.controlSocket(at));
-    const members = text === undefined ? [] : (JSON.parse(text) as { members?: { name: string; state: string }[] }).members ?? [];
+    const members = text === undefined ? [] : ((JSON.parse(text) as { members?: { name: string; state: string }[] }).members ?? []);
     return members.find((m) => m.name === of)?.state;
   }
 
   async function waitForMember(at: string, of: string, states: string[]): Promise<void> {
     let seen: string | undefined;
-    await until(`${at} sees ${of} ${states.join(' or ')}`, async () => states.includes((seen = await memberState(at, of)) ?? ''), () => seen);
+    await until(
+      `${at} sees ${of} ${states.join(' or ')}`,
+      async () => states.includes((seen = await memberState(at, of)) ?? ''),
+      () => seen,
+    );
   }
 
   /** The node name the client gets from http://IP/, or the error. */
@@ -91,7 +96,7 @@ describe.skipIf(skip !== undefined)('mlb lab node commands (a lab of 2 nodes)', 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('up prints the node commands and every node\'s metrics URL', () => {
+  it("up prints the node commands and every node's metrics URL", () => {
     expect(up.stdout).toContain(`sudo mlb lab kill node-2 --dir ${labDir}`);
     expect(up.stdout).toContain(`sudo mlb lab partition node-2 --dir ${labDir}`);
     expect(up.stdout).toContain(`sudo mlb lab health node-2 fail --dir ${labDir}`);
@@ -100,11 +105,13 @@ describe.skipIf(skip !== undefined)('mlb lab node commands (a lab of 2 nodes)', 
     }
   });
 
-  it('serves Prometheus metrics on every node\'s address', async () => {
-    const answers = await Promise.all(lab.plan.nodes.map(async (node) => {
-      const script = `fetch('http://${node.ipv4}:7472/metrics').then(async (r) => console.log(r.status, await r.text()), (e) => console.log(e.cause?.code ?? e.message))`;
-      return (await lab.exec(node.name, [process.execPath, '-e', script], COMMAND_TIMEOUT_MS)).stdout;
-    }));
+  it("serves Prometheus metrics on every node's address", async () => {
+    const answers = await Promise.all(
+      lab.plan.nodes.map(async (node) => {
+        const script = `fetch('http://${node.ipv4}:7472/metrics').then(async (r) => console.log(r.status, await r.text()), (e) => console.log(e.cause?.code ?? e.message))`;
+        return (await lab.exec(node.name, [process.execPath, '-e', script], COMMAND_TIMEOUT_MS)).stdout;
+      }),
+    );
     for (const answer of answers) {
       expect(answer.startsWith('200 '), answer.slice(0, 200)).toBe(true);
       expect(answer).toContain('# TYPE metallb_speaker_announced gauge');
@@ -120,30 +127,41 @@ describe.skipIf(skip !== undefined)('mlb lab node commands (a lab of 2 nodes)', 
     expect(fail.status, fail.stderr).toBe(0);
     expect(fail.stdout).toContain(`${owner}: its health check now fails`);
     let seen: unknown;
-    await until(`demo/web moves from ${owner} to ${other}`, async () => (seen = await lab.ownership(LabService.web, other))?.owner === other, () => seen);
+    await until(
+      `demo/web moves from ${owner} to ${other}`,
+      async () => (seen = await lab.ownership(LabService.web, other))?.owner === other,
+      () => seen,
+    );
     const pass = await mlb('lab', 'health', owner!, 'pass', '--dir', labDir);
     expect(pass.stdout).toContain(`${owner}: its health check passes again`);
-    await until(`${owner} passes demo/web's check again`, async () => ((seen = await lab.ownership(LabService.web, other))?.passing ?? []).includes(owner!), () => seen);
+    await until(
+      `${owner} passes demo/web's check again`,
+      async () => ((seen = await lab.ownership(LabService.web, other))?.passing ?? []).includes(owner!),
+      () => seen,
+    );
   });
 
-  it.skipIf(!hasNft)('partition: node-1 finds node-2 dead while node-2 runs and the client still reaches it; heal: alive again, no rule left', async () => {
-    const pid = lab.daemonPid('node-2');
-    const cut = await mlb('lab', 'partition', 'node-2', '--dir', labDir);
-    expect(cut.status, cut.stderr).toBe(0);
-    expect(cut.stdout).toContain('node-2: partitioned from node-1');
-    await waitForMember('node-1', 'node-2', ['suspect', 'dead']);
-    expect(lab.daemonPid('node-2')).toBe(pid);
-    expect(await clientGets(lab.node('node-2').ipv4)).toBe('node-2');
+  it.skipIf(!hasNft)(
+    'partition: node-1 finds node-2 dead while node-2 runs and the client still reaches it; heal: alive again, no rule left',
+    async () => {
+      const pid = lab.daemonPid('node-2');
+      const cut = await mlb('lab', 'partition', 'node-2', '--dir', labDir);
+      expect(cut.status, cut.stderr).toBe(0);
+      expect(cut.stdout).toContain('node-2: partitioned from node-1');
+      await waitForMember('node-1', 'node-2', ['suspect', 'dead']);
+      expect(lab.daemonPid('node-2')).toBe(pid);
+      expect(await clientGets(lab.node('node-2').ipv4)).toBe('node-2');
 
-    const heal = await mlb('lab', 'heal', 'node-2', '--dir', labDir);
-    expect(heal.status, heal.stderr).toBe(0);
-    expect(heal.stdout).toContain('node-2: healed');
-    expect((await lab.exec('node-2', ['nft', 'list', 'ruleset'])).stdout.trim()).toBe('');
-    await waitForMember('node-1', 'node-2', ['alive']);
-    await waitForMember('node-2', 'node-1', ['alive']);
-  });
+      const heal = await mlb('lab', 'heal', 'node-2', '--dir', labDir);
+      expect(heal.status, heal.stderr).toBe(0);
+      expect(heal.stdout).toContain('node-2: healed');
+      expect((await lab.exec('node-2', ['nft', 'list', 'ruleset'])).stdout.trim()).toBe('');
+      await waitForMember('node-1', 'node-2', ['alive']);
+      await waitForMember('node-2', 'node-1', ['alive']);
+    },
+  );
 
-  it('kill: the process is gone and node-1\'s status shows node-2 dead; restart brings it back', async () => {
+  it("kill: the process is gone and node-1's status shows node-2 dead; restart brings it back", async () => {
     const pid = lab.daemonPid('node-2')!;
     const kill = await mlb('lab', 'kill', 'node-2', '--dir', labDir);
     expect(kill.status, kill.stderr).toBe(0);

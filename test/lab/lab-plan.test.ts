@@ -2,8 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { cidrContains, parseCIDR, parseIP } from '../../src/ip';
 import { LabError } from '../../src/lab/lab-errors';
 import {
-  DEFAULT_LAB_DIR, LAB_SUBNET_V4, LAB_SUBNET_V6, MAX_LAB_NODES, daemonArgv, findNode, hostByMac, hostPort, isLabNamespace,
-  labNamespaces, planLab, probeArgv, serverArgv,
+  DEFAULT_LAB_DIR,
+  LAB_SUBNET_V4,
+  LAB_SUBNET_V6,
+  MAX_LAB_NODES,
+  daemonArgv,
+  findNode,
+  hostByMac,
+  hostPort,
+  isLabNamespace,
+  labNamespaces,
+  planLab,
+  probeArgv,
+  serverArgv,
 } from '../../src/lab/lab-plan';
 
 function inCIDR(ip: string, cidr: string): boolean {
@@ -74,11 +85,21 @@ describe('planLab: names, addresses and MACs', () => {
 
 describe('isLabNamespace: what down() may delete', () => {
   it('accepts exactly the shapes a lab of that name makes, whatever its size', () => {
-    for (const ns of ['mlb-lab-br', 'mlb-lab-client', 'mlb-lab-node-1', 'mlb-lab-node-32']) expect(isLabNamespace('mlb-lab', ns), ns).toBe(true);
+    for (const ns of ['mlb-lab-br', 'mlb-lab-client', 'mlb-lab-node-1', 'mlb-lab-node-32'])
+      expect(isLabNamespace('mlb-lab', ns), ns).toBe(true);
   });
 
   it('leaves other labs and look-alikes alone', () => {
-    for (const ns of ['mlb-lab', 'mlb-lab-2-br', 'mlb-lab-node-', 'mlb-lab-node-0', 'mlb-lab-node-1x', 'other-br', 'mlb-labx-br', 'mlb-lab-sw']) {
+    for (const ns of [
+      'mlb-lab',
+      'mlb-lab-2-br',
+      'mlb-lab-node-',
+      'mlb-lab-node-0',
+      'mlb-lab-node-1x',
+      'other-br',
+      'mlb-labx-br',
+      'mlb-lab-sw',
+    ]) {
       expect(isLabNamespace('mlb-lab', ns), ns).toBe(false);
     }
   });
@@ -104,8 +125,16 @@ describe('command lines', () => {
 
   it('starts the HTTP server and the probe as hidden mlb lab subcommands', () => {
     expect(serverArgv(node2)).toEqual(['lab', 'serve', '--node', 'node-2', '--port', '80', '--health-file', '/run/lab/node-2/health']);
-    expect(probeArgv(hostPort('fd00:31:213::200'), { intervalMs: 20, count: 3 }))
-      .toEqual(['lab', 'probe', '--target', '[fd00:31:213::200]:80', '--interval-ms', '20', '--count', '3']);
+    expect(probeArgv(hostPort('fd00:31:213::200'), { intervalMs: 20, count: 3 })).toEqual([
+      'lab',
+      'probe',
+      '--target',
+      '[fd00:31:213::200]:80',
+      '--interval-ms',
+      '20',
+      '--count',
+      '3',
+    ]);
     expect(hostPort('172.31.213.200', 8080)).toBe('172.31.213.200:8080');
   });
 });

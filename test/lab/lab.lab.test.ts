@@ -73,7 +73,7 @@ describe.skipIf(skip !== undefined)('Lab (2 nodes)', () => {
     expect((await ours(labName)).sort()).toEqual([`${labName}-br`, `${labName}-client`, `${labName}-node-1`, `${labName}-node-2`]);
   });
 
-  it('lets the client reach every node\'s HTTP server on its IPv4 and IPv6 address, and see its planned MAC', async () => {
+  it("lets the client reach every node's HTTP server on its IPv4 and IPv6 address, and see its planned MAC", async () => {
     for (const node of lab.plan.nodes) {
       expect(await probeFromClient(lab, hostPort(node.ipv4)), node.ipv4).toMatchObject({ ok: true, node: node.name });
       expect(await probeFromClient(lab, hostPort(node.ipv6)), node.ipv6).toMatchObject({ ok: true, node: node.name });
@@ -91,7 +91,7 @@ describe.skipIf(skip !== undefined)('Lab (2 nodes)', () => {
     expect(lab.isDaemonRunning('node-2')).toBe(true);
   });
 
-  it('makes a node\'s health check fail and pass on demand', async () => {
+  it("makes a node's health check fail and pass on demand", async () => {
     const node = lab.node('node-1');
     expect(await healthStatus(lab, node.ipv4)).toBe('200');
     await lab.setHealthy('node-1', false);
@@ -113,15 +113,22 @@ describe.skipIf(skip !== undefined)('Lab (2 nodes)', () => {
     const again = await Lab.attach(lab.plan.dir);
     expect(again.plan).toEqual(lab.plan);
     expect(again.isDaemonRunning('node-1')).toBe(true);
-    const second = await Lab.up({ nodes: 2, name: labName, dir: join(dir, 'other'), mlbCommand }).then(() => 'built', (e: LabError) => e.code);
+    const second = await Lab.up({ nodes: 2, name: labName, dir: join(dir, 'other'), mlbCommand }).then(
+      () => 'built',
+      (e: LabError) => e.code,
+    );
     expect(second).toBe('labExists');
     // The refused attempt removed nothing of the running lab.
     expect((await ours(labName)).length).toBe(4);
   });
 
   it('removes every namespace, process and file on down(), and down() again is harmless', async () => {
-    const state = JSON.parse(readFileSync(lab.plan.stateFile, 'utf8')) as { processes: Record<string, { daemon?: number; server?: number }> };
-    const pids = Object.values(state.processes).flatMap((p) => [p.daemon, p.server]).filter((p): p is number => p !== undefined);
+    const state = JSON.parse(readFileSync(lab.plan.stateFile, 'utf8')) as {
+      processes: Record<string, { daemon?: number; server?: number }>;
+    };
+    const pids = Object.values(state.processes)
+      .flatMap((p) => [p.daemon, p.server])
+      .filter((p): p is number => p !== undefined);
     expect(pids).toHaveLength(4);
     const report = await lab.down();
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
@@ -134,7 +141,7 @@ describe.skipIf(skip !== undefined)('Lab (2 nodes)', () => {
 });
 
 describe.skipIf(skip !== undefined)('Lab.downByName (a crashed lab)', () => {
-  it('removes a half-built lab\'s namespaces without a state file, and leaves look-alikes alone', async () => {
+  it("removes a half-built lab's namespaces without a state file, and leaves look-alikes alone", async () => {
     const name = `mlbt-lab-${Math.random().toString(36).slice(2, 8)}`;
     const made = [`${name}-br`, `${name}-node-1`, `${name}-other`];
     for (const ns of made) spawnSync('ip', ['netns', 'add', ns]);

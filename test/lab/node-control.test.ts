@@ -26,7 +26,8 @@ function fakeLab(plan: LabPlan) {
     partition: async (name) => (calls.push(`partition ${name}`), !partitioned.has(name) && Boolean(partitioned.add(name))),
     heal: async (name) => (calls.push(`heal ${name}`), partitioned.delete(name)),
     isHealthy: async (name) => !unhealthy.has(name),
-    setHealthy: async (name, healthy) => void (calls.push(`health ${name} ${healthy}`), healthy ? unhealthy.delete(name) : unhealthy.add(name)),
+    setHealthy: async (name, healthy) =>
+      void (calls.push(`health ${name} ${healthy}`), healthy ? unhealthy.delete(name) : unhealthy.add(name)),
   };
   return { lab, calls };
 }
@@ -37,21 +38,30 @@ const custom = planLab({ name: 'mlb-lab', dir: '/tmp/lab', nodes: 3 });
 describe('mlb lab kill|stop|start|restart', () => {
   it('kill sends SIGKILL once; a second kill finds nothing running and says so', async () => {
     const { lab, calls } = fakeLab(plan);
-    expect(nodeControlText(plan, await controlDaemon(lab, 'kill', 'node-2')))
-      .toBe('node-2: daemon killed with SIGKILL (pid 102), as in a crash: it did not leave, so the others mark it dead once their probes fail. Back: mlb lab start node-2');
-    expect(nodeControlText(plan, await controlDaemon(lab, 'kill', 'node-2')))
-      .toBe('node-2: the daemon is not running; nothing to kill (start it: mlb lab start node-2)');
+    expect(nodeControlText(plan, await controlDaemon(lab, 'kill', 'node-2'))).toBe(
+      'node-2: daemon killed with SIGKILL (pid 102), as in a crash: it did not leave, so the others mark it dead once their probes fail. Back: mlb lab start node-2',
+    );
+    expect(nodeControlText(plan, await controlDaemon(lab, 'kill', 'node-2'))).toBe(
+      'node-2: the daemon is not running; nothing to kill (start it: mlb lab start node-2)',
+    );
     expect(calls).toEqual(['SIGKILL node-2']);
   });
 
   it('stop sends SIGTERM; start starts only a stopped daemon; restart stops a running one first', async () => {
     const { lab, calls } = fakeLab(plan);
-    expect(nodeControlText(plan, await controlDaemon(lab, 'stop', 'node-3'))).toContain('node-3: daemon stopped with SIGTERM (pid 103): it left the cluster');
+    expect(nodeControlText(plan, await controlDaemon(lab, 'stop', 'node-3'))).toContain(
+      'node-3: daemon stopped with SIGTERM (pid 103): it left the cluster',
+    );
     expect(nodeControlText(plan, await controlDaemon(lab, 'stop', 'node-3'))).toBe('node-3: the daemon is not running; nothing to stop');
-    expect(nodeControlText(plan, await controlDaemon(lab, 'start', 'node-3'))).toBe('node-3: daemon started (pid 500); log /run/mlb-lab/node-3/daemon.log');
-    expect(nodeControlText(plan, await controlDaemon(lab, 'start', 'node-3'))).toBe('node-3: the daemon is already running (pid 500); nothing changed');
-    expect(nodeControlText(plan, await controlDaemon(lab, 'restart', 'node-3')))
-      .toBe('node-3: daemon restarted: pid 500 stopped with SIGTERM, pid 501 started; log /run/mlb-lab/node-3/daemon.log');
+    expect(nodeControlText(plan, await controlDaemon(lab, 'start', 'node-3'))).toBe(
+      'node-3: daemon started (pid 500); log /run/mlb-lab/node-3/daemon.log',
+    );
+    expect(nodeControlText(plan, await controlDaemon(lab, 'start', 'node-3'))).toBe(
+      'node-3: the daemon is already running (pid 500); nothing changed',
+    );
+    expect(nodeControlText(plan, await controlDaemon(lab, 'restart', 'node-3'))).toBe(
+      'node-3: daemon restarted: pid 500 stopped with SIGTERM, pid 501 started; log /run/mlb-lab/node-3/daemon.log',
+    );
     expect(calls).toEqual(['SIGTERM node-3', 'start node-3', 'SIGTERM node-3', 'start node-3']);
   });
 
@@ -69,9 +79,15 @@ describe('mlb lab partition|heal', () => {
   it('partitions once, names the other nodes, and heals once', async () => {
     const { lab } = fakeLab(custom);
     const say = async (action: 'partition' | 'heal') => nodeControlText(custom, await controlPartition(lab, action, 'node-2'));
-    expect(await say('partition')).toBe('node-2: partitioned from node-1, node-3: every packet between them is dropped (nftables table inet mlb_lab_partition in mlb-lab-node-2), gossip included; its daemon keeps running and the client still reaches it. Undo: mlb lab heal node-2 --dir /tmp/lab');
-    expect(await say('partition')).toBe('node-2: already partitioned from node-1, node-3; nothing changed (undo: mlb lab heal node-2 --dir /tmp/lab)');
-    expect(await say('heal')).toBe('node-2: healed: the partition rules are gone from mlb-lab-node-2; the nodes find each other again within seconds');
+    expect(await say('partition')).toBe(
+      'node-2: partitioned from node-1, node-3: every packet between them is dropped (nftables table inet mlb_lab_partition in mlb-lab-node-2), gossip included; its daemon keeps running and the client still reaches it. Undo: mlb lab heal node-2 --dir /tmp/lab',
+    );
+    expect(await say('partition')).toBe(
+      'node-2: already partitioned from node-1, node-3; nothing changed (undo: mlb lab heal node-2 --dir /tmp/lab)',
+    );
+    expect(await say('heal')).toBe(
+      'node-2: healed: the partition rules are gone from mlb-lab-node-2; the nodes find each other again within seconds',
+    );
     expect(await say('heal')).toBe('node-2: not partitioned; nothing to heal');
   });
 
@@ -89,18 +105,28 @@ describe('mlb lab partition|heal', () => {
 });
 
 describe('mlb lab health', () => {
-  it('fail writes the health file the lab\'s check reads; asked again it says nothing changed; pass undoes it', async () => {
+  it("fail writes the health file the lab's check reads; asked again it says nothing changed; pass undoes it", async () => {
     const { lab, calls } = fakeLab(plan);
-    expect(nodeControlText(plan, await controlHealth(lab, 'node-2', 'fail')))
-      .toBe('node-2: its health check now fails (http://127.0.0.1:80/healthz in node-2 answers 503: /run/mlb-lab/node-2/health says unhealthy); health-checked services move off it. Undo: mlb lab health node-2 pass');
-    expect(nodeControlText(plan, await controlHealth(lab, 'node-2', 'fail'))).toBe('node-2: its health check already fails; nothing changed (undo: mlb lab health node-2 pass)');
+    expect(nodeControlText(plan, await controlHealth(lab, 'node-2', 'fail'))).toBe(
+      'node-2: its health check now fails (http://127.0.0.1:80/healthz in node-2 answers 503: /run/mlb-lab/node-2/health says unhealthy); health-checked services move off it. Undo: mlb lab health node-2 pass',
+    );
+    expect(nodeControlText(plan, await controlHealth(lab, 'node-2', 'fail'))).toBe(
+      'node-2: its health check already fails; nothing changed (undo: mlb lab health node-2 pass)',
+    );
     expect(nodeControlText(plan, await controlHealth(lab, 'node-2', 'pass'))).toContain('node-2: its health check passes again');
-    expect(nodeControlText(plan, await controlHealth(lab, 'node-2', 'pass'))).toBe('node-2: its health check already passes; nothing changed');
-    expect(calls.filter((c) => c.startsWith('health'))).toEqual(['health node-2 false', 'health node-2 false', 'health node-2 true', 'health node-2 true']);
+    expect(nodeControlText(plan, await controlHealth(lab, 'node-2', 'pass'))).toBe(
+      'node-2: its health check already passes; nothing changed',
+    );
+    expect(calls.filter((c) => c.startsWith('health'))).toEqual([
+      'health node-2 false',
+      'health node-2 false',
+      'health node-2 true',
+      'health node-2 true',
+    ]);
   });
 });
 
-describe('the node commands in mlb lab up\'s output, and metrics', () => {
+describe("the node commands in mlb lab up's output, and metrics", () => {
   it('names --dir only when the lab is not in the default directory', () => {
     expect(nodeCommandText(plan, 'kill', 'node-2')).toBe('mlb lab kill node-2');
     expect(nodeCommandText(custom, 'health', 'node-2', 'fail')).toBe('mlb lab health node-2 fail --dir /tmp/lab');
@@ -118,7 +144,7 @@ describe('the node commands in mlb lab up\'s output, and metrics', () => {
     ]);
   });
 
-  it('starts every daemon with metrics on its own address at MetalLB\'s port', () => {
+  it("starts every daemon with metrics on its own address at MetalLB's port", () => {
     for (const node of plan.nodes) {
       const argv = daemonArgv(plan, node);
       expect(argv[argv.indexOf('--metrics-bind') + 1]).toBe(`${node.ipv4}:7472`);

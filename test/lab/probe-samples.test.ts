@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  formatProbeLine, latestAnswer, measureFailover, parseProbeLine, steadyOwner, type ProbeSample,
-} from '../../src/lab/probe-samples';
+import { formatProbeLine, latestAnswer, measureFailover, parseProbeLine, steadyOwner, type ProbeSample } from '../../src/lab/probe-samples';
 
 /** A client probing every 20 ms: answers from `node` for t in [from, to), one sample per step. */
 function answers(node: string, from: number, to: number): ProbeSample[] {
@@ -17,7 +15,7 @@ function failures(from: number, to: number, error = 'timeout'): ProbeSample[] {
 }
 
 describe('measureFailover: the gap the client felt', () => {
-  it('measures from the old owner\'s last answer to the new owner\'s first, counting the failed requests between', () => {
+  it("measures from the old owner's last answer to the new owner's first, counting the failed requests between", () => {
     // node-2 answers until 1000, dies at 1010; nothing answers until node-3 at 2240.
     const samples = [...answers('node-2', 0, 1000), ...failures(1000, 2240), ...answers('node-3', 2240, 3000)];
     const f = measureFailover(samples, 'node-2', 1010);
@@ -36,7 +34,12 @@ describe('measureFailover: the gap the client felt', () => {
   });
 
   it('reports a move without a lost request, and the old owner answering after the new one (two owners)', () => {
-    const samples = [...answers('node-1', 0, 500), ...answers('node-2', 500, 560), { t: 570, sent: 568, ok: true, node: 'node-1' }, ...answers('node-2', 580, 700)];
+    const samples = [
+      ...answers('node-1', 0, 500),
+      ...answers('node-2', 500, 560),
+      { t: 570, sent: 568, ok: true, node: 'node-1' },
+      ...answers('node-2', 580, 700),
+    ];
     const f = measureFailover(samples, 'node-1', 100);
     expect(f).toMatchObject({ to: 'node-2', gapMs: 20, failedRequests: 0, oldAnswersAfter: 1 });
   });

@@ -1,24 +1,46 @@
 import { describe, expect, it } from 'vitest';
 import { parseNeighbourJSON, parseNodeStatus, parseServiceOwnership } from '../../src/lab/service-ownership';
 
-describe('parseServiceOwnership: a daemon\'s /v1/snapshot', () => {
+describe("parseServiceOwnership: a daemon's /v1/snapshot", () => {
   const snapshot = JSON.stringify({
     apiVersion: 'mlb.io/v1',
     node: { name: 'node-1', draining: false, warmingUp: true, warmUpUntil: '2026-01-01T00:00:10Z' },
     services: [
       { service: 'demo/api', ips: ['172.31.213.210'], protocol: 'layer2', owner: 'node-3', announcing: ['node-3'] },
-      { service: 'demo/web', ips: ['172.31.213.200'], protocol: 'layer2', owner: null, announcing: [], health: { checked: true, passing: ['node-2'], failing: ['node-1'] } },
+      {
+        service: 'demo/web',
+        ips: ['172.31.213.200'],
+        protocol: 'layer2',
+        owner: null,
+        announcing: [],
+        health: { checked: true, passing: ['node-2'], failing: ['node-1'] },
+      },
     ],
   });
 
   it('finds the service by namespace/name with its IPs and owner', () => {
-    expect(parseServiceOwnership(snapshot, 'demo/api')).toEqual({ service: 'demo/api', ips: ['172.31.213.210'], owner: 'node-3', passing: [] });
-    expect(parseServiceOwnership(snapshot, 'demo/web')).toEqual({ service: 'demo/web', ips: ['172.31.213.200'], owner: null, passing: ['node-2'] });
+    expect(parseServiceOwnership(snapshot, 'demo/api')).toEqual({
+      service: 'demo/api',
+      ips: ['172.31.213.210'],
+      owner: 'node-3',
+      passing: [],
+    });
+    expect(parseServiceOwnership(snapshot, 'demo/web')).toEqual({
+      service: 'demo/web',
+      ips: ['172.31.213.200'],
+      owner: null,
+      passing: ['node-2'],
+    });
     expect(parseServiceOwnership(snapshot, 'demo/none')).toBeUndefined();
   });
 
-  it('reads the node\'s own warm-up and drain flags', () => {
-    expect(parseNodeStatus(snapshot)).toEqual({ name: 'node-1', draining: false, warmingUp: true, warmUpUntil: Date.UTC(2026, 0, 1, 0, 0, 10) });
+  it("reads the node's own warm-up and drain flags", () => {
+    expect(parseNodeStatus(snapshot)).toEqual({
+      name: 'node-1',
+      draining: false,
+      warmingUp: true,
+      warmUpUntil: Date.UTC(2026, 0, 1, 0, 0, 10),
+    });
     expect(parseNodeStatus(JSON.stringify({ node: { name: 'n', warmingUp: false, warmUpUntil: null } }))?.warmUpUntil).toBeUndefined();
   });
 
@@ -32,7 +54,8 @@ describe('parseServiceOwnership: a daemon\'s /v1/snapshot', () => {
 
 describe('parseNeighbourJSON: `ip -j neigh show`', () => {
   // iproute2 6.1 output, one entry resolved, one failed.
-  const output = '[{"dst":"172.31.213.200","dev":"eth0","lladdr":"02:6D:6C:62:00:12","state":["REACHABLE"]},' +
+  const output =
+    '[{"dst":"172.31.213.200","dev":"eth0","lladdr":"02:6D:6C:62:00:12","state":["REACHABLE"]},' +
     '{"dst":"172.31.213.210","dev":"eth0","state":["FAILED"]}]';
 
   it('gives the MAC (lowercase) and state of the entry for the IP', () => {

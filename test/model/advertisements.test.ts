@@ -3,31 +3,42 @@ import { parseCommunity } from '../../src/model';
 import { POOL, fixture, parseErrors, parseOk } from './parse-helpers';
 
 describe('L2Advertisement', () => {
-  it('reads a tutorial lab\'s L2Advertisement: the default pool announced on ens18, every node, every service', () => {
+  it("reads a tutorial lab's L2Advertisement: the default pool announced on ens18, every node, every service", () => {
     const ad = parseOk(fixture('valid', 'tutorial-l2.yaml')).l2Advertisements[0];
     expect(ad).toMatchObject({
-      ipAddressPools: ['default'], interfaces: ['ens18'], nodeSelectors: [], serviceSelectors: [], ipAddressPoolSelectors: [],
+      ipAddressPools: ['default'],
+      interfaces: ['ens18'],
+      nodeSelectors: [],
+      serviceSelectors: [],
+      ipAddressPoolSelectors: [],
     });
   });
 
   it('reads selectors of every kind', () => {
     const ad = parseOk(fixture('valid', 'full-featured.yaml')).l2Advertisements[0];
     expect(ad?.ipAddressPoolSelectors).toEqual([{ matchLabels: { tier: 'public' }, matchExpressions: [] }]);
-    expect(ad?.nodeSelectors).toEqual([{
-      matchLabels: {}, matchExpressions: [{ key: 'node-role.kubernetes.io/control-plane', operator: 'DoesNotExist', values: [] }],
-    }]);
+    expect(ad?.nodeSelectors).toEqual([
+      {
+        matchLabels: {},
+        matchExpressions: [{ key: 'node-role.kubernetes.io/control-plane', operator: 'DoesNotExist', values: [] }],
+      },
+    ]);
     expect(ad?.interfaces).toEqual(['eth0', 'eth1']);
     expect(ad?.serviceSelectors).toEqual([{ matchLabels: { expose: 'l2' }, matchExpressions: [] }]);
   });
 
   it('refuses two identical nodeSelectors, as MetalLB does', () => {
     const sel = '    - matchLabels:\n        rack: r1\n';
-    const errors = parseErrors(`${POOL('p', '10.0.0.0/24')}---\napiVersion: metallb.io/v1beta1\nkind: L2Advertisement\nmetadata:\n  name: l2\nspec:\n  nodeSelectors:\n${sel}${sel}`);
+    const errors = parseErrors(
+      `${POOL('p', '10.0.0.0/24')}---\napiVersion: metallb.io/v1beta1\nkind: L2Advertisement\nmetadata:\n  name: l2\nspec:\n  nodeSelectors:\n${sel}${sel}`,
+    );
     expect(errors.map((e) => e.message)).toEqual(['duplicate definition of nodeSelectors "rack=r1"']);
   });
 
   it('refuses values with Exists', () => {
-    const errors = parseErrors('apiVersion: metallb.io/v1beta1\nkind: L2Advertisement\nmetadata:\n  name: l2\nspec:\n  nodeSelectors:\n    - matchExpressions:\n        - key: a\n          operator: Exists\n          values: [x]\n');
+    const errors = parseErrors(
+      'apiVersion: metallb.io/v1beta1\nkind: L2Advertisement\nmetadata:\n  name: l2\nspec:\n  nodeSelectors:\n    - matchExpressions:\n        - key: a\n          operator: Exists\n          values: [x]\n',
+    );
     expect(errors.map((e) => e.message)).toEqual(['values must be empty when the operator is Exists']);
   });
 });
@@ -62,7 +73,8 @@ describe('BGPAdvertisement and communities', () => {
 
   it('checks aggregation lengths per family against the pools an advertisement covers', () => {
     const v6pool = POOL('v6', 'fd00::/120');
-    const ad = 'apiVersion: metallb.io/v1beta1\nkind: BGPAdvertisement\nmetadata:\n  name: ad\nspec:\n  aggregationLength: 8\n  aggregationLengthV6: 64\n';
+    const ad =
+      'apiVersion: metallb.io/v1beta1\nkind: BGPAdvertisement\nmetadata:\n  name: ad\nspec:\n  aggregationLength: 8\n  aggregationLengthV6: 64\n';
     const errors = parseErrors(`${v6pool}---\n${ad}`);
     expect(errors.map((e) => e.message)).toEqual([
       'invalid aggregation length 64: prefix 120 in this pool is more specific than the aggregation length for addresses fd00::/120 (pool "v6")',

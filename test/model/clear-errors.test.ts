@@ -30,7 +30,8 @@ describe('overlapping and duplicate pools', () => {
 
 describe('the subnet warning', () => {
   it('names a subnet every node shares once, not once per node', () => {
-    const node = (name: string) => `apiVersion: v1\nkind: Node\nmetadata:\n  name: ${name}\n  annotations:\n    mlb.io/subnets: 192.168.10.0/24\n`;
+    const node = (name: string) =>
+      `apiVersion: v1\nkind: Node\nmetadata:\n  name: ${name}\n  annotations:\n    mlb.io/subnets: 192.168.10.0/24\n`;
     const text = `${POOL('lan', '192.168.20.0/28')}---\n${L2_ALL}---\n${node('a')}---\n${node('b')}---\n${node('c')}`;
     const [warning] = parse(text).diagnostics;
     expect(warning?.message).toContain('outside every known node subnet (192.168.10.0/24);');
@@ -67,7 +68,10 @@ describe('a stray "---"', () => {
     const inList = AD_THEN_POOL.replace('  addresses:\n    - 192', '  addresses:\n---\n    - 192');
     expect(where(parse(inList).diagnostics)).toEqual(['15:1 splitDocument']);
     expect(parse(inList).diagnostics[0]?.message).toContain('what follows it is a bare list');
-    const inHeader = AD_THEN_POOL.replace('apiVersion: metallb.io/v1beta1\nkind: IPAddressPool', 'apiVersion: metallb.io/v1beta1\n---\nkind: IPAddressPool');
+    const inHeader = AD_THEN_POOL.replace(
+      'apiVersion: metallb.io/v1beta1\nkind: IPAddressPool',
+      'apiVersion: metallb.io/v1beta1\n---\nkind: IPAddressPool',
+    );
     expect(where(parse(inHeader).diagnostics)).toEqual(['10:1 splitDocument']);
     expect(parse(inHeader).diagnostics[0]?.message).toContain('(kind, metadata, spec) has no apiVersion');
   });

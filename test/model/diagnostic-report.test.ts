@@ -2,14 +2,24 @@
 import { describe, expect, it } from 'vitest';
 import { type Diagnostic, diagnosticReport, errorsFirst, reportSummary } from '../../src/model';
 
-const at = (severity: Diagnostic['severity'], line: number, message = `${severity} on ${line}`): Diagnostic =>
-  ({ severity, code: 'x', message, position: { file: 'f.yaml', line, column: 1 } });
+const at = (severity: Diagnostic['severity'], line: number, message = `${severity} on ${line}`): Diagnostic => ({
+  severity,
+  code: 'x',
+  message,
+  position: { file: 'f.yaml', line, column: 1 },
+});
 
 describe('errorsFirst', () => {
   it('puts every error before every warning, each in file order, and unplaced ones last in their group', () => {
     const unplaced: Diagnostic = { severity: 'error', code: 'fileEmpty', message: 'empty' };
     const ordered = errorsFirst([at('warning', 1), unplaced, at('error', 30), at('warning', 5), at('error', 23)]);
-    expect(ordered.map((d) => `${d.severity}:${d.position?.line ?? '-'}`)).toEqual(['error:23', 'error:30', 'error:-', 'warning:1', 'warning:5']);
+    expect(ordered.map((d) => `${d.severity}:${d.position?.line ?? '-'}`)).toEqual([
+      'error:23',
+      'error:30',
+      'error:-',
+      'warning:1',
+      'warning:5',
+    ]);
   });
 });
 

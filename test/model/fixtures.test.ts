@@ -17,17 +17,21 @@ interface Expectation {
 
 function expectations(text: string): Expectation[] {
   return [...text.matchAll(/^# expect: (\S+) (\d+):(\d+) (.+)$/gm)].map((m) => ({
-    code: m[1] as string, line: Number(m[2]), column: Number(m[3]), fragment: m[4] as string,
+    code: m[1] as string,
+    line: Number(m[2]),
+    column: Number(m[3]),
+    fragment: m[4] as string,
   }));
 }
 
 function matches(d: Diagnostic, e: Expectation): boolean {
-  return d.code === e.code && d.position?.line === e.line && d.position.column === e.column
-    && d.message.includes(e.fragment);
+  return d.code === e.code && d.position?.line === e.line && d.position.column === e.column && d.message.includes(e.fragment);
 }
 
 function fixtures(folder: string): { name: string; text: string }[] {
-  return readdirSync(join(FIXTURES, folder)).filter((f) => f.endsWith('.yaml')).sort()
+  return readdirSync(join(FIXTURES, folder))
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
     .map((name) => ({ name, text: readFileSync(join(FIXTURES, folder, name), 'utf8') }));
 }
 
@@ -45,8 +49,7 @@ describe('invalid configurations', () => {
     expect(result.ok).toBe(false);
     for (const e of expectations(text)) {
       const found = result.diagnostics.find((d) => matches(d, e));
-      expect(found, `${e.code} at ${e.line}:${e.column} "${e.fragment}" in\n${JSON.stringify(result.diagnostics, null, 1)}`)
-        .toBeDefined();
+      expect(found, `${e.code} at ${e.line}:${e.column} "${e.fragment}" in\n${JSON.stringify(result.diagnostics, null, 1)}`).toBeDefined();
       expect(found?.severity).toBe('error');
       expect(found?.position?.file).toBe(name);
     }
@@ -63,7 +66,10 @@ describe('valid configurations', () => {
     const findings = result.diagnostics.filter((d) => d.severity !== 'note');
     expect(findings).toHaveLength(expected.length);
     for (const e of expected) {
-      expect(findings.some((d) => matches(d, e) && d.severity === 'warning'), JSON.stringify(e)).toBe(true);
+      expect(
+        findings.some((d) => matches(d, e) && d.severity === 'warning'),
+        JSON.stringify(e),
+      ).toBe(true);
     }
     if (result.ok) expect(result.snapshot.warnings).toEqual(findings);
   });

@@ -4,8 +4,15 @@ import { L2_ALL, POOL, parseErrors, parseOk, where } from './parse-helpers';
 
 describe('metav1.Duration', () => {
   it.each([
-    ['90s', 90_000], ['1m30s', 90_000], ['500ms', 500], ['1.5h', 5_400_000], ['0', 0], ['-3s', -3000],
-    ['2us', 0.002], ['1h2m3s4ms', 3_723_004], ['.5s', 500],
+    ['90s', 90_000],
+    ['1m30s', 90_000],
+    ['500ms', 500],
+    ['1.5h', 5_400_000],
+    ['0', 0],
+    ['-3s', -3000],
+    ['2us', 0.002],
+    ['1h2m3s4ms', 3_723_004],
+    ['.5s', 500],
   ])('%s is %d ms', (text, ms) => {
     expect(parseDuration(text)).toEqual({ ok: true, milliseconds: ms });
   });
@@ -30,7 +37,8 @@ describe('suggestions', () => {
 
 describe('documents', () => {
   it('skips empty documents and comments, and reads YAML anchors within a document', () => {
-    const sel = 'apiVersion: metallb.io/v1beta1\nkind: L2Advertisement\nmetadata:\n  name: l2\nspec:\n  nodeSelectors:\n    - &rack {matchLabels: {rack: r1}}\n  serviceSelectors:\n    - *rack\n';
+    const sel =
+      'apiVersion: metallb.io/v1beta1\nkind: L2Advertisement\nmetadata:\n  name: l2\nspec:\n  nodeSelectors:\n    - &rack {matchLabels: {rack: r1}}\n  serviceSelectors:\n    - *rack\n';
     const snapshot = parseOk(`---\n# nothing here\n---\n${POOL('a', '10.0.0.0/24')}---\n${sel}---\n`);
     expect(snapshot.l2Advertisements[0]?.serviceSelectors).toEqual([{ matchLabels: { rack: 'r1' }, matchExpressions: [] }]);
   });
@@ -61,8 +69,11 @@ describe('Snapshot', () => {
   const text = `${POOL('zeta', '10.0.1.0/24')}---\n${POOL('alpha', '10.0.0.0/24').replace('  name: alpha\n', '  name: alpha\n  namespace: other\n')}---\n${POOL('beta', '10.0.2.0/24')}---\n${L2_ALL}`;
 
   it('lists objects by namespace, then name, whatever the file order', () => {
-    expect(parseOk(text).pools.map((p) => `${p.meta.namespace}/${p.meta.name}`))
-      .toEqual(['metallb-system/beta', 'metallb-system/zeta', 'other/alpha']);
+    expect(parseOk(text).pools.map((p) => `${p.meta.namespace}/${p.meta.name}`)).toEqual([
+      'metallb-system/beta',
+      'metallb-system/zeta',
+      'other/alpha',
+    ]);
   });
 
   it('is frozen all the way down', () => {

@@ -19,7 +19,8 @@ function families(text: string): { policy: string; families: readonly string[]; 
   if (!result.ok) throw new Error(JSON.stringify(result.diagnostics));
   const [svc] = result.snapshot.services;
   return {
-    policy: svc!.ipFamilyPolicy, families: svc!.ipFamilies,
+    policy: svc!.ipFamilyPolicy,
+    families: svc!.ipFamilies,
     notes: result.diagnostics.filter((d) => d.severity === 'note').map((d) => d.message),
   };
 }
@@ -34,12 +35,19 @@ describe('ipFamilies of a Service that writes none', () => {
   });
 
   it('takes both families, in the order requested, under PreferDualStack unless a policy is written', () => {
-    expect(families(service(annotated('2001:db8::5, 192.0.2.5'), ''))).toMatchObject({ policy: 'PreferDualStack', families: ['IPv6', 'IPv4'] });
-    expect(families(service(annotated('192.0.2.5,2001:db8::5'), '  ipFamilyPolicy: RequireDualStack\n')))
-      .toMatchObject({ policy: 'RequireDualStack', families: ['IPv4', 'IPv6'] });
+    expect(families(service(annotated('2001:db8::5, 192.0.2.5'), ''))).toMatchObject({
+      policy: 'PreferDualStack',
+      families: ['IPv6', 'IPv4'],
+    });
+    expect(families(service(annotated('192.0.2.5,2001:db8::5'), '  ipFamilyPolicy: RequireDualStack\n'))).toMatchObject({
+      policy: 'RequireDualStack',
+      families: ['IPv4', 'IPv6'],
+    });
     // SingleStack keeps one family; the allocator then refuses the request and says why.
-    expect(families(service(annotated('192.0.2.5,2001:db8::5'), '  ipFamilyPolicy: SingleStack\n')))
-      .toMatchObject({ policy: 'SingleStack', families: ['IPv4'] });
+    expect(families(service(annotated('192.0.2.5,2001:db8::5'), '  ipFamilyPolicy: SingleStack\n'))).toMatchObject({
+      policy: 'SingleStack',
+      families: ['IPv4'],
+    });
   });
 
   it('falls back to IPv4 when nothing, or nothing the allocator accepts, is requested', () => {
@@ -50,15 +58,20 @@ describe('ipFamilies of a Service that writes none', () => {
   });
 
   it('leaves written ipFamilies alone, and notes only LoadBalancer Services', () => {
-    expect(families(service('', '  ipFamilies: [IPv4]\n  loadBalancerIP: "2001:db8::5"\n'))).toMatchObject({ families: ['IPv4'], notes: [] });
+    expect(families(service('', '  ipFamilies: [IPv4]\n  loadBalancerIP: "2001:db8::5"\n'))).toMatchObject({
+      families: ['IPv4'],
+      notes: [],
+    });
     expect(families(service('', '', 'ClusterIP')).notes).toEqual([]);
   });
 });
 
-describe('the kubelet\'s labels on plain-host Nodes', () => {
+describe("the kubelet's labels on plain-host Nodes", () => {
   it('gives a Node document kubernetes.io/hostname and kubernetes.io/os; labels written win', () => {
-    const [a, b] = parseOk('apiVersion: v1\nkind: Node\nmetadata: { name: a }\n---\n'
-      + 'apiVersion: v1\nkind: Node\nmetadata: { name: b, labels: { kubernetes.io/hostname: b.example.com, rack: r1 } }\n').nodes;
+    const [a, b] = parseOk(
+      'apiVersion: v1\nkind: Node\nmetadata: { name: a }\n---\n' +
+        'apiVersion: v1\nkind: Node\nmetadata: { name: b, labels: { kubernetes.io/hostname: b.example.com, rack: r1 } }\n',
+    ).nodes;
     expect(a?.meta.labels).toEqual({ 'kubernetes.io/hostname': 'a', 'kubernetes.io/os': 'linux' });
     expect(b?.meta.labels).toEqual({ 'kubernetes.io/hostname': 'b.example.com', 'kubernetes.io/os': 'linux', rack: 'r1' });
   });
@@ -66,7 +79,9 @@ describe('the kubelet\'s labels on plain-host Nodes', () => {
   it('gives them to a live member that no Node document describes, and to one only known by name', () => {
     const meta = encodeNodeMeta({ labels: { zone: 'z1' }, conditions: [], draining: false, warmingUp: false });
     const facts = memberFacts([{ name: 'node-1', meta }]);
-    const nodes = electionNodes(parseOk('apiVersion: metallb.io/v1beta1\nkind: L2Advertisement\nmetadata: { name: l2 }\n'), facts, ['node-2']);
+    const nodes = electionNodes(parseOk('apiVersion: metallb.io/v1beta1\nkind: L2Advertisement\nmetadata: { name: l2 }\n'), facts, [
+      'node-2',
+    ]);
     expect(nodes.map((n) => [n.meta.name, n.meta.labels])).toEqual([
       ['node-1', { 'kubernetes.io/hostname': 'node-1', 'kubernetes.io/os': 'linux', zone: 'z1' }],
       ['node-2', { 'kubernetes.io/hostname': 'node-2', 'kubernetes.io/os': 'linux' }],

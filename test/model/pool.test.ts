@@ -4,14 +4,12 @@ import { parsePoolAddress } from '../../src/model';
 import { L2_ALL, POOL, fixture, parseErrors, parseOk, where } from './parse-helpers';
 
 describe('IPAddressPool', () => {
-  it('reads a tutorial lab\'s pool: the range split into covering CIDRs in address order, defaults applied', () => {
+  it("reads a tutorial lab's pool: the range split into covering CIDRs in address order, defaults applied", () => {
     const snapshot = parseOk(fixture('valid', 'tutorial-l2.yaml'));
     const pool = snapshot.pools[0];
     expect(pool?.meta).toMatchObject({ name: 'default', namespace: 'metallb-system' });
     expect(pool?.addresses).toEqual(['192.168.10.200-192.168.10.220']);
-    expect(pool?.cidrs.map(formatCIDR)).toEqual([
-      '192.168.10.200/29', '192.168.10.208/29', '192.168.10.216/30', '192.168.10.220/32',
-    ]);
+    expect(pool?.cidrs.map(formatCIDR)).toEqual(['192.168.10.200/29', '192.168.10.208/29', '192.168.10.216/30', '192.168.10.220/32']);
     expect(pool?.addressSet.size(4)).toBe(21n);
     expect(pool?.addressSet.has(parseIP('192.168.10.221')!)).toBe(false);
     expect(pool?.autoAssign).toBe(true);
@@ -22,7 +20,11 @@ describe('IPAddressPool', () => {
   it('reads every field of a full pool, ranges with spaces and IPv6 included', () => {
     const pool = parseOk(fixture('valid', 'full-featured.yaml')).pools[0];
     expect(pool?.cidrs.map(formatCIDR)).toEqual([
-      '203.0.113.0/28', '203.0.113.20/30', '203.0.113.24/30', '203.0.113.28/31', '203.0.113.30/32',
+      '203.0.113.0/28',
+      '203.0.113.20/30',
+      '203.0.113.24/30',
+      '203.0.113.28/31',
+      '203.0.113.30/32',
       '2001:db8:1::/120',
     ]);
     expect(pool?.autoAssign).toBe(false);
@@ -43,7 +45,9 @@ describe('IPAddressPool', () => {
 
   it('words address problems as MetalLB does', () => {
     const r = parsePoolAddress('10.0.0.1-10.0.0.x', 'p');
-    expect(r.ok ? '' : r.message).toBe('invalid CIDR "10.0.0.1-10.0.0.x" in pool "p": invalid IP range "10.0.0.1-10.0.0.x": invalid end IP "10.0.0.x"');
+    expect(r.ok ? '' : r.message).toBe(
+      'invalid CIDR "10.0.0.1-10.0.0.x" in pool "p": invalid IP range "10.0.0.1-10.0.0.x": invalid end IP "10.0.0.x"',
+    );
     const single = parsePoolAddress('10.0.0.5-10.0.0.5', 'p');
     expect(single.ok && single.cidrs.map(formatCIDR)).toEqual(['10.0.0.5/32']);
   });

@@ -3,29 +3,38 @@ import { formatCIDR, formatIP } from '../../src/ip';
 import { ServiceAnnotation, serviceAnnotation } from '../../src/model';
 import { fixture, parseErrors, parseOk } from './parse-helpers';
 
-const service = (spec: string, extra = ''): string =>
-  `apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n${extra}spec:\n${spec}`;
+const service = (spec: string, extra = ''): string => `apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n${extra}spec:\n${spec}`;
 
 describe('Service', () => {
-  it('reads a tutorial lab\'s services with raw annotations the allocator can read', () => {
+  it("reads a tutorial lab's services with raw annotations the allocator can read", () => {
     const services = parseOk(fixture('valid', 'tutorial-l2.yaml')).services;
     expect(services.map((s) => `${s.meta.namespace}/${s.meta.name}`)).toEqual(['demo/hello-a', 'demo/hello-b', 'demo/hello-lb']);
     const helloA = services[0]!;
     expect(serviceAnnotation(helloA, ServiceAnnotation.loadBalancerIPs)).toBe('192.168.10.210');
     expect(serviceAnnotation(helloA, ServiceAnnotation.allowSharedIP)).toBe('hello-shared');
     expect(helloA).toMatchObject({
-      type: 'LoadBalancer', ports: [{ name: 'http', protocol: 'TCP', port: 8080 }],
-      selector: { 'app.kubernetes.io/name': 'hello' }, externalTrafficPolicy: 'Cluster',
-      ipFamilyPolicy: 'SingleStack', ipFamilies: ['IPv4'], ingressIPs: [],
+      type: 'LoadBalancer',
+      ports: [{ name: 'http', protocol: 'TCP', port: 8080 }],
+      selector: { 'app.kubernetes.io/name': 'hello' },
+      externalTrafficPolicy: 'Cluster',
+      ipFamilyPolicy: 'SingleStack',
+      ipFamilies: ['IPv4'],
+      ingressIPs: [],
     });
   });
 
   it('reads every field, legacy annotation prefix and status ingress included', () => {
     const web = parseOk(fixture('valid', 'full-featured.yaml')).services[0]!;
     expect(web).toMatchObject({
-      loadBalancerIP: '203.0.113.5', loadBalancerClass: 'mlb', externalTrafficPolicy: 'Local',
-      ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv6', 'IPv4'],
-      ports: [{ name: 'http', protocol: 'TCP', port: 80 }, { name: 'dns', protocol: 'UDP', port: 53 }],
+      loadBalancerIP: '203.0.113.5',
+      loadBalancerClass: 'mlb',
+      externalTrafficPolicy: 'Local',
+      ipFamilyPolicy: 'RequireDualStack',
+      ipFamilies: ['IPv6', 'IPv4'],
+      ports: [
+        { name: 'http', protocol: 'TCP', port: 80 },
+        { name: 'dns', protocol: 'UDP', port: 53 },
+      ],
     });
     expect(serviceAnnotation(web, ServiceAnnotation.allowSharedIP)).toBe('web');
     expect(web.ingressIPs.map(formatIP)).toEqual(['203.0.113.5', '2001:db8:1::5']);
@@ -38,8 +47,10 @@ describe('Service', () => {
 
   it('requires ports on a LoadBalancer and names when there are several', () => {
     expect(parseErrors(service('  type: LoadBalancer\n'))[0]?.message).toBe('missing required field "ports" in Service spec');
-    expect(parseErrors(service('  type: LoadBalancer\n  ports:\n    - port: 80\n    - port: 81\n')).map((e) => e.code))
-      .toEqual(['missingField', 'missingField']);
+    expect(parseErrors(service('  type: LoadBalancer\n  ports:\n    - port: 80\n    - port: 81\n')).map((e) => e.code)).toEqual([
+      'missingField',
+      'missingField',
+    ]);
   });
 
   it('allows one port number for TCP and UDP', () => {
@@ -57,13 +68,17 @@ describe('Node', () => {
   it('reads labels, conditions, IP addresses and mlb.io/subnets; a namespace is ignored', () => {
     const node = parseOk(fixture('valid', 'full-featured.yaml')).nodes[0]!;
     expect(node.meta).toMatchObject({ name: 'worker-1', namespace: '', labels: { rack: 'r1' } });
-    expect(node.conditions).toEqual([{ type: 'Ready', status: 'True' }, { type: 'NetworkUnavailable', status: 'False' }]);
+    expect(node.conditions).toEqual([
+      { type: 'Ready', status: 'True' },
+      { type: 'NetworkUnavailable', status: 'False' },
+    ]);
     expect(node.addresses.map(formatIP)).toEqual(['203.0.113.100']);
     expect(node.subnets.map(formatCIDR)).toEqual(['203.0.113.0/24', '2001:db8:1::/64']);
   });
 
   it('accepts `kubectl get node -o yaml` bookkeeping without complaint', () => {
-    const text = 'apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  uid: 1234\n  resourceVersion: "5"\n  creationTimestamp: "2026-10-17T00:00:00Z"\nspec:\n  podCIDR: 10.244.0.0/24\nstatus:\n  capacity: {cpu: "4"}\n  nodeInfo: {kernelVersion: "6.1"}\n';
+    const text =
+      'apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  uid: 1234\n  resourceVersion: "5"\n  creationTimestamp: "2026-10-17T00:00:00Z"\nspec:\n  podCIDR: 10.244.0.0/24\nstatus:\n  capacity: {cpu: "4"}\n  nodeInfo: {kernelVersion: "6.1"}\n';
     expect(parseOk(text).nodes[0]?.meta.name).toBe('n1');
   });
 });

@@ -3,7 +3,9 @@ import { parseCIDR } from '../../src/ip';
 import { L2_ALL, POOL, parseOk } from './parse-helpers';
 
 const node = (name: string, labels: Record<string, string>): string =>
-  `apiVersion: v1\nkind: Node\nmetadata:\n  name: ${name}\n  labels:\n${Object.entries(labels).map(([k, v]) => `    ${k}: "${v}"\n`).join('')}`;
+  `apiVersion: v1\nkind: Node\nmetadata:\n  name: ${name}\n  labels:\n${Object.entries(labels)
+    .map(([k, v]) => `    ${k}: "${v}"\n`)
+    .join('')}`;
 const EXCLUDE = 'node.kubernetes.io/exclude-from-external-load-balancers';
 
 describe('warnings', () => {
@@ -14,7 +16,9 @@ describe('warnings', () => {
   });
 
   it('stays quiet when one selected node can announce, or when no Node is known', () => {
-    expect(parseOk(`${POOL('p', '10.0.0.0/24')}---\n${L2_ALL}---\n${node('a', { [EXCLUDE]: '' })}---\n${node('b', { x: 'y' })}`).warnings).toEqual([]);
+    expect(
+      parseOk(`${POOL('p', '10.0.0.0/24')}---\n${L2_ALL}---\n${node('a', { [EXCLUDE]: '' })}---\n${node('b', { x: 'y' })}`).warnings,
+    ).toEqual([]);
     expect(parseOk(`${POOL('p', '10.0.0.0/24')}---\n${L2_ALL}`).warnings).toEqual([]);
   });
 
@@ -34,7 +38,8 @@ describe('warnings', () => {
 
   it('counts a pool reached through a selector as advertised', () => {
     const pool = POOL('p', '10.0.0.0/24').replace('  name: p\n', '  name: p\n  labels:\n    tier: a\n');
-    const ad = 'apiVersion: metallb.io/v1beta1\nkind: L2Advertisement\nmetadata:\n  name: l2\nspec:\n  ipAddressPoolSelectors:\n    - matchLabels:\n        tier: a\n';
+    const ad =
+      'apiVersion: metallb.io/v1beta1\nkind: L2Advertisement\nmetadata:\n  name: l2\nspec:\n  ipAddressPoolSelectors:\n    - matchLabels:\n        tier: a\n';
     expect(parseOk(`${pool}---\n${ad}`).warnings).toEqual([]);
   });
 });

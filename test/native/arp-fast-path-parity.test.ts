@@ -229,7 +229,9 @@ describe.skipIf(skip !== undefined)('ARP fast path parity with respondArp', () =
       const got = hexOf(native.arpFastPathReply(frame, fastTable, pkttypeNumber(pkttype)));
       if (got !== null) answeredByFastPath++;
       if (got !== want && mismatches.length < 20) {
-        mismatches.push(`${describeFields(fields)}\n  respondArp: ${outcome}\n  fast path: ${got ?? 'left to JS'}\n  expected:  ${want ?? 'left to JS'}`);
+        mismatches.push(
+          `${describeFields(fields)}\n  respondArp: ${outcome}\n  fast path: ${got ?? 'left to JS'}\n  expected:  ${want ?? 'left to JS'}`,
+        );
       }
     }
     expect(mismatches.join('\n')).toBe('');
@@ -269,7 +271,9 @@ describe.skipIf(skip !== undefined)('ARP fast path parity with respondArp', () =
     const capture = { mac: Buffer.from(METALLB_NODE.mac), ips: [Number(METALLB_VIP.value)] };
     const captureOwned = ownedIPSet([METALLB_VIP]);
     expect(hexOf(native.arpFastPathReply(request, capture, pkttypeNumber('broadcast')))).toBe(hexOf(METALLB_REPLY_60));
-    expect(hexOf(respondToFrame(request, METALLB_NODE, captureOwned, { pkttype: 'broadcast' }).reply ?? null)).toBe(hexOf(METALLB_REPLY_60));
+    expect(hexOf(respondToFrame(request, METALLB_NODE, captureOwned, { pkttype: 'broadcast' }).reply ?? null)).toBe(
+      hexOf(METALLB_REPLY_60),
+    );
     // The same bytes, as a packet socket sees a request tagged for VLAN 5 on an interface with no VLAN 5 device.
     expect(native.arpFastPathReply(request, capture, pkttypeNumber('otherHost'))).toBeNull();
     expect(respondToFrame(request, METALLB_NODE, captureOwned, { pkttype: 'otherHost' })).toMatchObject({ drop: 'notForUs' });

@@ -17,7 +17,15 @@ import {
 } from '../../src/native';
 
 type Command =
-  | { op: 'open'; sock: string; ifname: string; protocol: PacketProtocol; filterEthertypes?: number[]; receiveOutgoing?: boolean; burst?: { expect: number; seqOffset: number } }
+  | {
+      op: 'open';
+      sock: string;
+      ifname: string;
+      protocol: PacketProtocol;
+      filterEthertypes?: number[];
+      receiveOutgoing?: boolean;
+      burst?: { expect: number; seqOffset: number };
+    }
   | { op: 'send'; sock: string; hex: string }
   | { op: 'burst'; sock: string; hex: string; count: number; seqOffset: number }
   | { op: 'join' | 'leave'; sock: string; mac: string }
@@ -77,7 +85,7 @@ function countBurstFrame(sock: string, burst: Burst, frame: Buffer): void {
 async function sendBurst(socket: PacketSocket, hex: string, count: number, seqOffset: number): Promise<number> {
   const frame = Buffer.from(hex, 'hex');
   let queueFull = 0;
-  for (let seq = 0; seq < count; ) {
+  for (let seq = 0; seq < count;) {
     frame.writeUInt32BE(seq, seqOffset);
     if (socket.send(frame)) seq++;
     else {
@@ -128,7 +136,9 @@ async function run(command: Command): Promise<Record<string, unknown>> {
     }
     case 'fastPath': {
       const ipv4 = (ip: string): number => ip.split('.').reduce((n, part) => n * 256 + Number(part), 0);
-      socketOf(command.sock).setArpFastPath!(command.mac === undefined ? null : { mac: macBytes(command.mac), ips: (command.ips ?? []).map(ipv4) });
+      socketOf(command.sock).setArpFastPath!(
+        command.mac === undefined ? null : { mac: macBytes(command.mac), ips: (command.ips ?? []).map(ipv4) },
+      );
       return {};
     }
     case 'fastPathStats':

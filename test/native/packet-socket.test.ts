@@ -48,7 +48,11 @@ const BURST_FRAMES = 10_000;
 const FRAME_MS = 10_000;
 
 const macHex = (mac: string): string => mac.replaceAll(':', '');
-const ipv4Hex = (ip: string): string => ip.split('.').map((n) => Number(n).toString(16).padStart(2, '0')).join('');
+const ipv4Hex = (ip: string): string =>
+  ip
+    .split('.')
+    .map((n) => Number(n).toString(16).padStart(2, '0'))
+    .join('');
 const hex16 = (n: number): string => n.toString(16).padStart(4, '0');
 
 function ethernet(dst: string, src: string, ethertype: number, payloadHex: string): string {
@@ -85,7 +89,11 @@ describe('pure parts', () => {
 
   it('native errors map to stable codes and keep errno and syscall', () => {
     const native = (code: string): Error => Object.assign(new Error(`x: ${code}`), { code, syscall: 'bind' });
-    expect(PacketSocketError.fromNative(native('EPERM'), 'eth0')).toMatchObject({ code: 'permissionDenied', errno: 'EPERM', syscall: 'bind' });
+    expect(PacketSocketError.fromNative(native('EPERM'), 'eth0')).toMatchObject({
+      code: 'permissionDenied',
+      errno: 'EPERM',
+      syscall: 'bind',
+    });
     expect(PacketSocketError.fromNative(native('ENODEV'), 'eth0')).toMatchObject({ code: 'noSuchInterface', message: 'eth0: x: ENODEV' });
     expect(PacketSocketError.fromNative(native('ENETDOWN'))).toMatchObject({ code: 'interfaceDown' });
     expect(PacketSocketError.fromNative(native('EMSGSIZE'))).toMatchObject({ code: 'frameTooLarge' });
@@ -95,36 +103,40 @@ describe('pure parts', () => {
 });
 
 describe('finding the addon', () => {
-  it.skipIf(!addon.loaded)('a bundle loads it from beside itself or from ../build/Release, and without it fails only when opening', async () => {
-    const tmp = mkdtempSync(join(tmpdir(), 'mlb-native-bundle-'));
-    try {
-      const entry = join(tmp, 'probe.ts');
-      writeFileSync(
-        entry,
-        `import { nativeAddonStatus, openPacketSocket } from ${JSON.stringify(join(REPO_ROOT, 'src/native/index.ts'))};\n` +
-          `const status = nativeAddonStatus();\nlet open = 'not tried';\n` +
-          `if (!status.loaded) { try { openPacketSocket({ ifname: 'lo', protocol: 'arp', onFrame() {}, onError() {} }); } catch (e) { open = e.code + ': ' + e.message; } }\n` +
-          `console.log(JSON.stringify({ status, open }));\n`,
-      );
-      const run = async (layout: string): Promise<{ status: { loaded: boolean; path?: string }; open: string }> => {
-        const outfile = join(tmp, layout, 'dist', 'probe.mjs');
-        await build({ entryPoints: [entry], outfile, bundle: true, platform: 'node', format: 'esm', logLevel: 'silent' });
-        if (layout === 'beside') copyFileSync(join(REPO_ROOT, 'build/Release/mlb_native.node'), join(tmp, layout, 'dist', 'mlb_native.node'));
-        if (layout === 'build') symlinkSync(join(REPO_ROOT, 'build'), join(tmp, layout, 'build'));
-        const env = { ...process.env };
-        delete env.MLB_NATIVE_ADDON;
-        return JSON.parse(execFileSync(process.execPath, [outfile], { encoding: 'utf8', env })) as never;
-      };
-      for (const layout of ['beside', 'build', 'none']) mkdirSync(join(tmp, layout, 'dist'), { recursive: true });
-      expect((await run('beside')).status).toEqual({ loaded: true, path: join(tmp, 'beside/dist/mlb_native.node') });
-      expect((await run('build')).status).toEqual({ loaded: true, path: join(tmp, 'build/dist/../build/Release/mlb_native.node') });
-      const none = await run('none');
-      expect(none.status.loaded).toBe(false);
-      expect(none.open).toContain(`addonMissing: ${ADDON_MISSING_MESSAGE}`);
-    } finally {
-      rmSync(tmp, { recursive: true, force: true });
-    }
-  });
+  it.skipIf(!addon.loaded)(
+    'a bundle loads it from beside itself or from ../build/Release, and without it fails only when opening',
+    async () => {
+      const tmp = mkdtempSync(join(tmpdir(), 'mlb-native-bundle-'));
+      try {
+        const entry = join(tmp, 'probe.ts');
+        writeFileSync(
+          entry,
+          `import { nativeAddonStatus, openPacketSocket } from ${JSON.stringify(join(REPO_ROOT, 'src/native/index.ts'))};\n` +
+            `const status = nativeAddonStatus();\nlet open = 'not tried';\n` +
+            `if (!status.loaded) { try { openPacketSocket({ ifname: 'lo', protocol: 'arp', onFrame() {}, onError() {} }); } catch (e) { open = e.code + ': ' + e.message; } }\n` +
+            `console.log(JSON.stringify({ status, open }));\n`,
+        );
+        const run = async (layout: string): Promise<{ status: { loaded: boolean; path?: string }; open: string }> => {
+          const outfile = join(tmp, layout, 'dist', 'probe.mjs');
+          await build({ entryPoints: [entry], outfile, bundle: true, platform: 'node', format: 'esm', logLevel: 'silent' });
+          if (layout === 'beside')
+            copyFileSync(join(REPO_ROOT, 'build/Release/mlb_native.node'), join(tmp, layout, 'dist', 'mlb_native.node'));
+          if (layout === 'build') symlinkSync(join(REPO_ROOT, 'build'), join(tmp, layout, 'build'));
+          const env = { ...process.env };
+          delete env.MLB_NATIVE_ADDON;
+          return JSON.parse(execFileSync(process.execPath, [outfile], { encoding: 'utf8', env })) as never;
+        };
+        for (const layout of ['beside', 'build', 'none']) mkdirSync(join(tmp, layout, 'dist'), { recursive: true });
+        expect((await run('beside')).status).toEqual({ loaded: true, path: join(tmp, 'beside/dist/mlb_native.node') });
+        expect((await run('build')).status).toEqual({ loaded: true, path: join(tmp, 'build/dist/../build/Release/mlb_native.node') });
+        const none = await run('none');
+        expect(none.status.loaded).toBe(false);
+        expect(none.open).toContain(`addonMissing: ${ADDON_MISSING_MESSAGE}`);
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe.skipIf(!addon.loaded)('opening', () => {
@@ -154,26 +166,32 @@ describe.skipIf(!addon.loaded)('opening', () => {
     );
   });
 
-  it.skipIf(skipSockets !== undefined)('an unknown index, a malformed or refused filter, short frames and use after close are typed errors', () => {
-    const open = (extra: object) => () => openPacketSocket({ ifindex: 1, protocol: 'arp', onFrame() {}, onError() {}, ...extra });
-    expect(open({ ifindex: 0x7ffffff0 })).toThrow(expect.objectContaining({ code: 'noSuchInterface', errno: 'ENODEV' }));
-    expect(open({ filter: [] })).toThrow(expect.objectContaining({ code: 'invalidArgument' }));
-    expect(open({ filter: [{ code: 6, jt: 0, jf: 0, k: -1 }] })).toThrow(expect.objectContaining({ code: 'invalidArgument' }));
-    // A jump past the end: the kernel's verifier refuses it.
-    expect(open({ filter: [{ code: 0x15, jt: 9, jf: 9, k: 0 }] })).toThrow(expect.objectContaining({ code: 'invalidArgument', errno: 'EINVAL' }));
-    const socket = openPacketSocket({ ifname: 'lo', protocol: 'arp', onFrame() {}, onError() {} });
-    expect(() => socket.send(new Uint8Array(13))).toThrow(expect.objectContaining({ code: 'invalidArgument' }));
-    expect(() => socket.addMembership('33:33')).toThrow(expect.objectContaining({ code: 'invalidArgument' }));
-    socket.close();
-    socket.close();
-    expect(socket.closed).toBe(true);
-    expect(() => socket.send(new Uint8Array(60))).toThrow(expect.objectContaining({ code: 'closed' }));
-  });
+  it.skipIf(skipSockets !== undefined)(
+    'an unknown index, a malformed or refused filter, short frames and use after close are typed errors',
+    () => {
+      const open = (extra: object) => () => openPacketSocket({ ifindex: 1, protocol: 'arp', onFrame() {}, onError() {}, ...extra });
+      expect(open({ ifindex: 0x7ffffff0 })).toThrow(expect.objectContaining({ code: 'noSuchInterface', errno: 'ENODEV' }));
+      expect(open({ filter: [] })).toThrow(expect.objectContaining({ code: 'invalidArgument' }));
+      expect(open({ filter: [{ code: 6, jt: 0, jf: 0, k: -1 }] })).toThrow(expect.objectContaining({ code: 'invalidArgument' }));
+      // A jump past the end: the kernel's verifier refuses it.
+      expect(open({ filter: [{ code: 0x15, jt: 9, jf: 9, k: 0 }] })).toThrow(
+        expect.objectContaining({ code: 'invalidArgument', errno: 'EINVAL' }),
+      );
+      const socket = openPacketSocket({ ifname: 'lo', protocol: 'arp', onFrame() {}, onError() {} });
+      expect(() => socket.send(new Uint8Array(13))).toThrow(expect.objectContaining({ code: 'invalidArgument' }));
+      expect(() => socket.addMembership('33:33')).toThrow(expect.objectContaining({ code: 'invalidArgument' }));
+      socket.close();
+      socket.close();
+      expect(socket.closed).toBe(true);
+      expect(() => socket.send(new Uint8Array(60))).toThrow(expect.objectContaining({ code: 'closed' }));
+    },
+  );
 });
 
 describe.skipIf(skipSockets !== undefined)('receiving on lo, in this process', () => {
   // Frames to 00:00:00:00:00:00 on lo come straight back as 'host'; a test ethertype keeps other traffic out.
-  const frame = (i: number): Buffer => Buffer.from(ethernet('00:00:00:00:00:00', '02:13:00:00:00:fe', ETHERTYPE_TEST, hex16(i) + '00'.repeat(44)), 'hex');
+  const frame = (i: number): Buffer =>
+    Buffer.from(ethernet('00:00:00:00:00:00', '02:13:00:00:00:fe', ETHERTYPE_TEST, hex16(i) + '00'.repeat(44)), 'hex');
   const until = async (condition: () => boolean): Promise<void> => {
     for (let waited = 0; !condition(); waited += 10) {
       if (waited > FRAME_MS) throw new Error('timed out');
@@ -185,7 +203,10 @@ describe.skipIf(skipSockets !== undefined)('receiving on lo, in this process', (
     const seen: number[] = [];
     const errors: PacketSocketError[] = [];
     const rx = openPacketSocket({
-      ifname: 'lo', protocol: 'all', filter: acceptEthertypes(ETHERTYPE_TEST), onError: (e) => errors.push(e),
+      ifname: 'lo',
+      protocol: 'all',
+      filter: acceptEthertypes(ETHERTYPE_TEST),
+      onError: (e) => errors.push(e),
       onFrame(f) {
         seen.push(f.readUInt16BE(14));
         if (seen.length === 1) throw new Error('boom');
@@ -210,7 +231,13 @@ describe.skipIf(skipSockets !== undefined)('receiving on lo, in this process', (
     // Only this process's AF_PACKET descriptors are counted (their socket inodes are listed in /proc/net/packet):
     // the test runner opens and closes descriptors of its own meanwhile (IPC, timers, other tests' files).
     const fds = (): number => {
-      const packetInodes = new Set(readFileSync('/proc/net/packet', 'utf8').trim().split('\n').slice(1).map((l) => l.trim().split(/\s+/).pop()));
+      const packetInodes = new Set(
+        readFileSync('/proc/net/packet', 'utf8')
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((l) => l.trim().split(/\s+/).pop()),
+      );
       let count = 0;
       for (const fd of readdirSync('/proc/self/fd')) {
         let target = '';
@@ -226,7 +253,13 @@ describe.skipIf(skipSockets !== undefined)('receiving on lo, in this process', (
     };
     const before = fds();
     for (let i = 0; i < 200; i++) {
-      const socket = openPacketSocket({ ifname: 'lo', protocol: 'ipv6', filter: acceptEthertypes(ETHERTYPE_TEST), onFrame() {}, onError() {} });
+      const socket = openPacketSocket({
+        ifname: 'lo',
+        protocol: 'ipv6',
+        filter: acceptEthertypes(ETHERTYPE_TEST),
+        onFrame() {},
+        onError() {},
+      });
       socket.addMembership('33:33:ff:13:00:01');
       socket.close();
     }
@@ -238,7 +271,10 @@ describe.skipIf(skipSockets !== undefined)('receiving on lo, in this process', (
     const seen: number[] = [];
     const tx = openPacketSocket({ ifname: 'lo', protocol: 'arp', onFrame() {}, onError() {} });
     const rx = openPacketSocket({
-      ifname: 'lo', protocol: 'all', filter: acceptEthertypes(ETHERTYPE_TEST), onError() {},
+      ifname: 'lo',
+      protocol: 'all',
+      filter: acceptEthertypes(ETHERTYPE_TEST),
+      onError() {},
       onFrame(f) {
         seen.push(f.readUInt16BE(14));
         rx.close();
@@ -246,7 +282,13 @@ describe.skipIf(skipSockets !== undefined)('receiving on lo, in this process', (
     });
     // A witness socket shows when all three frames are in, so the first one's absence of followers means something.
     let witnessed = 0;
-    const witness = openPacketSocket({ ifname: 'lo', protocol: 'all', filter: acceptEthertypes(ETHERTYPE_TEST), onError() {}, onFrame: () => void witnessed++ });
+    const witness = openPacketSocket({
+      ifname: 'lo',
+      protocol: 'all',
+      filter: acceptEthertypes(ETHERTYPE_TEST),
+      onError() {},
+      onFrame: () => void witnessed++,
+    });
     try {
       for (const i of [1, 2, 3]) tx.send(frame(i));
       await until(() => witnessed === 3);
@@ -291,7 +333,8 @@ describe.skipIf(skipLab !== undefined)('frames between two namespaces on a bridg
     const broadcast = arpRequest(a, b.ipv4);
     const unicast = arpRequest(a, b.ipv4, b.mac);
     const elsewhere = arpRequest(a, '10.213.0.99', '02:13:00:00:00:99');
-    for (const hex of [broadcast, unicast, elsewhere]) expect(await peerA.ok({ op: 'send', sock: 'tx', hex })).toMatchObject({ sent: true });
+    for (const hex of [broadcast, unicast, elsewhere])
+      expect(await peerA.ok({ op: 'send', sock: 'tx', hex })).toMatchObject({ sent: true });
     const ifindex = ifindexIn(b);
     expect(await frameOn(peerB, 'arp', broadcast)).toMatchObject({ pkttype: 'broadcast', ifindex });
     expect(await frameOn(peerB, 'arp', unicast)).toMatchObject({ pkttype: 'host', ifindex });
@@ -299,7 +342,7 @@ describe.skipIf(skipLab !== undefined)('frames between two namespaces on a bridg
     await peerB.ok({ op: 'close', sock: 'arp' });
   });
 
-  it('the kernel\'s own ARP: B sees A\'s request for B\'s address, and A sees B\'s reply to its MAC', async () => {
+  it("the kernel's own ARP: B sees A's request for B's address, and A sees B's reply to its MAC", async () => {
     await peerA.ok({ op: 'open', sock: 'karp', ifname: 'eth0', protocol: 'arp' });
     await peerB.ok({ op: 'open', sock: 'karp', ifname: 'eth0', protocol: 'arp' });
     lab.execIn(a, 'ip', ['neigh', 'flush', 'dev', 'eth0']);
@@ -347,7 +390,14 @@ describe.skipIf(skipLab !== undefined)('frames between two namespaces on a bridg
   });
 
   it(`a burst of ${BURST_FRAMES} frames all arrives, in order, while the receiver's event loop keeps turning`, async () => {
-    await peerB.ok({ op: 'open', sock: 'burst', ifname: 'eth0', protocol: 'all', filterEthertypes: [ETHERTYPE_BURST], burst: { expect: BURST_FRAMES, seqOffset: 14 } });
+    await peerB.ok({
+      op: 'open',
+      sock: 'burst',
+      ifname: 'eth0',
+      protocol: 'all',
+      filterEthertypes: [ETHERTYPE_BURST],
+      burst: { expect: BURST_FRAMES, seqOffset: 14 },
+    });
     await peerA.ok({ op: 'open', sock: 'btx', ifname: 'eth0', protocol: 'all', filterEthertypes: [ETHERTYPE_BURST] });
     const frame = ethernet(b.mac, a.mac, ETHERTYPE_BURST, '00'.repeat(46));
     const received = peerB.waitFor((e) => e.ev === 'burstReceived' && e.sock === 'burst', 60_000);
@@ -385,7 +435,8 @@ describe.skipIf(skipLab !== undefined)('frames between two namespaces on a bridg
     lab.execIn(b, 'ip', ['link', 'set', 'mv0', 'up']);
     await peerB.ok({ op: 'open', sock: 'mv', ifname: 'mv0', protocol: 'all', filterEthertypes: [ETHERTYPE_TEST] });
     let n = 0;
-    const toGroup = (group: string): string => ethernet(group, a.mac, ETHERTYPE_TEST, (n++).toString(16).padStart(8, '0') + '00'.repeat(42));
+    const toGroup = (group: string): string =>
+      ethernet(group, a.mac, ETHERTYPE_TEST, (n++).toString(16).padStart(8, '0') + '00'.repeat(42));
     const marker = (): string => ethernet(BROADCAST, a.mac, ETHERTYPE_TEST, (n++).toString(16).padStart(8, '0') + 'ff'.repeat(42));
     /** Sends a frame to the group, then a broadcast marker; once the marker is in, says whether the frame came. */
     const reaches = async (group: string): Promise<boolean> => {
@@ -399,7 +450,11 @@ describe.skipIf(skipLab !== undefined)('frames between two namespaces on a bridg
     // The filter is a hash: a group sharing a bucket with one the device already has would pass unjoined.
     const candidates = Array.from({ length: 16 }, (_, i) => `33:33:ff:13:01:${(0x10 + i).toString(16)}`);
     let group: string | undefined;
-    for (const candidate of candidates) if (!(await reaches(candidate))) { group = candidate; break; }
+    for (const candidate of candidates)
+      if (!(await reaches(candidate))) {
+        group = candidate;
+        break;
+      }
     expect(group, 'every candidate group passed the macvlan filter unjoined').toBeDefined();
     await peerB.ok({ op: 'join', sock: 'mv', mac: group });
     expect(await reaches(group!)).toBe(true);
@@ -414,7 +469,7 @@ describe.skipIf(skipLab !== undefined)('frames between two namespaces on a bridg
     lab.execIn(b, 'ip', ['link', 'del', 'mv0']);
   });
 
-  it('the ARP fast path answers requests for its table in the addon with the TS responder\'s exact bytes, and hands every other frame to JS, a request tagged for a VLAN with no device here unanswered', async () => {
+  it("the ARP fast path answers requests for its table in the addon with the TS responder's exact bytes, and hands every other frame to JS, a request tagged for a VLAN with no device here unanswered", async () => {
     const VIP = '10.213.0.150';
     const VIP2 = '10.213.0.151';
     const ip = (text: string): IP => parseIP(text)!;
@@ -424,7 +479,11 @@ describe.skipIf(skipLab !== undefined)('frames between two namespaces on a bridg
     const body = (senderMac: string, senderIp: string, targetIp: string, op = '0001'): string =>
       '0001' + '0800' + '06' + '04' + op + macHex(senderMac) + ipv4Hex(senderIp) + '000000000000' + ipv4Hex(targetIp);
     const replyPrefix = macHex(a.mac) + macHex(b.mac) + hex16(ETH_P_ARP) + '0001080006040002';
-    const repliesOnA = (): string[] => peerA.frames('tx').map((e) => String(e.hex)).filter((h) => h.startsWith(replyPrefix));
+    const repliesOnA = (): string[] =>
+      peerA
+        .frames('tx')
+        .map((e) => String(e.hex))
+        .filter((h) => h.startsWith(replyPrefix));
     const before = repliesOnA().length;
     // A sender address of its own, so the VLAN 5 request, once its tag is off, is not the same bytes as another.
     const VLAN5_REQUESTER = '10.213.0.5';
@@ -475,11 +534,19 @@ describe.skipIf(skipLab !== undefined)('frames between two namespaces on a bridg
     await peerA.ok({ op: 'send', sock: 'tx', hex: sentinel });
     // A's capture is in order, so with the sentinel's reply in, every earlier reply is in too.
     await sentinelReply;
-    expect(repliesOnA().slice(before).map((h) => h.slice(40, 84)), JSON.stringify(repliesOnA())).toHaveLength(answered.length + 1);
+    expect(
+      repliesOnA()
+        .slice(before)
+        .map((h) => h.slice(40, 84)),
+      JSON.stringify(repliesOnA()),
+    ).toHaveLength(answered.length + 1);
 
     // The answered requests never reached JS; the fast path counted them per IP.
     for (const hex of [...answered, sentinel]) expect(peerB.frames('fp', hex)).toEqual([]);
-    const { stats, received } = (await peerB.ok({ op: 'fastPathStats', sock: 'fp' })) as unknown as { stats: { ip: number }[]; received: number };
+    const { stats, received } = (await peerB.ok({ op: 'fastPathStats', sock: 'fp' })) as unknown as {
+      stats: { ip: number }[];
+      received: number;
+    };
     const u32 = (text: string) => Number(ip(text).value);
     expect([...stats].sort((x, y) => x.ip - y.ip)).toEqual([
       { ip: u32(VIP), requests: 2, replies: 2, sendFailures: 0 },

@@ -73,7 +73,9 @@ describe('dlopenPrivateCopy', () => {
 
   it('says why when the bytes are not a shared object, and still leaves nothing behind', () => {
     const temp = privateTemp();
-    expect(() => dlopenPrivateCopy('broken.node', new TextEncoder().encode('not an ELF file'))).toThrow(/no private place to load broken\.node from .*(invalid ELF header|too short)/);
+    expect(() => dlopenPrivateCopy('broken.node', new TextEncoder().encode('not an ELF file'))).toThrow(
+      /no private place to load broken\.node from .*(invalid ELF header|too short)/,
+    );
     expect(readdirSync(temp)).toEqual([]);
   });
 });

@@ -20,7 +20,9 @@ function missingTools(): string | undefined {
 }
 const skip = missingTools();
 
-interface RuntimeSpec { process: { args: string[]; env: string[]; cwd: string } }
+interface RuntimeSpec {
+  process: { args: string[]; env: string[]; cwd: string };
+}
 
 describe.skipIf(skip !== undefined)(`the container image${skip ? ` (skipped: ${skip})` : ''}`, () => {
   let dir: string;
@@ -38,10 +40,16 @@ describe.skipIf(skip !== undefined)(`the container image${skip ? ` (skipped: ${s
 
   beforeAll(async () => {
     await ensureSingleExecutable();
-    const built = execFileSync(process.execPath, ['scripts/build-image.mjs'], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const built = execFileSync(process.execPath, ['scripts/build-image.mjs'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const tag = built.match(/\(mlb:(\S+)\)/)![1]!;
     dir = mkdtempSync(join(tmpdir(), 'mlb-image-'));
-    execFileSync('umoci', ['unpack', '--image', `${REPO_ROOT}dist/oci:${tag}`, join(dir, 'bundle')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync('umoci', ['unpack', '--image', `${REPO_ROOT}dist/oci:${tag}`, join(dir, 'bundle')], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     rootfs = join(dir, 'bundle', 'rootfs');
     spec = JSON.parse(readFileSync(join(dir, 'bundle', 'config.json'), 'utf8')) as RuntimeSpec;
     chroot = execFileSync('sh', ['-c', 'command -v chroot'], { encoding: 'utf8' }).trim();
@@ -52,8 +60,16 @@ describe.skipIf(skip !== undefined)(`the container image${skip ? ` (skipped: ${s
 
   it('runs mlb daemon with the files under /etc/mlb by default', () => {
     expect(spec.process.args).toEqual([
-      '/usr/bin/mlb', 'daemon', '--config', '/etc/mlb/mlb.yaml', '--gossip-key-file', '/etc/mlb/gossip.key',
-      '--state-dir', '/var/lib/mlb', '--control-socket', '/run/mlb/mlb.sock',
+      '/usr/bin/mlb',
+      'daemon',
+      '--config',
+      '/etc/mlb/mlb.yaml',
+      '--gossip-key-file',
+      '/etc/mlb/gossip.key',
+      '--state-dir',
+      '/var/lib/mlb',
+      '--control-socket',
+      '/run/mlb/mlb.sock',
     ]);
     expect(existsSync(join(rootfs, 'usr/bin/node'))).toBe(false);
     expect(readFileSync(join(rootfs, 'etc/group'), 'utf8')).toMatch(/^mlb:x:\d+:$/m);

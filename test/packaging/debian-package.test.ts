@@ -17,7 +17,9 @@ import { ensureSingleExecutable } from './single-executable-build';
 
 function missingTools(): string | undefined {
   if (process.getuid?.() !== 0) return 'installing a package in a throwaway root needs root';
-  const missing = ['dpkg-deb', 'dpkg-shlibdeps', 'unshare', 'chroot'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
+  const missing = ['dpkg-deb', 'dpkg-shlibdeps', 'unshare', 'chroot'].filter(
+    (tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0,
+  );
   if (missing.length === 0) return undefined;
   if (process.env.CI === 'true') throw new Error(`${missing.join(', ')} missing but CI=true: .ci/run installs them`);
   return `${missing.join(', ')} not installed`;
@@ -26,7 +28,11 @@ const skip = missingTools();
 const lintian = spawnSync('sh', ['-c', 'command -v lintian']).status === 0;
 if (!lintian && process.env.CI === 'true') throw new Error('lintian is missing but CI=true: .ci/run installs it');
 
-interface Run { status: number | null; stdout: string; stderr: string }
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 describe.skipIf(skip !== undefined)(`the Debian package${skip ? ` (skipped: ${skip})` : ''}`, () => {
   let deb: string;
@@ -34,7 +40,11 @@ describe.skipIf(skip !== undefined)(`the Debian package${skip ? ` (skipped: ${sk
 
   beforeAll(async () => {
     await ensureSingleExecutable();
-    const built = execFileSync(process.execPath, ['scripts/build-deb.mjs'], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const built = execFileSync(process.execPath, ['scripts/build-deb.mjs'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     deb = join(REPO_ROOT, built.match(/^built (\S+\.deb)$/m)![1]!);
     dir = mkdtempSync(join(tmpdir(), 'mlb-deb-'));
   }, 900_000);
@@ -56,7 +66,10 @@ describe.skipIf(skip !== undefined)(`the Debian package${skip ? ` (skipped: ${sk
         `mount -t proc proc ${merged}/proc`,
         `exec chroot ${merged} /bin/sh -c "$0"`,
       ].join('\n');
-      const run = spawnSync('unshare', ['-m', '/bin/sh', '-c', mountAndChroot, script], { encoding: 'utf8', env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' } });
+      const run = spawnSync('unshare', ['-m', '/bin/sh', '-c', mountAndChroot, script], {
+        encoding: 'utf8',
+        env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' },
+      });
       return { status: run.status, stdout: run.stdout, stderr: run.stderr };
     }
 
@@ -65,7 +78,9 @@ describe.skipIf(skip !== undefined)(`the Debian package${skip ? ` (skipped: ${sk
       mkdirSync(join(layer(), 'upper', 'tmp'), { recursive: true });
       copyFileSync(deb, join(layer(), 'upper', 'tmp', 'mlb.deb'));
       // No node in this root, and services are not started by maintainer scripts (Debian's policy-rc.d).
-      const prepared = inRoot('rm -f "$(command -v node)" && ! command -v node && printf "#!/bin/sh\\nexit 101\\n" >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d');
+      const prepared = inRoot(
+        'rm -f "$(command -v node)" && ! command -v node && printf "#!/bin/sh\\nexit 101\\n" >/usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d',
+      );
       expect(prepared.stderr).toBe('');
       expect(prepared.status).toBe(0);
     });
@@ -90,13 +105,15 @@ describe.skipIf(skip !== undefined)(`the Debian package${skip ? ` (skipped: ${sk
     });
 
     it('made the group mlb and a gossip key only root can read; the files under /etc are conffiles', () => {
-      const facts = inRoot([
-        'getent group mlb >/dev/null && echo group=yes',
-        'echo key=$(stat -c %a:%U /etc/mlb/gossip.key):$(base64 -d /etc/mlb/gossip.key | wc -c)',
-        // eslint-disable-next-line no-template-curly-in-string -- dpkg-query's own format field, not a template
-        "dpkg-query -W -f='${Conffiles}\\n' mlb | awk 'NF {print \"conffile=\" $1}'",
-        'grep ^ExecStart= /lib/systemd/system/mlb.service',
-      ].join(' && '));
+      const facts = inRoot(
+        [
+          'getent group mlb >/dev/null && echo group=yes',
+          'echo key=$(stat -c %a:%U /etc/mlb/gossip.key):$(base64 -d /etc/mlb/gossip.key | wc -c)',
+          // eslint-disable-next-line no-template-curly-in-string -- dpkg-query's own format field, not a template
+          "dpkg-query -W -f='${Conffiles}\\n' mlb | awk 'NF {print \"conffile=\" $1}'",
+          'grep ^ExecStart= /lib/systemd/system/mlb.service',
+        ].join(' && '),
+      );
       expect(facts.stderr).toBe('');
       expect(facts.stdout.trim().split('\n')).toEqual([
         'group=yes',
@@ -115,7 +132,9 @@ describe.skipIf(skip !== undefined)(`the Debian package${skip ? ` (skipped: ${sk
 
       const purge = inRoot('dpkg --purge mlb');
       expect(purge.status, purge.stderr).toBe(0);
-      const left = inRoot('for f in /usr/bin/mlb /etc/mlb/gossip.key /etc/mlb/mlb.yaml /lib/systemd/system/mlb.service; do [ -e $f ] && echo $f; done; true');
+      const left = inRoot(
+        'for f in /usr/bin/mlb /etc/mlb/gossip.key /etc/mlb/mlb.yaml /lib/systemd/system/mlb.service; do [ -e $f ] && echo $f; done; true',
+      );
       expect(left.stdout).toBe('');
     });
   });
@@ -124,7 +143,11 @@ describe.skipIf(skip !== undefined)(`the Debian package${skip ? ` (skipped: ${sk
     const root = join(dir, 'bare');
     execFileSync('dpkg-deb', ['-x', deb, root]);
     // The manual page and both completions ship with it.
-    for (const file of ['usr/share/man/man1/mlb.1.gz', 'usr/share/bash-completion/completions/mlb', 'usr/share/zsh/vendor-completions/_mlb']) {
+    for (const file of [
+      'usr/share/man/man1/mlb.1.gz',
+      'usr/share/bash-completion/completions/mlb',
+      'usr/share/zsh/vendor-completions/_mlb',
+    ]) {
       expect(statSync(join(root, file)).size, file).toBeGreaterThan(100);
     }
     const mlb = join(root, 'usr/bin/mlb');
@@ -139,16 +162,23 @@ describe.skipIf(skip !== undefined)(`the Debian package${skip ? ` (skipped: ${sk
     const version = spawnSync(chroot, [root, '/usr/bin/mlb', 'version'], { encoding: 'utf8', env: {} });
     expect(version.stdout).toMatch(/^mlb \d+\.\d+\.\d+ /);
     expect(version.status).toBe(0);
-    const validate = spawnSync(chroot, [root, '/usr/bin/mlb', 'validate', '--config', '/usr/share/doc/mlb/examples/plain-host.yaml'], { encoding: 'utf8', env: {} });
+    const validate = spawnSync(chroot, [root, '/usr/bin/mlb', 'validate', '--config', '/usr/share/doc/mlb/examples/plain-host.yaml'], {
+      encoding: 'utf8',
+      env: {},
+    });
     expect(validate.stdout).toContain('valid (2 pools');
     expect(validate.status).toBe(0);
     expect(existsSync(join(root, 'usr/bin/node'))).toBe(false);
   });
 
-  it.skipIf(!lintian)(`passes lintian without an error${lintian ? '' : ' (skipped: lintian is not installed)'}`, () => {
-    const run = spawnSync('lintian', ['--fail-on', 'error', deb], { encoding: 'utf8' });
-    const errors = run.stdout.split('\n').filter((line) => line.startsWith('E:'));
-    expect(errors).toEqual([]);
-    expect(run.status).toBe(0);
-  }, 600_000);
+  it.skipIf(!lintian)(
+    `passes lintian without an error${lintian ? '' : ' (skipped: lintian is not installed)'}`,
+    () => {
+      const run = spawnSync('lintian', ['--fail-on', 'error', deb], { encoding: 'utf8' });
+      const errors = run.stdout.split('\n').filter((line) => line.startsWith('E:'));
+      expect(errors).toEqual([]);
+      expect(run.status).toBe(0);
+    },
+    600_000,
+  );
 });

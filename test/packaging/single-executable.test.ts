@@ -77,8 +77,20 @@ describe.skipIf(!netns.ok)(`dist/mlb on a host without Node.js${netns.ok ? '' : 
   it('runs the whole lab demo: every daemon and web server it starts is this same executable', () => {
     // The system's PATH this time, for ip and nft; node on it is /dev/null. A name of this run's own.
     const name = `mlbsea${process.pid % 100_000}`;
-    const argv = [...WITHOUT_NODE.slice(1), 'env', '-i', 'PATH=/usr/sbin:/usr/bin:/sbin:/bin', `TMPDIR=${temp}`, mlb,
-      'lab', 'demo', '--name', name, '--dir', join(dir, 'lab')];
+    const argv = [
+      ...WITHOUT_NODE.slice(1),
+      'env',
+      '-i',
+      'PATH=/usr/sbin:/usr/bin:/sbin:/bin',
+      `TMPDIR=${temp}`,
+      mlb,
+      'lab',
+      'demo',
+      '--name',
+      name,
+      '--dir',
+      join(dir, 'lab'),
+    ];
     const demo = spawnSync(WITHOUT_NODE[0]!, argv, { cwd: home, encoding: 'utf8', timeout: 240_000 });
     expect(demo.stdout, demo.stderr).toMatch(/answers come from node-\d .*the client lost no request/);
     expect(demo.stdout).toMatch(/lab removed: 5 namespaces deleted/);
@@ -97,10 +109,23 @@ describe.skipIf(!netns.ok)(`dist/mlb on a host without Node.js${netns.ok ? '' : 
       node = lab.addHost('node-1');
       client = lab.addHost('client');
       writeFileSync(join(dir, 'lab.yaml'), CONFIG);
-      daemon = startDaemon([
-        '--config', join(dir, 'lab.yaml'), '--node-name', node.name, '--gossip-bind', `${node.ipv4}:7946`,
-        '--state-dir', join(dir, 'state'), '--control-socket', socket(),
-      ], node.netns, WITHOUT_NODE, mlb);
+      daemon = startDaemon(
+        [
+          '--config',
+          join(dir, 'lab.yaml'),
+          '--node-name',
+          node.name,
+          '--gossip-bind',
+          `${node.ipv4}:7946`,
+          '--state-dir',
+          join(dir, 'state'),
+          '--control-socket',
+          socket(),
+        ],
+        node.netns,
+        WITHOUT_NODE,
+        mlb,
+      );
     });
     afterAll(() => {
       daemon?.child.kill('SIGKILL');
@@ -125,7 +150,11 @@ describe.skipIf(!netns.ok)(`dist/mlb on a host without Node.js${netns.ok ? '' : 
       await daemon.waitFor((l) => l.event === 'vipBound' && l.ip === API_IP, 30_000);
       const pane = new TmuxPane([...WITHOUT_NODE, mlb, 'status', '--socket', socket()], { columns: 100, rows: 30, cwd: home });
       try {
-        const screen = await waitForScreen(pane, (s) => (s.split('\n').some((l) => l.includes(` ${API_IP} `) && l.includes(node.name)) ? s : undefined), 30_000);
+        const screen = await waitForScreen(
+          pane,
+          (s) => (s.split('\n').some((l) => l.includes(` ${API_IP} `) && l.includes(node.name)) ? s : undefined),
+          30_000,
+        );
         expect(screen).toContain('demo/api');
         pane.type('q');
         await waitForScreen(pane, () => pane.exitStatus() ?? undefined);

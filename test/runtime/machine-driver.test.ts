@@ -16,7 +16,11 @@ function reducer(state: State, event: Event, now: number): Step {
     case 'fan':
       return {
         state: { ...state, log },
-        effects: [{ type: 'raise', event: { type: 'note', text: 'first' } }, { type: 'say', text: 'fanned' }, { type: 'raise', event: { type: 'note', text: 'second' } }],
+        effects: [
+          { type: 'raise', event: { type: 'note', text: 'first' } },
+          { type: 'say', text: 'fanned' },
+          { type: 'raise', event: { type: 'note', text: 'second' } },
+        ],
       };
     case 'arm':
       return { state: { log, deadline: event.at }, effects: [] };

@@ -10,10 +10,16 @@ import { expect, it } from 'vitest';
 const WAKE_AFTER_MS = 5_000;
 
 it('a background timer fires while the loop waits on idle input, not when the next input wakes it', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'background-timer-child.ts')], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'background-timer-child.ts')], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let output = '';
-  child.stdout.on('data', (c: Buffer) => { output += c.toString(); });
-  child.stderr.on('data', (c: Buffer) => { output += c.toString(); });
+  child.stdout.on('data', (c: Buffer) => {
+    output += c.toString();
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    output += c.toString();
+  });
   // Counted from 'armed', not from the spawn: tsx takes a while to start on a busy machine.
   let waker: NodeJS.Timeout | undefined;
   child.stdout.on('data', () => {

@@ -4,7 +4,7 @@ import { realScheduler } from '../../src/runtime/real-scheduler';
 import type { Clock } from '../../src/runtime';
 
 describe('realScheduler on the real event loop', () => {
-  test('never fires before its deadline, even on a clock that runs behind Node\'s timers', async () => {
+  test("never fires before its deadline, even on a clock that runs behind Node's timers", async () => {
     // The epoch clock the reducers see runs at half the speed of Node's monotonic timers: a timer that trusted
     // setTimeout alone would fire when only half its time had passed by this clock.
     const start = Date.now();
@@ -26,15 +26,19 @@ describe('realScheduler on the real event loop', () => {
       // From the check phase: arm the timer, send the datagram, then block the loop past the deadline. The next
       // loop iteration runs due timers before it polls the socket, so only the scheduler's extra turn lets the
       // datagram waiting in the buffer be read before the deadline fires.
-      const fired = new Promise<void>((resolve) => setImmediate(() => {
-        scheduler.after(1, () => {
-          order.push('deadline');
-          resolve();
-        });
-        sender.send('ack', receiver.address().port, '127.0.0.1');
-        const until = Date.now() + 20;
-        while (Date.now() < until) { /* a starved event loop */ }
-      }));
+      const fired = new Promise<void>((resolve) =>
+        setImmediate(() => {
+          scheduler.after(1, () => {
+            order.push('deadline');
+            resolve();
+          });
+          sender.send('ack', receiver.address().port, '127.0.0.1');
+          const until = Date.now() + 20;
+          while (Date.now() < until) {
+            /* a starved event loop */
+          }
+        }),
+      );
       await fired;
       expect(order).toEqual(['datagram', 'deadline']);
     } finally {

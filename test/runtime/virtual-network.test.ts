@@ -1,7 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import {
-  NetworkError, SEGMENT_RETRANSMIT_MS, VirtualNetwork,
-  type ByteStream, type SocketAddress, type UdpEndpoint, type VirtualRuntime,
+  NetworkError,
+  SEGMENT_RETRANSMIT_MS,
+  VirtualNetwork,
+  type ByteStream,
+  type SocketAddress,
+  type UdpEndpoint,
+  type VirtualRuntime,
 } from '../../src/runtime';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -15,7 +20,10 @@ interface Received {
 
 async function udpSocket(rt: VirtualRuntime, port = 7946): Promise<{ socket: UdpEndpoint; inbox: Received[] }> {
   const inbox: Received[] = [];
-  const socket = await rt.net.bindUdp({ host: rt.address, port }, { onMessage: (b, from) => inbox.push({ text: text(b), from, at: rt.now() }) });
+  const socket = await rt.net.bindUdp(
+    { host: rt.address, port },
+    { onMessage: (b, from) => inbox.push({ text: text(b), from, at: rt.now() }) },
+  );
   return { socket, inbox };
 }
 
@@ -29,7 +37,7 @@ function record(stream: ByteStream): { data: string[]; ended: boolean; closed: (
 }
 
 describe('virtual network: UDP', () => {
-  test('a datagram arrives as a copy, from the sender\'s address, after the link latency', async () => {
+  test("a datagram arrives as a copy, from the sender's address, after the link latency", async () => {
     const net = new VirtualNetwork({ seed: 1, link: { latency: 5, jitter: 0 } });
     const a = await udpSocket(net.host('10.0.0.1'));
     const b = await udpSocket(net.host('10.0.0.2'));
@@ -101,7 +109,10 @@ describe('virtual network: UDP', () => {
     net.starve('10.0.0.2', 40);
     a.socket.send(socket.local, bytes('slow'));
     await net.advance(100);
-    expect(a.inbox.map((r) => [r.text, r.at - start])).toEqual([['fast', 2], ['slow', 100 + 1 + 40 + 1]]);
+    expect(a.inbox.map((r) => [r.text, r.at - start])).toEqual([
+      ['fast', 2],
+      ['slow', 100 + 1 + 40 + 1],
+    ]);
   });
 
   test('datagrams to a crashed host vanish; a restarted host on the same address receives again', async () => {
@@ -259,6 +270,9 @@ async function dial(net: VirtualNetwork, from: string, to: SocketAddress, timeou
 
 function settled<T>(promise: Promise<T>): { value?: T; error?: unknown } {
   const outcome: { value?: T; error?: unknown } = {};
-  promise.then((v) => (outcome.value = v), (e: unknown) => (outcome.error = e));
+  promise.then(
+    (v) => (outcome.value = v),
+    (e: unknown) => (outcome.error = e),
+  );
   return outcome;
 }

@@ -99,7 +99,10 @@ describe('virtual clock and scheduler', () => {
       const net = new VirtualNetwork({ seed });
       const a = net.host('10.0.0.1');
       const b = net.host('10.0.0.2');
-      return [[a.randomInt(1_000), a.randomInt(1_000), a.random()], [b.randomInt(1_000), b.randomInt(1_000), b.random()]];
+      return [
+        [a.randomInt(1_000), a.randomInt(1_000), a.random()],
+        [b.randomInt(1_000), b.randomInt(1_000), b.random()],
+      ];
     };
     expect(draws(7)).toEqual(draws(7));
     expect(draws(7)).not.toEqual(draws(8));

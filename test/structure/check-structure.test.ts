@@ -54,12 +54,14 @@ function tree(files: Record<string, string>): string {
 }
 
 const CLEAN = {
-  'src/ip/parse-ip.ts': "export function parseIP(text: string): string { return text.trim(); }\n",
+  'src/ip/parse-ip.ts': 'export function parseIP(text: string): string { return text.trim(); }\n',
   'src/model/snapshot.ts': "import { parseIP } from '../ip/parse-ip';\nexport const first = parseIP(' 192.0.2.1 ');\n",
-  'src/election/hash-order.ts': "import { createHash } from 'node:crypto';\nimport type { first } from '../model/snapshot';\n"
-    + "export const hash = (s: typeof first) => createHash('sha256').update(s).digest('hex');\n",
-  'src/daemon/speaker.ts': "import { readFileSync } from 'node:fs';\nimport { hash } from '../election';\n"
-    + "export const tick = () => setTimeout(() => hash(readFileSync('/dev/null', 'utf8')), 1000);\n",
+  'src/election/hash-order.ts':
+    "import { createHash } from 'node:crypto';\nimport type { first } from '../model/snapshot';\n" +
+    "export const hash = (s: typeof first) => createHash('sha256').update(s).digest('hex');\n",
+  'src/daemon/speaker.ts':
+    "import { readFileSync } from 'node:fs';\nimport { hash } from '../election';\n" +
+    "export const tick = () => setTimeout(() => hash(readFileSync('/dev/null', 'utf8')), 1000);\n",
   'src/election/index.ts': "export * from './hash-order';\n",
 };
 
@@ -72,11 +74,13 @@ describe('check-structure', () => {
   });
 
   it('fails on an import cycle and prints the files that form it, type-only imports included', async () => {
-    const result = await checkStructure(tree({
-      ...CLEAN,
-      'src/daemon/a.ts': "import { b } from './b';\nexport const a = () => b;\n",
-      'src/daemon/b.ts': "import type { a } from './a';\nexport const b: typeof a | undefined = undefined;\n",
-    }));
+    const result = await checkStructure(
+      tree({
+        ...CLEAN,
+        'src/daemon/a.ts': "import { b } from './b';\nexport const a = () => b;\n",
+        'src/daemon/b.ts': "import type { a } from './a';\nexport const b: typeof a | undefined = undefined;\n",
+      }),
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('import cycle among 2 file(s): src/daemon/a.ts, src/daemon/b.ts');
     expect(result.stderr).toContain('src/daemon/a.ts:1 -> src/daemon/b.ts');
@@ -84,31 +88,40 @@ describe('check-structure', () => {
   });
 
   it('fails when a pure folder imports an I/O module, naming file, line and module', () => {
-    const result = problemsOf(tree({
-      ...CLEAN,
-      'src/model/load.ts': "export const x = 1;\nimport { readFileSync } from 'node:fs';\nexport const load = () => readFileSync('x');\n",
-    }));
+    const result = problemsOf(
+      tree({
+        ...CLEAN,
+        'src/model/load.ts': "export const x = 1;\nimport { readFileSync } from 'node:fs';\nexport const load = () => readFileSync('x');\n",
+      }),
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("src/model/load.ts:2: pure module imports 'node:fs'");
   });
 
   it('fails when a pure module imports an adapter from the shell', () => {
-    const result = problemsOf(tree({
-      ...CLEAN,
-      'src/allocator/pick.ts': "import { tick } from '../daemon/speaker';\nexport const pick = tick;\n",
-    }));
+    const result = problemsOf(
+      tree({
+        ...CLEAN,
+        'src/allocator/pick.ts': "import { tick } from '../daemon/speaker';\nexport const pick = tick;\n",
+      }),
+    );
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("src/allocator/pick.ts:1: pure module imports '../daemon/speaker' (src/daemon/speaker.ts), which is not pure");
+    expect(result.stderr).toContain(
+      "src/allocator/pick.ts:1: pure module imports '../daemon/speaker' (src/daemon/speaker.ts), which is not pure",
+    );
   });
 
   it('fails when a pure module uses the ambient clock, timers or randomness instead of having them injected', () => {
-    const result = problemsOf(tree({
-      ...CLEAN,
-      'src/gossip/swim/probe.ts': 'export const due = (interval: number) => Date.now() + interval;\n'
-        + 'export const later = (f: () => void) => setTimeout(f, 10);\n'
-        + 'export const jitter = () => Math.random();\n',
-      'src/gossip/codec/nonce.ts': "import { randomBytes } from 'node:crypto';\nexport const nonce = () => randomBytes(12);\n",
-    }));
+    const result = problemsOf(
+      tree({
+        ...CLEAN,
+        'src/gossip/swim/probe.ts':
+          'export const due = (interval: number) => Date.now() + interval;\n' +
+          'export const later = (f: () => void) => setTimeout(f, 10);\n' +
+          'export const jitter = () => Math.random();\n',
+        'src/gossip/codec/nonce.ts': "import { randomBytes } from 'node:crypto';\nexport const nonce = () => randomBytes(12);\n",
+      }),
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('src/gossip/swim/probe.ts:1: pure module uses Date.now');
     expect(result.stderr).toContain('src/gossip/swim/probe.ts:2: pure module uses setTimeout');

@@ -53,10 +53,21 @@ export async function startFloodTarget(): Promise<FloodTarget> {
   writeFileSync(join(dir, 'gossip.key'), 'flood-test-secret-key\n');
   const [port, metricsPort] = [await freePort(), await freePort()];
   const daemon = startDaemon([
-    '--config', join(REPO_ROOT, 'examples/plain-host.yaml'), '--node-name', 'flood-target',
-    '--gossip-bind', `127.0.0.1:${port}`, '--gossip-key-file', join(dir, 'gossip.key'),
-    '--state-dir', join(dir, 'state'), '--control-socket', join(dir, 'mlb.sock'), '--no-announce',
-    '--metrics-bind', `127.0.0.1:${metricsPort}`,
+    '--config',
+    join(REPO_ROOT, 'examples/plain-host.yaml'),
+    '--node-name',
+    'flood-target',
+    '--gossip-bind',
+    `127.0.0.1:${port}`,
+    '--gossip-key-file',
+    join(dir, 'gossip.key'),
+    '--state-dir',
+    join(dir, 'state'),
+    '--control-socket',
+    join(dir, 'mlb.sock'),
+    '--no-announce',
+    '--metrics-bind',
+    `127.0.0.1:${metricsPort}`,
   ]);
   try {
     await daemon.waitFor((l) => l.event === 'controlListening');
@@ -67,7 +78,9 @@ export async function startFloodTarget(): Promise<FloodTarget> {
   }
   const pid = daemon.child.pid as number;
   return {
-    daemon, port, metricsPort,
+    daemon,
+    port,
+    metricsPort,
     rss: () => rssOf(pid),
     async drops() {
       const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();

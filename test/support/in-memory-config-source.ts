@@ -9,7 +9,11 @@ export class InMemoryConfigSource implements ConfigSource {
   private readonly listeners = new Set<ConfigListener>();
   stopped = false;
 
-  constructor(first: Snapshot | undefined, private readonly now: () => number = Date.now, firstDiagnostics: readonly Diagnostic[] = []) {
+  constructor(
+    first: Snapshot | undefined,
+    private readonly now: () => number = Date.now,
+    firstDiagnostics: readonly Diagnostic[] = [],
+  ) {
     this.current = first
       ? { snapshot: first, stale: false, diagnostics: firstDiagnostics, loadedAt: now() }
       : { snapshot: undefined, stale: true, diagnostics: firstDiagnostics, loadedAt: undefined };

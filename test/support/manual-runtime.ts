@@ -54,7 +54,12 @@ export class ManualRuntime implements Runtime {
       });
     };
     arm();
-    return { cancel: () => { cancelled = true; current?.cancel(); } };
+    return {
+      cancel: () => {
+        cancelled = true;
+        current?.cancel();
+      },
+    };
   }
 
   /** The earliest deadline still armed, if any. */

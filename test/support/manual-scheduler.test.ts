@@ -21,7 +21,13 @@ describe('ManualScheduler', () => {
   it('lets the promises a callback starts settle before the next callback runs', async () => {
     const clock = new ManualScheduler();
     const seen: string[] = [];
-    clock.after(10, () => void Promise.resolve().then(() => Promise.resolve()).then(() => seen.push('first finished')));
+    clock.after(
+      10,
+      () =>
+        void Promise.resolve()
+          .then(() => Promise.resolve())
+          .then(() => seen.push('first finished')),
+    );
     clock.after(10, () => seen.push('second ran'));
     await clock.advance(10);
     expect(seen).toEqual(['first finished', 'second ran']);
@@ -31,7 +37,9 @@ describe('ManualScheduler', () => {
     const clock = new ManualScheduler();
     let ticks = 0;
     const tick = clock.every(100, () => ticks++);
-    const never = clock.after(50, () => { throw new Error('cancelled'); });
+    const never = clock.after(50, () => {
+      throw new Error('cancelled');
+    });
     never.cancel();
     await clock.advance(350);
     expect(ticks).toBe(3);

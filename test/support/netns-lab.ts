@@ -60,7 +60,12 @@ export class NetnsLab {
     const peer = `v${n}`;
     const hex = n.toString(16).padStart(2, '0');
     const host: LabHost = {
-      name, netns, ipv4: `${LAB_SUBNET_V4}.${n}`, ipv6: `${LAB_SUBNET_V6}${n.toString(16)}`, mac: `02:13:00:00:00:${hex}`, ifname: 'eth0',
+      name,
+      netns,
+      ipv4: `${LAB_SUBNET_V4}.${n}`,
+      ipv6: `${LAB_SUBNET_V6}${n.toString(16)}`,
+      mac: `02:13:00:00:00:${hex}`,
+      ifname: 'eth0',
     };
     ip('netns', 'add', netns);
     ip('-n', netns, 'link', 'set', 'lo', 'up');

@@ -32,7 +32,11 @@ export function previousReleaseBundle(commit = PREVIOUS_RELEASE_COMMIT): Previou
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(source, 'node_modules'));
     symlinkSync(join(REPO_ROOT, 'build'), join(source, 'build'));
     // MLB_COMMIT: the archive is no git checkout, and `mlb version` must still name the commit.
-    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: source, env: { ...process.env, MLB_COMMIT: commit }, stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync(process.execPath, ['scripts/build.mjs'], {
+      cwd: source,
+      env: { ...process.env, MLB_COMMIT: commit },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     // Built beside the cache, then renamed: a run killed midway leaves no half-filled cache for the next.
     const staged = `${cache}.${process.pid}`;
     cpSync(join(source, 'dist'), staged, { recursive: true });

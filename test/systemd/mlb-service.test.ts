@@ -47,7 +47,13 @@ describe('systemd/mlb.service', () => {
   it('keeps what the daemon needs to work', () => {
     expect(service.get('CapabilityBoundingSet')).toEqual(['CAP_NET_RAW CAP_NET_ADMIN']);
     expect(service.get('AmbientCapabilities')).toEqual(['CAP_NET_RAW CAP_NET_ADMIN']);
-    expect(service.get('RestrictAddressFamilies')?.[0]?.split(' ').sort()).toEqual(['AF_INET', 'AF_INET6', 'AF_NETLINK', 'AF_PACKET', 'AF_UNIX']);
+    expect(service.get('RestrictAddressFamilies')?.[0]?.split(' ').sort()).toEqual([
+      'AF_INET',
+      'AF_INET6',
+      'AF_NETLINK',
+      'AF_PACKET',
+      'AF_UNIX',
+    ]);
     // The ARP sysctls are written under /proc/sys; Node's JIT needs writable-then-executable memory.
     for (const off of ['ProtectKernelTunables', 'ProcSubset', 'MemoryDenyWriteExecute', 'PrivateNetwork', 'PrivateUsers']) {
       expect(service.has(off), off).toBe(false);

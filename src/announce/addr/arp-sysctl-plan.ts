@@ -117,8 +117,13 @@ export interface ArpSysctlPlan {
 /** Linux's dev_valid_name, plus the two conf/ directories that are not interfaces. */
 export function isValidInterfaceName(name: string): boolean {
   return (
-    name.length > 0 && name.length <= MAX_INTERFACE_NAME_LENGTH && name !== '.' && name !== '..' &&
-    name !== ALL_SCOPE && name !== 'default' && !/[/:\s]/.test(name)
+    name.length > 0 &&
+    name.length <= MAX_INTERFACE_NAME_LENGTH &&
+    name !== '.' &&
+    name !== '..' &&
+    name !== ALL_SCOPE &&
+    name !== 'default' &&
+    !/[/:\s]/.test(name)
   );
 }
 
@@ -151,7 +156,11 @@ export function arpSysctlPlan(interfaceNames: readonly string[], current: ArpSys
   }
   if (names.length === 0) return plan;
 
-  const allIgnore = planAllIgnore(all.arp_ignore, names.map((n) => current[n]!.arp_ignore), plan);
+  const allIgnore = planAllIgnore(
+    all.arp_ignore,
+    names.map((n) => current[n]!.arp_ignore),
+    plan,
+  );
   const allAnnounce = planAllAnnounce(all.arp_announce, plan);
   for (const name of names) {
     const values = current[name]!;
@@ -166,7 +175,11 @@ function planAllIgnore(all: number, interfaceValues: readonly number[], plan: Ar
   const overrides = all > ARP_IGNORE_HIGHEST_ANSWERING && !ignoreIsSilent(all);
   if (!overrides || interfaceValues.every((v) => ignoreIsSilent(Math.max(all, v)))) return all;
   plan.changes.push({
-    scope: ALL_SCOPE, name: 'arp_ignore', from: all, to: ARP_IGNORE_TARGET, reason: 'allOverridesInterface',
+    scope: ALL_SCOPE,
+    name: 'arp_ignore',
+    from: all,
+    to: ARP_IGNORE_TARGET,
+    reason: 'allOverridesInterface',
     why: `${sysctl(ALL_SCOPE, 'arp_ignore')}=${all} answers for addresses on other interfaces and the kernel uses max(all, interface), so no per-interface value below it helps`,
   });
   return ARP_IGNORE_TARGET;
@@ -176,7 +189,11 @@ function planAllIgnore(all: number, interfaceValues: readonly number[], plan: Ar
 function planAllAnnounce(all: number, plan: ArpSysctlPlan): number {
   if (all <= ARP_ANNOUNCE_TARGET) return all;
   plan.changes.push({
-    scope: ALL_SCOPE, name: 'arp_announce', from: all, to: ARP_ANNOUNCE_TARGET, reason: 'allOverridesInterface',
+    scope: ALL_SCOPE,
+    name: 'arp_announce',
+    from: all,
+    to: ARP_ANNOUNCE_TARGET,
+    reason: 'allOverridesInterface',
     why: `${sysctl(ALL_SCOPE, 'arp_announce')}=${all} is treated as 0 (any local address, the VIP included) and the kernel uses max(all, interface)`,
   });
   return ARP_ANNOUNCE_TARGET;
@@ -185,11 +202,22 @@ function planAllAnnounce(all: number, plan: ArpSysctlPlan): number {
 function planInterfaceIgnore(name: string, value: number, all: number, plan: ArpSysctlPlan): void {
   const effective = Math.max(all, value);
   if (ignoreIsSilent(effective)) {
-    plan.kept.push({ scope: name, name: 'arp_ignore', value, effective, reason: 'alreadySafe', why: `max(all=${all}, ${name}=${value}) = ${effective} never answers for an address on another interface` });
+    plan.kept.push({
+      scope: name,
+      name: 'arp_ignore',
+      value,
+      effective,
+      reason: 'alreadySafe',
+      why: `max(all=${all}, ${name}=${value}) = ${effective} never answers for an address on another interface`,
+    });
     return;
   }
   plan.changes.push({
-    scope: name, name: 'arp_ignore', from: value, to: ARP_IGNORE_TARGET, reason: 'answersForOtherInterfaces',
+    scope: name,
+    name: 'arp_ignore',
+    from: value,
+    to: ARP_IGNORE_TARGET,
+    reason: 'answersForOtherInterfaces',
     why: `effective ${effective} lets the kernel answer ARP on ${name} for a VIP on mlb0 (even after mlb crashed); 1 answers only for ${name}'s own addresses`,
   });
 }
@@ -197,11 +225,22 @@ function planInterfaceIgnore(name: string, value: number, all: number, plan: Arp
 function planInterfaceAnnounce(name: string, value: number, all: number, plan: ArpSysctlPlan): void {
   const effective = Math.max(all, value);
   if (effective === ARP_ANNOUNCE_TARGET) {
-    plan.kept.push({ scope: name, name: 'arp_announce', value, effective, reason: 'alreadySafe', why: `max(all=${all}, ${name}=${value}) = 2: ARP requests on ${name} use ${name}'s own address` });
+    plan.kept.push({
+      scope: name,
+      name: 'arp_announce',
+      value,
+      effective,
+      reason: 'alreadySafe',
+      why: `max(all=${all}, ${name}=${value}) = 2: ARP requests on ${name} use ${name}'s own address`,
+    });
     return;
   }
   plan.changes.push({
-    scope: name, name: 'arp_announce', from: value, to: ARP_ANNOUNCE_TARGET, reason: 'mayAnnounceVip',
+    scope: name,
+    name: 'arp_announce',
+    from: value,
+    to: ARP_ANNOUNCE_TARGET,
+    reason: 'mayAnnounceVip',
     why: `effective ${effective} lets ARP requests on ${name} carry a VIP as sender, pointing neighbours' caches for it at this host; 2 uses ${name}'s own address`,
   });
 }

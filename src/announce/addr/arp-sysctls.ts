@@ -9,7 +9,14 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ALL_SCOPE, ARP_SYSCTL_NAMES, isValidInterfaceName, type ArpSysctlName, type ArpSysctlReadings, type ArpSysctlValues } from './arp-sysctl-plan';
+import {
+  ALL_SCOPE,
+  ARP_SYSCTL_NAMES,
+  isValidInterfaceName,
+  type ArpSysctlName,
+  type ArpSysctlReadings,
+  type ArpSysctlValues,
+} from './arp-sysctl-plan';
 import { vipBindErrorFrom } from './vip-bind-error';
 
 export const PROC_IPV4_CONF = '/proc/sys/net/ipv4/conf';

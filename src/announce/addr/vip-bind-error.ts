@@ -36,11 +36,7 @@ export class VipBindError extends CodedError<VipBindErrorCode> {
   /** The address or sysctl concerned, as text. */
   readonly subject: string | undefined;
 
-  constructor(
-    code: VipBindErrorCode,
-    message: string,
-    details: { errno?: string; subject?: string; cause?: unknown } = {},
-  ) {
+  constructor(code: VipBindErrorCode, message: string, details: { errno?: string; subject?: string; cause?: unknown } = {}) {
     super(code, message, details.cause === undefined ? undefined : { cause: details.cause });
     this.errno = details.errno;
     this.subject = details.subject;

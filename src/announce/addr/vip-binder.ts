@@ -79,7 +79,10 @@ export class VipBinder {
     try {
       link = VipLink.open(name);
     } catch (error) {
-      log.error({ event: 'vipInterfaceFailed', interface: name, code: (error as VipBindError).code, reason: (error as VipBindError).code }, (error as Error).message);
+      log.error(
+        { event: 'vipInterfaceFailed', interface: name, code: (error as VipBindError).code, reason: (error as VipBindError).code },
+        (error as Error).message,
+      );
       throw error;
     }
     const binder = new VipBinder(link, log, options.sysctlRoot ?? PROC_IPV4_CONF);
@@ -117,10 +120,17 @@ export class VipBinder {
       this.boundSet.clear();
       for (const address of current) this.boundSet.set(keyOf(address.ip), address.ip);
       const plan = planVipBinding(current, desired);
-      const reasonOf = new Map(plan.decisions.filter((d) => d.action === 'remove').map((d) => [formatBoundAddress(d), d.reason as RemovalCause]));
+      const reasonOf = new Map(
+        plan.decisions.filter((d) => d.action === 'remove').map((d) => [formatBoundAddress(d), d.reason as RemovalCause]),
+      );
       const removal = await this.applyRemovals(index, plan.remove, (a) => reasonOf.get(formatBoundAddress(a)) ?? 'notDesired');
       const addition = await this.applyAdditions(index, plan.add, plan.decisions);
-      return { added: addition.added, removed: removal.removed, failed: [...removal.failed, ...addition.failed], decisions: plan.decisions };
+      return {
+        added: addition.added,
+        removed: removal.removed,
+        failed: [...removal.failed, ...addition.failed],
+        decisions: plan.decisions,
+      };
     });
   }
 
@@ -146,18 +156,34 @@ export class VipBinder {
         try {
           await writeArpSysctl(change.scope, change.name, change.to, this.sysctlRoot);
           applied.push(change);
-          this.log.info({ event: 'arpSysctlChanged', sysctl, from: change.from, to: change.to, reason: change.reason, why: change.why }, `set ${sysctl} ${change.from} -> ${change.to}`);
+          this.log.info(
+            { event: 'arpSysctlChanged', sysctl, from: change.from, to: change.to, reason: change.reason, why: change.why },
+            `set ${sysctl} ${change.from} -> ${change.to}`,
+          );
         } catch (error) {
           const e = error as VipBindError;
           failed.push(e);
-          this.log.error({ event: 'arpSysctlFailed', sysctl, from: change.from, to: change.to, code: e.code, reason: change.reason }, e.message);
+          this.log.error(
+            { event: 'arpSysctlFailed', sysctl, from: change.from, to: change.to, code: e.code, reason: change.reason },
+            e.message,
+          );
         }
       }
       for (const kept of plan.kept) {
-        this.log.debug({ event: 'arpSysctlKept', sysctl: `net.ipv4.conf.${kept.scope}.${kept.name}`, value: kept.value, effective: kept.effective, reason: kept.reason, why: kept.why });
+        this.log.debug({
+          event: 'arpSysctlKept',
+          sysctl: `net.ipv4.conf.${kept.scope}.${kept.name}`,
+          value: kept.value,
+          effective: kept.effective,
+          reason: kept.reason,
+          why: kept.why,
+        });
       }
       for (const skipped of plan.skipped) {
-        this.log.warn({ event: 'arpSysctlSkipped', interface: skipped.scope, reason: skipped.reason, why: skipped.why }, `ARP sysctls of ${skipped.scope} not set: ${skipped.why}`);
+        this.log.warn(
+          { event: 'arpSysctlSkipped', interface: skipped.scope, reason: skipped.reason, why: skipped.why },
+          `ARP sysctls of ${skipped.scope} not set: ${skipped.why}`,
+        );
       }
       return { ...plan, applied, failed };
     });
@@ -197,18 +223,38 @@ export class VipBinder {
     const state = await this.link.ensure();
     if (state.fallbackFrom) {
       this.log.warn(
-        { event: 'vipInterfaceFallback', interface: this.link.name, kind: state.kind, refused: state.fallbackFrom.kind, errno: state.fallbackFrom.errno, reason: 'dummyUnsupported' },
+        {
+          event: 'vipInterfaceFallback',
+          interface: this.link.name,
+          kind: state.kind,
+          refused: state.fallbackFrom.kind,
+          errno: state.fallbackFrom.errno,
+          reason: 'dummyUnsupported',
+        },
         `this kernel has no ${state.fallbackFrom.kind} driver (${state.fallbackFrom.errno}); ${this.link.name} is an ${state.kind} device instead (also NOARP, drops everything)`,
       );
     }
     if (state.created) {
-      this.log.info({ event: 'vipInterfaceCreated', interface: this.link.name, index: state.index, kind: state.kind, reason: this.kind ? 'deletedWhileRunning' : 'firstStart' }, `created ${this.link.name} (${state.kind})`);
+      this.log.info(
+        {
+          event: 'vipInterfaceCreated',
+          interface: this.link.name,
+          index: state.index,
+          kind: state.kind,
+          reason: this.kind ? 'deletedWhileRunning' : 'firstStart',
+        },
+        `created ${this.link.name} (${state.kind})`,
+      );
     }
     this.kind = state.kind;
     return state;
   }
 
-  private async applyRemovals(index: number, addresses: readonly BoundAddress[], cause: (a: BoundAddress) => RemovalCause): Promise<{ removed: IP[]; failed: VipBindError[] }> {
+  private async applyRemovals(
+    index: number,
+    addresses: readonly BoundAddress[],
+    cause: (a: BoundAddress) => RemovalCause,
+  ): Promise<{ removed: IP[]; failed: VipBindError[] }> {
     const removed: IP[] = [];
     const failed: VipBindError[] = [];
     for (const address of addresses) {
@@ -217,19 +263,42 @@ export class VipBinder {
         const outcome = await this.link.remove(index, address);
         removed.push(address.ip);
         this.boundSet.delete(keyOf(address.ip));
-        const fields = { event: reason === 'staleFromPreviousRun' ? 'staleVipRemoved' : 'vipUnbound', interface: this.link.name, ip: formatIP(address.ip), prefix: address.prefix, reason, outcome };
-        if (reason === 'staleFromPreviousRun') this.log.warn(fields, `removed stale ${formatBoundAddress(address)} from ${this.link.name} (left by a previous run)`);
+        const fields = {
+          event: reason === 'staleFromPreviousRun' ? 'staleVipRemoved' : 'vipUnbound',
+          interface: this.link.name,
+          ip: formatIP(address.ip),
+          prefix: address.prefix,
+          reason,
+          outcome,
+        };
+        if (reason === 'staleFromPreviousRun')
+          this.log.warn(fields, `removed stale ${formatBoundAddress(address)} from ${this.link.name} (left by a previous run)`);
         else this.log.info(fields, `unbound ${formatBoundAddress(address)} from ${this.link.name}`);
       } catch (error) {
         const e = error as VipBindError;
         failed.push(e);
-        this.log.error({ event: 'vipUnbindFailed', interface: this.link.name, ip: formatIP(address.ip), prefix: address.prefix, code: e.code, errno: e.errno, reason }, e.message);
+        this.log.error(
+          {
+            event: 'vipUnbindFailed',
+            interface: this.link.name,
+            ip: formatIP(address.ip),
+            prefix: address.prefix,
+            code: e.code,
+            errno: e.errno,
+            reason,
+          },
+          e.message,
+        );
       }
     }
     return { removed, failed };
   }
 
-  private async applyAdditions(index: number, ips: readonly IP[], decisions: readonly VipDecision[]): Promise<{ added: IP[]; failed: VipBindError[] }> {
+  private async applyAdditions(
+    index: number,
+    ips: readonly IP[],
+    decisions: readonly VipDecision[],
+  ): Promise<{ added: IP[]; failed: VipBindError[] }> {
     const added: IP[] = [];
     const failed: VipBindError[] = [];
     for (const ip of ips) {
@@ -239,7 +308,10 @@ export class VipBinder {
         const outcome = await this.link.add(index, ip);
         added.push(ip);
         this.boundSet.set(keyOf(ip), ip);
-        this.log.info({ event: 'vipBound', interface: this.link.name, ip: text, prefix: VIP_PREFIX[ip.family], reason, outcome }, `bound ${text} to ${this.link.name}`);
+        this.log.info(
+          { event: 'vipBound', interface: this.link.name, ip: text, prefix: VIP_PREFIX[ip.family], reason, outcome },
+          `bound ${text} to ${this.link.name}`,
+        );
       } catch (error) {
         const e = error as VipBindError;
         failed.push(e);

@@ -91,7 +91,11 @@ export class VipLink {
     }
     const { index, kind } = existing;
     if (!kind || !(VIP_LINK_KINDS as readonly string[]).includes(kind)) {
-      throw new VipBindError('notOurInterface', `${this.name} exists and is a ${kind ?? 'device of no kind'} (not ${VIP_LINK_KINDS.join(' or ')}); mlb leaves it alone`, { subject: this.name });
+      throw new VipBindError(
+        'notOurInterface',
+        `${this.name} exists and is a ${kind ?? 'device of no kind'} (not ${VIP_LINK_KINDS.join(' or ')}); mlb leaves it alone`,
+        { subject: this.name },
+      );
     }
     await this.turnOffLinkLocal(index);
     try {
@@ -140,7 +144,12 @@ export class VipLink {
       return 'added';
     } catch (error) {
       if (errnoOf(error) === 'EEXIST') return 'alreadyBound';
-      throw vipBindErrorFrom('addressAddFailed', `cannot add ${formatBoundAddress({ ip, prefix })} to ${this.name}`, error, formatBoundAddress({ ip, prefix }));
+      throw vipBindErrorFrom(
+        'addressAddFailed',
+        `cannot add ${formatBoundAddress({ ip, prefix })} to ${this.name}`,
+        error,
+        formatBoundAddress({ ip, prefix }),
+      );
     }
   }
 
@@ -157,7 +166,12 @@ export class VipLink {
       return 'removed';
     } catch (error) {
       if (errnoOf(error) === 'EADDRNOTAVAIL' || errnoOf(error) === 'ENODEV') return 'alreadyGone';
-      throw vipBindErrorFrom('addressRemoveFailed', `cannot remove ${formatBoundAddress(address)} from ${this.name}`, error, formatBoundAddress(address));
+      throw vipBindErrorFrom(
+        'addressRemoveFailed',
+        `cannot remove ${formatBoundAddress(address)} from ${this.name}`,
+        error,
+        formatBoundAddress(address),
+      );
     }
   }
 
@@ -206,7 +220,11 @@ export class VipLink {
         throw vipBindErrorFrom('linkFailed', `cannot create ${this.name} (kind ${kind})`, error, this.name);
       }
     }
-    throw new VipBindError('linkKindUnsupported', `this kernel has no ${VIP_LINK_KINDS.join(' or ')} driver (CONFIG_DUMMY, CONFIG_IFB): cannot create ${this.name}`, { subject: this.name });
+    throw new VipBindError(
+      'linkKindUnsupported',
+      `this kernel has no ${VIP_LINK_KINDS.join(' or ')} driver (CONFIG_DUMMY, CONFIG_IFB): cannot create ${this.name}`,
+      { subject: this.name },
+    );
   }
 
   /**
@@ -217,7 +235,8 @@ export class VipLink {
     try {
       await this.socket.setLink({ index }, { afSpec: this.noLinkLocal() }, REQUEST);
     } catch (error) {
-      if (errnoOf(error) !== 'EAFNOSUPPORT') throw vipBindErrorFrom('linkFailed', `cannot set addrgenmode none on ${this.name}`, error, this.name);
+      if (errnoOf(error) !== 'EAFNOSUPPORT')
+        throw vipBindErrorFrom('linkFailed', `cannot set addrgenmode none on ${this.name}`, error, this.name);
     }
   }
 

@@ -99,8 +99,14 @@ export class BfdEndpoint {
       onDatagram: (d) => endpoint.onDatagram(d),
       onError: (e) => endpoint.logger.warn({ event: 'bfdReceiveError', error: e.message }, 'BFD receive error'),
     });
-    const fields = { event: 'bfdEndpointOpen', localAddress: formatIP(endpoint.localAddress), port: endpoint.socket.port, ttlCheck: endpoint.socket.ttlCheck };
-    if (endpoint.socket.ttlCheckGap) endpoint.logger.warn({ ...fields, why: endpoint.socket.ttlCheckGap }, 'BFD receive TTL check unavailable');
+    const fields = {
+      event: 'bfdEndpointOpen',
+      localAddress: formatIP(endpoint.localAddress),
+      port: endpoint.socket.port,
+      ttlCheck: endpoint.socket.ttlCheck,
+    };
+    if (endpoint.socket.ttlCheckGap)
+      endpoint.logger.warn({ ...fields, why: endpoint.socket.ttlCheckGap }, 'BFD receive TTL check unavailable');
     else endpoint.logger.info(fields, 'BFD endpoint open');
     return endpoint;
   }
@@ -135,7 +141,8 @@ export class BfdEndpoint {
       throw new BfdError('invalidAddress', `peer ${formatIP(peer)} is not of the local address's family (IPv${this.localAddress.family})`);
     }
     const key = formatIP(peer);
-    if (this.byPeer.has(key)) throw new BfdError('duplicateSession', `a BFD session with ${key} already exists on ${formatIP(this.localAddress)}`);
+    if (this.byPeer.has(key))
+      throw new BfdError('duplicateSession', `a BFD session with ${key} already exists on ${formatIP(this.localAddress)}`);
     const session = new BfdSession(this.hostFor(), peer, options.profile, this.newDiscriminator());
     this.byPeer.set(key, session);
     this.byDiscriminator.set(session.localDiscriminator, session);

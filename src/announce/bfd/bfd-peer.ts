@@ -119,7 +119,8 @@ export class BfdSession extends EventEmitter<BfdSessionEvents> {
       },
       initialBfdSession(mapping.config, localDiscriminator),
     );
-    for (const why of mapping.ignored) host.logger.warn({ event: 'bfdProfileIgnored', peer: this.peerText, why }, 'BFD profile setting ignored');
+    for (const why of mapping.ignored)
+      host.logger.warn({ event: 'bfdProfileIgnored', peer: this.peerText, why }, 'BFD profile setting ignored');
   }
 
   /** bfd.SessionState: AdminDown before start() and after stop(). */
@@ -212,7 +213,13 @@ export class BfdSession extends EventEmitter<BfdSessionEvents> {
         this.driver.arm(effect.timer, effect.at, { type: 'timer', timer: effect.timer });
         return;
       case 'stateChange': {
-        const change: BfdStateChange = { from: effect.from, to: effect.to, diag: effect.diag, diagName: bfdDiagName(effect.diag), reason: effect.reason };
+        const change: BfdStateChange = {
+          from: effect.from,
+          to: effect.to,
+          diag: effect.diag,
+          diagName: bfdDiagName(effect.diag),
+          reason: effect.reason,
+        };
         log.info({ event: 'bfdStateChange', peer: this.peerText, ...change }, `BFD ${effect.from} -> ${effect.to}`);
         this.emit('stateChange', change);
         return;
@@ -226,7 +233,10 @@ export class BfdSession extends EventEmitter<BfdSessionEvents> {
         this.counters.downTransitions++;
         const { type: _type, ...fields } = effect;
         const down: BfdDownEvent = { ...fields, failure: !effect.remoteAdminDown && !effect.administrative };
-        log.info({ event: 'bfdSessionDown', peer: this.peerText, diag: down.diag, reason: down.diagName, failure: down.failure }, 'BFD session down');
+        log.info(
+          { event: 'bfdSessionDown', peer: this.peerText, diag: down.diag, reason: down.diagName, failure: down.failure },
+          'BFD session down',
+        );
         this.emit('down', down);
         return;
       }

@@ -66,11 +66,21 @@ function inRange(name: string, value: number, min: number, max: number): number 
 export function bfdTimersFromProfile(profile: BfdProfileInput = {}): BfdProfileMapping {
   const rx = inRange('receiveInterval', profile.receiveInterval ?? DEFAULT_INTERVAL_MS, MIN_INTERVAL_MS, MAX_INTERVAL_MS);
   const tx = inRange('transmitInterval', profile.transmitInterval ?? DEFAULT_INTERVAL_MS, MIN_INTERVAL_MS, MAX_INTERVAL_MS);
-  const mult = inRange('detectMultiplier', profile.detectMultiplier ?? DEFAULT_DETECT_MULTIPLIER, MIN_DETECT_MULTIPLIER, MAX_DETECT_MULTIPLIER);
+  const mult = inRange(
+    'detectMultiplier',
+    profile.detectMultiplier ?? DEFAULT_DETECT_MULTIPLIER,
+    MIN_DETECT_MULTIPLIER,
+    MAX_DETECT_MULTIPLIER,
+  );
   const ignored: string[] = [];
   if (profile.echoMode) ignored.push('echoMode: the Echo function is not implemented (Required Min Echo RX is advertised as 0)');
   return {
-    config: { desiredMinTxUs: tx * MICROSECONDS_PER_MS, requiredMinRxUs: rx * MICROSECONDS_PER_MS, detectMult: mult, passive: profile.passiveMode === true },
+    config: {
+      desiredMinTxUs: tx * MICROSECONDS_PER_MS,
+      requiredMinRxUs: rx * MICROSECONDS_PER_MS,
+      detectMult: mult,
+      passive: profile.passiveMode === true,
+    },
     ignored,
   };
 }

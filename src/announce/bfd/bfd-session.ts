@@ -16,13 +16,7 @@
 import { bfdDiagName, BfdDiag, type BfdControlPacket, type BfdState } from './bfd-packet';
 import type { BfdDropReason } from './bfd-drop-reasons';
 import type { BfdTimerConfig } from './bfd-profile';
-import {
-  advertisedDesiredMinTxUs,
-  detectionTimeMs,
-  INITIAL_REMOTE_MIN_RX_US,
-  jitteredIntervalMs,
-  transmitIntervalUs,
-} from './bfd-timers';
+import { advertisedDesiredMinTxUs, detectionTimeMs, INITIAL_REMOTE_MIN_RX_US, jitteredIntervalMs, transmitIntervalUs } from './bfd-timers';
 
 export type BfdTimerName = 'transmit' | 'detect';
 

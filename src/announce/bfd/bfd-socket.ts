@@ -53,7 +53,9 @@ export interface ReceiveSocketOptions {
 
 function bindError(error: unknown, what: string): BfdError {
   const code = (error as { code?: unknown })?.code;
-  return new BfdError('bindFailed', `${what}: ${typeof code === 'string' ? code : (error as Error)?.message ?? String(error)}`, { cause: error });
+  return new BfdError('bindFailed', `${what}: ${typeof code === 'string' ? code : ((error as Error)?.message ?? String(error))}`, {
+    cause: error,
+  });
 }
 
 export async function openBfdReceiveSocket(options: ReceiveSocketOptions): Promise<BfdReceiveSocket> {
@@ -64,7 +66,8 @@ export async function openBfdReceiveSocket(options: ReceiveSocketOptions): Promi
       const socket = openUdpTtlSocket({
         address: options.address,
         port: options.port,
-        onMessage: (d) => options.onDatagram({ payload: d.payload, address: d.address, port: d.port, ttl: d.ttl === TTL_UNKNOWN ? undefined : d.ttl }),
+        onMessage: (d) =>
+          options.onDatagram({ payload: d.payload, address: d.address, port: d.port, ttl: d.ttl === TTL_UNKNOWN ? undefined : d.ttl }),
         onError: options.onError,
       });
       return { port: socket.port, ttlCheck: 'enforced', ttlCheckGap: undefined, close: () => socket.close() };
@@ -125,7 +128,10 @@ export async function openBfdTransmitSocket(options: {
       close: () => closeQuietly(socket),
     };
   }
-  throw new BfdError('noSourcePort', `no free BFD source port on ${options.address} after ${MAX_SOURCE_PORT_ATTEMPTS} tries in ${BFD_SOURCE_PORT_MIN}-${BFD_SOURCE_PORT_MAX}`);
+  throw new BfdError(
+    'noSourcePort',
+    `no free BFD source port on ${options.address} after ${MAX_SOURCE_PORT_ATTEMPTS} tries in ${BFD_SOURCE_PORT_MIN}-${BFD_SOURCE_PORT_MAX}`,
+  );
 }
 
 function bindDgram(socket: Socket, address: string, port: number): Promise<void> {

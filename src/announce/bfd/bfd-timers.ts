@@ -34,9 +34,7 @@ export function transmitIntervalUs(desiredMinTxUs: number, remoteMinRxUs: number
 export function jitteredIntervalMs(intervalUs: number, detectMult: number, random: number): number {
   const r = Math.min(Math.max(random, 0), 1);
   const fraction =
-    detectMult === 1
-      ? SINGLE_MULT_MIN_FRACTION + r * (SINGLE_MULT_MAX_FRACTION - SINGLE_MULT_MIN_FRACTION)
-      : 1 - r * MAX_JITTER_FRACTION;
+    detectMult === 1 ? SINGLE_MULT_MIN_FRACTION + r * (SINGLE_MULT_MAX_FRACTION - SINGLE_MULT_MIN_FRACTION) : 1 - r * MAX_JITTER_FRACTION;
   return (intervalUs * fraction) / 1000;
 }
 

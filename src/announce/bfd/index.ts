@@ -3,15 +3,7 @@
 // BfdSession (one peer: its transmit socket and timers). A BFD failure takes the BGP session down (RFC 5882).
 export { BfdEndpoint, type BfdEndpointCounters, type BfdEndpointOptions, type BfdSessionOptions } from './bfd-endpoint';
 export { BfdSession, type BfdDownEvent, type BfdSessionCounters, type BfdSessionEvents, type BfdStateChange } from './bfd-peer';
-export {
-  BFD_STATES,
-  BfdDiag,
-  bfdDiagName,
-  decodeBfdControl,
-  encodeBfdControl,
-  type BfdControlPacket,
-  type BfdState,
-} from './bfd-packet';
+export { BFD_STATES, BfdDiag, bfdDiagName, decodeBfdControl, encodeBfdControl, type BfdControlPacket, type BfdState } from './bfd-packet';
 export { BfdDropReason, type BfdDecoded } from './bfd-drop-reasons';
 export { BfdError, BFD_ERROR_CODES, type BfdErrorCode } from './bfd-error';
 export { bfdTimersFromProfile, type BfdProfileInput, type BfdTimerConfig } from './bfd-profile';

@@ -19,7 +19,14 @@ import { BfdEndpoint, type BfdSession } from '../bfd';
 import type { BgpPeerPlan } from './bgp-peer-plan';
 import { BgpSession, type SessionUp } from './session';
 import {
-  desiredRoutesByPeer, emptyAdjRibOut, initialSync, reconcile, resync, type AdjRibOut, type PeerRoutes, type SpeakerSession,
+  desiredRoutesByPeer,
+  emptyAdjRibOut,
+  initialSync,
+  reconcile,
+  resync,
+  type AdjRibOut,
+  type PeerRoutes,
+  type SpeakerSession,
 } from './speaker';
 import { type Log } from '../../runtime/log';
 
@@ -72,8 +79,9 @@ export class BgpAnnouncer {
 
   /** Queues a reconcile (the daemon calls this after every recomputation; failures are logged, never thrown). */
   update(plans: readonly BgpPeerPlan[], announcements: readonly BGPAnnouncement[]): void {
-    this.queue = this.queue.then(() => this.reconcile(plans, announcements)).catch((error: Error) =>
-      this.logger.error({ event: 'bgpReconcileFailed', error: error.stack }, `BGP: ${error.message}`));
+    this.queue = this.queue
+      .then(() => this.reconcile(plans, announcements))
+      .catch((error: Error) => this.logger.error({ event: 'bgpReconcileFailed', error: error.stack }, `BGP: ${error.message}`));
   }
 
   /** Converges to these peers and routes (the whole set, every time). */
@@ -85,21 +93,26 @@ export class BgpAnnouncer {
       if (!plan || fingerprintOf(plan) !== runtime.fingerprint) await this.stopPeer(name, plan ? 'configChanged' : 'peerRemoved');
     }
     for (const plan of plans) if (!this.peers.has(plan.peer.meta.name)) await this.startPeer(plan);
-    this.desired = desiredRoutesByPeer(announcements, plans.map((p) => p.peer));
+    this.desired = desiredRoutesByPeer(
+      announcements,
+      plans.map((p) => p.peer),
+    );
     for (const [name, runtime] of this.peers) this.sync(name, runtime);
   }
 
   status(): BgpPeerStatus[] {
-    return [...this.peers.entries()].map(([name, r]) => ({
-      peer: name,
-      address: r.plan.peer.peerAddress ? formatIP(r.plan.peer.peerAddress) : '',
-      phase: r.session.phase,
-      establishedSince: r.since,
-      prefixes: r.rib.routes.size,
-      updatesSent: r.updatesSent,
-      bfd: r.bfd ? bfdStateName(r.bfd.state) : null,
-      lastProblem: r.lastProblem,
-    })).sort((a, b) => (a.peer < b.peer ? -1 : 1));
+    return [...this.peers.entries()]
+      .map(([name, r]) => ({
+        peer: name,
+        address: r.plan.peer.peerAddress ? formatIP(r.plan.peer.peerAddress) : '',
+        phase: r.session.phase,
+        establishedSince: r.since,
+        prefixes: r.rib.routes.size,
+        updatesSent: r.updatesSent,
+        bfd: r.bfd ? bfdStateName(r.bfd.state) : null,
+        lastProblem: r.lastProblem,
+      }))
+      .sort((a, b) => (a.peer < b.peer ? -1 : 1));
   }
 
   async close(): Promise<void> {
@@ -115,11 +128,17 @@ export class BgpAnnouncer {
     const { peer } = plan;
     const name = peer.meta.name;
     if (peer.passwordSecret && peer.password === undefined) {
-      this.logger.error({ event: 'bgpPeerUnsupported', peer: name }, `BGPPeer ${name}: passwordSecret needs Kubernetes; on plain hosts put the key in password`);
+      this.logger.error(
+        { event: 'bgpPeerUnsupported', peer: name },
+        `BGPPeer ${name}: passwordSecret needs Kubernetes; on plain hosts put the key in password`,
+      );
       return;
     }
     if (!peer.peerAddress) {
-      this.logger.error({ event: 'bgpPeerUnsupported', peer: name }, `BGPPeer ${name}: interface-based (unnumbered) peering is not supported by the built-in speaker`);
+      this.logger.error(
+        { event: 'bgpPeerUnsupported', peer: name },
+        `BGPPeer ${name}: interface-based (unnumbered) peering is not supported by the built-in speaker`,
+      );
       return;
     }
     const address = formatIP(peer.peerAddress);
@@ -131,12 +150,14 @@ export class BgpAnnouncer {
     }
     const session = new BgpSession({
       peer: {
-        address, port: peer.peerPort,
+        address,
+        port: peer.peerPort,
         ...(peer.peerASN !== undefined ? { asn: peer.peerASN } : { dynamicAsn: peer.dynamicASN ?? 'external' }),
         ...(peer.password !== undefined ? { password: peer.password } : {}),
       },
       local: {
-        asn: peer.myASN, routerId,
+        asn: peer.myASN,
+        routerId,
         holdTimeS: Math.round(peer.holdTimeMs / 1000),
         keepaliveS: peer.keepaliveTimeMs > 0 ? Math.round(peer.keepaliveTimeMs / 1000) : DEFAULT_KEEPALIVE_S,
         // mlb's speaker offers both families (MetalLB's native one only IPv4): IPv6 prefixes need MP-BGP.
@@ -149,15 +170,25 @@ export class BgpAnnouncer {
       runtime: this.world,
     });
     const runtime: PeerRuntime = {
-      plan, fingerprint: fingerprintOf(plan), session, rib: emptyAdjRibOut(), up: undefined, since: null, updatesSent: 0,
-      bfd: undefined, lastProblem: null,
+      plan,
+      fingerprint: fingerprintOf(plan),
+      session,
+      rib: emptyAdjRibOut(),
+      up: undefined,
+      since: null,
+      updatesSent: 0,
+      bfd: undefined,
+      lastProblem: null,
     };
     this.peers.set(name, runtime);
     session.on('established', (up) => {
       runtime.up = up;
       runtime.since = this.world.now();
       runtime.lastProblem = null;
-      this.logger.info({ event: 'sessionUp', peer: name, address, localAddress: up.localAddress, holdTime: up.holdTimeS }, `BGP session with ${name} (${address}) established`);
+      this.logger.info(
+        { event: 'sessionUp', peer: name, address, localAddress: up.localAddress, holdTime: up.holdTimeS },
+        `BGP session with ${name} (${address}) established`,
+      );
       const step = initialSync(this.desired.get(name) ?? new Map(), speakerSession(peer, up));
       runtime.rib = step.state;
       this.send(runtime, step.updates);
@@ -167,7 +198,10 @@ export class BgpAnnouncer {
       runtime.since = null;
       runtime.rib = emptyAdjRibOut();
       runtime.lastProblem = down.message;
-      this.logger.warn({ event: 'sessionDown', peer: name, address, reason: down.reason }, `BGP session with ${name} (${address}) down: ${down.message}`);
+      this.logger.warn(
+        { event: 'sessionDown', peer: name, address, reason: down.reason },
+        `BGP session with ${name} (${address}) down: ${down.message}`,
+      );
     });
     session.on('routeRefresh', (family) => this.send(runtime, resync(runtime.rib, family)));
     session.start();
@@ -191,12 +225,20 @@ export class BgpAnnouncer {
       bfd.on('down', (e) => {
         if (!e.failure || !runtime.up) return;
         // RFC 5882 3.2: the BGP session goes down with BFD, and reconnects when it can.
-        this.logger.warn({ event: 'bfdDown', peer: name, diag: e.diagName }, `BFD with ${name} down (${e.diagName}): taking the BGP session down`);
-        void runtime.session.stop('bfdDown').then(() => { if (this.peers.get(name) === runtime) runtime.session.start(); });
+        this.logger.warn(
+          { event: 'bfdDown', peer: name, diag: e.diagName },
+          `BFD with ${name} down (${e.diagName}): taking the BGP session down`,
+        );
+        void runtime.session.stop('bfdDown').then(() => {
+          if (this.peers.get(name) === runtime) runtime.session.start();
+        });
       });
       await bfd.start();
     } catch (error) {
-      this.logger.error({ event: 'bfdUnavailable', peer: name, error: (error as Error).message }, `BFD with ${name}: ${(error as Error).message}`);
+      this.logger.error(
+        { event: 'bfdUnavailable', peer: name, error: (error as Error).message },
+        `BFD with ${name}: ${(error as Error).message}`,
+      );
     }
   }
 
@@ -205,9 +247,18 @@ export class BgpAnnouncer {
     const step = reconcile(runtime.rib, this.desired.get(name) ?? (new Map() as PeerRoutes), speakerSession(runtime.plan.peer, runtime.up));
     runtime.rib = step.state;
     this.send(runtime, step.updates);
-    for (const a of step.announced) this.logger.debug({ event: 'bgpAnnounced', peer: name, prefix: a.prefix, reason: a.reason }, `announcing ${a.prefix} to ${name}`);
-    for (const w of step.withdrawn) this.logger.info({ event: 'bgpWithdrawn', peer: name, prefix: w.prefix, reason: w.reason }, `withdrawing ${w.prefix} from ${name}: ${w.reason}`);
-    for (const s of step.skipped) this.logger.warn({ event: 'bgpRouteSkipped', peer: name, prefix: s.prefix, reason: s.reason }, `not sending ${s.prefix} to ${name}: ${s.reason}`);
+    for (const a of step.announced)
+      this.logger.debug({ event: 'bgpAnnounced', peer: name, prefix: a.prefix, reason: a.reason }, `announcing ${a.prefix} to ${name}`);
+    for (const w of step.withdrawn)
+      this.logger.info(
+        { event: 'bgpWithdrawn', peer: name, prefix: w.prefix, reason: w.reason },
+        `withdrawing ${w.prefix} from ${name}: ${w.reason}`,
+      );
+    for (const s of step.skipped)
+      this.logger.warn(
+        { event: 'bgpRouteSkipped', peer: name, prefix: s.prefix, reason: s.reason },
+        `not sending ${s.prefix} to ${name}: ${s.reason}`,
+      );
   }
 
   private send(runtime: PeerRuntime, updates: readonly import('./bgp-messages').BgpUpdate[]): void {
@@ -248,7 +299,9 @@ function speakerSession(peer: BGPPeer, up: SessionUp): SpeakerSession {
 function sameInterfaceAddress(address: string, family: 'IPv4' | 'IPv6'): IP | undefined {
   for (const entries of Object.values(networkInterfaces())) {
     if (!entries?.some((e) => e.address === address)) continue;
-    const other = entries.find((e) => e.family === family && !e.internal && !(family === 'IPv6' && e.address.toLowerCase().startsWith('fe80')));
+    const other = entries.find(
+      (e) => e.family === family && !e.internal && !(family === 'IPv6' && e.address.toLowerCase().startsWith('fe80')),
+    );
     return other ? parseIP(other.address) : undefined;
   }
   return undefined;
@@ -258,9 +311,22 @@ function sameInterfaceAddress(address: string, family: 'IPv4' | 'IPv6'): IP | un
 function fingerprintOf(plan: BgpPeerPlan): string {
   const p = plan.peer;
   return JSON.stringify([
-    p.myASN, p.peerASN, p.dynamicASN, p.peerAddress && formatIP(p.peerAddress), p.sourceAddress && formatIP(p.sourceAddress),
-    p.peerPort, p.holdTimeMs, p.keepaliveTimeMs, p.routerID && formatIP(p.routerID), p.password,
-    plan.bfdProfile && [plan.bfdProfile.receiveInterval, plan.bfdProfile.transmitInterval, plan.bfdProfile.detectMultiplier, plan.bfdProfile.passiveMode],
+    p.myASN,
+    p.peerASN,
+    p.dynamicASN,
+    p.peerAddress && formatIP(p.peerAddress),
+    p.sourceAddress && formatIP(p.sourceAddress),
+    p.peerPort,
+    p.holdTimeMs,
+    p.keepaliveTimeMs,
+    p.routerID && formatIP(p.routerID),
+    p.password,
+    plan.bfdProfile && [
+      plan.bfdProfile.receiveInterval,
+      plan.bfdProfile.transmitInterval,
+      plan.bfdProfile.detectMultiplier,
+      plan.bfdProfile.passiveMode,
+    ],
   ]);
 }
 

@@ -32,13 +32,24 @@ export type NotificationCode = (typeof NotificationCode)[keyof typeof Notificati
 
 export const HeaderErrorSubcode = { connectionNotSynchronized: 1, badMessageLength: 2, badMessageType: 3 } as const;
 export const OpenErrorSubcode = {
-  unsupportedVersionNumber: 1, badPeerAs: 2, badBgpIdentifier: 3, unsupportedOptionalParameter: 4,
-  unacceptableHoldTime: 6, unsupportedCapability: 7,
+  unsupportedVersionNumber: 1,
+  badPeerAs: 2,
+  badBgpIdentifier: 3,
+  unsupportedOptionalParameter: 4,
+  unacceptableHoldTime: 6,
+  unsupportedCapability: 7,
 } as const;
 export const UpdateErrorSubcode = {
-  malformedAttributeList: 1, unrecognizedWellKnownAttribute: 2, missingWellKnownAttribute: 3, attributeFlagsError: 4,
-  attributeLengthError: 5, invalidOriginAttribute: 6, invalidNextHopAttribute: 8, optionalAttributeError: 9,
-  invalidNetworkField: 10, malformedAsPath: 11,
+  malformedAttributeList: 1,
+  unrecognizedWellKnownAttribute: 2,
+  missingWellKnownAttribute: 3,
+  attributeFlagsError: 4,
+  attributeLengthError: 5,
+  invalidOriginAttribute: 6,
+  invalidNextHopAttribute: 8,
+  optionalAttributeError: 9,
+  invalidNetworkField: 10,
+  malformedAsPath: 11,
 } as const;
 /** RFC 4271 6.2: an OPEN optional parameter that is recognized but malformed; also the generic "no subcode". */
 export const UNSPECIFIC_SUBCODE = 0;
@@ -48,19 +59,35 @@ export const RouteRefreshErrorSubcode = { invalidMessageLength: 1 } as const;
 export const RouteRefreshSubtype = { normal: 0, beginningOfRouteRefresh: 1, endOfRouteRefresh: 2 } as const;
 
 export const CeaseSubcode = {
-  maximumPrefixesReached: 1, administrativeShutdown: 2, peerDeconfigured: 3, administrativeReset: 4,
-  connectionRejected: 5, otherConfigurationChange: 6, connectionCollisionResolution: 7, outOfResources: 8,
+  maximumPrefixesReached: 1,
+  administrativeShutdown: 2,
+  peerDeconfigured: 3,
+  administrativeReset: 4,
+  connectionRejected: 5,
+  otherConfigurationChange: 6,
+  connectionCollisionResolution: 7,
+  outOfResources: 8,
 } as const;
 
-export const CapabilityCode = { multiprotocol: 1, routeRefresh: 2, gracefulRestart: 64, fourOctetAsn: 65, enhancedRouteRefresh: 70 } as const;
+export const CapabilityCode = {
+  multiprotocol: 1,
+  routeRefresh: 2,
+  gracefulRestart: 64,
+  fourOctetAsn: 65,
+  enhancedRouteRefresh: 70,
+} as const;
 
 export type Capability =
   | { readonly code: 'multiprotocol'; readonly afi: number; readonly safi: number }
   | { readonly code: 'routeRefresh' }
   | { readonly code: 'fourOctetAsn'; readonly asn: number }
   /** RFC 4724: restart flags (R bit = 0x8), restart time, and per family the forwarding-state flag. */
-  | { readonly code: 'gracefulRestart'; readonly restartFlags: number; readonly restartTimeSeconds: number;
-      readonly families: readonly { readonly afi: number; readonly safi: number; readonly flags: number }[] }
+  | {
+      readonly code: 'gracefulRestart';
+      readonly restartFlags: number;
+      readonly restartTimeSeconds: number;
+      readonly families: readonly { readonly afi: number; readonly safi: number; readonly flags: number }[];
+    }
   /** Anything else, kept as received (a peer's capability we do not speak is ignored, never an error). */
   | { readonly code: 'unknown'; readonly type: number; readonly value: Uint8Array };
 

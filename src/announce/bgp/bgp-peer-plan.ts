@@ -13,8 +13,10 @@ export interface BgpPeerPlan {
 /** The BGPPeers with a session on this node (by name, from the election), each with its BFDProfile when it exists. */
 export function bgpPeerPlans(peers: readonly BGPPeer[], profiles: readonly BFDProfile[], onThisNode: readonly string[]): BgpPeerPlan[] {
   const names = new Set(onThisNode);
-  return peers.filter((p) => names.has(p.meta.name)).map((peer) => {
-    const profile = peer.bfdProfile ? profiles.find((b) => b.meta.name === peer.bfdProfile) : undefined;
-    return profile ? { peer, bfdProfile: profile } : { peer };
-  });
+  return peers
+    .filter((p) => names.has(p.meta.name))
+    .map((peer) => {
+      const profile = peer.bfdProfile ? profiles.find((b) => b.meta.name === peer.bfdProfile) : undefined;
+      return profile ? { peer, bfdProfile: profile } : { peer };
+    });
 }

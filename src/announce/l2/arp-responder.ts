@@ -45,7 +45,6 @@ export function respondArp(frame: EthernetFrame, iface: L2Interface, owned: Owne
 /** Another MAC naming an owned address as its own (sender) address. */
 function arpConflict(packet: ArpPacket, iface: L2Interface, owned: OwnedIPs): ObservedConflict | undefined {
   if (isArpProbe(packet) || macEquals(packet.senderMAC, iface.mac) || !owned.has(packet.senderIP)) return undefined;
-  const evidence =
-    packet.operation === ArpOperation.reply ? 'arpReply' : isArpAnnouncement(packet) ? 'arpAnnouncement' : 'arpRequest';
+  const evidence = packet.operation === ArpOperation.reply ? 'arpReply' : isArpAnnouncement(packet) ? 'arpAnnouncement' : 'arpRequest';
   return { ip: packet.senderIP, mac: packet.senderMAC, interface: iface.name, evidence };
 }

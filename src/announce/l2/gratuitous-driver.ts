@@ -6,7 +6,12 @@
 import { MachineDriver, type MachineStep } from '../../runtime/machine-driver';
 import type { Clock, Scheduler } from '../../runtime/runtime';
 import {
-  EMPTY_GRATUITOUS_STATE, reduceGratuitous, type GratuitousBurst, type GratuitousConfig, type GratuitousEvent, type GratuitousState,
+  EMPTY_GRATUITOUS_STATE,
+  reduceGratuitous,
+  type GratuitousBurst,
+  type GratuitousConfig,
+  type GratuitousEvent,
+  type GratuitousState,
 } from './gratuitous-schedule';
 
 /** reduceGratuitous's step in the driver's shape: the bursts are the effects. */

@@ -22,13 +22,7 @@
  * (replies the kernel accepted), gratuitous_sent{ip} (one per burst per interface, as MetalLB counts).
  */
 import { formatIP, type IP } from '../../ip';
-import {
-  acceptEthertypes,
-  openPacketSocket,
-  PacketSocketError,
-  type PacketSocket,
-  type PacketSocketOptions,
-} from '../../native';
+import { acceptEthertypes, openPacketSocket, PacketSocketError, type PacketSocket, type PacketSocketOptions } from '../../native';
 import type { L2DropReason } from './drop-reasons';
 import { REAL_RUNTIME } from '../../runtime/real-runtime';
 import type { Clock, Scheduler } from '../../runtime/runtime';
@@ -196,7 +190,10 @@ export class L2Announcer {
         const create = effect.kind.startsWith('create');
         if (arp) port.wantArp = create;
         else port.wantNdp = create;
-        this.log.info({ event: effect.kind, interface: effect.interface, reason: effect.reason }, `${create ? 'created' : 'deleted'} ${arp ? 'ARP' : 'NDP'} responder for interface`);
+        this.log.info(
+          { event: effect.kind, interface: effect.interface, reason: effect.reason },
+          `${create ? 'created' : 'deleted'} ${arp ? 'ARP' : 'NDP'} responder for interface`,
+        );
         if (create) this.ensureSockets(port);
         else this.closeSocket(port, arp ? 'arp' : 'ndp');
         return;
@@ -205,19 +202,29 @@ export class L2Announcer {
         const mac = formatMAC(effect.mac);
         port.groups.add(mac);
         this.membership(port, mac, true);
-        this.log.debug({ event: effect.kind, interface: effect.interface, group: formatIP(effect.group), reason: effect.reason }, 'joined solicited-node group');
+        this.log.debug(
+          { event: effect.kind, interface: effect.interface, group: formatIP(effect.group), reason: effect.reason },
+          'joined solicited-node group',
+        );
         return;
       }
       case 'leaveSolicitedNodeGroup': {
         const mac = formatMAC(effect.mac);
         port.groups.delete(mac);
         this.membership(port, mac, false);
-        this.log.debug({ event: effect.kind, interface: effect.interface, group: formatIP(effect.group), reason: effect.reason }, 'left solicited-node group');
+        this.log.debug(
+          { event: effect.kind, interface: effect.interface, group: formatIP(effect.group), reason: effect.reason },
+          'left solicited-node group',
+        );
         return;
       }
       case 'startGratuitous':
         if (port.iface) this.gratuitous.dispatch({ kind: 'gained', ip: effect.ip, iface: port.iface });
-        else this.log.warn({ event: 'announceDeferred', interface: effect.interface, ip: formatIP(effect.ip) }, 'interface not present: announcing when it appears');
+        else
+          this.log.warn(
+            { event: 'announceDeferred', interface: effect.interface, ip: formatIP(effect.ip) },
+            'interface not present: announcing when it appears',
+          );
         return;
       case 'stopGratuitous':
         this.gratuitous.dispatch({ kind: 'lost', ip: effect.ip, interfaceName: effect.interface });
@@ -277,7 +284,11 @@ export class L2Announcer {
       const { indexChanged, macChanged, cameUp } = this.refreshLink(port);
       if (indexChanged) {
         this.closeSockets(port);
-        if (port.link) this.log.info({ event: hadLink ? 'interfaceRecreated' : 'interfaceAppeared', interface: port.name, ifindex: port.link.index }, 'reopening responders');
+        if (port.link)
+          this.log.info(
+            { event: hadLink ? 'interfaceRecreated' : 'interfaceAppeared', interface: port.name, ifindex: port.link.index },
+            'reopening responders',
+          );
         else this.log.warn({ event: 'interfaceGone', interface: port.name }, 'interface removed: responders closed until it returns');
       }
       this.ensureSockets(port);
@@ -381,7 +392,10 @@ export class L2Announcer {
     } catch (error) {
       // Without the fast path every request still reaches respondToFrame: slower, never wrong.
       port.fastPathKey = '';
-      this.log.error({ event: 'fastPathFailed', interface: port.name, error: String((error as Error)?.message ?? error) }, 'cannot set the ARP fast path');
+      this.log.error(
+        { event: 'fastPathFailed', interface: port.name, error: String((error as Error)?.message ?? error) },
+        'cannot set the ARP fast path',
+      );
     }
   }
 
@@ -421,7 +435,10 @@ export class L2Announcer {
       else this.counters.sendFailures++;
     } catch (error) {
       this.counters.handlerErrors++;
-      this.log.error({ event: 'responderFailed', interface: port.name, error: String((error as Error)?.message ?? error) }, 'frame handling threw');
+      this.log.error(
+        { event: 'responderFailed', interface: port.name, error: String((error as Error)?.message ?? error) },
+        'frame handling threw',
+      );
     }
   }
 
@@ -432,7 +449,13 @@ export class L2Announcer {
     if (this.conflictsSeen.has(key)) return;
     this.conflictsSeen.add(key);
     this.log.warn(
-      { event: 'addressConflict', ip: formatIP(conflict.ip), mac: formatMAC(conflict.mac), interface: conflict.interface, evidence: conflict.evidence },
+      {
+        event: 'addressConflict',
+        ip: formatIP(conflict.ip),
+        mac: formatMAC(conflict.mac),
+        interface: conflict.interface,
+        evidence: conflict.evidence,
+      },
       'another MAC claims an address this node announces',
     );
   }
@@ -452,6 +475,9 @@ export class L2Announcer {
     }
     if (sent) increment(this.counters.gratuitousSent, ipKey(burst.ip));
     else this.counters.sendFailures++;
-    this.log.debug({ event: 'gratuitousSent', interface: burst.interface, ip: formatIP(burst.ip), cause: burst.cause, ok: sent }, 'gratuitous announcement');
+    this.log.debug(
+      { event: 'gratuitousSent', interface: burst.interface, ip: formatIP(burst.ip), cause: burst.cause, ok: sent },
+      'gratuitous announcement',
+    );
   }
 }

@@ -38,7 +38,9 @@ export function chooseInterface(target: IP, interfaces: readonly HostInterface[]
   const onSubnet = ethernet.filter((i) => i.addresses.some((a) => cidrContains(makeCIDR(a.ip, a.prefix), target)));
   if (onSubnet.length === 1) {
     const u = usable(onSubnet[0] as HostInterface);
-    return typeof u === 'string' ? { ok: false, problem: `${u} (it is the interface on ${formatIP(target)}'s subnet)` } : { ok: true, iface: u };
+    return typeof u === 'string'
+      ? { ok: false, problem: `${u} (it is the interface on ${formatIP(target)}'s subnet)` }
+      : { ok: true, iface: u };
   }
   if (onSubnet.length > 1) {
     return {
@@ -50,6 +52,11 @@ export function chooseInterface(target: IP, interfaces: readonly HostInterface[]
     ok: false,
     problem:
       `no interface has a subnet holding ${formatIP(target)}; choose one with -I. ` +
-      `Candidates: ${ethernet.filter((i) => i.up).map(describe).join(', ') || '(no Ethernet interface is up)'}`,
+      `Candidates: ${
+        ethernet
+          .filter((i) => i.up)
+          .map(describe)
+          .join(', ') || '(no Ethernet interface is up)'
+      }`,
   };
 }

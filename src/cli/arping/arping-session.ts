@@ -64,7 +64,8 @@ export interface ArpingReply {
 /** Why a received frame is not a reply to us (for debugging and tests; never an error). */
 export type ArpingIgnoreReason = ReplyMismatch | 'beforeFirstProbe' | 'afterEnd';
 
-export type ReceiveResult = { readonly reply: ArpingReply; readonly ignored?: undefined } | { readonly ignored: ArpingIgnoreReason; readonly reply?: undefined };
+export type ReceiveResult =
+  { readonly reply: ArpingReply; readonly ignored?: undefined } | { readonly ignored: ArpingIgnoreReason; readonly reply?: undefined };
 
 export interface RttStats {
   readonly min: number;
@@ -119,7 +120,8 @@ export class ArpingSession {
   private readonly end: number;
 
   constructor(private readonly options: ArpingSessionOptions) {
-    if (!Number.isInteger(options.count) || options.count < 1) throw new RangeError(`count must be a positive integer, not ${options.count}`);
+    if (!Number.isInteger(options.count) || options.count < 1)
+      throw new RangeError(`count must be a positive integer, not ${options.count}`);
     const lastProbe = options.startMs + (options.count - 1) * ARPING_PROBE_INTERVAL_MS;
     const natural = lastProbe + ARPING_LATE_REPLY_MS;
     this.end = options.deadlineMs === undefined ? natural : Math.min(natural, options.startMs + options.deadlineMs);
@@ -249,7 +251,12 @@ export function summaryJSON(summary: ArpingSummary): Record<string, unknown> {
     ip: summary.ip,
     interface: summary.interface,
     sent: summary.sent,
-    replies: summary.replies.map((r) => ({ mac: r.mac, count: r.count, rttMs: r.rttMs, ...(r.node === undefined ? {} : { node: r.node }) })),
+    replies: summary.replies.map((r) => ({
+      mac: r.mac,
+      count: r.count,
+      rttMs: r.rttMs,
+      ...(r.node === undefined ? {} : { node: r.node }),
+    })),
     verdict: summary.verdict,
     exitCode: summary.exitCode,
   };

@@ -62,10 +62,14 @@ function criticalReasons(s: ControlSnapshot): CheckReason[] {
   const unannounced = [...unannouncedIPs(s)].map(([ip, services]) => critical(`${ip} (${services.join(', ')}) announced by nobody`));
   const withoutIP = s.services
     .filter((svc) => svc.ips.length === 0 && ![ALLOCATION_OK, ALLOCATION_WAITING, ALLOCATION_NOT_OURS].includes(svc.allocation.status))
-    .map((svc) => critical(`${svc.service} has no IP: ${svc.allocation.status}${svc.allocation.message ? ` (${svc.allocation.message})` : ''}`));
+    .map((svc) =>
+      critical(`${svc.service} has no IP: ${svc.allocation.status}${svc.allocation.message ? ` (${svc.allocation.message})` : ''}`),
+    );
   // Two MACs answering for one IP: clients reach either host, or a device that is not ours (split brain).
   // Every node that sees a conflict reports it, so one (IP, MAC) pair can come several times.
-  const conflicts = [...new Map(s.conflicts.map((c) => [`${c.ip} ${c.mac}`, c])).values()].map((c) => critical(`${c.ip} also answered by ${c.mac} (${c.node ?? 'not a member'}), seen by ${c.observedBy}`));
+  const conflicts = [...new Map(s.conflicts.map((c) => [`${c.ip} ${c.mac}`, c])).values()].map((c) =>
+    critical(`${c.ip} also answered by ${c.mac} (${c.node ?? 'not a member'}), seen by ${c.observedBy}`),
+  );
   return [...unannounced, ...withoutIP, ...conflicts];
 }
 
@@ -91,7 +95,9 @@ function warningReasons(s: ControlSnapshot): CheckReason[] {
       .filter((svc) => svc.ips.length === 0 && svc.allocation.status === ALLOCATION_WAITING)
       .map((svc) => warning(`${svc.service} has no IP yet: ${svc.allocation.message ?? ALLOCATION_WAITING}`)),
     ...(s.bgp ?? []).flatMap((b) => [
-      ...(b.phase === BGP_ESTABLISHED ? [] : [warning(`BGP peer ${b.peer} (${b.address}) is ${b.phase}${b.lastProblem ? `: ${b.lastProblem}` : ''}`)]),
+      ...(b.phase === BGP_ESTABLISHED
+        ? []
+        : [warning(`BGP peer ${b.peer} (${b.address}) is ${b.phase}${b.lastProblem ? `: ${b.lastProblem}` : ''}`)]),
       ...(b.bfd === 'down' ? [warning(`BFD with BGP peer ${b.peer} is down`)] : []),
     ]),
   ];

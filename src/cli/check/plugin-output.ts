@@ -29,7 +29,8 @@ export function pluginExitCode(level: PluginLevel): number {
 export function pluginOutput(verdict: CheckVerdict, s: ControlSnapshot, verbose: boolean): string {
   const shown = verdict.reasons.slice(0, MAX_REASONS_ON_LINE).map((r) => oneLine(r.text));
   const more = verdict.reasons.length - shown.length;
-  const summary = verdict.reasons.length === 0 ? healthySummary(s) : `${shown.join('; ')}${more > 0 ? `; and ${more} more (--verbose lists them)` : ''}`;
+  const summary =
+    verdict.reasons.length === 0 ? healthySummary(s) : `${shown.join('; ')}${more > 0 ? `; and ${more} more (--verbose lists them)` : ''}`;
   const first = `${PLUGIN_NAME} ${verdict.level.toUpperCase()} - ${summary} | ${perfdata(s)}\n`;
   if (!verbose) return first;
   return first + verdict.reasons.map((r) => `${r.level.toUpperCase()}: ${oneLine(r.text)}\n`).join('');
@@ -52,7 +53,10 @@ function healthySummary(s: ControlSnapshot): string {
 function perfdata(s: ControlSnapshot): string {
   const ips = new Set(s.services.flatMap((svc) => svc.ips)).size;
   return [
-    `ips=${ips}`, `unannounced=${unannouncedIPs(s).size}`, `members_alive=${aliveMembers(s)}`, `members=${s.members.length}`,
+    `ips=${ips}`,
+    `unannounced=${unannouncedIPs(s).size}`,
+    `members_alive=${aliveMembers(s)}`,
+    `members=${s.members.length}`,
     `conflicts=${new Set(s.conflicts.map((c) => `${c.ip} ${c.mac}`)).size}`,
   ].join(' ');
 }
@@ -63,5 +67,8 @@ function aliveMembers(s: ControlSnapshot): number {
 
 /** The first line is the status: a message with newlines (or a `|`, which starts perfdata) must not break it. */
 function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ').replace(/\|/g, '/').trim();
+  return text
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\|/g, '/')
+    .trim();
 }

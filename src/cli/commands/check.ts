@@ -20,12 +20,17 @@ export const checkCommand: CommandModule<object, CheckArgs> = {
   describe: 'Monitoring-plugin check of the running daemon: exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN, one line of why',
   builder: (y) =>
     y
-      .option('socket', { type: 'string', default: DEFAULT_CONTROL_SOCKET, describe: 'The daemon\'s control socket' })
-      .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: 'After the status line, every reason on a line of its own' })
+      .option('socket', { type: 'string', default: DEFAULT_CONTROL_SOCKET, describe: "The daemon's control socket" })
+      .option('verbose', {
+        alias: 'v',
+        type: 'boolean',
+        default: false,
+        describe: 'After the status line, every reason on a line of its own',
+      })
       .example('mlb check', 'MLB OK - 4 service IPs announced, 3/3 members alive | ips=4 unannounced=0 ...')
       .example('/usr/local/bin/mlb check --socket /run/mlb/mlb.sock', 'as a Nagios/Icinga command (the user needs access to the socket)')
       .epilogue(
-        'Exit codes follow the monitoring-plugin convention, not mlb\'s: 0 OK; 1 WARNING (a member suspect or dead, ' +
+        "Exit codes follow the monitoring-plugin convention, not mlb's: 0 OK; 1 WARNING (a member suspect or dead, " +
           'this or another node draining or warming up, a configuration file refused or differing between nodes, a ' +
           'health check failing where another node holds the IP, a BGP session down, a service waiting for the ' +
           'allocator); 2 CRITICAL (a service IP announced by nobody, a service without the IP it is owed, another MAC ' +

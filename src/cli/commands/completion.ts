@@ -12,7 +12,7 @@ export const completionCommand: CommandModule<object, CompletionArgs> = {
   builder: (y) =>
     y
       .positional('shell', { choices: COMPLETION_SHELLS, demandOption: true, describe: 'The shell to complete in' })
-      .example('echo \'source <(mlb completion bash)\' >> ~/.bashrc', 'complete mlb\'s commands and options in your bash')
+      .example("echo 'source <(mlb completion bash)' >> ~/.bashrc", "complete mlb's commands and options in your bash")
       .example('mlb completion bash | sudo tee /etc/bash_completion.d/mlb >/dev/null', 'for every user of this host')
       .example('mlb completion zsh | sudo tee /usr/local/share/zsh/site-functions/_mlb >/dev/null', 'zsh, for every user'),
   handler: (args) => {

@@ -52,41 +52,119 @@ const DEFAULT_VIP_INTERFACE = 'mlb0';
 
 export const daemonCommand: CommandModule<object, DaemonArgs> = {
   command: 'daemon',
-  describe: 'Run the speaker on this host: configuration file, gossip membership, health checks, election, ARP/NDP answers for the IPs this node owns',
+  describe:
+    'Run the speaker on this host: configuration file, gossip membership, health checks, election, ARP/NDP answers for the IPs this node owns',
   builder: (y) =>
     y
-      .option('config', { ...configOption('The YAML file, or a directory whose *.yaml and *.yml files (in name order) are one configuration; edits are picked up live, a bad edit keeps the last good configuration'), demandOption: true })
+      .option('config', {
+        ...configOption(
+          'The YAML file, or a directory whose *.yaml and *.yml files (in name order) are one configuration; edits are picked up live, a bad edit keeps the last good configuration',
+        ),
+        demandOption: true,
+      })
       .option('max-config-bytes', maxConfigBytesOption)
-      .option('node-name', { type: 'string', default: hostname(), defaultDescription: 'this host\'s name', describe: 'This node\'s name in the cluster (the election hashes it)' })
-      .option('node-labels', { type: 'string', describe: 'k=v,k2=v2: labels published in gossip, over those of the v1 Node document of the same name' })
-      .option('gossip-bind', { type: 'string', demandOption: true, describe: 'HOST:PORT to listen on for gossip (UDP and TCP), e.g. 10.0.0.11:7946' })
-      .option('gossip-advertise', { type: 'string', describe: 'The address peers reach us at (required when --gossip-bind is 0.0.0.0 or ::)' })
-      .option('gossip-profile', { choices: ['fast', 'lan', 'wan'] as const, default: PLAIN_HOST_PROFILE, describe: 'Failure detection timers: fast (~1 s to declare a crashed node dead), lan (memberlist and MetalLB defaults, ~5-8 s), wan' })
-      .option('join', { type: 'string', describe: 'HOST:PORT[,HOST:PORT...] of existing members (memberlist\'s name/HOST:PORT form works too)' })
-      .option('gossip-key-file', { type: 'string', describe: 'File holding MetalLB\'s memberlist secretkey: encrypts gossip exactly as MetalLB does. Without it gossip is plain.' })
-      .option('state-dir', { type: 'string', default: DEFAULT_STATE_DIR, describe: 'Where state that must survive a restart lives: known peers, the allocation table, drain and restart history' })
-      .option('control-socket', { type: 'string', default: DEFAULT_CONTROL_SOCKET, describe: 'Unix socket (mode 0660) for mlb status, mlb explain --socket, mlb drain / undrain' })
-      .option('control-socket-group', { type: 'string', describe: 'Group (name or gid) given the control socket, so its members may run mlb status and mlb drain without root, e.g. mlb (create it with groupadd --system mlb)' })
-      .option('announce', { type: 'boolean', default: true, describe: 'Answer ARP/NDP for the IPs this node owns; --no-announce elects and reports only (a dry run beside keepalived, or tests)' })
-      .option('bind-vips', { type: 'boolean', default: true, describe: 'Add owned IPs to --vip-interface so this host accepts their traffic (nothing like kube-proxy does it on a plain host)' })
-      .option('vip-interface', { type: 'string', default: DEFAULT_VIP_INTERFACE, describe: 'The dummy interface owned IPs are bound to (created if missing; its addresses are mlb\'s alone)' })
-      .option('metrics-bind', { type: 'string', describe: `HOST[:PORT] to serve Prometheus metrics on (GET /metrics; port ${METALLB_METRICS_PORT}, MetalLB's, when left out), e.g. 0.0.0.0:${METALLB_METRICS_PORT}. Off unless given: the page names every service, IP and node to whoever can reach it` })
-      .option('health-check-user', { type: 'string', describe: 'Run exec: health checks as this user (its uid and primary gid) instead of the daemon\'s; needs CAP_SETUID and CAP_SETGID (see systemd/mlb.service)' })
+      .option('node-name', {
+        type: 'string',
+        default: hostname(),
+        defaultDescription: "this host's name",
+        describe: "This node's name in the cluster (the election hashes it)",
+      })
+      .option('node-labels', {
+        type: 'string',
+        describe: 'k=v,k2=v2: labels published in gossip, over those of the v1 Node document of the same name',
+      })
+      .option('gossip-bind', {
+        type: 'string',
+        demandOption: true,
+        describe: 'HOST:PORT to listen on for gossip (UDP and TCP), e.g. 10.0.0.11:7946',
+      })
+      .option('gossip-advertise', {
+        type: 'string',
+        describe: 'The address peers reach us at (required when --gossip-bind is 0.0.0.0 or ::)',
+      })
+      .option('gossip-profile', {
+        choices: ['fast', 'lan', 'wan'] as const,
+        default: PLAIN_HOST_PROFILE,
+        describe:
+          'Failure detection timers: fast (~1 s to declare a crashed node dead), lan (memberlist and MetalLB defaults, ~5-8 s), wan',
+      })
+      .option('join', {
+        type: 'string',
+        describe: "HOST:PORT[,HOST:PORT...] of existing members (memberlist's name/HOST:PORT form works too)",
+      })
+      .option('gossip-key-file', {
+        type: 'string',
+        describe: "File holding MetalLB's memberlist secretkey: encrypts gossip exactly as MetalLB does. Without it gossip is plain.",
+      })
+      .option('state-dir', {
+        type: 'string',
+        default: DEFAULT_STATE_DIR,
+        describe: 'Where state that must survive a restart lives: known peers, the allocation table, drain and restart history',
+      })
+      .option('control-socket', {
+        type: 'string',
+        default: DEFAULT_CONTROL_SOCKET,
+        describe: 'Unix socket (mode 0660) for mlb status, mlb explain --socket, mlb drain / undrain',
+      })
+      .option('control-socket-group', {
+        type: 'string',
+        describe:
+          'Group (name or gid) given the control socket, so its members may run mlb status and mlb drain without root, e.g. mlb (create it with groupadd --system mlb)',
+      })
+      .option('announce', {
+        type: 'boolean',
+        default: true,
+        describe:
+          'Answer ARP/NDP for the IPs this node owns; --no-announce elects and reports only (a dry run beside keepalived, or tests)',
+      })
+      .option('bind-vips', {
+        type: 'boolean',
+        default: true,
+        describe: 'Add owned IPs to --vip-interface so this host accepts their traffic (nothing like kube-proxy does it on a plain host)',
+      })
+      .option('vip-interface', {
+        type: 'string',
+        default: DEFAULT_VIP_INTERFACE,
+        describe: "The dummy interface owned IPs are bound to (created if missing; its addresses are mlb's alone)",
+      })
+      .option('metrics-bind', {
+        type: 'string',
+        describe: `HOST[:PORT] to serve Prometheus metrics on (GET /metrics; port ${METALLB_METRICS_PORT}, MetalLB's, when left out), e.g. 0.0.0.0:${METALLB_METRICS_PORT}. Off unless given: the page names every service, IP and node to whoever can reach it`,
+      })
+      .option('health-check-user', {
+        type: 'string',
+        describe:
+          "Run exec: health checks as this user (its uid and primary gid) instead of the daemon's; needs CAP_SETUID and CAP_SETGID (see systemd/mlb.service)",
+      })
       .option('log-level', { choices: LOG_LEVELS, default: DEFAULT_LOG_LEVEL, describe: 'debug adds every gossip decision' })
-      .example('mlb daemon --config /etc/mlb/mlb.yaml --node-name node-a --gossip-bind 10.0.0.11:7946 --join 10.0.0.12:7946,10.0.0.13:7946', 'one host of three')
-      .epilogue('On SIGTERM or SIGINT it hands its IPs to the next nodes, waits until they announce them (up to 3 s), then leaves the cluster. Logs are JSON lines (MetalLB\'s field names) unless stdout is a terminal.'),
+      .example(
+        'mlb daemon --config /etc/mlb/mlb.yaml --node-name node-a --gossip-bind 10.0.0.11:7946 --join 10.0.0.12:7946,10.0.0.13:7946',
+        'one host of three',
+      )
+      .epilogue(
+        "On SIGTERM or SIGINT it hands its IPs to the next nodes, waits until they announce them (up to 3 s), then leaves the cluster. Logs are JSON lines (MetalLB's field names) unless stdout is a terminal.",
+      ),
   handler: async (args) => {
     const bind = parseOrUsage(() => parseHostPort(args['gossip-bind']), '--gossip-bind');
     const wildcard = isIP(bind.host) && /^(0\.0\.0\.0|::)$/.test(bind.host);
     if (wildcard && !args['gossip-advertise']) {
-      throw new UsageError(`--gossip-bind ${args['gossip-bind']} listens everywhere: say which address peers reach us at with --gossip-advertise`);
+      throw new UsageError(
+        `--gossip-bind ${args['gossip-bind']} listens everywhere: say which address peers reach us at with --gossip-advertise`,
+      );
     }
-    const advertise = args['gossip-advertise'] ? parseOrUsage(() => parseHostPort(args['gossip-advertise']!), '--gossip-advertise').host : undefined;
-    const join = (args.join ?? '').split(',').map((s) => s.trim()).filter(Boolean).map((a) => parseOrUsage(() => parseHostPort(a), '--join'));
+    const advertise = args['gossip-advertise']
+      ? parseOrUsage(() => parseHostPort(args['gossip-advertise']!), '--gossip-advertise').host
+      : undefined;
+    const join = (args.join ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((a) => parseOrUsage(() => parseHostPort(a), '--join'));
     const nodeLabels = parseOrUsage(() => parseNodeLabels(args['node-labels'] ?? ''), '--node-labels');
-    const metricsBind = args['metrics-bind'] === undefined
-      ? undefined
-      : parseOrUsage(() => parseHostPort(args['metrics-bind']!, METALLB_METRICS_PORT), '--metrics-bind');
+    const metricsBind =
+      args['metrics-bind'] === undefined
+        ? undefined
+        : parseOrUsage(() => parseHostPort(args['metrics-bind']!, METALLB_METRICS_PORT), '--metrics-bind');
     const maxBytes = maxConfigBytes(args['max-config-bytes']);
     const configFile = daemonConfig(args.config);
     const logger = createLogger({ level: args['log-level'], base: { node: args['node-name'] } });
@@ -108,9 +186,14 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
     const key = args['gossip-key-file'] ? await loadGossipKeyring(args['gossip-key-file']).catch(failedStart) : undefined;
     for (const warning of key?.warnings ?? []) logger.warn({ event: warning.event, file: args['gossip-key-file'] }, warning.message);
     const keyring = key?.keyring;
-    if (!keyring) logger.warn({ event: 'gossipUnencrypted' }, 'no --gossip-key-file: gossip travels in plain text and anyone on the network can join');
+    if (!keyring)
+      logger.warn({ event: 'gossipUnencrypted' }, 'no --gossip-key-file: gossip travels in plain text and anyone on the network can join');
     const leftovers = await ensureStateDir(args['state-dir']).catch(failedStart);
-    if (leftovers.length > 0) logger.info({ event: 'stateTempFilesRemoved', files: leftovers }, 'removed temporary files an interrupted write left under --state-dir');
+    if (leftovers.length > 0)
+      logger.info(
+        { event: 'stateTempFilesRemoved', files: leftovers },
+        'removed temporary files an interrupted write left under --state-dir',
+      );
     const checkUser = args['health-check-user'];
     const healthCheckRunAs = checkUser === undefined ? undefined : await healthCheckUser(checkUser, logger).catch(failedStart);
     // An unknown socket group is said before this node joins the cluster (not after, which peers would see as a flap).
@@ -119,10 +202,25 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
 
     const speaker = assembleSpeaker({
       // Parsed on a worker thread: a large file must not stall gossip, ARP answers or BFD while it is read.
-      nodeName: args['node-name'], configFile, configParser: workerParser(), maxConfigBytes: maxBytes, bind, ...(advertise ? { advertiseHost: advertise } : {}), join, keyring,
-      stateDir: args['state-dir'], nodeLabels, gossipConfig: SWIM_PROFILES[args['gossip-profile']], profileName: args['gossip-profile'], logger,
-      announce: args.announce, ...(args.announce && args['bind-vips'] ? { vipInterface: args['vip-interface'] } : {}),
-      controlSocket: args['control-socket'], ...(socketGroup ? { controlSocketGroup: socketGroup } : {}), version: buildInfo().version, release: releaseText(buildInfo()),
+      nodeName: args['node-name'],
+      configFile,
+      configParser: workerParser(),
+      maxConfigBytes: maxBytes,
+      bind,
+      ...(advertise ? { advertiseHost: advertise } : {}),
+      join,
+      keyring,
+      stateDir: args['state-dir'],
+      nodeLabels,
+      gossipConfig: SWIM_PROFILES[args['gossip-profile']],
+      profileName: args['gossip-profile'],
+      logger,
+      announce: args.announce,
+      ...(args.announce && args['bind-vips'] ? { vipInterface: args['vip-interface'] } : {}),
+      controlSocket: args['control-socket'],
+      ...(socketGroup ? { controlSocketGroup: socketGroup } : {}),
+      version: buildInfo().version,
+      release: releaseText(buildInfo()),
       ...(healthCheckRunAs ? { healthCheckRunAs } : {}),
     });
     // Metrics listen before the speaker starts: a taken port fails the start before this node joins the cluster
@@ -131,17 +229,20 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
     let running = false;
     metrics = metricsBind
       ? await (async () => {
-        // Loaded only when asked for: prom-client would add tens of milliseconds to every `mlb` start.
-        const { startMetricsServer } = await import('../../daemon/metrics');
-        return startMetricsServer({ bind: metricsBind, source: speaker, logger, ready: () => running });
-      })().catch(failedStart)
+          // Loaded only when asked for: prom-client would add tens of milliseconds to every `mlb` start.
+          const { startMetricsServer } = await import('../../daemon/metrics');
+          return startMetricsServer({ bind: metricsBind, source: speaker, logger, ready: () => running });
+        })().catch(failedStart)
       : undefined;
     // Signals are taken before start-up finishes: a SIGTERM during the first join must still leave politely
     // and keep what was learnt, not kill the process with the default action.
     const stopped = new Promise<void>((resolve, reject) => {
       const stop = (signal: string) => {
         logger.info({ event: 'shutdown', signal }, `${signal}: leaving the cluster`);
-        void started.catch(() => undefined).then(() => speaker.stop()).then(resolve, (error: Error) => reject(new CommandError(error.message, 'stopIncomplete')));
+        void started
+          .catch(() => undefined)
+          .then(() => speaker.stop())
+          .then(resolve, (error: Error) => reject(new CommandError(error.message, 'stopIncomplete')));
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
@@ -149,7 +250,10 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
     // A bug must not end the process silently: say what it was in the log (JSON, where operators look), then exit 1
     // as Node would. Without this, an exception in a timer showed up only as a bare exit code.
     const fatal = (kind: string) => (error: unknown) => {
-      logger.fatal({ event: 'internalError', kind, error: error instanceof Error ? error.stack : String(error) }, `internal error (${kind}): exiting`);
+      logger.fatal(
+        { event: 'internalError', kind, error: error instanceof Error ? error.stack : String(error) },
+        `internal error (${kind}): exiting`,
+      );
       process.exit(ExitCode.failure);
     };
     process.on('uncaughtException', fatal('uncaughtException'));
@@ -169,7 +273,10 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
 async function healthCheckUser(name: string, logger: Logger): Promise<RunAs> {
   const runAs = await resolveRunAs(name);
   await checkRunAs(runAs);
-  logger.info({ event: 'healthCheckUser', user: runAs.user, uid: runAs.uid, gid: runAs.gid }, `exec: health checks run as ${runAs.user} (uid ${runAs.uid}, gid ${runAs.gid})`);
+  logger.info(
+    { event: 'healthCheckUser', user: runAs.user, uid: runAs.uid, gid: runAs.gid },
+    `exec: health checks run as ${runAs.user} (uid ${runAs.uid}, gid ${runAs.gid})`,
+  );
   return runAs;
 }
 

@@ -29,7 +29,9 @@ interface DrainArgs {
 }
 
 function drainLikeCommand(
-  name: 'drain' | 'undrain', describe: string, call: (client: ControlClient, node: string | undefined) => Promise<DrainResult>,
+  name: 'drain' | 'undrain',
+  describe: string,
+  call: (client: ControlClient, node: string | undefined) => Promise<DrainResult>,
 ): CommandModule<object, DrainArgs> {
   return {
     command: `${name} [node]`,
@@ -37,9 +39,17 @@ function drainLikeCommand(
     builder: (y) =>
       y
         .positional('node', { type: 'string', describe: 'Another member to ask through gossip (needs the gossip key); default: this host' })
-        .option('socket', { type: 'string', default: DEFAULT_CONTROL_SOCKET, describe: 'The daemon\'s control socket' })
-        .option('json', { type: 'boolean', default: false, describe: 'Print {"changed","message"} as JSON (with NODE: also "request" and NODE\'s "drain" answer)' })
-        .option('wait', { type: 'number', default: DEFAULT_REMOTE_DRAIN_WAIT_SECONDS, describe: 'With NODE: seconds to wait for its answer' })
+        .option('socket', { type: 'string', default: DEFAULT_CONTROL_SOCKET, describe: "The daemon's control socket" })
+        .option('json', {
+          type: 'boolean',
+          default: false,
+          describe: 'Print {"changed","message"} as JSON (with NODE: also "request" and NODE\'s "drain" answer)',
+        })
+        .option('wait', {
+          type: 'number',
+          default: DEFAULT_REMOTE_DRAIN_WAIT_SECONDS,
+          describe: 'With NODE: seconds to wait for its answer',
+        })
         .example(`mlb ${name}`, `${name} this host`)
         .example(`mlb ${name} node-2`, `ask node-2 through gossip, and wait until it has ${name}ed`),
     handler: async (args) => {
@@ -58,7 +68,11 @@ function drainLikeCommand(
 }
 
 /** Polls the asking daemon's snapshot until the target answers; throws CommandError when it fails or times out. */
-async function waitForAnswer(client: ControlClient, request: RemoteDrainRequest, seconds: number): Promise<{ message: string; snapshot: ControlSnapshot }> {
+async function waitForAnswer(
+  client: ControlClient,
+  request: RemoteDrainRequest,
+  seconds: number,
+): Promise<{ message: string; snapshot: ControlSnapshot }> {
   const deadline = Date.now() + seconds * 1000;
   let snapshot: ControlSnapshot | undefined;
   for (;;) {
@@ -73,7 +87,7 @@ async function waitForAnswer(client: ControlClient, request: RemoteDrainRequest,
 
 export const drainCommand = drainLikeCommand(
   'drain',
-  'Move a host\'s service IPs to other nodes and keep it out of elections (maintenance): this host, or NODE from here',
+  "Move a host's service IPs to other nodes and keep it out of elections (maintenance): this host, or NODE from here",
   (client, node) => client.drain(node),
 );
 

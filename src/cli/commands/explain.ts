@@ -24,15 +24,39 @@ interface ExplainArgs {
 
 export const explainCommand: CommandModule<object, ExplainArgs> = {
   command: 'explain [targets..]',
-  describe: 'Show who announces each service IP, and every other node\'s reason',
+  describe: "Show who announces each service IP, and every other node's reason",
   builder: (y) =>
     y
-      .positional('targets', { type: 'string', array: true, default: [], describe: 'Service IPs (any spelling) or namespace/name; none: all' })
-      .option('config', configOption('Elect offline from this YAML file (metallb.io objects, v1 Services, v1 Nodes), a directory of *.yaml files, or - (standard input); without it, ask the running daemon'))
-      .option('socket', { type: 'string', describe: `The running daemon's control socket (default ${DEFAULT_CONTROL_SOCKET}); its live election, health and drain included` })
-      .option('nodes', { type: 'string', describe: 'Comma-separated live nodes (default: every v1 Node in the file). Labels and conditions come from the Node documents.' })
-      .option('ignore-exclude-lb', { type: 'boolean', default: false, describe: 'As MetalLB\'s speaker flag: let nodes labelled exclude-from-external-load-balancers announce' })
-      .option('json', { type: 'boolean', default: false, describe: 'Print [{service, ip, protocol, winner, announcing, candidates}] as JSON' })
+      .positional('targets', {
+        type: 'string',
+        array: true,
+        default: [],
+        describe: 'Service IPs (any spelling) or namespace/name; none: all',
+      })
+      .option(
+        'config',
+        configOption(
+          'Elect offline from this YAML file (metallb.io objects, v1 Services, v1 Nodes), a directory of *.yaml files, or - (standard input); without it, ask the running daemon',
+        ),
+      )
+      .option('socket', {
+        type: 'string',
+        describe: `The running daemon's control socket (default ${DEFAULT_CONTROL_SOCKET}); its live election, health and drain included`,
+      })
+      .option('nodes', {
+        type: 'string',
+        describe: 'Comma-separated live nodes (default: every v1 Node in the file). Labels and conditions come from the Node documents.',
+      })
+      .option('ignore-exclude-lb', {
+        type: 'boolean',
+        default: false,
+        describe: "As MetalLB's speaker flag: let nodes labelled exclude-from-external-load-balancers announce",
+      })
+      .option('json', {
+        type: 'boolean',
+        default: false,
+        describe: 'Print [{service, ip, protocol, winner, announcing, candidates}] as JSON',
+      })
       .option('output', outputOption('the same as the default text, which never cuts a column'))
       .example('mlb explain', 'every service IP, as the daemon on this host sees it now')
       .example('mlb explain --config examples/plain-host.yaml --nodes node-a,node-b,node-c', 'every service IP, offline')
@@ -48,7 +72,9 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
     outputFormat(args);
     if (singleConfig(args.config) === undefined) return explainFromDaemon(args);
     if (args.socket !== undefined) {
-      throw new UsageError('--config (elect offline from a file) and --socket (ask the daemon) exclude each other; MLB_SOCKET counts as --socket');
+      throw new UsageError(
+        '--config (elect offline from a file) and --socket (ask the daemon) exclude each other; MLB_SOCKET counts as --socket',
+      );
     }
     const config = singleConfig(args.config) as string;
     const loaded = await readConfig(config);
@@ -95,7 +121,10 @@ function printExplanations(selected: readonly Explanation[], format: OutputForma
 }
 
 function splitNodes(text: string): string[] {
-  const names = text.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  const names = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
   return [...new Set(names)];
 }
 
@@ -126,8 +155,12 @@ function contractFields(_key: string, value: unknown): unknown {
 function renderExplanation(e: Explanation): string {
   const verdict =
     e.protocol === 'layer2'
-      ? e.winner ? `owner ${e.winner}` : 'NOBODY ANNOUNCES'
-      : e.announcing.length > 0 ? `announced by ${e.announcing.join(', ')}` : 'NOBODY ANNOUNCES';
+      ? e.winner
+        ? `owner ${e.winner}`
+        : 'NOBODY ANNOUNCES'
+      : e.announcing.length > 0
+        ? `announced by ${e.announcing.join(', ')}`
+        : 'NOBODY ANNOUNCES';
   const rows = e.candidates.map((c) => [c.rank === null ? '-' : String(c.rank), c.node, c.reason, candidateText(e, c)]);
   const notes = (e.notes ?? []).map((n) => `  note: ${n}\n`).join('');
   const view = e.viewer ? ` (as ${e.viewer} sees it)` : '';
@@ -135,5 +168,8 @@ function renderExplanation(e: Explanation): string {
 }
 
 function indent(text: string): string {
-  return text.split('\n').map((l) => (l ? `  ${l}` : l)).join('\n');
+  return text
+    .split('\n')
+    .map((l) => (l ? `  ${l}` : l))
+    .join('\n');
 }

@@ -8,7 +8,13 @@ import { Lab } from '../../lab/lab';
 import { DEFAULT_LAB_DIR } from '../../lab/lab-plan';
 import { controlDaemon, controlHealth, controlPartition } from '../../lab/node-control';
 import {
-  DAEMON_ACTIONS, HEALTH_WORDS, nodeControlText, type DaemonAction, type HealthWord, type NodeControlOutcome, type PartitionAction,
+  DAEMON_ACTIONS,
+  HEALTH_WORDS,
+  nodeControlText,
+  type DaemonAction,
+  type HealthWord,
+  type NodeControlOutcome,
+  type PartitionAction,
 } from '../../lab/node-control-text';
 
 interface NodeArgs {
@@ -23,10 +29,10 @@ interface HealthArgs extends NodeArgs {
 type LabErrorWrapper = <T>(run: () => Promise<T>) => Promise<T>;
 
 const DAEMON_DESCRIPTIONS: Record<DaemonAction, string> = {
-  kill: 'Kill a node\'s daemon with SIGKILL, as a crash: it does not leave, the others find it dead',
-  stop: 'Stop a node\'s daemon with SIGTERM: it leaves the cluster cleanly',
-  start: 'Start a node\'s daemon again (nothing when it runs)',
-  restart: 'Stop a node\'s daemon with SIGTERM and start it again',
+  kill: "Kill a node's daemon with SIGKILL, as a crash: it does not leave, the others find it dead",
+  stop: "Stop a node's daemon with SIGTERM: it leaves the cluster cleanly",
+  start: "Start a node's daemon again (nothing when it runs)",
+  restart: "Stop a node's daemon with SIGTERM and start it again",
 };
 
 const PARTITION_DESCRIPTIONS: Record<PartitionAction, string> = {
@@ -37,7 +43,7 @@ const PARTITION_DESCRIPTIONS: Record<PartitionAction, string> = {
 function nodeOptions<T>(y: Argv<T>): Argv<T & NodeArgs> {
   return y
     .positional('node', { type: 'string', demandOption: true, describe: 'node-1, node-2, ...' })
-    .option('dir', { type: 'string', default: DEFAULT_LAB_DIR, describe: 'The lab\'s directory (as given to up)' }) as Argv<T & NodeArgs>;
+    .option('dir', { type: 'string', default: DEFAULT_LAB_DIR, describe: "The lab's directory (as given to up)" }) as Argv<T & NodeArgs>;
 }
 
 async function act(withLabErrors: LabErrorWrapper, dir: string, run: (lab: Lab) => Promise<NodeControlOutcome>): Promise<void> {
@@ -63,9 +69,9 @@ export function labNodeCommands(withLabErrors: LabErrorWrapper): CommandModule<o
   }));
   const health: CommandModule<object, HealthArgs> = {
     command: 'health <node> <check>',
-    describe: 'Make a node\'s health check fail (its services move off it) or pass again',
-    builder: (y) => nodeOptions(y)
-      .positional('check', { choices: HEALTH_WORDS, demandOption: true, describe: 'fail or pass' }) as Argv<HealthArgs>,
+    describe: "Make a node's health check fail (its services move off it) or pass again",
+    builder: (y) =>
+      nodeOptions(y).positional('check', { choices: HEALTH_WORDS, demandOption: true, describe: 'fail or pass' }) as Argv<HealthArgs>,
     handler: (args) => act(withLabErrors, args.dir, (lab) => controlHealth(lab, args.node, args.check)),
   };
   return [...daemon, ...partition, health] as unknown as CommandModule<object, never>[];

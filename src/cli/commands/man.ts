@@ -18,14 +18,16 @@ export interface ProgramDefinitions {
 export function manCommand(program: () => ProgramDefinitions): CommandModule<object, object> {
   return {
     command: 'man',
-    describe: 'Print mlb\'s manual page (roff): every command, option, example and exit code',
+    describe: "Print mlb's manual page (roff): every command, option, example and exit code",
     builder: (y) =>
       y
         .example('mlb man | man -l -', 'read it')
         .example('mlb man | sudo tee /usr/local/share/man/man1/mlb.1 >/dev/null', 'install it for `man mlb`'),
     handler: () => {
       const p = program();
-      process.stdout.write(manPage({ version: buildInfo().version, usage: p.usage, epilogue: p.epilogue, commands: outlineCommands(p.commands) }));
+      process.stdout.write(
+        manPage({ version: buildInfo().version, usage: p.usage, epilogue: p.epilogue, commands: outlineCommands(p.commands) }),
+      );
     },
   };
 }

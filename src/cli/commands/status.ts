@@ -41,17 +41,22 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
   describe: 'Show who owns each service IP, the members and their state, from the running daemon (live in a terminal)',
   builder: (y) =>
     y
-      .option('socket', { type: 'string', default: DEFAULT_CONTROL_SOCKET, describe: 'The daemon\'s control socket' })
+      .option('socket', { type: 'string', default: DEFAULT_CONTROL_SOCKET, describe: "The daemon's control socket" })
       // No defaults: yargs counts a defaulted flag as given, and --once/--json would always conflict.
       .option('once', { type: 'boolean', describe: 'Print plain tables once and exit (the default when stdout is not a terminal)' })
-      .option('json', { type: 'boolean', describe: 'Print the daemon\'s snapshot (apiVersion mlb.io/v1) as JSON' })
-      .option('output', outputOption('tables with every cell whole, not cut to the terminal\'s width'))
-      .option('watch', { alias: 'w', type: 'boolean', describe: 'Print a line per event as it happens (TIME TYPE text; -o json: one JSON object per line), from now on, until interrupted (exit 0) or the daemon stops (exit 1)' })
+      .option('json', { type: 'boolean', describe: "Print the daemon's snapshot (apiVersion mlb.io/v1) as JSON" })
+      .option('output', outputOption("tables with every cell whole, not cut to the terminal's width"))
+      .option('watch', {
+        alias: 'w',
+        type: 'boolean',
+        describe:
+          'Print a line per event as it happens (TIME TYPE text; -o json: one JSON object per line), from now on, until interrupted (exit 0) or the daemon stops (exit 1)',
+      })
       .conflicts('once', 'json')
       .conflicts('watch', 'once')
       .example('mlb status', 'the live view: up/down select, Enter shows why, / filters, q quits')
       .example('mlb status --once', 'services, owners and members as tables')
-      .example('mlb status --json | jq \'.services[] | {service, owner}\'', 'for a script')
+      .example("mlb status --json | jq '.services[] | {service, owner}'", 'for a script')
       .example('mlb status --watch -o json | jq -c \'select(.type == "ownerChanged")\'', 'each failover as it happens'),
   handler: async (args) => {
     const format = outputFormat(args);
@@ -107,7 +112,10 @@ function renderSummary(s: ControlSnapshot, width: number): string {
   const flags = [n.draining && 'draining', n.warmingUp && warmingUpText(n), n.leaving && 'leaving'].filter(Boolean);
   const rows: [string, string][] = [
     ['node', `${n.name} (mlb ${n.version}, up ${formatAge(n.startedAt, s.generatedAt)})${flags.length > 0 ? `: ${flags.join(', ')}` : ''}`],
-    ['cluster', `${alive}/${s.members.length} members alive; gossip ${n.gossip.bind} (${n.gossip.profile}${n.gossip.encrypted ? ', encrypted' : ', plain text'})`],
+    [
+      'cluster',
+      `${alive}/${s.members.length} members alive; gossip ${n.gossip.bind} (${n.gossip.profile}${n.gossip.encrypted ? ', encrypted' : ', plain text'})`,
+    ],
     ['config', s.config.state === 'ok' ? `ok ${s.config.file}` : `STALE ${s.config.file}: the last good configuration keeps running`],
     ...allConfigProblems(s.config).map((e): [string, string] => ['', `- ${e}`]),
     ...divergenceLines(s).map((line, i): [string, string] => [i === 0 ? 'differs' : '', `- ${line}`]),
@@ -143,7 +151,12 @@ function renderMembers(s: ControlSnapshot, width: number): string {
 /** BGP sessions: one row per peer selecting this node, with what it holds from us and BFD's view. */
 function renderBgp(s: ControlSnapshot, width: number): string {
   const rows = (s.bgp ?? []).map((b) => [
-    b.peer, b.address, b.phase, b.establishedSince ? formatAge(b.establishedSince, s.generatedAt) : NONE, String(b.prefixes), b.bfd ?? NONE,
+    b.peer,
+    b.address,
+    b.phase,
+    b.establishedSince ? formatAge(b.establishedSince, s.generatedAt) : NONE,
+    String(b.prefixes),
+    b.bfd ?? NONE,
     b.phase === 'Established' ? '' : (b.lastProblem ?? ''),
   ]);
   const header = ['PEER', 'ADDRESS', 'STATE', 'UP', 'PREFIXES', 'BFD', 'LAST PROBLEM'];
@@ -151,7 +164,14 @@ function renderBgp(s: ControlSnapshot, width: number): string {
 }
 
 function renderConflicts(s: ControlSnapshot, width: number): string {
-  const rows = s.conflicts.map((c) => [c.ip, c.mac, c.node ?? 'not a member', c.interface ?? NONE, c.observedBy, `${formatAge(c.lastSeen, s.generatedAt)} ago`]);
+  const rows = s.conflicts.map((c) => [
+    c.ip,
+    c.mac,
+    c.node ?? 'not a member',
+    c.interface ?? NONE,
+    c.observedBy,
+    `${formatAge(c.lastSeen, s.generatedAt)} ago`,
+  ]);
   const header = ['IP', 'MAC', 'NODE', 'INTERFACE', 'SEEN BY', 'LAST SEEN'];
   const heading = wrap('CONFLICTS: another MAC answers for an IP a node announces (mlb arping IP shows who)', width, 2);
   return `${heading}${renderTable(header, fitColumns(header, rows, width, [[2, 3, 4], [0]]))}`;
@@ -176,5 +196,8 @@ function wrap(text: string, width: number, indent: number): string {
 }
 
 function clipLines(text: string, width: number): string {
-  return text.split('\n').map((line) => truncate(line, width)).join('\n');
+  return text
+    .split('\n')
+    .map((line) => truncate(line, width))
+    .join('\n');
 }

@@ -26,17 +26,25 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
   builder: (y) =>
     y
       .positional('file', { type: 'string', describe: 'The configuration, as --config' })
-      .option('config', configOption('The YAML file (metallb.io objects, v1 Services and v1 Nodes); a directory: its *.yaml and *.yml files in name order; -: standard input'))
+      .option(
+        'config',
+        configOption(
+          'The YAML file (metallb.io objects, v1 Services and v1 Nodes); a directory: its *.yaml and *.yml files in name order; -: standard input',
+        ),
+      )
       .option('json', { type: 'boolean', default: false, describe: 'Print {valid, errors, warnings, notes, services, pools} as JSON' })
-      .option('output', outputOption('the pools\' usage too'))
+      .option('output', outputOption("the pools' usage too"))
       .option('max-config-bytes', maxConfigBytesOption)
-      .option('node-name', { type: 'string', describe: "This host's mlb daemon --node-name: warn when the file lists Nodes but none of that name" })
+      .option('node-name', {
+        type: 'string',
+        describe: "This host's mlb daemon --node-name: warn when the file lists Nodes but none of that name",
+      })
       .example('mlb validate /etc/mlb/mlb.yaml', 'errors as file:line:column, then the allocation')
       .example('mlb validate -f /etc/mlb/conf.d -o yaml', 'a directory of files as one configuration, as YAML')
       .example('generate-config | mlb validate -', 'from standard input (diagnostics say <stdin>:line:column)')
       .epilogue(
         'Exit 0 when the file is valid (warnings and notes allowed), 1 when it is not. On a plain host a service ' +
-          'that cannot get an address is an error of the file: it is reported at the field to change, with MetalLB\'s ' +
+          "that cannot get an address is an error of the file: it is reported at the field to change, with MetalLB's " +
           'AllocationFailed text and a hint.',
       ),
   handler: async (args) => {
@@ -89,8 +97,11 @@ function validationJSON(file: string, findings: ValidateFindings, allocation?: A
     services: allocation ? [...allocation.results.values()].map(resultJSON) : [],
     pools: allocation
       ? allocation.usage.map((u) => ({
-          pool: u.pool, total: u.total.toString(), inUse: u.inUse,
-          availableIPv4: u.availableIPv4.toString(), availableIPv6: u.availableIPv6.toString(),
+          pool: u.pool,
+          total: u.total.toString(),
+          inUse: u.inUse,
+          availableIPv4: u.availableIPv4.toString(),
+          availableIPv6: u.availableIPv6.toString(),
         }))
       : [],
   };

@@ -15,11 +15,11 @@ interface WarmUpArgs {
 
 export const warmupCommand: CommandModule<object, WarmUpArgs> = {
   command: 'warmup <action>',
-  describe: 'End this host\'s warm-up after restarts now (after planned maintenance)',
+  describe: "End this host's warm-up after restarts now (after planned maintenance)",
   builder: (y) =>
     y
       .positional('action', { choices: ['end'] as const, demandOption: true, describe: 'end: this host may be elected again at once' })
-      .option('socket', { type: 'string', default: DEFAULT_CONTROL_SOCKET, describe: 'The daemon\'s control socket' })
+      .option('socket', { type: 'string', default: DEFAULT_CONTROL_SOCKET, describe: "The daemon's control socket" })
       .option('json', { type: 'boolean', default: false, describe: 'Print {"changed","message"} as JSON' })
       .example('mlb warmup end', 'after a planned reboot: take part in elections now instead of after the warm-up')
       .epilogue(

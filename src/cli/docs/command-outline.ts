@@ -56,39 +56,48 @@ export function outlineCommands(commands: readonly CommandModule<any, any>[], pa
 function outlineCommand(module: CommandModule<any, any>, parent: readonly string[]): CommandOutline {
   const [name = '', ...rest] = String(Array.isArray(module.command) ? module.command[0] : module.command).split(' ');
   const path = [...parent, name];
-  const recorded = { positionals: [] as OptionOutline[], options: [] as OptionOutline[], examples: [] as ExampleOutline[], epilogues: [] as string[], subcommands: [] as CommandModule<any, any>[] };
-  const recorder: Record<string, unknown> = new Proxy({}, {
-    get: (_target, method: string | symbol) => {
-      switch (method) {
-        case 'option':
-        case 'positional':
-          return (key: string, spec: OptionSpec = {}) => {
-            if (!spec.hidden) (method === 'option' ? recorded.options : recorded.positionals).push(optionOutline(key, spec));
-            return recorder;
-          };
-        case 'example':
-          return (command: string, describe = '') => {
-            recorded.examples.push({ command, describe });
-            return recorder;
-          };
-        case 'epilogue':
-        case 'epilog':
-          return (text: string) => {
-            recorded.epilogues.push(text);
-            return recorder;
-          };
-        case 'command':
-          return (sub: CommandModule<any, any> | readonly CommandModule<any, any>[]) => {
-            recorded.subcommands.push(...(Array.isArray(sub) ? sub : [sub as CommandModule<any, any>]));
-            return recorder;
-          };
-        case 'then':
-          return undefined; // not a promise
-        default:
-          return () => recorder;
-      }
+  const recorded = {
+    positionals: [] as OptionOutline[],
+    options: [] as OptionOutline[],
+    examples: [] as ExampleOutline[],
+    epilogues: [] as string[],
+    subcommands: [] as CommandModule<any, any>[],
+  };
+  const recorder: Record<string, unknown> = new Proxy(
+    {},
+    {
+      get: (_target, method: string | symbol) => {
+        switch (method) {
+          case 'option':
+          case 'positional':
+            return (key: string, spec: OptionSpec = {}) => {
+              if (!spec.hidden) (method === 'option' ? recorded.options : recorded.positionals).push(optionOutline(key, spec));
+              return recorder;
+            };
+          case 'example':
+            return (command: string, describe = '') => {
+              recorded.examples.push({ command, describe });
+              return recorder;
+            };
+          case 'epilogue':
+          case 'epilog':
+            return (text: string) => {
+              recorded.epilogues.push(text);
+              return recorder;
+            };
+          case 'command':
+            return (sub: CommandModule<any, any> | readonly CommandModule<any, any>[]) => {
+              recorded.subcommands.push(...(Array.isArray(sub) ? sub : [sub as CommandModule<any, any>]));
+              return recorder;
+            };
+          case 'then':
+            return undefined; // not a promise
+          default:
+            return () => recorder;
+        }
+      },
     },
-  });
+  );
   if (typeof module.builder === 'function') (module.builder as (y: unknown) => unknown)(recorder);
   return {
     path,
@@ -107,7 +116,11 @@ function optionOutline(name: string, spec: OptionSpec): OptionOutline {
   const type = spec.choices ? spec.choices.map(String).join('|') : spec.array ? 'array' : (spec.type ?? 'string');
   const defaultText = spec.defaultDescription ?? (spec.default === undefined ? undefined : JSON.stringify(spec.default));
   return {
-    name, aliases, describe: spec.describe ?? spec.description ?? '', type, required: spec.demandOption !== undefined && spec.demandOption !== false,
+    name,
+    aliases,
+    describe: spec.describe ?? spec.description ?? '',
+    type,
+    required: spec.demandOption !== undefined && spec.demandOption !== false,
     ...(defaultText === undefined ? {} : { defaultText }),
   };
 }

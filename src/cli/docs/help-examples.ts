@@ -26,7 +26,10 @@ export function withWholeExamples(help: string, examples: readonly ExampleOutlin
 function renderExamples(examples: readonly ExampleOutline[], width: number): string[] {
   return [
     HEADING,
-    ...examples.flatMap((e) => [`${' '.repeat(COMMAND_INDENT)}${e.command}`, ...wrapWords(e.describe, width - DESCRIPTION_INDENT).map((l) => `${' '.repeat(DESCRIPTION_INDENT)}${l}`)]),
+    ...examples.flatMap((e) => [
+      `${' '.repeat(COMMAND_INDENT)}${e.command}`,
+      ...wrapWords(e.describe, width - DESCRIPTION_INDENT).map((l) => `${' '.repeat(DESCRIPTION_INDENT)}${l}`),
+    ]),
   ];
 }
 

@@ -42,8 +42,27 @@ function commandSection(c: CommandOutline): string[] {
     `.SS "${escape(`${name}${c.usageTail ? ` ${c.usageTail}` : ''}`)}"`,
     ...paragraphs(c.describe),
     ...optionList(c.positionals, (o) => `\\fI${escape(o.name)}\\fR`),
-    ...optionList(c.options, (o) => [o.name, ...o.aliases].sort((a, b) => a.length - b.length).map((n) => `\\fB${dashes(n)}${escape(n)}\\fR`).join(', ')),
-    ...(c.examples.length > 0 ? ['.PP', 'Examples:', ...c.examples.flatMap((e) => ['.PP', '.RS 4', '.nf', `\\fB${escape(e.command)}\\fR`, '.fi', ...(e.describe ? ['.RS 4', escape(e.describe), '.RE'] : []), '.RE'])] : []),
+    ...optionList(c.options, (o) =>
+      [o.name, ...o.aliases]
+        .sort((a, b) => a.length - b.length)
+        .map((n) => `\\fB${dashes(n)}${escape(n)}\\fR`)
+        .join(', '),
+    ),
+    ...(c.examples.length > 0
+      ? [
+          '.PP',
+          'Examples:',
+          ...c.examples.flatMap((e) => [
+            '.PP',
+            '.RS 4',
+            '.nf',
+            `\\fB${escape(e.command)}\\fR`,
+            '.fi',
+            ...(e.describe ? ['.RS 4', escape(e.describe), '.RE'] : []),
+            '.RE',
+          ]),
+        ]
+      : []),
     ...paragraphs(c.epilogue),
     ...c.subcommands.flatMap(commandSection),
   ];
@@ -51,7 +70,11 @@ function commandSection(c: CommandOutline): string[] {
 
 function optionList(options: readonly OptionOutline[], term: (o: OptionOutline) => string): string[] {
   return options.flatMap((o) => {
-    const facts = [o.type, o.required ? 'required' : undefined, o.defaultText !== undefined ? `default: ${o.defaultText}` : undefined].filter(Boolean);
+    const facts = [
+      o.type,
+      o.required ? 'required' : undefined,
+      o.defaultText !== undefined ? `default: ${o.defaultText}` : undefined,
+    ].filter(Boolean);
     return ['.TP', `${term(o)} [${escape(facts.join(', '))}]`, escape(o.describe)];
   });
 }

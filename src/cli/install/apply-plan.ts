@@ -59,7 +59,9 @@ function applyStep(step: InstallStep, root: string): void {
       mkdirSync(underRoot(root, step.path), { recursive: true, mode: step.mode });
       return;
     case 'writeFile':
-      replaceFile(underRoot(root, step.path), step.mode, (temporary) => writeFileSync(temporary, step.content, { mode: step.mode, flag: 'wx' }));
+      replaceFile(underRoot(root, step.path), step.mode, (temporary) =>
+        writeFileSync(temporary, step.content, { mode: step.mode, flag: 'wx' }),
+      );
       return;
     case 'chmod':
       chmodSync(underRoot(root, step.path), step.mode);

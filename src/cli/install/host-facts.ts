@@ -46,7 +46,9 @@ function groupExists(root: string, onThisHost: boolean): boolean | undefined {
   if (onThisHost) return spawnSync('getent', ['group', MLB_GROUP]).status === 0;
   const groupFile = underRoot(root, '/etc/group');
   if (!existsSync(groupFile)) return undefined;
-  return readFileSync(groupFile, 'utf8').split('\n').some((line) => line.startsWith(`${MLB_GROUP}:`));
+  return readFileSync(groupFile, 'utf8')
+    .split('\n')
+    .some((line) => line.startsWith(`${MLB_GROUP}:`));
 }
 
 function unitState(): HostFacts['unit'] {

@@ -110,7 +110,10 @@ const modeText = (mode: number): string => (mode & 0o7777).toString(8).padStart(
 function checkAddresses(request: InstallRequest, facts: HostFacts, problems: InstallProblem[], warnings: string[]) {
   let bind: HostPort | undefined;
   if (request.gossipBind === '') {
-    problems.push({ code: 'missingAddress', message: 'give this host\'s gossip address: --gossip-bind IP[:PORT] (its address on the network the hosts share)' });
+    problems.push({
+      code: 'missingAddress',
+      message: "give this host's gossip address: --gossip-bind IP[:PORT] (its address on the network the hosts share)",
+    });
   } else {
     try {
       bind = parseHostPort(request.gossipBind);
@@ -119,7 +122,10 @@ function checkAddresses(request: InstallRequest, facts: HostFacts, problems: Ins
     }
   }
   if (bind && /^(0\.0\.0\.0|::)$/.test(bind.host)) {
-    problems.push({ code: 'badAddress', message: `--gossip-bind ${request.gossipBind} listens everywhere: give the one address the other hosts reach this host at` });
+    problems.push({
+      code: 'badAddress',
+      message: `--gossip-bind ${request.gossipBind} listens everywhere: give the one address the other hosts reach this host at`,
+    });
     bind = undefined;
   }
   if (bind && facts.addresses && !facts.addresses.includes(bind.host)) {
@@ -161,7 +167,12 @@ function usableKey(secret: Uint8Array): boolean {
 
 /** A file the plan wants at `path`: write it, fix its mode, leave it, or refuse to replace it. */
 function placeFile(
-  path: string, wanted: Uint8Array, mode: number, why: string, facts: HostFacts, out: Outcome,
+  path: string,
+  wanted: Uint8Array,
+  mode: number,
+  why: string,
+  facts: HostFacts,
+  out: Outcome,
   replaceable: (existing: ExistingFile) => boolean = () => true,
 ): boolean {
   const existing = facts.files.get(path);
@@ -182,7 +193,7 @@ interface Outcome {
 
 function planKey(request: InstallRequest, facts: HostFacts, out: Outcome, problems: InstallProblem[]): boolean {
   const existing = facts.files.get(INSTALL_PATHS.key);
-  const why = 'the cluster\'s gossip key (the same on every host), readable by root alone';
+  const why = "the cluster's gossip key (the same on every host), readable by root alone";
   const key = request.key;
   if (key.kind === 'none' || (key.kind === 'generate' && existing)) {
     if (!existing) {
@@ -196,7 +207,10 @@ function planKey(request: InstallRequest, facts: HostFacts, out: Outcome, proble
     try {
       keyringFromSecret(INSTALL_PATHS.key, existing.bytes);
     } catch (error) {
-      problems.push({ code: 'badKey', message: `${(error as Error).message.replace('--gossip-key-file ', '')}; install the cluster's key with --gossip-key-from FILE` });
+      problems.push({
+        code: 'badKey',
+        message: `${(error as Error).message.replace('--gossip-key-file ', '')}; install the cluster's key with --gossip-key-from FILE`,
+      });
       return false;
     }
     return placeFile(INSTALL_PATHS.key, existing.bytes, MODES.key, why, facts, out);
@@ -209,12 +223,21 @@ function planKey(request: InstallRequest, facts: HostFacts, out: Outcome, proble
     return false;
   }
   // An unusable installed key holds nothing worth keeping: it is replaced without --force.
-  const placed = placeFile(INSTALL_PATHS.key, key.bytes, MODES.key, why, facts, out, (installed) => request.force || !usableKey(installed.bytes));
+  const placed = placeFile(
+    INSTALL_PATHS.key,
+    key.bytes,
+    MODES.key,
+    why,
+    facts,
+    out,
+    (installed) => request.force || !usableKey(installed.bytes),
+  );
   if (!placed) {
     problems.push({
       code: 'keyDiffers',
-      message: `${INSTALL_PATHS.key} already holds a different key: this host would no longer talk to the hosts that use it. ` +
-        'If the new key is the cluster\'s (a Debian package install made its own), run again with --force',
+      message:
+        `${INSTALL_PATHS.key} already holds a different key: this host would no longer talk to the hosts that use it. ` +
+        "If the new key is the cluster's (a Debian package install made its own), run again with --force",
     });
   }
   return placed;
@@ -223,23 +246,35 @@ function planKey(request: InstallRequest, facts: HostFacts, out: Outcome, proble
 function planConfig(request: InstallRequest, facts: HostFacts, out: Outcome, problems: InstallProblem[], warnings: string[]): void {
   const config = request.config;
   if (!config) {
-    problems.push({ code: 'missingConfig', message: `give the cluster's configuration: --config FILE (the same mlb.yaml on every host; it is copied to ${INSTALL_PATHS.config})` });
+    problems.push({
+      code: 'missingConfig',
+      message: `give the cluster's configuration: --config FILE (the same mlb.yaml on every host; it is copied to ${INSTALL_PATHS.config})`,
+    });
     return;
   }
   if (config.errors.length > 0) {
-    problems.push({ code: 'invalidConfig', message: `${config.from} is not valid (mlb validate ${config.from}):\n${config.errors.join('\n')}` });
+    problems.push({
+      code: 'invalidConfig',
+      message: `${config.from} is not valid (mlb validate ${config.from}):\n${config.errors.join('\n')}`,
+    });
     return;
   }
   warnings.push(...config.warnings);
   const placed = placeFile(
-    INSTALL_PATHS.config, text(config.text), MODES.publicFile, 'the cluster\'s configuration (the same file on every host)', facts, out,
+    INSTALL_PATHS.config,
+    text(config.text),
+    MODES.publicFile,
+    "the cluster's configuration (the same file on every host)",
+    facts,
+    out,
     (existing) => request.force || onlyComments(decode(existing.bytes)),
   );
   if (!placed) {
     const installed = decode(facts.files.get(INSTALL_PATHS.config)!.bytes);
     problems.push({
       code: 'configDiffers',
-      message: `${INSTALL_PATHS.config} differs from ${config.from}: ${differenceSummary(installed, config.text)}. ` +
+      message:
+        `${INSTALL_PATHS.config} differs from ${config.from}: ${differenceSummary(installed, config.text)}. ` +
         'Every host must run the same file: if the new one is meant to replace it everywhere, run again with --force',
     });
   }
@@ -262,9 +297,15 @@ function planService(request: InstallRequest, facts: HostFacts, steps: InstallSt
   if (!request.start) {
     const where = request.onThisHost ? '--no-start' : 'files under --root, for another host';
     if (!(unit?.enabled && unit.active)) {
-      deferred.push({ command: `systemctl daemon-reload && systemctl enable --now ${UNIT_NAME}`, why: `start mlb now and at every boot (not done: ${where})` });
+      deferred.push({
+        command: `systemctl daemon-reload && systemctl enable --now ${UNIT_NAME}`,
+        why: `start mlb now and at every boot (not done: ${where})`,
+      });
     } else if (needsRestart(steps)) {
-      deferred.push({ command: `systemctl daemon-reload && systemctl restart ${UNIT_NAME}`, why: `the running daemon reads the new files at start (not done: ${where})` });
+      deferred.push({
+        command: `systemctl daemon-reload && systemctl restart ${UNIT_NAME}`,
+        why: `the running daemon reads the new files at start (not done: ${where})`,
+      });
     }
     return { service, deferred, started: false };
   }
@@ -272,7 +313,11 @@ function planService(request: InstallRequest, facts: HostFacts, steps: InstallSt
   if (!unit?.enabled || !unit.active) {
     service.push({ kind: 'systemctl', args: ['enable', '--now', UNIT_NAME], why: 'start mlb now and at every boot' });
   } else if (needsRestart(steps)) {
-    service.push({ kind: 'systemctl', args: ['restart', UNIT_NAME], why: 'the running daemon reads the binary, key and /etc/default/mlb at start (it hands its IPs over first)' });
+    service.push({
+      kind: 'systemctl',
+      args: ['restart', UNIT_NAME],
+      why: 'the running daemon reads the binary, key and /etc/default/mlb at start (it hands its IPs over first)',
+    });
   }
   return { service, deferred, started: true };
 }
@@ -292,7 +337,13 @@ export function planInstall(request: InstallRequest, facts: HostFacts): InstallP
     } else if (facts.binary?.sha256 === request.binary.sha256 && (facts.binary.mode & 0o7777) === MODES.binary) {
       out.unchanged.push({ path: INSTALL_PATHS.binary, why: 'mlb itself, the same build' });
     } else {
-      out.steps.push({ kind: 'copyBinary', from: request.binary.from, path: INSTALL_PATHS.binary, mode: MODES.binary, why: 'mlb itself (the unit runs it)' });
+      out.steps.push({
+        kind: 'copyBinary',
+        from: request.binary.from,
+        path: INSTALL_PATHS.binary,
+        mode: MODES.binary,
+        why: 'mlb itself (the unit runs it)',
+      });
     }
   }
   planConfig(request, facts, out, problems, warnings);
@@ -304,19 +355,39 @@ export function planInstall(request: InstallRequest, facts: HostFacts): InstallP
       MLB_GOSSIP_BIND: formatHostPort(bind),
       MLB_JOIN: join.map(formatHostPort).join(','),
     });
-    placeFile(INSTALL_PATHS.env, text(envText), MODES.publicFile, 'this host\'s name and addresses (the unit\'s EnvironmentFile)', facts, out);
+    placeFile(
+      INSTALL_PATHS.env,
+      text(envText),
+      MODES.publicFile,
+      "this host's name and addresses (the unit's EnvironmentFile)",
+      facts,
+      out,
+    );
   }
   const before = out.steps.length;
   if (request.binary.kind !== 'packaged') {
-    placeFile(INSTALL_PATHS.unit, text(facts.unitText), MODES.publicFile, `the systemd unit (runs ${INSTALL_PATHS.binary} daemon with the files above)`, facts, out);
+    placeFile(
+      INSTALL_PATHS.unit,
+      text(facts.unitText),
+      MODES.publicFile,
+      `the systemd unit (runs ${INSTALL_PATHS.binary} daemon with the files above)`,
+      facts,
+      out,
+    );
   }
   const unitChanged = out.steps.length > before;
 
-  const steps = planDirs(out.steps, facts, out.steps.flatMap((s) => ('path' in s && s.kind !== 'chmod' ? [s.path] : [])));
+  const steps = planDirs(
+    out.steps,
+    facts,
+    out.steps.flatMap((s) => ('path' in s && s.kind !== 'chmod' ? [s.path] : [])),
+  );
   const deferredGroup: { command: string; why: string }[] = [];
-  const groupWhy = 'the control socket\'s group: its members run mlb status and mlb drain without root; the daemon refuses to start without it';
+  const groupWhy =
+    "the control socket's group: its members run mlb status and mlb drain without root; the daemon refuses to start without it";
   if (facts.groupExists === false && request.onThisHost) steps.push({ kind: 'group', name: MLB_GROUP, why: groupWhy });
-  else if (facts.groupExists !== true) deferredGroup.push({ command: `groupadd --system ${MLB_GROUP}`, why: `${groupWhy} (not done: --root)` });
+  else if (facts.groupExists !== true)
+    deferredGroup.push({ command: `groupadd --system ${MLB_GROUP}`, why: `${groupWhy} (not done: --root)` });
   else out.unchanged.push({ path: `group ${MLB_GROUP}`, why: groupWhy });
 
   const { service, deferred, started } = planService(request, facts, steps, unitChanged);

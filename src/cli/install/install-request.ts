@@ -46,7 +46,9 @@ function readFileFlag(flag: string, path: string): Buffer {
     return readFileSync(path);
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`${flag} ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw new UsageError(
+      `${flag} ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+    );
   }
 }
 
@@ -65,7 +67,8 @@ async function binarySource(flags: InstallFlags, onThisHost: boolean): Promise<B
   if (!runningAsSingleExecutable()) {
     return {
       kind: 'none',
-      why: 'this mlb is dist/mlb.mjs run by node (it needs node_modules and its addons beside it), not one file to copy: ' +
+      why:
+        'this mlb is dist/mlb.mjs run by node (it needs node_modules and its addons beside it), not one file to copy: ' +
         'run the one-file build instead (npm run dist, then sudo dist/mlb install ...), or name it with --binary PATH',
     };
   }
@@ -81,32 +84,52 @@ async function value(given: string | undefined, ask: Ask | undefined, question: 
   return ask ? ask(question, suggested) : suggested;
 }
 
-export async function installRequest(flags: InstallFlags, facts: HostFacts, onThisHost: boolean, ask: Ask | undefined): Promise<InstallRequest> {
+export async function installRequest(
+  flags: InstallFlags,
+  facts: HostFacts,
+  onThisHost: boolean,
+  ask: Ask | undefined,
+): Promise<InstallRequest> {
   const env = facts.files.get(INSTALL_PATHS.env);
   const envText = env ? new TextDecoder().decode(env.bytes) : '';
-  const nodeName = await value(flags.nodeName, ask, 'This host\'s node name', envValue(envText, 'MLB_NODE_NAME') ?? hostname());
-  const gossipBind = await value(flags.gossipBind, ask, 'This host\'s gossip address, IP[:PORT]', envValue(envText, 'MLB_GOSSIP_BIND') ?? '');
-  const join = await value(flags.join, ask, 'The other hosts\' gossip addresses, IP:PORT,... (empty: none yet)', envValue(envText, 'MLB_JOIN') ?? '');
+  const nodeName = await value(flags.nodeName, ask, "This host's node name", envValue(envText, 'MLB_NODE_NAME') ?? hostname());
+  const gossipBind = await value(
+    flags.gossipBind,
+    ask,
+    "This host's gossip address, IP[:PORT]",
+    envValue(envText, 'MLB_GOSSIP_BIND') ?? '',
+  );
+  const join = await value(
+    flags.join,
+    ask,
+    "The other hosts' gossip addresses, IP:PORT,... (empty: none yet)",
+    envValue(envText, 'MLB_JOIN') ?? '',
+  );
 
   const hasKey = facts.files.has(INSTALL_PATHS.key);
   let keyFrom = flags.gossipKeyFrom;
   if (keyFrom === undefined && !flags.firstHost && !hasKey && ask) {
-    keyFrom = await ask('The cluster\'s gossip key, copied from a host already installed (empty: this is the first host, make one)', '');
+    keyFrom = await ask("The cluster's gossip key, copied from a host already installed (empty: this is the first host, make one)", '');
   }
   const key: KeySource = keyFrom
     ? { kind: 'given', from: keyFrom, bytes: new Uint8Array(readFileFlag('--gossip-key-from', keyFrom)) }
-    : flags.firstHost || (keyFrom === '' && !hasKey) ? { kind: 'generate', bytes: generatedKey() } : { kind: 'none' };
+    : flags.firstHost || (keyFrom === '' && !hasKey)
+      ? { kind: 'generate', bytes: generatedKey() }
+      : { kind: 'none' };
 
   const installedConfig = facts.files.get(INSTALL_PATHS.config);
   const installedHoldsObjects = installedConfig !== undefined && !onlyComments(new TextDecoder().decode(installedConfig.bytes));
   const suggestedConfig = installedHoldsObjects ? underRoot(flags.root, INSTALL_PATHS.config) : '';
-  const configPath = await value(flags.config, ask, 'The cluster\'s mlb.yaml (the same file on every host)', suggestedConfig);
+  const configPath = await value(flags.config, ask, "The cluster's mlb.yaml (the same file on every host)", suggestedConfig);
   const config = configPath === '' ? undefined : await configSource(configPath, nodeName);
 
   return {
     nodeName,
     gossipBind,
-    join: join.split(',').map((s) => s.trim()).filter(Boolean),
+    join: join
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     key,
     config,
     binary: await binarySource(flags, onThisHost),

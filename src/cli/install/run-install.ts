@@ -55,7 +55,9 @@ function printDeferred(plan: InstallPlan): void {
     for (const d of plan.deferred) print(`  ${d.command}    # ${d.why}`);
   }
   // Who may read the control socket is a choice per person, so it is said, not done (README's usermod step).
-  print(`To let ${process.env.SUDO_USER || 'a user'} run mlb status and mlb drain without root: usermod -aG mlb ${process.env.SUDO_USER || 'NAME'} (then log in again)`);
+  print(
+    `To let ${process.env.SUDO_USER || 'a user'} run mlb status and mlb drain without root: usermod -aG mlb ${process.env.SUDO_USER || 'NAME'} (then log in again)`,
+  );
 }
 
 async function waitForSocket(path: string): Promise<boolean> {
@@ -94,7 +96,10 @@ export async function runInstall(options: RunInstallOptions): Promise<void> {
     } catch (error) {
       if (!(error instanceof InstallError)) throw error;
       // Each step is whole or not done, and the plan skips what is already right: running again finishes it.
-      throw new CommandError(`${error.message}\nThe steps listed above were done; fix this and run mlb install again to finish.`, error.code);
+      throw new CommandError(
+        `${error.message}\nThe steps listed above were done; fix this and run mlb install again to finish.`,
+        error.code,
+      );
     }
   }
   printDeferred(plan);

@@ -14,7 +14,10 @@ const COLUMN_GAP = 2;
  * (so names shrink before an IP does).
  */
 export function fitColumns(
-  header: readonly string[], rows: readonly (readonly string[])[], width: number, shrinkable: readonly (readonly number[])[],
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  width: number,
+  shrinkable: readonly (readonly number[])[],
 ): string[][] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const total = () => widths.reduce((a, b) => a + b, 0) + COLUMN_GAP * (widths.length - 1);

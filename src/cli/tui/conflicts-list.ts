@@ -10,7 +10,11 @@ export function ConflictsList({ lines, width }: { readonly lines: readonly strin
   return h(
     Box,
     { flexDirection: 'column' },
-    h(Text, { color: 'red', bold: true, wrap: 'truncate-end' }, truncate('CONFLICTS: another MAC answers for an IP a node announces (mlb arping IP)', width)),
+    h(
+      Text,
+      { color: 'red', bold: true, wrap: 'truncate-end' },
+      truncate('CONFLICTS: another MAC answers for an IP a node announces (mlb arping IP)', width),
+    ),
     ...lines.map((line, i) => h(Text, { key: i, color: 'red', wrap: 'truncate-end' }, line)),
   );
 }

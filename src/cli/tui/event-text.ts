@@ -37,7 +37,10 @@ export function describeEvent(event: DaemonEvent): EventText {
     case 'memberUpdated':
       return { text: `${event.member} updated its labels or flags`, alarm: false };
     case 'healthChanged':
-      return { text: `${event.service} on ${event.node}: health check ${event.passing ? 'passing' : 'failing'}${event.detail ? ` (${event.detail})` : ''}`, alarm: !event.passing };
+      return {
+        text: `${event.service} on ${event.node}: health check ${event.passing ? 'passing' : 'failing'}${event.detail ? ` (${event.detail})` : ''}`,
+        alarm: !event.passing,
+      };
     case 'conflict':
       return { text: `CONFLICT ${event.ip} answered by ${event.mac} (${event.node ?? 'not a member'}) on ${event.interface}`, alarm: true };
     case 'conflictCleared':
@@ -47,7 +50,10 @@ export function describeEvent(event: DaemonEvent): EventText {
     case 'configStale':
       return { text: `configuration STALE: ${event.errors[0] ?? event.file}`, alarm: true };
     case 'drainChanged':
-      return { text: `${event.draining ? 'this node is draining' : 'this node takes part again'}${event.requestedBy ? ` (asked by ${event.requestedBy})` : ''}`, alarm: false };
+      return {
+        text: `${event.draining ? 'this node is draining' : 'this node takes part again'}${event.requestedBy ? ` (asked by ${event.requestedBy})` : ''}`,
+        alarm: false,
+      };
     default:
       return { text: (event as { type: string }).type, alarm: false };
   }

@@ -46,8 +46,12 @@ function explanationLines(e: Explanation, width: number): DetailLine[] {
   const line = (text: string, tone: DetailTone): DetailLine => ({ text: truncate(text, width), tone });
   const verdict =
     e.protocol === 'layer2'
-      ? e.winner !== null ? `${e.winner} answers for it` : 'NOBODY answers for it'
-      : e.announcing.length > 0 ? `announced by ${e.announcing.join(',')}` : 'NOBODY announces it';
+      ? e.winner !== null
+        ? `${e.winner} answers for it`
+        : 'NOBODY answers for it'
+      : e.announcing.length > 0
+        ? `announced by ${e.announcing.join(',')}`
+        : 'NOBODY announces it';
   const nodeWidth = Math.max(4, ...e.candidates.map((c) => c.node.length));
   const lines = [
     line(`${e.service} ${e.ip} ${e.protocol}: ${verdict}`, e.announcing.length > 0 ? 'title' : 'problem'),

@@ -27,5 +27,9 @@ export function keyHelpText({ view, shown, total, window }: Omit<KeyHelpProps, '
 }
 
 export function KeyHelp(props: KeyHelpProps): ReactElement {
-  return h(Text, { dimColor: !props.view.editingFilter, color: props.view.editingFilter ? 'cyan' : undefined, wrap: 'truncate-end' }, truncate(keyHelpText(props), props.width));
+  return h(
+    Text,
+    { dimColor: !props.view.editingFilter, color: props.view.editingFilter ? 'cyan' : undefined, wrap: 'truncate-end' },
+    truncate(keyHelpText(props), props.width),
+  );
 }

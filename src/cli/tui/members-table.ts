@@ -16,6 +16,8 @@ export function MembersTable({ table, count }: MembersTableProps): ReactElement 
     Box,
     { flexDirection: 'column' },
     h(Text, { bold: true, wrap: 'truncate-end' }, table.header),
-    ...table.lines.slice(0, count).map((line, i) => h(Text, { key: i, color: STATE_COLOR[table.states[i] ?? ''], wrap: 'truncate-end' }, line)),
+    ...table.lines
+      .slice(0, count)
+      .map((line, i) => h(Text, { key: i, color: STATE_COLOR[table.states[i] ?? ''], wrap: 'truncate-end' }, line)),
   );
 }

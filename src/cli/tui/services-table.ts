@@ -23,7 +23,11 @@ export function ServicesTable({ table, rows, selected, start, count, empty }: Se
     const index = start + offset;
     const isSelected = index === selected;
     const color = row.nobody || row.conflict ? 'red' : row.healthFailing ? 'yellow' : undefined;
-    return h(Text, { key: row.key, color, inverse: isSelected, wrap: 'truncate-end' }, `${isSelected ? '> ' : '  '}${table.lines[index] ?? ''}`);
+    return h(
+      Text,
+      { key: row.key, color, inverse: isSelected, wrap: 'truncate-end' },
+      `${isSelected ? '> ' : '  '}${table.lines[index] ?? ''}`,
+    );
   });
   return h(
     Box,

@@ -62,12 +62,20 @@ export function StatusApp({ client, initial, timing }: StatusAppProps): ReactEle
     h(StatusHeader, { model: screen.header, connected: view.connected, problem: view.problem, width: screen.width }),
     blank('after-header'),
     h(ServicesTable, {
-      table: screen.table, rows: screen.rows, selected: screen.selected, start: screen.start, count: screen.count,
+      table: screen.table,
+      rows: screen.rows,
+      selected: screen.selected,
+      start: screen.start,
+      count: screen.count,
       empty: screen.totalRows === 0 ? 'no service has an IP to announce' : `no service IP matches "${ui.filter}"`,
     }),
     screen.details ? h(ServiceDetails, { lines: screen.details }) : null,
-    screen.conflicts ? [blank('before-conflicts'), h(ConflictsList, { key: 'conflicts', lines: screen.conflicts, width: screen.width })] : null,
-    screen.memberLines !== null ? [blank('before-members'), h(MembersTable, { key: 'members', table: screen.members, count: screen.memberLines })] : null,
+    screen.conflicts
+      ? [blank('before-conflicts'), h(ConflictsList, { key: 'conflicts', lines: screen.conflicts, width: screen.width })]
+      : null,
+    screen.memberLines !== null
+      ? [blank('before-members'), h(MembersTable, { key: 'members', table: screen.members, count: screen.memberLines })]
+      : null,
     screen.events ? [blank('before-events'), h(EventsList, { key: 'events', lines: screen.events })] : null,
     h(KeyHelp, { view: ui, shown: screen.rows.length, total: screen.totalRows, window, width: screen.width }),
   );

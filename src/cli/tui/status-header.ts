@@ -25,10 +25,14 @@ export function StatusHeader({ model, connected, problem, width }: StatusHeaderP
     h(Text, { bold: true, wrap: 'truncate-end' }, line('node', model.node)),
     h(Text, { color: model.healthy ? 'green' : 'red', wrap: 'truncate-end' }, line('cluster', `${model.cluster}, ${model.health}`)),
     h(Text, { color: model.configStale ? 'red' : undefined, wrap: 'truncate-end' }, line('config', model.config)),
-    ...model.configErrors.map((error, i) =>
-      h(Text, { key: `error-${i}`, color: 'red', wrap: 'truncate-end' }, line('', `- ${error}`)),
-    ),
+    ...model.configErrors.map((error, i) => h(Text, { key: `error-${i}`, color: 'red', wrap: 'truncate-end' }, line('', `- ${error}`))),
     model.configDivergence === null ? null : h(Text, { color: 'yellow', wrap: 'truncate-end' }, line('', model.configDivergence)),
-    connected ? null : h(Text, { color: 'red', bold: true, wrap: 'truncate-end' }, truncate(`disconnected, retrying: ${problem ?? 'the daemon does not answer'}`, width)),
+    connected
+      ? null
+      : h(
+          Text,
+          { color: 'red', bold: true, wrap: 'truncate-end' },
+          truncate(`disconnected, retrying: ${problem ?? 'the daemon does not answer'}`, width),
+        ),
   );
 }

@@ -54,11 +54,18 @@ export function serviceRows(s: ControlSnapshot): ServiceRow[] {
     const since = svc.since === null ? NONE : formatAge(svc.since, s.generatedAt);
     const voters = svc.health.passing.length + svc.health.failing.length;
     const health = svc.health.checked ? `${svc.health.passing.length}/${voters} ok` : NONE;
-    const allocationProblem = svc.allocation.status === 'ok' ? null : `${svc.allocation.status}${svc.allocation.message ? `: ${svc.allocation.message}` : ''}`;
+    const allocationProblem =
+      svc.allocation.status === 'ok' ? null : `${svc.allocation.status}${svc.allocation.message ? `: ${svc.allocation.message}` : ''}`;
     const ips: (string | null)[] = svc.ips.length > 0 ? svc.ips : [null];
     return ips.map((ip) => ({
       key: `${svc.service} ${ip ?? NONE} ${svc.protocol}`,
-      service: svc.service, ip, protocol: svc.protocol, holders, nobody, since, health,
+      service: svc.service,
+      ip,
+      protocol: svc.protocol,
+      holders,
+      nobody,
+      since,
+      health,
       healthFailing: svc.health.checked && svc.health.failing.length > 0,
       conflict: ip !== null && conflicted.has(ip),
       allocationProblem,
@@ -71,7 +78,10 @@ export function serviceRows(s: ControlSnapshot): ServiceRow[] {
  * holders, so "web node-b" finds demo/web while node-b holds it. An empty filter keeps every row.
  */
 export function filterRows(rows: readonly ServiceRow[], filter: string): ServiceRow[] {
-  const words = filter.toLowerCase().split(/\s+/).filter((w) => w !== '');
+  const words = filter
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w !== '');
   if (words.length === 0) return [...rows];
   return rows.filter((row) => {
     const text = `${row.service} ${row.ip ?? ''} ${row.protocol} ${row.holders}`.toLowerCase();
@@ -102,8 +112,15 @@ export function memberTable(s: ControlSnapshot, width: number): MemberTable {
   return { ...fitTable(MEMBER_HEADER, cells, width, MEMBER_SHRINK), states: cells.map((c) => c[1] ?? '') };
 }
 
-function fitTable(header: readonly string[], cells: readonly (readonly string[])[], width: number, shrink: readonly (readonly number[])[] = SERVICE_SHRINK): FittedTable {
-  const lines = renderTable(header, fitColumns(header, cells, width, shrink)).split('\n').slice(0, cells.length + 1);
+function fitTable(
+  header: readonly string[],
+  cells: readonly (readonly string[])[],
+  width: number,
+  shrink: readonly (readonly number[])[] = SERVICE_SHRINK,
+): FittedTable {
+  const lines = renderTable(header, fitColumns(header, cells, width, shrink))
+    .split('\n')
+    .slice(0, cells.length + 1);
   const [title = '', ...rest] = lines.map((line) => truncate(line, Math.max(0, width)));
   return { header: title, lines: rest };
 }

@@ -7,7 +7,19 @@
 import { detailLines, type DetailLine } from './explain-lines';
 import { eventLine, type EventText } from './event-text';
 import type { FeedView } from './status-feed';
-import { conflictLines, filterRows, headerHeight, headerModel, memberTable, serviceRows, serviceTable, type FittedTable, type HeaderModel, type MemberTable, type ServiceRow } from './status-rows';
+import {
+  conflictLines,
+  filterRows,
+  headerHeight,
+  headerModel,
+  memberTable,
+  serviceRows,
+  serviceTable,
+  type FittedTable,
+  type HeaderModel,
+  type MemberTable,
+  type ServiceRow,
+} from './status-rows';
 import { planScreen, windowStart } from './screen-plan';
 import type { TerminalSize } from './use-terminal-size';
 import { selectedRow, type ViewState } from './view-state';

@@ -55,7 +55,17 @@ export function selectedRow(state: ViewState, rows: readonly ServiceRow[]): { ro
 export function pressKey(state: ViewState, key: KeyPress, rows: readonly ServiceRow[]): KeyResult {
   // Text typed faster than it is read (tmux send-keys, a paste) arrives as one input: one key per character.
   const chars = [...key.input];
-  const special = key.upArrow || key.downArrow || key.pageUp || key.pageDown || key.return || key.escape || key.backspace || key.delete || key.ctrl || key.meta;
+  const special =
+    key.upArrow ||
+    key.downArrow ||
+    key.pageUp ||
+    key.pageDown ||
+    key.return ||
+    key.escape ||
+    key.backspace ||
+    key.delete ||
+    key.ctrl ||
+    key.meta;
   if (chars.length > 1 && !special) {
     return chars.reduce<KeyResult>((done, ch) => (done.quit ? done : pressKey(done.state, keyOf(ch), rows)), { state, quit: false });
   }

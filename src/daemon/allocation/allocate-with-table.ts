@@ -19,13 +19,7 @@
 import { type AllocateServicesOutput, allocateServices } from '../../allocator';
 import { type IP, formatIP, parseIP } from '../../ip';
 import { serviceKey, type Service, type Snapshot } from '../../model';
-import {
-  type AllocationEntry,
-  type AllocationTable,
-  expireReleasedEntries,
-  makeAllocationTable,
-  sameIPTexts,
-} from './allocation-table';
+import { type AllocationEntry, type AllocationTable, expireReleasedEntries, makeAllocationTable, sameIPTexts } from './allocation-table';
 import { type AddressClaims, claimAddresses } from './claim-addresses';
 
 /** One entry the allocator wrote, with the one it replaced. */
@@ -106,9 +100,7 @@ export function allocateFromTable(
 }
 
 /** Live entries of services this node's file lacks that some live member may still define. */
-function withheldReleases(
-  snapshot: Pick<Snapshot, 'services'>, table: AllocationTable, holders: ServiceHolders,
-): WithheldRelease[] {
+function withheldReleases(snapshot: Pick<Snapshot, 'services'>, table: AllocationTable, holders: ServiceHolders): WithheldRelease[] {
   const inFile = new Set(snapshot.services.map(serviceKey));
   const out: WithheldRelease[] = [];
   for (const [service, entry] of table.entries) {
@@ -116,7 +108,9 @@ function withheldReleases(
     const definedBy = [...holders(service)];
     if (definedBy.length === 0) continue;
     out.push({
-      service, ips: entry.ips, definedBy,
+      service,
+      ips: entry.ips,
+      definedBy,
       message: `${service} (${entry.ips.join(', ')}) is not in this node's configuration but ${definedBy.join(', ')} still define${definedBy.length === 1 ? 's' : ''} it: keeping its allocation`,
     });
   }

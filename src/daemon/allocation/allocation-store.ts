@@ -39,7 +39,11 @@ export async function loadAllocationTable(state: string | StateFiles): Promise<A
     value = await readStateFileJSON(files, ALLOCATIONS_FILE, isAnyJSON);
   } catch (error) {
     if (error instanceof SyntaxError) {
-      throw new AllocationStoreError('allocationFileDamaged', path, `${path} is not valid JSON (${error.message}); move it aside to start with an empty allocation table`);
+      throw new AllocationStoreError(
+        'allocationFileDamaged',
+        path,
+        `${path} is not valid JSON (${error.message}); move it aside to start with an empty allocation table`,
+      );
     }
     throw new AllocationStoreError('allocationFileUnreadable', path, `cannot read ${path}: ${(error as Error).message}`);
   }

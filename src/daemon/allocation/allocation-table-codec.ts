@@ -136,7 +136,8 @@ export function readAllocationTable(bytes: Uint8Array): AllocationTableDecoding 
 /** A parsed JSON value checked field by field. */
 export function allocationTableFromJSON(value: unknown): AllocationTableDecoding {
   if (!isRecord(value)) return fail('badHeader', 'not an object');
-  if (value.format !== ALLOCATION_TABLE_FORMAT) return fail('unknownFormat', `format ${String(value.format)}, this node reads ${ALLOCATION_TABLE_FORMAT}`);
+  if (value.format !== ALLOCATION_TABLE_FORMAT)
+    return fail('unknownFormat', `format ${String(value.format)}, this node reads ${ALLOCATION_TABLE_FORMAT}`);
   const { version, allocator, writers, entries } = value;
   if (!isCount(version)) return fail('badHeader', 'version is not a non-negative integer');
   if (!isName(allocator, true)) return fail('badHeader', 'allocator is not a node name');
@@ -150,7 +151,10 @@ export function allocationTableFromJSON(value: unknown): AllocationTableDecoding
     const [key, e] = entry;
     if (decoded.has(key)) return fail('duplicateService', `${key} appears twice`);
     if (!e.restored && (e.version > version || (e.version === version && compareStrings(e.writer, allocator as string) > 0))) {
-      return fail('entryNewerThanTable', `${key} was written at ${e.version} by ${e.writer}, after the table (${version} by ${String(allocator)})`);
+      return fail(
+        'entryNewerThanTable',
+        `${key} was written at ${e.version} by ${e.writer}, after the table (${version} by ${String(allocator)})`,
+      );
     }
     decoded.set(key, e);
   }

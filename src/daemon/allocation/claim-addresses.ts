@@ -47,9 +47,21 @@ export type Claim =
   | { readonly kind: 'requested'; readonly ips: readonly IP[]; readonly pool: string }
   /** Explicit addresses that cannot be had: unreadable, outside every pool, taken by another request... */
   | { readonly kind: 'requestFailed'; readonly code: AllocationErrorCode; readonly error: string }
-  | { readonly kind: 'held'; readonly ips: readonly IP[]; readonly pool: string; readonly source: HeldSource; readonly entry?: AllocationEntry }
+  | {
+      readonly kind: 'held';
+      readonly ips: readonly IP[];
+      readonly pool: string;
+      readonly source: HeldSource;
+      readonly entry?: AllocationEntry;
+    }
   /** Held addresses another service keeps: an explicit request, or an older entry. */
-  | { readonly kind: 'taken'; readonly ips: readonly IP[]; readonly source: HeldSource; readonly by: readonly string[]; readonly byRequest: boolean }
+  | {
+      readonly kind: 'taken';
+      readonly ips: readonly IP[];
+      readonly source: HeldSource;
+      readonly by: readonly string[];
+      readonly byRequest: boolean;
+    }
   /** Held addresses this configuration does not allow the service any more (pool gone, family changed...). */
   | { readonly kind: 'refused'; readonly ips: readonly IP[]; readonly source: HeldSource; readonly cleared?: ClearedAssignment }
   /** Nothing requested, nothing held. */
@@ -150,9 +162,12 @@ export function claimAddresses(input: ClaimInput, table: AllocationTable): Addre
     } else {
       const fresh = allocateFresh(state, plan);
       state = fresh.state;
-      claims.set(plan.key, fresh.ok
-        ? { kind: 'requested', ips: fresh.ips, pool: fresh.pool }
-        : { kind: 'requestFailed', code: fresh.failure.code, error: fresh.failure.error });
+      claims.set(
+        plan.key,
+        fresh.ok
+          ? { kind: 'requested', ips: fresh.ips, pool: fresh.pool }
+          : { kind: 'requestFailed', code: fresh.failure.code, error: fresh.failure.error },
+      );
     }
   }
   const requesting = new Set(requesters.map((p) => p.key));

@@ -124,14 +124,17 @@ export function effectiveAllocation(
     ...withAddresses(services),
     reason: {
       code: 'following',
-      message: allocator === self
-        ? `this node allocates (first in hash order for "mlb-allocator") once it has heard the cluster; until then it uses table version ${current.version}`
-        : `${allocator} allocates (first in hash order for "mlb-allocator"); using table version ${current.version}${current.allocator ? ` from ${current.allocator}` : ''}`,
+      message:
+        allocator === self
+          ? `this node allocates (first in hash order for "mlb-allocator") once it has heard the cluster; until then it uses table version ${current.version}`
+          : `${allocator} allocates (first in hash order for "mlb-allocator"); using table version ${current.version}${current.allocator ? ` from ${current.allocator}` : ''}`,
     },
   };
 }
 
-function withAddresses(services: ReadonlyMap<string, ServiceAllocationStatus>): Pick<EffectiveAllocation, 'ips' | 'addresses' | 'services'> {
+function withAddresses(
+  services: ReadonlyMap<string, ServiceAllocationStatus>,
+): Pick<EffectiveAllocation, 'ips' | 'addresses' | 'services'> {
   const ips = new Map<string, readonly IP[]>();
   const addresses = new Map<string, ServiceAddresses>();
   for (const [key, s] of services) {
@@ -155,17 +158,27 @@ function statusOfResult(r: AllocationResult): ServiceAllocationStatus {
 function statusOfClaim(service: string, c: Claim, allocator: string): ServiceAllocationStatus {
   const waiting = `waiting for the allocator ${allocator}`;
   const notInTable: ServiceAllocationStatus = {
-    service, code: AllocationStatusCode.waitingForAllocator, ips: [], message: `not in the allocation table yet; ${waiting}`,
+    service,
+    code: AllocationStatusCode.waitingForAllocator,
+    ips: [],
+    message: `not in the allocation table yet; ${waiting}`,
   };
   // Only live table entries count here: a returning service's old addresses and status.loadBalancer.ingress in
   // the file are the allocator's to confirm.
   // A restored entry counts: after a cluster-wide restart every entry is restored, and the allocator keeps them.
-  if ((c.kind === 'held' || c.kind === 'taken' || c.kind === 'refused') && c.source !== 'table' && c.source !== 'restored') return notInTable;
+  if ((c.kind === 'held' || c.kind === 'taken' || c.kind === 'refused') && c.source !== 'table' && c.source !== 'restored')
+    return notInTable;
   switch (c.kind) {
     case 'skipped':
       return { service, code: AllocationStatusCode.skipped, ips: [], message: c.message };
     case 'requested':
-      return { service, code: AllocationStatusCode.requested, ips: c.ips, pool: c.pool, message: `${texts(c.ips)} requested, from pool ${c.pool}` };
+      return {
+        service,
+        code: AllocationStatusCode.requested,
+        ips: c.ips,
+        pool: c.pool,
+        message: `${texts(c.ips)} requested, from pool ${c.pool}`,
+      };
     case 'requestFailed':
       return { service, code: AllocationStatusCode.failed, ips: [], errorCode: c.code, message: c.error };
     case 'noPools':
@@ -193,7 +206,12 @@ function statusOfClaim(service: string, c: Claim, allocator: string): ServiceAll
     }
     case 'refused': {
       const why = c.cleared?.error ?? c.cleared?.reason ?? 'not allowed';
-      return { service, code: AllocationStatusCode.notAllowed, ips: [], message: `table addresses ${texts(c.ips)} are not allowed by this configuration (${why}); ${waiting}` };
+      return {
+        service,
+        code: AllocationStatusCode.notAllowed,
+        ips: [],
+        message: `table addresses ${texts(c.ips)} are not allowed by this configuration (${why}); ${waiting}`,
+      };
     }
     case 'none':
       return notInTable;

@@ -15,13 +15,7 @@
  * then merges among itself by the usual order, so every node still ends with the same table.
  */
 import { compareStrings } from '../../allocator';
-import {
-  type AllocationEntry,
-  type AllocationTable,
-  makeAllocationTable,
-  sameAllocationTable,
-  sameIPTexts,
-} from './allocation-table';
+import { type AllocationEntry, type AllocationTable, makeAllocationTable, sameAllocationTable, sameIPTexts } from './allocation-table';
 
 /** One service the file assigned differently from the live table: the live entry stays. */
 export interface RestoreConflict {
@@ -65,6 +59,13 @@ export function restoreAllocations(live: AllocationTable, disk: AllocationTable)
 }
 
 /** An entry as the logs show it: enough to tell two assignments of one service apart. */
-export function describeEntry(e: AllocationEntry): { ips: readonly string[]; writer: string; version: number; at: number; released: boolean; restored: boolean } {
+export function describeEntry(e: AllocationEntry): {
+  ips: readonly string[];
+  writer: string;
+  version: number;
+  at: number;
+  released: boolean;
+  restored: boolean;
+} {
   return { ips: e.ips, writer: e.writer, version: e.version, at: e.at, released: e.released, restored: e.restored === true };
 }

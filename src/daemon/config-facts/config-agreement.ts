@@ -125,21 +125,33 @@ function peerConfig(node: string, inputs: AgreementInputs): PeerConfig {
     const since = inputs.awaitingSince.get(node) ?? inputs.now;
     const silent = inputs.now - since >= CONFIG_FACTS_WAIT_MS;
     return {
-      node, state: silent ? 'silent' : 'awaiting', lacks: [], extra: 0, keysTruncated: false,
+      node,
+      state: silent ? 'silent' : 'awaiting',
+      lacks: [],
+      extra: 0,
+      keysTruncated: false,
       message: silent
         ? `${node} publishes no configuration facts (an older mlb): not compared, and it blocks no release`
         : `${node}'s configuration facts have not arrived yet`,
     };
   }
   const base = {
-    node, digest: facts.digest, services: facts.services, keysTruncated: facts.keysTruncated,
+    node,
+    digest: facts.digest,
+    services: facts.services,
+    keysTruncated: facts.keysTruncated,
     ...(facts.refusedReason === undefined ? {} : { refused: facts.refusedReason }),
   };
   if (facts.digest === inputs.own.digest) {
     return { ...base, state: 'same', lacks: [], extra: 0, message: `${node}'s configuration is the same as this node's` };
   }
   const theirs = new Set(facts.keyHashes);
-  const lacks = facts.keysTruncated ? [] : [...inputs.own.keysByHash].filter(([hash]) => !theirs.has(hash)).map(([, key]) => key).sort(compareStrings);
+  const lacks = facts.keysTruncated
+    ? []
+    : [...inputs.own.keysByHash]
+        .filter(([hash]) => !theirs.has(hash))
+        .map(([, key]) => key)
+        .sort(compareStrings);
   const extra = facts.keyHashes.filter((h) => !inputs.own.keyHashes.has(h)).length;
   return { ...base, state: 'differs', lacks, extra, message: divergenceMessage(node, facts.services, inputs.own.services, lacks, extra) };
 }

@@ -38,9 +38,14 @@ export function hashServiceKey(key: string): string {
 
 export function configDigest(snapshot: Snapshot): string {
   const text = canonicalJSON({
-    pools: snapshot.pools, l2Advertisements: snapshot.l2Advertisements, bgpAdvertisements: snapshot.bgpAdvertisements,
-    bgpPeers: snapshot.bgpPeers, bfdProfiles: snapshot.bfdProfiles, communities: snapshot.communities,
-    services: snapshot.services, nodes: snapshot.nodes,
+    pools: snapshot.pools,
+    l2Advertisements: snapshot.l2Advertisements,
+    bgpAdvertisements: snapshot.bgpAdvertisements,
+    bgpPeers: snapshot.bgpPeers,
+    bfdProfiles: snapshot.bfdProfiles,
+    communities: snapshot.communities,
+    services: snapshot.services,
+    nodes: snapshot.nodes,
   });
   return createHash('sha256').update(text, 'utf8').digest().subarray(0, CONFIG_HASH_BYTES).toString('hex');
 }

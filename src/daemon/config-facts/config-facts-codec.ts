@@ -60,13 +60,16 @@ const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 export function encodeConfigFacts(input: ConfigFacts): Uint8Array {
   const facts = { ...input, keyHashes: [...new Set(input.keyHashes)].sort(), retainedHashes: [...new Set(input.retainedHashes)].sort() };
   const node = utf8.encode(facts.node);
-  if (node.length === 0 || node.length > MAX_NODE_BYTES) throw new ConfigFactsError('invalidConfigFacts', `node name of ${node.length} bytes`);
+  if (node.length === 0 || node.length > MAX_NODE_BYTES)
+    throw new ConfigFactsError('invalidConfigFacts', `node name of ${node.length} bytes`);
   for (const list of [facts.keyHashes, facts.retainedHashes]) {
-    if (list.length > MAX_PUBLISHED_SERVICE_KEYS) throw new ConfigFactsError('invalidConfigFacts', `${list.length} hashes, at most ${MAX_PUBLISHED_SERVICE_KEYS}`);
+    if (list.length > MAX_PUBLISHED_SERVICE_KEYS)
+      throw new ConfigFactsError('invalidConfigFacts', `${list.length} hashes, at most ${MAX_PUBLISHED_SERVICE_KEYS}`);
   }
   const hashes = facts.keyHashes.length + facts.retainedHashes.length;
   const reason = facts.refusedReason === undefined ? undefined : utf8.encode(fitReason(facts.refusedReason));
-  const size = HEADER_BYTES + 1 + node.length + 16 + CONFIG_HASH_BYTES + 4 + 1 + 2 + 2 + hashes * CONFIG_HASH_BYTES + (reason ? 1 + reason.length : 0);
+  const size =
+    HEADER_BYTES + 1 + node.length + 16 + CONFIG_HASH_BYTES + 4 + 1 + 2 + 2 + hashes * CONFIG_HASH_BYTES + (reason ? 1 + reason.length : 0);
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);
   out.set(CONFIG_FACTS_MAGIC, 0);
@@ -97,12 +100,14 @@ export function encodeConfigFacts(input: ConfigFacts): Uint8Array {
 /** The reason cut, on a character boundary, to at most MAX_REFUSED_REASON_BYTES of UTF-8. */
 function fitReason(text: string): string {
   let cut = text;
-  while (utf8.encode(cut).length > MAX_REFUSED_REASON_BYTES) cut = cut.slice(0, Math.max(0, cut.length - Math.max(1, Math.ceil((utf8.encode(cut).length - MAX_REFUSED_REASON_BYTES) / 4))));
+  while (utf8.encode(cut).length > MAX_REFUSED_REASON_BYTES)
+    cut = cut.slice(0, Math.max(0, cut.length - Math.max(1, Math.ceil((utf8.encode(cut).length - MAX_REFUSED_REASON_BYTES) / 4))));
   return cut;
 }
 
 function writeHash(out: Uint8Array, at: number, hex: string): number {
-  if (!/^[0-9a-f]+$/.test(hex) || hex.length !== CONFIG_HASH_BYTES * 2) throw new ConfigFactsError('invalidConfigFacts', `"${hex}" is not a ${CONFIG_HASH_BYTES}-byte hash`);
+  if (!/^[0-9a-f]+$/.test(hex) || hex.length !== CONFIG_HASH_BYTES * 2)
+    throw new ConfigFactsError('invalidConfigFacts', `"${hex}" is not a ${CONFIG_HASH_BYTES}-byte hash`);
   out.set(Buffer.from(hex, 'hex'), at);
   return at + CONFIG_HASH_BYTES;
 }
@@ -159,8 +164,14 @@ export function decodeConfigFacts(bytes: Uint8Array): ConfigFacts | undefined {
     }
   }
   return {
-    node, epoch: Number(epoch), seq: Number(seq), digest, services,
-    keyHashes: lists[0] as string[], keysTruncated: (flags & FLAG_KEYS_TRUNCATED) !== 0, retainedHashes: lists[1] as string[],
+    node,
+    epoch: Number(epoch),
+    seq: Number(seq),
+    digest,
+    services,
+    keyHashes: lists[0] as string[],
+    keysTruncated: (flags & FLAG_KEYS_TRUNCATED) !== 0,
+    retainedHashes: lists[1] as string[],
     ...(refusedReason === undefined ? {} : { refusedReason }),
   };
 }
@@ -171,7 +182,8 @@ function hex(bytes: Uint8Array, at: number): string {
 
 /** Keeps the newest facts per node: higher epoch (a restarted daemon), then higher seq. */
 export function mergeConfigFacts(
-  table: ReadonlyMap<string, ConfigFacts>, incoming: ConfigFacts,
+  table: ReadonlyMap<string, ConfigFacts>,
+  incoming: ConfigFacts,
 ): { table: ReadonlyMap<string, ConfigFacts>; changed: boolean } {
   const current = table.get(incoming.node);
   if (current && (current.epoch > incoming.epoch || (current.epoch === incoming.epoch && current.seq >= incoming.seq))) {

@@ -28,7 +28,10 @@ export class ConfigTracker {
   private loggedRefusals = new Map<string, string>();
   last: ConfigStep | undefined;
 
-  constructor(private readonly self: string, private readonly logger: Logger) {}
+  constructor(
+    private readonly self: string,
+    private readonly logger: Logger,
+  ) {}
 
   /** `refused`: this node's file on disk was refused (its first error); the others are told so. */
   step(file: Snapshot, live: readonly LiveMember[], facts: ReadonlyMap<string, ConfigFacts>, now: number, refused?: string): ConfigStep {
@@ -116,7 +119,10 @@ export class ConfigTracker {
     if (retention.retained.length > 0) {
       this.logger.warn({ event: 'servicesRetained', retained: retention.retained }, retentionMessage(retention.retained));
     } else if (wasRetaining) {
-      this.logger.info({ event: 'retentionEnded', released: retention.released }, 'no live member defines the retained services any more: let go');
+      this.logger.info(
+        { event: 'retentionEnded', released: retention.released },
+        'no live member defines the retained services any more: let go',
+      );
     }
   }
 }

@@ -91,7 +91,8 @@ export function retentionMessage(retained: readonly RetainedService[]): string {
 
 /** Adds to each retained service's explanations why this node still elects it (`mlb explain` prints notes). */
 export function explainRetention<E extends { readonly service: string; readonly notes?: readonly string[] }>(
-  explanations: readonly E[], retained: readonly RetainedService[],
+  explanations: readonly E[],
+  retained: readonly RetainedService[],
 ): E[] {
   if (retained.length === 0) return [...explanations];
   const byService = new Map(retained.map((r) => [r.service, r]));

@@ -40,7 +40,8 @@ export function isControlErrorBody(value: unknown): value is ControlErrorBody {
   if (typeof value !== 'object' || value === null) return false;
   const error = (value as { error?: unknown }).error;
   return (
-    typeof error === 'object' && error !== null &&
+    typeof error === 'object' &&
+    error !== null &&
     typeof (error as { code?: unknown }).code === 'string' &&
     typeof (error as { message?: unknown }).message === 'string'
   );

@@ -71,7 +71,10 @@ export function routeRequest(method: string, target: string): Route {
     return routeError(404, ControlErrorCode.notFound, `no route ${url.pathname}; the routes are ${Object.keys(ROUTES).join(', ')}`);
   }
   if (method !== row.method) {
-    return { ...routeError(405, ControlErrorCode.methodNotAllowed, `${url.pathname} takes ${row.method}, not ${method}`), allow: [row.method] };
+    return {
+      ...routeError(405, ControlErrorCode.methodNotAllowed, `${url.pathname} takes ${row.method}, not ${method}`),
+      allow: [row.method],
+    };
   }
   const unknown = [...new Set(url.searchParams.keys())].filter((k) => !row.params.includes(k));
   if (unknown.length > 0) {
@@ -104,7 +107,11 @@ function decideEvents(query: URLSearchParams): Route {
   const text = values[0] as string;
   const after = Number(text);
   if (values.length > 1 || !/^\d+$/.test(text) || !Number.isSafeInteger(after)) {
-    return routeError(400, ControlErrorCode.badRequest, `${ControlPath.events}: after=${JSON.stringify(values.join(','))} is not one sequence number (0, 1, 2 ...)`);
+    return routeError(
+      400,
+      ControlErrorCode.badRequest,
+      `${ControlPath.events}: after=${JSON.stringify(values.join(','))} is not one sequence number (0, 1, 2 ...)`,
+    );
   }
   return { kind: 'events', after };
 }

@@ -122,13 +122,21 @@ export class ControlServer {
       throw new ControlSocketError(`cannot create the directory of the control socket ${path}: ${error.message}`, 'controlSocketUnusable');
     });
     const server = createServer({
-      requestTimeout: CONTROL_REQUEST_TIMEOUT_MS, headersTimeout: CONTROL_REQUEST_TIMEOUT_MS,
-      connectionsCheckingInterval: CONTROL_TIMEOUT_CHECK_MS, keepAliveTimeout: CONTROL_KEEP_ALIVE_MS,
+      requestTimeout: CONTROL_REQUEST_TIMEOUT_MS,
+      headersTimeout: CONTROL_REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: CONTROL_TIMEOUT_CHECK_MS,
+      keepAliveTimeout: CONTROL_KEEP_ALIVE_MS,
     });
     const control = new ControlServer(path, server, logger);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => control.handle(req, res, options.provider));
     capConnections(server, CONTROL_MAX_CONNECTIONS, (reason, open) =>
-      logger.debug({ event: 'controlConnectionShed', reason, open }, reason === 'evictedIdle' ? 'closed an idle control connection to make room' : 'refused a control connection: every open one is busy'));
+      logger.debug(
+        { event: 'controlConnectionShed', reason, open },
+        reason === 'evictedIdle'
+          ? 'closed an idle control connection to make room'
+          : 'refused a control connection: every open one is busy',
+      ),
+    );
     server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => control.rejectUnparsable(error, socket));
     await listenOn(server, path);
     server.on('error', (error: Error) => logger.error({ event: 'controlServerError', err: error.message }, 'control socket failed'));
@@ -136,14 +144,20 @@ export class ControlServer {
       await chmod(path, CONTROL_SOCKET_MODE);
     } catch (error) {
       await control.close();
-      throw new ControlSocketError(`cannot set mode 0660 on the control socket ${path}: ${(error as Error).message}`, 'controlSocketUnusable');
+      throw new ControlSocketError(
+        `cannot set mode 0660 on the control socket ${path}: ${(error as Error).message}`,
+        'controlSocketUnusable',
+      );
     }
     if (gid !== undefined) {
       try {
         await chown(path, -1, gid);
       } catch (error) {
         await control.close();
-        throw new ControlSocketError(`cannot give the control socket ${path} to group ${options.group}: ${(error as Error).message}`, 'controlSocketUnusable');
+        throw new ControlSocketError(
+          `cannot give the control socket ${path} to group ${options.group}: ${(error as Error).message}`,
+          'controlSocketUnusable',
+        );
       }
     }
     return control;
@@ -158,7 +172,8 @@ export class ControlServer {
     this.server.closeAllConnections();
     await done;
     await unlink(this.path).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT') this.logger.warn({ event: 'controlSocketLeft', path: this.path, err: error.message }, 'could not remove the control socket');
+      if (error.code !== 'ENOENT')
+        this.logger.warn({ event: 'controlSocketLeft', path: this.path, err: error.message }, 'could not remove the control socket');
     });
   }
 
@@ -174,7 +189,10 @@ export class ControlServer {
       (reply) => this.send(req, res, reply),
       (error: unknown) => {
         this.logger.error({ event: 'controlRequestFailed', path: req.url, err: errorText(error) }, 'control request failed');
-        this.send(req, res, { status: 500, body: errorBody(ControlErrorCode.internal, `the daemon failed answering: ${errorText(error)}`) });
+        this.send(req, res, {
+          status: 500,
+          body: errorBody(ControlErrorCode.internal, `the daemon failed answering: ${errorText(error)}`),
+        });
       },
     );
   }
@@ -284,7 +302,8 @@ async function drainReply(change: () => Promise<DrainResult>): Promise<Reply> {
     return { status: 200, body: await change() };
   } catch (error) {
     if (error instanceof DrainRecordError) return { status: 500, body: errorBody(ControlErrorCode.drainNotRecorded, error.message) };
-    if (error instanceof RemoteDrainError) return { status: error.code === 'remoteDrainNeedsKey' ? 403 : 400, body: errorBody(ControlErrorCode[error.code], error.message) };
+    if (error instanceof RemoteDrainError)
+      return { status: error.code === 'remoteDrainNeedsKey' ? 403 : 400, body: errorBody(ControlErrorCode[error.code], error.message) };
     throw error;
   }
 }
@@ -302,7 +321,10 @@ async function removeStaleSocket(path: string): Promise<void> {
     throw new ControlSocketError(`cannot inspect the control socket path ${path}: ${(error as Error).message}`, 'controlSocketUnusable');
   }
   if (!isSocket) {
-    throw new ControlSocketError(`${path} exists and is not a socket; move it away or choose another --control-socket`, 'controlSocketPathTaken');
+    throw new ControlSocketError(
+      `${path} exists and is not a socket; move it away or choose another --control-socket`,
+      'controlSocketPathTaken',
+    );
   }
   const probe = await probeSocket(path);
   if (probe === 'live') {
@@ -315,7 +337,8 @@ async function removeStaleSocket(path: string): Promise<void> {
     throw new ControlSocketError(`cannot tell whether ${path} is in use: ${probe}`, 'controlSocketUnusable');
   }
   await unlink(path).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'ENOENT') throw new ControlSocketError(`cannot remove the stale control socket ${path}: ${error.message}`, 'controlSocketUnusable');
+    if (error.code !== 'ENOENT')
+      throw new ControlSocketError(`cannot remove the stale control socket ${path}: ${error.message}`, 'controlSocketUnusable');
   });
 }
 

@@ -203,11 +203,14 @@ export function isControlSnapshot(value: unknown): value is ControlSnapshot {
   return (
     v.apiVersion === CONTROL_API_VERSION &&
     typeof v.generatedAt === 'string' &&
-    typeof v.node === 'object' && v.node !== null &&
-    typeof v.config === 'object' && v.config !== null &&
+    typeof v.node === 'object' &&
+    v.node !== null &&
+    typeof v.config === 'object' &&
+    v.config !== null &&
     Array.isArray(v.members) &&
     Array.isArray(v.services) &&
     Array.isArray(v.conflicts) &&
-    typeof v.local === 'object' && v.local !== null
+    typeof v.local === 'object' &&
+    v.local !== null
   );
 }

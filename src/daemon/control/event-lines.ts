@@ -58,6 +58,7 @@ function decodeLine(line: string): DecodedLine {
   } catch {
     return { kind: 'invalid', problem: `a line is not JSON: ${JSON.stringify(line.slice(0, 80))}` };
   }
-  if (!isDaemonEvent(value)) return { kind: 'invalid', problem: `a line is not an event {seq, at, type}: ${JSON.stringify(line.slice(0, 80))}` };
+  if (!isDaemonEvent(value))
+    return { kind: 'invalid', problem: `a line is not an event {seq, at, type}: ${JSON.stringify(line.slice(0, 80))}` };
   return { kind: 'event', event: value };
 }

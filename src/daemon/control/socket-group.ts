@@ -39,7 +39,10 @@ export async function resolveSocketGroup(group: string, groupFile = GROUP_FILE):
   try {
     text = await readFile(groupFile, 'utf8');
   } catch (error) {
-    throw new ControlSocketError(`cannot read ${groupFile} to find group "${group}" for the control socket: ${(error as Error).message}`, 'controlSocketGroupUnknown');
+    throw new ControlSocketError(
+      `cannot read ${groupFile} to find group "${group}" for the control socket: ${(error as Error).message}`,
+      'controlSocketGroupUnknown',
+    );
   }
   const gid = findGroupId(text, group);
   if (gid === undefined) {

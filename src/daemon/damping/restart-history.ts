@@ -105,8 +105,18 @@ const isOptionalTime = (v: unknown): boolean => v === undefined || isTime(v);
 function isRestartHistoryFile(v: unknown): v is RestartHistoryFile {
   const f = v as RestartHistoryFile;
   return (
-    typeof f === 'object' && f !== null && f.version === 2 && Array.isArray(f.runs)
-    && f.runs.every((r) => typeof r === 'object' && r !== null && isTime(r.runningSince) && isOptionalTime(r.stoppedCleanlyAt) && isOptionalTime(r.uncleanEndNoticedAt))
+    typeof f === 'object' &&
+    f !== null &&
+    f.version === 2 &&
+    Array.isArray(f.runs) &&
+    f.runs.every(
+      (r) =>
+        typeof r === 'object' &&
+        r !== null &&
+        isTime(r.runningSince) &&
+        isOptionalTime(r.stoppedCleanlyAt) &&
+        isOptionalTime(r.uncleanEndNoticedAt),
+    )
   );
 }
 
@@ -155,7 +165,10 @@ export async function loadRestartHistory(state: string | StateFiles): Promise<Lo
     if (file === undefined) return { history: EMPTY_RESTART_HISTORY };
     if (isRestartHistoryFile(file)) return { history: fromFile(file) };
     if (isVersion1(file)) {
-      return { history: EMPTY_RESTART_HISTORY, problem: `${path} is from an earlier mlb that counted refused starts as crashes; starting a new restart history` };
+      return {
+        history: EMPTY_RESTART_HISTORY,
+        problem: `${path} is from an earlier mlb that counted refused starts as crashes; starting a new restart history`,
+      };
     }
     return { history: EMPTY_RESTART_HISTORY, problem: `${path} does not hold what mlb wrote there; starting a new restart history` };
   } catch (error) {

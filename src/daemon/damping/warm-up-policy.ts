@@ -70,10 +70,18 @@ export function warmUpFor(recorded: RestartHistory, now: number): WarmUpDecision
   const history = withUncleanEndNoticed(recorded, now);
   const last = history.runs[history.runs.length - 1];
   if (!last) {
-    return { durationMs: 0, code: 'noEarlierRun', uncleanEnds: 0, lastStop: 'none', reason: 'no earlier run on record under --state-dir: no warm-up' };
+    return {
+      durationMs: 0,
+      code: 'noEarlierRun',
+      uncleanEnds: 0,
+      lastStop: 'none',
+      reason: 'no earlier run on record under --state-dir: no warm-up',
+    };
   }
   // Either side of now, so a clock stepped back does not hide a loop (and forgets it after one window).
-  const uncleanEnds = history.runs.filter((r) => r.uncleanEndNoticedAt !== undefined && Math.abs(now - r.uncleanEndNoticedAt) < WARM_UP_WINDOW_MS).length;
+  const uncleanEnds = history.runs.filter(
+    (r) => r.uncleanEndNoticedAt !== undefined && Math.abs(now - r.uncleanEndNoticedAt) < WARM_UP_WINDOW_MS,
+  ).length;
   const lastStop = runEnd(last) === 'clean' ? 'clean' : 'unclean';
   const lastRun = lastRunText(last, now);
   const window = durationText(WARM_UP_WINDOW_MS);

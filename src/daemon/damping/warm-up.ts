@@ -13,7 +13,14 @@ import { REAL_RUNTIME } from '../../runtime/real-runtime';
 import type { Clock, Scheduler, Timer } from '../../runtime/runtime';
 import type { StateFiles } from '../../runtime/state-files';
 import { stateFilesOf, type StateFilesOption } from '../directory-state-files';
-import { loadRestartHistory, recordCleanStop, recordRunning, saveRestartHistory, withUncleanEndNoticed, type RestartHistory } from './restart-history';
+import {
+  loadRestartHistory,
+  recordCleanStop,
+  recordRunning,
+  saveRestartHistory,
+  withUncleanEndNoticed,
+  type RestartHistory,
+} from './restart-history';
 import { warmUpFor, type WarmUpDecision } from './warm-up-policy';
 import { type Log } from '../../runtime/log';
 
@@ -57,7 +64,10 @@ export class WarmUp {
     if (history !== loaded.history || loaded.problem !== undefined) {
       // Saved now, so that starts refused after this one find the end already counted and do not count it again.
       await saveRestartHistory(files, history).catch((error: Error) => {
-        logger.warn({ event: 'restartHistoryUnwritable', error: error.message }, 'cannot record how the last run ended under --state-dir; deciding from what was read');
+        logger.warn(
+          { event: 'restartHistoryUnwritable', error: error.message },
+          'cannot record how the last run ended under --state-dir; deciding from what was read',
+        );
       });
     }
     const decision = warmUpFor(history, startedAt);
@@ -65,7 +75,10 @@ export class WarmUp {
     logger.info(
       {
         event: decision.durationMs > 0 ? 'warmUpStarted' : 'warmUpSkipped',
-        reason: decision.code, uncleanEnds: decision.uncleanEnds, lastStop: decision.lastStop, durationMs: decision.durationMs,
+        reason: decision.code,
+        uncleanEnds: decision.uncleanEnds,
+        lastStop: decision.lastStop,
+        durationMs: decision.durationMs,
       },
       decision.reason,
     );
@@ -101,9 +114,15 @@ export class WarmUp {
     try {
       await recordRunning(this.files, at);
       this.runningSince = at;
-      this.options.logger.info({ event: 'runRecorded', runningSince: new Date(at).toISOString() }, 'serving: an end of this run without a clean stop will count toward flap damping');
+      this.options.logger.info(
+        { event: 'runRecorded', runningSince: new Date(at).toISOString() },
+        'serving: an end of this run without a clean stop will count toward flap damping',
+      );
     } catch (error) {
-      this.options.logger.warn({ event: 'restartHistoryUnwritable', error: (error as Error).message }, 'cannot record this run under --state-dir: a crash of it will not count toward flap damping');
+      this.options.logger.warn(
+        { event: 'restartHistoryUnwritable', error: (error as Error).message },
+        'cannot record this run under --state-dir: a crash of it will not count toward flap damping',
+      );
     }
   }
 
@@ -114,7 +133,10 @@ export class WarmUp {
     try {
       await recordCleanStop(this.files, this.runningSince, this.now());
     } catch (error) {
-      this.options.logger.warn({ event: 'restartHistoryUnwritable', error: (error as Error).message }, 'cannot record the clean stop under --state-dir: the next start will count this run as a crash');
+      this.options.logger.warn(
+        { event: 'restartHistoryUnwritable', error: (error as Error).message },
+        'cannot record the clean stop under --state-dir: the next start will count this run as a crash',
+      );
     }
   }
 

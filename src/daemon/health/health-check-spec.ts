@@ -5,6 +5,10 @@
  * the same function from here, so what validates is exactly what runs.
  */
 export {
-  parseHealthCheck, HEALTH_CHECK_DEFAULTS,
-  type HealthCheckParse, type HealthCheckProblem, type HealthCheckSpec, type HealthCheckTiming,
+  parseHealthCheck,
+  HEALTH_CHECK_DEFAULTS,
+  type HealthCheckParse,
+  type HealthCheckProblem,
+  type HealthCheckSpec,
+  type HealthCheckTiming,
 } from '../../model/parse/health-check';

@@ -5,9 +5,7 @@
  */
 import { GossipRecordKind, type GossipRecord } from '../gossip-records';
 import { AWAITING_FIRST_PROBE, type HealthResult } from './health-monitor';
-import {
-  decodeHealthDetails, encodeHealthDetails, mergeHealthDetails, type FailingCheck, type HealthDetails,
-} from './health-details';
+import { decodeHealthDetails, encodeHealthDetails, mergeHealthDetails, type FailingCheck, type HealthDetails } from './health-details';
 
 /**
  * Push/pull state relays other nodes' details while they fit in this many bytes (a newcomer's `mlb explain`
@@ -23,7 +21,10 @@ export class HealthDetailsSharing {
   /** Bytes a received record made malformed: counted, never thrown. */
   dropped = 0;
 
-  constructor(private readonly self: string, private readonly epoch: number) {}
+  constructor(
+    private readonly self: string,
+    private readonly epoch: number,
+  ) {}
 
   /**
    * Whether one probe's result changes what this node says (O(1), so the monitor can ask after every probe of
@@ -41,7 +42,8 @@ export class HealthDetailsSharing {
     const failing: Record<string, FailingCheck> = {};
     for (const [key, result] of results) {
       // Before the first probe there is nothing to say but "not yet", which the report's verdict already says.
-      if (result.state === 'failing' && result.detail !== AWAITING_FIRST_PROBE) failing[key] = { since: result.since, detail: result.detail };
+      if (result.state === 'failing' && result.detail !== AWAITING_FIRST_PROBE)
+        failing[key] = { since: result.since, detail: result.detail };
     }
     const fingerprint = JSON.stringify(Object.entries(failing).sort(([a], [b]) => (a < b ? -1 : 1)));
     if (fingerprint === this.published) return undefined;

@@ -53,7 +53,11 @@ export function encodeHealthDetails(details: HealthDetails): Uint8Array {
   for (const [key, check] of Object.entries(details.failing).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const keyBytes = utf8.encode(key);
     if (keyBytes.length > MAX_STRING_BYTES) continue;
-    const entry = concat([lengthPrefixed(keyBytes), u64(check.since), lengthPrefixed(cutUtf8(check.detail, HEALTH_DETAIL_GOSSIP_MAX_BYTES))]);
+    const entry = concat([
+      lengthPrefixed(keyBytes),
+      u64(check.since),
+      lengthPrefixed(cutUtf8(check.detail, HEALTH_DETAIL_GOSSIP_MAX_BYTES)),
+    ]);
     if (size + entry.length > HEALTH_DETAILS_MAX_BYTES) break;
     size += entry.length;
     entries.push(entry);
@@ -66,7 +70,8 @@ export function encodeHealthDetails(details: HealthDetails): Uint8Array {
 /** The details, or undefined for anything damaged, too large or of another version. Never throws. */
 export function decodeHealthDetails(bytes: Uint8Array): HealthDetails | undefined {
   if (bytes.length > HEALTH_DETAILS_MAX_BYTES || bytes.length < HEALTH_DETAILS_MAGIC.length + 1) return undefined;
-  if (!HEALTH_DETAILS_MAGIC.every((b, i) => bytes[i] === b) || bytes[HEALTH_DETAILS_MAGIC.length] !== HEALTH_DETAILS_VERSION) return undefined;
+  if (!HEALTH_DETAILS_MAGIC.every((b, i) => bytes[i] === b) || bytes[HEALTH_DETAILS_MAGIC.length] !== HEALTH_DETAILS_VERSION)
+    return undefined;
   try {
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     let at = HEALTH_DETAILS_MAGIC.length + 1;
@@ -104,7 +109,8 @@ export function decodeHealthDetails(bytes: Uint8Array): HealthDetails | undefine
 
 /** Keeps the newest details per node (higher epoch, then higher seq); true when the table changed. */
 export function mergeHealthDetails(
-  table: ReadonlyMap<string, HealthDetails>, incoming: HealthDetails,
+  table: ReadonlyMap<string, HealthDetails>,
+  incoming: HealthDetails,
 ): { table: ReadonlyMap<string, HealthDetails>; changed: boolean } {
   const current = table.get(incoming.node);
   const newer = current === undefined || incoming.epoch > current.epoch || (incoming.epoch === current.epoch && incoming.seq > current.seq);

@@ -20,9 +20,7 @@ import { REAL_BACKGROUND_RUNTIME } from '../../runtime/real-runtime';
 import type { Clock, Scheduler, Timer } from '../../runtime/runtime';
 import type { HealthCheckSpec } from './health-check-spec';
 import { runProbe } from './health-probers';
-import {
-  type HealthChange, type HealthState, type ProbeResult, initialHealthState, reduceHealth, withThresholds,
-} from './health-state';
+import { type HealthChange, type HealthState, type ProbeResult, initialHealthState, reduceHealth, withThresholds } from './health-state';
 import { SILENT_LOG, type Log } from '../../runtime/log';
 
 export interface MonitoredService {
@@ -132,9 +130,16 @@ export class HealthMonitor extends EventEmitter<HealthMonitorEvents> {
 
   private start(key: string, spec: HealthCheckSpec): void {
     const loop: Loop = {
-      key, spec, state: initialHealthState(spec, this.now()),
+      key,
+      spec,
+      state: initialHealthState(spec, this.now()),
       published: { state: 'failing', since: this.now(), detail: AWAITING_FIRST_PROBE },
-      timer: undefined, inFlight: undefined, abort: undefined, lastStart: undefined, generation: 0, stopped: false,
+      timer: undefined,
+      inFlight: undefined,
+      abort: undefined,
+      lastStart: undefined,
+      generation: 0,
+      stopped: false,
     };
     this.loops.set(key, loop);
     this.schedule(loop, 0);

@@ -20,9 +20,12 @@ const USER_AGENT = 'mlb-health-check';
 /** Runs the probe a spec describes, with the spec's timeout; exec: checks as `runAs` when given (run-as.ts). */
 export function runProbe(spec: HealthCheckSpec, signal?: AbortSignal, runAs?: RunAs): Promise<ProbeResult> {
   switch (spec.kind) {
-    case 'tcp': return probeTcp(spec.host, spec.port, spec.timeoutMs, signal);
-    case 'http': return probeHttp(spec, spec.timeoutMs, signal);
-    case 'exec': return probeExec(spec.argv, spec.timeoutMs, signal, runAs);
+    case 'tcp':
+      return probeTcp(spec.host, spec.port, spec.timeoutMs, signal);
+    case 'http':
+      return probeHttp(spec, spec.timeoutMs, signal);
+    case 'exec':
+      return probeExec(spec.argv, spec.timeoutMs, signal, runAs);
   }
 }
 
@@ -42,20 +45,29 @@ export function probeTcp(host: string, port: number, timeoutMs: number, signal?:
  * status line, so a check never holds a connection slot of the service between probes.
  */
 export function probeHttp(
-  target: { readonly host: string; readonly port: number; readonly path: string }, timeoutMs: number, signal?: AbortSignal,
+  target: { readonly host: string; readonly port: number; readonly path: string },
+  timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<ProbeResult> {
   return settle(timeoutMs, signal, (done) => {
-    const request = http.request({
-      host: target.host, port: target.port, path: target.path, method: 'GET', agent: false,
-      headers: { 'user-agent': USER_AGENT, accept: '*/*', connection: 'close' },
-    }, (response) => {
-      response.on('error', () => {}); // destroyed below on purpose
-      response.resume();
-      const status = response.statusCode ?? 0;
-      if (status >= 200 && status < 300) done({ ok: true, detail: `HTTP ${status}` });
-      else if (status >= 300 && status < 400) done({ ok: false, detail: `HTTP ${status} (redirects are not followed)` });
-      else done({ ok: false, detail: `HTTP ${status}` });
-    });
+    const request = http.request(
+      {
+        host: target.host,
+        port: target.port,
+        path: target.path,
+        method: 'GET',
+        agent: false,
+        headers: { 'user-agent': USER_AGENT, accept: '*/*', connection: 'close' },
+      },
+      (response) => {
+        response.on('error', () => {}); // destroyed below on purpose
+        response.resume();
+        const status = response.statusCode ?? 0;
+        if (status >= 200 && status < 300) done({ ok: true, detail: `HTTP ${status}` });
+        else if (status >= 300 && status < 400) done({ ok: false, detail: `HTTP ${status} (redirects are not followed)` });
+        else done({ ok: false, detail: `HTTP ${status}` });
+      },
+    );
     request.on('error', (error) => done({ ok: false, detail: describeError(error, `GET ${hostPort(target.host, target.port)} failed`) }));
     request.end();
     return () => request.destroy();
@@ -76,7 +88,11 @@ export function probeExec(argv: readonly string[], timeoutMs: number, signal?: A
       return () => {};
     }
     const child = spawn(program, args, {
-      stdio: ['ignore', 'pipe', 'pipe'], detached: true, shell: false, cwd: '/', ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+      shell: false,
+      cwd: '/',
+      ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
     });
     const output = { stdout: '', stderr: '' };
     const keep = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
@@ -112,7 +128,9 @@ export function probeExec(argv: readonly string[], timeoutMs: number, signal?: A
  * cleanup `start` returned (once) and resolves with the first result.
  */
 function settle(
-  timeoutMs: number, signal: AbortSignal | undefined, start: (done: (result: ProbeResult) => void) => () => void,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  start: (done: (result: ProbeResult) => void) => () => void,
 ): Promise<ProbeResult> {
   return new Promise((resolve) => {
     let finished = false;
@@ -170,7 +188,13 @@ const ERROR_WORDS: Readonly<Record<string, string>> = {
 };
 
 function lastLine(text: string): string {
-  return text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).pop() ?? '';
+  return (
+    text
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .pop() ?? ''
+  );
 }
 
 function shorten(text: string): string {

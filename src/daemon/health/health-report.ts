@@ -49,7 +49,10 @@ const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 /** Throws HealthReportError when the report cannot be encoded within the limits above. */
 export function encodeHealthReport(report: HealthReport): Uint8Array {
   if (report.node === '') throw new HealthReportError('invalidReport', 'a health report needs a node name');
-  for (const [name, n] of [['epoch', report.epoch], ['seq', report.seq]] as const) {
+  for (const [name, n] of [
+    ['epoch', report.epoch],
+    ['seq', report.seq],
+  ] as const) {
     if (!Number.isSafeInteger(n) || n < 0) throw new HealthReportError('invalidReport', `${name} must be a whole number >= 0, not ${n}`);
   }
   const entries = sortedEntries(report.results);
@@ -138,7 +141,10 @@ export function mergeHealthReport(table: ReadonlyMap<string, HealthReport>, inco
 }
 
 /** The table without nodes outside `nodes` (members that left or were declared dead and reaped). */
-export function retainHealthReports(table: ReadonlyMap<string, HealthReport>, nodes: ReadonlySet<string>): ReadonlyMap<string, HealthReport> {
+export function retainHealthReports(
+  table: ReadonlyMap<string, HealthReport>,
+  nodes: ReadonlySet<string>,
+): ReadonlyMap<string, HealthReport> {
   return new Map([...table].filter(([node]) => nodes.has(node)));
 }
 
@@ -169,17 +175,22 @@ export interface ServingVerdict {
  * report arrives (one gossip round after its first probe).
  */
 export function healthVerdicts(
-  table: ReadonlyMap<string, HealthReport>, serviceKey: string, liveNodes: Iterable<string>, checkedLocally?: boolean,
+  table: ReadonlyMap<string, HealthReport>,
+  serviceKey: string,
+  liveNodes: Iterable<string>,
+  checkedLocally?: boolean,
 ): Map<string, ServingVerdict> {
   const live = [...new Set(liveNodes)];
-  const checked = checkedLocally
-    ?? live.some((node) => Object.hasOwn(table.get(node)?.results ?? {}, serviceKey));
+  const checked = checkedLocally ?? live.some((node) => Object.hasOwn(table.get(node)?.results ?? {}, serviceKey));
   return new Map(live.map((node) => [node, verdictOf(table.get(node), serviceKey, checked)]));
 }
 
 /** The live nodes that may hold the service's IP (see healthVerdicts). */
 export function servingNodes(
-  table: ReadonlyMap<string, HealthReport>, serviceKey: string, liveNodes: Iterable<string>, checkedLocally?: boolean,
+  table: ReadonlyMap<string, HealthReport>,
+  serviceKey: string,
+  liveNodes: Iterable<string>,
+  checkedLocally?: boolean,
 ): Set<string> {
   const verdicts = healthVerdicts(table, serviceKey, liveNodes, checkedLocally);
   return new Set([...verdicts].filter(([, v]) => v.serving).map(([node]) => node));
@@ -217,7 +228,10 @@ function stringBytes(text: string): Uint8Array {
   // A lone surrogate would be sent as U+FFFD and come back as a different string (or a duplicate key).
   if (utf8Decoder.decode(bytes) !== text) throw new HealthReportError('invalidReport', `"${text.slice(0, 40)}" is not valid Unicode`);
   if (bytes.length > HEALTH_REPORT_MAX_STRING_BYTES) {
-    throw new HealthReportError('stringTooLong', `"${text.slice(0, 40)}" is ${bytes.length} bytes; a health report allows ${HEALTH_REPORT_MAX_STRING_BYTES}`);
+    throw new HealthReportError(
+      'stringTooLong',
+      `"${text.slice(0, 40)}" is ${bytes.length} bytes; a health report allows ${HEALTH_REPORT_MAX_STRING_BYTES}`,
+    );
   }
   return bytes;
 }

@@ -55,8 +55,14 @@ export interface HealthStep {
 
 export function initialHealthState(thresholds: HealthThresholds, now: number): HealthState {
   return {
-    status: 'unknown', since: now, passes: 0, failures: 0, detail: '', lastProbeAt: undefined,
-    rise: thresholds.rise, fall: thresholds.fall,
+    status: 'unknown',
+    since: now,
+    passes: 0,
+    failures: 0,
+    detail: '',
+    lastProbeAt: undefined,
+    rise: thresholds.rise,
+    fall: thresholds.fall,
   };
 }
 

@@ -39,10 +39,13 @@ export function parsePasswdEntry(line: string): RunAs | undefined {
 /** Looks the user up; rejects with RunAsError naming the flag when there is no such user. */
 export async function resolveRunAs(name: string): Promise<RunAs> {
   const line = await new Promise<string | undefined>((resolve) => {
-    execFile('getent', ['passwd', name], { timeout: LOOKUP_TIMEOUT_MS, encoding: 'utf8' }, (error, stdout) => resolve(error ? undefined : stdout));
+    execFile('getent', ['passwd', name], { timeout: LOOKUP_TIMEOUT_MS, encoding: 'utf8' }, (error, stdout) =>
+      resolve(error ? undefined : stdout),
+    );
   });
   const entry = line === undefined ? undefined : parsePasswdEntry(line.split('\n', 1)[0] ?? '');
-  if (!entry) throw new RunAsError('healthCheckUserUnknown', `--health-check-user ${name}: no such user (getent passwd ${name} found none)`);
+  if (!entry)
+    throw new RunAsError('healthCheckUserUnknown', `--health-check-user ${name}: no such user (getent passwd ${name} found none)`);
   return entry;
 }
 

@@ -37,13 +37,13 @@ export class EventMetrics {
   constructor(registry: Registry) {
     this.ownerChanges = new Counter({
       name: 'mlb_owner_changes_total',
-      help: 'Times a service\'s IPs got other holders (a move, a withdrawal, a return), as this node saw the election; first holders after start excluded',
+      help: "Times a service's IPs got other holders (a move, a withdrawal, a return), as this node saw the election; first holders after start excluded",
       labelNames: ['service', 'protocol'],
       registers: [registry],
     });
     this.unheld = new Histogram({
       name: 'mlb_owner_change_unheld_seconds',
-      help: 'For each new holder of an IP: how long nobody answered for it before, as this node saw the election (0 for a handover; after a crash, from the crashed holder\'s last packet, so the time to detect it is included)',
+      help: "For each new holder of an IP: how long nobody answered for it before, as this node saw the election (0 for a handover; after a crash, from the crashed holder's last packet, so the time to detect it is included)",
       labelNames: ['protocol'],
       buckets: [...UNHELD_BUCKETS_SECONDS],
       registers: [registry],

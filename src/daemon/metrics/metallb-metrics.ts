@@ -29,7 +29,8 @@ export const METALLB_METRICS: readonly PulledMetric[] = [
     help,
     type: 'counter',
     labels: ['ip'],
-    samples: ({ counters }) => (counters.layer2 ?? []).filter((m) => m.name === name).map((m): Sample => [{ ip: m.labels.ip ?? '' }, m.value]),
+    samples: ({ counters }) =>
+      (counters.layer2 ?? []).filter((m) => m.name === name).map((m): Sample => [{ ip: m.labels.ip ?? '' }, m.value]),
   })),
   bgpGauge('metallb_bgp_session_up', 'BGP session with the peer is Established (1) or not (0)', (b) => (b.phase === 'Established' ? 1 : 0)),
   bgpGauge('metallb_bgp_updates_total', 'BGP UPDATE messages sent to the peer', (b) => b.updatesSent, 'counter'),
@@ -39,7 +40,8 @@ export const METALLB_METRICS: readonly PulledMetric[] = [
     help: 'BFD session with the peer is Up (1) or not (0); only peers with a bfdProfile',
     type: 'gauge',
     labels: ['peer'],
-    samples: ({ snapshot }) => (snapshot.bgp ?? []).filter((b) => b.bfd !== null).map((b): Sample => [{ peer: b.address }, b.bfd === 'up' ? 1 : 0]),
+    samples: ({ snapshot }) =>
+      (snapshot.bgp ?? []).filter((b) => b.bfd !== null).map((b): Sample => [{ peer: b.address }, b.bfd === 'up' ? 1 : 0]),
   },
   poolGauge('metallb_allocator_addresses_total', 'Usable addresses in the pool', (p) => Number(p.total)),
   poolGauge('metallb_allocator_ipv4_addresses_total', 'Usable IPv4 addresses in the pool', (p) => Number(p.totalIPv4)),
@@ -66,7 +68,10 @@ export const METALLB_METRICS: readonly PulledMetric[] = [
 
 function poolGauge(name: string, help: string, value: (p: PoolMetrics) => number): PulledMetric {
   return {
-    name, help, type: 'gauge', labels: ['pool'],
+    name,
+    help,
+    type: 'gauge',
+    labels: ['pool'],
     samples: ({ counters }) => (counters.pools ?? []).map((p): Sample => [{ pool: p.pool }, value(p)]),
   };
 }
@@ -89,7 +94,16 @@ function announcedSamples(snapshot: ControlSnapshot): Sample[] {
 
 /** A per-peer BGP metric; MetalLB labels them with the peer's address. */
 function bgpGauge(
-  name: string, help: string, value: (b: NonNullable<ControlSnapshot['bgp']>[number]) => number, type: 'gauge' | 'counter' = 'gauge',
+  name: string,
+  help: string,
+  value: (b: NonNullable<ControlSnapshot['bgp']>[number]) => number,
+  type: 'gauge' | 'counter' = 'gauge',
 ): PulledMetric {
-  return { name, help, type, labels: ['peer'], samples: ({ snapshot }) => (snapshot.bgp ?? []).map((b): Sample => [{ peer: b.address }, value(b)]) };
+  return {
+    name,
+    help,
+    type,
+    labels: ['peer'],
+    samples: ({ snapshot }) => (snapshot.bgp ?? []).map((b): Sample => [{ peer: b.address }, value(b)]),
+  };
 }

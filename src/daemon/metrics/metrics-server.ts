@@ -76,14 +76,26 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   const { logger } = options;
   const ready = options.ready ?? (() => true);
   const metrics = createMetricsRegistry(options.source);
-  const server = createServer({ connectionsCheckingInterval: METRICS_TIMEOUT_CHECK_MS, requestTimeout: METRICS_REQUEST_TIMEOUT_MS, headersTimeout: METRICS_REQUEST_TIMEOUT_MS, keepAliveTimeout: METRICS_KEEP_ALIVE_MS }, (req, res) => {
-    handle(req, res).catch((error: Error) => {
-      logger.warn({ event: 'metricsRequestFailed', error: error.message }, 'a metrics request failed');
-      res.destroy();
-    });
-  });
+  const server = createServer(
+    {
+      connectionsCheckingInterval: METRICS_TIMEOUT_CHECK_MS,
+      requestTimeout: METRICS_REQUEST_TIMEOUT_MS,
+      headersTimeout: METRICS_REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: METRICS_KEEP_ALIVE_MS,
+    },
+    (req, res) => {
+      handle(req, res).catch((error: Error) => {
+        logger.warn({ event: 'metricsRequestFailed', error: error.message }, 'a metrics request failed');
+        res.destroy();
+      });
+    },
+  );
   capConnections(server, METRICS_MAX_CONNECTIONS, (reason, open) =>
-    logger.debug({ event: 'metricsConnectionShed', reason, open }, reason === 'evictedIdle' ? 'closed an idle metrics connection to make room' : 'refused a metrics connection: every open one is busy'));
+    logger.debug(
+      { event: 'metricsConnectionShed', reason, open },
+      reason === 'evictedIdle' ? 'closed an idle metrics connection to make room' : 'refused a metrics connection: every open one is busy',
+    ),
+  );
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const route = routeMetricsRequest(req.method, req.url);
@@ -105,7 +117,9 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   await new Promise<void>((resolve, reject) => {
     const fail = (error: Error) => {
       metrics.close();
-      reject(new MetricsServerError(`cannot serve metrics on ${formatHostPort(options.bind)}: ${error.message}`, MetricsErrorCode.bindFailed));
+      reject(
+        new MetricsServerError(`cannot serve metrics on ${formatHostPort(options.bind)}: ${error.message}`, MetricsErrorCode.bindFailed),
+      );
     };
     server.once('error', fail);
     server.listen(options.bind.port, options.bind.host, () => {

@@ -23,19 +23,18 @@ export const MLB_METRICS: readonly PulledMetric[] = [
     help: 'Members gossip knows, this node included, by memberlist state',
     type: 'gauge',
     labels: ['state'],
-    samples: ({ snapshot }) =>
-      MEMBER_STATES.map((state): Sample => [{ state }, snapshot.members.filter((m) => m.state === state).length]),
+    samples: ({ snapshot }) => MEMBER_STATES.map((state): Sample => [{ state }, snapshot.members.filter((m) => m.state === state).length]),
   },
   {
     name: 'mlb_service_announcing_nodes',
-    help: 'Nodes announcing the service\'s IPs as this node computes the election (0: nobody answers for them, or no IP)',
+    help: "Nodes announcing the service's IPs as this node computes the election (0: nobody answers for them, or no IP)",
     type: 'gauge',
     labels: ['service', 'protocol'],
     samples: ({ snapshot }) => announcingSamples(snapshot.services),
   },
   {
     name: 'mlb_health_check_passing',
-    help: 'This node\'s own mlb.io/health-check verdict for the service (1 passing, 0 failing); absent without a check or a verdict yet',
+    help: "This node's own mlb.io/health-check verdict for the service (1 passing, 0 failing); absent without a check or a verdict yet",
     type: 'gauge',
     labels: ['service'],
     samples: ({ snapshot }) => healthSamples(snapshot.node.name, snapshot.services),
@@ -75,7 +74,12 @@ export const MLB_METRICS: readonly PulledMetric[] = [
     labels: ['result'],
     samples: ({ counters }) => {
       const s = counters.selfCheck;
-      return s ? [[{ result: 'sent' }, s.probesSent], [{ result: 'failed' }, s.probesFailed]] : [];
+      return s
+        ? [
+            [{ result: 'sent' }, s.probesSent],
+            [{ result: 'failed' }, s.probesFailed],
+          ]
+        : [];
     },
   },
   {
@@ -87,7 +91,7 @@ export const MLB_METRICS: readonly PulledMetric[] = [
   },
   {
     name: 'mlb_config_divergent_nodes',
-    help: 'Live mlb members whose configuration differs from this node\'s (digest of the validated objects); absent before the first comparison',
+    help: "Live mlb members whose configuration differs from this node's (digest of the validated objects); absent before the first comparison",
     type: 'gauge',
     labels: [],
     samples: ({ snapshot }) => single(snapshot.configAgreement?.divergent.length),
@@ -101,7 +105,7 @@ export const MLB_METRICS: readonly PulledMetric[] = [
   },
   {
     name: 'mlb_config_retained_services',
-    help: 'Services this node\'s file no longer defines that it still announces because other live members define them',
+    help: "Services this node's file no longer defines that it still announces because other live members define them",
     type: 'gauge',
     labels: [],
     samples: ({ snapshot }) => single(snapshot.configAgreement?.retained.length),
@@ -141,7 +145,12 @@ export const MLB_METRICS: readonly PulledMetric[] = [
     labels: ['direction'],
     samples: ({ counters }) => {
       const g = counters.gossip;
-      return g ? [[{ direction: 'received' }, g.packetsReceived], [{ direction: 'sent' }, g.packetsSent]] : [];
+      return g
+        ? [
+            [{ direction: 'received' }, g.packetsReceived],
+            [{ direction: 'sent' }, g.packetsSent],
+          ]
+        : [];
     },
   },
   {
@@ -151,7 +160,12 @@ export const MLB_METRICS: readonly PulledMetric[] = [
     labels: ['direction'],
     samples: ({ counters }) => {
       const g = counters.gossip;
-      return g ? [[{ direction: 'received' }, g.bytesReceived], [{ direction: 'sent' }, g.bytesSent]] : [];
+      return g
+        ? [
+            [{ direction: 'received' }, g.bytesReceived],
+            [{ direction: 'sent' }, g.bytesSent],
+          ]
+        : [];
     },
   },
   {
@@ -161,7 +175,12 @@ export const MLB_METRICS: readonly PulledMetric[] = [
     labels: ['direction'],
     samples: ({ counters }) => {
       const g = counters.gossip;
-      return g ? [[{ direction: 'accepted' }, g.streamsAccepted], [{ direction: 'opened' }, g.streamsOpened]] : [];
+      return g
+        ? [
+            [{ direction: 'accepted' }, g.streamsAccepted],
+            [{ direction: 'opened' }, g.streamsOpened],
+          ]
+        : [];
     },
   },
   {
@@ -180,7 +199,7 @@ export const MLB_METRICS: readonly PulledMetric[] = [
   },
   {
     name: 'mlb_gossip_record_drops_total',
-    help: 'mlb records in gossip refused, by reason (unknownKind: a newer release\'s record, skipped during a rolling upgrade)',
+    help: "mlb records in gossip refused, by reason (unknownKind: a newer release's record, skipped during a rolling upgrade)",
     type: 'counter',
     labels: ['reason'],
     samples: ({ counters }) => byKey('reason', counters.gossipRecordDrops),
@@ -199,7 +218,10 @@ function announcingSamples(services: readonly { service: string; protocol: strin
 }
 
 /** This node's verdict per health-checked service: 1 when it is among the passing nodes, 0 among the failing. */
-function healthSamples(self: string, services: readonly { service: string; health: { checked: boolean; passing: readonly string[]; failing: readonly string[] } }[]): Sample[] {
+function healthSamples(
+  self: string,
+  services: readonly { service: string; health: { checked: boolean; passing: readonly string[]; failing: readonly string[] } }[],
+): Sample[] {
   const seen = new Map<string, number>();
   for (const s of services) {
     if (!s.health.checked || seen.has(s.service)) continue;

@@ -25,10 +25,7 @@ export interface PooledAddresses {
  * One entry per configured pool, in configuration order. Addresses that do not name their pool count in the
  * pool holding them all; addresses of pools no longer configured are ignored.
  */
-export function poolMetrics(
-  pools: readonly IPAddressPool[],
-  addresses: ReadonlyMap<string, PooledAddresses>,
-): PoolMetrics[] {
+export function poolMetrics(pools: readonly IPAddressPool[], addresses: ReadonlyMap<string, PooledAddresses>): PoolMetrics[] {
   const used = new Map<string, { v4: Set<string>; v6: Set<string>; services: number }>();
   for (const pool of pools) used.set(pool.meta.name, { v4: new Set(), v6: new Set(), services: 0 });
   for (const service of addresses.values()) {

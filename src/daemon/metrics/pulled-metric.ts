@@ -27,7 +27,9 @@ export interface PulledMetric {
 /** Samples from a count-by-key record ({reason: n}), sorted by key so the exposition is stable. */
 export function byKey(label: string, record: Readonly<Record<string, number>> | undefined): Sample[] {
   if (!record) return [];
-  return Object.keys(record).sort().map((key) => [{ [label]: key }, record[key]!] as const);
+  return Object.keys(record)
+    .sort()
+    .map((key) => [{ [label]: key }, record[key]!] as const);
 }
 
 /** A label-less sample, or none when the value is unknown. */

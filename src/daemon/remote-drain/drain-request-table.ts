@@ -57,7 +57,9 @@ export type DrainMergeReason = 'firstRequest' | 'newer' | 'acknowledged' | 'same
  * target whose request is oldest, unless the incoming one is older still (then it is dropped: tableFull).
  */
 export function mergeDrainRequest(
-  table: DrainRequestTable, incoming: DrainRequest, maxTargets = MAX_DRAIN_REQUEST_TARGETS,
+  table: DrainRequestTable,
+  incoming: DrainRequest,
+  maxTargets = MAX_DRAIN_REQUEST_TARGETS,
 ): { table: DrainRequestTable; changed: boolean; reason: DrainMergeReason } {
   const current = table.get(incoming.target);
   if (current) {
@@ -91,9 +93,7 @@ export type ApplyDecision =
  * the cluster's memory of an old answer. Without a gossip key nothing heard in gossip may change this node: anyone
  * who can reach its gossip port could forge the request.
  */
-export function decideApply(
-  self: string, request: DrainRequest, applied: RequestStamp | undefined, authenticated: boolean,
-): ApplyDecision {
+export function decideApply(self: string, request: DrainRequest, applied: RequestStamp | undefined, authenticated: boolean): ApplyDecision {
   if (request.target !== self) return { apply: false, reason: 'notForThisNode' };
   if (applied !== undefined && compareStamps(request, applied) <= 0) return { apply: false, reason: 'alreadyApplied' };
   if (request.outcome !== 'pending') return { apply: false, reason: 'answered' };

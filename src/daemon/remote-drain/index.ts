@@ -15,7 +15,13 @@ export * from './remote-drain';
 
 /** The speaker's RemoteDrain: its gossip, flags and event log wired in. */
 export function remoteDrainFor(parts: {
-  self: string; keyed: boolean; gossip: GossipNode; flags: SpeakerFlags; events: EventLog; logger: Logger; stateChanged: () => void;
+  self: string;
+  keyed: boolean;
+  gossip: GossipNode;
+  flags: SpeakerFlags;
+  events: EventLog;
+  logger: Logger;
+  stateChanged: () => void;
   /** The clock requests are stamped with; the real one by default. */
   runtime?: Clock;
 }): RemoteDrain {

@@ -18,9 +18,7 @@ import { DrainRecordError } from '../drain-record';
 import { encodeGossipRecords, GossipRecordKind, type GossipRecord } from '../gossip-records';
 import type { DrainAsker } from '../speaker-flags';
 import { decodeDrainRequest, encodeDrainRequest, MAX_DRAIN_TIME_MS, type DrainAction, type DrainRequest } from './drain-request-codec';
-import {
-  decideApply, highestSeq, mergeDrainRequest, nextSeq, stampTooFarAhead, type DrainRequestTable,
-} from './drain-request-table';
+import { decideApply, highestSeq, mergeDrainRequest, nextSeq, stampTooFarAhead, type DrainRequestTable } from './drain-request-table';
 import { RemoteDrainError } from './remote-drain-error';
 
 /** Broadcast key per target: a newer request for a node replaces a queued older one, others stay queued. */
@@ -83,7 +81,12 @@ export class RemoteDrain {
     if (applied) {
       const action: DrainAction = options.flags.isDrained ? 'drain' : 'undrain';
       // drain.json keeps no request time: the stamp follows the wall clock closely enough to show.
-      this.table = new Map([[options.self, { target: options.self, action, ...applied, at: Math.min(applied.seq, MAX_DRAIN_TIME_MS), outcome: 'applied' as const }]]);
+      this.table = new Map([
+        [
+          options.self,
+          { target: options.self, action, ...applied, at: Math.min(applied.seq, MAX_DRAIN_TIME_MS), outcome: 'applied' as const },
+        ],
+      ]);
     }
   }
 
@@ -129,24 +132,37 @@ export class RemoteDrain {
     });
     if (changed) this.options.onDrainChanged(drained, self);
     const message = drained
-      ? (changed ? `${self} is draining: its IPs move to other nodes` : `${self} was already draining`)
-      : (changed ? `${self} takes part again` : `${self} was not draining`);
+      ? changed
+        ? `${self} is draining: its IPs move to other nodes`
+        : `${self} was already draining`
+      : changed
+        ? `${self} takes part again`
+        : `${self} was not draining`;
     return { changed, message };
   }
 
   /** Refuses what no node would apply, before anything is gossiped (RemoteDrainError). */
   private checkRemote(target: string): void {
     if (!this.options.authenticated) {
-      throw new RemoteDrainError('remoteDrainNeedsKey',
-        `remote drain needs the gossip key (--gossip-key-file): without one, gossip is not authenticated and anyone who reaches the gossip port could drain a node; drain on ${target} itself (mlb drain there)`);
+      throw new RemoteDrainError(
+        'remoteDrainNeedsKey',
+        `remote drain needs the gossip key (--gossip-key-file): without one, gossip is not authenticated and anyone who reaches the gossip port could drain a node; drain on ${target} itself (mlb drain there)`,
+      );
     }
     const members = this.options.members();
     const member = members.find((m) => m.name === target);
     if (!member) {
       const names = members.map((m) => m.name).sort();
-      throw new RemoteDrainError('unknownNode', `no member named "${target}"${didYouMean(target, names)}; the members are ${names.join(', ')}`);
+      throw new RemoteDrainError(
+        'unknownNode',
+        `no member named "${target}"${didYouMean(target, names)}; the members are ${names.join(', ')}`,
+      );
     }
-    if (!member.mlb) throw new RemoteDrainError('notMlbNode', `${target} is a MetalLB speaker, not mlb: it has no drain (cordon it in Kubernetes instead)`);
+    if (!member.mlb)
+      throw new RemoteDrainError(
+        'notMlbNode',
+        `${target} is a MetalLB speaker, not mlb: it has no drain (cordon it in Kubernetes instead)`,
+      );
   }
 
   /** A seq above every request this node has heard and applied, and not behind its clock. */
@@ -158,7 +174,10 @@ export class RemoteDrain {
   private publish(request: DrainRequest): void {
     const bytes = encodeDrainRequest(request);
     if (!bytes) {
-      this.options.logger.error({ event: 'drainRequestNotSent', target: request.target }, `cannot encode the drain request for ${request.target} (a node name over 255 bytes?)`);
+      this.options.logger.error(
+        { event: 'drainRequestNotSent', target: request.target },
+        `cannot encode the drain request for ${request.target} (a node name over 255 bytes?)`,
+      );
       return;
     }
     this.table = mergeDrainRequest(this.table, request).table;
@@ -238,7 +257,11 @@ export class RemoteDrain {
       const changed = await flags.setDrained(drained, request);
       this.publish({ ...request, outcome: 'applied' });
       if (changed) this.options.onDrainChanged(drained, request.requestedBy);
-      else logger.info({ event: 'drainRequestApplied', requestedBy: request.requestedBy, action: request.action, changed }, `${request.requestedBy} asked this node to ${request.action}: it already was ${drained ? 'drained' : 'taking part'}`);
+      else
+        logger.info(
+          { event: 'drainRequestApplied', requestedBy: request.requestedBy, action: request.action, changed },
+          `${request.requestedBy} asked this node to ${request.action}: it already was ${drained ? 'drained' : 'taking part'}`,
+        );
     } catch (error) {
       // drainNotRecorded: nothing changed (speaker-flags.ts logged it); the asker learns why.
       const detail = error instanceof DrainRecordError ? error.message : `failed: ${(error as Error).message}`;

@@ -76,7 +76,13 @@ export class AnswerContext {
     const meta = listed?.meta;
     const outcome = outcomes.find((o) => o.protocol === 'layer2' && o.ips.includes(ipText));
     const hashed = outcome?.ips[0];
-    const order = hashed === undefined ? [] : rankNodes(members.map((m) => m.name), hashed);
+    const order =
+      hashed === undefined
+        ? []
+        : rankNodes(
+            members.map((m) => m.name),
+            hashed,
+          );
     const selfAt = order.indexOf(this.self);
     return {
       member,

@@ -20,7 +20,12 @@ export type ConflictLogGate = ReadonlyMap<string, IpWindow>;
 export const EMPTY_LOG_GATE: ConflictLogGate = new Map();
 
 /** Whether a new conflict on `ip` is logged now ('first' opens a window) or held for the summary. */
-export function admitConflictLog(gate: ConflictLogGate, ip: string, now: number, intervalMs = CONFLICT_LOG_INTERVAL_MS): { gate: ConflictLogGate; log: boolean; reason: 'first' | 'held' } {
+export function admitConflictLog(
+  gate: ConflictLogGate,
+  ip: string,
+  now: number,
+  intervalMs = CONFLICT_LOG_INTERVAL_MS,
+): { gate: ConflictLogGate; log: boolean; reason: 'first' | 'held' } {
   const w = gate.get(ip);
   const next = new Map(gate);
   if (w && now - w.since < intervalMs) {
@@ -35,7 +40,11 @@ export function admitConflictLog(gate: ConflictLogGate, ip: string, now: number,
  * Windows that ended: each IP with how many conflicts were held back in it (only those with some). Its summary
  * opens the IP's next window, so a flood that goes on is one line per interval, not a first line plus a summary.
  */
-export function closeWindows(gate: ConflictLogGate, now: number, intervalMs = CONFLICT_LOG_INTERVAL_MS): { gate: ConflictLogGate; summaries: { ip: string; held: number }[] } {
+export function closeWindows(
+  gate: ConflictLogGate,
+  now: number,
+  intervalMs = CONFLICT_LOG_INTERVAL_MS,
+): { gate: ConflictLogGate; summaries: { ip: string; held: number }[] } {
   const summaries: { ip: string; held: number }[] = [];
   const next = new Map(gate);
   for (const [ip, w] of gate) {

@@ -120,17 +120,34 @@ export type SightingOutcome = 'listed' | 'listedDisplacing' | 'unlistedIpFull' |
  * CONFLICT_LISTED_MAX entries are listed, a new one is only counted (`outcome` says which).
  */
 export function recordSighting(
-  registry: ConflictRegistry, s: ConflictSighting,
+  registry: ConflictRegistry,
+  s: ConflictSighting,
 ): { registry: ConflictRegistry; entry: ConflictEntry | undefined; isNew: boolean; outcome?: SightingOutcome } {
   const key = conflictKey(s.ip, s.mac);
   const known = registry.entries.get(key);
   if (known) {
-    const entry = { ...known, interface: s.interface, evidence: s.evidence, lastSeen: Math.max(known.lastSeen, s.at), sightings: known.sightings + 1 };
+    const entry = {
+      ...known,
+      interface: s.interface,
+      evidence: s.evidence,
+      lastSeen: Math.max(known.lastSeen, s.at),
+      sightings: known.sightings + 1,
+    };
     const entries = new Map(registry.entries);
     entries.set(key, entry);
     return { registry: { ...registry, entries }, entry, isNew: false };
   }
-  const entry: ConflictEntry = { key, ip: s.ip, mac: s.mac, interface: s.interface, evidence: s.evidence, reason: defaultReason(s), firstSeen: s.at, lastSeen: s.at, sightings: 1 };
+  const entry: ConflictEntry = {
+    key,
+    ip: s.ip,
+    mac: s.mac,
+    interface: s.interface,
+    evidence: s.evidence,
+    reason: defaultReason(s),
+    firstSeen: s.at,
+    lastSeen: s.at,
+    sightings: 1,
+  };
   const ipText = formatIP(s.ip);
   const onIp = [...registry.entries.values()].filter((e) => formatIP(e.ip) === ipText);
   if (onIp.length < CONFLICT_FIRST_MACS_PER_IP + CONFLICT_LAST_MACS_PER_IP) {
@@ -160,15 +177,21 @@ function fold(registry: ConflictRegistry, ip: IP, macs: number, sightings: numbe
   const ipText = formatIP(ip);
   const known = registry.unlisted.get(ipText);
   const unlisted = new Map(registry.unlisted);
-  unlisted.set(ipText, known
-    ? { ip, macs: known.macs + macs, sightings: known.sightings + sightings, lastSeen: Math.max(known.lastSeen, at) }
-    : { ip, macs, sightings, lastSeen: at });
+  unlisted.set(
+    ipText,
+    known
+      ? { ip, macs: known.macs + macs, sightings: known.sightings + sightings, lastSeen: Math.max(known.lastSeen, at) }
+      : { ip, macs, sightings, lastSeen: at },
+  );
   return { ...registry, unlisted };
 }
 
 /** Drops the conflicts not seen for forgetMs and those on IPs no longer owned, saying why for each. */
 export function forget(
-  registry: ConflictRegistry, now: number, isOwned: (ip: IP) => boolean, forgetMs = CONFLICT_FORGET_MS,
+  registry: ConflictRegistry,
+  now: number,
+  isOwned: (ip: IP) => boolean,
+  forgetMs = CONFLICT_FORGET_MS,
 ): { registry: ConflictRegistry; forgotten: { entry: ConflictEntry; reason: ForgetReason }[] } {
   const forgotten: { entry: ConflictEntry; reason: ForgetReason }[] = [];
   for (const entry of registry.entries.values()) {
@@ -210,7 +233,12 @@ export function conflictView(entry: ConflictEntry, nodeOf: (mac: string) => stri
 /** Every conflict, by IP (numerically, IPv4 first) then MAC. */
 export function listConflicts(registry: ConflictRegistry, nodeOf: (mac: string) => string | undefined): Conflict[] {
   return [...registry.entries.values()]
-    .sort((a, b) => a.ip.family - b.ip.family || (a.ip.value < b.ip.value ? -1 : a.ip.value > b.ip.value ? 1 : 0) || (a.mac < b.mac ? -1 : a.mac > b.mac ? 1 : 0))
+    .sort(
+      (a, b) =>
+        a.ip.family - b.ip.family ||
+        (a.ip.value < b.ip.value ? -1 : a.ip.value > b.ip.value ? 1 : 0) ||
+        (a.mac < b.mac ? -1 : a.mac > b.mac ? 1 : 0),
+    )
     .map((e) => conflictView(e, nodeOf));
 }
 

@@ -63,7 +63,15 @@ export function encodeConflictReport(report: ConflictReport): Uint8Array {
     const mac = macBytes(c.mac);
     return ip && mac ? [{ ip, mac, c }] : [];
   });
-  const size = CONFLICT_REPORT_MAGIC.length + 2 + node.length + 8 + 8 + 4 + 1 + entries.reduce((n, e) => n + 1 + (e.ip.family === 4 ? 4 : 16) + MAC_BYTES + 16, 0);
+  const size =
+    CONFLICT_REPORT_MAGIC.length +
+    2 +
+    node.length +
+    8 +
+    8 +
+    4 +
+    1 +
+    entries.reduce((n, e) => n + 1 + (e.ip.family === 4 ? 4 : 16) + MAC_BYTES + 16, 0);
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);
   out.set(CONFLICT_REPORT_MAGIC, 0);
@@ -155,7 +163,9 @@ export type ConflictReportMerge = 'firstReport' | 'newer' | 'refreshed' | 'stale
  * again (a relay, a push/pull) only refreshes when it was heard.
  */
 export function mergeConflictReport(
-  table: ConflictReportTable, incoming: ConflictReport, now: number,
+  table: ConflictReportTable,
+  incoming: ConflictReport,
+  now: number,
 ): { table: ConflictReportTable; changed: boolean; reason: ConflictReportMerge } {
   const current = table.get(incoming.node)?.report;
   const order = current === undefined ? 1 : incoming.epoch !== current.epoch ? incoming.epoch - current.epoch : incoming.seq - current.seq;
@@ -170,7 +180,10 @@ export function mergeConflictReport(
  * without reports not heard for CONFLICT_REPORT_TTL_MS.
  */
 export function retainConflictReports(
-  table: ConflictReportTable, live: ReadonlySet<string>, now: number, ttlMs = CONFLICT_REPORT_TTL_MS,
+  table: ConflictReportTable,
+  live: ReadonlySet<string>,
+  now: number,
+  ttlMs = CONFLICT_REPORT_TTL_MS,
 ): { table: ConflictReportTable; dropped: { node: string; reason: 'notLive' | 'notHeard' }[] } {
   const dropped: { node: string; reason: 'notLive' | 'notHeard' }[] = [];
   for (const [node, heard] of table) {
@@ -185,7 +198,10 @@ export function retainConflictReports(
 
 /** Whether the observer publishes a new report: its list changed, or it lists conflicts and the refresh is due. */
 export function reportDue(
-  published: { readonly fingerprint: string; readonly at: number } | undefined, conflicts: readonly ReportedConflict[], active: number, now: number,
+  published: { readonly fingerprint: string; readonly at: number } | undefined,
+  conflicts: readonly ReportedConflict[],
+  active: number,
+  now: number,
 ): { due: boolean; fingerprint: string; reason: 'changed' | 'refresh' | 'unchanged' } {
   const fingerprint = `${active}|${conflicts.map((c) => `${c.ip}|${c.mac}`).join(',')}`;
   if (!published || published.fingerprint !== fingerprint) return { due: true, fingerprint, reason: 'changed' };

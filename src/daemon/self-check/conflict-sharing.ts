@@ -106,7 +106,10 @@ export class ConflictSharing {
    * by observer, so a newer report from it replaces one still queued; a report already held is not relayed again.
    */
   private relay(bytes: Uint8Array, observer: string): void {
-    this.options.gossip.broadcast(encodeGossipRecords([{ kind: GossipRecordKind.conflictReport, bytes }]), `${CONFLICT_BROADCAST_KEY}:${observer}`);
+    this.options.gossip.broadcast(
+      encodeGossipRecords([{ kind: GossipRecordKind.conflictReport, bytes }]),
+      `${CONFLICT_BROADCAST_KEY}:${observer}`,
+    );
   }
 
   /**
@@ -132,11 +135,23 @@ export class ConflictSharing {
     const self = this.options.self;
     return [
       ...local.map((c) => ({
-        ip: c.ip, mac: c.mac, node: c.node, interface: c.interface, firstSeen: c.firstSeen, lastSeen: c.lastSeen, observedBy: self, reason: c.reason,
+        ip: c.ip,
+        mac: c.mac,
+        node: c.node,
+        interface: c.interface,
+        firstSeen: c.firstSeen,
+        lastSeen: c.lastSeen,
+        observedBy: self,
+        reason: c.reason,
       })),
       ...this.shared(live).conflicts.map((c) => ({
-        ip: c.ip, mac: c.mac, node: macOwners.get(c.mac) ?? null, interface: null,
-        firstSeen: new Date(c.firstSeen).toISOString(), lastSeen: new Date(c.lastSeen).toISOString(), observedBy: c.observedBy,
+        ip: c.ip,
+        mac: c.mac,
+        node: macOwners.get(c.mac) ?? null,
+        interface: null,
+        firstSeen: new Date(c.firstSeen).toISOString(),
+        lastSeen: new Date(c.lastSeen).toISOString(),
+        observedBy: c.observedBy,
       })),
     ];
   }

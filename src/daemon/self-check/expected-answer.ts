@@ -62,11 +62,21 @@ export interface AnswerFacts {
   readonly memberAway?: boolean;
 }
 
-export const NO_FACTS: AnswerFacts = { member: undefined, memberDraining: false, memberChangedAt: undefined, takeover: undefined, rankedAhead: [] };
+export const NO_FACTS: AnswerFacts = {
+  member: undefined,
+  memberDraining: false,
+  memberChangedAt: undefined,
+  takeover: undefined,
+  rankedAhead: [],
+};
 
 export type AnswerVerdict =
   | { readonly expected: true; readonly reason: ExpectedReason; /** Epoch ms: a later answer is judged again. */ readonly until: number }
-  | { readonly expected: false; readonly reason: ConflictReason; /** windowOver: the reason that had expired. */ readonly after?: ExpectedReason };
+  | {
+      readonly expected: false;
+      readonly reason: ConflictReason;
+      /** windowOver: the reason that had expired. */ readonly after?: ExpectedReason;
+    };
 
 /**
  * The verdict on an answer seen at `now` from a MAC first seen answering this IP at `firstSeen`. Windows run
@@ -77,7 +87,8 @@ export function judgeAnswer(facts: AnswerFacts, firstSeen: number, now: number, 
   const member = facts.member;
   if (member === undefined) return { expected: false, reason: 'notMember' };
   const reasons: { reason: ExpectedReason; until: number }[] = [];
-  if (facts.takeover && facts.takeover.from.includes(member)) reasons.push({ reason: 'expectedHandover', until: facts.takeover.at + windowMs });
+  if (facts.takeover && facts.takeover.from.includes(member))
+    reasons.push({ reason: 'expectedHandover', until: facts.takeover.at + windowMs });
   if (facts.memberDraining) reasons.push({ reason: 'expectedLeaving', until: firstSeen + windowMs });
   if (facts.rankedAhead.includes(member)) reasons.push({ reason: 'expectedSuccessor', until: firstSeen + windowMs });
   if (facts.memberChangedAt !== undefined) reasons.push({ reason: 'expectedConverging', until: facts.memberChangedAt + windowMs });

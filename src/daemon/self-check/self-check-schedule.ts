@@ -134,7 +134,15 @@ export function setOwned(schedule: SelfCheckSchedule, owned: readonly OwnedAddre
     const kept = schedule.probes.get(key);
     if (kept && !kept.released) probes.set(key, kept);
     else if (kept) probes.set(key, { ...kept, released: false, again: 'newOwnership' });
-    else probes.set(key, { key, ip: a.ip, interface: a.interface, dueAt: now + schedule.timing.soonMs, reason: 'newOwnership', inFlight: false });
+    else
+      probes.set(key, {
+        key,
+        ip: a.ip,
+        interface: a.interface,
+        dueAt: now + schedule.timing.soonMs,
+        reason: 'newOwnership',
+        inFlight: false,
+      });
   }
   for (const [key, p] of schedule.probes) if (p.inFlight && !probes.has(key)) probes.set(key, { ...p, released: true });
   return { ...schedule, probes };
@@ -204,7 +212,11 @@ function tokensAt(schedule: SelfCheckSchedule, now: number): number {
  * recheck period when another MAC answered, or soon when something happened meanwhile. A key no longer owned is dropped.
  */
 export function probeDone(
-  schedule: SelfCheckSchedule, key: string, now: number, outcome: { readonly conflict: boolean }, random: () => number,
+  schedule: SelfCheckSchedule,
+  key: string,
+  now: number,
+  outcome: { readonly conflict: boolean },
+  random: () => number,
 ): SelfCheckSchedule {
   const p = schedule.probes.get(key);
   if (!p) return schedule;

@@ -37,8 +37,22 @@ import {
   type SelfCheckSchedule,
   type SelfCheckTiming,
 } from './self-check-schedule';
-import { ANSWER_REASON_TEXT, EXPECTED_ANSWER_WINDOW_MS, judgeAnswer, NO_FACTS, type AnswerFacts, type ExpectedReason } from './expected-answer';
-import { admitConflictLog, closeWindows, CONFLICT_LOG_INTERVAL_MS, EMPTY_LOG_GATE, nextWindowEnd, type ConflictLogGate } from './conflict-log-gate';
+import {
+  ANSWER_REASON_TEXT,
+  EXPECTED_ANSWER_WINDOW_MS,
+  judgeAnswer,
+  NO_FACTS,
+  type AnswerFacts,
+  type ExpectedReason,
+} from './expected-answer';
+import {
+  admitConflictLog,
+  closeWindows,
+  CONFLICT_LOG_INTERVAL_MS,
+  EMPTY_LOG_GATE,
+  nextWindowEnd,
+  type ConflictLogGate,
+} from './conflict-log-gate';
 import {
   activeConflicts,
   CONFLICT_FORGET_MS,
@@ -231,7 +245,9 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
   }
 
   private arm(): void {
-    const next = [nextDueAt(this.schedule), nextForgetAt(this.registry, this.forgetMs), nextWindowEnd(this.logGate)].filter((t): t is number => t !== undefined);
+    const next = [nextDueAt(this.schedule), nextForgetAt(this.registry, this.forgetMs), nextWindowEnd(this.logGate)].filter(
+      (t): t is number => t !== undefined,
+    );
     const at = next.length > 0 ? Math.min(...next) : undefined;
     if (at === this.timerAt && this.timer) return;
     this.timer?.cancel();
@@ -251,11 +267,19 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     let foreign: string[] = [];
     const iface = interfaces.find((i) => i.name === p.interface);
     if (!iface?.mac || !iface.up) {
-      this.failed('interface', where, !iface ? `no interface ${p.interface} here` : !iface.mac ? `${p.interface} has no MAC address` : `${p.interface} is down`);
+      this.failed(
+        'interface',
+        where,
+        !iface ? `no interface ${p.interface} here` : !iface.mac ? `${p.interface} has no MAC address` : `${p.interface} is down`,
+      );
     } else {
       this.options.logger.debug({ event: 'selfCheckProbe', ...where, reason: p.reason }, PROBE_REASON_TEXT[p.reason]);
       try {
-        const outcome = await this.probe({ target: p.ip, iface: { name: iface.name, mac: iface.mac, addresses: iface.addresses }, signal: this.abort.signal });
+        const outcome = await this.probe({
+          target: p.ip,
+          iface: { name: iface.name, mac: iface.mac, addresses: iface.addresses },
+          signal: this.abort.signal,
+        });
         if (outcome.sent) {
           this.counters.probesSent++;
           this.warned.clear();
@@ -303,7 +327,13 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
         this.counters.expectedAnswers++;
         this.remember(key, { ip: s.ip, firstSeen: earlier?.firstSeen ?? s.at, lastSeen: s.at, reason: verdict.reason });
         if (!earlier || earlier.reason !== verdict.reason) {
-          const fields = { ip: formatIP(s.ip), mac: s.mac, macOwner: this.nodeOf(s.mac) ?? null, interface: s.interface, reason: verdict.reason };
+          const fields = {
+            ip: formatIP(s.ip),
+            mac: s.mac,
+            macOwner: this.nodeOf(s.mac) ?? null,
+            interface: s.interface,
+            reason: verdict.reason,
+          };
           this.options.logger.debug(
             { event: 'selfCheckExpectedAnswer', ...fields, until: new Date(verdict.until).toISOString() },
             `${fields.ip} also answered by ${s.mac}: expected until ${new Date(verdict.until).toISOString()}, ${ANSWER_REASON_TEXT[verdict.reason]}`,
@@ -334,7 +364,14 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     this.expected.set(key, answer);
   }
 
-  private record(s: { ip: IP; mac: string; interface: string; evidence: ConflictEvidence; at: number; reason?: ConflictSighting['reason'] }): void {
+  private record(s: {
+    ip: IP;
+    mac: string;
+    interface: string;
+    evidence: ConflictEvidence;
+    at: number;
+    reason?: ConflictSighting['reason'];
+  }): void {
     this.counters.conflictSightings++;
     const recorded = recordSighting(this.registry, s);
     this.registry = recorded.registry;
@@ -372,7 +409,10 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     for (const { entry, reason } of result.forgotten) {
       const conflict = conflictView(entry, this.nodeOf);
       const why = reason === 'notOwned' ? 'this node no longer owns the address' : `not seen for ${Math.round(this.forgetMs / 1000)} s`;
-      this.options.logger.info({ event: 'splitBrainCleared', ...logFields(conflict), reason }, `conflict on ${conflict.ip} with ${conflict.mac} is over: ${why}`);
+      this.options.logger.info(
+        { event: 'splitBrainCleared', ...logFields(conflict), reason },
+        `conflict on ${conflict.ip} with ${conflict.mac} is over: ${why}`,
+      );
       this.tell('conflictCleared', conflict, reason);
     }
   }
@@ -382,7 +422,10 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     try {
       (this.emit as (e: K, ...a: SelfCheckerEvents[K]) => boolean)(event, ...args);
     } catch (error) {
-      this.options.logger.warn({ event: 'selfCheckListenerFailed', listener: event, error: (error as Error)?.message ?? String(error) }, 'a self-check listener threw');
+      this.options.logger.warn(
+        { event: 'selfCheckListenerFailed', listener: event, error: (error as Error)?.message ?? String(error) },
+        'a self-check listener threw',
+      );
     }
   }
 }

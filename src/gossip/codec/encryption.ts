@@ -15,7 +15,13 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { MessageType } from '../messages';
 import { CodecError, DecodeError } from './drop-reasons';
 import type { Keyring } from './keyring';
-import { ENCRYPTION_NONCE_BYTES, ENCRYPTION_OVERHEAD_V0, ENCRYPTION_OVERHEAD_V1, ENCRYPTION_TAG_BYTES, ENCRYPTION_VERSION_BYTES } from './limits';
+import {
+  ENCRYPTION_NONCE_BYTES,
+  ENCRYPTION_OVERHEAD_V0,
+  ENCRYPTION_OVERHEAD_V1,
+  ENCRYPTION_TAG_BYTES,
+  ENCRYPTION_VERSION_BYTES,
+} from './limits';
 
 export type EncryptionVersion = 0 | 1;
 /** memberlist security.go maxEncryptionVersion. */
@@ -53,7 +59,13 @@ function algorithm(key: Uint8Array): 'aes-128-gcm' | 'aes-192-gcm' | 'aes-256-gc
   }
 }
 
-export function encryptPayload(version: EncryptionVersion, key: Uint8Array, plain: Uint8Array, aad: Uint8Array, nonce: Uint8Array): Uint8Array {
+export function encryptPayload(
+  version: EncryptionVersion,
+  key: Uint8Array,
+  plain: Uint8Array,
+  aad: Uint8Array,
+  nonce: Uint8Array,
+): Uint8Array {
   if (nonce.length !== ENCRYPTION_NONCE_BYTES) throw new CodecError('badKey', `nonce of ${nonce.length} bytes`);
   let src = plain;
   if (version === 0) {

@@ -4,12 +4,7 @@
  */
 export { DROP_REASONS, DropReason, type DropReasonName, type Drop, CodecError, DecodeError, EncodeErrorCode } from './drop-reasons';
 export * from './limits';
-export {
-  decodeMessage,
-  decodeStreamMessage,
-  encodeMessage,
-  encodeStreamMessage,
-} from './message-codec';
+export { decodeMessage, decodeStreamMessage, encodeMessage, encodeStreamMessage } from './message-codec';
 export { decodeCompound, encodeCompound, type CompoundParts } from './compound';
 export { addCrc, checkCrc, crc32Ieee, hasCrcHeader } from './crc';
 export { lzwCompress, lzwDecompress } from './lzw';

@@ -174,7 +174,9 @@ function decodeIndirectPing(v: MsgValue): IndirectPing {
 function decodeAck(v: MsgValue): Ack {
   const f = new StructFields(v, 'ack');
   const payload = f.bytes('Payload');
-  return payload === undefined ? { type: 'ack', seqNo: f.uint('SeqNo', U32_MAX) } : { type: 'ack', seqNo: f.uint('SeqNo', U32_MAX), payload };
+  return payload === undefined
+    ? { type: 'ack', seqNo: f.uint('SeqNo', U32_MAX) }
+    : { type: 'ack', seqNo: f.uint('SeqNo', U32_MAX), payload };
 }
 
 function decodeNack(v: MsgValue): Nack {
@@ -197,7 +199,13 @@ function decodeAlive(v: MsgValue): Alive {
   const problem = protocolRangeProblem(vsn);
   if (problem) throw new DecodeError('badProtocolRange', `alive ${node}: ${problem}`);
   const meta = f.bytes('Meta');
-  const base = { type: 'alive' as const, incarnation: f.uint('Incarnation', U32_MAX), node, addr: f.bytes('Addr') ?? new Uint8Array(0), port: f.uint('Port', U16_MAX) };
+  const base = {
+    type: 'alive' as const,
+    incarnation: f.uint('Incarnation', U32_MAX),
+    node,
+    addr: f.bytes('Addr') ?? new Uint8Array(0),
+    port: f.uint('Port', U16_MAX),
+  };
   return meta === undefined ? { ...base, vsn } : { ...base, meta, vsn };
 }
 
@@ -237,7 +245,14 @@ export function decodePushNodeState(v: MsgValue): PushNodeState | Drop {
   const problem = protocolRangeProblem(vsn);
   if (state === 'alive' && problem) return { reason: 'badProtocolRange', detail: `push/pull node ${name}: ${problem}` };
   const meta = f.bytes('Meta');
-  const base = { name, addr: f.bytes('Addr') ?? new Uint8Array(0), port: f.uint('Port', U16_MAX), incarnation: f.uint('Incarnation', U32_MAX), state, vsn };
+  const base = {
+    name,
+    addr: f.bytes('Addr') ?? new Uint8Array(0),
+    port: f.uint('Port', U16_MAX),
+    incarnation: f.uint('Incarnation', U32_MAX),
+    state,
+    vsn,
+  };
   return meta === undefined ? base : { ...base, meta };
 }
 
@@ -247,7 +262,8 @@ export function isDrop(x: object): x is Drop {
 
 export function decodeUserMsgHeader(v: MsgValue): number {
   const len = Math.max(0, new StructFields(v, 'userMsgHeader').int('UserMsgLen'));
-  if (len > USER_MESSAGE_MAX_BYTES) throw new DecodeError('userMessageTooLarge', `user message of ${len} bytes (limit ${USER_MESSAGE_MAX_BYTES})`);
+  if (len > USER_MESSAGE_MAX_BYTES)
+    throw new DecodeError('userMessageTooLarge', `user message of ${len} bytes (limit ${USER_MESSAGE_MAX_BYTES})`);
   return len;
 }
 
@@ -280,7 +296,8 @@ export function readComplete(buf: Uint8Array, offset: number, what: string): { v
   try {
     return readValue(buf, offset);
   } catch (e) {
-    if (e instanceof MsgpackIncomplete) throw new DecodeError('badMsgpack', `${what}: truncated msgpack (needs ${e.need} bytes, has ${buf.length})`);
+    if (e instanceof MsgpackIncomplete)
+      throw new DecodeError('badMsgpack', `${what}: truncated msgpack (needs ${e.need} bytes, has ${buf.length})`);
     throw e;
   }
 }

@@ -125,7 +125,8 @@ class PacketDecoder {
         if (depth >= PACKET_MAX_NESTING) throw new DecodeError('tooDeep', `wrappers nested deeper than ${PACKET_MAX_NESTING}`);
         if (type === MessageType.compound) {
           const { parts, truncated } = decodeCompound(buf.subarray(1));
-          if (truncated > 0) this.drops.push({ reason: 'truncatedCompound', detail: `${truncated} of ${parts.length + truncated} parts cut off` });
+          if (truncated > 0)
+            this.drops.push({ reason: 'truncatedCompound', detail: `${truncated} of ${parts.length + truncated} parts cut off` });
           for (const p of parts) this.dispatch(p, depth + 1);
         } else {
           const out = decompressValue(readComplete(buf, 1, 'compress').value, this.budget);

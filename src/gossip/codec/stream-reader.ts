@@ -54,7 +54,13 @@ export interface StreamOutput {
 }
 
 /** Message types that travel on streams (net.go handleConn, sendAndReceiveState, sendPingAndWaitForAck). */
-const STREAM_TYPES: ReadonlySet<number> = new Set([MessageType.pushPull, MessageType.ping, MessageType.ack, MessageType.user, MessageType.err]);
+const STREAM_TYPES: ReadonlySet<number> = new Set([
+  MessageType.pushPull,
+  MessageType.ping,
+  MessageType.ack,
+  MessageType.user,
+  MessageType.err,
+]);
 
 /** The first buffer, allocated when the first bytes arrive: a TCP ping or a small push/pull fits. */
 const INITIAL_BUFFER_BYTES = 4096;
@@ -139,7 +145,8 @@ export class StreamReader {
 
   /** The peer closed its side: a message in progress is a truncated stream. */
   end(): StreamOutput {
-    if (this.phase.k !== 'failed' && !this.idle) this.fail(new DecodeError('truncatedStream', `stream ended inside a message (phase ${this.phase.k})`));
+    if (this.phase.k !== 'failed' && !this.idle)
+      this.fail(new DecodeError('truncatedStream', `stream ended inside a message (phase ${this.phase.k})`));
     return this.take();
   }
 
@@ -170,7 +177,10 @@ export class StreamReader {
 
   private overBudget(what: string, bytes: number): DecodeError {
     const b = this.opts.budget as StreamBudget;
-    return new DecodeError('streamBudgetExceeded', `${what} of ${bytes} bytes does not fit: inbound streams already hold ${b.used} of ${b.limit} bytes`);
+    return new DecodeError(
+      'streamBudgetExceeded',
+      `${what} of ${bytes} bytes does not fit: inbound streams already hold ${b.used} of ${b.limit} bytes`,
+    );
   }
 
   private take(): StreamOutput {
@@ -240,7 +250,8 @@ export class StreamReader {
       return r.value;
     } catch (e) {
       if (!(e instanceof MsgpackIncomplete)) throw e;
-      if (e.need - this.msgStart > this.maxMessage) throw new DecodeError('streamTooLarge', `stream message of more than ${this.maxMessage} bytes`);
+      if (e.need - this.msgStart > this.maxMessage)
+        throw new DecodeError('streamTooLarge', `stream message of more than ${this.maxMessage} bytes`);
       this.waitFor = e.need;
       return undefined;
     }
@@ -298,7 +309,8 @@ export class StreamReader {
             this.phase = { k: 'encHeader' };
             break;
           }
-          if (this.opts.keyring && (this.opts.verifyIncoming ?? true)) throw new DecodeError('notEncrypted', 'encryption is configured but the stream is not encrypted');
+          if (this.opts.keyring && (this.opts.verifyIncoming ?? true))
+            throw new DecodeError('notEncrypted', 'encryption is configured but the stream is not encrypted');
           this.pos++;
           if (type === MessageType.compress) this.phase = { k: 'compressed' };
           else if (type === MessageType.pushPull) this.phase = { k: 'ppHeader' };
@@ -312,7 +324,8 @@ export class StreamReader {
           if (!h) return;
           const len = new DataView(h.buffer, h.byteOffset, 5).getUint32(1);
           // memberlist net.go decryptRemoteState: refused before reading the body.
-          if (len > STREAM_MAX_ENCRYPTED_BYTES) throw new DecodeError('streamTooLarge', `encrypted stream message of ${len} bytes (limit ${STREAM_MAX_ENCRYPTED_BYTES})`);
+          if (len > STREAM_MAX_ENCRYPTED_BYTES)
+            throw new DecodeError('streamTooLarge', `encrypted stream message of ${len} bytes (limit ${STREAM_MAX_ENCRYPTED_BYTES})`);
           // Reserved whole from the header, before a byte of the body is kept: a peer without the key cannot make
           // the node buffer more than the budget, however many streams it opens.
           if (!this.hold(this.buf.length + len)) throw this.overBudget('an encrypted stream message', len);

@@ -47,12 +47,22 @@ export function aliveNode(d: Draft, a: Alive, bootstrap: boolean): void {
     const reclaim = d.config.deadNodeReclaimTime;
     const canReclaim = reclaim > 0 && d.now - member.stateChange > reclaim;
     if (member.state === 'left' || (member.state === 'dead' && canReclaim)) {
-      log(d, 'info', 'addressUpdated', `updating address for ${member.state} node ${a.node} from ` +
-        `${formatAddress(member.addr, member.port)} to ${formatAddress(a.addr, a.port)}`);
+      log(
+        d,
+        'info',
+        'addressUpdated',
+        `updating address for ${member.state} node ${a.node} from ` +
+          `${formatAddress(member.addr, member.port)} to ${formatAddress(a.addr, a.port)}`,
+      );
       updatesNode = true;
     } else {
-      log(d, 'error', 'conflictingAddress', `conflicting address for ${a.node}. Mine: ` +
-        `${formatAddress(member.addr, member.port)} Theirs: ${formatAddress(a.addr, a.port)} Old state: ${member.state}`);
+      log(
+        d,
+        'error',
+        'conflictingAddress',
+        `conflicting address for ${a.node}. Mine: ` +
+          `${formatAddress(member.addr, member.port)} Theirs: ${formatAddress(a.addr, a.port)} Old state: ${member.state}`,
+      );
       emit(d, {
         type: 'conflict',
         existing: member,

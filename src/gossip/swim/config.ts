@@ -217,11 +217,27 @@ export function validateConfig(config: SwimConfig): SwimConfig {
   const fail = (what: string): never => {
     throw new SwimConfigError(SwimConfigErrorCode.invalidConfig, `invalid SWIM configuration: ${what}`);
   };
-  const positive = ['probeInterval', 'probeTimeout', 'suspicionMult', 'suspicionMaxTimeoutMult', 'retransmitMult',
-    'awarenessMaxMultiplier', 'tcpTimeout', 'udpBufferSize'] as const;
+  const positive = [
+    'probeInterval',
+    'probeTimeout',
+    'suspicionMult',
+    'suspicionMaxTimeoutMult',
+    'retransmitMult',
+    'awarenessMaxMultiplier',
+    'tcpTimeout',
+    'udpBufferSize',
+  ] as const;
   for (const key of positive) if (!(config[key] > 0) || !Number.isFinite(config[key])) fail(`${key} must be > 0`);
-  const nonNegative = ['indirectChecks', 'gossipInterval', 'gossipNodes', 'gossipToTheDeadTime', 'pushPullInterval',
-    'deadNodeReclaimTime', 'packetOverhead', 'directPingRetries'] as const;
+  const nonNegative = [
+    'indirectChecks',
+    'gossipInterval',
+    'gossipNodes',
+    'gossipToTheDeadTime',
+    'pushPullInterval',
+    'deadNodeReclaimTime',
+    'packetOverhead',
+    'directPingRetries',
+  ] as const;
   for (const key of nonNegative) if (!(config[key] >= 0) || !Number.isFinite(config[key])) fail(`${key} must be >= 0`);
   if (config.probeTimeout > config.probeInterval) fail('probeTimeout must not exceed probeInterval');
   if (config.suspicionMaxTimeoutMult < 1) fail('suspicionMaxTimeoutMult must be >= 1');

@@ -9,15 +9,7 @@ import type { Member } from './member-table';
 export type SwimEffect = SendPacket | OpenStream | ReplyStream | EmitEvent | LogLine;
 
 /** Why a packet goes out (for logs and metrics). */
-export type SendReason =
-  | 'ping'
-  | 'pingSuspect'
-  | 'ack'
-  | 'indirectPing'
-  | 'relayPing'
-  | 'relayAck'
-  | 'nack'
-  | 'gossip';
+export type SendReason = 'ping' | 'pingSuspect' | 'ack' | 'indirectPing' | 'relayPing' | 'relayAck' | 'nack' | 'gossip';
 
 /** One UDP packet: the messages in order (the first is the reason, the rest piggybacked broadcasts). */
 export interface SendPacket {

@@ -40,7 +40,8 @@ export function joinExchangeDone(d: Draft, request: number, to: PeerAddress, err
     return;
   }
   d.joins.delete(request);
-  if (updated.joined > 0) log(d, 'info', 'joined', `joined through ${updated.joined} of ${updated.joined + updated.errors.length} addresses`);
+  if (updated.joined > 0)
+    log(d, 'info', 'joined', `joined through ${updated.joined} of ${updated.joined + updated.errors.length} addresses`);
   emit(d, { type: 'joinResult', request, joined: updated.joined, errors: updated.errors });
 }
 
@@ -87,8 +88,10 @@ export function checkLeave(d: Draft): void {
 
 export function checkMeta(meta: Uint8Array | undefined): void {
   if (meta && meta.length > META_MAX_BYTES) {
-    throw new SwimConfigError(SwimConfigErrorCode.metaTooLong,
-      `node meta data is ${meta.length} bytes, longer than the limit of ${META_MAX_BYTES}`);
+    throw new SwimConfigError(
+      SwimConfigErrorCode.metaTooLong,
+      `node meta data is ${meta.length} bytes, longer than the limit of ${META_MAX_BYTES}`,
+    );
   }
 }
 
@@ -98,14 +101,18 @@ export function setMeta(d: Draft, meta: Uint8Array): void {
   const me = selfMember(d);
   if (!me) return;
   d.incarnation = (d.incarnation + 1) >>> 0;
-  aliveNode(d, {
-    type: 'alive',
-    incarnation: d.incarnation,
-    node: me.name,
-    addr: me.addr,
-    port: me.port,
-    meta,
-    vsn: d.self.vsn,
-  }, true);
+  aliveNode(
+    d,
+    {
+      type: 'alive',
+      incarnation: d.incarnation,
+      node: me.name,
+      addr: me.addr,
+      port: me.port,
+      meta,
+      vsn: d.self.vsn,
+    },
+    true,
+  );
   log(d, 'info', 'metaUpdated', `meta updated`, { incarnation: d.incarnation, bytes: meta.length });
 }

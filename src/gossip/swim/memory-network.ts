@@ -346,7 +346,7 @@ export class MemoryNetwork {
   }
 
   private delay(link: LinkConditions): number {
-    return link.latency + (link.jitter > 0 ? this.random.int(1_000_000) / 1_000_000 * link.jitter : 0);
+    return link.latency + (link.jitter > 0 ? (this.random.int(1_000_000) / 1_000_000) * link.jitter : 0);
   }
 
   /** A TCP segment's delivery delay including retransmissions, or undefined when it gives up. */
@@ -393,8 +393,7 @@ export class MemoryNetwork {
   private openStream(from: SimNode, stream: number, to: PeerAddress, message: GossipMessage, at: number): void {
     const target = this.byAddress.get(addressKey(to.addr, to.port));
     const fromEpoch = from.epoch;
-    const fail = (when: number, error: string): void =>
-      this.schedule(from, fromEpoch, when, { type: 'streamFailed', stream, error });
+    const fail = (when: number, error: string): void => this.schedule(from, fromEpoch, when, { type: 'streamFailed', stream, error });
     if (!target || !this.reachable(from.name, target.name)) return; // silence: the initiator's deadline fires
     const out = this.linkFor(from.name, target.name);
     const back = this.linkFor(target.name, from.name);

@@ -88,12 +88,22 @@ export function encodedSize(message: GossipMessage): number {
       return 1 + message.payload.length;
     case 'pushPull': {
       // Streams only; counted for completeness (header map, node maps, raw user state).
-      let size = HEADER - 1 + entry('Join', 1) + entry('Nodes', uintSize(message.nodes.length)) +
+      let size =
+        HEADER -
+        1 +
+        entry('Join', 1) +
+        entry('Nodes', uintSize(message.nodes.length)) +
         entry('UserStateLen', uintSize(message.userState.length));
       for (const n of message.nodes) {
-        size += 1 + entry('Addr', bytesSize(n.addr)) + entry('Incarnation', uintSize(n.incarnation)) +
-          entry('Meta', bytesSize(n.meta)) + entry('Name', textSize(n.name)) + entry('Port', uintSize(n.port)) +
-          entry('State', 1) + entry('Vsn', bytesSize(n.vsn));
+        size +=
+          1 +
+          entry('Addr', bytesSize(n.addr)) +
+          entry('Incarnation', uintSize(n.incarnation)) +
+          entry('Meta', bytesSize(n.meta)) +
+          entry('Name', textSize(n.name)) +
+          entry('Port', uintSize(n.port)) +
+          entry('State', 1) +
+          entry('Vsn', bytesSize(n.vsn));
       }
       return size + message.userState.length;
     }

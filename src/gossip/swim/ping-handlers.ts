@@ -9,10 +9,7 @@ import { probeAcked, probeNacked } from './probe';
  * listens), else to the packet's source. Every reply piggybacks pending broadcasts.
  */
 
-function replyAddress(
-  m: { sourceAddr?: Uint8Array; sourcePort?: number; sourceNode?: string },
-  from: PeerAddress,
-): PeerAddress {
+function replyAddress(m: { sourceAddr?: Uint8Array; sourcePort?: number; sourceNode?: string }, from: PeerAddress): PeerAddress {
   if (m.sourceAddr && m.sourceAddr.length > 0 && m.sourcePort) {
     return { addr: m.sourceAddr, port: m.sourcePort, ...(m.sourceNode ? { name: m.sourceNode } : {}) };
   }

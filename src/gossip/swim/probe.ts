@@ -2,15 +2,7 @@ import type { Ping } from '../messages';
 import { FAST_MEMBER_RTT_FRACTION } from './config';
 import { applyHealthDelta, failedProbeDelta, HealthDelta, scaleByHealth } from './awareness';
 import { bump, log, nextSeqNo, openStream, sendPacket, sendWithPiggyback, type Draft } from './draft';
-import {
-  addressOf,
-  isDeadOrLeft,
-  protocolMax,
-  PROTOCOL_NACK,
-  PROTOCOL_TCP_PING,
-  reapAndShuffle,
-  type Member,
-} from './member-table';
+import { addressOf, isDeadOrLeft, protocolMax, PROTOCOL_NACK, PROTOCOL_TCP_PING, reapAndShuffle, type Member } from './member-table';
 import type { ProbeRound } from './state';
 import { suspectNode } from './suspect-dead';
 
@@ -73,8 +65,7 @@ export function startProbe(d: Draft): void {
     sendWithPiggyback(d, to, ping, 'ping');
   } else {
     // A suspect hears the accusation with the ping, so it can refute at once.
-    sendPacket(d, to, [ping, { type: 'suspect', incarnation: target.incarnation, node: target.name, from: d.self.name }],
-      'pingSuspect');
+    sendPacket(d, to, [ping, { type: 'suspect', incarnation: target.incarnation, node: target.name, from: d.self.name }], 'pingSuspect');
   }
   d.probe = {
     target: target.name,
@@ -97,23 +88,31 @@ export function probeIndirect(d: Draft): void {
   const probe = d.probe;
   if (!probe || probe.indirectSent) return;
   const retries = sendRetries(d, probe);
-  const peers = d.random.pick(d.config.indirectChecks, [...d.members.values()],
-    (m) => m.name !== d.self.name && m.name !== probe.target && m.state === 'alive');
+  const peers = d.random.pick(
+    d.config.indirectChecks,
+    [...d.members.values()],
+    (m) => m.name !== d.self.name && m.name !== probe.target && m.state === 'alive',
+  );
   let expectedNacks = 0;
   for (const peer of peers) {
     const nack = protocolMax(peer) >= PROTOCOL_NACK;
     if (nack) expectedNacks++;
-    sendWithPiggyback(d, addressOf(peer), {
-      type: 'indirectPing',
-      seqNo: probe.seqNo,
-      target: probe.to.addr,
-      port: probe.to.port,
-      node: probe.target,
-      nack,
-      sourceAddr: d.self.addr,
-      sourcePort: d.self.port,
-      sourceNode: d.self.name,
-    }, 'indirectPing');
+    sendWithPiggyback(
+      d,
+      addressOf(peer),
+      {
+        type: 'indirectPing',
+        seqNo: probe.seqNo,
+        target: probe.to.addr,
+        port: probe.to.port,
+        node: probe.target,
+        nack,
+        sourceAddr: d.self.addr,
+        sourcePort: d.self.port,
+        sourceNode: d.self.name,
+      },
+      'indirectPing',
+    );
   }
   let tcpStream: number | undefined;
   if (!d.config.disableTcpPings && probe.targetProtocolMax >= PROTOCOL_TCP_PING) {
@@ -125,7 +124,13 @@ export function probeIndirect(d: Draft): void {
       deadline: probe.deadline,
     });
   }
-  d.probe = { ...probe, indirectSent: true, expectedNacks, ...(retries ? { retries } : {}), ...(tcpStream === undefined ? {} : { tcpStream }) };
+  d.probe = {
+    ...probe,
+    indirectSent: true,
+    expectedNacks,
+    ...(retries ? { retries } : {}),
+    ...(tcpStream === undefined ? {} : { tcpStream }),
+  };
   log(d, 'debug', 'probeIndirect', `failed ping: ${probe.target} (timeout reached), asking ${peers.length} peers`, {
     retries: retries?.seqNos.length ?? 0,
     relays: peers.length,
@@ -150,17 +155,22 @@ export function probeExpired(d: Draft): void {
     sendPacket(d, probe.to, [pingFor(d, probe.target, probe.seqNo)], 'ping');
     d.probe = { ...probe, extended: true, deadline: d.now + interval };
     bump(d, 'probesExtended');
-    log(d, 'debug', 'probeExtended', `no ack from ${probe.target}, but it was heard from during the round (or we ran late): one more round`, {
-      heardMsAgo: d.now - (d.lastHeard.get(probe.target) ?? d.now),
-      lateMs: d.now - probe.deadline,
-    });
+    log(
+      d,
+      'debug',
+      'probeExtended',
+      `no ack from ${probe.target}, but it was heard from during the round (or we ran late): one more round`,
+      {
+        heardMsAgo: d.now - (d.lastHeard.get(probe.target) ?? d.now),
+        lateMs: d.now - probe.deadline,
+      },
+    );
     return;
   }
   endProbe(d, probe);
   if (probe.tcpContacted) {
     d.health = applyHealthDelta(d.health, HealthDelta.probeSucceeded, d.config.awarenessMaxMultiplier);
-    log(d, 'warn', 'probeTcpOnly', `was able to connect to ${probe.target} but other probes failed, ` +
-      `network may be misconfigured`);
+    log(d, 'warn', 'probeTcpOnly', `was able to connect to ${probe.target} but other probes failed, ` + `network may be misconfigured`);
     return;
   }
   const delta = failedProbeDelta(probe.expectedNacks, probe.nacks);

@@ -77,15 +77,19 @@ export function mergeRemoteState(d: Draft, remote: PushPull, from: PeerAddress):
   for (const n of remote.nodes) {
     switch (n.state) {
       case 'alive':
-        aliveNode(d, {
-          type: 'alive',
-          incarnation: n.incarnation,
-          node: n.name,
-          addr: n.addr,
-          port: n.port,
-          ...(n.meta === undefined ? {} : { meta: n.meta }),
-          vsn: n.vsn,
-        }, false);
+        aliveNode(
+          d,
+          {
+            type: 'alive',
+            incarnation: n.incarnation,
+            node: n.name,
+            addr: n.addr,
+            port: n.port,
+            ...(n.meta === undefined ? {} : { meta: n.meta }),
+            vsn: n.vsn,
+          },
+          false,
+        );
         break;
       case 'left':
         deadNode(d, { type: 'dead', incarnation: n.incarnation, node: n.name, from: n.name });

@@ -58,8 +58,13 @@ export function suspicionExpired(d: Draft, node: string): void {
   d.suspicions.delete(node);
   const member = d.members.get(node);
   if (!suspicion || !member || member.state !== 'suspect' || member.stateChange !== suspicion.stateChange) return;
-  log(d, 'info', 'suspicionTimeout', `marking ${node} as failed, suspect timeout reached ` +
-    `(${suspicion.confirmations} peer confirmations)`, { confirmations: suspicion.confirmations, k: suspicion.k });
+  log(
+    d,
+    'info',
+    'suspicionTimeout',
+    `marking ${node} as failed, suspect timeout reached ` + `(${suspicion.confirmations} peer confirmations)`,
+    { confirmations: suspicion.confirmations, k: suspicion.k },
+  );
   deadNode(d, { type: 'dead', incarnation: member.incarnation, node, from: d.self.name });
 }
 

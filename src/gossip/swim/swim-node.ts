@@ -99,15 +99,19 @@ export function createSwimNode(options: SwimNodeOptions): StepResult {
   d.nextGossipAt = options.now + d.random.stagger(Math.max(1, config.gossipInterval));
   d.nextPushPullAt = options.now + d.random.stagger(Math.max(1, config.pushPullInterval)) + config.pushPullInterval;
   d.incarnation = 1;
-  aliveNode(d, {
-    type: 'alive',
-    incarnation: 1,
-    node: options.name,
-    addr: options.addr,
-    port: options.port,
-    ...(options.meta === undefined ? {} : { meta: options.meta }),
-    vsn,
-  }, true);
+  aliveNode(
+    d,
+    {
+      type: 'alive',
+      incarnation: 1,
+      node: options.name,
+      addr: options.addr,
+      port: options.port,
+      ...(options.meta === undefined ? {} : { meta: options.meta }),
+      vsn,
+    },
+    true,
+  );
   log(d, 'info', 'started', `node ${options.name} started`, { incarnation: 1 });
   return finish(d);
 }

@@ -28,7 +28,11 @@ export class GossipTransport {
    * port peers learn is one address for both. Fails with the runtime's NetworkError (bindFailed).
    */
   static async listen(net: Network, bind: HostPort, handlers: GossipTransportHandlers): Promise<GossipTransport> {
-    const tcp = await net.listenTcp(bind, (stream) => handlers.onStream(stream), (error) => handlers.onError?.('tcp', error));
+    const tcp = await net.listenTcp(
+      bind,
+      (stream) => handlers.onStream(stream),
+      (error) => handlers.onError?.('tcp', error),
+    );
     const local = { host: bind.host, port: tcp.local.port };
     try {
       const udp = await net.bindUdp(local, {

@@ -43,10 +43,12 @@ export function readL2Advertisement(top: MapReader, meta: ObjectMeta): L2Adverti
 export function readBGPAdvertisement(top: MapReader, meta: ObjectMeta): BGPAdvertisement {
   const spec = top.map('spec');
   const L = BGP_ADVERTISEMENT_LIMITS;
-  const aggregationLength = spec ? readAggregationLength(spec, 'aggregationLength', L.aggregationLengthMin,
-    L.aggregationLengthMax, 'IPv4') : undefined;
-  const aggregationLengthV6 = spec ? readAggregationLength(spec, 'aggregationLengthV6', L.aggregationLengthV6Min,
-    L.aggregationLengthV6Max, 'IPv6') : undefined;
+  const aggregationLength = spec
+    ? readAggregationLength(spec, 'aggregationLength', L.aggregationLengthMin, L.aggregationLengthMax, 'IPv4')
+    : undefined;
+  const aggregationLengthV6 = spec
+    ? readAggregationLength(spec, 'aggregationLengthV6', L.aggregationLengthV6Min, L.aggregationLengthV6Max, 'IPv6')
+    : undefined;
   const localPref = spec?.integerInRange('localPref', 0, L.localPrefMax);
   const communities = spec?.stringList('communities') ?? [];
   const pools = spec?.stringList('ipAddressPools') ?? [];
@@ -60,14 +62,18 @@ export function readBGPAdvertisement(top: MapReader, meta: ObjectMeta): BGPAdver
     // aggregated prefix would also cover services the selector leaves out.
     if (serviceSelectors.length > 0) {
       if (aggregationLength !== undefined && aggregationLength !== L.aggregationLengthDefault) {
-        spec.error(DiagnosticCode.aggregationWithServiceSelectors,
+        spec.error(
+          DiagnosticCode.aggregationWithServiceSelectors,
           `serviceSelectors and aggregationLength are mutually exclusive, both cannot be set in ${meta.name}`,
-          'aggregationLength');
+          'aggregationLength',
+        );
       }
       if (aggregationLengthV6 !== undefined && aggregationLengthV6 !== L.aggregationLengthV6Default) {
-        spec.error(DiagnosticCode.aggregationWithServiceSelectors,
+        spec.error(
+          DiagnosticCode.aggregationWithServiceSelectors,
           `serviceSelectors and aggregationLengthV6 are mutually exclusive, both cannot be set in ${meta.name}`,
-          'aggregationLengthV6');
+          'aggregationLengthV6',
+        );
       }
     }
   }
@@ -87,15 +93,16 @@ export function readBGPAdvertisement(top: MapReader, meta: ObjectMeta): BGPAdver
   };
 }
 
-function readAggregationLength(
-  spec: MapReader, key: string, min: number, max: number, family: string,
-): number | undefined {
+function readAggregationLength(spec: MapReader, key: string, min: number, max: number, family: string): number | undefined {
   const value = spec.integer(key);
   if (value === undefined) return undefined;
   if (value < min || value > max) {
     // config.go: "invalid aggregation length %d for IPv4"; the CRD minimum adds the lower bound.
-    spec.error(DiagnosticCode.invalidAggregationLength,
-      `invalid aggregation length ${value} for ${family}: must be between ${min} and ${max}`, key);
+    spec.error(
+      DiagnosticCode.invalidAggregationLength,
+      `invalid aggregation length ${value} for ${family}: must be between ${min} and ${max}`,
+      key,
+    );
     return undefined;
   }
   return value;

@@ -26,8 +26,11 @@ function readBounded(spec: MapReader | undefined, key: keyof typeof BFD_LIMITS):
   const value = spec?.integer(key);
   if (spec === undefined || value === undefined) return rule.default;
   if (value < rule.min || value > rule.max) {
-    spec.error(DiagnosticCode.outOfRange,
-      `invalid ${rule.words} value: invalid value ${value}, must be in ${rule.min}-${rule.max} range`, key);
+    spec.error(
+      DiagnosticCode.outOfRange,
+      `invalid ${rule.words} value: invalid value ${value}, must be in ${rule.min}-${rule.max} range`,
+      key,
+    );
     return rule.default;
   }
   return value;

@@ -35,8 +35,15 @@ const DYNAMIC_ASN_MODES: readonly DynamicASN[] = ['internal', 'external'];
 
 /** Fields v1beta2 added; named in the unknown-field message of a v1beta1 object. */
 const V1BETA2_ONLY_FIELDS = [
-  'dynamicASN', 'interface', 'connectTime', 'passwordSecret', 'enableGracefulRestart', 'vrf', 'disableMP',
-  'dualStackAddressFamily', 'localASN',
+  'dynamicASN',
+  'interface',
+  'connectTime',
+  'passwordSecret',
+  'enableGracefulRestart',
+  'vrf',
+  'disableMP',
+  'dualStackAddressFamily',
+  'localASN',
 ];
 
 export function readBGPPeer(top: MapReader, meta: ObjectMeta, apiVersion: string): BGPPeer | undefined {
@@ -50,18 +57,20 @@ export function readBGPPeer(top: MapReader, meta: ObjectMeta, apiVersion: string
   const myASN = readASN(spec, 'myASN', asnMax);
   if (myASN === 0 || (myASN === undefined && !spec.has('myASN'))) {
     // MetalLB's words, then the field to set: "local" is the BGP term, myASN what the file calls it.
-    spec.error(DiagnosticCode.missingLocalASN,
-      spec.has('myASN') ? 'missing local ASN: spec.myASN is 0, which means not set; give this cluster\'s AS number'
-        : 'missing local ASN: set spec.myASN to this cluster\'s AS number',
-      spec.has('myASN') ? 'myASN' : undefined);
+    spec.error(
+      DiagnosticCode.missingLocalASN,
+      spec.has('myASN')
+        ? "missing local ASN: spec.myASN is 0, which means not set; give this cluster's AS number"
+        : "missing local ASN: set spec.myASN to this cluster's AS number",
+      spec.has('myASN') ? 'myASN' : undefined,
+    );
   }
   const peerASN = readASN(spec, 'peerASN', asnMax);
   const dynamicASN = v1beta1 ? undefined : readDynamicASN(spec);
   const dynamicWritten = !v1beta1 && spec.has('dynamicASN');
   // 0 is "not set" for MetalLB; an out-of-range or mistyped value has had its own error already.
   if ((peerASN === 0 || !spec.has('peerASN')) && !dynamicWritten) {
-    spec.error(DiagnosticCode.missingPeerASN, 'missing peer ASN and dynamicASN',
-      spec.has('peerASN') ? 'peerASN' : undefined);
+    spec.error(DiagnosticCode.missingPeerASN, 'missing peer ASN and dynamicASN', spec.has('peerASN') ? 'peerASN' : undefined);
   }
   if (peerASN && dynamicASN !== undefined) {
     spec.error(DiagnosticCode.peerASNConflict, 'both peer ASN and dynamicASN specified', 'dynamicASN');
@@ -88,7 +97,7 @@ export function readBGPPeer(top: MapReader, meta: ObjectMeta, apiVersion: string
   }
   const peerPort = v1beta1
     ? spec.integerInRange('peerPort', 0, L.portMax) || L.portDefault
-    : spec.integerInRange('peerPort', L.portMin, L.portMax) ?? L.portDefault;
+    : (spec.integerInRange('peerPort', L.portMin, L.portMax) ?? L.portDefault);
 
   const timers = readTimers(spec);
   const connectTimeMs = v1beta1 ? undefined : readConnectTime(spec);
@@ -99,30 +108,34 @@ export function readBGPPeer(top: MapReader, meta: ObjectMeta, apiVersion: string
   const secretName = secret?.string('name');
   const secretNamespace = secret?.string('namespace');
   if (password && secretName) {
-    spec.error(DiagnosticCode.passwordConflict,
-      `can not have both password and secret ref set in peer config ${peerRef}`, 'passwordSecret');
+    spec.error(
+      DiagnosticCode.passwordConflict,
+      `can not have both password and secret ref set in peer config ${peerRef}`,
+      'passwordSecret',
+    );
   } else if (secretName) {
     // config.go passwordFromSecretForPeer: MetalLB does not load a configuration whose peer's Secret is
     // missing, and a file holds no Secret mlb reads, so the session would never get its TCP MD5 key.
-    spec.error(DiagnosticCode.secretNotFound,
+    spec.error(
+      DiagnosticCode.secretNotFound,
       `secret ref not found for peer config ${peerRef}: a configuration file cannot hold the Secret, put the key in password`,
-      'passwordSecret');
+      'passwordSecret',
+    );
   }
 
   const ebgpMultiHop = spec.boolean('ebgpMultiHop') ?? false;
   const internal = dynamicASN === 'internal' || (peerASN !== undefined && peerASN === myASN);
   if (ebgpMultiHop && internal) {
-    spec.error(DiagnosticCode.ebgpMultiHopForIBGP, 'invalid ebgp-multihop parameter set for an ibgp peer',
-      'ebgpMultiHop');
+    spec.error(DiagnosticCode.ebgpMultiHopForIBGP, 'invalid ebgp-multihop parameter set for an ibgp peer', 'ebgpMultiHop');
   }
   const vrf = v1beta1 ? undefined : spec.string('vrf');
   if (vrf !== undefined) rejectLineBreaks(spec, 'vrf', vrf, `VRF name for peer ${peerRef}`);
   const localASN = v1beta1 ? undefined : readASN(spec, 'localASN', asnMax);
   const bfdProfile = spec.string('bfdProfile');
   const nodeSelectors = readSelectorList(spec, 'nodeSelectors');
-  const enableGracefulRestart = v1beta1 ? false : spec.boolean('enableGracefulRestart') ?? false;
-  const disableMP = v1beta1 ? false : spec.boolean('disableMP') ?? false;
-  const dualStackAddressFamily = v1beta1 ? false : spec.boolean('dualStackAddressFamily') ?? false;
+  const enableGracefulRestart = v1beta1 ? false : (spec.boolean('enableGracefulRestart') ?? false);
+  const disableMP = v1beta1 ? false : (spec.boolean('disableMP') ?? false);
+  const dualStackAddressFamily = v1beta1 ? false : (spec.boolean('dualStackAddressFamily') ?? false);
   refuseFRROnlyFields(spec, addressText ?? meta.name, { vrf, localASN, iface: addressText === undefined ? iface : undefined });
   if (v1beta1) {
     spec.hints = Object.fromEntries(V1BETA2_ONLY_FIELDS.map((f) => [f, 'only in metallb.io/v1beta2']));
@@ -164,7 +177,8 @@ export function readBGPPeer(top: MapReader, meta: ObjectMeta, apiVersion: string
  * dualStackAddressFamily) or can ignore without harm (connectTime, disableMP).
  */
 function refuseFRROnlyFields(
-  spec: MapReader, peer: string,
+  spec: MapReader,
+  peer: string,
   fields: { vrf: string | undefined; localASN: number | undefined; iface: string | undefined },
 ): void {
   const refuse = (key: string, why: string): void => {
@@ -217,12 +231,13 @@ function readTimers(spec: MapReader): { holdTimeMs: number; keepaliveTimeMs: num
   const roundedMs = Math.trunc(holdMs / MS_PER_SECOND) * MS_PER_SECOND;
   if (roundedMs !== 0 && roundedMs < L.holdTimeMinMs) {
     const text = hold ? hold.text : `${keepalive?.text ?? ''} x ${L.keepaliveDivisor}`;
-    spec.error(DiagnosticCode.invalidHoldTime, `invalid hold time "${text}": must be 0 or >=3s`,
-      hold ? 'holdTime' : 'keepaliveTime');
+    spec.error(DiagnosticCode.invalidHoldTime, `invalid hold time "${text}": must be 0 or >=3s`, hold ? 'holdTime' : 'keepaliveTime');
   } else if (keepaliveMs > holdMs) {
-    spec.error(DiagnosticCode.invalidKeepaliveTime,
+    spec.error(
+      DiagnosticCode.invalidKeepaliveTime,
       `invalid keepaliveTime "${keepalive?.text ?? ''}", must be lower than holdTime "${hold?.text ?? ''}"`,
-      'keepaliveTime');
+      'keepaliveTime',
+    );
   }
   return { holdTimeMs: holdMs, keepaliveTimeMs: keepaliveMs };
 }
@@ -232,13 +247,19 @@ function readConnectTime(spec: MapReader): number | undefined {
   const connect = spec.duration('connectTime');
   if (!connect) return undefined;
   if (connect.ms < L.connectTimeMinMs || connect.ms > L.connectTimeMaxMs) {
-    spec.error(DiagnosticCode.invalidConnectTime,
-      `invalid connectTime "${connect.text}": connect time should be between 1 seconds to 65535`, 'connectTime');
+    spec.error(
+      DiagnosticCode.invalidConnectTime,
+      `invalid connectTime "${connect.text}": connect time should be between 1 seconds to 65535`,
+      'connectTime',
+    );
     return undefined;
   }
   if (connect.ms % MS_PER_SECOND !== 0) {
-    spec.error(DiagnosticCode.invalidConnectTime,
-      `invalid connectTime "${connect.text}": connect time should contain a whole number of seconds`, 'connectTime');
+    spec.error(
+      DiagnosticCode.invalidConnectTime,
+      `invalid connectTime "${connect.text}": connect time should contain a whole number of seconds`,
+      'connectTime',
+    );
     return undefined;
   }
   return connect.ms;

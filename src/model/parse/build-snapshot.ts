@@ -23,7 +23,9 @@ export function deepFreeze<T>(value: T): T {
 }
 
 export function buildSnapshot(
-  parsed: ParsedObjects, bgpAdvertisements: readonly BGPAdvertisement[], warnings: readonly Diagnostic[],
+  parsed: ParsedObjects,
+  bgpAdvertisements: readonly BGPAdvertisement[],
+  warnings: readonly Diagnostic[],
 ): Snapshot {
   return deepFreeze({
     pools: sorted(parsed.pools.map((p) => p.object)),

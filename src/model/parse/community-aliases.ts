@@ -15,13 +15,11 @@ export function collectAliases(parsed: ParsedObjects): Map<string, CommunityValu
       const name = entry.name.value;
       const result = parseCommunity(entry.value.value);
       if (!result.ok) {
-        c.scope.error(DiagnosticCode.invalidCommunity, `parsing community "${name}": ${result.reason}`,
-          entry.value.position);
+        c.scope.error(DiagnosticCode.invalidCommunity, `parsing community "${name}": ${result.reason}`, entry.value.position);
         continue;
       }
       if (aliases.has(name)) {
-        c.scope.error(DiagnosticCode.duplicateCommunity, `duplicate definition of community "${name}"`,
-          entry.name.position);
+        c.scope.error(DiagnosticCode.duplicateCommunity, `duplicate definition of community "${name}"`, entry.name.position);
         continue;
       }
       aliases.set(name, result.value);
@@ -31,9 +29,7 @@ export function collectAliases(parsed: ParsedObjects): Map<string, CommunityValu
 }
 
 /** The advertisement with communityValues filled in; unresolvable entries are reported and left out. */
-export function resolveCommunities(
-  ad: Parsed<BGPAdvertisement>, aliases: ReadonlyMap<string, CommunityValue>,
-): BGPAdvertisement {
+export function resolveCommunities(ad: Parsed<BGPAdvertisement>, aliases: ReadonlyMap<string, CommunityValue>): BGPAdvertisement {
   const values: CommunityValue[] = [];
   ad.object.communities.forEach((text, index) => {
     const alias = aliases.get(text);
@@ -48,12 +44,15 @@ export function resolveCommunities(
     }
     const path = `spec.communities[${index}]`;
     if (result.problem === 'badValue') {
-      reportAt(ad, 'error', DiagnosticCode.invalidCommunity,
-        `invalid community "${text}" in BGP advertisement: ${result.reason}`, path);
+      reportAt(ad, 'error', DiagnosticCode.invalidCommunity, `invalid community "${text}" in BGP advertisement: ${result.reason}`, path);
     } else {
-      reportAt(ad, 'error', DiagnosticCode.unknownCommunity,
+      reportAt(
+        ad,
+        'error',
+        DiagnosticCode.unknownCommunity,
         `invalid community "${text}" in BGP advertisement: no Community defines the alias "${text}", and it is not a value like "65000:100" or "large:1:2:3"${didYouMean(text, aliases.keys())}`,
-        path);
+        path,
+      );
     }
   });
   return { ...ad.object, communityValues: values };

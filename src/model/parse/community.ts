@@ -25,8 +25,11 @@ function field(text: string, max: number): number | undefined {
 /** text is Go's String() of the value: "65000:100" or "1:2:3" (large communities print without the marker). */
 export function parseCommunity(text: string): CommunityParse {
   const parts = text.split(':');
-  const badSection = (part: string): CommunityParse =>
-    ({ ok: false, problem: 'badValue', reason: `invalid community value: invalid section "${part}" of community "${text}"` });
+  const badSection = (part: string): CommunityParse => ({
+    ok: false,
+    problem: 'badValue',
+    reason: `invalid community value: invalid section "${part}" of community "${text}"`,
+  });
   if (parts.length === 2) {
     const [high, low] = parts as [string, string];
     const h = field(high, UINT16_MAX);
@@ -39,7 +42,8 @@ export function parseCommunity(text: string): CommunityParse {
     const [marker, ...rest] = parts as [string, string, string, string];
     if (marker !== LARGE_MARKER) {
       return {
-        ok: false, problem: 'badValue',
+        ok: false,
+        problem: 'badValue',
         reason: `invalid community value: invalid marker for large community, expected community to be of format large:<uint32>:<uint32>:<uint32> but got "${text}" instead`,
       };
     }
@@ -76,7 +80,8 @@ export function readCommunity(top: MapReader, meta: ObjectMeta): { object: Commu
   }
   return {
     object: {
-      kind: 'Community', meta,
+      kind: 'Community',
+      meta,
       communities: entries.map((e) => ({ name: e.name.value, value: e.value.value })),
     },
     entries,

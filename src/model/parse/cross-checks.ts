@@ -35,13 +35,17 @@ function checkDuplicateNames(parsed: ParsedObjects): void {
       const key = scoped ? `${p.object.meta.namespace}/${p.object.meta.name}` : p.object.meta.name;
       const earlier = first.get(key);
       if (earlier) {
-        reportAt(p, 'error', DiagnosticCode.duplicateName,
-          `${message(p.object)}${definedAt(earlier, 'metadata.name', 'first defined at')}`, 'metadata.name');
+        reportAt(
+          p,
+          'error',
+          DiagnosticCode.duplicateName,
+          `${message(p.object)}${definedAt(earlier, 'metadata.name', 'first defined at')}`,
+          'metadata.name',
+        );
       } else first.set(key, p);
     }
   };
-  const qualified = (o: AnyObject): string =>
-    o.meta.namespace === '' ? `"${o.meta.name}"` : `"${o.meta.namespace}/${o.meta.name}"`;
+  const qualified = (o: AnyObject): string => (o.meta.namespace === '' ? `"${o.meta.name}"` : `"${o.meta.namespace}/${o.meta.name}"`);
   byName(parsed.pools, (o) => `duplicate definition of pool "${o.meta.name}"`, false);
   byName(parsed.bgpPeers, (o) => `duplicate definition of BGPPeer "${o.meta.name}"`, false);
   byName(parsed.bfdProfiles, (o) => `found duplicate bfd profile name ${o.meta.name}`, false);
@@ -74,9 +78,13 @@ function checkPoolOverlaps(parsed: ParsedObjects): void {
       const clash = defined.find((d) => d.cidrs.some((a) => entry.cidrs.some((b) => cidrsOverlap(a, b))));
       if (clash) {
         const where = definedAt(clash.pool, `spec.addresses[${clash.index}]`, 'defined at');
-        reportAt(p, 'error', DiagnosticCode.overlappingCIDR,
+        reportAt(
+          p,
+          'error',
+          DiagnosticCode.overlappingCIDR,
           `CIDR "${text}" in pool "${p.object.meta.name}" overlaps with already defined CIDR "${clash.text}" in pool "${clash.pool.object.meta.name}"${where}`,
-          `spec.addresses[${index}]`);
+          `spec.addresses[${index}]`,
+        );
       }
       defined.push({ text, cidrs: entry.cidrs, pool: p, index });
     });
@@ -102,9 +110,13 @@ function checkAggregationLengths(parsed: ParsedObjects): void {
         const length = v4 ? ad.object.aggregationLength : ad.object.aggregationLengthV6;
         const lowest = Math.min(...entry.cidrs.map((c) => c.prefix));
         if (length < lowest) {
-          reportAt(ad, 'error', DiagnosticCode.invalidAggregationLength,
+          reportAt(
+            ad,
+            'error',
+            DiagnosticCode.invalidAggregationLength,
             `invalid aggregation length ${length}: prefix ${lowest} in this pool is more specific than the aggregation length for addresses ${text} (pool "${pool.meta.name}")`,
-            v4 ? 'spec.aggregationLength' : 'spec.aggregationLengthV6');
+            v4 ? 'spec.aggregationLength' : 'spec.aggregationLengthV6',
+          );
         }
       }
     }
@@ -118,20 +130,29 @@ function checkPeers(parsed: ParsedObjects): void {
     const peer = p.object;
     // A profile whose own document has an error is missing for that reason, said there already.
     if (peer.bfdProfile !== undefined && !profiles.includes(peer.bfdProfile) && !mayBeBroken(parsed, ['BFDProfile'], peer.bfdProfile)) {
-      reportAt(p, 'error', DiagnosticCode.bfdProfileNotFound,
+      reportAt(
+        p,
+        'error',
+        DiagnosticCode.bfdProfileNotFound,
         `peer ${peer.meta.name} referencing non existing bfd profile ${peer.bfdProfile}${didYouMean(peer.bfdProfile, profiles)}`,
-        'spec.bfdProfile');
+        'spec.bfdProfile',
+      );
     }
     if (!peer.peerAddress && peer.interface === undefined) continue;
     // mlb's rule (MetalLB compares whole peers, FRR mode addresses): two sessions to one endpoint from the
     // same nodes would fight over one TCP connection.
     const nodes = peer.nodeSelectors.map(selectorText).sort().join(' | ');
-    const twin = seen.find((o) => peerEndpoint(o.object) === peerEndpoint(peer)
-      && o.object.nodeSelectors.map(selectorText).sort().join(' | ') === nodes);
+    const twin = seen.find(
+      (o) => peerEndpoint(o.object) === peerEndpoint(peer) && o.object.nodeSelectors.map(selectorText).sort().join(' | ') === nodes,
+    );
     if (twin) {
-      reportAt(p, 'error', DiagnosticCode.duplicatePeer,
+      reportAt(
+        p,
+        'error',
+        DiagnosticCode.duplicatePeer,
         `peer ${peer.meta.name} already exists: peer ${twin.object.meta.name} has the same address (${peerEndpoint(peer)}) and nodeSelectors`,
-        peer.peerAddress ? 'spec.peerAddress' : 'spec.interface');
+        peer.peerAddress ? 'spec.peerAddress' : 'spec.interface',
+      );
     }
     seen.push(p);
   }
@@ -150,9 +171,13 @@ function checkBFDEchoMode(parsed: ParsedObjects): void {
     if (profile === undefined || !echo.has(profile)) continue;
     const why = `mlb's BFD does not implement echo mode (MetalLB runs it only with FRR): set echoMode: false in BFDProfile ${profile}`;
     const metallb = ipv6EchoRefusal(p.object.meta.name, parsed);
-    reportAt(p, 'error', DiagnosticCode.bfdEchoModeUnsupported,
+    reportAt(
+      p,
+      'error',
+      DiagnosticCode.bfdEchoModeUnsupported,
       metallb ? `${metallb}; ${why}` : `peer ${p.object.meta.name} uses bfd profile ${profile}, which enables echoMode: ${why}`,
-      'spec.bfdProfile');
+      'spec.bfdProfile',
+    );
   }
 }
 
@@ -161,8 +186,9 @@ function ipv6EchoRefusal(peer: string, parsed: ParsedObjects): string | undefine
   const pools = parsed.pools.map((p) => p.object);
   for (const pool of pools) {
     if (!pool.cidrs.some((c) => c.ip.family === 6)) continue;
-    const ad = parsed.bgpAdvertisements.find((a) => coveredPools(a.object, [pool]).length > 0
-      && (a.object.peers.length === 0 || a.object.peers.includes(peer)));
+    const ad = parsed.bgpAdvertisements.find(
+      (a) => coveredPools(a.object, [pool]).length > 0 && (a.object.peers.length === 0 || a.object.peers.includes(peer)),
+    );
     if (ad) {
       return `pool ${pool.meta.name} has bgpadvertisement ${ad.object.meta.name} which references peer ${peer} which has bfd echo enabled, which is not possible`;
     }

@@ -43,11 +43,16 @@ export class DiagnosticSink {
   }
 
   private add(
-    severity: Diagnostic['severity'], code: DiagnosticCodeName, message: string,
-    position: SourcePosition | undefined, object: string | undefined,
+    severity: Diagnostic['severity'],
+    code: DiagnosticCodeName,
+    message: string,
+    position: SourcePosition | undefined,
+    object: string | undefined,
   ): void {
     this.items.push({
-      severity, code, message,
+      severity,
+      code,
+      message,
       ...(position !== undefined && { position }),
       ...(object !== undefined && { object }),
     });

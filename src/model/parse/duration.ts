@@ -10,8 +10,8 @@ const NANOS_PER_MILLI = 1_000_000n;
 const UNIT_NANOS: Readonly<Record<string, bigint>> = {
   ns: 1n,
   us: 1_000n,
-  'µs': 1_000n, // U+00B5 micro sign
-  'μs': 1_000n, // U+03BC Greek small letter mu
+  µs: 1_000n, // U+00B5 micro sign
+  μs: 1_000n, // U+03BC Greek small letter mu
   ms: 1_000_000n,
   s: 1_000_000_000n,
   m: 60_000_000_000n,
@@ -21,9 +21,7 @@ const UNIT_NANOS: Readonly<Record<string, bigint>> = {
 /** Go's Duration is an int64 of nanoseconds; longer texts overflow (about 292 years). */
 const MAX_DURATION_NANOS = (1n << 63n) - 1n;
 
-export type DurationResult =
-  | { readonly ok: true; readonly milliseconds: number }
-  | { readonly ok: false; readonly reason: string };
+export type DurationResult = { readonly ok: true; readonly milliseconds: number } | { readonly ok: false; readonly reason: string };
 
 export function parseDuration(text: string): DurationResult {
   const bad = (why: string): DurationResult => ({ ok: false, reason: `time: ${why} in duration "${text}"` });

@@ -43,8 +43,11 @@ export class ObjectScope {
   resolve(node: YamlNode): YamlNode | undefined {
     const resolved = resolveAlias(this.doc, node);
     if (resolved === undefined) {
-      this.error(DiagnosticCode.yamlSyntax,
-        `YAML alias *${isAlias(node) ? node.source : ''} names no anchor defined before it in this document`, this.positionOf(node));
+      this.error(
+        DiagnosticCode.yamlSyntax,
+        `YAML alias *${isAlias(node) ? node.source : ''} names no anchor defined before it in this document`,
+        this.positionOf(node),
+      );
     }
     return resolved;
   }
@@ -187,9 +190,11 @@ export class MapReader {
   }
 
   wrongType(key: string, expected: string, node: YamlNode, position?: SourcePosition): void {
-    this.scope.error(DiagnosticCode.wrongType,
+    this.scope.error(
+      DiagnosticCode.wrongType,
       `"${key}" in ${this.where} must be ${expected}, not ${describeNode(node)}`,
-      position ?? this.scope.positionOf(node));
+      position ?? this.scope.positionOf(node),
+    );
   }
 
   missing(key: string): void {
@@ -232,8 +237,7 @@ export class MapReader {
     const value = this.integer(key);
     if (value === undefined) return undefined;
     if (value < min || value > max) {
-      this.error(DiagnosticCode.outOfRange,
-        `"${key}" in ${this.where} must be between ${min} and ${max}, got ${value}`, key);
+      this.error(DiagnosticCode.outOfRange, `"${key}" in ${this.where} must be between ${min} and ${max}, got ${value}`, key);
       return undefined;
     }
     return value;
@@ -249,8 +253,7 @@ export class MapReader {
     }
     const parsed: DurationResult = parseDuration(node.value);
     if (!parsed.ok) {
-      this.error(DiagnosticCode.invalidDuration,
-        `invalid duration "${node.value}" for "${key}" in ${this.where}: ${parsed.reason}`, key);
+      this.error(DiagnosticCode.invalidDuration, `invalid duration "${node.value}" for "${key}" in ${this.where}: ${parsed.reason}`, key);
       return undefined;
     }
     return { ms: parsed.milliseconds, text: node.value };
@@ -336,8 +339,7 @@ export class MapReader {
       if (this.asked.has(name)) continue;
       const hint = this.hints[name];
       const suffix = hint !== undefined ? ` (${hint})` : didYouMean(name, this.asked);
-      this.scope.error(DiagnosticCode.unknownField, `unknown field "${name}" in ${this.where}${suffix}`,
-        this.scope.positionOf(entry.key));
+      this.scope.error(DiagnosticCode.unknownField, `unknown field "${name}" in ${this.where}${suffix}`, this.scope.positionOf(entry.key));
     }
   }
 }

@@ -13,8 +13,11 @@
  */
 import { parseIP } from '../../ip';
 import {
-  MLB_HEALTH_CHECK_ANNOTATION, MLB_HEALTH_CHECK_FALL_ANNOTATION, MLB_HEALTH_CHECK_INTERVAL_ANNOTATION,
-  MLB_HEALTH_CHECK_RISE_ANNOTATION, MLB_HEALTH_CHECK_TIMEOUT_ANNOTATION,
+  MLB_HEALTH_CHECK_ANNOTATION,
+  MLB_HEALTH_CHECK_FALL_ANNOTATION,
+  MLB_HEALTH_CHECK_INTERVAL_ANNOTATION,
+  MLB_HEALTH_CHECK_RISE_ANNOTATION,
+  MLB_HEALTH_CHECK_TIMEOUT_ANNOTATION,
 } from '../well-known';
 import { didYouMean } from './did-you-mean';
 import { parseDuration } from './duration';
@@ -27,14 +30,22 @@ export interface HealthCheckTiming {
   readonly fall: number;
 }
 
-export type HealthCheckSpec = HealthCheckTiming & (
+export type HealthCheckSpec = HealthCheckTiming &
   /** Passes when a TCP connection is accepted. `host` is unbracketed ("::1"). */
-  | { readonly kind: 'tcp'; readonly target: string; readonly host: string; readonly port: number }
-  /** Passes on a 2xx answer to GET `url`; redirects are not followed, the body is ignored. */
-  | { readonly kind: 'http'; readonly target: string; readonly host: string; readonly port: number; readonly path: string; readonly url: string }
-  /** Passes when the program exits 0. No shell, no PATH lookup: argv[0] is an absolute path. */
-  | { readonly kind: 'exec'; readonly target: string; readonly argv: readonly string[] }
-);
+  (
+    | { readonly kind: 'tcp'; readonly target: string; readonly host: string; readonly port: number }
+    /** Passes on a 2xx answer to GET `url`; redirects are not followed, the body is ignored. */
+    | {
+        readonly kind: 'http';
+        readonly target: string;
+        readonly host: string;
+        readonly port: number;
+        readonly path: string;
+        readonly url: string;
+      }
+    /** Passes when the program exits 0. No shell, no PATH lookup: argv[0] is an absolute path. */
+    | { readonly kind: 'exec'; readonly target: string; readonly argv: readonly string[] }
+  );
 
 export interface HealthCheckProblem {
   /** The annotation whose value is wrong (its position is where `mlb validate` points). */
@@ -80,8 +91,10 @@ export const HEALTH_CHECK_DEFAULTS = {
 } as const;
 
 const HEALTH_CHECK_OPTION_ANNOTATIONS = [
-  MLB_HEALTH_CHECK_INTERVAL_ANNOTATION, MLB_HEALTH_CHECK_TIMEOUT_ANNOTATION,
-  MLB_HEALTH_CHECK_RISE_ANNOTATION, MLB_HEALTH_CHECK_FALL_ANNOTATION,
+  MLB_HEALTH_CHECK_INTERVAL_ANNOTATION,
+  MLB_HEALTH_CHECK_TIMEOUT_ANNOTATION,
+  MLB_HEALTH_CHECK_RISE_ANNOTATION,
+  MLB_HEALTH_CHECK_FALL_ANNOTATION,
 ] as const;
 
 const ALL_ANNOTATIONS: readonly string[] = [MLB_HEALTH_CHECK_ANNOTATION, ...HEALTH_CHECK_OPTION_ANNOTATIONS];
@@ -98,7 +111,9 @@ const fail = (message: string): { ok: false; message: string } => ({ ok: false, 
 /** Reads a Service's annotations; `spec` is undefined when the Service has no (or an empty) health check. */
 export function parseHealthCheck(annotations: Readonly<Record<string, string>>): HealthCheckParse {
   const errors: HealthCheckProblem[] = [];
-  const report = (annotation: string, message: string): void => { errors.push({ annotation, message }); };
+  const report = (annotation: string, message: string): void => {
+    errors.push({ annotation, message });
+  };
   for (const key of Object.keys(annotations)) {
     if (key.startsWith(TYPO_PREFIX) && !ALL_ANNOTATIONS.includes(key)) {
       report(key, `unknown annotation ${key}${didYouMean(key, ALL_ANNOTATIONS)}`);
@@ -134,10 +149,14 @@ function parseTarget(text: string): Step<Target> {
   if (scheme === undefined) return fail(missingScheme(text));
   const rest = text.slice(scheme.length + 3);
   switch (scheme.toLowerCase()) {
-    case 'tcp': return parseTcp(text, rest);
-    case 'http': return parseHttp(text, rest);
-    case 'https': return fail('https is not supported (mlb checks the service on this host; use http:// or tcp://)');
-    default: return fail(`unsupported scheme "${scheme}"${didYouMean(scheme, SCHEMES)}: use ${FORMS}`);
+    case 'tcp':
+      return parseTcp(text, rest);
+    case 'http':
+      return parseHttp(text, rest);
+    case 'https':
+      return fail('https is not supported (mlb checks the service on this host; use http:// or tcp://)');
+    default:
+      return fail(`unsupported scheme "${scheme}"${didYouMean(scheme, SCHEMES)}: use ${FORMS}`);
   }
 }
 
@@ -212,7 +231,9 @@ function parseExec(text: string, command: string): Step<Target> {
   const program = argv[0];
   if (program === undefined) return fail('exec: names no program: exec:/ABSOLUTE/PATH [ARGS]');
   if (!program.startsWith('/')) {
-    return fail(`"${program}" is not an absolute path (no shell and no PATH lookup run the check): exec:/usr/local/bin/${program.split('/').pop() ?? program}`);
+    return fail(
+      `"${program}" is not an absolute path (no shell and no PATH lookup run the check): exec:/usr/local/bin/${program.split('/').pop() ?? program}`,
+    );
   }
   if (argv.length > HEALTH_CHECK_LIMITS.maxExecArgs) return fail(`more than ${HEALTH_CHECK_LIMITS.maxExecArgs} words`);
   return { ok: true, value: { kind: 'exec', target: text, argv } };
@@ -246,15 +267,18 @@ function splitWords(command: string): Step<string[]> {
 // ------------------------------------------------------------------------------------------ timing
 
 function parseTiming(
-  annotations: Readonly<Record<string, string>>, report: (annotation: string, message: string) => void,
+  annotations: Readonly<Record<string, string>>,
+  report: (annotation: string, message: string) => void,
 ): HealthCheckTiming | undefined {
   const { minIntervalMs, maxIntervalMs, minTimeoutMs } = HEALTH_CHECK_LIMITS;
   const interval = readDuration(annotations, MLB_HEALTH_CHECK_INTERVAL_ANNOTATION, minIntervalMs, maxIntervalMs, report);
   const intervalMs = interval ?? HEALTH_CHECK_DEFAULTS.intervalMs;
   const timeout = readDuration(annotations, MLB_HEALTH_CHECK_TIMEOUT_ANNOTATION, minTimeoutMs, maxIntervalMs, report);
   if (typeof timeout === 'number' && interval !== null && timeout > intervalMs) {
-    report(MLB_HEALTH_CHECK_TIMEOUT_ANNOTATION,
-      `${MLB_HEALTH_CHECK_TIMEOUT_ANNOTATION} "${annotations[MLB_HEALTH_CHECK_TIMEOUT_ANNOTATION]}" is longer than the interval (${intervalMs} ms): probes never overlap, so the timeout must be at most the interval`);
+    report(
+      MLB_HEALTH_CHECK_TIMEOUT_ANNOTATION,
+      `${MLB_HEALTH_CHECK_TIMEOUT_ANNOTATION} "${annotations[MLB_HEALTH_CHECK_TIMEOUT_ANNOTATION]}" is longer than the interval (${intervalMs} ms): probes never overlap, so the timeout must be at most the interval`,
+    );
   }
   const rise = readCount(annotations, MLB_HEALTH_CHECK_RISE_ANNOTATION, report);
   const fall = readCount(annotations, MLB_HEALTH_CHECK_FALL_ANNOTATION, report);
@@ -269,7 +293,10 @@ function parseTiming(
 
 /** Milliseconds (rounded to whole ones), undefined when not set, null when wrong (reported). */
 function readDuration(
-  annotations: Readonly<Record<string, string>>, annotation: string, min: number, max: number,
+  annotations: Readonly<Record<string, string>>,
+  annotation: string,
+  min: number,
+  max: number,
   report: (annotation: string, message: string) => void,
 ): number | undefined | null {
   const text = annotations[annotation];
@@ -288,7 +315,8 @@ function readDuration(
 }
 
 function readCount(
-  annotations: Readonly<Record<string, string>>, annotation: string,
+  annotations: Readonly<Record<string, string>>,
+  annotation: string,
   report: (annotation: string, message: string) => void,
 ): number | undefined | null {
   const text = annotations[annotation];

@@ -11,8 +11,12 @@ export { sortDiagnostics } from './diagnostic-sink';
 export { nodeNameWarning } from './node-name-check';
 export { defaultFamilies, requestedFamilies } from './service-families';
 export {
-  parseHealthCheck, HEALTH_CHECK_DEFAULTS,
-  type HealthCheckParse, type HealthCheckProblem, type HealthCheckSpec, type HealthCheckTiming,
+  parseHealthCheck,
+  HEALTH_CHECK_DEFAULTS,
+  type HealthCheckParse,
+  type HealthCheckProblem,
+  type HealthCheckSpec,
+  type HealthCheckTiming,
 } from './health-check';
 export { snapshotFromClone } from './snapshot-clone';
 export { deepFreeze } from './build-snapshot';

@@ -39,8 +39,9 @@ function commonNodes(a: BGPAdvertisement, b: BGPAdvertisement, nodes: readonly N
     if (selectsEveryNode(b)) return `the nodes "${a.meta.name}" selects`;
     return undefined;
   }
-  const both = nodes.filter((n) => anySelectorMatches(a.nodeSelectors, n.meta.labels)
-    && anySelectorMatches(b.nodeSelectors, n.meta.labels)).map((n) => n.meta.name);
+  const both = nodes
+    .filter((n) => anySelectorMatches(a.nodeSelectors, n.meta.labels) && anySelectorMatches(b.nodeSelectors, n.meta.labels))
+    .map((n) => n.meta.name);
   if (both.length === 0) return undefined;
   return `node${both.length > 1 ? 's' : ''} ${listed(both)}`;
 }
@@ -72,9 +73,7 @@ export function checkLocalPrefConflicts(parsed: ParsedObjects): void {
   });
 }
 
-function sharedCollidingPool(
-  a: BGPAdvertisement, b: BGPAdvertisement, pools: readonly IPAddressPool[],
-): IPAddressPool | undefined {
+function sharedCollidingPool(a: BGPAdvertisement, b: BGPAdvertisement, pools: readonly IPAddressPool[]): IPAddressPool | undefined {
   const ofB = new Set(coveredPools(b, pools));
   return coveredPools(a, pools).find((pool) => ofB.has(pool) && localPrefsCollide(a, b, pool.cidrs));
 }
@@ -83,12 +82,16 @@ function report(later: Parsed<BGPAdvertisement>, earlier: BGPAdvertisement, pool
   const mine = later.object.localPref ?? DEFAULT_LOCAL_PREF;
   const theirs = earlier.localPref ?? DEFAULT_LOCAL_PREF;
   // MetalLB's text, its misspelling of "preference" included: users and scripts search for it.
-  reportAt(later, 'error', DiagnosticCode.conflictingLocalPref,
-    `invalid local preference ${mine}: local preferernce ${theirs} was already set for the same type of BGP update. `
-    + 'Check existing BGP advertisements with common pools and aggregation lengths '
-    + `(BGPAdvertisement "${later.object.meta.name}" and "${earlier.meta.name}" both advertise pool "${pool.meta.name}" `
-    + `to ${peersText(later.object, earlier)} from ${where}, which would then announce none of its services)`,
-    'spec.localPref');
+  reportAt(
+    later,
+    'error',
+    DiagnosticCode.conflictingLocalPref,
+    `invalid local preference ${mine}: local preferernce ${theirs} was already set for the same type of BGP update. ` +
+      'Check existing BGP advertisements with common pools and aggregation lengths ' +
+      `(BGPAdvertisement "${later.object.meta.name}" and "${earlier.meta.name}" both advertise pool "${pool.meta.name}" ` +
+      `to ${peersText(later.object, earlier)} from ${where}, which would then announce none of its services)`,
+    'spec.localPref',
+  );
 }
 
 /**
@@ -112,14 +115,22 @@ export function warnServiceLocalPrefConflicts(parsed: ParsedObjects): void {
       const ofB = new Set(coveredPools(b, pools));
       for (const pool of coveredPools(a, pools)) {
         if (!ofB.has(pool) || !localPrefsCollide(a, b, pool.cidrs)) continue;
-        const hit = services.filter((svc) => servicePools(svc, pools).includes(pool)
-          && anySelectorMatches(a.serviceSelectors, svc.meta.labels) && anySelectorMatches(b.serviceSelectors, svc.meta.labels));
+        const hit = services.filter(
+          (svc) =>
+            servicePools(svc, pools).includes(pool) &&
+            anySelectorMatches(a.serviceSelectors, svc.meta.labels) &&
+            anySelectorMatches(b.serviceSelectors, svc.meta.labels),
+        );
         if (hit.length === 0) continue;
-        reportAt(later, 'warning', DiagnosticCode.serviceLocalPrefConflict,
-          `advertisements '${a.meta.name}' and '${b.meta.name}' have conflicting LOCAL_PREF (${a.localPref ?? DEFAULT_LOCAL_PREF} vs ${b.localPref ?? DEFAULT_LOCAL_PREF}) `
-          + `for ${listed(hit.map((svc) => `${svc.meta.namespace}/${svc.meta.name}`))} in pool "${pool.meta.name}": `
-          + `the speakers on ${where} will not announce ${hit.length > 1 ? 'them' : 'it'}`,
-          'spec.localPref');
+        reportAt(
+          later,
+          'warning',
+          DiagnosticCode.serviceLocalPrefConflict,
+          `advertisements '${a.meta.name}' and '${b.meta.name}' have conflicting LOCAL_PREF (${a.localPref ?? DEFAULT_LOCAL_PREF} vs ${b.localPref ?? DEFAULT_LOCAL_PREF}) ` +
+            `for ${listed(hit.map((svc) => `${svc.meta.namespace}/${svc.meta.name}`))} in pool "${pool.meta.name}": ` +
+            `the speakers on ${where} will not announce ${hit.length > 1 ? 'them' : 'it'}`,
+          'spec.localPref',
+        );
       }
     }
   });

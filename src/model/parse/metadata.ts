@@ -6,8 +6,17 @@ import { type NameRule, labelKeyProblem, labelValueProblem, nameProblem } from '
 
 /** Fields the API server writes; accepted so `kubectl get -o yaml` output can be pasted as it is. */
 const BOOKKEEPING_FIELDS = [
-  'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp',
-  'deletionGracePeriodSeconds', 'managedFields', 'ownerReferences', 'finalizers', 'generateName', 'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'managedFields',
+  'ownerReferences',
+  'finalizers',
+  'generateName',
+  'selfLink',
 ];
 
 export interface MetadataRules {
@@ -25,7 +34,7 @@ export function readMetadata(top: MapReader, kind: string, rules: MetadataRules)
   const name = meta.string('name', { required: true });
   // A namespace on a cluster-scoped object is ignored by the API server; it is accepted and ignored here too.
   const writtenNamespace = meta.string('namespace');
-  const namespace = rules.clusterScoped ? '' : writtenNamespace ?? rules.defaultNamespace;
+  const namespace = rules.clusterScoped ? '' : (writtenNamespace ?? rules.defaultNamespace);
   if (!rules.clusterScoped && writtenNamespace !== undefined) {
     const problem = nameProblem(writtenNamespace, 'label');
     if (problem) meta.error(DiagnosticCode.invalidName, `invalid namespace "${writtenNamespace}": ${problem}`, 'namespace');
@@ -50,8 +59,7 @@ export function readLabels(reader: MapReader, key: string): Record<string, strin
     if (keyProblem) {
       reader.scope.error(DiagnosticCode.invalidLabel, `invalid label key "${name}": ${keyProblem}`, position);
     } else if (valueProblem) {
-      reader.scope.error(DiagnosticCode.invalidLabel, `invalid label value "${value}" for "${name}": ${valueProblem}`,
-        position);
+      reader.scope.error(DiagnosticCode.invalidLabel, `invalid label value "${value}" for "${name}": ${valueProblem}`, position);
     }
   }
   return labels;

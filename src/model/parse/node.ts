@@ -16,8 +16,17 @@ const ADDRESS_TYPES = ['Hostname', 'InternalIP', 'ExternalIP', 'InternalDNS', 'E
 /** Node fields written by the kubelet and controllers; accepted so `kubectl get node -o yaml` pastes cleanly. */
 const IGNORED_SPEC_FIELDS = ['podCIDR', 'podCIDRs', 'providerID', 'taints', 'unschedulable', 'configSource', 'externalID'];
 const IGNORED_STATUS_FIELDS = [
-  'capacity', 'allocatable', 'phase', 'nodeInfo', 'daemonEndpoints', 'images', 'volumesInUse', 'volumesAttached',
-  'config', 'runtimeHandlers', 'features',
+  'capacity',
+  'allocatable',
+  'phase',
+  'nodeInfo',
+  'daemonEndpoints',
+  'images',
+  'volumesInUse',
+  'volumesAttached',
+  'config',
+  'runtimeHandlers',
+  'features',
 ];
 
 export function readNode(top: MapReader, meta: ObjectMeta): Node {
@@ -29,8 +38,7 @@ export function readNode(top: MapReader, meta: ObjectMeta): Node {
   for (const item of status?.mapList('conditions') ?? []) {
     const r = item.value;
     const type = r.string('type', { required: true });
-    const value = r.string('status', { required: true }) === undefined ? undefined
-      : readEnum(r, 'status', CONDITION_STATUSES);
+    const value = r.string('status', { required: true }) === undefined ? undefined : readEnum(r, 'status', CONDITION_STATUSES);
     r.ignore('lastHeartbeatTime', 'lastTransitionTime', 'reason', 'message');
     if (type === undefined || value === undefined) continue;
     if (seen.has(type)) r.error(DiagnosticCode.duplicateEntry, `duplicate condition "${type}"`, 'type');
@@ -61,8 +69,11 @@ function readSubnets(top: MapReader, meta: ObjectMeta): CIDR[] {
     const cidr = parseCIDR(trimmed);
     if (cidr) subnets.push(cidr);
     else {
-      top.scope.error(DiagnosticCode.invalidSubnet,
-        `invalid CIDR "${trimmed}" in annotation ${MLB_SUBNETS_ANNOTATION} of node "${meta.name}"`, position);
+      top.scope.error(
+        DiagnosticCode.invalidSubnet,
+        `invalid CIDR "${trimmed}" in annotation ${MLB_SUBNETS_ANNOTATION} of node "${meta.name}"`,
+        position,
+      );
     }
   }
   return subnets;

@@ -38,12 +38,13 @@ function scalarText(node: unknown): string | undefined {
   return isScalar(node) && typeof node.value === 'string' ? node.value : undefined;
 }
 
-function readObjectNode(
-  source: SourceText, document: YamlDocument, node: YamlNode, sink: DiagnosticSink, into: ParsedObjects,
-): void {
+function readObjectNode(source: SourceText, document: YamlDocument, node: YamlNode, sink: DiagnosticSink, into: ParsedObjects): void {
   if (!isMap(node)) {
-    sink.error(DiagnosticCode.notAnObject,
-      'a configuration document must be a mapping with apiVersion, kind and metadata', positionOfNode(source, node));
+    sink.error(
+      DiagnosticCode.notAnObject,
+      'a configuration document must be a mapping with apiVersion, kind and metadata',
+      positionOfNode(source, node),
+    );
     return;
   }
   const kindNode = node.get('kind', true);
@@ -59,16 +60,18 @@ function readObjectNode(
   const versions = KIND_VERSIONS[kind];
   if (!versions) {
     const suggestion = closestMatch(kind, Object.keys(KIND_VERSIONS));
-    const hint = suggestion ? ` (did you mean "${suggestion}"?)`
-      : `: mlb reads ${Object.keys(KIND_VERSIONS).join(', ')}`;
+    const hint = suggestion ? ` (did you mean "${suggestion}"?)` : `: mlb reads ${Object.keys(KIND_VERSIONS).join(', ')}`;
     top.error(DiagnosticCode.unknownKind, `unknown kind "${kind}"${hint}`, 'kind');
     return;
   }
   const apiVersion = top.string('apiVersion', { required: true });
   if (apiVersion === undefined) return;
   if (!versions.includes(apiVersion)) {
-    top.error(DiagnosticCode.unknownApiVersion,
-      `unknown apiVersion "${apiVersion}" for kind ${kind}: expected ${versions.join(' or ')}`, 'apiVersion');
+    top.error(
+      DiagnosticCode.unknownApiVersion,
+      `unknown apiVersion "${apiVersion}" for kind ${kind}: expected ${versions.join(' or ')}`,
+      'apiVersion',
+    );
     return;
   }
   top.ignore(...TOP_FIELDS);

@@ -1,6 +1,14 @@
 /** The objects read from one file, each with the positions of its fields, before the cross-checks. */
 import type {
-  AnyObject, BFDProfile, BGPAdvertisement, BGPPeer, Community, IPAddressPool, L2Advertisement, Node, Service,
+  AnyObject,
+  BFDProfile,
+  BGPAdvertisement,
+  BGPPeer,
+  Community,
+  IPAddressPool,
+  L2Advertisement,
+  Node,
+  Service,
   SourcePosition,
 } from '../types';
 import type { CommunityAliasEntry } from './community';
@@ -60,8 +68,15 @@ function mayBeKind(kind: string | undefined, kinds: readonly string[]): boolean 
 
 export function emptyParsedObjects(): ParsedObjects {
   return {
-    pools: [], l2Advertisements: [], bgpAdvertisements: [], bgpPeers: [], bfdProfiles: [], communities: [],
-    services: [], nodes: [], broken: [],
+    pools: [],
+    l2Advertisements: [],
+    bgpAdvertisements: [],
+    bgpPeers: [],
+    bfdProfiles: [],
+    communities: [],
+    services: [],
+    nodes: [],
+    broken: [],
   };
 }
 
@@ -82,8 +97,11 @@ export function fieldPosition(parsed: Parsed<AnyObject>, path: string): SourcePo
 
 /** Report a finding about an object after reading (cross-checks, warnings). */
 export function reportAt(
-  parsed: Parsed<AnyObject>, severity: 'error' | 'warning',
-  code: Parameters<ObjectScope['error']>[0], message: string, path: string,
+  parsed: Parsed<AnyObject>,
+  severity: 'error' | 'warning',
+  code: Parameters<ObjectScope['error']>[0],
+  message: string,
+  path: string,
 ): void {
   const position = fieldPosition(parsed, path);
   if (severity === 'error') parsed.scope.error(code, message, position);

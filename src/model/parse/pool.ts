@@ -3,9 +3,7 @@
  * ParseCIDR does (internal/config/config.go): an entry containing "-" is a range split at the first dash with
  * spaces trimmed, anything else is a CIDR; errors keep MetalLB's wording, which the webhook shows users.
  */
-import {
-  AddressSet, type CIDR, formatIP, parseCIDR, parseIP, rangeToCIDRs,
-} from '../../ip';
+import { AddressSet, type CIDR, formatIP, parseCIDR, parseIP, rangeToCIDRs } from '../../ip';
 import type { IPAddressPool, ObjectMeta, ServiceAllocation } from '../types';
 import { DiagnosticCode, type DiagnosticCodeName } from './diagnostic-codes';
 import type { ListItem, MapReader } from './field-reader';
@@ -27,8 +25,11 @@ export type AddressEntryResult =
 
 /** One spec.addresses entry, with MetalLB's error text for the pool it belongs to. */
 export function parsePoolAddress(text: string, pool: string): AddressEntryResult {
-  const fail = (code: DiagnosticCodeName, detail: string): AddressEntryResult =>
-    ({ ok: false, code, message: `invalid CIDR "${text}" in pool "${pool}": ${detail}` });
+  const fail = (code: DiagnosticCodeName, detail: string): AddressEntryResult => ({
+    ok: false,
+    code,
+    message: `invalid CIDR "${text}" in pool "${pool}": ${detail}`,
+  });
   const dash = text.indexOf('-');
   if (dash === -1) {
     const cidr = parseCIDR(text);
@@ -43,12 +44,13 @@ export function parsePoolAddress(text: string, pool: string): AddressEntryResult
   if (!end) return fail(DiagnosticCode.invalidCIDR, `${range}: invalid end IP "${endText}"`);
   if (start.family !== end.family) {
     // MetalLB compares the 16-byte forms and then summarizes nothing: the pool silently loses the entry.
-    return fail(DiagnosticCode.mixedFamilyRange,
-      `${range}: start IP "${formatIP(start)}" and end IP "${formatIP(end)}" are not of the same IP family`);
+    return fail(
+      DiagnosticCode.mixedFamilyRange,
+      `${range}: start IP "${formatIP(start)}" and end IP "${formatIP(end)}" are not of the same IP family`,
+    );
   }
   if (start.value > end.value) {
-    return fail(DiagnosticCode.reversedRange,
-      `${range}: start IP "${formatIP(start)}" is after the end IP "${formatIP(end)}"`);
+    return fail(DiagnosticCode.reversedRange, `${range}: start IP "${formatIP(start)}" is after the end IP "${formatIP(end)}"`);
   }
   return { ok: true, cidrs: rangeToCIDRs(start, end) };
 }
@@ -59,8 +61,11 @@ export function readIPAddressPool(top: MapReader, meta: ObjectMeta): IPAddressPo
   if (addresses.length === 0) {
     // MetalLB's addressPoolFromCR wording; pointed at the (empty) list, or spec, or the object.
     const where = spec ?? top;
-    where.error(DiagnosticCode.emptyPool, `parsing address pool ${meta.name}: pool has no prefixes defined`,
-      spec?.has('addresses') ? 'addresses' : undefined);
+    where.error(
+      DiagnosticCode.emptyPool,
+      `parsing address pool ${meta.name}: pool has no prefixes defined`,
+      spec?.has('addresses') ? 'addresses' : undefined,
+    );
   }
   const cidrs: CIDR[] = [];
   for (const item of addresses) {
@@ -108,8 +113,7 @@ function reportDuplicateNamespaces(r: MapReader, namespaces: readonly ListItem<s
   const seen = new Set<string>();
   for (const item of namespaces) {
     if (seen.has(item.value)) {
-      r.scope.error(DiagnosticCode.duplicateEntry, `duplicate definition in namespaces field: "${item.value}"`,
-        item.position);
+      r.scope.error(DiagnosticCode.duplicateEntry, `duplicate definition in namespaces field: "${item.value}"`, item.position);
     }
     seen.add(item.value);
   }

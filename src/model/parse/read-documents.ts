@@ -53,7 +53,9 @@ const LISTS = ['pools', 'l2Advertisements', 'bgpAdvertisements', 'bgpPeers', 'bf
 const lengthsOf = (parsed: ParsedObjects): number[] => LISTS.map((list) => parsed[list].length);
 
 function truncateTo(parsed: ParsedObjects, lengths: readonly number[]): void {
-  LISTS.forEach((list, i) => { parsed[list].length = lengths[i] ?? parsed[list].length; });
+  LISTS.forEach((list, i) => {
+    parsed[list].length = lengths[i] ?? parsed[list].length;
+  });
 }
 
 /**
@@ -71,14 +73,15 @@ function isSecondHalf(previous: Previous | undefined, document: YamlDocument, sh
 }
 
 function splitMessage(document: YamlDocument, before: DocumentShape, after: DocumentShape): string {
-  const object = before.kind !== undefined
-    ? `${before.kind}${before.name === undefined ? '' : ` "${before.name}"`}`
-    : 'the document';
+  const object = before.kind !== undefined ? `${before.kind}${before.name === undefined ? '' : ` "${before.name}"`}` : 'the document';
   const from = before.position === undefined ? '' : ` (from line ${before.position.line})`;
-  const rest = after.list ? 'is a bare list, not an object'
+  const rest = after.list
+    ? 'is a bare list, not an object'
     : `(${(after.keys ?? []).join(', ')}) has no ${['apiVersion', 'kind'].filter((k) => !after.keys?.includes(k)).join(' and ')}`;
-  return `"---" on line ${document.start.line} cuts ${object}${from} in two: what follows it ${rest}. ` +
-    'Remove this "---"; if a new object starts here, give it apiVersion and kind';
+  return (
+    `"---" on line ${document.start.line} cuts ${object}${from} in two: what follows it ${rest}. ` +
+    'Remove this "---"; if a new object starts here, give it apiVersion and kind'
+  );
 }
 
 export function readDocuments(text: string, source: SourceText, sink: DiagnosticSink, parsed: ParsedObjects): void {
@@ -95,7 +98,11 @@ export function readDocuments(text: string, source: SourceText, sink: Diagnostic
       continue;
     }
     const current: Previous = {
-      shape, syntaxError: document.syntaxError, sinkMark: sink.count, lengths: lengthsOf(parsed), brokenLength: parsed.broken.length,
+      shape,
+      syntaxError: document.syntaxError,
+      sinkMark: sink.count,
+      lengths: lengthsOf(parsed),
+      brokenLength: parsed.broken.length,
     };
     // A document with a syntax error has had its error; its half-parsed content is not read.
     if (!document.syntaxError) readDocument(source, document, sink, parsed);

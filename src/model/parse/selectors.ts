@@ -22,8 +22,7 @@ function readSelector(reader: MapReader): LabelSelector {
     if (!expression) continue;
     const text = requirementText(expression);
     if (seen.has(text)) {
-      reader.scope.error(DiagnosticCode.duplicateEntry, `duplicate definition of match expressions "${text}"`,
-        item.position);
+      reader.scope.error(DiagnosticCode.duplicateEntry, `duplicate definition of match expressions "${text}"`, item.position);
     }
     seen.add(text);
     matchExpressions.push(expression);
@@ -41,9 +40,11 @@ function readRequirement(r: MapReader): LabelSelectorRequirement | undefined {
   }
   if (operatorText === undefined || key === undefined) return undefined;
   if (!(OPERATORS as readonly string[]).includes(operatorText)) {
-    r.error(DiagnosticCode.invalidSelector,
+    r.error(
+      DiagnosticCode.invalidSelector,
       `"${operatorText}" is not a valid label selector operator: must be one of ${OPERATORS.join(', ')}${didYouMean(operatorText, OPERATORS)}`,
-      'operator');
+      'operator',
+    );
     return undefined;
   }
   const operator = operatorText as SelectorOperator;
@@ -75,17 +76,23 @@ export function readSelectorList(parent: MapReader, key: string): LabelSelector[
 
 /** Kubernetes' selector text ("a=b,c in (d,e)"), used for duplicate detection and in messages. */
 export function selectorText(selector: LabelSelector): string {
-  const parts = Object.keys(selector.matchLabels).sort().map((k) => `${k}=${selector.matchLabels[k]}`);
+  const parts = Object.keys(selector.matchLabels)
+    .sort()
+    .map((k) => `${k}=${selector.matchLabels[k]}`);
   for (const r of selector.matchExpressions) parts.push(requirementText(r));
   return parts.join(',');
 }
 
 function requirementText(r: LabelSelectorRequirement): string {
   switch (r.operator) {
-    case 'Exists': return r.key;
-    case 'DoesNotExist': return `!${r.key}`;
-    case 'In': return `${r.key} in (${[...r.values].sort().join(',')})`;
-    case 'NotIn': return `${r.key} notin (${[...r.values].sort().join(',')})`;
+    case 'Exists':
+      return r.key;
+    case 'DoesNotExist':
+      return `!${r.key}`;
+    case 'In':
+      return `${r.key} in (${[...r.values].sort().join(',')})`;
+    case 'NotIn':
+      return `${r.key} notin (${[...r.values].sort().join(',')})`;
   }
 }
 
@@ -94,8 +101,7 @@ export function reportDuplicateStrings(reader: MapReader, items: readonly ListIt
   const seen = new Set<string>();
   for (const item of items) {
     if (seen.has(item.value)) {
-      reader.scope.error(DiagnosticCode.duplicateEntry, `duplicate definition of ${what} "${item.value}"`,
-        item.position);
+      reader.scope.error(DiagnosticCode.duplicateEntry, `duplicate definition of ${what} "${item.value}"`, item.position);
     }
     seen.add(item.value);
   }

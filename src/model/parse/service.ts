@@ -6,7 +6,13 @@
  */
 import { type IP, parseIP } from '../../ip';
 import type {
-  ExternalTrafficPolicy, IPFamilyName, IPFamilyPolicy, ObjectMeta, Service, ServicePort, ServiceProtocol,
+  ExternalTrafficPolicy,
+  IPFamilyName,
+  IPFamilyPolicy,
+  ObjectMeta,
+  Service,
+  ServicePort,
+  ServiceProtocol,
   SourcePosition,
 } from '../types';
 import { DiagnosticCode } from './diagnostic-codes';
@@ -14,9 +20,7 @@ import { didYouMean } from './did-you-mean';
 import type { MapReader } from './field-reader';
 import { parseHealthCheck } from './health-check';
 import { readLabels } from './metadata';
-import {
-  type DefaultedFamilies, defaultFamilies, defaultedFamiliesText, requestedFamilies,
-} from './service-families';
+import { type DefaultedFamilies, defaultFamilies, defaultedFamiliesText, requestedFamilies } from './service-families';
 import { ANNOTATION_PREFIX, LEGACY_ANNOTATION_PREFIX, ServiceAnnotation } from '../well-known';
 
 const SERVICE_TYPES = ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName'] as const;
@@ -36,15 +40,30 @@ const PORT_MAX = 65535;
 /** The fields whose positions a Service keeps (Service.fieldPositions): those that decide its address. */
 const SERVICE_POSITION_FIELDS: readonly string[] = [
   ...[ANNOTATION_PREFIX, LEGACY_ANNOTATION_PREFIX].flatMap((prefix) =>
-    Object.values(ServiceAnnotation).map((name) => `metadata.annotations.${prefix}${name}`)),
-  'spec', 'spec.type', 'spec.ports', 'spec.loadBalancerIP', 'spec.ipFamilies', 'spec.ipFamilyPolicy',
+    Object.values(ServiceAnnotation).map((name) => `metadata.annotations.${prefix}${name}`),
+  ),
+  'spec',
+  'spec.type',
+  'spec.ports',
+  'spec.loadBalancerIP',
+  'spec.ipFamilies',
+  'spec.ipFamilyPolicy',
 ];
 
 /** Service spec fields Kubernetes has and mlb does not read; accepted so cluster YAML can be pasted. */
 const IGNORED_SPEC_FIELDS = [
-  'clusterIP', 'clusterIPs', 'sessionAffinity', 'sessionAffinityConfig', 'internalTrafficPolicy',
-  'healthCheckNodePort', 'loadBalancerSourceRanges', 'allocateLoadBalancerNodePorts', 'externalIPs',
-  'externalName', 'publishNotReadyAddresses', 'trafficDistribution',
+  'clusterIP',
+  'clusterIPs',
+  'sessionAffinity',
+  'sessionAffinityConfig',
+  'internalTrafficPolicy',
+  'healthCheckNodePort',
+  'loadBalancerSourceRanges',
+  'allocateLoadBalancerNodePorts',
+  'externalIPs',
+  'externalName',
+  'publishNotReadyAddresses',
+  'trafficDistribution',
 ];
 
 /** One of a fixed set of strings, with a suggestion for near misses ("Loadbalancer"). */
@@ -52,8 +71,11 @@ export function readEnum<T extends string>(r: MapReader, key: string, allowed: r
   const text = r.string(key);
   if (text === undefined) return undefined;
   if ((allowed as readonly string[]).includes(text)) return text as T;
-  r.error(DiagnosticCode.invalidValue,
-    `invalid ${key} "${text}" in ${r.where}: must be one of ${allowed.join(', ')}${didYouMean(text, allowed)}`, key);
+  r.error(
+    DiagnosticCode.invalidValue,
+    `invalid ${key} "${text}" in ${r.where}: must be one of ${allowed.join(', ')}${didYouMean(text, allowed)}`,
+    key,
+  );
   return undefined;
 }
 
@@ -65,16 +87,13 @@ export function readService(top: MapReader, meta: ObjectMeta): Service {
   const selector = spec ? readLabels(spec, 'selector') : {};
   const loadBalancerIP = spec?.string('loadBalancerIP');
   if (spec && loadBalancerIP !== undefined && loadBalancerIP !== '' && !parseIP(loadBalancerIP)) {
-    spec.error(DiagnosticCode.invalidIP, `invalid loadBalancerIP "${loadBalancerIP}": must be a valid IP address`,
-      'loadBalancerIP');
+    spec.error(DiagnosticCode.invalidIP, `invalid loadBalancerIP "${loadBalancerIP}": must be a valid IP address`, 'loadBalancerIP');
   }
   const loadBalancerClass = spec?.string('loadBalancerClass');
-  const externalTrafficPolicy = (spec && readEnum(spec, 'externalTrafficPolicy', TRAFFIC_POLICIES))
-    ?? DEFAULT_TRAFFIC_POLICY;
+  const externalTrafficPolicy = (spec && readEnum(spec, 'externalTrafficPolicy', TRAFFIC_POLICIES)) ?? DEFAULT_TRAFFIC_POLICY;
   const writtenPolicy = spec && readEnum(spec, 'ipFamilyPolicy', FAMILY_POLICIES);
   const written = spec ? readFamilies(spec, writtenPolicy ?? DEFAULT_FAMILY_POLICY) : [];
-  const chosen = written.length > 0 ? undefined
-    : defaultFamilies(requestedFamilies(meta.annotations, loadBalancerIP), writtenPolicy);
+  const chosen = written.length > 0 ? undefined : defaultFamilies(requestedFamilies(meta.annotations, loadBalancerIP), writtenPolicy);
   const ipFamilyPolicy = writtenPolicy ?? chosen?.policy ?? DEFAULT_FAMILY_POLICY;
   const ipFamilies = completeDualStack(chosen?.families ?? written, ipFamilyPolicy);
   if (chosen && type === 'LoadBalancer') noteDefaultedFamilies(top, meta, ipFamilies, chosen);
@@ -97,14 +116,11 @@ export function readService(top: MapReader, meta: ObjectMeta): Service {
 }
 
 /** Says, at the field it came from, which families mlb gave a Service that wrote none (service-families.ts). */
-function noteDefaultedFamilies(
-  top: MapReader, meta: ObjectMeta, families: readonly IPFamilyName[], chosen: DefaultedFamilies,
-): void {
+function noteDefaultedFamilies(top: MapReader, meta: ObjectMeta, families: readonly IPFamilyName[], chosen: DefaultedFamilies): void {
   const field = chosen.from?.field;
   const path = field === undefined ? 'spec' : field.startsWith('spec.') ? field : `metadata.annotations.${field}`;
   const position = top.scope.positions.get(path) ?? top.position;
-  top.scope.note(DiagnosticCode.ipFamiliesDefaulted,
-    defaultedFamiliesText(`${meta.namespace}/${meta.name}`, families, chosen), position);
+  top.scope.note(DiagnosticCode.ipFamiliesDefaulted, defaultedFamiliesText(`${meta.namespace}/${meta.name}`, families, chosen), position);
 }
 
 /**
@@ -112,8 +128,9 @@ function noteDefaultedFamilies(
  * the field to change (allocation problems are found after parsing, by the allocator).
  */
 function servicePositions(top: MapReader): Record<string, SourcePosition> | undefined {
-  const found = SERVICE_POSITION_FIELDS.map((path) => [path, top.scope.positions.get(path)] as const)
-    .filter((entry): entry is readonly [string, SourcePosition] => entry[1] !== undefined);
+  const found = SERVICE_POSITION_FIELDS.map((path) => [path, top.scope.positions.get(path)] as const).filter(
+    (entry): entry is readonly [string, SourcePosition] => entry[1] !== undefined,
+  );
   return found.length === 0 ? undefined : Object.fromEntries(found);
 }
 
@@ -127,8 +144,7 @@ function checkHealthCheck(top: MapReader, meta: ObjectMeta): void {
   if (parsed.ok) return;
   for (const problem of parsed.errors) {
     const position = top.scope.positions.get(`metadata.annotations.${problem.annotation}`) ?? top.position;
-    top.scope.error(DiagnosticCode.invalidHealthCheck,
-      `${problem.message} (Service ${meta.namespace}/${meta.name})`, position);
+    top.scope.error(DiagnosticCode.invalidHealthCheck, `${problem.message} (Service ${meta.namespace}/${meta.name})`, position);
   }
 }
 
@@ -172,9 +188,11 @@ function readFamilies(spec: MapReader, policy: IPFamilyPolicy): IPFamilyName[] {
   const families: IPFamilyName[] = [];
   for (const item of spec.stringList('ipFamilies')) {
     if (!(FAMILIES as readonly string[]).includes(item.value)) {
-      spec.scope.error(DiagnosticCode.invalidValue,
+      spec.scope.error(
+        DiagnosticCode.invalidValue,
         `invalid ipFamilies entry "${item.value}": must be IPv4 or IPv6${didYouMean(item.value, FAMILIES)}`,
-        item.position);
+        item.position,
+      );
     } else if (families.includes(item.value as IPFamilyName)) {
       spec.scope.error(DiagnosticCode.duplicateEntry, `duplicate ipFamilies entry "${item.value}"`, item.position);
     } else {
@@ -182,8 +200,7 @@ function readFamilies(spec: MapReader, policy: IPFamilyPolicy): IPFamilyName[] {
     }
   }
   if (policy === 'SingleStack' && families.length > 1) {
-    spec.error(DiagnosticCode.invalidValue,
-      'ipFamilies must have exactly one entry when ipFamilyPolicy is SingleStack', 'ipFamilies');
+    spec.error(DiagnosticCode.invalidValue, 'ipFamilies must have exactly one entry when ipFamilyPolicy is SingleStack', 'ipFamilies');
   }
   return families;
 }

@@ -48,15 +48,23 @@ function warnMissingPools(ad: AnyAdvertisement, pools: readonly IPAddressPool[],
   const { kind, meta } = ad.object;
   ad.object.ipAddressPools.forEach((name, index) => {
     if (names.includes(name) || mayBeBroken(parsed, ['IPAddressPool'], name)) return;
-    reportAt(ad, 'warning', DiagnosticCode.poolNotFound,
+    reportAt(
+      ad,
+      'warning',
+      DiagnosticCode.poolNotFound,
       `${kind} "${meta.name}" names pool "${name}", which does not exist; MetalLB ignores the name silently${didYouMean(name, names)}`,
-      `spec.ipAddressPools[${index}]`);
+      `spec.ipAddressPools[${index}]`,
+    );
   });
   ad.object.ipAddressPoolSelectors.forEach((selector, index) => {
     if (pools.some((p) => selectorMatches(selector, p.meta.labels)) || mayBeBroken(parsed, ['IPAddressPool'])) return;
-    reportAt(ad, 'warning', DiagnosticCode.poolSelectorMatchesNothing,
+    reportAt(
+      ad,
+      'warning',
+      DiagnosticCode.poolSelectorMatchesNothing,
       `${kind} "${meta.name}": ipAddressPoolSelectors[${index}] selects no pool`,
-      `spec.ipAddressPoolSelectors[${index}]`);
+      `spec.ipAddressPoolSelectors[${index}]`,
+    );
   });
 }
 
@@ -64,9 +72,13 @@ function warnMissingPeers(ad: Parsed<BGPAdvertisement>, parsed: ParsedObjects): 
   const names = parsed.bgpPeers.map((p) => p.object.meta.name);
   ad.object.peers.forEach((name, index) => {
     if (names.includes(name) || mayBeBroken(parsed, ['BGPPeer'], name)) return;
-    reportAt(ad, 'warning', DiagnosticCode.peerNotFound,
+    reportAt(
+      ad,
+      'warning',
+      DiagnosticCode.peerNotFound,
       `BGPAdvertisement "${ad.object.meta.name}" names peer "${name}", which does not exist; nothing is announced to it${didYouMean(name, names)}`,
-      `spec.peers[${index}]`);
+      `spec.peers[${index}]`,
+    );
   });
 }
 
@@ -81,9 +93,13 @@ function warnExcludedNodesOnly(ad: AnyAdvertisement, nodes: readonly Node[]): vo
   const excluded = selected.filter((n) => Object.prototype.hasOwnProperty.call(n.meta.labels, EXCLUDE_LB_LABEL));
   if (excluded.length !== selected.length) return;
   const which = ad.object.nodeSelectors.length === 0 ? 'every node (no nodeSelectors)' : 'only nodes';
-  reportAt(ad, 'warning', DiagnosticCode.excludedNodesOnly,
+  reportAt(
+    ad,
+    'warning',
+    DiagnosticCode.excludedNodesOnly,
     `${ad.object.kind} "${ad.object.meta.name}" selects ${which} labelled ${EXCLUDE_LB_LABEL} (${listed(selected.map((n) => n.meta.name))}); labelled nodes never announce, so nobody will (MetalLB's speaker flag --ignore-exclude-lb changes this)`,
-    ad.object.nodeSelectors.length === 0 ? 'metadata.name' : 'spec.nodeSelectors');
+    ad.object.nodeSelectors.length === 0 ? 'metadata.name' : 'spec.nodeSelectors',
+  );
 }
 
 /**
@@ -96,9 +112,13 @@ function warnSelectorsMatchingNoNode(ad: AnyAdvertisement, nodes: readonly Node[
   if (nodes.length === 0) return;
   ad.object.nodeSelectors.forEach((selector, index) => {
     if (nodes.some((n) => selectorMatches(selector, n.meta.labels))) return;
-    reportAt(ad, 'warning', DiagnosticCode.nodeSelectorMatchesNoNode,
+    reportAt(
+      ad,
+      'warning',
+      DiagnosticCode.nodeSelectorMatchesNoNode,
       `${ad.object.kind} "${ad.object.meta.name}": nodeSelectors[${index}] matches none of the file's Nodes (${listed(nodes.map((n) => n.meta.name))}), so it selects no host unless --node-labels labels one${labelHint(selector, nodes)}`,
-      `spec.nodeSelectors[${index}]`);
+      `spec.nodeSelectors[${index}]`,
+    );
   });
 }
 
@@ -129,9 +149,13 @@ function warnOutsideSubnets(parsed: ParsedObjects, subnets: readonly CIDR[]): vo
       if (sameFamily.length === 0) return;
       const inside = entry.cidrs.every((c) => sameFamily.some((s) => s.prefix <= c.prefix && cidrContains(s, c.ip)));
       if (inside) return;
-      reportAt(p, 'warning', DiagnosticCode.addressOutsideSubnets,
+      reportAt(
+        p,
+        'warning',
+        DiagnosticCode.addressOutsideSubnets,
         `address "${text}" of pool "${p.object.meta.name}" is announced in L2 mode but lies outside every known node subnet (${listed(sameFamily.map(formatCIDR))}); hosts on those segments will not ARP for it`,
-        `spec.addresses[${index}]`);
+        `spec.addresses[${index}]`,
+      );
     });
   }
 }
@@ -150,8 +174,12 @@ function warnUnadvertisedPools(parsed: ParsedObjects, ads: readonly AnyAdvertise
   for (const ad of ads) for (const pool of coveredPools(ad.object, pools)) covered.add(pool);
   for (const p of parsed.pools) {
     if (covered.has(p.object)) continue;
-    reportAt(p, 'warning', DiagnosticCode.poolNotAdvertised,
+    reportAt(
+      p,
+      'warning',
+      DiagnosticCode.poolNotAdvertised,
       `pool "${p.object.meta.name}" is not covered by any L2Advertisement or BGPAdvertisement: services get its addresses but nobody announces them`,
-      'metadata.name');
+      'metadata.name',
+    );
   }
 }

@@ -97,8 +97,10 @@ function syntaxMessage(error: { code: string; message: string }, line: string, a
     return `YAML syntax error: a tab indents line ${at.line}; YAML indents with spaces only: replace the tab with spaces`;
   }
   if (/^[ \t]+---[ \t]*$/.test(line)) {
-    return `YAML syntax error: "---" on line ${at.line} is indented; a document separator starts at column 1, and one ` +
-      'inside an object cuts it in two: remove it';
+    return (
+      `YAML syntax error: "---" on line ${at.line} is indented; a document separator starts at column 1, and one ` +
+      'inside an object cuts it in two: remove it'
+    );
   }
   return `YAML syntax error: ${plainMessage(error.message)}`;
 }
@@ -128,8 +130,11 @@ export function* yamlDocuments(text: string, source: SourceText, sink: Diagnosti
     // "---" alone or a comment-only document parses as a null scalar: nothing to read.
     const empty = root === null || (isScalar(root) && root.value === null);
     yield {
-      doc, root: empty ? undefined : root, syntaxError: first !== undefined,
-      start: positionAt(source, doc.range[0]), explicitStart: doc.directives?.docStart === true,
+      doc,
+      root: empty ? undefined : root,
+      syntaxError: first !== undefined,
+      start: positionAt(source, doc.range[0]),
+      explicitStart: doc.directives?.docStart === true,
     };
   }
 }

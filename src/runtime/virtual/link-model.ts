@@ -6,7 +6,11 @@
  */
 import { Random, seedRng } from '../../gossip/swim/random';
 import {
-  DEFAULT_LINK, MAX_SEGMENT_TRIES, SEGMENT_RETRANSMIT_MS, SYN_RETRANSMIT_MS, type LinkConditions,
+  DEFAULT_LINK,
+  MAX_SEGMENT_TRIES,
+  SEGMENT_RETRANSMIT_MS,
+  SYN_RETRANSMIT_MS,
+  type LinkConditions,
 } from '../../gossip/swim/memory-network';
 
 export { DEFAULT_LINK, MAX_SEGMENT_TRIES, SEGMENT_RETRANSMIT_MS, SYN_RETRANSMIT_MS, type LinkConditions };

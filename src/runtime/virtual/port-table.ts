@@ -49,7 +49,8 @@ export class PortTable<T> {
   /** What receives traffic for ip:port: an exact bind first, then a wildcard. */
   lookup(ip: string, port: number): T | undefined {
     const bindings = this.byPort.get(port) ?? [];
-    const found = bindings.find((b) => b.ip === ip && b.value !== undefined) ?? bindings.find((b) => b.value !== undefined && covers(b.ip, ip));
+    const found =
+      bindings.find((b) => b.ip === ip && b.value !== undefined) ?? bindings.find((b) => b.value !== undefined && covers(b.ip, ip));
     return found?.value;
   }
 

@@ -10,7 +10,8 @@ export function seededRandomness(seed: number): Randomness {
   return {
     randomInt(maxExclusive) {
       // node:crypto's randomInt refuses these too; a silent 0 would hide a caller's bug.
-      if (!Number.isSafeInteger(maxExclusive) || maxExclusive <= 0) throw new RangeError(`randomInt: ${maxExclusive} is not a positive integer`);
+      if (!Number.isSafeInteger(maxExclusive) || maxExclusive <= 0)
+        throw new RangeError(`randomInt: ${maxExclusive} is not a positive integer`);
       return source.int(maxExclusive);
     },
     random: () => source.int(FLOAT_BITS) / FLOAT_BITS,

@@ -19,7 +19,11 @@ export class VirtualRuntime implements Runtime {
   readonly randomInt: (maxExclusive: number) => number;
   readonly random: () => number;
 
-  constructor(private readonly fabric: Fabric, readonly host: VirtualHost, seed: number) {
+  constructor(
+    private readonly fabric: Fabric,
+    readonly host: VirtualHost,
+    seed: number,
+  ) {
     const scheduler = virtualScheduler(fabric.clock, host);
     this.at = scheduler.at;
     this.after = scheduler.after;
@@ -29,7 +33,8 @@ export class VirtualRuntime implements Runtime {
     this.random = randomness.random;
     this.net = {
       bindUdp: (bind: SocketAddress, handlers: UdpHandlers): Promise<UdpEndpoint> => bindUdp(fabric, host, bind, handlers),
-      listenTcp: (bind: SocketAddress, onConnection: (stream: ByteStream) => void): Promise<TcpListener> => listenTcp(host, bind, onConnection),
+      listenTcp: (bind: SocketAddress, onConnection: (stream: ByteStream) => void): Promise<TcpListener> =>
+        listenTcp(host, bind, onConnection),
       connectTcp: (to: SocketAddress, options: DialOptions): Promise<ByteStream> => connectTcp(fabric, host, to, options),
     };
   }

@@ -50,9 +50,13 @@ export function connectTcp(fabric: Fabric, host: VirtualHost, to: SocketAddress,
       deadline.cancel();
       return true;
     };
-    const deadline = clock.schedule(clock.now() + options.timeoutMs, () => {
-      if (settle()) reject(new NetworkError('dialTimeout', `no TCP connection to ${addressText(to)} within ${options.timeoutMs} ms`));
-    }, host);
+    const deadline = clock.schedule(
+      clock.now() + options.timeoutMs,
+      () => {
+        if (settle()) reject(new NetworkError('dialTimeout', `no TCP connection to ${addressText(to)} within ${options.timeoutMs} ms`));
+      },
+      host,
+    );
     const target = fabric.hostOf(to.host);
     if (!target) return; // no host has the address: nothing answers, the deadline decides
     const established = (): void => {
@@ -60,10 +64,16 @@ export function connectTcp(fabric: Fabric, host: VirtualHost, to: SocketAddress,
       const localPort = host.tcp.bind(localIp, 0, undefined);
       if (localPort === undefined) return fail('no free ephemeral port');
       const local = { host: localIp, port: localPort };
-      const [client, server] = openPair(fabric, { host, local, release: () => host.tcp.release(localIp, localPort) }, { host: target, local: to });
+      const [client, server] = openPair(
+        fabric,
+        { host, local, release: () => host.tcp.release(localIp, localPort) },
+        { host: target, local: to },
+      );
       resolve(client);
       carry(fabric, {
-        from: host, to: target, syn: false,
+        from: host,
+        to: target,
+        syn: false,
         abandoned: () => client.isClosed,
         arrive: () => {
           const listener = target.alive ? target.tcp.lookup(to.host, to.port) : undefined;
@@ -77,7 +87,9 @@ export function connectTcp(fabric: Fabric, host: VirtualHost, to: SocketAddress,
       });
     };
     carry(fabric, {
-      from: host, to: target, syn: true,
+      from: host,
+      to: target,
+      syn: true,
       abandoned: () => settled,
       arrive: () => {
         const listening = target.alive && target.tcp.lookup(to.host, to.port) !== undefined;

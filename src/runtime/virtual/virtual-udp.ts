@@ -55,8 +55,12 @@ function sendDatagram(fabric: Fabric, sender: VirtualHost, from: SocketAddress, 
   const target = fabric.hostOf(to.host);
   if (!target || link.lost(sender.name, target.name)) return;
   const arrival = sender.departure(clock.now()) + link.delay(sender.name, target.name);
-  clock.schedule(arrival, () => {
-    if (!link.reachable(sender.name, target.name)) return;
-    target.udp.lookup(to.host, to.port)?.receive(bytes, from);
-  }, target);
+  clock.schedule(
+    arrival,
+    () => {
+      if (!link.reachable(sender.name, target.name)) return;
+      target.udp.lookup(to.host, to.port)?.receive(bytes, from);
+    },
+    target,
+  );
 }

@@ -14,7 +14,14 @@ import type { ParsedConfigFile } from './parse-config-bytes';
 const ANSWER_CHUNK_OBJECTS = 2_000;
 
 const SNAPSHOT_LISTS = [
-  'pools', 'l2Advertisements', 'bgpAdvertisements', 'bgpPeers', 'bfdProfiles', 'communities', 'services', 'nodes',
+  'pools',
+  'l2Advertisements',
+  'bgpAdvertisements',
+  'bgpPeers',
+  'bfdProfiles',
+  'communities',
+  'services',
+  'nodes',
 ] as const satisfies readonly (keyof Snapshot)[];
 type SnapshotList = (typeof SNAPSHOT_LISTS)[number];
 

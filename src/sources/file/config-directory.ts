@@ -72,8 +72,10 @@ export function joinConfigFiles(files: readonly { readonly file: string; readonl
 /** A directory with no configuration file in it: starting on it would announce nothing. */
 export function noConfigFilesProblem(directory: string): Diagnostic {
   return {
-    severity: 'error', code: DiagnosticCode.fileEmpty,
-    message: `${directory} is a directory with no *.yaml or *.yml file in it (names starting with a dot are skipped): ` +
+    severity: 'error',
+    code: DiagnosticCode.fileEmpty,
+    message:
+      `${directory} is a directory with no *.yaml or *.yml file in it (names starting with a dot are skipped): ` +
       'put the configuration there, or point --config at a file',
   };
 }
@@ -85,8 +87,10 @@ export function noConfigFilesProblem(directory: string): Diagnostic {
 export function joinedSizeProblem(total: number, maxBytes: number, directory: string): Diagnostic | undefined {
   if (total <= maxBytes) return undefined;
   return {
-    severity: 'error', code: DiagnosticCode.fileTooLarge,
-    message: `the files of ${directory} hold ${total} bytes together, more than the limit of ${maxBytes} bytes: if ` +
+    severity: 'error',
+    code: DiagnosticCode.fileTooLarge,
+    message:
+      `the files of ${directory} hold ${total} bytes together, more than the limit of ${maxBytes} bytes: if ` +
       'the configuration really is this large, raise --max-config-bytes (MLB_MAX_CONFIG_BYTES)',
   };
 }

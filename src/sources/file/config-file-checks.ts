@@ -46,8 +46,10 @@ function kindName(kind: FileKind): string {
 export function fileKindProblem(kind: FileKind, file: string): Diagnostic | undefined {
   if (kind.isFile()) return undefined;
   return {
-    severity: 'error', code: DiagnosticCode.fileNotRegular,
-    message: `${file} is a ${kindName(kind)}, not a regular file: mlb reads its configuration only from a regular ` +
+    severity: 'error',
+    code: DiagnosticCode.fileNotRegular,
+    message:
+      `${file} is a ${kindName(kind)}, not a regular file: mlb reads its configuration only from a regular ` +
       'file (a pipe or device could block the reload forever); point --config at a regular file',
   };
 }
@@ -55,8 +57,10 @@ export function fileKindProblem(kind: FileKind, file: string): Diagnostic | unde
 export function fileSizeProblem(size: number, maxBytes: number, file: string): Diagnostic | undefined {
   if (size <= maxBytes) return undefined;
   return {
-    severity: 'error', code: DiagnosticCode.fileTooLarge,
-    message: `${file} is ${size} bytes, more than the limit of ${maxBytes} bytes: if it really is meant to be ` +
+    severity: 'error',
+    code: DiagnosticCode.fileTooLarge,
+    message:
+      `${file} is ${size} bytes, more than the limit of ${maxBytes} bytes: if it really is meant to be ` +
       'this large, raise --max-config-bytes (MLB_MAX_CONFIG_BYTES)',
   };
 }
@@ -92,8 +96,11 @@ export function decodeConfigBytes(bytes: Uint8Array, file: string): DecodedText 
     return {
       ok: false,
       diagnostic: {
-        severity: 'error', code: DiagnosticCode.fileIncomplete, position: bytePosition(bytes, bytes.length, file),
-        message: `${file} does not end with a newline, so it looks cut off: it may still be being written. ` +
+        severity: 'error',
+        code: DiagnosticCode.fileIncomplete,
+        position: bytePosition(bytes, bytes.length, file),
+        message:
+          `${file} does not end with a newline, so it looks cut off: it may still be being written. ` +
           `To change it, ${atomicHint(file)}; if the file is complete, end its last line with a newline`,
       },
     };
@@ -103,8 +110,11 @@ export function decodeConfigBytes(bytes: Uint8Array, file: string): DecodedText 
     return {
       ok: false,
       diagnostic: {
-        severity: 'error', code: DiagnosticCode.fileNotText, position: bytePosition(bytes, nul, file),
-        message: `${file} contains a NUL byte at offset ${nul}: it is not YAML text, or parts of it have not been ` +
+        severity: 'error',
+        code: DiagnosticCode.fileNotText,
+        position: bytePosition(bytes, nul, file),
+        message:
+          `${file} contains a NUL byte at offset ${nul}: it is not YAML text, or parts of it have not been ` +
           `written yet. To change it, ${atomicHint(file)}`,
       },
     };
@@ -113,7 +123,8 @@ export function decodeConfigBytes(bytes: Uint8Array, file: string): DecodedText 
     return {
       ok: false,
       diagnostic: {
-        severity: 'error', code: DiagnosticCode.fileNotText,
+        severity: 'error',
+        code: DiagnosticCode.fileNotText,
         message: `${file} is not valid UTF-8 text: YAML must be Unicode (save it as UTF-8)`,
       },
     };
@@ -122,9 +133,16 @@ export function decodeConfigBytes(bytes: Uint8Array, file: string): DecodedText 
 }
 
 function objectCount(snapshot: Snapshot): number {
-  return snapshot.pools.length + snapshot.l2Advertisements.length + snapshot.bgpAdvertisements.length +
-    snapshot.bgpPeers.length + snapshot.bfdProfiles.length + snapshot.communities.length +
-    snapshot.services.length + snapshot.nodes.length;
+  return (
+    snapshot.pools.length +
+    snapshot.l2Advertisements.length +
+    snapshot.bgpAdvertisements.length +
+    snapshot.bgpPeers.length +
+    snapshot.bfdProfiles.length +
+    snapshot.communities.length +
+    snapshot.services.length +
+    snapshot.nodes.length
+  );
 }
 
 /**
@@ -134,8 +152,10 @@ function objectCount(snapshot: Snapshot): number {
 export function emptyConfigProblem(snapshot: Snapshot, file: string): Diagnostic | undefined {
   if (objectCount(snapshot) > 0) return undefined;
   return {
-    severity: 'error', code: DiagnosticCode.fileEmpty,
-    message: `${file} holds no objects (it is empty, or only comments): mlb will not run without a configuration. ` +
+    severity: 'error',
+    code: DiagnosticCode.fileEmpty,
+    message:
+      `${file} holds no objects (it is empty, or only comments): mlb will not run without a configuration. ` +
       `To change it, ${atomicHint(file)}`,
   };
 }

@@ -47,7 +47,6 @@ const MAX_SETTLE_WAIT_MS = 10_000;
 /** The file source's state is every source's (config-source.ts); the name stays for the file's own callers. */
 export type FileSourceState = ConfigState;
 
-
 export interface FileSourceOptions extends ParseOptions {
   readonly debounceMs?: number;
   readonly pollIntervalMs?: number;
@@ -89,7 +88,10 @@ export class FileSource implements ConfigSource {
   /** Cancels the parse in progress (its worker thread) when the source stops. */
   private readonly parsing = new AbortController();
 
-  constructor(path: string, private readonly options: FileSourceOptions = {}) {
+  constructor(
+    path: string,
+    private readonly options: FileSourceOptions = {},
+  ) {
     this.path = resolve(path);
     this.displayPath = path;
     this.runtime = options.runtime ?? REAL_RUNTIME;
@@ -162,10 +164,13 @@ export class FileSource implements ConfigSource {
         this.setState({
           ...this.current,
           stale: true,
-          diagnostics: [{
-            severity: 'error', code: DiagnosticCode.fileUnreadable,
-            message: `cannot read ${this.displayPath}: ${(error as Error).message}`,
-          }],
+          diagnostics: [
+            {
+              severity: 'error',
+              code: DiagnosticCode.fileUnreadable,
+              message: `cannot read ${this.displayPath}: ${(error as Error).message}`,
+            },
+          ],
         });
         continue;
       }
@@ -206,10 +211,13 @@ export class FileSource implements ConfigSource {
   private neverSettled(identity: string | undefined): ConfigSourceRead {
     this.lastIdentity = identity;
     return {
-      ok: false, changing: true,
+      ok: false,
+      changing: true,
       diagnostic: {
-        severity: 'error', code: DiagnosticCode.fileChanging,
-        message: `${this.displayPath} kept changing for ${MAX_SETTLE_WAIT_MS / 1000} s; mlb reads it once it stays ` +
+        severity: 'error',
+        code: DiagnosticCode.fileChanging,
+        message:
+          `${this.displayPath} kept changing for ${MAX_SETTLE_WAIT_MS / 1000} s; mlb reads it once it stays ` +
           `unchanged for ${this.options.settleMs ?? CONFIG_SETTLE_MS} ms. Replace it atomically (write a temporary ` +
           `file beside it, then rename it over ${this.displayPath})`,
       },

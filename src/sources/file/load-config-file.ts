@@ -21,7 +21,12 @@ export type ParseOutcome = { readonly result: ParseResult; readonly digest: stri
  * an error diagnostic like any other; an abort rejects, for the caller who asked for it.
  */
 export async function parseConfigFileBytes(
-  bytes: Uint8Array, file: string, parse: ConfigParser, options: ParseOptions, signal?: AbortSignal, parts?: readonly ConfigPart[],
+  bytes: Uint8Array,
+  file: string,
+  parse: ConfigParser,
+  options: ParseOptions,
+  signal?: AbortSignal,
+  parts?: readonly ConfigPart[],
 ): Promise<ParseOutcome> {
   // Only what the parser needs: options may carry functions (a FileSource's clock), which cannot go to a worker.
   const parseOptions: ParseOptions = options.knownSubnets ? { knownSubnets: options.knownSubnets } : {};

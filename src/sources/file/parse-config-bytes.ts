@@ -20,7 +20,12 @@ export interface ParsedConfigFile {
  * `parts`: the bytes are a directory's files joined (config-directory.ts). Each file is judged as text on its own,
  * so a refusal names the file that is cut off; positions name the file and its line.
  */
-export function parseConfigBytes(bytes: Uint8Array, file: string, options: ParseOptions = {}, parts: readonly ConfigPart[] = []): ParsedConfigFile {
+export function parseConfigBytes(
+  bytes: Uint8Array,
+  file: string,
+  options: ParseOptions = {},
+  parts: readonly ConfigPart[] = [],
+): ParsedConfigFile {
   const digest = createHash('sha256').update(bytes).digest('hex');
   for (const part of parts) {
     const own = decodeConfigBytes(bytes.subarray(part.byteStart, part.byteEnd), part.file);
@@ -28,7 +33,11 @@ export function parseConfigBytes(bytes: Uint8Array, file: string, options: Parse
   }
   const decoded = decodeConfigBytes(bytes, file);
   if (!decoded.ok) return { result: { ok: false, diagnostics: [decoded.diagnostic] }, digest };
-  const result = parseConfig(decoded.text, file, parts.length > 0 ? { ...options, parts: parts.map(({ file: f, lineOffset }) => ({ file: f, lineOffset })) } : options);
+  const result = parseConfig(
+    decoded.text,
+    file,
+    parts.length > 0 ? { ...options, parts: parts.map(({ file: f, lineOffset }) => ({ file: f, lineOffset })) } : options,
+  );
   if (!result.ok) return { result, digest };
   const empty = emptyConfigProblem(result.snapshot, file);
   return { result: empty ? { ok: false, diagnostics: [empty, ...result.diagnostics] } : result, digest };

@@ -33,12 +33,14 @@ function identityOf(s: { size: number; mtimeMs: number; ino: number }): FileIden
   return { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino };
 }
 
-
 function changedWhileRead(file: string, identity: FileIdentity): ConfigFileRead {
   return {
-    ok: false, changing: true, identity,
+    ok: false,
+    changing: true,
+    identity,
     diagnostic: {
-      severity: 'error', code: DiagnosticCode.fileChanging,
+      severity: 'error',
+      code: DiagnosticCode.fileChanging,
       message: `${file} changed while it was being read: replace it atomically (write a temporary file beside it, then rename it over ${file})`,
     },
   };

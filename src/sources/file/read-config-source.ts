@@ -65,7 +65,8 @@ export async function readConfigSource(path: string, display: string, maxBytes: 
       // Listed, then gone: the directory changed while it was read (a file renamed away, an editor's save).
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       return {
-        ok: false, changing: true,
+        ok: false,
+        changing: true,
         diagnostic: { severity: 'error', code: DiagnosticCode.fileChanging, message: `${file} went away while ${display} was being read` },
       };
     }

@@ -78,42 +78,45 @@ export function workerParser(options: WorkerParserOptions = {}): ConfigParser {
   const entry = options.script === undefined ? parserWorkerEntry(import.meta.url) : { script: options.script, eval: false };
   const timeoutMs = options.timeoutMs ?? PARSE_TIMEOUT_MS;
   const heapLimitMb = options.heapLimitMb ?? PARSE_HEAP_LIMIT_MB;
-  return (request, signal) => new Promise<ParsedConfigFile>((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(new ConfigParseError('parseAborted', 'the parse was cancelled'));
-      return;
-    }
-    const input: WorkerInput = { role: WORKER_ROLE, request };
-    const worker = new Worker(entry.script, {
-      eval: entry.eval,
-      workerData: input,
-      transferList: [request.bytes.buffer as ArrayBuffer],
-      resourceLimits: { maxOldGenerationSizeMb: heapLimitMb },
-      // The worker has nothing to say on stdin/stdout; it must not keep the process alive after an abort either.
-      stdin: false,
+  return (request, signal) =>
+    new Promise<ParsedConfigFile>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(new ConfigParseError('parseAborted', 'the parse was cancelled'));
+        return;
+      }
+      const input: WorkerInput = { role: WORKER_ROLE, request };
+      const worker = new Worker(entry.script, {
+        eval: entry.eval,
+        workerData: input,
+        transferList: [request.bytes.buffer as ArrayBuffer],
+        resourceLimits: { maxOldGenerationSizeMb: heapLimitMb },
+        // The worker has nothing to say on stdin/stdout; it must not keep the process alive after an abort either.
+        stdin: false,
+      });
+      let settled = false;
+      const finish = (outcome: () => void): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        outcome();
+        void worker.terminate();
+      };
+      const onAbort = (): void => finish(() => reject(new ConfigParseError('parseAborted', 'the parse was cancelled')));
+      const timer = setTimeout(
+        () =>
+          finish(() => reject(new ConfigParseError('parseTimedOut', `the parser did not finish within ${Math.round(timeoutMs / 1000)} s`))),
+        timeoutMs,
+      );
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const assembler = new AnswerAssembler();
+      worker.on('message', (message: AnswerMessage) => {
+        const answer = assembler.add(message);
+        if (answer) finish(() => resolve(answer));
+        // The next chunk only after timers and I/O (gossip, ARP, BFD) have had their turn.
+        else setImmediate(() => !settled && worker.postMessage(NEXT_CHUNK));
+      });
+      worker.once('error', (error: Error & { code?: string }) => finish(() => reject(failure(error, heapLimitMb))));
+      worker.once('exit', () => finish(() => reject(failure(undefined, heapLimitMb))));
     });
-    let settled = false;
-    const finish = (outcome: () => void): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      outcome();
-      void worker.terminate();
-    };
-    const onAbort = (): void => finish(() => reject(new ConfigParseError('parseAborted', 'the parse was cancelled')));
-    const timer = setTimeout(() => finish(() => reject(new ConfigParseError(
-      'parseTimedOut', `the parser did not finish within ${Math.round(timeoutMs / 1000)} s`,
-    ))), timeoutMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const assembler = new AnswerAssembler();
-    worker.on('message', (message: AnswerMessage) => {
-      const answer = assembler.add(message);
-      if (answer) finish(() => resolve(answer));
-      // The next chunk only after timers and I/O (gossip, ARP, BFD) have had their turn.
-      else setImmediate(() => !settled && worker.postMessage(NEXT_CHUNK));
-    });
-    worker.once('error', (error: Error & { code?: string }) => finish(() => reject(failure(error, heapLimitMb))));
-    worker.once('exit', () => finish(() => reject(failure(undefined, heapLimitMb))));
-  });
 }

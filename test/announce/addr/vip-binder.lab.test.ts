@@ -33,7 +33,8 @@ function has(tool: string): boolean {
 const netns = canUseNetns();
 const addon = nativeAddonStatus();
 const missing = [!has('arping') && 'arping (iputils-arping)'].filter(Boolean);
-if (process.env.CI && (missing.length > 0 || !addon.loaded)) throw new Error(`CI is set and these are missing: ${[...missing, !addon.loaded && 'the native addon'].filter(Boolean).join(', ')}`);
+if (process.env.CI && (missing.length > 0 || !addon.loaded))
+  throw new Error(`CI is set and these are missing: ${[...missing, !addon.loaded && 'the native addon'].filter(Boolean).join(', ')}`);
 const skip = !netns.ok ? netns.why : missing.length > 0 ? `missing: ${missing.join(', ')}` : undefined;
 if (skip) console.warn(`skipping the VIP binder lab tests: ${skip}`);
 if (!skip && !addon.loaded) console.warn(`skipping the crafted-NS part of the IPv6 lab test: ${addon.why}`);
@@ -96,7 +97,11 @@ function neighbour(host: LabHost, target: string): { lladdr?: string; state: str
 /** One datagram from a host's kernel (it resolves the target first). */
 function udp(host: LabHost, target: string): void {
   const family = target.includes(':') ? 'udp6' : 'udp4';
-  const r = run(host, [process.execPath, '-e', `require('dgram').createSocket('${family}').send('mlb', 9, '${target}', (e) => process.exit(e ? 1 : 0))`]);
+  const r = run(host, [
+    process.execPath,
+    '-e',
+    `require('dgram').createSocket('${family}').send('mlb', 9, '${target}', (e) => process.exit(e ? 1 : 0))`,
+  ]);
   if (r.status !== 0) throw new Error(`udp to ${target} failed: ${r.stderr}`);
 }
 
@@ -131,7 +136,9 @@ describe.skipIf(skip !== undefined)('VipBinder in network namespaces', () => {
 
     const first = (await runner.ok({ op: 'reconcile', desired: [VIP4, BAD_VIP, VIP6] })) as unknown as Reconciled;
     expect(first.added).toEqual([VIP4, VIP6]);
-    expect(first.failed).toEqual([expect.objectContaining({ code: 'addressAddFailed', errno: 'EADDRNOTAVAIL', subject: `${BAD_VIP}/128` })]);
+    expect(first.failed).toEqual([
+      expect.objectContaining({ code: 'addressAddFailed', errno: 'EADDRNOTAVAIL', subject: `${BAD_VIP}/128` }),
+    ]);
     expect(runner.logs('vipBindFailed')).toEqual([expect.objectContaining({ level: 'error', ip: BAD_VIP, code: 'addressAddFailed' })]);
     expect(describeAddresses(a)).toEqual([`${VIP4}/32`, `${VIP6}/128 nodad`]);
     expect(first.bound).toEqual([VIP4, VIP6]);
@@ -174,7 +181,12 @@ describe.skipIf(skip !== undefined)('VipBinder in network namespaces', () => {
     const opened = (await next.ok({ op: 'open' })) as unknown as { staleRemoved: string[]; bound: string[] };
     expect(opened.staleRemoved.sort()).toEqual(['10.213.5.1', VIP4, VIP6].sort());
     expect(opened.bound).toEqual([]);
-    expect(next.logs('staleVipRemoved').map((l) => `${l.ip}/${l.prefix} ${l.level} ${l.reason}`).sort()).toEqual(
+    expect(
+      next
+        .logs('staleVipRemoved')
+        .map((l) => `${l.ip}/${l.prefix} ${l.level} ${l.reason}`)
+        .sort(),
+    ).toEqual(
       [`10.213.5.1/24 warn staleFromPreviousRun`, `${VIP4}/32 warn staleFromPreviousRun`, `${VIP6}/128 warn staleFromPreviousRun`].sort(),
     );
     expect(mlb0(a)!.index).toBe(index); // the same link, reused
@@ -200,8 +212,13 @@ describe.skipIf(skip !== undefined)('VipBinder in network namespaces', () => {
     const danger = arping(b, VIP4);
     expect(danger.macs, danger.out).toEqual([a.mac.toUpperCase(), a.mac.toUpperCase()]);
 
-    const prepared = (await runner.ok({ op: 'prepare', interfaces: ['eth0'] })) as unknown as { applied: { scope: string; name: string; from: number; to: number }[] };
-    expect(prepared.applied.map((c) => `${c.scope}.${c.name} ${c.from}->${c.to}`)).toEqual(['eth0.arp_ignore 0->1', 'eth0.arp_announce 0->2']);
+    const prepared = (await runner.ok({ op: 'prepare', interfaces: ['eth0'] })) as unknown as {
+      applied: { scope: string; name: string; from: number; to: number }[];
+    };
+    expect(prepared.applied.map((c) => `${c.scope}.${c.name} ${c.from}->${c.to}`)).toEqual([
+      'eth0.arp_ignore 0->1',
+      'eth0.arp_announce 0->2',
+    ]);
     expect(runner.logs('arpSysctlChanged').map((l) => `${l.sysctl} ${l.from}->${l.to} ${l.reason}`)).toEqual([
       'net.ipv4.conf.eth0.arp_ignore 0->1 answersForOtherInterfaces',
       'net.ipv4.conf.eth0.arp_announce 0->2 mayAnnounceVip',
@@ -234,8 +251,12 @@ describe.skipIf(skip !== undefined)('VipBinder in network namespaces', () => {
     // eth0 alone says "only my own addresses", yet max(3, 1) = 3 and 3 answers for any non-host-scope address.
     expect(arping(b, VIP4).macs).toEqual([a.mac.toUpperCase(), a.mac.toUpperCase()]);
 
-    const prepared = (await runner.ok({ op: 'prepare', interfaces: ['eth0'] })) as unknown as { applied: { scope: string; name: string; from: number; to: number; reason: string }[] };
-    expect(prepared.applied.map((c) => `${c.scope}.${c.name} ${c.from}->${c.to} ${c.reason}`)).toEqual(['all.arp_ignore 3->1 allOverridesInterface']);
+    const prepared = (await runner.ok({ op: 'prepare', interfaces: ['eth0'] })) as unknown as {
+      applied: { scope: string; name: string; from: number; to: number; reason: string }[];
+    };
+    expect(prepared.applied.map((c) => `${c.scope}.${c.name} ${c.from}->${c.to} ${c.reason}`)).toEqual([
+      'all.arp_ignore 3->1 allOverridesInterface',
+    ]);
     expect(sysctl(a, 'all.arp_ignore')).toBe(1);
     expect(arping(b, VIP4).macs).toEqual([]);
   });
@@ -287,13 +308,22 @@ describe.skipIf(skip !== undefined)('VipBinder in network namespaces', () => {
     const ns = (target: IP, destination: IP, destinationMac: Uint8Array): string =>
       Buffer.from(
         encodeNdpFrame(
-          { source: parseIP(b.ipv6)!, destination, hopLimit: NDP_HOP_LIMIT, message: { kind: 'solicitation', target, options: [{ kind: 'sourceLinkLayer', mac: bMac }] } },
+          {
+            source: parseIP(b.ipv6)!,
+            destination,
+            hopLimit: NDP_HOP_LIMIT,
+            message: { kind: 'solicitation', target, options: [{ kind: 'sourceLinkLayer', mac: bMac }] },
+          },
           destinationMac,
           bMac,
         ),
       ).toString('hex');
     const heard = async (frame: string) =>
-      ((await probe.ok({ op: 'ndpProbe', ifname: 'eth0', frames: [frame], listenMs: NA_LISTEN_MS })) as unknown as { advertisements: { from: string; target: string }[] }).advertisements;
+      (
+        (await probe.ok({ op: 'ndpProbe', ifname: 'eth0', frames: [frame], listenMs: NA_LISTEN_MS })) as unknown as {
+          advertisements: { from: string; target: string }[];
+        }
+      ).advertisements;
 
     expect(await heard(ns(vip6, parseIP(a.ipv6)!, aMac))).toEqual([]);
     expect(await heard(ns(vip6, solicitedNodeAddress(vip6), solicitedNodeMAC(vip6)))).toEqual([]);

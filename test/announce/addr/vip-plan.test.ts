@@ -50,21 +50,30 @@ describe('planVipBinding', () => {
   });
 
   it('adds a VIP listed twice once, and says so', () => {
-    expect(summary(planVipBinding([], [ip('10.0.0.5'), ip('10.0.0.5')])).decisions).toEqual(['add 10.0.0.5/32 desiredNotBound', 'keep 10.0.0.5/32 duplicateDesired']);
+    expect(summary(planVipBinding([], [ip('10.0.0.5'), ip('10.0.0.5')])).decisions).toEqual([
+      'add 10.0.0.5/32 desiredNotBound',
+      'keep 10.0.0.5/32 duplicateDesired',
+    ]);
   });
 
   const anyIP = fc.oneof(
     fc.integer({ min: 0, max: 15 }).map((n) => ip(`10.0.0.${n}`)),
     fc.integer({ min: 0, max: 15 }).map((n) => ip(`fd00::${n.toString(16)}`)),
   );
-  const anyBound = fc.tuple(anyIP, fc.boolean()).map(([address, single]): BoundAddress => ({ ip: address, prefix: single ? (address.family === 4 ? 32 : 128) : address.family === 4 ? 24 : 64 }));
+  const anyBound = fc.tuple(anyIP, fc.boolean()).map(([address, single]): BoundAddress => ({
+    ip: address,
+    prefix: single ? (address.family === 4 ? 32 : 128) : address.family === 4 ? 24 : 64,
+  }));
 
   it('applied to mlb0, leaves exactly the owned VIPs as single addresses, and is then a no-op (fast-check)', () => {
     fc.assert(
       fc.property(fc.uniqueArray(anyBound, { selector: formatBoundAddress }), fc.array(anyIP), (current, desired) => {
         const plan = planVipBinding(current, desired);
         const removed = new Set(plan.remove.map(formatBoundAddress));
-        const after = [...current.filter((a) => !removed.has(formatBoundAddress(a))), ...plan.add.map((a) => ({ ip: a, prefix: a.family === 4 ? 32 : 128 }))];
+        const after = [
+          ...current.filter((a) => !removed.has(formatBoundAddress(a))),
+          ...plan.add.map((a) => ({ ip: a, prefix: a.family === 4 ? 32 : 128 })),
+        ];
         const want = [...new Set(desired.map((d) => `${formatIP(d)}/${d.family === 4 ? 32 : 128}`))].sort();
         expect(after.map(formatBoundAddress).sort()).toEqual(want);
         expect(planVipBinding(after, desired).add).toEqual([]);

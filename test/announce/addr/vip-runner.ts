@@ -59,7 +59,9 @@ async function run(command: Command): Promise<Record<string, unknown>> {
     case 'reconcile': {
       const result = await opened().reconcile(command.desired.map(ip));
       return {
-        added: texts(result.added), removed: texts(result.removed), failed: result.failed.map(errorJSON),
+        added: texts(result.added),
+        removed: texts(result.removed),
+        failed: result.failed.map(errorJSON),
         decisions: result.decisions.map((d) => ({ ip: formatIP(d.ip), prefix: d.prefix, action: d.action, reason: d.reason })),
         bound: texts(opened().bound()),
       };
@@ -91,7 +93,12 @@ async function run(command: Command): Promise<Record<string, unknown>> {
           if (!ethernet.ok) return;
           const ndp = decodeNdp(ethernet.value.payload);
           if (!ndp.ok || ndp.value.message.kind !== 'advertisement') return;
-          advertisements.push({ from: formatMAC(ethernet.value.source), source: formatIP(ndp.value.source), target: formatIP(ndp.value.message.target), solicited: ndp.value.message.solicited });
+          advertisements.push({
+            from: formatMAC(ethernet.value.source),
+            source: formatIP(ndp.value.source),
+            target: formatIP(ndp.value.message.target),
+            solicited: ndp.value.message.solicited,
+          });
         },
         onError: () => {},
       });
@@ -112,7 +119,13 @@ lines.on('line', (line) => {
   run(command as Command).then(
     (result) => emit({ ev: 'reply', id, ok: true, ...result }),
     (error: unknown) =>
-      emit({ ev: 'reply', id, ok: false, code: error instanceof VipBindError ? error.code : 'unexpected', message: String((error as Error)?.message ?? error) }),
+      emit({
+        ev: 'reply',
+        id,
+        ok: false,
+        code: error instanceof VipBindError ? error.code : 'unexpected',
+        message: String((error as Error)?.message ?? error),
+      }),
   );
 });
 // stdin closed: exit without unbinding, as a daemon killed mid-flight would (close {keep:false} is the graceful stop).

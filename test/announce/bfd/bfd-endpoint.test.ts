@@ -36,7 +36,10 @@ async function open(host: number, options: { withoutTtlAddon?: boolean; peerPort
 
 function once<T>(session: BfdSession, event: 'up' | 'down', timeoutMs: number): Promise<T> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no '${event}' from the session with ${session.peerText} within ${timeoutMs} ms (state ${session.state})`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`no '${event}' from the session with ${session.peerText} within ${timeoutMs} ms (state ${session.state})`)),
+      timeoutMs,
+    );
     session.once(event, ((value: T) => {
       clearTimeout(timer);
       resolve(value);
@@ -67,7 +70,11 @@ describe('two endpoints over loopback', () => {
     expect(sa.counters.upTransitions).toBe(1);
     expect(Object.values(a.counters.dropped).every((n) => n === 0)).toBe(true);
     // Right after Up the peer may still advertise its slow 1 s; its Poll Sequence brings 3 x 100 ms soon after.
-    await until('the fast timers negotiated (3 x 100 ms, Poll Sequence over)', () => sa.detectionTimeMs === 300 && !sa.snapshot.polling, 3_000).catch(() => {});
+    await until(
+      'the fast timers negotiated (3 x 100 ms, Poll Sequence over)',
+      () => sa.detectionTimeMs === 300 && !sa.snapshot.polling,
+      3_000,
+    ).catch(() => {});
     expect(sa.detectionTimeMs).toBe(300);
     expect(sa.snapshot.polling).toBe(false);
   });
@@ -126,7 +133,13 @@ describe.skipIf(!addon.loaded)('on the wire (RFC 5881 sections 4 and 5)', () => 
       expect(port).toBeLessThanOrEqual(BFD_SOURCE_PORT_MAX);
       expect(received.every((d) => d.ttl === 255 && d.address === `${NET}.1`)).toBe(true);
       const first = decodeBfdControl(received[0]!.payload);
-      expect(first.ok && first.value).toMatchObject({ state: 'Down', yourDiscriminator: 0, desiredMinTxUs: 1_000_000, requiredMinRxUs: 100_000, detectMult: 3 });
+      expect(first.ok && first.value).toMatchObject({
+        state: 'Down',
+        yourDiscriminator: 0,
+        desiredMinTxUs: 1_000_000,
+        requiredMinRxUs: 100_000,
+        detectMult: 3,
+      });
     } finally {
       listener.close();
     }
@@ -140,8 +153,19 @@ describe.skipIf(!addon.loaded)('on the wire (RFC 5881 sections 4 and 5)', () => 
     await new Promise<void>((r) => sender.bind({ address: `${NET}.3`, port: 0 }, () => r()));
     try {
       const packet = encodeBfdControl({
-        diag: 0, state: 'Down', poll: false, final: false, controlPlaneIndependent: false, demand: false, multipoint: false,
-        detectMult: 3, myDiscriminator: 42, yourDiscriminator: 0, desiredMinTxUs: 1_000_000, requiredMinRxUs: 100_000, requiredMinEchoRxUs: 0,
+        diag: 0,
+        state: 'Down',
+        poll: false,
+        final: false,
+        controlPlaneIndependent: false,
+        demand: false,
+        multipoint: false,
+        detectMult: 3,
+        myDiscriminator: 42,
+        yourDiscriminator: 0,
+        desiredMinTxUs: 1_000_000,
+        requiredMinRxUs: 100_000,
+        requiredMinEchoRxUs: 0,
       });
       const send = (ttl: number) =>
         new Promise<void>((resolve, reject) => {
@@ -183,9 +207,19 @@ describe('on a manual clock', () => {
       const first = decodeBfdControl(fromUs[0]!);
       if (!first.ok) throw new Error('our first packet does not decode');
       const packet = encodeBfdControl({
-        diag: 0, state: 'Init', poll: false, final: false, controlPlaneIndependent: false, demand: false, multipoint: false,
-        detectMult: 3, myDiscriminator: 42, yourDiscriminator: first.value.myDiscriminator,
-        desiredMinTxUs: 100_000, requiredMinRxUs: 100_000, requiredMinEchoRxUs: 0,
+        diag: 0,
+        state: 'Init',
+        poll: false,
+        final: false,
+        controlPlaneIndependent: false,
+        demand: false,
+        multipoint: false,
+        detectMult: 3,
+        myDiscriminator: 42,
+        yourDiscriminator: first.value.myDiscriminator,
+        desiredMinTxUs: 100_000,
+        requiredMinRxUs: 100_000,
+        requiredMinEchoRxUs: 0,
       });
       await new Promise<void>((resolve, reject) => peer.send(packet, a.port, `${NET}.1`, (e) => (e ? reject(e) : resolve())));
       await up;

@@ -5,13 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BfdError } from '../../../src/announce/bfd/bfd-error';
-import {
-  BFD_STATES,
-  bfdDiagName,
-  decodeBfdControl,
-  encodeBfdControl,
-  type BfdControlPacket,
-} from '../../../src/announce/bfd/bfd-packet';
+import { BFD_STATES, bfdDiagName, decodeBfdControl, encodeBfdControl, type BfdControlPacket } from '../../../src/announce/bfd/bfd-packet';
 
 function hex(text: string): Uint8Array {
   return Uint8Array.from(Buffer.from(text.replace(/\s+/g, ''), 'hex'));
@@ -201,7 +195,8 @@ const packetArb: fc.Arbitrary<BfdControlPacket> = fc
   .map(({ pf, auth, ...rest }) => {
     const packet: BfdControlPacket = { ...rest, poll: pf[0]!, final: pf[1]!, multipoint: false };
     // Your Discriminator 0 is only valid in Down and AdminDown (6.8.6).
-    const valid = packet.yourDiscriminator === 0 && (packet.state === 'Init' || packet.state === 'Up') ? { ...packet, yourDiscriminator: 1 } : packet;
+    const valid =
+      packet.yourDiscriminator === 0 && (packet.state === 'Init' || packet.state === 'Up') ? { ...packet, yourDiscriminator: 1 } : packet;
     return auth ? { ...valid, auth } : valid;
   });
 
@@ -230,13 +225,19 @@ describe('properties', () => {
 
   it('never throws on valid packets with bytes flipped, cut or appended', () => {
     fc.assert(
-      fc.property(packetArb, fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 6 }), fc.nat(300), fc.uint8Array({ maxLength: 8 }), (p, flips, cut, tail) => {
-        const bytes = encodeBfdControl(p);
-        for (const [at, value] of flips) bytes[at % bytes.length] = value;
-        const mangled = new Uint8Array([...bytes.subarray(0, cut), ...tail]);
-        const d = decodeBfdControl(mangled);
-        expect(typeof d.ok).toBe('boolean');
-      }),
+      fc.property(
+        packetArb,
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 6 }),
+        fc.nat(300),
+        fc.uint8Array({ maxLength: 8 }),
+        (p, flips, cut, tail) => {
+          const bytes = encodeBfdControl(p);
+          for (const [at, value] of flips) bytes[at % bytes.length] = value;
+          const mangled = new Uint8Array([...bytes.subarray(0, cut), ...tail]);
+          const d = decodeBfdControl(mangled);
+          expect(typeof d.ok).toBe('boolean');
+        },
+      ),
       { numRuns: 5_000 },
     );
   });

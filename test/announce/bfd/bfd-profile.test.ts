@@ -14,7 +14,13 @@ describe('bfdTimersFromProfile', () => {
   });
 
   it('maps receiveInterval, transmitInterval (ms -> us), detectMultiplier and passiveMode', () => {
-    const m = bfdTimersFromProfile({ receiveInterval: 150, transmitInterval: 200, detectMultiplier: 5, passiveMode: true, minimumTtl: 254 });
+    const m = bfdTimersFromProfile({
+      receiveInterval: 150,
+      transmitInterval: 200,
+      detectMultiplier: 5,
+      passiveMode: true,
+      minimumTtl: 254,
+    });
     expect(m.config).toEqual({ desiredMinTxUs: 200_000, requiredMinRxUs: 150_000, detectMult: 5, passive: true });
   });
 
@@ -25,7 +31,13 @@ describe('bfdTimersFromProfile', () => {
   });
 
   it('refuses values outside the ranges MetalLB documents', () => {
-    for (const bad of [{ receiveInterval: 9 }, { transmitInterval: 60_001 }, { detectMultiplier: 1 }, { detectMultiplier: 256 }, { receiveInterval: 10.5 }]) {
+    for (const bad of [
+      { receiveInterval: 9 },
+      { transmitInterval: 60_001 },
+      { detectMultiplier: 1 },
+      { detectMultiplier: 256 },
+      { receiveInterval: 10.5 },
+    ]) {
       let caught: unknown;
       try {
         bfdTimersFromProfile(bad);

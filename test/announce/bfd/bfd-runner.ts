@@ -62,7 +62,13 @@ async function run(command: Command): Promise<Record<string, unknown>> {
       return {};
     case 'status': {
       const s = sessionOf(command.peer);
-      return { state: s.state, counters: s.counters, detectionTimeMs: s.detectionTimeMs, remoteDiscriminator: s.remoteDiscriminator, polling: s.snapshot.polling };
+      return {
+        state: s.state,
+        counters: s.counters,
+        detectionTimeMs: s.detectionTimeMs,
+        remoteDiscriminator: s.remoteDiscriminator,
+        polling: s.snapshot.polling,
+      };
     }
   }
 }

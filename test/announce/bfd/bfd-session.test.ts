@@ -5,12 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BfdDiag, decodeBfdControl, type BfdControlPacket } from '../../../src/announce/bfd/bfd-packet';
-import {
-  initialBfdSession,
-  stepBfdSession,
-  type BfdSessionEffect,
-  type BfdSessionState,
-} from '../../../src/announce/bfd/bfd-session';
+import { initialBfdSession, stepBfdSession, type BfdSessionEffect, type BfdSessionState } from '../../../src/announce/bfd/bfd-session';
 import { BfdSim, DEFAULT_TIMERS, peerPacket } from './bfd-sim';
 
 const ctx = (now: number, random = 0) => ({ now, random: () => random });
@@ -52,7 +47,10 @@ describe('three-way handshake (RFC 5880 sections 6.2, 6.8.6)', () => {
   });
 
   it('two sessions reach Up whichever side starts first, each through Init or straight from Down', () => {
-    for (const [first, second] of [['a', 'b'], ['b', 'a']] as const) {
+    for (const [first, second] of [
+      ['a', 'b'],
+      ['b', 'a'],
+    ] as const) {
       const sim = new BfdSim();
       sim.step(first, { type: 'start' });
       sim.runUntil(2_500); // the first side talks alone for a while
@@ -65,7 +63,10 @@ describe('three-way handshake (RFC 5880 sections 6.2, 6.8.6)', () => {
         const path = states(sim, node);
         expect(path[0]).toBe('Down');
         expect(path.at(-1)).toBe('Up');
-        expect([['Down', 'Init', 'Up'], ['Down', 'Up']]).toContainEqual(path);
+        expect([
+          ['Down', 'Init', 'Up'],
+          ['Down', 'Up'],
+        ]).toContainEqual(path);
       }
       // The side that started first heard the other's Down, went Init, and its Init took the other straight Up.
       expect(states(sim, first)).toEqual(['Down', 'Init', 'Up']);
@@ -111,7 +112,10 @@ describe('timers (RFC 5880 sections 6.8.3, 6.8.4, 6.8.7)', () => {
     sim.runUntil(sim.now + 2_000);
     const t0 = sim.now;
     sim.runUntil(t0 + 2_800);
-    const gaps = sim.sent('a').filter((p) => p.at > t0 && p.why === 'periodic').map((p) => p.at);
+    const gaps = sim
+      .sent('a')
+      .filter((p) => p.at > t0 && p.why === 'periodic')
+      .map((p) => p.at);
     expect(gaps.slice(1).map((at, i) => at - gaps[i]!)).toEqual([700, 700, 700]);
   });
 
@@ -122,7 +126,8 @@ describe('timers (RFC 5880 sections 6.8.3, 6.8.4, 6.8.7)', () => {
     expect(noJitter).toBe(1000);
     expect(fullJitter).toBeGreaterThan(750);
     expect(fullJitter).toBeLessThan(751);
-    const single = (r: number) => stepBfdSession(initialBfdSession({ ...DEFAULT_TIMERS, detectMult: 1 }, 1), { type: 'start' }, ctx(0, r)).state.transmitAt!;
+    const single = (r: number) =>
+      stepBfdSession(initialBfdSession({ ...DEFAULT_TIMERS, detectMult: 1 }, 1), { type: 'start' }, ctx(0, r)).state.transmitAt!;
     expect(single(0)).toBe(750);
     expect(single(0.999999)).toBeCloseTo(900, 0);
   });
@@ -146,7 +151,12 @@ describe('detection (RFC 5880 section 6.8.4)', () => {
     expect(downAt - lastHeard).toBe(900); // 3 x max(300 ms, 300 ms)
     const down = sim.effects('a', 'down');
     expect(down).toHaveLength(1);
-    expect(down[0]!.effect).toMatchObject({ diag: BfdDiag.controlDetectionTimeExpired, diagName: 'controlDetectionTimeExpired', remoteAdminDown: false, administrative: false });
+    expect(down[0]!.effect).toMatchObject({
+      diag: BfdDiag.controlDetectionTimeExpired,
+      diagName: 'controlDetectionTimeExpired',
+      remoteAdminDown: false,
+      administrative: false,
+    });
     // The peer's discriminator is forgotten, and a' goes back to slow TX.
     expect(sim.states.a.remoteDiscriminator).toBe(0);
     sim.runUntil(sim.now + 3_000);
@@ -171,7 +181,11 @@ describe('detection (RFC 5880 section 6.8.4)', () => {
 describe('the peer signals down (RFC 5880 section 6.8.6)', () => {
   it('Up + a Down packet -> Down with diag 3, a path failure for the client', () => {
     const sim = upSim();
-    const r = stepBfdSession(sim.states.a, { type: 'receive', packet: peerPacket({ state: 'Down', myDiscriminator: 0xb2, yourDiscriminator: 0xa1, diag: 1 }) }, ctx(sim.now));
+    const r = stepBfdSession(
+      sim.states.a,
+      { type: 'receive', packet: peerPacket({ state: 'Down', myDiscriminator: 0xb2, yourDiscriminator: 0xa1, diag: 1 }) },
+      ctx(sim.now),
+    );
     expect(r.state.state).toBe('Down');
     expect(r.state.localDiag).toBe(BfdDiag.neighborSignaledSessionDown);
     expect(r.effects.find((e) => e.type === 'down')).toMatchObject({ diag: 3, remoteAdminDown: false, administrative: false });
@@ -266,7 +280,12 @@ describe('Poll Sequence (RFC 5880 sections 6.5, 6.8.3)', () => {
     polls.forEach((p, i) => expect(finals[i]!.at).toBe(p.at + sim.delayMs));
     expect(sim.states.a.polling).toBe(false);
     const lastPoll = polls.at(-1)!.at;
-    expect(sim.sent('a').filter((p) => p.at > lastPoll + 2 * sim.delayMs).every((p) => !p.packet.poll)).toBe(true);
+    expect(
+      sim
+        .sent('a')
+        .filter((p) => p.at > lastPoll + 2 * sim.delayMs)
+        .every((p) => !p.packet.poll),
+    ).toBe(true);
   });
 
   it('a slower TX is advertised at once with P, used only after Final', () => {
@@ -318,8 +337,12 @@ describe('Poll Sequence (RFC 5880 sections 6.5, 6.8.3)', () => {
 describe('refused packets (RFC 5880 section 6.8.6)', () => {
   it('refuses authentication, a foreign Your Discriminator, and anything before start', () => {
     const s = started();
-    expect(stepBfdSession(s, { type: 'receive', packet: peerPacket({ auth: { type: 1, data: new Uint8Array([1, 65]) } }) }, ctx(1)).dropped).toBe('authenticationNotConfigured');
-    expect(stepBfdSession(s, { type: 'receive', packet: peerPacket({ yourDiscriminator: 99, state: 'Init' }) }, ctx(1)).dropped).toBe('unknownDiscriminator');
+    expect(
+      stepBfdSession(s, { type: 'receive', packet: peerPacket({ auth: { type: 1, data: new Uint8Array([1, 65]) } }) }, ctx(1)).dropped,
+    ).toBe('authenticationNotConfigured');
+    expect(stepBfdSession(s, { type: 'receive', packet: peerPacket({ yourDiscriminator: 99, state: 'Init' }) }, ctx(1)).dropped).toBe(
+      'unknownDiscriminator',
+    );
     const fresh = initialBfdSession(DEFAULT_TIMERS, 5);
     expect(stepBfdSession(fresh, { type: 'receive', packet: peerPacket() }, ctx(1)).dropped).toBe('notStarted');
     // A refused packet changes nothing.
@@ -352,7 +375,11 @@ describe("FRR bfdd's own packets (captured in the lab, see bfd-packet.test.ts)",
     expect(up.state.detectAt).toBe(100 + 3_000); // FRR still advertises 1 s while not Up
     const polled = stepBfdSession(up.state, { type: 'receive', packet: upPoll }, ctx(200));
     expect(polled.effects.filter((e) => e.type === 'send')).toEqual([
-      { type: 'send', why: 'final', packet: expect.objectContaining({ state: 'Up', final: true, poll: false, yourDiscriminator: 0x143da796, desiredMinTxUs: 300_000 }) },
+      {
+        type: 'send',
+        why: 'final',
+        packet: expect.objectContaining({ state: 'Up', final: true, poll: false, yourDiscriminator: 0x143da796, desiredMinTxUs: 300_000 }),
+      },
     ]);
     expect(polled.state.detectAt).toBe(200 + 900);
   });

@@ -105,10 +105,15 @@ export class BfdSim {
     for (const node of ['a', 'b'] as const) {
       if (this.dead.has(node)) continue;
       const s = this.states[node];
-      if (s.detectAt !== undefined) candidates.push({ at: s.detectAt, order: 0, run: () => this.step(node, { type: 'timer', timer: 'detect' }) });
-      if (s.transmitAt !== undefined) candidates.push({ at: s.transmitAt, order: 1, run: () => this.step(node, { type: 'timer', timer: 'transmit' }) });
+      if (s.detectAt !== undefined)
+        candidates.push({ at: s.detectAt, order: 0, run: () => this.step(node, { type: 'timer', timer: 'detect' }) });
+      if (s.transmitAt !== undefined)
+        candidates.push({ at: s.transmitAt, order: 1, run: () => this.step(node, { type: 'timer', timer: 'transmit' }) });
     }
-    const packet = this.wire.reduce<Pending | undefined>((best, p) => (!best || p.at < best.at || (p.at === best.at && p.seq < best.seq) ? p : best), undefined);
+    const packet = this.wire.reduce<Pending | undefined>(
+      (best, p) => (!best || p.at < best.at || (p.at === best.at && p.seq < best.seq) ? p : best),
+      undefined,
+    );
     if (packet) {
       candidates.push({
         at: packet.at,

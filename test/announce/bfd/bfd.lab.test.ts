@@ -45,7 +45,10 @@ async function runner(l: NetnsLab, host: LabHost): Promise<BfdPeerProcess> {
 
 /** Opens endpoints on the host's IPv4 and IPv6 addresses with one session each towards `peer`. */
 async function sessionsTo(r: BfdPeerProcess, host: LabHost, peer: LabHost): Promise<void> {
-  for (const [local, remote] of [[host.ipv4, peer.ipv4], [host.ipv6, peer.ipv6]] as const) {
+  for (const [local, remote] of [
+    [host.ipv4, peer.ipv4],
+    [host.ipv6, peer.ipv6],
+  ] as const) {
     const opened = await r.ok({ op: 'open', localAddress: local });
     expect(opened.ttlCheck).toBe(ttl.loaded ? 'enforced' : 'unavailable');
     await r.ok({ op: 'session', localAddress: local, peer: remote, profile: PROFILE });
@@ -97,7 +100,10 @@ describe.skipIf(!netns.ok)('mlb <-> mlb in two namespaces', () => {
 
       const killedAt = Date.now();
       process.kill(victim.pid!, 'SIGKILL');
-      for (const [family, peer] of [['v4', n1.ipv4], ['v6', n1.ipv6]] as const) {
+      for (const [family, peer] of [
+        ['v4', n1.ipv4],
+        ['v6', n1.ipv6],
+      ] as const) {
         const down = await survivor.next('down', peer, killedAt, 10_000);
         expect(down).toMatchObject({ diag: 1, diagName: 'controlDetectionTimeExpired', failure: true });
         samples[family].push((down.at as number) - killedAt);
@@ -161,7 +167,9 @@ describe.skipIf(!netns.ok || bfdd !== undefined)('mlb <-> FRR bfdd', () => {
     // Poll Sequences over: 900 ms both ways.
     for (const peer of [router.ipv4, router.ipv6]) await settled(mlb, peer);
     for (const address of [node.ipv4, node.ipv6]) {
-      await until(`FRR to see our 300 ms TX to ${address}`, 5_000, () => (frr!.peer(address)?.['remote-transmit-interval'] === 300 ? true : undefined));
+      await until(`FRR to see our 300 ms TX to ${address}`, 5_000, () =>
+        frr!.peer(address)?.['remote-transmit-interval'] === 300 ? true : undefined,
+      );
     }
 
     // Graceful: our AdminDown takes FRR's IPv4 session down, saying why.

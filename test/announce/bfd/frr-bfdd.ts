@@ -71,12 +71,27 @@ export class FrrBfdd {
     writeFileSync(join(dir, 'frr.conf'), conf);
     chownSync(dir, ids.uid, ids.gid);
     chownSync(join(dir, 'frr.conf'), ids.uid, ids.gid);
-    lab.execIn(host, BFDD, ['-d', '-f', `${dir}/frr.conf`, '-i', `${dir}/bfdd.pid`, '-z', `${dir}/zserv.api`, '--vty_socket', dir, '--bfdctl', `${dir}/bfdd.sock`]);
+    lab.execIn(host, BFDD, [
+      '-d',
+      '-f',
+      `${dir}/frr.conf`,
+      '-i',
+      `${dir}/bfdd.pid`,
+      '-z',
+      `${dir}/zserv.api`,
+      '--vty_socket',
+      dir,
+      '--bfdctl',
+      `${dir}/bfdd.sock`,
+    ]);
     return new FrrBfdd(host, dir);
   }
 
   peers(): FrrBfdPeer[] {
-    const out = execFileSync('ip', ['netns', 'exec', this.host.netns, 'vtysh', '--vty_socket', this.dir, '-c', 'show bfd peers json'], { encoding: 'utf8', timeout: 10_000 });
+    const out = execFileSync('ip', ['netns', 'exec', this.host.netns, 'vtysh', '--vty_socket', this.dir, '-c', 'show bfd peers json'], {
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
     return JSON.parse(out) as FrrBfdPeer[];
   }
 

@@ -42,7 +42,8 @@ let links: NetlinkLinks | undefined;
 let announcer: L2Announcer | undefined;
 
 async function ready(): Promise<{ links: NetlinkLinks; announcer: L2Announcer }> {
-  if (!links) links = await NetlinkLinks.start({ onError: (e) => emit({ ev: 'log', level: 'error', event: 'netlinkError', msg: e.message }) });
+  if (!links)
+    links = await NetlinkLinks.start({ onError: (e) => emit({ ev: 'log', level: 'error', event: 'netlinkError', msg: e.message }) });
   if (!announcer) announcer = new L2Announcer({ links, logger });
   return { links, announcer };
 }
@@ -52,7 +53,13 @@ async function run(command: Command): Promise<Record<string, unknown>> {
     case 'reconcile': {
       const { announcer } = await ready();
       const effects = announcer.reconcile(command.desired.map((d) => ({ ip: ip(d.ip), interfaces: d.interfaces })));
-      return { effects: effects.map((e) => ({ ...e, ...('ip' in e ? { ip: formatIP(e.ip) } : {}), ...('group' in e ? { group: formatIP(e.group), mac: formatMAC(e.mac) } : {}) })) };
+      return {
+        effects: effects.map((e) => ({
+          ...e,
+          ...('ip' in e ? { ip: formatIP(e.ip) } : {}),
+          ...('group' in e ? { group: formatIP(e.group), mac: formatMAC(e.mac) } : {}),
+        })),
+      };
     }
     case 'stats': {
       const { announcer } = await ready();
@@ -68,11 +75,21 @@ async function run(command: Command): Promise<Record<string, unknown>> {
       await links.scan();
       return {
         stats: links.stats,
-        links: links.links().map((l) => ({ ...l, mac: l.mac ? formatMAC(l.mac) : undefined, addresses: l.addresses.map((a) => `${formatIP(a.ip)}/${a.prefix}`) })),
+        links: links.links().map((l) => ({
+          ...l,
+          mac: l.mac ? formatMAC(l.mac) : undefined,
+          addresses: l.addresses.map((a) => `${formatIP(a.ip)}/${a.prefix}`),
+        })),
       };
     }
     case 'sendFrames': {
-      const socket = openPacketSocket({ ifname: command.ifname, protocol: 'arp', filter: [{ code: 0x06, jt: 0, jf: 0, k: 0 }], onFrame: () => {}, onError: () => {} });
+      const socket = openPacketSocket({
+        ifname: command.ifname,
+        protocol: 'arp',
+        filter: [{ code: 0x06, jt: 0, jf: 0, k: 0 }],
+        onFrame: () => {},
+        onError: () => {},
+      });
       let sent = 0;
       let queueFull = 0;
       try {
@@ -104,7 +121,13 @@ lines.on('line', (line) => {
   run(command as Command).then(
     (result) => emit({ ev: 'reply', id, ok: true, ...result }),
     (error: unknown) =>
-      emit({ ev: 'reply', id, ok: false, code: error instanceof PacketSocketError ? error.code : 'unexpected', message: String((error as Error)?.message ?? error) }),
+      emit({
+        ev: 'reply',
+        id,
+        ok: false,
+        code: error instanceof PacketSocketError ? error.code : 'unexpected',
+        message: String((error as Error)?.message ?? error),
+      }),
   );
 });
 lines.on('close', () => {

@@ -56,7 +56,7 @@ describe('ARP packet (RFC 826)', () => {
     expect(formatIP(rep.senderIP)).toBe('10.213.9.2');
   });
 
-  it('encodes MetalLB\'s captured reply byte for byte: 60 octets, unicast to the requester', () => {
+  it("encodes MetalLB's captured reply byte for byte: 60 octets, unicast to the requester", () => {
     const reply = arpReplyTo(arpOf(ARPING_REQUEST_BROADCAST), METALLB_NODE.mac, METALLB_VIP);
     const frame = encodeArpFrame(reply, reply.targetMAC, METALLB_NODE.mac);
     expect(frame.length).toBe(60);

@@ -14,7 +14,17 @@ import {
   type ArpPacket,
 } from '../../../src/announce/l2';
 import { formatIP } from '../../../src/ip';
-import { hex, ip, mac, METALLB_NODE, METALLB_REPLY_60, ARPING_REQUEST_BROADCAST, ARPING_REQUEST_UNICAST, METALLB_VIP, toHex } from './l2-fixtures';
+import {
+  hex,
+  ip,
+  mac,
+  METALLB_NODE,
+  METALLB_REPLY_60,
+  ARPING_REQUEST_BROADCAST,
+  ARPING_REQUEST_UNICAST,
+  METALLB_VIP,
+  toHex,
+} from './l2-fixtures';
 
 const OWNED = ownedIPSet([METALLB_VIP]);
 const CLIENT = mac('52:54:00:3a:10:17');
@@ -25,7 +35,7 @@ function frameOf(p: ArpPacket, destination = BROADCAST_MAC, source = p.senderMAC
 }
 
 describe('ARP responder: MetalLB rules', () => {
-  it('answers a captured arping broadcast request with MetalLB\'s exact 60-octet reply', () => {
+  it("answers a captured arping broadcast request with MetalLB's exact 60-octet reply", () => {
     const r = respondToFrame(ARPING_REQUEST_BROADCAST, METALLB_NODE, OWNED);
     expect(r.drop).toBeUndefined();
     expect(toHex(r.reply!)).toBe(toHex(METALLB_REPLY_60));
@@ -48,7 +58,13 @@ describe('ARP responder: MetalLB rules', () => {
   });
 
   it('does not answer replies (notRequest)', () => {
-    const reply: ArpPacket = { operation: 2, senderMAC: CLIENT, senderIP: ip('192.168.10.17'), targetMAC: METALLB_NODE.mac, targetIP: METALLB_VIP };
+    const reply: ArpPacket = {
+      operation: 2,
+      senderMAC: CLIENT,
+      senderIP: ip('192.168.10.17'),
+      targetMAC: METALLB_NODE.mac,
+      targetIP: METALLB_VIP,
+    };
     expect(respondToFrame(frameOf(reply, METALLB_NODE.mac), METALLB_NODE, OWNED)).toMatchObject({ drop: 'notRequest' });
   });
 

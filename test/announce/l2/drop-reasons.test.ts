@@ -4,9 +4,27 @@ import { isL2DropReason, L2_DROP_REASONS, L2DropReason } from '../../../src/anno
 describe('L2 drop reasons', () => {
   it('is append-only: these names keep their positions (metrics labels and dashboards depend on them)', () => {
     expect(L2_DROP_REASONS.slice(0, 22)).toEqual([
-      'truncated', 'unsupportedEtherType', 'notArp', 'badHardwareType', 'badProtocolType', 'badAddressLength',
-      'unknownOperation', 'notRequest', 'notForUs', 'notOwned', 'fromSelf', 'badSender', 'badIpVersion', 'notIcmpv6',
-      'badChecksum', 'badHopLimit', 'badCode', 'malformedOption', 'multicastTarget', 'noSourceLinkLayer', 'dadProbe',
+      'truncated',
+      'unsupportedEtherType',
+      'notArp',
+      'badHardwareType',
+      'badProtocolType',
+      'badAddressLength',
+      'unknownOperation',
+      'notRequest',
+      'notForUs',
+      'notOwned',
+      'fromSelf',
+      'badSender',
+      'badIpVersion',
+      'notIcmpv6',
+      'badChecksum',
+      'badHopLimit',
+      'badCode',
+      'malformedOption',
+      'multicastTarget',
+      'noSourceLinkLayer',
+      'dadProbe',
       'badDestination',
     ]);
   });

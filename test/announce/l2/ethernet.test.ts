@@ -4,7 +4,7 @@ import { decodeEthernet, encodeEthernet, ETHERNET_MIN_FRAME_BYTES, EtherType, fo
 import { hex, KERNEL_ARP_REQUEST, METALLB_REPLY_60, toHex } from './l2-fixtures';
 
 describe('Ethernet II', () => {
-  it('decodes MetalLB\'s captured reply: addresses, ARP EtherType, payload including padding', () => {
+  it("decodes MetalLB's captured reply: addresses, ARP EtherType, payload including padding", () => {
     const f = decodeEthernet(METALLB_REPLY_60);
     expect(f.ok).toBe(true);
     if (!f.ok) return;
@@ -41,11 +41,18 @@ describe('Ethernet II', () => {
   it('round-trips arbitrary frames, tagged or not', () => {
     const mac6 = fc.uint8Array({ minLength: 6, maxLength: 6 });
     fc.assert(
-      fc.property(mac6, mac6, fc.constantFrom(0x0806, 0x86dd, 0x0800, 0x1234), fc.option(fc.nat({ max: 0xffff }), { nil: undefined }), fc.uint8Array({ maxLength: 200 }), (d, s, t, tci, payload) => {
-        const frame = { destination: d, source: s, etherType: t, payload, ...(tci === undefined ? {} : { vlanTci: tci }) };
-        const back = decodeEthernet(encodeEthernet(frame));
-        expect(back).toEqual({ ok: true, value: frame });
-      }),
+      fc.property(
+        mac6,
+        mac6,
+        fc.constantFrom(0x0806, 0x86dd, 0x0800, 0x1234),
+        fc.option(fc.nat({ max: 0xffff }), { nil: undefined }),
+        fc.uint8Array({ maxLength: 200 }),
+        (d, s, t, tci, payload) => {
+          const frame = { destination: d, source: s, etherType: t, payload, ...(tci === undefined ? {} : { vlanTci: tci }) };
+          const back = decodeEthernet(encodeEthernet(frame));
+          expect(back).toEqual({ ok: true, value: frame });
+        },
+      ),
     );
   });
 });

@@ -26,7 +26,20 @@ import {
   type NdpOption,
 } from '../../../src/announce/l2';
 import { type IP } from '../../../src/ip';
-import { ip, KERNEL_ARP_REPLY, KERNEL_ARP_REQUEST, KERNEL_NA, KERNEL_NS, mac, MLB_SOLICITED_NA, MLB_UNSOLICITED_NA, METALLB_GRATUITOUS_REQUEST, ARPING_REQUEST_BROADCAST, ARPING_REQUEST_UNICAST, toHex } from './l2-fixtures';
+import {
+  ip,
+  KERNEL_ARP_REPLY,
+  KERNEL_ARP_REQUEST,
+  KERNEL_NA,
+  KERNEL_NS,
+  mac,
+  MLB_SOLICITED_NA,
+  MLB_UNSOLICITED_NA,
+  METALLB_GRATUITOUS_REQUEST,
+  ARPING_REQUEST_BROADCAST,
+  ARPING_REQUEST_UNICAST,
+  toHex,
+} from './l2-fixtures';
 
 const FRAMES = 120_000;
 
@@ -79,7 +92,12 @@ function randomBytes(r: () => number, n: number): Uint8Array {
 
 /** Well-formed frames with random fields: the mutator's raw material besides the captures. */
 function structured(r: () => number): Uint8Array {
-  const target: IP = r() < 0.6 ? pick(r, OWNED_IPS) : r() < 0.5 ? { family: 4, value: BigInt(Math.floor(r() * 2 ** 32)) } : { family: 6, value: BigInt(Math.floor(r() * 2 ** 32)) | (0xfd00n << 112n) };
+  const target: IP =
+    r() < 0.6
+      ? pick(r, OWNED_IPS)
+      : r() < 0.5
+        ? { family: 4, value: BigInt(Math.floor(r() * 2 ** 32)) }
+        : { family: 6, value: BigInt(Math.floor(r() * 2 ** 32)) | (0xfd00n << 112n) };
   const sender = r() < 0.2 ? IFACE_V4.mac : r() < 0.1 ? BROADCAST_MAC : randomBytes(r, 6);
   if (target.family === 4) {
     const senderIP: IP = r() < 0.2 ? target : r() < 0.2 ? ip('0.0.0.0') : ip('192.168.10.17');
@@ -94,7 +112,13 @@ function structured(r: () => number): Uint8Array {
   const nopt = Math.floor(r() * 4);
   for (let i = 0; i < nopt; i++) {
     const k = r();
-    options.push(k < 0.5 ? { kind: 'sourceLinkLayer', mac: sender } : k < 0.7 ? { kind: 'targetLinkLayer', mac: sender } : { kind: 'unknown', type: 3 + Math.floor(r() * 250), data: randomBytes(r, 6 + 8 * Math.floor(r() * 2)) });
+    options.push(
+      k < 0.5
+        ? { kind: 'sourceLinkLayer', mac: sender }
+        : k < 0.7
+          ? { kind: 'targetLinkLayer', mac: sender }
+          : { kind: 'unknown', type: 3 + Math.floor(r() * 250), data: randomBytes(r, 6 + 8 * Math.floor(r() * 2)) },
+    );
   }
   const solicitation = r() < 0.75;
   const source = r() < 0.1 ? ip('::') : ip('fd00:213:9::1');
@@ -106,7 +130,17 @@ function structured(r: () => number): Uint8Array {
   return encodeNdpFrame({ source, destination, hopLimit: r() < 0.9 ? NDP_HOP_LIMIT : Math.floor(r() * 256), message }, ethDst, sender);
 }
 
-const CAPTURES = [ARPING_REQUEST_BROADCAST, ARPING_REQUEST_UNICAST, METALLB_GRATUITOUS_REQUEST, KERNEL_ARP_REQUEST, KERNEL_ARP_REPLY, KERNEL_NS, KERNEL_NA, MLB_SOLICITED_NA, MLB_UNSOLICITED_NA];
+const CAPTURES = [
+  ARPING_REQUEST_BROADCAST,
+  ARPING_REQUEST_UNICAST,
+  METALLB_GRATUITOUS_REQUEST,
+  KERNEL_ARP_REQUEST,
+  KERNEL_ARP_REPLY,
+  KERNEL_NS,
+  KERNEL_NA,
+  MLB_SOLICITED_NA,
+  MLB_UNSOLICITED_NA,
+];
 
 function mutate(r: () => number, base: Uint8Array): Uint8Array {
   let b = base.slice();
@@ -116,8 +150,7 @@ function mutate(r: () => number, base: Uint8Array): Uint8Array {
     if (m < 0.35 && b.length > 0) {
       const at = Math.floor(r() * b.length);
       b[at] = (b[at] as number) ^ (1 << Math.floor(r() * 8));
-    }
-    else if (m < 0.55 && b.length > 0) b[Math.floor(r() * b.length)] = pick(r, [0, 1, 2, 4, 6, 0x3a, 0x7f, 0x80, 0x87, 0x88, 0xfe, 0xff]);
+    } else if (m < 0.55 && b.length > 0) b[Math.floor(r() * b.length)] = pick(r, [0, 1, 2, 4, 6, 0x3a, 0x7f, 0x80, 0x87, 0x88, 0xfe, 0xff]);
     else if (m < 0.7) b = b.slice(0, Math.floor(r() * (b.length + 1)));
     else if (m < 0.8) b = Uint8Array.of(...b, ...randomBytes(r, Math.floor(r() * 24)));
     else if (m < 0.9 && b.length > 60) {
@@ -142,7 +175,13 @@ describe('fuzz: random and mutated ARP/NDP frames through decode + responder', (
     for (let n = 0; n < FRAMES; n++) {
       const k = r();
       const frame =
-        k < 0.1 ? randomBytes(r, Math.floor(r() * 120)) : k < 0.35 ? structured(r) : k < 0.65 ? mutate(r, structured(r)) : mutate(r, pick(r, CAPTURES));
+        k < 0.1
+          ? randomBytes(r, Math.floor(r() * 120))
+          : k < 0.35
+            ? structured(r)
+            : k < 0.65
+              ? mutate(r, structured(r))
+              : mutate(r, pick(r, CAPTURES));
       const iface = r() < 0.5 ? IFACE_V4 : IFACE_V6;
       let out;
       try {
@@ -163,7 +202,10 @@ describe('fuzz: random and mutated ARP/NDP frames through decode + responder', (
           expect(out.reply.length, hexOf()).toBeGreaterThanOrEqual(60);
         } else {
           const na = decodeNdp(f.value.payload);
-          expect(na.ok && na.value.message.kind === 'advertisement' && na.value.message.solicited && !na.value.message.override, hexOf()).toBe(true);
+          expect(
+            na.ok && na.value.message.kind === 'advertisement' && na.value.message.solicited && !na.value.message.override,
+            hexOf(),
+          ).toBe(true);
         }
       } else {
         expect(isL2DropReason(out.drop), `${out.drop} for ${hexOf()}`).toBe(true);

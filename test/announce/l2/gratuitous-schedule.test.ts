@@ -11,7 +11,17 @@ import {
   type L2Interface,
 } from '../../../src/announce/l2';
 import { formatIP } from '../../../src/ip';
-import { ip, mac, MLB_B, MLB_UNSOLICITED_NA, METALLB_GRATUITOUS_REPLY, METALLB_GRATUITOUS_REQUEST, METALLB_NODE, METALLB_VIP, toHex } from './l2-fixtures';
+import {
+  ip,
+  mac,
+  MLB_B,
+  MLB_UNSOLICITED_NA,
+  METALLB_GRATUITOUS_REPLY,
+  METALLB_GRATUITOUS_REQUEST,
+  METALLB_NODE,
+  METALLB_VIP,
+  toHex,
+} from './l2-fixtures';
 
 type Timed = { at: number; event: GratuitousEvent };
 
@@ -68,24 +78,57 @@ describe('gratuitous schedule (MetalLB spamLoop)', () => {
   });
 
   it('a second change extends the window to 5 s after it, without an extra burst', () => {
-    const bursts = run([{ at: 0, event: gained() }, { at: 2000, event: gained() }], 60_000);
+    const bursts = run(
+      [
+        { at: 0, event: gained() },
+        { at: 2000, event: gained() },
+      ],
+      60_000,
+    );
     expect(bursts.map((b) => b.at)).toEqual([0, 1100, 2200, 3300, 4400, 5500, 6600]);
   });
 
   it('a change after the window has ended starts afresh with a burst at once', () => {
-    const bursts = run([{ at: 0, event: gained() }, { at: 5200, event: gained() }, { at: 8000, event: gained() }], 60_000);
+    const bursts = run(
+      [
+        { at: 0, event: gained() },
+        { at: 5200, event: gained() },
+        { at: 8000, event: gained() },
+      ],
+      60_000,
+    );
     // 5200 is still inside MetalLB's map (forgotten at the 5500 tick): extended; 8000 is inside the new window too.
     expect(bursts.map((b) => b.at)).toEqual([0, 1100, 2200, 3300, 4400, 5500, 6600, 7700, 8800, 9900, 11000, 12100]);
-    const later = run([{ at: 0, event: gained() }, { at: 6000, event: gained() }], 60_000);
+    const later = run(
+      [
+        { at: 0, event: gained() },
+        { at: 6000, event: gained() },
+      ],
+      60_000,
+    );
     expect(later.map((b) => [b.at, b.burst.cause])).toEqual([
-      [0, 'change'], [1100, 'window'], [2200, 'window'], [3300, 'window'], [4400, 'window'],
-      [6000, 'change'], [7100, 'window'], [8200, 'window'], [9300, 'window'], [10400, 'window'],
+      [0, 'change'],
+      [1100, 'window'],
+      [2200, 'window'],
+      [3300, 'window'],
+      [4400, 'window'],
+      [6000, 'change'],
+      [7100, 'window'],
+      [8200, 'window'],
+      [9300, 'window'],
+      [10400, 'window'],
     ]);
   });
 
   it('a changed MAC on the interface bursts at once with the new MAC', () => {
     const moved: L2Interface = { ...METALLB_NODE, mac: mac('52:54:00:3a:10:99') };
-    const bursts = run([{ at: 0, event: gained() }, { at: 500, event: gained(moved) }], 60_000);
+    const bursts = run(
+      [
+        { at: 0, event: gained() },
+        { at: 500, event: gained(moved) },
+      ],
+      60_000,
+    );
     // The fresh start at 500 resets both the cadence and the window (500 + 5000): 6000 is past it.
     expect(bursts.map((b) => b.at)).toEqual([0, 500, 1600, 2700, 3800, 4900]);
     const senderMACs = bursts.map((b) => toHex(b.burst.frames[0]!.subarray(6, 12)));
@@ -103,7 +146,8 @@ describe('gratuitous schedule (MetalLB spamLoop)', () => {
       ],
       60_000,
     );
-    const of = (name: string, addr: string) => bursts.filter((b) => b.burst.interface === name && formatIP(b.burst.ip) === addr).map((b) => b.at);
+    const of = (name: string, addr: string) =>
+      bursts.filter((b) => b.burst.interface === name && formatIP(b.burst.ip) === addr).map((b) => b.at);
     expect(of('enp1s0', '192.168.10.200')).toEqual([0, 1100]);
     expect(of('eth1', '192.168.10.200')).toEqual([0, 1100, 2200, 3300, 4400]);
     expect(of('enp1s0', '192.168.10.201')).toEqual([500, 1600, 2700, 3800, 4900]);
@@ -134,14 +178,27 @@ describe('gratuitous schedule (MetalLB spamLoop)', () => {
       config,
     );
     expect(bursts.map((b) => [b.at, b.burst.cause])).toEqual([
-      [0, 'change'], [1100, 'window'], [2200, 'window'], [3300, 'window'], [4400, 'window'],
-      [34_400, 'refresh'], [64_400, 'refresh'], [94_400, 'refresh'],
+      [0, 'change'],
+      [1100, 'window'],
+      [2200, 'window'],
+      [3300, 'window'],
+      [4400, 'window'],
+      [34_400, 'refresh'],
+      [64_400, 'refresh'],
+      [94_400, 'refresh'],
     ]);
   });
 
   it('a change during refresh returns to the fast cadence with a burst at once', () => {
     const config: GratuitousConfig = { intervalMs: 1100, windowMs: 5000, refreshIntervalMs: 30_000 };
-    const bursts = run([{ at: 0, event: gained() }, { at: 20_000, event: gained() }], 40_000, config);
+    const bursts = run(
+      [
+        { at: 0, event: gained() },
+        { at: 20_000, event: gained() },
+      ],
+      40_000,
+      config,
+    );
     expect(bursts.filter((b) => b.at >= 20_000).map((b) => b.at)).toEqual([20_000, 21_100, 22_200, 23_300, 24_400]);
   });
 });

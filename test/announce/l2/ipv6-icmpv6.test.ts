@@ -66,10 +66,18 @@ describe('IPv6 + ICMPv6 (RFC 8200, RFC 4443)', () => {
   it('round-trips arbitrary ICMPv6 packets, including odd-length bodies (fast-check)', () => {
     const v6 = fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }).map((value) => ({ family: 6 as const, value }));
     fc.assert(
-      fc.property(v6, v6, fc.nat({ max: 255 }), fc.nat({ max: 255 }), fc.nat({ max: 255 }), fc.uint8Array({ maxLength: 300 }), (source, destination, hopLimit, type, code, body) => {
-        const p: Icmpv6Packet = { source, destination, hopLimit, type, code, body };
-        expect(decodeIcmpv6(encodeIcmpv6(p))).toEqual({ ok: true, value: p });
-      }),
+      fc.property(
+        v6,
+        v6,
+        fc.nat({ max: 255 }),
+        fc.nat({ max: 255 }),
+        fc.nat({ max: 255 }),
+        fc.uint8Array({ maxLength: 300 }),
+        (source, destination, hopLimit, type, code, body) => {
+          const p: Icmpv6Packet = { source, destination, hopLimit, type, code, body };
+          expect(decodeIcmpv6(encodeIcmpv6(p))).toEqual({ ok: true, value: p });
+        },
+      ),
     );
   });
 });

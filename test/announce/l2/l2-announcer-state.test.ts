@@ -48,12 +48,21 @@ describe('L2 announcer reconciler', () => {
   });
 
   it('applying the same desired set twice yields no effects (idempotent)', () => {
-    const desired = [{ ip: V4, interfaces: ['eth0', 'eth1'] }, { ip: V6A, interfaces: ['eth0'] }];
+    const desired = [
+      { ip: V4, interfaces: ['eth0', 'eth1'] },
+      { ip: V6A, interfaces: ['eth0'] },
+    ];
     const first = apply(EMPTY_L2_ANNOUNCER_STATE, desired);
     expect(first.effects.length).toBeGreaterThan(0);
     expect(apply(first.state, desired).effects).toEqual([]);
     // Order and duplicates in the input do not matter either.
-    expect(apply(first.state, [{ ip: V6A, interfaces: ['eth0', 'eth0'] }, { ip: V4, interfaces: ['eth1'] }, { ip: V4, interfaces: ['eth0'] }]).effects).toEqual([]);
+    expect(
+      apply(first.state, [
+        { ip: V6A, interfaces: ['eth0', 'eth0'] },
+        { ip: V4, interfaces: ['eth1'] },
+        { ip: V4, interfaces: ['eth0'] },
+      ]).effects,
+    ).toEqual([]);
   });
 
   it('IPv6: NDP responder, solicited-node group joined once per group, refcounted on the way out', () => {
@@ -63,13 +72,20 @@ describe('L2 announcer reconciler', () => {
       'joinSolicitedNodeGroup eth0 ff02::1:ff01:2 33:33:ff:01:00:02 (firstAddressInGroup)',
       'startGratuitous eth0 fd00:10::1:2 (ipGained)',
     ]);
-    r = apply(r.state, [{ ip: V6A, interfaces: ['eth0'] }, { ip: V6B, interfaces: ['eth0'] }, { ip: V6C, interfaces: ['eth0'] }]);
+    r = apply(r.state, [
+      { ip: V6A, interfaces: ['eth0'] },
+      { ip: V6B, interfaces: ['eth0'] },
+      { ip: V6C, interfaces: ['eth0'] },
+    ]);
     expect(r.effects).toEqual([
       'joinSolicitedNodeGroup eth0 ff02::1:ff00:9 33:33:ff:00:00:09 (firstAddressInGroup)',
       'startGratuitous eth0 fd00:10::9 (ipGained)',
       'startGratuitous eth0 fd00:20::1:2 (ipGained)',
     ]);
-    r = apply(r.state, [{ ip: V6B, interfaces: ['eth0'] }, { ip: V6C, interfaces: ['eth0'] }]);
+    r = apply(r.state, [
+      { ip: V6B, interfaces: ['eth0'] },
+      { ip: V6C, interfaces: ['eth0'] },
+    ]);
     expect(r.effects).toEqual(['stopGratuitous eth0 fd00:10::1:2 (ipWithdrawn)']);
     r = apply(r.state, []);
     expect(r.effects).toEqual([
@@ -94,8 +110,14 @@ describe('L2 announcer reconciler', () => {
   });
 
   it('a dual-stack interface keeps its ARP responder while only the IPv6 side goes', () => {
-    const r1 = apply(EMPTY_L2_ANNOUNCER_STATE, [{ ip: V4, interfaces: ['eth0'] }, { ip: V6C, interfaces: ['eth0'] }]);
-    expect(r1.effects.filter((e) => e.includes('Responder'))).toEqual(['createARPResponder eth0 (firstAddressOnInterface)', 'createNDPResponder eth0 (firstAddressOnInterface)']);
+    const r1 = apply(EMPTY_L2_ANNOUNCER_STATE, [
+      { ip: V4, interfaces: ['eth0'] },
+      { ip: V6C, interfaces: ['eth0'] },
+    ]);
+    expect(r1.effects.filter((e) => e.includes('Responder'))).toEqual([
+      'createARPResponder eth0 (firstAddressOnInterface)',
+      'createNDPResponder eth0 (firstAddressOnInterface)',
+    ]);
     const r2 = apply(r1.state, [{ ip: V4, interfaces: ['eth0'] }]);
     expect(r2.effects.filter((e) => e.includes('Responder'))).toEqual(['deleteNDPResponder eth0 (lastAddressOnInterface)']);
   });
@@ -105,7 +127,10 @@ describe('L2 announcer reconciler', () => {
   });
 
   it('ownedOn gives each interface its own set for the responder', () => {
-    const { state } = reconcileL2(EMPTY_L2_ANNOUNCER_STATE, [{ ip: V4, interfaces: ['eth0'] }, { ip: V6A, interfaces: ['eth1'] }]);
+    const { state } = reconcileL2(EMPTY_L2_ANNOUNCER_STATE, [
+      { ip: V4, interfaces: ['eth0'] },
+      { ip: V6A, interfaces: ['eth1'] },
+    ]);
     expect(ownedOn(state, 'eth0').has(V4)).toBe(true);
     expect(ownedOn(state, 'eth0').has(V6A)).toBe(false);
     expect(ownedOn(state, 'eth1').has(V6A)).toBe(true);
@@ -132,10 +157,14 @@ describe('L2 announcer reconciler', () => {
               if (add) set.add(key);
               else set.delete(key);
             };
-            if (e.kind === 'createARPResponder' || e.kind === 'deleteARPResponder') toggle(responders, `arp ${e.interface}`, e.kind.startsWith('create'));
-            else if (e.kind === 'createNDPResponder' || e.kind === 'deleteNDPResponder') toggle(responders, `ndp ${e.interface}`, e.kind.startsWith('create'));
-            else if (e.kind === 'joinSolicitedNodeGroup' || e.kind === 'leaveSolicitedNodeGroup') toggle(groups, `${e.interface} ${formatIP(e.group)}`, e.kind.startsWith('join'));
-            else if (e.kind === 'startGratuitous' || e.kind === 'stopGratuitous') toggle(running, `${e.interface} ${formatIP(e.ip)}`, e.kind === 'startGratuitous');
+            if (e.kind === 'createARPResponder' || e.kind === 'deleteARPResponder')
+              toggle(responders, `arp ${e.interface}`, e.kind.startsWith('create'));
+            else if (e.kind === 'createNDPResponder' || e.kind === 'deleteNDPResponder')
+              toggle(responders, `ndp ${e.interface}`, e.kind.startsWith('create'));
+            else if (e.kind === 'joinSolicitedNodeGroup' || e.kind === 'leaveSolicitedNodeGroup')
+              toggle(groups, `${e.interface} ${formatIP(e.group)}`, e.kind.startsWith('join'));
+            else if (e.kind === 'startGratuitous' || e.kind === 'stopGratuitous')
+              toggle(running, `${e.interface} ${formatIP(e.ip)}`, e.kind === 'startGratuitous');
           }
           state = r.state;
           expect(reconcileL2(state, desired).effects).toEqual([]);

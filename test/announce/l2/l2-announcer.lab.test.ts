@@ -29,7 +29,11 @@ function has(tool: string): boolean {
 }
 const addon = nativeAddonStatus();
 const netns = canUseNetns();
-const missing = [!addon.loaded && `the native addon (${addon.why})`, !has('arping') && 'arping (iputils-arping)', !has('tcpdump') && 'tcpdump'].filter(Boolean);
+const missing = [
+  !addon.loaded && `the native addon (${addon.why})`,
+  !has('arping') && 'arping (iputils-arping)',
+  !has('tcpdump') && 'tcpdump',
+].filter(Boolean);
 if (process.env.CI && missing.length > 0) throw new Error(`CI is set and these are missing: ${missing.join(', ')}`);
 const skip = !netns.ok ? netns.why : missing.length > 0 ? `missing: ${missing.join(', ')}` : undefined;
 if (skip) console.warn(`skipping the L2 announcer lab tests: ${skip}`);
@@ -84,7 +88,9 @@ describe.skipIf(skip !== undefined)('L2 announcer in network namespaces', () => 
     const { client, hosts, runners } = await setup('a');
     const [a] = hosts as [LabHost];
     const [runner] = runners as [AnnouncerPeer];
-    const { effects } = (await runner.ok({ op: 'reconcile', desired: [{ ip: VIP4, interfaces: ['eth0'] }] })) as unknown as { effects: { kind: string; interface: string }[] };
+    const { effects } = (await runner.ok({ op: 'reconcile', desired: [{ ip: VIP4, interfaces: ['eth0'] }] })) as unknown as {
+      effects: { kind: string; interface: string }[];
+    };
     expect(effects.map((e) => `${e.kind} ${e.interface}`)).toEqual(['createARPResponder eth0', 'startGratuitous eth0']);
     expect(runner.logs('createARPResponder')).toEqual([expect.objectContaining({ interface: 'eth0', level: 'info' })]);
 
@@ -101,7 +107,12 @@ describe.skipIf(skip !== undefined)('L2 announcer in network namespaces', () => 
     expect(silent.macs).toEqual([]);
 
     const { stats, metrics } = (await runner.ok({ op: 'stats' })) as unknown as {
-      stats: { requestsReceived: Record<string, number>; responsesSent: Record<string, number>; drops: Record<string, number>; sendFailures: number };
+      stats: {
+        requestsReceived: Record<string, number>;
+        responsesSent: Record<string, number>;
+        drops: Record<string, number>;
+        sendFailures: number;
+      };
       metrics: { name: string; labels: { ip: string }; value: number }[];
     };
     // The requests are answered by the addon's ARP fast path; its counters are folded in exactly.
@@ -116,32 +127,41 @@ describe.skipIf(skip !== undefined)('L2 announcer in network namespaces', () => 
     // Exactly one more request per arping probe: 5 probes, 5 replies, 5 more counted.
     const more = arping(client, VIP4, 5);
     expect(more.macs).toHaveLength(5);
-    const after = (await runner.ok({ op: 'stats' })) as unknown as { stats: { requestsReceived: Record<string, number>; responsesSent: Record<string, number> } };
+    const after = (await runner.ok({ op: 'stats' })) as unknown as {
+      stats: { requestsReceived: Record<string, number>; responsesSent: Record<string, number> };
+    };
     expect(after.stats.requestsReceived[VIP4]! - stats.requestsReceived[VIP4]!).toBe(5);
     expect(after.stats.responsesSent[VIP4]! - stats.responsesSent[VIP4]!).toBe(5);
   });
 
-  it('(b) an IPv6 VIP is resolved by the client kernel (NS to the solicited-node group) to the announcer\'s MAC', async () => {
+  it("(b) an IPv6 VIP is resolved by the client kernel (NS to the solicited-node group) to the announcer's MAC", async () => {
     const { client, hosts, runners } = await setup('a');
     const [a] = hosts as [LabHost];
     const [runner] = runners as [AnnouncerPeer];
-    const { effects } = (await runner.ok({ op: 'reconcile', desired: [{ ip: VIP6, interfaces: ['eth0'] }] })) as unknown as { effects: { kind: string; mac?: string }[] };
+    const { effects } = (await runner.ok({ op: 'reconcile', desired: [{ ip: VIP6, interfaces: ['eth0'] }] })) as unknown as {
+      effects: { kind: string; mac?: string }[];
+    };
     expect(effects.map((e) => e.kind)).toEqual(['createNDPResponder', 'joinSolicitedNodeGroup', 'startGratuitous']);
     expect(effects[1]!.mac).toBe('33:33:ff:00:01:00');
     expect(neighbour(client, VIP6)).toBeUndefined();
 
     udp(client, VIP6);
     expect(await until('the client kernel to resolve the IPv6 VIP', 5_000, () => neighbour(client, VIP6))).toBe(a.mac);
-    const { stats } = (await runner.ok({ op: 'stats' })) as unknown as { stats: { requestsReceived: Record<string, number>; responsesSent: Record<string, number> } };
+    const { stats } = (await runner.ok({ op: 'stats' })) as unknown as {
+      stats: { requestsReceived: Record<string, number>; responsesSent: Record<string, number> };
+    };
     expect(stats.requestsReceived[VIP6]).toBeGreaterThanOrEqual(1);
     expect(stats.responsesSent[VIP6]).toBe(stats.requestsReceived[VIP6]);
   });
 
-  it('(c) a takeover moves the client\'s existing neighbour entries to the new node by gratuitous ARP and unsolicited NA, on MetalLB\'s schedule', async () => {
+  it("(c) a takeover moves the client's existing neighbour entries to the new node by gratuitous ARP and unsolicited NA, on MetalLB's schedule", async () => {
     const { lab, client, hosts, runners } = await setup('a', 'b');
     const [a, b] = hosts as [LabHost, LabHost];
     const [runnerA, runnerB] = runners as [AnnouncerPeer, AnnouncerPeer];
-    const both = [{ ip: VIP4, interfaces: ['eth0'] }, { ip: VIP6, interfaces: ['eth0'] }];
+    const both = [
+      { ip: VIP4, interfaces: ['eth0'] },
+      { ip: VIP6, interfaces: ['eth0'] },
+    ];
     await runnerA.ok({ op: 'reconcile', desired: both });
     udp(client, VIP4);
     udp(client, VIP6);
@@ -162,10 +182,17 @@ describe.skipIf(skip !== undefined)('L2 announcer in network namespaces', () => 
 
     const fromB = lines.filter((l) => l.src === b.mac);
     // tcpdump -e prints an announcement as "Request who-has VIP (ff:ff:ff:ff:ff:ff) tell VIP".
-    const announcement = new RegExp(`Request who-has ${VIP4.replaceAll('.', '\\.')} (\\([0-9a-f:]+\\) )?tell ${VIP4.replaceAll('.', '\\.')},`);
+    const announcement = new RegExp(
+      `Request who-has ${VIP4.replaceAll('.', '\\.')} (\\([0-9a-f:]+\\) )?tell ${VIP4.replaceAll('.', '\\.')},`,
+    );
     const arpBursts = bursts(fromB.filter((l) => announcement.test(l.text) || l.text.includes(`Reply ${VIP4} is-at ${b.mac}`)));
     const naBursts = bursts(fromB.filter((l) => l.text.includes(`neighbor advertisement, tgt is ${VIP6}`)));
-    const summary = { movedMs, arp: arpBursts.map((g) => g.map((l) => l.text.split(': ')[1]?.slice(0, 7))), arpStarts: starts(arpBursts), naStarts: starts(naBursts) };
+    const summary = {
+      movedMs,
+      arp: arpBursts.map((g) => g.map((l) => l.text.split(': ')[1]?.slice(0, 7))),
+      arpStarts: starts(arpBursts),
+      naStarts: starts(naBursts),
+    };
     // MetalLB: a burst at once, then every 1.1 s until 5 s after the change (about 5); machines here are noisy.
     expect(arpBursts.length, JSON.stringify(summary)).toBeGreaterThanOrEqual(4);
     expect(arpBursts.length, JSON.stringify(summary)).toBeLessThanOrEqual(6);
@@ -181,18 +208,30 @@ describe.skipIf(skip !== undefined)('L2 announcer in network namespaces', () => 
     const asked = lines.filter((l) => l.src === client.mac && (l.text.includes(`who-has ${VIP4}`) || l.text.includes(`who has ${VIP6}`)));
     expect(asked).toEqual([]);
     // A said nothing after its withdrawal.
-    expect(lines.filter((l) => l.src === a.mac && l.at * 1000 > takeoverAt + 50 && (l.text.includes(VIP4) || l.text.includes(VIP6)))).toEqual([]);
-    console.info(`takeover: client entries on B after ${movedMs} ms; ARP bursts at ${summary.arpStarts.join(', ')} s; NA bursts at ${summary.naStarts.join(', ')} s`);
+    expect(
+      lines.filter((l) => l.src === a.mac && l.at * 1000 > takeoverAt + 50 && (l.text.includes(VIP4) || l.text.includes(VIP6))),
+    ).toEqual([]);
+    console.info(
+      `takeover: client entries on B after ${movedMs} ms; ARP bursts at ${summary.arpStarts.join(', ')} s; NA bursts at ${summary.naStarts.join(', ')} s`,
+    );
   });
 
   it('(d) a burst of malformed frames from a client does not crash the responder, is counted by drop reason, and requests after it are answered', async () => {
     const { lab, client, hosts, runners } = await setup('a');
     const [a] = hosts as [LabHost];
     const [runner] = runners as [AnnouncerPeer];
-    await runner.ok({ op: 'reconcile', desired: [{ ip: VIP4, interfaces: ['eth0'] }, { ip: VIP6, interfaces: ['eth0'] }] });
+    await runner.ok({
+      op: 'reconcile',
+      desired: [
+        { ip: VIP4, interfaces: ['eth0'] },
+        { ip: VIP6, interfaces: ['eth0'] },
+      ],
+    });
     const sender = await AnnouncerPeer.start(lab, client);
     const frames = malformedFrames(client, 3_000);
-    const { sent } = (await sender.ok({ op: 'sendFrames', ifname: 'eth0', frames: frames.map((f) => f.hex) }, 30_000)) as unknown as { sent: number };
+    const { sent } = (await sender.ok({ op: 'sendFrames', ifname: 'eth0', frames: frames.map((f) => f.hex) }, 30_000)) as unknown as {
+      sent: number;
+    };
     expect(sent).toBe(frames.length);
 
     // The frames are all out; the announcer has drained its queue once every one of them is counted as a drop.
@@ -218,7 +257,8 @@ describe.skipIf(skip !== undefined)('L2 announcer in network namespaces', () => 
     for (const [reason, count] of predicted) expect(stats.drops[reason], `${reason}: ${JSON.stringify(stats.drops)}`).toBe(count);
     // Each crafted kind reached its reason (random frames add to some of them; the client kernel's own DAD
     // solicitations show up as dadProbe).
-    for (const [reason, count] of expected) expect(stats.drops[reason], `${reason}: ${JSON.stringify(stats.drops)}`).toBeGreaterThanOrEqual(count);
+    for (const [reason, count] of expected)
+      expect(stats.drops[reason], `${reason}: ${JSON.stringify(stats.drops)}`).toBeGreaterThanOrEqual(count);
     const dropped = Object.values(stats.drops).reduce((a, b) => a + b, 0);
     expect(dropped).toBeGreaterThanOrEqual(frames.length);
     expect(stats.requestsReceived[VIP4] ?? 0).toBe(0);
@@ -248,7 +288,8 @@ describe.skipIf(skip !== undefined)('L2 announcer in network namespaces', () => 
       ['link', 'set', 'lan1p', 'master', 'br9', 'up'],
       ['addr', 'add', '10.213.5.2/24', 'dev', 'lan1'],
       ['link', 'set', 'lan1', 'up'],
-    ]) expect(spawnSync('ip', ['-n', a.netns, ...args]).status).toBe(0);
+    ])
+      expect(spawnSync('ip', ['-n', a.netns, ...args]).status).toBe(0);
     const after = await until('lan1 to be chosen for 10.213.5.1', 2_000, async () => {
       const s = (await runner.ok({ op: 'select', ip: '10.213.5.1' })) as unknown as Selection;
       return s.selected.includes('lan1') ? s : undefined;
@@ -267,7 +308,11 @@ describe.skipIf(skip !== undefined)('L2 announcer in network namespaces', () => 
 /** One datagram from the client to `target`: its kernel resolves the neighbour first. */
 function udp(client: LabHost, target: string): void {
   const family = target.includes(':') ? 'udp6' : 'udp4';
-  const r = run(client, [process.execPath, '-e', `require('dgram').createSocket('${family}').send('mlb', 9, '${target}', (e) => process.exit(e ? 1 : 0))`]);
+  const r = run(client, [
+    process.execPath,
+    '-e',
+    `require('dgram').createSocket('${family}').send('mlb', 9, '${target}', (e) => process.exit(e ? 1 : 0))`,
+  ]);
   if (r.status !== 0) throw new Error(`udp to ${target} failed: ${r.stderr}`);
 }
 
@@ -362,7 +407,12 @@ function malformedFrames(client: LabHost, total: number): { hex: string; reason?
   const kinds: (() => { hex: string; reason?: string })[] = [
     // At least the 8-octet fixed ARP header: shorter ARP frames never reach an ARP packet socket here (seen in
     // this lab: the kernel drops them on the way), so they could not be counted.
-    () => ({ hex: Buffer.from(good).subarray(0, 14 + 8 + random(20)).toString('hex'), reason: 'truncated' }),
+    () => ({
+      hex: Buffer.from(good)
+        .subarray(0, 14 + 8 + random(20))
+        .toString('hex'),
+      reason: 'truncated',
+    }),
     () => ({ hex: mutate(good, (b) => b.writeUInt16BE(6, 14)), reason: 'badHardwareType' }),
     () => ({ hex: mutate(good, (b) => b.writeUInt16BE(0x86dd, 16)), reason: 'badProtocolType' }),
     () => ({ hex: mutate(good, (b) => b.writeUInt8(8, 18)), reason: 'badAddressLength' }),

@@ -52,10 +52,16 @@ function fakeOpener() {
     const groups = new Set<string>();
     let closed = false;
     const socket: FakeSocket = {
-      options, sentFrames, groups, throwOnSend: false,
-      ifindex: options.ifindex!, protocol: options.protocol,
+      options,
+      sentFrames,
+      groups,
+      throwOnSend: false,
+      ifindex: options.ifindex!,
+      protocol: options.protocol,
       stats: { received: 0, sent: 0, sendQueueFull: 0, handlerErrors: 0 },
-      get closed() { return closed; },
+      get closed() {
+        return closed;
+      },
       send(frame) {
         if (socket.throwOnSend) throw new Error('boom');
         sentFrames.push(frame);
@@ -63,8 +69,11 @@ function fakeOpener() {
       },
       addMembership: (mac) => void groups.add(String(mac)),
       dropMembership: (mac) => void groups.delete(String(mac)),
-      ref() {}, unref() {},
-      close() { closed = true; },
+      ref() {},
+      unref() {},
+      close() {
+        closed = true;
+      },
     };
     opened.push(socket);
     return socket;
@@ -82,8 +91,14 @@ describe('L2Announcer', () => {
     const links = new FakeLinks([eth0(2)]);
     const { opened, open } = fakeOpener();
     announcer = new L2Announcer({ links, openSocket: open });
-    announcer.reconcile([{ ip: VIP4, interfaces: ['eth0'] }, { ip: VIP6, interfaces: ['eth0'] }]);
-    expect(opened.map((s) => [s.options.protocol, s.options.ifindex])).toEqual([['arp', 2], ['ipv6', 2]]);
+    announcer.reconcile([
+      { ip: VIP4, interfaces: ['eth0'] },
+      { ip: VIP6, interfaces: ['eth0'] },
+    ]);
+    expect(opened.map((s) => [s.options.protocol, s.options.ifindex])).toEqual([
+      ['arp', 2],
+      ['ipv6', 2],
+    ]);
     const [arp, ndp] = opened as [FakeSocket, FakeSocket];
     expect(arp.options.filter).toEqual(acceptEthertypes(0x0806));
     expect(ndp.options.filter).toEqual(acceptNeighborSolicitations());
@@ -101,7 +116,9 @@ describe('L2Announcer', () => {
     expect(stats.responsesSent).toEqual({ '10.0.0.100': 1 });
     expect(stats.gratuitousSent).toEqual({ '10.0.0.100': 1, 'fd00::100': 1 });
     expect(stats.drops).toEqual({ truncated: 1 });
-    expect(announcer.metrics().map((m) => `${m.name}{ip=${m.labels.ip}} ${m.value}`)).toContain('metallb_layer2_responses_sent{ip=10.0.0.100} 1');
+    expect(announcer.metrics().map((m) => `${m.name}{ip=${m.labels.ip}} ${m.value}`)).toContain(
+      'metallb_layer2_responses_sent{ip=10.0.0.100} 1',
+    );
 
     announcer.reconcile([{ ip: VIP6, interfaces: ['eth0'] }]);
     expect(arp.closed).toBe(true);
@@ -126,11 +143,20 @@ describe('L2Announcer', () => {
     };
     announcer = new L2Announcer({ links, openSocket: withFastPath });
     const VIP4B = parseIP('10.0.0.101')!;
-    announcer.reconcile([{ ip: VIP4, interfaces: ['eth0'] }, { ip: VIP6, interfaces: ['eth0'] }]);
+    announcer.reconcile([
+      { ip: VIP4, interfaces: ['eth0'] },
+      { ip: VIP6, interfaces: ['eth0'] },
+    ]);
     expect(tables).toEqual([{ mac: '020000000002', ips: [Number(VIP4.value)] }]);
-    announcer.reconcile([{ ip: VIP4, interfaces: ['eth0'] }, { ip: VIP6, interfaces: ['eth0'] }]);
+    announcer.reconcile([
+      { ip: VIP4, interfaces: ['eth0'] },
+      { ip: VIP6, interfaces: ['eth0'] },
+    ]);
     expect(tables).toHaveLength(1); // unchanged: not set again
-    announcer.reconcile([{ ip: VIP4, interfaces: ['eth0'] }, { ip: VIP4B, interfaces: ['eth0'] }]);
+    announcer.reconcile([
+      { ip: VIP4, interfaces: ['eth0'] },
+      { ip: VIP4B, interfaces: ['eth0'] },
+    ]);
     expect(tables.at(-1)).toEqual({ mac: '020000000002', ips: [Number(VIP4.value), Number(VIP4B.value)] });
 
     counts.set(Number(VIP4.value), { requests: 5, replies: 4, sendFailures: 1 });
@@ -140,17 +166,23 @@ describe('L2Announcer', () => {
     opened[0]!.options.onFrame(Buffer.from(request), { ifindex: 2, pkttype: 'broadcast' });
     counts.set(Number(VIP4.value), { requests: 7, replies: 6, sendFailures: 1 });
     counts.set(Number(VIP4B.value), { requests: 1, replies: 1, sendFailures: 0 });
-    expect(announcer.metrics().map((m) => `${m.name}{ip=${m.labels.ip}} ${m.value}`)).toEqual(expect.arrayContaining([
-      'metallb_layer2_requests_received{ip=10.0.0.100} 8',
-      'metallb_layer2_responses_sent{ip=10.0.0.100} 7',
-      'metallb_layer2_requests_received{ip=10.0.0.101} 1',
-    ]));
+    expect(announcer.metrics().map((m) => `${m.name}{ip=${m.labels.ip}} ${m.value}`)).toEqual(
+      expect.arrayContaining([
+        'metallb_layer2_requests_received{ip=10.0.0.100} 8',
+        'metallb_layer2_responses_sent{ip=10.0.0.100} 7',
+        'metallb_layer2_requests_received{ip=10.0.0.101} 1',
+      ]),
+    );
     // Counted at close too: what the socket answered after the last look is not lost.
     counts.set(Number(VIP4B.value), { requests: 3, replies: 3, sendFailures: 0 });
     announcer.reconcile([{ ip: VIP6, interfaces: ['eth0'] }]);
     expect(opened[0]!.closed).toBe(true);
     counts = new Map();
-    expect(announcer.stats()).toMatchObject({ requestsReceived: { '10.0.0.100': 8, '10.0.0.101': 3 }, responsesSent: { '10.0.0.100': 7, '10.0.0.101': 3 }, sendFailures: 1 });
+    expect(announcer.stats()).toMatchObject({
+      requestsReceived: { '10.0.0.100': 8, '10.0.0.101': 3 },
+      responsesSent: { '10.0.0.100': 7, '10.0.0.101': 3 },
+      sendFailures: 1,
+    });
   });
 
   it('never lets a throw out of the receive path', () => {
@@ -170,7 +202,11 @@ describe('L2Announcer', () => {
     const { opened, open } = fakeOpener();
     const logs: string[] = [];
     const log = (level: string) => (fields: object) => logs.push(`${level} ${(fields as { event?: string }).event}`);
-    announcer = new L2Announcer({ links, openSocket: open, logger: { info: log('info'), warn: log('warn'), error: log('error'), debug: log('debug') } });
+    announcer = new L2Announcer({
+      links,
+      openSocket: open,
+      logger: { info: log('info'), warn: log('warn'), error: log('error'), debug: log('debug') },
+    });
     announcer.reconcile([{ ip: VIP6, interfaces: ['eth0'] }]);
     expect(opened).toHaveLength(0);
     expect(logs).toContain('info createNDPResponder');

@@ -9,7 +9,16 @@ describe('MAC addresses', () => {
   });
 
   it('refuses anything but six two-digit groups with one separator', () => {
-    for (const bad of ['', '52:54:00:3a:10', '52:54:00:3a:10:21:00', '52:54-00:3a:10:21', '5:54:00:3a:10:21', 'zz:54:00:3a:10:21', '5254003a1021', ' 52:54:00:3a:10:21']) {
+    for (const bad of [
+      '',
+      '52:54:00:3a:10',
+      '52:54:00:3a:10:21:00',
+      '52:54-00:3a:10:21',
+      '5:54:00:3a:10:21',
+      'zz:54:00:3a:10:21',
+      '5254003a1021',
+      ' 52:54:00:3a:10:21',
+    ]) {
       expect(parseMAC(bad), bad).toBeUndefined();
     }
   });

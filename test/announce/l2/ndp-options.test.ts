@@ -37,9 +37,13 @@ describe('NDP options (RFC 4861 4.6)', () => {
     const option: fc.Arbitrary<NdpOption> = fc.oneof(
       mac6.map((mac) => ({ kind: 'sourceLinkLayer' as const, mac })),
       mac6.map((mac) => ({ kind: 'targetLinkLayer' as const, mac })),
-      fc.tuple(fc.integer({ min: 3, max: 255 }), fc.nat({ max: 4 }), fc.uint8Array({ minLength: 6, maxLength: 6 })).chain(([type, units, head]) =>
-        fc.uint8Array({ minLength: units * 8, maxLength: units * 8 }).map((rest) => ({ kind: 'unknown' as const, type, data: Uint8Array.of(...head, ...rest) })),
-      ),
+      fc
+        .tuple(fc.integer({ min: 3, max: 255 }), fc.nat({ max: 4 }), fc.uint8Array({ minLength: 6, maxLength: 6 }))
+        .chain(([type, units, head]) =>
+          fc
+            .uint8Array({ minLength: units * 8, maxLength: units * 8 })
+            .map((rest) => ({ kind: 'unknown' as const, type, data: Uint8Array.of(...head, ...rest) })),
+        ),
     );
     fc.assert(
       fc.property(fc.array(option, { maxLength: 6 }), (options) => {

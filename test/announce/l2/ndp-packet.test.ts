@@ -60,7 +60,14 @@ describe('Neighbor Solicitation / Advertisement (RFC 4861 4.3, 4.4)', () => {
       source: ip('fe80::ff:fe00:b02'),
       destination: ip('fd00:213:9::1'),
       hopLimit: NDP_HOP_LIMIT,
-      message: { kind: 'advertisement', router: false, solicited: true, override: false, target: ip('fd00:213:9::2'), options: [{ kind: 'targetLinkLayer', mac: MLB_B.mac }] },
+      message: {
+        kind: 'advertisement',
+        router: false,
+        solicited: true,
+        override: false,
+        target: ip('fd00:213:9::2'),
+        options: [{ kind: 'targetLinkLayer', mac: MLB_B.mac }],
+      },
     };
     expect(toHex(encodeNdpFrame(na, Uint8Array.from([2, 0, 0, 0, 0x0a, 1]), MLB_B.mac))).toBe(toHex(MLB_SOLICITED_NA));
   });
@@ -84,10 +91,23 @@ describe('Neighbor Solicitation / Advertisement (RFC 4861 4.3, 4.4)', () => {
   it('round-trips arbitrary NS and NA (fast-check)', () => {
     const v6 = fc.bigInt({ min: 0n, max: (0xfen << 120n) - 1n }).map((value) => ({ family: 6 as const, value }));
     const mac6 = fc.uint8Array({ minLength: 6, maxLength: 6 });
-    const options = fc.array(fc.oneof(mac6.map((mac) => ({ kind: 'sourceLinkLayer' as const, mac })), mac6.map((mac) => ({ kind: 'targetLinkLayer' as const, mac }))), { maxLength: 3 });
+    const options = fc.array(
+      fc.oneof(
+        mac6.map((mac) => ({ kind: 'sourceLinkLayer' as const, mac })),
+        mac6.map((mac) => ({ kind: 'targetLinkLayer' as const, mac })),
+      ),
+      { maxLength: 3 },
+    );
     const message = fc.oneof(
       fc.tuple(v6, options).map(([target, o]) => ({ kind: 'solicitation' as const, target, options: o })),
-      fc.tuple(fc.boolean(), fc.boolean(), fc.boolean(), v6, options).map(([router, solicited, override, target, o]) => ({ kind: 'advertisement' as const, router, solicited, override, target, options: o })),
+      fc.tuple(fc.boolean(), fc.boolean(), fc.boolean(), v6, options).map(([router, solicited, override, target, o]) => ({
+        kind: 'advertisement' as const,
+        router,
+        solicited,
+        override,
+        target,
+        options: o,
+      })),
     );
     fc.assert(
       fc.property(v6, v6, message, (source, destination, m) => {

@@ -42,7 +42,7 @@ function ns(s: NsShape = {}): Uint8Array {
 }
 
 describe('NDP responder: MetalLB rules', () => {
-  it('answers a solicitation the kernel received for this host (multicast), not one received for a VLAN with no device here (otherHost), as the kernel\'s ipv6_rcv ignores those', () => {
+  it("answers a solicitation the kernel received for this host (multicast), not one received for a VLAN with no device here (otherHost), as the kernel's ipv6_rcv ignores those", () => {
     expect(respondToFrame(KERNEL_NS, MLB_B, OWNED, { pkttype: 'multicast' }).reply).toBeDefined();
     // The kernel strips the 802.1Q tag before a packet socket sees the frame: the same bytes, only the pkttype differs.
     expect(respondToFrame(KERNEL_NS, MLB_B, OWNED, { pkttype: 'otherHost' })).toMatchObject({ drop: 'notForUs' });
@@ -68,11 +68,22 @@ describe('NDP responder: MetalLB rules', () => {
 
   it('ignores a solicitation without a source link-layer option (noSourceLinkLayer)', () => {
     expect(respondToFrame(ns({ options: [] }), MLB_B, OWNED)).toMatchObject({ drop: 'noSourceLinkLayer' });
-    expect(respondToFrame(ns({ options: [{ kind: 'targetLinkLayer', mac: KERNEL_A.mac }] }), MLB_B, OWNED)).toMatchObject({ drop: 'noSourceLinkLayer' });
+    expect(respondToFrame(ns({ options: [{ kind: 'targetLinkLayer', mac: KERNEL_A.mac }] }), MLB_B, OWNED)).toMatchObject({
+      drop: 'noSourceLinkLayer',
+    });
   });
 
   it('finds the SLLA after unknown options', () => {
-    const r = respondToFrame(ns({ options: [{ kind: 'unknown', type: 14, data: new Uint8Array(6) }, { kind: 'sourceLinkLayer', mac: KERNEL_A.mac }] }), MLB_B, OWNED);
+    const r = respondToFrame(
+      ns({
+        options: [
+          { kind: 'unknown', type: 14, data: new Uint8Array(6) },
+          { kind: 'sourceLinkLayer', mac: KERNEL_A.mac },
+        ],
+      }),
+      MLB_B,
+      OWNED,
+    );
     expect(r.reply).toBeDefined();
   });
 
@@ -101,7 +112,9 @@ describe('NDP responder: MetalLB rules', () => {
 
   it('drops an IPv6 destination that is neither the target nor its group (badDestination)', () => {
     const other = ip('ff02::1');
-    expect(respondToFrame(ns({ destination: other, ethDestination: mac('33:33:00:00:00:01') }), MLB_B, OWNED)).toMatchObject({ drop: 'badDestination' });
+    expect(respondToFrame(ns({ destination: other, ethDestination: mac('33:33:00:00:00:01') }), MLB_B, OWNED)).toMatchObject({
+      drop: 'badDestination',
+    });
   });
 
   it('does not answer advertisements; an NA for our target from another MAC is a conflict', () => {
@@ -109,7 +122,14 @@ describe('NDP responder: MetalLB rules', () => {
       source: ip('fe80::1'),
       destination: ip('ff02::1'),
       hopLimit: NDP_HOP_LIMIT,
-      message: { kind: 'advertisement', router: false, solicited: false, override: true, target: TARGET, options: [{ kind: 'targetLinkLayer', mac: KERNEL_A.mac }] },
+      message: {
+        kind: 'advertisement',
+        router: false,
+        solicited: false,
+        override: true,
+        target: TARGET,
+        options: [{ kind: 'targetLinkLayer', mac: KERNEL_A.mac }],
+      },
     };
     const r = respondToFrame(encodeNdpFrame(na, mac('33:33:00:00:00:01'), KERNEL_A.mac), MLB_B, OWNED);
     expect(r.drop).toBe('notRequest');
@@ -121,7 +141,9 @@ describe('NDP responder: MetalLB rules', () => {
 
   it('ignores our own frames and refuses a multicast SLLA', () => {
     expect(respondToFrame(ns({ ethSource: MLB_B.mac }), MLB_B, OWNED)).toEqual({ drop: 'fromSelf' });
-    expect(respondToFrame(ns({ options: [{ kind: 'sourceLinkLayer', mac: mac('33:33:00:00:00:01') }] }), MLB_B, OWNED)).toMatchObject({ drop: 'badSender' });
+    expect(respondToFrame(ns({ options: [{ kind: 'sourceLinkLayer', mac: mac('33:33:00:00:00:01') }] }), MLB_B, OWNED)).toMatchObject({
+      drop: 'badSender',
+    });
   });
 
   it('echoes an 802.1Q tag and refuses non-IPv6 frames on the NDP path', () => {

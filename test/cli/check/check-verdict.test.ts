@@ -16,13 +16,30 @@ type Member = ControlSnapshot['members'][number];
 const AT = '2024-05-01T10:00:00.000Z';
 
 function member(name: string, extra: Partial<Member> = {}): Member {
-  return { name, addr: `10.0.0.${name.charCodeAt(name.length - 1) - 86}:7946`, state: 'alive', mlb: true, labels: {}, draining: false, warmingUp: false, ...extra };
+  return {
+    name,
+    addr: `10.0.0.${name.charCodeAt(name.length - 1) - 86}:7946`,
+    state: 'alive',
+    mlb: true,
+    labels: {},
+    draining: false,
+    warmingUp: false,
+    ...extra,
+  };
 }
 
 function layer2(service: string, ip: string, owner: string | null, extra: Partial<Service> = {}): Service {
   return {
-    service, ips: [ip], protocol: 'layer2', owner, announcing: owner ? [owner] : [], since: owner ? AT : null,
-    health: { checked: false, passing: [], failing: [] }, allocation: { status: 'ok' }, candidates: [], ...extra,
+    service,
+    ips: [ip],
+    protocol: 'layer2',
+    owner,
+    announcing: owner ? [owner] : [],
+    since: owner ? AT : null,
+    health: { checked: false, passing: [], failing: [] },
+    allocation: { status: 'ok' },
+    candidates: [],
+    ...extra,
   };
 }
 
@@ -32,7 +49,13 @@ function healthy(): ControlSnapshot {
     apiVersion: CONTROL_API_VERSION,
     generatedAt: AT,
     node: {
-      name: 'node-a', version: '0.1.0', startedAt: AT, draining: false, warmingUp: false, warmUpUntil: null, leaving: false,
+      name: 'node-a',
+      version: '0.1.0',
+      startedAt: AT,
+      draining: false,
+      warmingUp: false,
+      warmUpUntil: null,
+      leaving: false,
       gossip: { bind: '10.0.0.11:7946', profile: 'fast', encrypted: true, healthScore: 0 },
     },
     config: { file: '/etc/mlb/mlb.yaml', state: 'ok', loadedAt: AT, errors: [] },
@@ -66,26 +89,49 @@ describe('judgeSnapshot', () => {
   it('is CRITICAL when no node announces a BGP IP, and names each of its IPs', () => {
     const s = healthy();
     s.services[1] = { ...s.services[1]!, ips: ['192.168.20.100', 'fd00:20::100'], announcing: [] };
-    expect(texts(s)).toEqual(['critical: 192.168.20.100 (demo/api) announced by nobody', 'critical: fd00:20::100 (demo/api) announced by nobody']);
+    expect(texts(s)).toEqual([
+      'critical: 192.168.20.100 (demo/api) announced by nobody',
+      'critical: fd00:20::100 (demo/api) announced by nobody',
+    ]);
   });
 
   it('is CRITICAL when a service has no IP because its allocation failed, and says why', () => {
     const s = healthy();
-    s.services.push({ ...layer2('demo/big', '', null), ips: [], allocation: { status: 'failed', message: 'no available IPs in pool "small"' } });
+    s.services.push({
+      ...layer2('demo/big', '', null),
+      ips: [],
+      allocation: { status: 'failed', message: 'no available IPs in pool "small"' },
+    });
     expect(texts(s)).toEqual(['critical: demo/big has no IP: failed (no available IPs in pool "small")']);
   });
 
-  it('only WARNS about a service waiting for the allocator\'s table, and ignores a service MetalLB skips', () => {
+  it("only WARNS about a service waiting for the allocator's table, and ignores a service MetalLB skips", () => {
     const s = healthy();
-    s.services.push({ ...layer2('demo/new', '', null), ips: [], allocation: { status: 'waitingForAllocator', message: 'not in the allocation table yet' } });
+    s.services.push({
+      ...layer2('demo/new', '', null),
+      ips: [],
+      allocation: { status: 'waitingForAllocator', message: 'not in the allocation table yet' },
+    });
     s.services.push({ ...layer2('other/class', '', null), ips: [], allocation: { status: 'skipped', message: 'loadBalancerClass other' } });
     expect(texts(s)).toEqual(['warning: demo/new has no IP yet: not in the allocation table yet']);
   });
 
   it('is CRITICAL on another MAC answering for a service IP, counting a pair seen by two nodes once', () => {
     const s = healthy();
-    const conflict = { ip: '192.168.10.200', mac: '02:42:ac:11:00:99', node: null, interface: 'eth0', firstSeen: AT, lastSeen: AT, observedBy: 'node-a' };
-    s.conflicts = [conflict, { ...conflict, interface: null, observedBy: 'node-b' }, { ...conflict, mac: '02:42:ac:11:00:0b', node: 'node-b' }];
+    const conflict = {
+      ip: '192.168.10.200',
+      mac: '02:42:ac:11:00:99',
+      node: null,
+      interface: 'eth0',
+      firstSeen: AT,
+      lastSeen: AT,
+      observedBy: 'node-a',
+    };
+    s.conflicts = [
+      conflict,
+      { ...conflict, interface: null, observedBy: 'node-b' },
+      { ...conflict, mac: '02:42:ac:11:00:0b', node: 'node-b' },
+    ];
     expect(texts(s)).toEqual([
       'critical: 192.168.10.200 also answered by 02:42:ac:11:00:99 (not a member), seen by node-b',
       'critical: 192.168.10.200 also answered by 02:42:ac:11:00:0b (node-b), seen by node-a',
@@ -95,7 +141,12 @@ describe('judgeSnapshot', () => {
 
   it('WARNS about suspect and dead members, not about one that left', () => {
     const s = healthy();
-    s.members = [member('node-a'), member('node-b', { state: 'suspect' }), member('node-c', { state: 'dead' }), member('node-d', { state: 'left' })];
+    s.members = [
+      member('node-a'),
+      member('node-b', { state: 'suspect' }),
+      member('node-c', { state: 'dead' }),
+      member('node-d', { state: 'left' }),
+    ];
     expect(judgeSnapshot(s).level).toBe('warning');
     expect(texts(s)).toEqual(['warning: member node-b is suspect', 'warning: member node-c is dead']);
   });
@@ -103,7 +154,11 @@ describe('judgeSnapshot', () => {
   it('WARNS about this node draining, warming up or leaving, and about other live members draining or warming up', () => {
     const s = healthy();
     s.node = { ...s.node, draining: true, warmingUp: true, warmUpUntil: '2024-05-01T10:01:00.000Z', leaving: true };
-    s.members = [member('node-a', { draining: true, warmingUp: true }), member('node-b', { draining: true }), member('node-c', { warmingUp: true })];
+    s.members = [
+      member('node-a', { draining: true, warmingUp: true }),
+      member('node-b', { draining: true }),
+      member('node-c', { warmingUp: true }),
+    ];
     expect(texts(s)).toEqual([
       'warning: node-a is draining (mlb undrain ends it)',
       'warning: node-a is warming up until 2024-05-01T10:01:00.000Z',
@@ -113,7 +168,7 @@ describe('judgeSnapshot', () => {
     ]);
   });
 
-  it('WARNS when this node\'s file was refused, another node\'s was, or the files differ', () => {
+  it("WARNS when this node's file was refused, another node's was, or the files differ", () => {
     const s = healthy();
     s.config = { ...s.config, state: 'stale', errors: ['/etc/mlb/mlb.yaml:12:7: invalid CIDR "10.0.0.300/32"'] };
     s.configAgreement = {
@@ -127,7 +182,7 @@ describe('judgeSnapshot', () => {
       'warning: this node\'s configuration file is refused, the last good one runs: /etc/mlb/mlb.yaml:12:7: invalid CIDR "10.0.0.300/32"',
       'warning: configuration file refused on node-c: mlb.yaml:3:1: unknown kind',
       'warning: configuration differs on node-b (1 services vs 2)',
-      'warning: demo/old still announced though this node\'s file no longer defines it',
+      "warning: demo/old still announced though this node's file no longer defines it",
     ]);
   });
 
@@ -135,18 +190,39 @@ describe('judgeSnapshot', () => {
     const s = healthy();
     s.services[0] = { ...s.services[0]!, health: { checked: true, passing: ['node-a'], failing: ['node-b'] } };
     expect(texts(s)).toEqual(['warning: demo/web health check failing on node-b']);
-    s.services[0] = { ...s.services[0]!, owner: null, announcing: [], health: { checked: true, passing: [], failing: ['node-a', 'node-b', 'node-c'] } };
+    s.services[0] = {
+      ...s.services[0]!,
+      owner: null,
+      announcing: [],
+      health: { checked: true, passing: [], failing: ['node-a', 'node-b', 'node-c'] },
+    };
     expect(texts(s)).toEqual(['critical: 192.168.10.200 (demo/web) announced by nobody']);
   });
 
   it('WARNS about a BGP session that is not Established and about BFD down', () => {
     const s = healthy();
-    const session = { peer: 'tor', address: '10.0.0.1', phase: 'Established', establishedSince: AT, prefixes: 1, updatesSent: 1, bfd: 'up' as const, lastProblem: null };
-    s.bgp = [session, { ...session, peer: 'tor-2', address: '10.0.0.2', phase: 'Active', establishedSince: null, lastProblem: 'connection refused' }, { ...session, peer: 'tor-3', bfd: 'down' }];
-    expect(texts(s)).toEqual(['warning: BGP peer tor-2 (10.0.0.2) is Active: connection refused', 'warning: BFD with BGP peer tor-3 is down']);
+    const session = {
+      peer: 'tor',
+      address: '10.0.0.1',
+      phase: 'Established',
+      establishedSince: AT,
+      prefixes: 1,
+      updatesSent: 1,
+      bfd: 'up' as const,
+      lastProblem: null,
+    };
+    s.bgp = [
+      session,
+      { ...session, peer: 'tor-2', address: '10.0.0.2', phase: 'Active', establishedSince: null, lastProblem: 'connection refused' },
+      { ...session, peer: 'tor-3', bfd: 'down' },
+    ];
+    expect(texts(s)).toEqual([
+      'warning: BGP peer tor-2 (10.0.0.2) is Active: connection refused',
+      'warning: BFD with BGP peer tor-3 is down',
+    ]);
   });
 
-  it('lists critical reasons before warnings, whatever the snapshot\'s order', () => {
+  it("lists critical reasons before warnings, whatever the snapshot's order", () => {
     const s = exampleSnapshot();
     const verdict = judgeSnapshot(s);
     expect(verdict.level).toBe('critical');
@@ -181,7 +257,9 @@ describe('plugin output', () => {
     expect(rest).toEqual(['']);
     const verbose = pluginOutput(verdict, s, true).split('\n');
     expect(verbose[0]).toBe(line);
-    expect(verbose.slice(1, -1)).toEqual(['1', '2', '3', '4', '5'].map((n) => `CRITICAL: 192.168.10.${n} (demo/s${n}) announced by nobody`));
+    expect(verbose.slice(1, -1)).toEqual(
+      ['1', '2', '3', '4', '5'].map((n) => `CRITICAL: 192.168.10.${n} (demo/s${n}) announced by nobody`),
+    );
   });
 
   it('keeps a reason with a newline or a bar from breaking the status line or starting perfdata early', () => {

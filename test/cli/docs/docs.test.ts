@@ -54,7 +54,12 @@ describe('roff', () => {
   });
 
   it('gives each option its dashes, its aliases and its facts', () => {
-    const page = manPage({ version: '1.2.3', usage: 'tool: does things.\nMore.\n\nUsage: tool <command>', epilogue: 'Exit codes: 0 ok.', commands: outlineCommands([group]) });
+    const page = manPage({
+      version: '1.2.3',
+      usage: 'tool: does things.\nMore.\n\nUsage: tool <command>',
+      epilogue: 'Exit codes: 0 ok.',
+      commands: outlineCommands([group]),
+    });
     expect(page).toContain('.SS "mlb group up [name]"');
     expect(page).toContain('.TP\n\\fB\\-c\\fR, \\fB\\-\\-count\\fR [number, default: 3]\nHow many\n');
     expect(page).not.toContain('secret');
@@ -63,11 +68,29 @@ describe('roff', () => {
 });
 
 describe('withWholeExamples', () => {
-  const help = ['Options:', '  --count  How many', '', 'Examples:', '  tool group up web      five of them', '  --count 5', '', 'Ends when all are up.'].join('\n');
+  const help = [
+    'Options:',
+    '  --count  How many',
+    '',
+    'Examples:',
+    '  tool group up web      five of them',
+    '  --count 5',
+    '',
+    'Ends when all are up.',
+  ].join('\n');
 
-  it('replaces yargs\' two-column block with each command whole and its description under it', () => {
+  it("replaces yargs' two-column block with each command whole and its description under it", () => {
     expect(withWholeExamples(help, [{ command: 'tool group up web --count 5', describe: 'five of them' }], 80)).toBe(
-      ['Options:', '  --count  How many', '', 'Examples:', '  tool group up web --count 5', '      five of them', '', 'Ends when all are up.'].join('\n'),
+      [
+        'Options:',
+        '  --count  How many',
+        '',
+        'Examples:',
+        '  tool group up web --count 5',
+        '      five of them',
+        '',
+        'Ends when all are up.',
+      ].join('\n'),
     );
   });
 

@@ -7,19 +7,42 @@ describe('planScreen', () => {
   it('never plans more lines than the terminal has (one kept free) or than a section wants', () => {
     const size = fc.nat({ max: 60 });
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 80 }), fc.nat({ max: 12 }), fc.record({ services: size, details: size, conflicts: size, members: size, events: size }), (height, fixed, wants) => {
-        const plan = planScreen(height, fixed, wants);
-        const used = plan.services + plan.details + plan.conflicts + plan.members + plan.events;
-        expect(used).toBeLessThanOrEqual(Math.max(0, height - 1 - fixed));
-        for (const k of Object.keys(wants) as (keyof typeof wants)[]) expect(plan[k]).toBeLessThanOrEqual(wants[k]);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 80 }),
+        fc.nat({ max: 12 }),
+        fc.record({ services: size, details: size, conflicts: size, members: size, events: size }),
+        (height, fixed, wants) => {
+          const plan = planScreen(height, fixed, wants);
+          const used = plan.services + plan.details + plan.conflicts + plan.members + plan.events;
+          expect(used).toBeLessThanOrEqual(Math.max(0, height - 1 - fixed));
+          for (const k of Object.keys(wants) as (keyof typeof wants)[]) expect(plan[k]).toBeLessThanOrEqual(wants[k]);
+        },
+      ),
     );
   });
 
   it('gives a few service rows, the details, conflicts and members their lines before more services and events', () => {
-    expect(planScreen(30, 6, { services: 40, details: 5, conflicts: 3, members: 6, events: 10 })).toEqual({ services: 9, details: 5, conflicts: 3, members: 6, events: 0 });
-    expect(planScreen(30, 6, { services: 2, details: 0, conflicts: 0, members: 5, events: 20 })).toEqual({ services: 2, details: 0, conflicts: 0, members: 5, events: 16 });
-    expect(planScreen(8, 6, { services: 40, details: 5, conflicts: 3, members: 6, events: 10 })).toEqual({ services: 1, details: 0, conflicts: 0, members: 0, events: 0 });
+    expect(planScreen(30, 6, { services: 40, details: 5, conflicts: 3, members: 6, events: 10 })).toEqual({
+      services: 9,
+      details: 5,
+      conflicts: 3,
+      members: 6,
+      events: 0,
+    });
+    expect(planScreen(30, 6, { services: 2, details: 0, conflicts: 0, members: 5, events: 20 })).toEqual({
+      services: 2,
+      details: 0,
+      conflicts: 0,
+      members: 5,
+      events: 16,
+    });
+    expect(planScreen(8, 6, { services: 40, details: 5, conflicts: 3, members: 6, events: 10 })).toEqual({
+      services: 1,
+      details: 0,
+      conflicts: 0,
+      members: 0,
+      events: 0,
+    });
   });
 });
 

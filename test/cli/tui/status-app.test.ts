@@ -31,11 +31,26 @@ async function labLike(): Promise<{ snapshot: ControlSnapshot; client: FakeStatu
   const snapshot: ControlSnapshot = {
     ...base,
     config: { ...base.config, state: 'ok', errors: [] },
-    members: ['node-a', 'node-b', 'node-c'].map((name) => ({ name, addr: `10.0.0.1${name.at(-1)}:7946`, state: 'alive' as const, mlb: true, labels: {}, draining: false, warmingUp: false })),
+    members: ['node-a', 'node-b', 'node-c'].map((name) => ({
+      name,
+      addr: `10.0.0.1${name.at(-1)}:7946`,
+      state: 'alive' as const,
+      mlb: true,
+      labels: {},
+      draining: false,
+      warmingUp: false,
+    })),
     conflicts: [],
     services: layer2.map((e) => ({
-      service: e.service, ips: [e.ip], protocol: 'layer2' as const, owner: e.winner, announcing: [...e.announcing], since: '2024-05-01T09:58:00.000Z',
-      health: { checked: false, passing: [], failing: [] }, allocation: { status: 'ok' }, candidates: [],
+      service: e.service,
+      ips: [e.ip],
+      protocol: 'layer2' as const,
+      owner: e.winner,
+      announcing: [...e.announcing],
+      since: '2024-05-01T09:58:00.000Z',
+      health: { checked: false, passing: [], failing: [] },
+      allocation: { status: 'ok' },
+      candidates: [],
     })),
   };
   return { snapshot, client: new FakeStatusClient(snapshot, explanations) };
@@ -92,7 +107,7 @@ describe('mlb status TUI', () => {
     await until(() => view.selectedLine().includes(snapshot.services[1]!.ips[0]!));
   });
 
-  it('Enter shows every candidate of the selected IP with its reason, from the daemon\'s explanation', async () => {
+  it("Enter shows every candidate of the selected IP with its reason, from the daemon's explanation", async () => {
     const { snapshot, client } = await labLike();
     const view = await show(client, snapshot);
     view.app.stdin.write(DOWN);
@@ -132,9 +147,20 @@ describe('mlb status TUI', () => {
     const view = await show(client, snapshot);
     const svc = snapshot.services[0]!;
     const next = ['node-a', 'node-b', 'node-c'].find((n) => n !== svc.owner)!;
-    client.snapshot = { ...snapshot, services: snapshot.services.map((s) => (s === svc ? { ...s, owner: next, announcing: [next], since: snapshot.generatedAt } : s)) };
+    client.snapshot = {
+      ...snapshot,
+      services: snapshot.services.map((s) => (s === svc ? { ...s, owner: next, announcing: [next], since: snapshot.generatedAt } : s)),
+    };
     const t0 = Date.now();
-    client.record({ type: 'ownerChanged', service: svc.service, protocol: 'layer2', ips: svc.ips, from: [svc.owner!], to: [next], unheldMs: 640 });
+    client.record({
+      type: 'ownerChanged',
+      service: svc.service,
+      protocol: 'layer2',
+      ips: svc.ips,
+      from: [svc.owner!],
+      to: [next],
+      unheldMs: 640,
+    });
     await until(() => new RegExp(`${svc.service} +\\S+ +layer2 +${next} +0s`).test(view.frame()));
     expect(Date.now() - t0).toBeLessThan(TIMING.pollMs);
     expect(view.frame()).toContain(`${svc.owner} -> ${next} (unheld 640 ms)`);
@@ -172,19 +198,30 @@ describe('mlb status TUI', () => {
   });
 
   it('fits every frame into 80x30 (and 60x20), whatever is open', async () => {
-    for (const size of [{ columns: 80, rows: 30 }, { columns: 60, rows: 20 }]) {
+    for (const size of [
+      { columns: 80, rows: 30 },
+      { columns: 60, rows: 20 },
+    ]) {
       const snapshot = exampleSnapshot();
       const client = new FakeStatusClient(snapshot, await exampleExplanations());
       const view = await show(client, snapshot, size);
       const framesBefore = view.app.frames.length;
-      for (let i = 0; i < 30; i++) client.record({ type: 'configStale', file: '/etc/mlb/mlb.yaml', errors: [`/etc/mlb/mlb.yaml:${i}:1: ${'a long error '.repeat(10)}`] });
+      for (let i = 0; i < 30; i++)
+        client.record({
+          type: 'configStale',
+          file: '/etc/mlb/mlb.yaml',
+          errors: [`/etc/mlb/mlb.yaml:${i}:1: ${'a long error '.repeat(10)}`],
+        });
       // At 80x30 the last events show; at 60x20 the events give way to the rest: nothing to wait for but the redraw
       // (the feed publishes all 30 in one turn, so the first frame after them has them all).
       if (size.rows >= 30) await until(() => view.frame().includes(':29:1:'), 5_000, view.frame);
       else await until(() => view.app.frames.length > framesBefore, 5_000, view.frame);
       const check = (what: string) => {
         const lines = view.lines();
-        expect(lines.filter((l) => l.length > size.columns), `${what} at ${size.columns}x${size.rows}`).toEqual([]);
+        expect(
+          lines.filter((l) => l.length > size.columns),
+          `${what} at ${size.columns}x${size.rows}`,
+        ).toEqual([]);
         expect(lines.length, `${what} at ${size.columns}x${size.rows}`).toBeLessThan(size.rows);
       };
       check('the first screen');

@@ -27,7 +27,10 @@ function startFeed(client: FakeStatusClient, timing: FeedTiming = FAST, schedule
 const ownerOf = (view: FeedView, service: string) => view.snapshot.services.find((s) => s.service === service)?.owner;
 
 function moveOwner(client: FakeStatusClient, service: string, to: string): void {
-  client.snapshot = { ...client.snapshot, services: client.snapshot.services.map((s) => (s.service === service ? { ...s, owner: to, announcing: [to] } : s)) };
+  client.snapshot = {
+    ...client.snapshot,
+    services: client.snapshot.services.map((s) => (s.service === service ? { ...s, owner: to, announcing: [to] } : s)),
+  };
 }
 
 describe('StatusFeed', () => {
@@ -37,7 +40,15 @@ describe('StatusFeed', () => {
     await until(() => client.following === 1);
     moveOwner(client, 'demo/web', 'node-b');
     const t0 = Date.now();
-    client.record({ type: 'ownerChanged', service: 'demo/web', protocol: 'layer2', ips: ['192.168.10.200'], from: ['node-a'], to: ['node-b'], unheldMs: 120 });
+    client.record({
+      type: 'ownerChanged',
+      service: 'demo/web',
+      protocol: 'layer2',
+      ips: ['192.168.10.200'],
+      from: ['node-a'],
+      to: ['node-b'],
+      unheldMs: 120,
+    });
     await until(() => ownerOf(last(), 'demo/web') === 'node-b');
     expect(Date.now() - t0).toBeLessThan(FAST.pollMs);
     expect(last().events.map((e) => e.type)).toEqual(['ownerChanged']);
@@ -93,7 +104,7 @@ describe('StatusFeed', () => {
     expect(last().events.at(-1)).toMatchObject({ seq: 1, type: 'configReloaded' });
   });
 
-  it('keeps the watched IP\'s explanation current and forgets it when unwatched', async () => {
+  it("keeps the watched IP's explanation current and forgets it when unwatched", async () => {
     const explanations = await exampleExplanations();
     const ip = explanations[0]!.ip;
     const client = new FakeStatusClient(exampleSnapshot(), explanations);

@@ -1,6 +1,16 @@
 /** The TUI's row models (pure): one row per service IP, filters, and tables that fit any width. */
 import { describe, expect, it } from 'vitest';
-import { clusterHealth, conflictLines, filterRows, headerHeight, headerModel, memberTable, serviceRows, serviceTable, MARKER_WIDTH } from '../../../src/cli/tui/status-rows';
+import {
+  clusterHealth,
+  conflictLines,
+  filterRows,
+  headerHeight,
+  headerModel,
+  memberTable,
+  serviceRows,
+  serviceTable,
+  MARKER_WIDTH,
+} from '../../../src/cli/tui/status-rows';
 import { exampleSnapshot } from '../../daemon/control/fake-daemon';
 
 describe('serviceRows', () => {
@@ -37,8 +47,16 @@ describe('tables', () => {
     for (let width = 40; width <= 140; width++) {
       const services = serviceTable(serviceRows(s), width);
       const members = memberTable(s, width);
-      const lines = [...[services.header, ...services.lines].map((l) => ' '.repeat(MARKER_WIDTH) + l), members.header, ...members.lines, ...conflictLines(s, width)];
-      expect(lines.filter((l) => l.length > width), `width ${width}`).toEqual([]);
+      const lines = [
+        ...[services.header, ...services.lines].map((l) => ' '.repeat(MARKER_WIDTH) + l),
+        members.header,
+        ...members.lines,
+        ...conflictLines(s, width),
+      ];
+      expect(
+        lines.filter((l) => l.length > width),
+        `width ${width}`,
+      ).toEqual([]);
     }
   });
 
@@ -57,7 +75,12 @@ describe('headerModel', () => {
     const model = headerModel({
       ...s,
       configAgreement: {
-        digest: '0011223344556677', services: 3, awaiting: [], silent: [], retained: [], withheld: [],
+        digest: '0011223344556677',
+        services: 3,
+        awaiting: [],
+        silent: [],
+        retained: [],
+        withheld: [],
         divergent: [{ node: 'node-b', digest: '8899aabbccddeeff', services: 2, lacks: ['demo/web'], extra: 0, message: '' }],
       },
     });
@@ -91,6 +114,8 @@ describe('headerModel', () => {
     expect(headerModel(healthy)).toMatchObject({ health: 'healthy', healthy: true, config: 'ok /etc/mlb/mlb.yaml', configStale: false });
     const unheld = { ...healthy, services: healthy.services.map((svc) => ({ ...svc, owner: null, announcing: [] })) };
     expect(clusterHealth(unheld).problems).toEqual(['2 unheld']);
-    expect(clusterHealth({ ...healthy, node: { ...healthy.node, gossip: { ...healthy.node.gossip, healthScore: 3 } } }).problems).toEqual(['slow to probe (score 3)']);
+    expect(clusterHealth({ ...healthy, node: { ...healthy.node, gossip: { ...healthy.node.gossip, healthScore: 3 } } }).problems).toEqual([
+      'slow to probe (score 3)',
+    ]);
   });
 });

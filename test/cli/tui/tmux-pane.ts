@@ -36,7 +36,20 @@ export class TmuxPane {
     // The exit status goes to a file: tmux 3.3's #{pane_dead_status} stays empty for a command run by its shell.
     const run = ['env', '-u', 'CI', '-u', 'CONTINUOUS_INTEGRATION', 'TERM=xterm-256color', ...command].map(quote).join(' ');
     const shell = `${run}; echo $? > ${quote(this.statusFile)}`;
-    this.tmux(['-f', conf, 'new-session', '-d', '-s', this.target, '-x', String(options.columns), '-y', String(options.rows), ...(options.cwd ? ['-c', options.cwd] : []), shell]);
+    this.tmux([
+      '-f',
+      conf,
+      'new-session',
+      '-d',
+      '-s',
+      this.target,
+      '-x',
+      String(options.columns),
+      '-y',
+      String(options.rows),
+      ...(options.cwd ? ['-c', options.cwd] : []),
+      shell,
+    ]);
   }
 
   /** The screen as text, wrapped lines joined (-J), so a line the program wrote too long shows as too long. */
@@ -90,7 +103,17 @@ export async function waitForScreen<T>(pane: TmuxPane, check: (screen: string) =
 }
 
 /** Foreground colours by SGR code, as far as the TUI uses them (tmux repeats them in capture-pane -e). */
-const SGR_FOREGROUND: Record<number, string> = { 30: 'black', 31: 'red', 32: 'green', 33: 'yellow', 34: 'blue', 35: 'magenta', 36: 'cyan', 37: 'white', 90: 'gray' };
+const SGR_FOREGROUND: Record<number, string> = {
+  30: 'black',
+  31: 'red',
+  32: 'green',
+  33: 'yellow',
+  34: 'blue',
+  35: 'magenta',
+  36: 'cyan',
+  37: 'white',
+  90: 'gray',
+};
 
 /**
  * The foreground colour in effect where `needle` first appears in a screen captured with colours (-e): tmux

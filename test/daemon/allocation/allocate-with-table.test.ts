@@ -80,10 +80,9 @@ describe('allocateFromTable', () => {
     expect(lr.reason.sharedAddresses).toEqual([{ ip: '192.0.2.11', services: ['demo/x', 'demo/y'] }]);
 
     const all = snap([web, x, y]);
-    const outcomes = [
-      allocateFromTable(all, lr.table, 'node-1', T0 + 10),
-      allocateFromTable(all, rl.table, 'node-2', T0 + 10),
-    ].map((r) => addressesOf(r.table));
+    const outcomes = [allocateFromTable(all, lr.table, 'node-1', T0 + 10), allocateFromTable(all, rl.table, 'node-2', T0 + 10)].map((r) =>
+      addressesOf(r.table),
+    );
     // Same version, so the writer's name orders them: node-1's entry is the older.
     expect(outcomes[0]).toEqual({ 'demo/web': ['192.0.2.10'], 'demo/x': ['192.0.2.11'], 'demo/y': ['192.0.2.12'] });
     expect(outcomes[1]).toEqual(outcomes[0]);
@@ -111,7 +110,7 @@ describe('allocateFromTable', () => {
     expect(run.changed).toBe(false);
   });
 
-  it('an explicit address wins over a table entry, which moves with MetalLB\'s ClearAssignment event', () => {
+  it("an explicit address wins over a table entry, which moves with MetalLB's ClearAssignment event", () => {
     const table = allocateFromTable(snap([web]), emptyAllocationTable(), 'node-1', T0).table;
     const vip = service('vip', { requestIPs: '192.0.2.10' });
     const run = allocateFromTable(snap([web, vip]), table, 'node-1', T0 + 1);
@@ -150,15 +149,24 @@ describe('allocateFromTable', () => {
   });
 });
 
-describe('a release needs the service gone from every live member\'s configuration', () => {
+describe("a release needs the service gone from every live member's configuration", () => {
   const definedBy = (defs: Record<string, string[]>) => (key: string) => defs[key] ?? [];
 
   it('the allocator whose own file lacks a service keeps its allocation while another live member defines it', () => {
     const table = allocateFromTable(snap([web, db]), emptyAllocationTable(), 'node-1', T0).table;
-    const run = allocateFromTable(snap([]), table, 'node-1', T0 + 1, definedBy({ 'demo/web': ['node-2', 'node-3'], 'demo/db': ['node-3'] }));
+    const run = allocateFromTable(
+      snap([]),
+      table,
+      'node-1',
+      T0 + 1,
+      definedBy({ 'demo/web': ['node-2', 'node-3'], 'demo/db': ['node-3'] }),
+    );
     expect(run.changed).toBe(false);
     expect(addressesOf(run.table)).toEqual(addressesOf(table));
-    expect(run.withheld.map((w) => [w.service, w.definedBy])).toEqual([['demo/db', ['node-3']], ['demo/web', ['node-2', 'node-3']]]);
+    expect(run.withheld.map((w) => [w.service, w.definedBy])).toEqual([
+      ['demo/db', ['node-3']],
+      ['demo/web', ['node-2', 'node-3']],
+    ]);
     expect(run.withheld[1]?.message).toContain('node-2, node-3 still define it');
   });
 
@@ -184,18 +192,21 @@ describe('allocateFromTable properties', () => {
   const namesArb = fc.subarray(NAMES);
 
   it('never changes an allocation of a service that stays, and a second run is a no-op', () => {
-    fc.assert(fc.property(namesArb, namesArb, (first, second) => {
-      const t1 = allocateFromTable(snap(servicesOf(first), [SMALL]), emptyAllocationTable(), 'node-1', T0).table;
-      const run = allocateFromTable(snap(servicesOf(second), [SMALL]), t1, 'node-2', T0 + 1);
-      const before = liveAllocations(t1);
-      const after = liveAllocations(run.table);
-      for (const name of second) {
-        const key = `demo/${name}`;
-        if (before.has(key) && JSON.stringify(after.get(key)) !== JSON.stringify(before.get(key))) return false;
-      }
-      const again = allocateFromTable(snap(servicesOf(second), [SMALL]), run.table, 'node-3', T0 + 2);
-      return !again.changed && again.table === run.table;
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(namesArb, namesArb, (first, second) => {
+        const t1 = allocateFromTable(snap(servicesOf(first), [SMALL]), emptyAllocationTable(), 'node-1', T0).table;
+        const run = allocateFromTable(snap(servicesOf(second), [SMALL]), t1, 'node-2', T0 + 1);
+        const before = liveAllocations(t1);
+        const after = liveAllocations(run.table);
+        for (const name of second) {
+          const key = `demo/${name}`;
+          if (before.has(key) && JSON.stringify(after.get(key)) !== JSON.stringify(before.get(key))) return false;
+        }
+        const again = allocateFromTable(snap(servicesOf(second), [SMALL]), run.table, 'node-3', T0 + 2);
+        return !again.changed && again.table === run.table;
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('partitions merged in any order give one outcome; nobody loses an address nobody else was given', () => {
@@ -205,37 +216,47 @@ describe('allocateFromTable properties', () => {
       placement: fc.array(fc.integer({ min: -1, max: 2 }), { minLength: 5, maxLength: 5 }),
       order: fc.constantFrom([0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]),
     });
-    fc.assert(fc.property(partitionArb, ({ base, placement, order }) => {
-      const baseTable = allocateFromTable(snap(servicesOf(base), [SMALL]), emptyAllocationTable(), 'node-0', T0).table;
-      const sides = [0, 1, 2].map((p) => {
-        const extra = NAMES.slice(3).filter((_, i) => placement[i] === p);
-        return allocateFromTable(snap(servicesOf([...base, ...extra]), [SMALL]), baseTable, `node-${p + 1}`, T0 + 1).table;
-      });
-      const inOrder = order.map((i) => sides[i] as AllocationTable);
-      const mergedA = inOrder.reduce((acc, t) => mergeAllocationTables(acc, t).table);
-      const mergedB = [...inOrder].reverse().reduce((acc, t) => mergeAllocationTables(t, acc).table);
-      if (!sameAllocationTable(mergedA, mergedB)) return false;
+    fc.assert(
+      fc.property(partitionArb, ({ base, placement, order }) => {
+        const baseTable = allocateFromTable(snap(servicesOf(base), [SMALL]), emptyAllocationTable(), 'node-0', T0).table;
+        const sides = [0, 1, 2].map((p) => {
+          const extra = NAMES.slice(3).filter((_, i) => placement[i] === p);
+          return allocateFromTable(snap(servicesOf([...base, ...extra]), [SMALL]), baseTable, `node-${p + 1}`, T0 + 1).table;
+        });
+        const inOrder = order.map((i) => sides[i] as AllocationTable);
+        const mergedA = inOrder.reduce((acc, t) => mergeAllocationTables(acc, t).table);
+        const mergedB = [...inOrder].reverse().reduce((acc, t) => mergeAllocationTables(t, acc).table);
+        if (!sameAllocationTable(mergedA, mergedB)) return false;
 
-      const everyone = [...base, ...NAMES.slice(3).filter((_, i) => placement[i] !== -1)];
-      const healed = allocateFromTable(snap(servicesOf(everyone), [SMALL]), mergedA, 'node-1', T0 + 2).table;
-      const reference = allocateFromTable(snap(servicesOf(everyone), [SMALL]), sides.reduce((acc, t) => mergeAllocationTables(acc, t).table), 'node-3', T0 + 2).table;
-      const after = liveAllocations(healed);
-      if (JSON.stringify(addressesOf(healed)) !== JSON.stringify(addressesOf(reference))) return false;
+        const everyone = [...base, ...NAMES.slice(3).filter((_, i) => placement[i] !== -1)];
+        const healed = allocateFromTable(snap(servicesOf(everyone), [SMALL]), mergedA, 'node-1', T0 + 2).table;
+        const reference = allocateFromTable(
+          snap(servicesOf(everyone), [SMALL]),
+          sides.reduce((acc, t) => mergeAllocationTables(acc, t).table),
+          'node-3',
+          T0 + 2,
+        ).table;
+        const after = liveAllocations(healed);
+        if (JSON.stringify(addressesOf(healed)) !== JSON.stringify(addressesOf(reference))) return false;
 
-      // Base services keep their addresses; a partition's allocation survives unless another partition used the
-      // same address; no address ends up with two services.
-      for (const name of base) {
-        if (JSON.stringify(after.get(`demo/${name}`)) !== JSON.stringify(liveAllocations(baseTable).get(`demo/${name}`))) return false;
-      }
-      const users = new Map<string, number>();
-      for (const side of sides) for (const [key, ips] of liveAllocations(side)) if (!liveAllocations(baseTable).has(key)) users.set(ips[0] as string, (users.get(ips[0] as string) ?? 0) + 1);
-      for (const side of sides) {
-        for (const [key, ips] of liveAllocations(side)) {
-          if (users.get(ips[0] as string) === 1 && JSON.stringify(after.get(key)) !== JSON.stringify(ips)) return false;
+        // Base services keep their addresses; a partition's allocation survives unless another partition used the
+        // same address; no address ends up with two services.
+        for (const name of base) {
+          if (JSON.stringify(after.get(`demo/${name}`)) !== JSON.stringify(liveAllocations(baseTable).get(`demo/${name}`))) return false;
         }
-      }
-      const firstIPs = [...after.values()].map((ips) => ips[0]);
-      return new Set(firstIPs).size === firstIPs.length;
-    }), { numRuns: 200 });
+        const users = new Map<string, number>();
+        for (const side of sides)
+          for (const [key, ips] of liveAllocations(side))
+            if (!liveAllocations(baseTable).has(key)) users.set(ips[0] as string, (users.get(ips[0] as string) ?? 0) + 1);
+        for (const side of sides) {
+          for (const [key, ips] of liveAllocations(side)) {
+            if (users.get(ips[0] as string) === 1 && JSON.stringify(after.get(key)) !== JSON.stringify(ips)) return false;
+          }
+        }
+        const firstIPs = [...after.values()].map((ips) => ips[0]);
+        return new Set(firstIPs).size === firstIPs.length;
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -28,7 +28,10 @@ afterEach(async () => {
 });
 
 async function loadError(): Promise<AllocationStoreError> {
-  const error = await loadAllocationTable(dir).then(() => undefined, (e: unknown) => e);
+  const error = await loadAllocationTable(dir).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(AllocationStoreError);
   return error as AllocationStoreError;
 }
@@ -67,7 +70,10 @@ describe('allocation store', () => {
     const error = await loadError();
     expect(error.code).toBe('allocationFileDamaged');
     expect(error.message).toContain('unknownFormat');
-    await writeFile(join(dir, ALLOCATIONS_FILE), '{"format":1,"version":1,"allocator":"n","writers":["n"],"entries":[["demo/x",["10.0.0.01"],1,0,0]]}');
+    await writeFile(
+      join(dir, ALLOCATIONS_FILE),
+      '{"format":1,"version":1,"allocator":"n","writers":["n"],"entries":[["demo/x",["10.0.0.01"],1,0,0]]}',
+    );
     expect((await loadError()).message).toContain('not an IP in canonical form');
   });
 
@@ -78,7 +84,8 @@ describe('allocation store', () => {
 
   it('concurrent saves run one after another and leave the last table, with no temporary file behind', async () => {
     const tables = Array.from({ length: 10 }, (_, i) =>
-      makeAllocationTable(i + 1, 'node-1', [[`demo/s${i}`, entry([`192.0.2.${i + 1}`], i + 1, 'node-1')]]));
+      makeAllocationTable(i + 1, 'node-1', [[`demo/s${i}`, entry([`192.0.2.${i + 1}`], i + 1, 'node-1')]]),
+    );
     await Promise.all(tables.map((t) => saveAllocationTable(dir, t)));
     const loaded = await loadAllocationTable(dir);
     expect(loaded && sameAllocationTable(loaded, tables[9]!)).toBe(true);

@@ -36,8 +36,14 @@ describe('allocation table codec', () => {
   it('encodes equal tables to equal bytes (built in any order)', () => {
     const e1 = entry(['192.0.2.1'], 1, 'node-1');
     const e2 = entry(['2001:db8::1', '192.0.2.9'], 2, 'node-2', { released: true });
-    const a = makeAllocationTable(2, 'node-2', [['demo/a', e1], ['demo/b', e2]]);
-    const b = makeAllocationTable(2, 'node-2', [['demo/b', e2], ['demo/a', e1]]);
+    const a = makeAllocationTable(2, 'node-2', [
+      ['demo/a', e1],
+      ['demo/b', e2],
+    ]);
+    const b = makeAllocationTable(2, 'node-2', [
+      ['demo/b', e2],
+      ['demo/a', e1],
+    ]);
     expect(encodeAllocationTable(a)).toEqual(encodeAllocationTable(b));
   });
 
@@ -47,10 +53,10 @@ describe('allocation table codec', () => {
       ['demo/old', entry(['192.0.2.11'], 7, 'node-b', { at: 1718000300000, released: true })],
     ]);
     expect(new TextDecoder().decode(encodeAllocationTable(table))).toBe(
-      '{"format":1,"version":7,"allocator":"node-b","writers":["node-a","node-b"],"entries":[\n'
-      + '["demo/old",["192.0.2.11"],7,1,1718000300000,1],\n'
-      + '["demo/web",["192.0.2.10"],5,0,1718000000000]\n'
-      + ']}\n',
+      '{"format":1,"version":7,"allocator":"node-b","writers":["node-a","node-b"],"entries":[\n' +
+        '["demo/old",["192.0.2.11"],7,1,1718000300000,1],\n' +
+        '["demo/web",["192.0.2.10"],5,0,1718000000000]\n' +
+        ']}\n',
     );
     expect(new TextDecoder().decode(encodeAllocationTable(emptyAllocationTable()))).toBe(
       '{"format":1,"version":0,"allocator":"","writers":[],"entries":[]}\n',
@@ -58,30 +64,40 @@ describe('allocation table codec', () => {
   });
 
   it('never throws on random bytes', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
-      const r = readAllocationTable(bytes);
-      return r.ok || typeof r.reason === 'string';
-    }), { numRuns: 1000 });
-  });
-
-  it('never throws on damaged encodings, and what it accepts re-encodes to itself', () => {
     fc.assert(
-      fc.property(tableArb, fc.array(fc.record({ at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }), { minLength: 1, maxLength: 4 }), (table, edits) => {
-        const bytes = encodeAllocationTable(table).slice();
-        for (const { at, byte } of edits) bytes[at % bytes.length] = byte;
-        const decoded = decodeAllocationTable(bytes);
-        if (decoded === undefined) return true;
-        return sameAllocationTable(decodeAllocationTable(encodeAllocationTable(decoded)) as AllocationTable, decoded);
+      fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
+        const r = readAllocationTable(bytes);
+        return r.ok || typeof r.reason === 'string';
       }),
       { numRuns: 1000 },
     );
   });
 
+  it('never throws on damaged encodings, and what it accepts re-encodes to itself', () => {
+    fc.assert(
+      fc.property(
+        tableArb,
+        fc.array(fc.record({ at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }), { minLength: 1, maxLength: 4 }),
+        (table, edits) => {
+          const bytes = encodeAllocationTable(table).slice();
+          for (const { at, byte } of edits) bytes[at % bytes.length] = byte;
+          const decoded = decodeAllocationTable(bytes);
+          if (decoded === undefined) return true;
+          return sameAllocationTable(decodeAllocationTable(encodeAllocationTable(decoded)) as AllocationTable, decoded);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
   it('never throws on arbitrary JSON values', () => {
-    fc.assert(fc.property(fc.jsonValue(), (value) => {
-      const r = readAllocationTable(utf8(JSON.stringify(value) ?? 'null'));
-      return !r.ok;
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const r = readAllocationTable(utf8(JSON.stringify(value) ?? 'null'));
+        return !r.ok;
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('refuses what a peer must not trust, each with its reason', () => {
@@ -111,16 +127,27 @@ describe('allocation table codec', () => {
     const header = `"format":${ALLOCATION_TABLE_FORMAT},"version":3,"allocator":"n","writers":["n"]`;
     const read = readAllocationTable(utf8(`{${header},"entries":[["demo/a",["192.0.2.1"],900,0,5,2],["demo/b",["192.0.2.2"],1,0,5,3]]}`));
     expect(read.ok && read.table.version).toBe(3);
-    expect(read.ok && read.table.entries.get('demo/a')).toEqual({ ips: ['192.0.2.1'], version: 900, writer: 'n', at: 5, released: false, restored: true });
+    expect(read.ok && read.table.entries.get('demo/a')).toEqual({
+      ips: ['192.0.2.1'],
+      version: 900,
+      writer: 'n',
+      at: 5,
+      released: false,
+      restored: true,
+    });
     expect(read.ok && read.table.entries.get('demo/b')).toMatchObject({ released: true, restored: true });
   });
 
   it('refuses input over MAX_ALLOCATION_TABLE_BYTES before parsing it, and will not encode a table that large', () => {
     expect(readAllocationTable(new Uint8Array(MAX_ALLOCATION_TABLE_BYTES + 1))).toMatchObject({ ok: false, reason: 'tooLarge' });
-    const entries = Array.from({ length: 20_000 }, (_, i) => [
-      `namespace-${i}/service-with-a-long-name-${i}`,
-      entry([`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`], 1, 'node-1'),
-    ] as const);
+    const entries = Array.from(
+      { length: 20_000 },
+      (_, i) =>
+        [
+          `namespace-${i}/service-with-a-long-name-${i}`,
+          entry([`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`], 1, 'node-1'),
+        ] as const,
+    );
     const big = makeAllocationTable(1, 'node-1', entries);
     expect(() => encodeAllocationTable(big)).toThrow(AllocationTableError);
     // Half of it fits, and decodes back.

@@ -19,7 +19,10 @@ const merge = (a: AllocationTable, b: AllocationTable): AllocationTable => merge
 
 describe('mergeAllocationTables properties', () => {
   it('is commutative', () => {
-    fc.assert(fc.property(tableArb, tableArb, (a, b) => sameAllocationTable(merge(a, b), merge(b, a))), { numRuns: 500 });
+    fc.assert(
+      fc.property(tableArb, tableArb, (a, b) => sameAllocationTable(merge(a, b), merge(b, a))),
+      { numRuns: 500 },
+    );
   });
 
   it('is associative', () => {
@@ -33,10 +36,12 @@ describe('mergeAllocationTables properties', () => {
     fc.assert(
       fc.property(tableArb, tableArb, (a, b) => {
         const ab = merge(a, b);
-        return sameAllocationTable(merge(a, a), a)
-          && !mergeAllocationTables(a, a).reason.changed
-          && !mergeAllocationTables(ab, b).reason.changed
-          && !mergeAllocationTables(ab, a).reason.changed;
+        return (
+          sameAllocationTable(merge(a, a), a) &&
+          !mergeAllocationTables(a, a).reason.changed &&
+          !mergeAllocationTables(ab, b).reason.changed &&
+          !mergeAllocationTables(ab, a).reason.changed
+        );
       }),
       { numRuns: 300 },
     );
@@ -63,7 +68,7 @@ describe('mergeAllocationTables properties', () => {
     );
   });
 
-  it('never lowers the version, and the version covers every live entry (a restored one\'s is another life\'s)', () => {
+  it("never lowers the version, and the version covers every live entry (a restored one's is another life's)", () => {
     fc.assert(
       fc.property(tableArb, tableArb, (a, b) => {
         const m = merge(a, b);
@@ -95,7 +100,10 @@ describe('mergeAllocationTables cases', () => {
   it('one service given different addresses by two allocators: the higher stamp wins, reported as a conflict', () => {
     const left = makeAllocationTable(4, 'node-1', [['demo/x', entry(['192.0.2.2'], 4, 'node-1')]]);
     const right = makeAllocationTable(5, 'node-2', [['demo/x', entry(['192.0.2.3'], 5, 'node-2')]]);
-    for (const [a, b] of [[left, right], [right, left]] as const) {
+    for (const [a, b] of [
+      [left, right],
+      [right, left],
+    ] as const) {
       const { table, reason } = mergeAllocationTables(a, b);
       expect(table.entries.get('demo/x')?.ips).toEqual(['192.0.2.3']);
       expect(reason.conflicts).toEqual([{ service: 'demo/x', kept: right.entries.get('demo/x'), dropped: left.entries.get('demo/x') }]);

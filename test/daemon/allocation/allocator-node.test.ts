@@ -19,11 +19,16 @@ describe('chooseAllocator', () => {
   });
 
   it('does not depend on the order members are listed in, nor on duplicates', () => {
-    fc.assert(fc.property(fc.array(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 12 }), (nodes) => {
-      const expected = byHash(nodes)[0];
-      return chooseAllocator(nodes) === expected && chooseAllocator([...nodes].reverse()) === expected
-        && chooseAllocator([...nodes, ...nodes]) === expected;
-    }));
+    fc.assert(
+      fc.property(fc.array(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 12 }), (nodes) => {
+        const expected = byHash(nodes)[0];
+        return (
+          chooseAllocator(nodes) === expected &&
+          chooseAllocator([...nodes].reverse()) === expected &&
+          chooseAllocator([...nodes, ...nodes]) === expected
+        );
+      }),
+    );
   });
 
   it('hands over to the next node in hash order when the allocator leaves', () => {

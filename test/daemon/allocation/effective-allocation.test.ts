@@ -53,7 +53,7 @@ describe('effectiveAllocation', () => {
     expect(view.reason).toMatchObject({ code: 'following' });
   });
 
-  it('elsewhere, with the allocator\'s table: the same addresses as the allocator', () => {
+  it("elsewhere, with the allocator's table: the same addresses as the allocator", () => {
     const allocated = effectiveAllocation(snap([web, db, vip]), emptyAllocationTable(), NODES, ALLOCATOR, T0);
     const view = effectiveAllocation(snap([web, db, vip]), allocated.table, NODES, FOLLOWER, T0 + 1);
     expect(textsOf(view.ips)).toEqual(textsOf(allocated.ips));
@@ -118,7 +118,10 @@ describe('effectiveAllocation', () => {
   });
 
   it('counts this node as live even when the member list misses it', () => {
-    expect(effectiveAllocation(snap([web]), emptyAllocationTable(), [], 'lonely', T0)).toMatchObject({ allocator: 'lonely', iAmAllocator: true });
+    expect(effectiveAllocation(snap([web]), emptyAllocationTable(), [], 'lonely', T0)).toMatchObject({
+      allocator: 'lonely',
+      iAmAllocator: true,
+    });
   });
 });
 
@@ -127,37 +130,49 @@ describe('effectiveAllocation agreement', () => {
   const serviceArb = fc.record({
     name: fc.constantFrom(...NAMES),
     // Mostly automatic: the interesting clashes are between table entries.
-    request: fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: fc.constantFrom('192.0.2.10', '192.0.2.12', '192.0.2.30'), weight: 1 }),
+    request: fc.oneof(
+      { arbitrary: fc.constant(undefined), weight: 4 },
+      { arbitrary: fc.constantFrom('192.0.2.10', '192.0.2.12', '192.0.2.30'), weight: 1 },
+    ),
     share: fc.oneof({ arbitrary: fc.constant(undefined), weight: 2 }, { arbitrary: fc.constantFrom('k1', 'k2'), weight: 1 }),
     port: fc.constantFrom(80, 443),
   });
   const servicesArb = fc.uniqueArray(serviceArb, { selector: (s) => s.name, maxLength: NAMES.length }).map((list) =>
-    list.map((s) => service(s.name, {
-      ports: [s.port],
-      ...(s.request !== undefined && { requestIPs: s.request }),
-      ...(s.share !== undefined && { share: s.share }),
-    })));
+    list.map((s) =>
+      service(s.name, {
+        ports: [s.port],
+        ...(s.request !== undefined && { requestIPs: s.request }),
+        ...(s.share !== undefined && { share: s.share }),
+      }),
+    ),
+  );
 
-  it('a follower with the allocator\'s table uses exactly the allocator\'s addresses, whatever came before', () => {
-    fc.assert(fc.property(servicesArb, servicesArb, servicesArb, (earlierLeft, earlierRight, now) => {
-      // Whatever history left in the table: two partitions' allocations, merged.
-      const left = allocateFromTable(snap(earlierLeft), emptyAllocationTable(), 'node-a', T0).table;
-      const right = allocateFromTable(snap(earlierRight), emptyAllocationTable(), 'node-b', T0).table;
-      const history: AllocationTable = mergeAllocationTables(left, right).table;
-      const allocator = effectiveAllocation(snap(now), history, NODES, ALLOCATOR, T0 + 1);
-      const follower = effectiveAllocation(snap(now), allocator.table, NODES, FOLLOWER, T0 + 2);
-      return JSON.stringify(textsOf(follower.ips)) === JSON.stringify(textsOf(allocator.ips));
-    }), { numRuns: 300 });
+  it("a follower with the allocator's table uses exactly the allocator's addresses, whatever came before", () => {
+    fc.assert(
+      fc.property(servicesArb, servicesArb, servicesArb, (earlierLeft, earlierRight, now) => {
+        // Whatever history left in the table: two partitions' allocations, merged.
+        const left = allocateFromTable(snap(earlierLeft), emptyAllocationTable(), 'node-a', T0).table;
+        const right = allocateFromTable(snap(earlierRight), emptyAllocationTable(), 'node-b', T0).table;
+        const history: AllocationTable = mergeAllocationTables(left, right).table;
+        const allocator = effectiveAllocation(snap(now), history, NODES, ALLOCATOR, T0 + 1);
+        const follower = effectiveAllocation(snap(now), allocator.table, NODES, FOLLOWER, T0 + 2);
+        return JSON.stringify(textsOf(follower.ips)) === JSON.stringify(textsOf(allocator.ips));
+      }),
+      { numRuns: 300 },
+    );
   });
 
-  it('before the allocator\'s new table arrives, a follower uses no address the allocator gives to someone else', () => {
-    fc.assert(fc.property(servicesArb, servicesArb, servicesArb, (earlierLeft, earlierRight, now) => {
-      const left = allocateFromTable(snap(earlierLeft), emptyAllocationTable(), 'node-a', T0).table;
-      const right = allocateFromTable(snap(earlierRight), emptyAllocationTable(), 'node-b', T0).table;
-      const history = mergeAllocationTables(left, right).table;
-      const follower = textsOf(effectiveAllocation(snap(now), history, NODES, FOLLOWER, T0 + 1).ips);
-      const allocator = textsOf(effectiveAllocation(snap(now), history, NODES, ALLOCATOR, T0 + 1).ips);
-      return Object.entries(follower).every(([key, ips]) => JSON.stringify(allocator[key]) === JSON.stringify(ips));
-    }), { numRuns: 300 });
+  it("before the allocator's new table arrives, a follower uses no address the allocator gives to someone else", () => {
+    fc.assert(
+      fc.property(servicesArb, servicesArb, servicesArb, (earlierLeft, earlierRight, now) => {
+        const left = allocateFromTable(snap(earlierLeft), emptyAllocationTable(), 'node-a', T0).table;
+        const right = allocateFromTable(snap(earlierRight), emptyAllocationTable(), 'node-b', T0).table;
+        const history = mergeAllocationTables(left, right).table;
+        const follower = textsOf(effectiveAllocation(snap(now), history, NODES, FOLLOWER, T0 + 1).ips);
+        const allocator = textsOf(effectiveAllocation(snap(now), history, NODES, ALLOCATOR, T0 + 1).ips);
+        return Object.entries(follower).every(([key, ips]) => JSON.stringify(allocator[key]) === JSON.stringify(ips));
+      }),
+      { numRuns: 300 },
+    );
   });
 });

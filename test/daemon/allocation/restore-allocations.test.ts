@@ -74,7 +74,9 @@ describe('restoreAllocations: a file joins the live table without overriding it'
     const other = makeAllocationTable(3, 'node-2', [['demo/api', entry(['192.0.2.12'], 3, 'node-2')]]);
     for (const merged of [mergeAllocationTables(restored.table, other), mergeAllocationTables(other, restored.table)]) {
       expect(merged.table.entries.get('demo/api')).toMatchObject({ ips: ['192.0.2.12'], writer: 'node-2' });
-      expect(merged.reason.conflicts).toEqual([{ service: 'demo/api', kept: other.entries.get('demo/api'), dropped: restored.table.entries.get('demo/api') }]);
+      expect(merged.reason.conflicts).toEqual([
+        { service: 'demo/api', kept: other.entries.get('demo/api'), dropped: restored.table.entries.get('demo/api') },
+      ]);
     }
   });
 
@@ -89,23 +91,29 @@ describe('restoreAllocations: a file joins the live table without overriding it'
   });
 
   it('never changes a service the live table holds, never raises its version, and the file alone is used whole', () => {
-    fc.assert(fc.property(tableArb, tableArb, (live, disk) => {
-      const { table } = restoreAllocations(live, disk);
-      for (const [key, e] of live.entries) if (table.entries.get(key) !== e) return false;
-      if (table.version !== live.version || table.allocator !== live.allocator) return false;
-      const alone = restoreAllocations(emptyAllocationTable(), disk).table;
-      return [...disk.entries].every(([key, e]) => JSON.stringify(alone.entries.get(key)?.ips) === JSON.stringify(e.ips));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(tableArb, tableArb, (live, disk) => {
+        const { table } = restoreAllocations(live, disk);
+        for (const [key, e] of live.entries) if (table.entries.get(key) !== e) return false;
+        if (table.version !== live.version || table.allocator !== live.allocator) return false;
+        const alone = restoreAllocations(emptyAllocationTable(), disk).table;
+        return [...disk.entries].every(([key, e]) => JSON.stringify(alone.entries.get(key)?.ips) === JSON.stringify(e.ips));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('a live entry outranks a restored one whatever their versions, in any merge order', () => {
-    fc.assert(fc.property(tableArb, tableArb, (a, b) => {
-      const restoredB = restoreAllocations(emptyAllocationTable(), b).table;
-      const m1 = mergeAllocationTables(a, restoredB).table;
-      const m2 = mergeAllocationTables(restoredB, a).table;
-      if (!sameAllocationTable(m1, m2)) return false;
-      return [...a.entries].every(([key, e]) => e.restored || m1.entries.get(key) === e);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(tableArb, tableArb, (a, b) => {
+        const restoredB = restoreAllocations(emptyAllocationTable(), b).table;
+        const m1 = mergeAllocationTables(a, restoredB).table;
+        const m2 = mergeAllocationTables(restoredB, a).table;
+        if (!sameAllocationTable(m1, m2)) return false;
+        return [...a.entries].every(([key, e]) => e.restored || m1.entries.get(key) === e);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
@@ -138,7 +146,9 @@ describe('a healed partition keeps what both sides kept', () => {
     for (const key of ['demo/api', 'demo/db', 'demo/web']) expect(healed[key]).toEqual(liveAllocations(base).get(key));
     // fresh was given one address on each side: one wins, the same from either side, and both sides are reported.
     const [conflict] = lr.reason.conflicts.filter((c) => c.service === 'demo/fresh');
-    expect(conflict && [conflict.kept.ips, conflict.dropped.ips].sort()).toEqual([majority.entries.get('demo/fresh')?.ips, minority.entries.get('demo/fresh')?.ips].sort());
+    expect(conflict && [conflict.kept.ips, conflict.dropped.ips].sort()).toEqual(
+      [majority.entries.get('demo/fresh')?.ips, minority.entries.get('demo/fresh')?.ips].sort(),
+    );
     expect(rl.reason.conflicts.find((c) => c.service === 'demo/fresh')).toEqual(conflict);
     // The allocator's turn after the heal moves none of the services both sides kept.
     const after = addressesOf(allocateFromTable(snap([web, db, api, fresh]), lr.table, 'node-1', T0 + 100).table);

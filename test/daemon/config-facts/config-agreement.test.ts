@@ -2,9 +2,7 @@
 // show), who may still define a service (releases wait for them), who lacks it (not elected for it), and what
 // happens with members that send no facts (MetalLB speakers never count; an mlb member counts after a wait).
 import { describe, expect, it } from 'vitest';
-import {
-  CONFIG_FACTS_WAIT_MS, configAgreement, hashServiceKey, summarizeConfig, type ConfigFacts,
-} from '../../../src/daemon/config-facts';
+import { CONFIG_FACTS_WAIT_MS, configAgreement, hashServiceKey, summarizeConfig, type ConfigFacts } from '../../../src/daemon/config-facts';
 import type { Snapshot } from '../../../src/model';
 import { configSnapshot } from './config-yaml';
 
@@ -14,7 +12,13 @@ const ALL = configSnapshot(['api', 'db', 'web']);
 function factsOf(node: string, snapshot: Snapshot, retained: string[] = []): ConfigFacts {
   const s = summarizeConfig(snapshot);
   return {
-    node, epoch: 1, seq: 1, digest: s.digest, services: s.services, keyHashes: [...s.keyHashes], keysTruncated: false,
+    node,
+    epoch: 1,
+    seq: 1,
+    digest: s.digest,
+    services: s.services,
+    keyHashes: [...s.keyHashes],
+    keysTruncated: false,
     retainedHashes: retained.map(hashServiceKey),
   };
 }
@@ -48,7 +52,9 @@ describe('configAgreement', () => {
 
   it('says how many services the other node defines that this one does not', () => {
     const a = agreement([factsOf('node-2', configSnapshot(['api', 'db', 'web', 'extra']))]);
-    expect(a.divergent[0]?.message).toBe("node-2's configuration differs from this node's (4 services vs 3): it defines 1 service this node does not");
+    expect(a.divergent[0]?.message).toBe(
+      "node-2's configuration differs from this node's (4 services vs 3): it defines 1 service this node does not",
+    );
   });
 
   it('a service stays held while any live member defines it, and is free once none does', () => {
@@ -56,8 +62,15 @@ describe('configAgreement', () => {
     expect(agreement([factsOf('node-2', noWeb), factsOf('node-3', ALL)]).holders(web)).toEqual(['node-1', 'node-3']);
     const own = summarizeConfig(noWeb);
     const everyoneDropped = configAgreement({
-      self: 'node-1', own, liveMlb: ['node-1', 'node-2', 'node-3'], awaitingSince: new Map(), now: NOW,
-      facts: new Map([['node-2', factsOf('node-2', noWeb)], ['node-3', factsOf('node-3', noWeb)]]),
+      self: 'node-1',
+      own,
+      liveMlb: ['node-1', 'node-2', 'node-3'],
+      awaitingSince: new Map(),
+      now: NOW,
+      facts: new Map([
+        ['node-2', factsOf('node-2', noWeb)],
+        ['node-3', factsOf('node-3', noWeb)],
+      ]),
     });
     expect(everyoneDropped.holders(web)).toEqual([]);
   });
@@ -65,7 +78,11 @@ describe('configAgreement', () => {
   it('a retained service does not hold a release (else three nodes dropping it one by one would hold it forever)', () => {
     const noWeb = configSnapshot(['api', 'db']);
     const a = configAgreement({
-      self: 'node-1', own: summarizeConfig(noWeb), liveMlb: ['node-1', 'node-2'], awaitingSince: new Map(), now: NOW,
+      self: 'node-1',
+      own: summarizeConfig(noWeb),
+      liveMlb: ['node-1', 'node-2'],
+      awaitingSince: new Map(),
+      now: NOW,
       facts: new Map([['node-2', factsOf('node-2', noWeb, ['demo/web'])]]),
     });
     expect(a.holders(web)).toEqual([]);

@@ -2,7 +2,13 @@
 // anything damaged decodes to undefined, and a newer fact set replaces an older one.
 import { describe, expect, it } from 'vitest';
 import {
-  configDigest, decodeConfigFacts, encodeConfigFacts, hashServiceKey, mergeConfigFacts, summarizeConfig, type ConfigFacts,
+  configDigest,
+  decodeConfigFacts,
+  encodeConfigFacts,
+  hashServiceKey,
+  mergeConfigFacts,
+  summarizeConfig,
+  type ConfigFacts,
 } from '../../../src/daemon/config-facts';
 import { MAX_REFUSED_REASON_BYTES } from '../../../src/daemon/config-facts/config-facts-codec';
 import { GossipRecordKind, decodeGossipRecords, encodeGossipRecords } from '../../../src/daemon/gossip-records';
@@ -11,8 +17,15 @@ import { configSnapshot } from './config-yaml';
 function facts(overrides: Partial<ConfigFacts> = {}): ConfigFacts {
   const summary = summarizeConfig(configSnapshot(['web', 'db']));
   return {
-    node: 'node-2', epoch: 1_700_000_000_000, seq: 3, digest: summary.digest, services: summary.services,
-    keyHashes: [...summary.keyHashes], keysTruncated: false, retainedHashes: [hashServiceKey('demo/api')], ...overrides,
+    node: 'node-2',
+    epoch: 1_700_000_000_000,
+    seq: 3,
+    digest: summary.digest,
+    services: summary.services,
+    keyHashes: [...summary.keyHashes],
+    keysTruncated: false,
+    retainedHashes: [hashServiceKey('demo/api')],
+    ...overrides,
   };
 }
 
@@ -35,7 +48,7 @@ describe('configuration digest', () => {
 });
 
 describe('configuration facts record', () => {
-  it('carries a refused file\'s first error, cut to MAX_REFUSED_REASON_BYTES on a character boundary', () => {
+  it("carries a refused file's first error, cut to MAX_REFUSED_REASON_BYTES on a character boundary", () => {
     const reason = 'mlb.yaml:23:7: error: the file does not end with a newline: it looks cut off ';
     expect(decodeConfigFacts(encodeConfigFacts(facts({ refusedReason: reason })))?.refusedReason).toBe(reason);
     const long = `${'é'.repeat(150)}tail`;

@@ -2,7 +2,14 @@
 // (with the pools and advertisements they need), lets go once no live member defines them, and never retains
 // what it never ran.
 import { describe, expect, it } from 'vitest';
-import { configAgreement, explainRetention, hashServiceKey, retainServices, summarizeConfig, type ConfigFacts } from '../../../src/daemon/config-facts';
+import {
+  configAgreement,
+  explainRetention,
+  hashServiceKey,
+  retainServices,
+  summarizeConfig,
+  type ConfigFacts,
+} from '../../../src/daemon/config-facts';
 import { serviceKey, type Snapshot } from '../../../src/model';
 import { configSnapshot } from './config-yaml';
 
@@ -10,13 +17,26 @@ const ALL = configSnapshot(['api', 'db', 'web']);
 
 function factsOf(node: string, snapshot: Snapshot): ConfigFacts {
   const s = summarizeConfig(snapshot);
-  return { node, epoch: 1, seq: 1, digest: s.digest, services: s.services, keyHashes: [...s.keyHashes], keysTruncated: false, retainedHashes: [] };
+  return {
+    node,
+    epoch: 1,
+    seq: 1,
+    digest: s.digest,
+    services: s.services,
+    keyHashes: [...s.keyHashes],
+    keysTruncated: false,
+    retainedHashes: [],
+  };
 }
 
 function agreementFor(file: Snapshot, peers: ConfigFacts[]) {
   return configAgreement({
-    self: 'node-1', own: summarizeConfig(file), liveMlb: ['node-1', ...peers.map((p) => p.node)],
-    facts: new Map(peers.map((p) => [p.node, p])), awaitingSince: new Map(), now: 0,
+    self: 'node-1',
+    own: summarizeConfig(file),
+    liveMlb: ['node-1', ...peers.map((p) => p.node)],
+    facts: new Map(peers.map((p) => [p.node, p])),
+    awaitingSince: new Map(),
+    now: 0,
   });
 }
 
@@ -59,7 +79,10 @@ describe('retainServices', () => {
   });
 
   it('explain says why a retained service is still elected here', () => {
-    const explained = explainRetention<{ service: string; notes?: readonly string[] }>([{ service: 'demo/web' }, { service: 'demo/db' }], [{ service: 'demo/web', definedBy: ['node-2'] }]);
+    const explained = explainRetention<{ service: string; notes?: readonly string[] }>(
+      [{ service: 'demo/web' }, { service: 'demo/db' }],
+      [{ service: 'demo/web', definedBy: ['node-2'] }],
+    );
     expect(explained[0]?.notes).toEqual([
       "retained: this node's configuration file no longer defines demo/web; elected from its last good definition while node-2 still define it",
     ]);

@@ -9,7 +9,13 @@ import { createServer as createHTTPServer, request, type Server as HTTPServer } 
 import { connect, createServer as createNetServer, type Server as NetServer, type Socket as NetSocket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { CONTROL_MAX_CONNECTIONS, CONTROL_MAX_EVENT_STREAMS, CONTROL_SOCKET_MODE, ControlServer, ControlSocketError } from '../../../src/daemon/control';
+import {
+  CONTROL_MAX_CONNECTIONS,
+  CONTROL_MAX_EVENT_STREAMS,
+  CONTROL_SOCKET_MODE,
+  ControlServer,
+  ControlSocketError,
+} from '../../../src/daemon/control';
 import { findGroupId, findGroupName } from '../../../src/daemon/control/socket-group';
 import { permissionDeniedMessage } from '../../../src/cli/control-client';
 import { connectControl, ControlClientError } from '../../../src/cli/control-client';
@@ -73,7 +79,9 @@ async function clientError(run: () => Promise<unknown>): Promise<ControlClientEr
 
 /** A socket file whose listener died without cleaning up, as after a daemon's crash (SIGKILL). */
 async function staleSocketAt(path: string): Promise<void> {
-  const child = spawn(process.execPath, ['-e', 'require("net").createServer().listen(process.argv[1], () => console.log("up"))', path], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', 'require("net").createServer().listen(process.argv[1], () => console.log("up"))', path], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGKILL');
@@ -85,7 +93,7 @@ function listening<T extends NetServer | HTTPServer>(server: T, path: string): P
 }
 
 describe('ControlServer with the client', () => {
-  it('serves the provider\'s snapshot and explanations, filtered as asked', async () => {
+  it("serves the provider's snapshot and explanations, filtered as asked", async () => {
     const { path } = await daemonAt();
     const client = connectControl(path);
     expect(await client.getSnapshot()).toEqual(exampleSnapshot());
@@ -234,11 +242,13 @@ describe('ControlServer under many connections', () => {
   });
 });
 
-describe('the control socket\'s group', () => {
+describe("the control socket's group", () => {
   const groups = readFileSync('/etc/group', 'utf8');
   const canChown = process.getuid?.() === 0;
   // A group other than ours, so the socket's group proves the chown (root may give any group).
-  const other = ['daemon', 'users', 'adm'].find((g) => findGroupId(groups, g) !== undefined && findGroupId(groups, g) !== process.getgid?.());
+  const other = ['daemon', 'users', 'adm'].find(
+    (g) => findGroupId(groups, g) !== undefined && findGroupId(groups, g) !== process.getgid?.(),
+  );
 
   it('gives the socket the configured group, mode 0660', async (ctx) => {
     if (!canChown || !other) ctx.skip('needs root and a group other than ours in /etc/group to give the socket away');
@@ -252,7 +262,12 @@ describe('the control socket\'s group', () => {
 
   it('refuses to start for a group the host does not have, before making the socket', async () => {
     const path = freshPath();
-    const error = await ControlServer.listen({ path, provider: new FakeProvider([]), logger: silentLogger, group: 'no-such-group-mlb' }).catch((e: unknown) => e);
+    const error = await ControlServer.listen({
+      path,
+      provider: new FakeProvider([]),
+      logger: silentLogger,
+      group: 'no-such-group-mlb',
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ControlSocketError);
     expect(error).toMatchObject({ code: 'controlSocketGroupUnknown' });
     expect((error as Error).message).toContain('groupadd --system no-such-group-mlb');
@@ -287,12 +302,18 @@ describe('control client failures', () => {
 
   it('recognises an HTTP server that is not mlb, and something that is not HTTP', async () => {
     const httpPath = freshPath();
-    const http = await listening(createHTTPServer((_req, res) => res.end('{"hello":"world"}')), httpPath);
+    const http = await listening(
+      createHTTPServer((_req, res) => res.end('{"hello":"world"}')),
+      httpPath,
+    );
     cleanups.push(() => new Promise((r) => http.close(() => r()).closeAllConnections()));
     expect(await clientError(() => connectControl(httpPath).getSnapshot())).toMatchObject({ code: 'notMlbSocket' });
 
     const rawPath = freshPath();
-    const raw = await listening(createNetServer((s) => s.resume().end('SSH-2.0-OpenSSH_9.2\r\n')), rawPath);
+    const raw = await listening(
+      createNetServer((s) => s.resume().end('SSH-2.0-OpenSSH_9.2\r\n')),
+      rawPath,
+    );
     cleanups.push(() => new Promise((r) => raw.close(() => r())));
     expect(await clientError(() => connectControl(rawPath).getSnapshot())).toMatchObject({ code: 'notMlbSocket' });
   });

@@ -5,13 +5,36 @@ import type { DaemonEvent } from '../../../src/daemon/daemon-events';
 
 const events: DaemonEvent[] = [
   { seq: 1, at: '2024-05-01T10:00:00.000Z', type: 'memberJoined', member: 'node-b' },
-  { seq: 2, at: '2024-05-01T10:00:01.000Z', type: 'ownerChanged', service: 'demo/web', protocol: 'layer2', ips: ['192.168.10.200'], from: ['node-a'], to: ['node-b'], unheldMs: 850 },
-  { seq: 3, at: '2024-05-01T10:00:02.000Z', type: 'configStale', file: '/etc/mlb/mlb.yaml', errors: ['/etc/mlb/mlb.yaml:3:1: naïve “quotes” break nothing'] },
+  {
+    seq: 2,
+    at: '2024-05-01T10:00:01.000Z',
+    type: 'ownerChanged',
+    service: 'demo/web',
+    protocol: 'layer2',
+    ips: ['192.168.10.200'],
+    from: ['node-a'],
+    to: ['node-b'],
+    unheldMs: 850,
+  },
+  {
+    seq: 3,
+    at: '2024-05-01T10:00:02.000Z',
+    type: 'configStale',
+    file: '/etc/mlb/mlb.yaml',
+    errors: ['/etc/mlb/mlb.yaml:3:1: naïve “quotes” break nothing'],
+  },
 ];
 
 describe('EventLineDecoder', () => {
   it('reads the same events however the text is cut, heartbeats skipped', () => {
-    const text = [encodeEventLine(events[0]!), HEARTBEAT_LINE, encodeEventLine(events[1]!), HEARTBEAT_LINE, HEARTBEAT_LINE, encodeEventLine(events[2]!)].join('');
+    const text = [
+      encodeEventLine(events[0]!),
+      HEARTBEAT_LINE,
+      encodeEventLine(events[1]!),
+      HEARTBEAT_LINE,
+      HEARTBEAT_LINE,
+      encodeEventLine(events[2]!),
+    ].join('');
     for (let cut = 0; cut <= text.length; cut++) {
       const decoder = new EventLineDecoder();
       const lines = [...decoder.push(text.slice(0, cut)), ...decoder.push(text.slice(cut))];

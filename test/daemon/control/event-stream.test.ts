@@ -33,10 +33,12 @@ async function daemon() {
 function follow(path: string, after: number) {
   const events: DaemonEvent[] = [];
   const controller = new AbortController();
-  const ended = connectControl(path).followEvents(after, (e) => events.push(e), controller.signal).then(
-    () => undefined,
-    (error: unknown) => error,
-  );
+  const ended = connectControl(path)
+    .followEvents(after, (e) => events.push(e), controller.signal)
+    .then(
+      () => undefined,
+      (error: unknown) => error,
+    );
   cleanups.push(() => controller.abort());
   return { events, ended, abort: () => controller.abort() };
 }
@@ -57,12 +59,29 @@ describe('GET /v1/events', () => {
     for (const m of ['a', 'b', 'c', 'd']) provider.events.record(joined(m));
     const stream = follow(path, 2);
     await until(() => stream.events.length === 2);
-    expect(stream.events.map((e) => [e.seq, e.type === 'memberJoined' && e.member])).toEqual([[3, 'c'], [4, 'd']]);
-    provider.events.record({ type: 'ownerChanged', service: 'demo/web', protocol: 'layer2', ips: ['192.168.10.200'], from: ['node-a'], to: ['node-b'], unheldMs: 850 });
+    expect(stream.events.map((e) => [e.seq, e.type === 'memberJoined' && e.member])).toEqual([
+      [3, 'c'],
+      [4, 'd'],
+    ]);
+    provider.events.record({
+      type: 'ownerChanged',
+      service: 'demo/web',
+      protocol: 'layer2',
+      ips: ['192.168.10.200'],
+      from: ['node-a'],
+      to: ['node-b'],
+      unheldMs: 850,
+    });
     provider.events.record({ type: 'configStale', file: '/etc/mlb/mlb.yaml', errors: ['line 3: bad'] });
     await until(() => stream.events.length === 4);
     expect(stream.events.map((e) => e.seq)).toEqual([3, 4, 5, 6]);
-    expect(stream.events[2]).toMatchObject({ type: 'ownerChanged', from: ['node-a'], to: ['node-b'], unheldMs: 850, at: expect.any(String) });
+    expect(stream.events[2]).toMatchObject({
+      type: 'ownerChanged',
+      from: ['node-a'],
+      to: ['node-b'],
+      unheldMs: 850,
+      at: expect.any(String),
+    });
   });
 
   it('replays everything held for after=0 and nothing old for an after at the end', async () => {
@@ -124,11 +143,14 @@ describe('GET /v1/events', () => {
 
   it('rejects with controlStreamBroken when the daemon dies mid-stream', async () => {
     const path = freshPath();
-    const http = await listen(createServer((_req, res) => {
-      res.writeHead(200, { 'mlb-api-version': 'mlb.io/v1', 'content-type': 'application/x-ndjson' });
-      res.write(`${JSON.stringify({ seq: 1, at: '2024-05-01T10:00:00.000Z', type: 'memberJoined', member: 'a' })}\n`);
-      setTimeout(() => res.socket?.destroy(), 20);
-    }), path);
+    const http = await listen(
+      createServer((_req, res) => {
+        res.writeHead(200, { 'mlb-api-version': 'mlb.io/v1', 'content-type': 'application/x-ndjson' });
+        res.write(`${JSON.stringify({ seq: 1, at: '2024-05-01T10:00:00.000Z', type: 'memberJoined', member: 'a' })}\n`);
+        setTimeout(() => res.socket?.destroy(), 20);
+      }),
+      path,
+    );
     const stream = follow(path, 0);
     const error = await stream.ended;
     expect(error).toBeInstanceOf(ControlClientError);
@@ -146,10 +168,13 @@ describe('GET /v1/events', () => {
     expect((failed as Error).message).toContain('event log exploded');
 
     const garbagePath = freshPath();
-    const http = await listen(createServer((_req, res) => {
-      res.writeHead(200, { 'mlb-api-version': 'mlb.io/v1', 'content-type': 'application/x-ndjson' });
-      res.write('{"hello":"world"}\n');
-    }), garbagePath);
+    const http = await listen(
+      createServer((_req, res) => {
+        res.writeHead(200, { 'mlb-api-version': 'mlb.io/v1', 'content-type': 'application/x-ndjson' });
+        res.write('{"hello":"world"}\n');
+      }),
+      garbagePath,
+    );
     cleanups.push(() => new Promise((r) => http.close(() => r()).closeAllConnections()));
     expect(await follow(garbagePath, 0).ended).toMatchObject({ code: 'notMlbSocket' });
     expect(await follow(join(sockets.dir, 'absent.sock'), 0).ended).toMatchObject({ code: 'controlSocketMissing' });
@@ -176,10 +201,20 @@ describe('EventStream heartbeats', () => {
   it('writes an empty line while nothing happens, which the client skips', async () => {
     const path = freshPath();
     const log = new EventLog();
-    const http = await listen(createServer((_req, res) => {
-      const stream = new EventStream(res, { eventsSince: (a) => log.since(a), subscribeEvents: (l) => log.subscribe(l) }, 0, log.since(0), silentLogger, 10);
-      void stream.closed;
-    }), path);
+    const http = await listen(
+      createServer((_req, res) => {
+        const stream = new EventStream(
+          res,
+          { eventsSince: (a) => log.since(a), subscribeEvents: (l) => log.subscribe(l) },
+          0,
+          log.since(0),
+          silentLogger,
+          10,
+        );
+        void stream.closed;
+      }),
+      path,
+    );
     cleanups.push(() => new Promise((r) => http.close(() => r()).closeAllConnections()));
     const raw = await new Promise<string>((resolve, reject) => {
       const req = request({ socketPath: path, path: '/v1/events', agent: false }, (res) => {

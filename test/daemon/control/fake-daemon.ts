@@ -10,7 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import type { Explanation } from '../../../src/election';
-import { CONTROL_API_VERSION, ControlServer, type ControlProvider, type ControlSnapshot, type DrainResult } from '../../../src/daemon/control';
+import {
+  CONTROL_API_VERSION,
+  ControlServer,
+  type ControlProvider,
+  type ControlSnapshot,
+  type DrainResult,
+} from '../../../src/daemon/control';
 import { EventLog, type DaemonEvent } from '../../../src/daemon/daemon-events';
 import { readConfig } from '../../../src/cli/config-input';
 import { allocate, electOffline } from '../../../src/cli/offline-cluster';
@@ -33,12 +39,35 @@ export function exampleSnapshot(draining = false): ControlSnapshot {
     apiVersion: CONTROL_API_VERSION,
     generatedAt: at,
     node: {
-      name: 'node-a', version: '0.1.0', startedAt: '2024-05-01T07:40:00.000Z', draining, warmingUp: false, warmUpUntil: null, leaving: false,
+      name: 'node-a',
+      version: '0.1.0',
+      startedAt: '2024-05-01T07:40:00.000Z',
+      draining,
+      warmingUp: false,
+      warmUpUntil: null,
+      leaving: false,
       gossip: { bind: '10.0.0.11:7946', profile: 'fast', encrypted: true, healthScore: 0 },
     },
-    config: { file: '/etc/mlb/mlb.yaml', state: 'stale', loadedAt: '2024-05-01T09:00:00.000Z', errors: ['/etc/mlb/mlb.yaml:12:7: spec.addresses[0]: invalid CIDR "10.0.0.300/32"'] },
+    config: {
+      file: '/etc/mlb/mlb.yaml',
+      state: 'stale',
+      loadedAt: '2024-05-01T09:00:00.000Z',
+      errors: ['/etc/mlb/mlb.yaml:12:7: spec.addresses[0]: invalid CIDR "10.0.0.300/32"'],
+    },
     members: [
-      { name: 'node-b', addr: '10.0.0.12:7946', state: 'alive', mlb: true, labels: { 'topology.kubernetes.io/zone': 'rack-2-with-a-long-name', 'kubernetes.io/hostname': 'node-b', 'node-role.kubernetes.io/worker': '' }, draining: false, warmingUp: true },
+      {
+        name: 'node-b',
+        addr: '10.0.0.12:7946',
+        state: 'alive',
+        mlb: true,
+        labels: {
+          'topology.kubernetes.io/zone': 'rack-2-with-a-long-name',
+          'kubernetes.io/hostname': 'node-b',
+          'node-role.kubernetes.io/worker': '',
+        },
+        draining: false,
+        warmingUp: true,
+      },
       { name: 'node-a', addr: '10.0.0.11:7946', state: 'alive', mlb: true, labels: { zone: 'a' }, draining, warmingUp: false },
       { name: 'metallb-speaker-xyz', addr: '10.0.0.13:7946', state: 'suspect', mlb: false, labels: {}, draining: false, warmingUp: false },
       { name: 'node-d', addr: '10.0.0.14:7946', state: 'dead', mlb: true, labels: {}, draining: false, warmingUp: false },
@@ -47,22 +76,51 @@ export function exampleSnapshot(draining = false): ControlSnapshot {
     allocation: { allocator: 'node-b', version: 7 },
     services: [
       {
-        service: 'demo/web', ips: ['192.168.10.200'], protocol: 'layer2', owner: 'node-a', announcing: ['node-a'], since: '2024-05-01T09:55:00.000Z',
-        health: { checked: true, passing: ['node-a', 'node-b'], failing: ['node-d'] }, allocation: { status: 'ok' },
+        service: 'demo/web',
+        ips: ['192.168.10.200'],
+        protocol: 'layer2',
+        owner: 'node-a',
+        announcing: ['node-a'],
+        since: '2024-05-01T09:55:00.000Z',
+        health: { checked: true, passing: ['node-a', 'node-b'], failing: ['node-d'] },
+        allocation: { status: 'ok' },
         candidates: [{ node: 'node-a', rank: 1, eligible: true, reason: 'owner' }],
       },
       {
-        service: 'a-namespace-with-a-long-name/a-service-with-an-even-longer-name', ips: ['fd00:10::1234:5678:9abc:def0', '192.168.10.201'],
-        protocol: 'bgp', owner: null, announcing: ['node-a', 'node-b'], since: '2024-04-29T08:00:00.000Z',
-        health: { checked: false, passing: [], failing: [] }, allocation: { status: 'ok' }, candidates: [],
+        service: 'a-namespace-with-a-long-name/a-service-with-an-even-longer-name',
+        ips: ['fd00:10::1234:5678:9abc:def0', '192.168.10.201'],
+        protocol: 'bgp',
+        owner: null,
+        announcing: ['node-a', 'node-b'],
+        since: '2024-04-29T08:00:00.000Z',
+        health: { checked: false, passing: [], failing: [] },
+        allocation: { status: 'ok' },
+        candidates: [],
       },
       {
-        service: 'demo/nobody', ips: [], protocol: 'layer2', owner: null, announcing: [], since: null,
-        health: { checked: false, passing: [], failing: [] }, allocation: { status: 'poolExhausted', message: 'no available IPs in pool "small"' }, candidates: [],
+        service: 'demo/nobody',
+        ips: [],
+        protocol: 'layer2',
+        owner: null,
+        announcing: [],
+        since: null,
+        health: { checked: false, passing: [], failing: [] },
+        allocation: { status: 'poolExhausted', message: 'no available IPs in pool "small"' },
+        candidates: [],
       },
     ],
     local: { announced: [{ ip: '192.168.10.200', interfaces: ['eth0'] }], bound: ['192.168.10.200'] },
-    conflicts: [{ ip: '192.168.10.200', mac: '02:42:ac:11:00:99', node: null, interface: 'eth0', firstSeen: '2024-05-01T09:58:00.000Z', lastSeen: '2024-05-01T09:59:30.000Z', observedBy: 'node-a' }],
+    conflicts: [
+      {
+        ip: '192.168.10.200',
+        mac: '02:42:ac:11:00:99',
+        node: null,
+        interface: 'eth0',
+        firstSeen: '2024-05-01T09:58:00.000Z',
+        lastSeen: '2024-05-01T09:59:30.000Z',
+        observedBy: 'node-a',
+      },
+    ],
   };
 }
 
@@ -106,7 +164,10 @@ export class FakeProvider implements ControlProvider {
     if (this.failDrain) throw this.failDrain;
     const changed = !this.draining;
     this.draining = true;
-    return { changed, message: changed ? 'node-a is draining: its IPs move to the next node in hash order' : 'node-a was already draining' };
+    return {
+      changed,
+      message: changed ? 'node-a is draining: its IPs move to the next node in hash order' : 'node-a was already draining',
+    };
   }
   async undrain(): Promise<DrainResult> {
     if (this.failDrain) throw this.failDrain;

@@ -95,7 +95,10 @@ describe('the file', () => {
   it('a damaged file is reported, not trusted', async () => {
     const d = stateDir();
     writeFileSync(join(d, RESTART_HISTORY_FILE), '{"version":2,"runs":[{"runningSince":"yesterday"}]}');
-    expect(await loadRestartHistory(d)).toEqual({ history: EMPTY_RESTART_HISTORY, problem: `${join(d, RESTART_HISTORY_FILE)} does not hold what mlb wrote there; starting a new restart history` });
+    expect(await loadRestartHistory(d)).toEqual({
+      history: EMPTY_RESTART_HISTORY,
+      problem: `${join(d, RESTART_HISTORY_FILE)} does not hold what mlb wrote there; starting a new restart history`,
+    });
     writeFileSync(join(d, RESTART_HISTORY_FILE), '{ not json');
     expect((await loadRestartHistory(d)).problem).toMatch(/restarts\.json: .*JSON.*; starting a new restart history$/);
   });
@@ -103,6 +106,8 @@ describe('the file', () => {
   it('a file from an earlier mlb (every start a run, refused ones too) is replaced, and says why', async () => {
     const d = stateDir();
     writeFileSync(join(d, RESTART_HISTORY_FILE), '{"version":1,"runs":[{"startedAt":"2026-10-04T08:00:00.000Z"}]}');
-    expect((await loadRestartHistory(d)).problem).toBe(`${join(d, RESTART_HISTORY_FILE)} is from an earlier mlb that counted refused starts as crashes; starting a new restart history`);
+    expect((await loadRestartHistory(d)).problem).toBe(
+      `${join(d, RESTART_HISTORY_FILE)} is from an earlier mlb that counted refused starts as crashes; starting a new restart history`,
+    );
   });
 });

@@ -7,7 +7,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  EMPTY_RESTART_HISTORY, withCleanStop, withRunning, withUncleanEndNoticed, type RestartHistory,
+  EMPTY_RESTART_HISTORY,
+  withCleanStop,
+  withRunning,
+  withUncleanEndNoticed,
+  type RestartHistory,
 } from '../../../src/daemon/damping/restart-history';
 import {
   durationText,
@@ -65,7 +69,11 @@ const NOT_COUNTED = 'clean stops and starts that never got running are not count
 describe('warmUpFor', () => {
   it('no earlier run on record: no warm-up', () => {
     expect(new Node().start(0)).toEqual({
-      durationMs: 0, code: 'noEarlierRun', uncleanEnds: 0, lastStop: 'none', reason: 'no earlier run on record under --state-dir: no warm-up',
+      durationMs: 0,
+      code: 'noEarlierRun',
+      uncleanEnds: 0,
+      lastStop: 'none',
+      reason: 'no earlier run on record under --state-dir: no warm-up',
     });
   });
 
@@ -109,7 +117,9 @@ describe('warmUpFor', () => {
     const decisions = [0, 10 * S, 20 * S].map((t) => node.refusedStart(t));
     decisions.push(node.start(30 * S));
     expect(decisions.map((d) => [d.uncleanEnds, d.durationMs])).toEqual(decisions.map(() => [1, WARM_UP_BASE_MS]));
-    expect(decisions.at(-1)?.reason).toMatch(/^1 unclean end of a running daemon in the last 1 h \(the last run, running since .*, ended uncleanly, noticed 30 s ago;/);
+    expect(decisions.at(-1)?.reason).toMatch(
+      /^1 unclean end of a running daemon in the last 1 h \(the last run, running since .*, ended uncleanly, noticed 30 s ago;/,
+    );
   });
 
   it('earlier crashes still count after a clean stop within the window', () => {
@@ -124,7 +134,9 @@ describe('warmUpFor', () => {
       return crashedAt(crashes).start(n * 10 * S).durationMs / S;
     });
     expect(durations).toEqual([30, 60, 120, 240, 480, 600, 600, 600]);
-    expect(crashedAt([0, 10 * S, 20 * S]).start(30 * S).reason).toMatch(/^4 unclean ends of a running daemon in the last 1 h .*: warming up for 4 min$/);
+    expect(crashedAt([0, 10 * S, 20 * S]).start(30 * S).reason).toMatch(
+      /^4 unclean ends of a running daemon in the last 1 h .*: warming up for 4 min$/,
+    );
     expect(crashedAt([0, 1, 2, 3, 4]).start(5).reason).toMatch(/^6 unclean ends .*warming up for 10 min \(the longest warm-up\)$/);
   });
 
@@ -164,7 +176,14 @@ describe('warmUpFor', () => {
 describe('durationText', () => {
   it('the largest unit and the next one when not zero', () => {
     expect([0, 400, 30 * S, 90 * S, 4 * MIN, 60 * MIN, 125 * MIN, 3 * DAY + 5 * MIN].map(durationText)).toEqual([
-      '0 s', '0 s', '30 s', '1 min 30 s', '4 min', '1 h', '2 h 5 min', '3 d',
+      '0 s',
+      '0 s',
+      '30 s',
+      '1 min 30 s',
+      '4 min',
+      '1 h',
+      '2 h 5 min',
+      '3 d',
     ]);
   });
 });
@@ -189,7 +208,10 @@ interface Simulation {
  * ending by a crash, or cleanly when `clean`), then stays up. `policy` is warmUpFor, or a stand-in to show the
  * model counts.
  */
-function simulate(restarts: number[], options: { clean?: boolean; until: number; policy?: (h: RestartHistory, now: number) => number }): Simulation {
+function simulate(
+  restarts: number[],
+  options: { clean?: boolean; until: number; policy?: (h: RestartHistory, now: number) => number },
+): Simulation {
   const policy = options.policy ?? ((h, now) => warmUpFor(h, now).durationMs);
   const node = new Node();
   node.start(-30 * DAY);
@@ -234,7 +256,9 @@ describe('simulation: crashed every 10 s for 3 minutes (the e2e flap-damping cas
     }
     expect(sim.heldOffThroughout).toBe(true);
     expect(sim.moves).toBe(2);
-    expect(sim.warmUps.at(-1)?.decision.reason).toMatch(/^18 unclean ends of a running daemon in the last 1 h .*: warming up for 10 min \(the longest warm-up\)$/);
+    expect(sim.warmUps.at(-1)?.decision.reason).toMatch(
+      /^18 unclean ends of a running daemon in the last 1 h .*: warming up for 10 min \(the longest warm-up\)$/,
+    );
   });
 
   it('graceful restarts (SIGTERM each time) are not damped: each hands the IP over and takes it back', () => {

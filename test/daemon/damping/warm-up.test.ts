@@ -22,7 +22,8 @@ interface Line {
 
 function recorder(): { logger: Log; lines: Line[] } {
   const lines: Line[] = [];
-  const at = (level: string) => (fields: object, msg?: string) => lines.push({ level, fields: fields as Record<string, unknown>, ...(msg === undefined ? {} : { msg }) });
+  const at = (level: string) => (fields: object, msg?: string) =>
+    lines.push({ level, fields: fields as Record<string, unknown>, ...(msg === undefined ? {} : { msg }) });
   return { logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, lines };
 }
 
@@ -54,7 +55,8 @@ async function daemonStart(lines: Line[] | undefined, how: 'running' | 'refused'
   return w;
 }
 
-const decided = (lines: Line[]): Line | undefined => lines.find((l) => l.fields.event === 'warmUpStarted' || l.fields.event === 'warmUpSkipped');
+const decided = (lines: Line[]): Line | undefined =>
+  lines.find((l) => l.fields.event === 'warmUpStarted' || l.fields.event === 'warmUpSkipped');
 
 describe('WarmUp', () => {
   it('first start: not warming, logged as skipped with its reason', async () => {
@@ -76,8 +78,13 @@ describe('WarmUp', () => {
     const w = await daemonStart(lines, 'running', onEnd);
     expect(w.active).toBe(true);
     expect(w.until).toBe(startedAt + WARM_UP_BASE_MS);
-    expect(w.reason).toMatch(/^1 unclean end of a running daemon in the last 1 h \(the last run, running since 2026-12-01T10:00:02.000Z, has no clean stop on record: it crashed or was killed; .*\): warming up for 30 s$/);
-    expect(decided(lines)).toMatchObject({ fields: { event: 'warmUpStarted', reason: 'recentUncleanEnds', uncleanEnds: 1, lastStop: 'unclean', durationMs: WARM_UP_BASE_MS }, msg: w.reason });
+    expect(w.reason).toMatch(
+      /^1 unclean end of a running daemon in the last 1 h \(the last run, running since 2026-12-01T10:00:02.000Z, has no clean stop on record: it crashed or was killed; .*\): warming up for 30 s$/,
+    );
+    expect(decided(lines)).toMatchObject({
+      fields: { event: 'warmUpStarted', reason: 'recentUncleanEnds', uncleanEnds: 1, lastStop: 'unclean', durationMs: WARM_UP_BASE_MS },
+      msg: w.reason,
+    });
     const log = recorderOf(w);
     rt.advanceTo(startedAt + WARM_UP_BASE_MS - 1);
     expect(w.active).toBe(true);
@@ -88,7 +95,11 @@ describe('WarmUp', () => {
     expect(w.until).toBeUndefined();
     expect(onEnd).toHaveBeenCalledTimes(1);
     expect(log.filter((l) => l.fields.event === 'warmUpEnded')).toEqual([
-      { level: 'info', fields: { event: 'warmUpEnded', reason: 'elapsed', durationMs: WARM_UP_BASE_MS }, msg: 'warm-up over: taking part in elections as a steady node' },
+      {
+        level: 'info',
+        fields: { event: 'warmUpEnded', reason: 'elapsed', durationMs: WARM_UP_BASE_MS },
+        msg: 'warm-up over: taking part in elections as a steady node',
+      },
     ]);
     w.close();
   });
@@ -104,7 +115,10 @@ describe('WarmUp', () => {
     expect(w.endNow()).toBe(true);
     expect(w.active).toBe(false);
     expect(onEnd).toHaveBeenCalledTimes(1);
-    expect(log.lines.at(-1)).toMatchObject({ level: 'info', fields: { event: 'warmUpEnded', reason: 'operator', leftMs: WARM_UP_BASE_MS - 10_000 } });
+    expect(log.lines.at(-1)).toMatchObject({
+      level: 'info',
+      fields: { event: 'warmUpEnded', reason: 'operator', leftMs: WARM_UP_BASE_MS - 10_000 },
+    });
     expect(log.lines.at(-1)!.msg).toMatch(/^warm-up ended by an operator \(mlb warmup end\) with 20 s left/);
     expect(w.endNow()).toBe(false);
     rt.advanceBy(WARM_UP_BASE_MS);
@@ -122,7 +136,9 @@ describe('WarmUp', () => {
     const second = await daemonStart(lines, 'running');
     expect(second.active).toBe(false);
     expect(second.decision).toMatchObject({ lastStop: 'clean', uncleanEnds: 0, durationMs: 0 });
-    expect(decided(lines)?.msg).toMatch(/^no unclean end of a running daemon in the last 1 h \(the last run, running since .*, stopped cleanly 5 s ago; clean stops and starts that never got running are not counted\): no warm-up$/);
+    expect(decided(lines)?.msg).toMatch(
+      /^no unclean end of a running daemon in the last 1 h \(the last run, running since .*, stopped cleanly 5 s ago; clean stops and starts that never got running are not counted\): no warm-up$/,
+    );
   });
 
   it('starts refused for a configuration typo (4, as systemd retries) do not count: the fixed start does not warm up', async () => {

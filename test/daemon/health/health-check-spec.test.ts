@@ -25,8 +25,14 @@ describe('parseHealthCheck targets', () => {
 
   it('reads tcp://HOST:PORT with the documented defaults', () => {
     expect(spec({ [CHECK]: 'tcp://127.0.0.1:8080' })).toEqual({
-      kind: 'tcp', target: 'tcp://127.0.0.1:8080', host: '127.0.0.1', port: 8080,
-      intervalMs: 1000, timeoutMs: 1000, rise: 2, fall: 2,
+      kind: 'tcp',
+      target: 'tcp://127.0.0.1:8080',
+      host: '127.0.0.1',
+      port: 8080,
+      intervalMs: 1000,
+      timeoutMs: 1000,
+      rise: 2,
+      fall: 2,
     });
     expect(HEALTH_CHECK_DEFAULTS).toMatchObject({ intervalMs: 1000, timeoutMs: 1000, rise: 2, fall: 2 });
   });
@@ -39,17 +45,25 @@ describe('parseHealthCheck targets', () => {
 
   it('reads http:// with port 80 and path / by default, and keeps the query', () => {
     expect(spec({ [CHECK]: 'http://127.0.0.1' })).toMatchObject({
-      kind: 'http', host: '127.0.0.1', port: 80, path: '/', url: 'http://127.0.0.1:80/',
+      kind: 'http',
+      host: '127.0.0.1',
+      port: 80,
+      path: '/',
+      url: 'http://127.0.0.1:80/',
     });
     expect(spec({ [CHECK]: 'http://[::1]:8080/healthz?full=1' })).toMatchObject({
-      host: '::1', port: 8080, path: '/healthz?full=1', url: 'http://[::1]:8080/healthz?full=1',
+      host: '::1',
+      port: 8080,
+      path: '/healthz?full=1',
+      url: 'http://[::1]:8080/healthz?full=1',
     });
     expect(spec({ [CHECK]: 'http://web.local:81?x' })).toMatchObject({ host: 'web.local', port: 81, path: '/?x' });
   });
 
   it('splits exec: into argv without a shell; quotes keep spaces, $ and | stay literal', () => {
-    expect(spec({ [CHECK]: "exec:/usr/bin/dig +short @127.0.0.1 'health check' \"a b\"c $HOME|x" })).toMatchObject({
-      kind: 'exec', argv: ['/usr/bin/dig', '+short', '@127.0.0.1', 'health check', 'a bc', '$HOME|x'],
+    expect(spec({ [CHECK]: 'exec:/usr/bin/dig +short @127.0.0.1 \'health check\' "a b"c $HOME|x' })).toMatchObject({
+      kind: 'exec',
+      argv: ['/usr/bin/dig', '+short', '@127.0.0.1', 'health check', 'a bc', '$HOME|x'],
     });
     expect(spec({ [CHECK]: 'exec:/bin/true' })).toMatchObject({ argv: ['/bin/true'] });
   });
@@ -90,10 +104,15 @@ describe('parseHealthCheck timing', () => {
   const base = { [CHECK]: 'tcp://127.0.0.1:8080' };
 
   it('reads Go durations and counts', () => {
-    expect(spec({
-      ...base, 'mlb.io/health-check-interval': '1m30s', 'mlb.io/health-check-timeout': '1.5s',
-      'mlb.io/health-check-rise': '5', 'mlb.io/health-check-fall': ' 100 ',
-    })).toMatchObject({ intervalMs: 90_000, timeoutMs: 1500, rise: 5, fall: 100 });
+    expect(
+      spec({
+        ...base,
+        'mlb.io/health-check-interval': '1m30s',
+        'mlb.io/health-check-timeout': '1.5s',
+        'mlb.io/health-check-rise': '5',
+        'mlb.io/health-check-fall': ' 100 ',
+      }),
+    ).toMatchObject({ intervalMs: 90_000, timeoutMs: 1500, rise: 5, fall: 100 });
   });
 
   it('caps the default timeout at a shorter interval instead of refusing the interval', () => {
@@ -124,19 +143,26 @@ describe('parseHealthCheck timing', () => {
 
   it('reports every problem at once, each on its own annotation', () => {
     const found = errors({
-      [CHECK]: 'ftp://x', 'mlb.io/health-check-rise': '0', 'mlb.io/health-check-fall': '0', 'mlb.io/health-chek-fall': '3',
+      [CHECK]: 'ftp://x',
+      'mlb.io/health-check-rise': '0',
+      'mlb.io/health-check-fall': '0',
+      'mlb.io/health-chek-fall': '3',
     });
     expect(found.map((e) => e.annotation).sort()).toEqual(
-      [CHECK, 'mlb.io/health-check-fall', 'mlb.io/health-check-rise', 'mlb.io/health-chek-fall'].sort());
-    expect(found.find((e) => e.annotation === 'mlb.io/health-chek-fall')?.message)
-      .toBe('unknown annotation mlb.io/health-chek-fall (did you mean "mlb.io/health-check-fall"?)');
+      [CHECK, 'mlb.io/health-check-fall', 'mlb.io/health-check-rise', 'mlb.io/health-chek-fall'].sort(),
+    );
+    expect(found.find((e) => e.annotation === 'mlb.io/health-chek-fall')?.message).toBe(
+      'unknown annotation mlb.io/health-chek-fall (did you mean "mlb.io/health-check-fall"?)',
+    );
   });
 
   it('refuses options that would do nothing because the check itself is missing', () => {
-    expect(errors({ 'mlb.io/health-check-interval': '2s' })).toEqual([{
-      annotation: 'mlb.io/health-check-interval',
-      message: 'mlb.io/health-check-interval has no effect without mlb.io/health-check',
-    }]);
+    expect(errors({ 'mlb.io/health-check-interval': '2s' })).toEqual([
+      {
+        annotation: 'mlb.io/health-check-interval',
+        message: 'mlb.io/health-check-interval has no effect without mlb.io/health-check',
+      },
+    ]);
   });
 
   it('leaves other mlb.io/ annotations to their owners', () => {

@@ -4,15 +4,24 @@ import { describe, expect, it } from 'vitest';
 import { electAll, type ElectionConfig } from '../../../src/election';
 import { withLiveFacts } from '../../../src/daemon/explain-live-facts';
 import {
-  decodeHealthDetails, encodeHealthDetails, HEALTH_DETAIL_GOSSIP_MAX_BYTES, mergeHealthDetails, type HealthDetails,
+  decodeHealthDetails,
+  encodeHealthDetails,
+  HEALTH_DETAIL_GOSSIP_MAX_BYTES,
+  mergeHealthDetails,
+  type HealthDetails,
 } from '../../../src/daemon/health/health-details';
 import { HealthDetailsSharing } from '../../../src/daemon/health/health-details-sharing';
 import { AWAITING_FIRST_PROBE, type HealthResult } from '../../../src/daemon/health/health-monitor';
 import { l2Ad, node, pool, service } from '../../election/factories';
 
 const details: HealthDetails = {
-  node: 'node-2', epoch: 1_700_000_000_000, seq: 3,
-  failing: { 'demo/web': { since: 1_700_000_050_000, detail: 'connect ECONNREFUSED 127.0.0.1:8080' }, 'demo/api': { since: 1, detail: 'HTTP 503' } },
+  node: 'node-2',
+  epoch: 1_700_000_000_000,
+  seq: 3,
+  failing: {
+    'demo/web': { since: 1_700_000_050_000, detail: 'connect ECONNREFUSED 127.0.0.1:8080' },
+    'demo/api': { since: 1, detail: 'HTTP 503' },
+  },
 };
 
 describe('health details codec', () => {
@@ -64,7 +73,7 @@ describe('HealthDetailsSharing', () => {
     expect(sharing.changes('demo/api', { state: 'passing', since: 9, detail: 'HTTP 200' })).toBe(false);
   });
 
-  it('takes a peer\'s record and forgets it when the peer is gone', () => {
+  it("takes a peer's record and forgets it when the peer is gone", () => {
     const sharing = new HealthDetailsSharing('node-1', 10);
     expect(sharing.receive(encodeHealthDetails(details))).toBe(true);
     expect(sharing.receive(encodeHealthDetails(details))).toBe(false);
@@ -76,17 +85,25 @@ describe('HealthDetailsSharing', () => {
 
 describe('withLiveFacts', () => {
   const config: ElectionConfig = {
-    nodes: [node('node-1'), node('node-2')], pools: [pool('default', ['10.0.0.0/24'])],
-    l2Advertisements: [l2Ad('all')], bgpAdvertisements: [], bgpPeers: [],
+    nodes: [node('node-1'), node('node-2')],
+    pools: [pool('default', ['10.0.0.0/24'])],
+    l2Advertisements: [l2Ad('all')],
+    bgpAdvertisements: [],
+    bgpPeers: [],
   };
   const web = service('demo/web', ['10.0.0.10']);
 
   it('gives the node whose check fails its own last result, and names whose view it is', () => {
-    const explained = electAll(config, [{ service: web, endpoints: { servingNodes: new Set(['node-1']), healthChecked: true } }], new Set(['node-1', 'node-2'])).explain();
+    const explained = electAll(
+      config,
+      [{ service: web, endpoints: { servingNodes: new Set(['node-1']), healthChecked: true } }],
+      new Set(['node-1', 'node-2']),
+    ).explain();
     const [e] = withLiveFacts(explained, { viewer: 'node-1', healthDetails: new Map([['node-2', details]]), warmUpLeftMs: undefined });
     expect(e!.viewer).toBe('node-1');
     expect(e!.candidates.find((c) => c.node === 'node-2')).toMatchObject({
-      reason: 'healthCheckFailing', healthCheck: { since: 1_700_000_050_000, result: 'connect ECONNREFUSED 127.0.0.1:8080' },
+      reason: 'healthCheckFailing',
+      healthCheck: { since: 1_700_000_050_000, result: 'connect ECONNREFUSED 127.0.0.1:8080' },
     });
     expect(e!.candidates.find((c) => c.node === 'node-1')!.healthCheck).toBeUndefined();
   });

@@ -31,14 +31,21 @@ function monitor(options: ConstructorParameters<typeof HealthMonitor>[0] = {}): 
 
 function spec(target: string, options: Record<string, string> = {}): HealthCheckSpec {
   const parsed = parseHealthCheck({
-    'mlb.io/health-check': target, 'mlb.io/health-check-interval': '100ms', 'mlb.io/health-check-timeout': '100ms', ...options,
+    'mlb.io/health-check': target,
+    'mlb.io/health-check-interval': '100ms',
+    'mlb.io/health-check-timeout': '100ms',
+    ...options,
   });
   if (!parsed.ok || !parsed.spec) throw new Error(JSON.stringify(parsed));
   return parsed.spec;
 }
 
-
-interface Recorded { key: string; result: HealthResult; change: HealthChange; requests: number }
+interface Recorded {
+  key: string;
+  result: HealthResult;
+  change: HealthChange;
+  requests: number;
+}
 
 describe('HealthMonitor', () => {
   it('a real HTTP service: failing after exactly `fall` bad answers, passing after exactly `rise` good ones', async () => {
@@ -55,16 +62,31 @@ describe('HealthMonitor', () => {
     const changes: Recorded[] = [];
     m.on('change', (key, result, change) => changes.push({ key, result, change, requests }));
 
-    m.update([{ key: 'demo/web', spec: spec(`http://127.0.0.1:${port}/healthz`, { 'mlb.io/health-check-rise': '2', 'mlb.io/health-check-fall': '3' }) }]);
+    m.update([
+      {
+        key: 'demo/web',
+        spec: spec(`http://127.0.0.1:${port}/healthz`, { 'mlb.io/health-check-rise': '2', 'mlb.io/health-check-fall': '3' }),
+      },
+    ]);
     expect(m.results().get('demo/web')).toMatchObject({ state: 'failing', detail: AWAITING_FIRST_PROBE });
     await until('the first probe', () => changes.length === 1);
-    expect(changes[0]).toMatchObject({ key: 'demo/web', result: { state: 'passing', detail: 'HTTP 200' }, change: { cause: 'firstProbe' }, requests: 1 });
+    expect(changes[0]).toMatchObject({
+      key: 'demo/web',
+      result: { state: 'passing', detail: 'HTTP 200' },
+      change: { cause: 'firstProbe' },
+      requests: 1,
+    });
 
     status = 503;
     const sickFrom = requests;
     await until('the service to fail', () => changes.length === 2);
     expect(changes[1]?.requests).toBe(sickFrom + 3); // fall 3: three 503s, no fewer
-    expect(changes[1]?.change).toEqual({ from: 'passing', to: 'failing', cause: 'fall', reason: '3 consecutive probes failed (fall 3): HTTP 503' });
+    expect(changes[1]?.change).toEqual({
+      from: 'passing',
+      to: 'failing',
+      cause: 'fall',
+      reason: '3 consecutive probes failed (fall 3): HTTP 503',
+    });
     expect(m.results().get('demo/web')).toMatchObject({ state: 'failing', detail: 'HTTP 503' });
 
     status = 200;
@@ -98,7 +120,13 @@ describe('HealthMonitor', () => {
     expect(calls).toBe(4); // at 0, 250, 500 and 750 ms: back to back, not every 100 ms
 
     let quick = 0;
-    const n = monitor({ probe: async () => { quick++; return { ok: true, detail: 'quick' }; }, runtime: clock });
+    const n = monitor({
+      probe: async () => {
+        quick++;
+        return { ok: true, detail: 'quick' };
+      },
+      runtime: clock,
+    });
     n.update([{ key: 'a/quick', spec: spec('tcp://127.0.0.1:1') }]);
     await clock.advance(999);
     expect(quick).toBe(10); // at 0, 100, ..., 900 ms
@@ -107,8 +135,17 @@ describe('HealthMonitor', () => {
   it('update() with the same specs leaves loops untouched: no extra probes, no events', async () => {
     const clock = new ManualScheduler();
     let calls = 0;
-    const m = monitor({ probe: async () => { calls++; return { ok: true, detail: 'ok' }; }, runtime: clock });
-    const services = [{ key: 'a/x', spec: spec('tcp://127.0.0.1:1', { 'mlb.io/health-check-interval': '300ms' }) }, { key: 'a/none', spec: undefined }];
+    const m = monitor({
+      probe: async () => {
+        calls++;
+        return { ok: true, detail: 'ok' };
+      },
+      runtime: clock,
+    });
+    const services = [
+      { key: 'a/x', spec: spec('tcp://127.0.0.1:1', { 'mlb.io/health-check-interval': '300ms' }) },
+      { key: 'a/none', spec: undefined },
+    ];
     m.update(services);
     await clock.advance(0);
     expect(calls).toBe(1);
@@ -128,9 +165,18 @@ describe('HealthMonitor', () => {
 
   it('a changed interval keeps the verdict; a changed target keeps it published until its own first probe', async () => {
     const clock = new ManualScheduler();
-    const outcomes = new Map<string, boolean>([['tcp://127.0.0.1:1', true], ['tcp://127.0.0.1:2', false]]);
+    const outcomes = new Map<string, boolean>([
+      ['tcp://127.0.0.1:1', true],
+      ['tcp://127.0.0.1:2', false],
+    ]);
     const probedAt: number[] = [];
-    const m = monitor({ runtime: clock, probe: async (s) => { probedAt.push(clock.now()); return { ok: outcomes.get(s.target) ?? false, detail: s.target }; } });
+    const m = monitor({
+      runtime: clock,
+      probe: async (s) => {
+        probedAt.push(clock.now());
+        return { ok: outcomes.get(s.target) ?? false, detail: s.target };
+      },
+    });
     const changes: HealthChange[] = [];
     m.on('change', (_k, _r, c) => changes.push(c));
     m.update([{ key: 'a/x', spec: spec('tcp://127.0.0.1:1') }]);
@@ -145,14 +191,28 @@ describe('HealthMonitor', () => {
     await clock.advance(0);
     expect(changes).toHaveLength(2);
     // The first probe of the new target decides at once, not after fall 5.
-    expect(changes[1]).toMatchObject({ from: 'unknown', to: 'failing', cause: 'firstProbe', reason: 'first probe failed: tcp://127.0.0.1:2' });
+    expect(changes[1]).toMatchObject({
+      from: 'unknown',
+      to: 'failing',
+      cause: 'firstProbe',
+      reason: 'first probe failed: tcp://127.0.0.1:2',
+    });
   });
 
   it('removing a service stops its probes and drops its result; close() stops everything', async () => {
     const clock = new ManualScheduler();
     const calls = new Map<string, number>();
-    const m = monitor({ runtime: clock, probe: async (s) => { calls.set(s.target, (calls.get(s.target) ?? 0) + 1); return { ok: true, detail: '' }; } });
-    m.update([{ key: 'a/x', spec: spec('tcp://127.0.0.1:1') }, { key: 'a/y', spec: spec('tcp://127.0.0.1:2') }]);
+    const m = monitor({
+      runtime: clock,
+      probe: async (s) => {
+        calls.set(s.target, (calls.get(s.target) ?? 0) + 1);
+        return { ok: true, detail: '' };
+      },
+    });
+    m.update([
+      { key: 'a/x', spec: spec('tcp://127.0.0.1:1') },
+      { key: 'a/y', spec: spec('tcp://127.0.0.1:2') },
+    ]);
     await clock.advance(100);
     expect(calls.get('tcp://127.0.0.1:1')).toBe(2);
     m.update([{ key: 'a/y', spec: spec('tcp://127.0.0.1:2') }]);
@@ -170,13 +230,17 @@ describe('HealthMonitor', () => {
     const clock = new ManualScheduler();
     let started = false;
     let aborted = false;
-    const m = monitor({ runtime: clock, probe: (_s, signal) => new Promise((resolve) => {
-      started = true;
-      signal.addEventListener('abort', () => {
-        aborted = true;
-        resolve({ ok: false, detail: 'aborted' });
-      });
-    }) });
+    const m = monitor({
+      runtime: clock,
+      probe: (_s, signal) =>
+        new Promise((resolve) => {
+          started = true;
+          signal.addEventListener('abort', () => {
+            aborted = true;
+            resolve({ ok: false, detail: 'aborted' });
+          });
+        }),
+    });
     m.update([{ key: 'a/x', spec: spec('tcp://127.0.0.1:1') }]);
     await clock.advance(0);
     expect(started).toBe(true);
@@ -187,7 +251,8 @@ describe('HealthMonitor', () => {
   it('stamps `since` with the injected clock; a check that never passed is logged once at warn, not on every probe', async () => {
     const clock = new ManualScheduler();
     const lines: { level: string; fields: Record<string, unknown>; msg: string | undefined }[] = [];
-    const record = (level: string) => (fields: object, msg?: string) => lines.push({ level, fields: fields as Record<string, unknown>, msg });
+    const record = (level: string) => (fields: object, msg?: string) =>
+      lines.push({ level, fields: fields as Record<string, unknown>, msg });
     let probes = 0;
     const m = monitor({
       runtime: clock,
@@ -246,11 +311,18 @@ describe('HealthMonitor', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout.on('data', (c: Buffer) => { output += c.toString(); });
-    child.stderr.on('data', (c: Buffer) => { output += c.toString(); });
+    child.stdout.on('data', (c: Buffer) => {
+      output += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      output += c.toString();
+    });
     const code = await new Promise<number | null>((resolve) => {
       const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      child.on('exit', (c) => { clearTimeout(killer); resolve(c); });
+      child.on('exit', (c) => {
+        clearTimeout(killer);
+        resolve(c);
+      });
     });
     expect(output).toContain('probed');
     expect(code).toBe(0);

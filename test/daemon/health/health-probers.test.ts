@@ -21,10 +21,13 @@ async function listen(server: net.Server, host = '127.0.0.1'): Promise<number> {
   const sockets = new Set<net.Socket>();
   server.on('connection', (s) => sockets.add(s));
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  closers.push(() => new Promise((resolve) => {
-    for (const s of sockets) s.destroy();
-    server.close(() => resolve());
-  }));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  );
   return (server.address() as net.AddressInfo).port;
 }
 
@@ -52,7 +55,10 @@ describe('tcp probe', () => {
     await until('the server to see the connection', () => accepted.length === 1);
     expect(accepted).toHaveLength(1);
     await closers.pop()?.();
-    expect(await probeTcp('127.0.0.1', port, 1000)).toEqual({ ok: false, detail: `connection refused (connect ECONNREFUSED 127.0.0.1:${port})` });
+    expect(await probeTcp('127.0.0.1', port, 1000)).toEqual({
+      ok: false,
+      detail: `connection refused (connect ECONNREFUSED 127.0.0.1:${port})`,
+    });
   });
 
   it('works over IPv6 loopback', async () => {
@@ -85,8 +91,10 @@ describe('http probe', () => {
       res.write('x'); // never ended
     });
     const port = await listen(server);
-    expect(await probeHttp({ host: '127.0.0.1', port, path: '/moved' }, 1000))
-      .toEqual({ ok: false, detail: 'HTTP 302 (redirects are not followed)' });
+    expect(await probeHttp({ host: '127.0.0.1', port, path: '/moved' }, 1000)).toEqual({
+      ok: false,
+      detail: 'HTTP 302 (redirects are not followed)',
+    });
     // Passing, not "timed out": the status line is the answer, the body that never ends is not waited for.
     expect(await probeHttp({ host: '127.0.0.1', port, path: '/stream' }, 3000)).toEqual({ ok: true, detail: 'HTTP 200' });
     expect(paths).toEqual(['/moved', '/stream']);
@@ -96,7 +104,9 @@ describe('http probe', () => {
     let closed = false;
     const server = net.createServer((s) => {
       s.resume(); // read, so the probe's FIN is seen
-      s.on('close', () => { closed = true; });
+      s.on('close', () => {
+        closed = true;
+      });
     });
     const port = await listen(server);
     expect(await probeHttp({ host: '127.0.0.1', port, path: '/' }, 200)).toEqual({ ok: false, detail: 'timed out after 200 ms' });
@@ -106,8 +116,10 @@ describe('http probe', () => {
   it('fails with the connect error when nobody listens', async () => {
     const port = await listen(net.createServer());
     await closers.pop()?.();
-    expect(await probeHttp({ host: '127.0.0.1', port, path: '/' }, 1000))
-      .toEqual({ ok: false, detail: `connection refused (connect ECONNREFUSED 127.0.0.1:${port})` });
+    expect(await probeHttp({ host: '127.0.0.1', port, path: '/' }, 1000)).toEqual({
+      ok: false,
+      detail: `connection refused (connect ECONNREFUSED 127.0.0.1:${port})`,
+    });
   });
 });
 
@@ -118,8 +130,10 @@ describe('exec probe', () => {
   });
 
   it('adds the last line the program said, stderr first', async () => {
-    expect(await probeExec(['/bin/sh', '-c', 'echo starting; echo "db down" >&2; echo ignored; exit 3'], 2000))
-      .toEqual({ ok: false, detail: 'exit 3: db down' });
+    expect(await probeExec(['/bin/sh', '-c', 'echo starting; echo "db down" >&2; echo ignored; exit 3'], 2000)).toEqual({
+      ok: false,
+      detail: 'exit 3: db down',
+    });
     expect(await probeExec(['/bin/sh', '-c', 'echo only stdout; exit 4'], 2000)).toEqual({ ok: false, detail: 'exit 4: only stdout' });
   });
 
@@ -136,10 +150,13 @@ describe('exec probe', () => {
     expect(result).toEqual({ ok: false, detail: 'timed out after 2000 ms' });
     const [shell, sleeper] = readFileSync(pids, 'utf8').trim().split(' ').map(Number) as [number, number];
     // The kill is sent before the probe answers; the kernel finishes the processes a moment later.
-    await vi.waitFor(() => {
-      expect(alive(shell)).toBe(false);
-      expect(alive(sleeper)).toBe(false);
-    }, { timeout: 5000, interval: 20 });
+    await vi.waitFor(
+      () => {
+        expect(alive(shell)).toBe(false);
+        expect(alive(sleeper)).toBe(false);
+      },
+      { timeout: 5000, interval: 20 },
+    );
   });
 
   it('fails with the reason when the program cannot be run', async () => {

@@ -3,31 +3,47 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  HEALTH_REPORT_MAX_BYTES, type HealthReport, HealthReportError, decodeHealthReport, encodeHealthReport,
-  healthVerdicts, mergeHealthReport, retainHealthReports, servingNodes,
+  HEALTH_REPORT_MAX_BYTES,
+  type HealthReport,
+  HealthReportError,
+  decodeHealthReport,
+  encodeHealthReport,
+  healthVerdicts,
+  mergeHealthReport,
+  retainHealthReports,
+  servingNodes,
 } from '../../../src/daemon/health/health-report';
 
-const report = (node: string, epoch: number, seq: number, results: Record<string, boolean>): HealthReport =>
-  ({ node, epoch, seq, results });
+const report = (node: string, epoch: number, seq: number, results: Record<string, boolean>): HealthReport => ({
+  node,
+  epoch,
+  seq,
+  results,
+});
 
 /** No lone surrogates (String.prototype.isWellFormed is ES2024, beyond this project's lib). */
 const wellFormed = (s: string): boolean => !/[\ud800-\udfff]/u.test(s.replace(/[\ud800-\udbff][\udc00-\udfff]/g, ''));
 
-const arbKey = fc.tuple(fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/), fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/))
+const arbKey = fc
+  .tuple(fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/), fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/))
   .map(([ns, name]) => `${ns}/${name}`);
 const arbReport: fc.Arbitrary<HealthReport> = fc.record({
   node: fc.string({ minLength: 1, maxLength: 60, unit: 'grapheme' }).filter((s) => new TextEncoder().encode(s).length <= 255),
   epoch: fc.maxSafeNat(),
   seq: fc.maxSafeNat(),
-  results: fc.dictionary(fc.oneof(arbKey, fc.string({ minLength: 1, maxLength: 30, unit: 'binary' })
-    .filter(wellFormed)), fc.boolean(), { maxKeys: 40 }),
+  results: fc.dictionary(fc.oneof(arbKey, fc.string({ minLength: 1, maxLength: 30, unit: 'binary' }).filter(wellFormed)), fc.boolean(), {
+    maxKeys: 40,
+  }),
 });
 
 describe('health report codec', () => {
   it('round-trips any report (fast-check)', () => {
-    fc.assert(fc.property(arbReport, (r) => {
-      expect(decodeHealthReport(encodeHealthReport(r))).toEqual(r);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(arbReport, (r) => {
+        expect(decodeHealthReport(encodeHealthReport(r))).toEqual(r);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('has one encoding per report: key order does not matter', () => {
@@ -38,40 +54,84 @@ describe('health report codec', () => {
 
   it('lays out magic, version, node, epoch, seq and sorted entries as documented', () => {
     const bytes = encodeHealthReport(report('a', 0x0102, 3, { 'z/z': false, 'd/w': true }));
-    expect(Buffer.from(bytes).toString('hex')).toBe([
-      '6d6c6268', '01', '01', '61', '0000000000000102', '0000000000000003', '0002',
-      '01', '03', Buffer.from('d/w').toString('hex'), '00', '03', Buffer.from('z/z').toString('hex'),
-    ].join(''));
+    expect(Buffer.from(bytes).toString('hex')).toBe(
+      [
+        '6d6c6268',
+        '01',
+        '01',
+        '61',
+        '0000000000000102',
+        '0000000000000003',
+        '0002',
+        '01',
+        '03',
+        Buffer.from('d/w').toString('hex'),
+        '00',
+        '03',
+        Buffer.from('z/z').toString('hex'),
+      ].join(''),
+    );
   });
 
   it('never throws on garbage and accepts nothing that is not a report (fast-check)', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
-      const decoded = decodeHealthReport(bytes);
-      if (decoded !== undefined) expect(encodeHealthReport(decoded).length).toBeLessThanOrEqual(bytes.length);
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
+        const decoded = decodeHealthReport(bytes);
+        if (decoded !== undefined) expect(encodeHealthReport(decoded).length).toBeLessThanOrEqual(bytes.length);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('never throws on damaged reports: every truncation and bit flip of a real one (fast-check)', () => {
-    fc.assert(fc.property(arbReport, fc.nat(), fc.nat(), (r, at, bit) => {
-      const bytes = encodeHealthReport(r);
-      expect(decodeHealthReport(bytes.subarray(0, at % bytes.length))).toBeUndefined();
-      const flipped = Uint8Array.from(bytes);
-      const i = at % bytes.length;
-      flipped[i] = (flipped[i] as number) ^ (1 << (bit % 8));
-      decodeHealthReport(flipped);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(arbReport, fc.nat(), fc.nat(), (r, at, bit) => {
+        const bytes = encodeHealthReport(r);
+        expect(decodeHealthReport(bytes.subarray(0, at % bytes.length))).toBeUndefined();
+        const flipped = Uint8Array.from(bytes);
+        const i = at % bytes.length;
+        flipped[i] = (flipped[i] as number) ^ (1 << (bit % 8));
+        decodeHealthReport(flipped);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('refuses another payload, a newer version, a too-large message, unsorted or duplicate keys, unknown status', () => {
     const good = encodeHealthReport(report('n', 1, 1, { 'a/a': true, 'b/b': true }));
-    const mutate = (f: (b: Uint8Array) => void) => { const b = Uint8Array.from(good); f(b); return decodeHealthReport(b); };
+    const mutate = (f: (b: Uint8Array) => void) => {
+      const b = Uint8Array.from(good);
+      f(b);
+      return decodeHealthReport(b);
+    };
     expect(decodeHealthReport(good)).toBeDefined();
-    expect(mutate((b) => { b[0] = 0x4d; })).toBeUndefined(); // "Mlbh"
-    expect(mutate((b) => { b[4] = 2; })).toBeUndefined(); // version 2
+    expect(
+      mutate((b) => {
+        b[0] = 0x4d;
+      }),
+    ).toBeUndefined(); // "Mlbh"
+    expect(
+      mutate((b) => {
+        b[4] = 2;
+      }),
+    ).toBeUndefined(); // version 2
     const first = good.length - 2 * 5 + 2; // the first key's first byte
-    expect(mutate((b) => { b[first] = 0x63; })).toBeUndefined(); // "c/a" before "b/b": out of order
-    expect(mutate((b) => { b[good.length - 3] = 0x61; b[good.length - 1] = 0x61; })).toBeUndefined(); // "a/a" twice
-    expect(mutate((b) => { b[good.length - 5] = 2; })).toBeUndefined(); // status 2
+    expect(
+      mutate((b) => {
+        b[first] = 0x63;
+      }),
+    ).toBeUndefined(); // "c/a" before "b/b": out of order
+    expect(
+      mutate((b) => {
+        b[good.length - 3] = 0x61;
+        b[good.length - 1] = 0x61;
+      }),
+    ).toBeUndefined(); // "a/a" twice
+    expect(
+      mutate((b) => {
+        b[good.length - 5] = 2;
+      }),
+    ).toBeUndefined(); // status 2
     const huge = new Uint8Array(HEALTH_REPORT_MAX_BYTES + 1);
     huge.set(good);
     expect(decodeHealthReport(huge)).toBeUndefined();
@@ -80,7 +140,14 @@ describe('health report codec', () => {
   });
 
   it('refuses to encode what it could not decode, with a stable code', () => {
-    const code = (r: HealthReport) => { try { encodeHealthReport(r); return 'encoded'; } catch (e) { return (e as HealthReportError).code; } };
+    const code = (r: HealthReport) => {
+      try {
+        encodeHealthReport(r);
+        return 'encoded';
+      } catch (e) {
+        return (e as HealthReportError).code;
+      }
+    };
     expect(code(report('', 1, 1, {}))).toBe('invalidReport');
     expect(code(report('n', -1, 1, {}))).toBe('invalidReport');
     expect(code(report('n', 1, 2 ** 53, {}))).toBe('invalidReport');
@@ -109,7 +176,12 @@ describe('mergeHealthReport', () => {
       return [merged.reason, merged.changed];
     });
     expect(reasons).toEqual([
-      ['firstReport', true], ['stale', false], ['duplicate', false], ['newer', true], ['stale', false], ['firstReport', true],
+      ['firstReport', true],
+      ['stale', false],
+      ['duplicate', false],
+      ['newer', true],
+      ['stale', false],
+      ['firstReport', true],
     ]);
     expect(table.get('a')).toEqual(report('a', 200, 0, { 's/x': false }));
     expect([...table.keys()].sort()).toEqual(['a', 'b']);
@@ -123,19 +195,31 @@ describe('mergeHealthReport', () => {
 
   it('property: every delivery order (duplicates included) ends in the same table', () => {
     const arbSmall = fc.record({
-      node: fc.constantFrom('a', 'b', 'c'), epoch: fc.integer({ min: 0, max: 3 }), seq: fc.integer({ min: 0, max: 3 }),
+      node: fc.constantFrom('a', 'b', 'c'),
+      epoch: fc.integer({ min: 0, max: 3 }),
+      seq: fc.integer({ min: 0, max: 3 }),
       results: fc.dictionary(fc.constantFrom('s/1', 's/2'), fc.boolean()),
     });
-    fc.assert(fc.property(fc.array(arbSmall, { maxLength: 20 }).chain((rs) => fc.tuple(fc.constant(rs), fc.shuffledSubarray(rs, { minLength: rs.length, maxLength: rs.length }))),
-      ([inOrder, shuffled]) => {
-        const fold = (rs: HealthReport[]) => rs.reduce<ReadonlyMap<string, HealthReport>>((t, r) => mergeHealthReport(t, r).table, new Map());
-        const canonical = (t: ReadonlyMap<string, HealthReport>) => [...t].sort(([x], [y]) => (x < y ? -1 : 1));
-        expect(canonical(fold(shuffled))).toEqual(canonical(fold([...inOrder, ...inOrder])));
-      }));
+    fc.assert(
+      fc.property(
+        fc
+          .array(arbSmall, { maxLength: 20 })
+          .chain((rs) => fc.tuple(fc.constant(rs), fc.shuffledSubarray(rs, { minLength: rs.length, maxLength: rs.length }))),
+        ([inOrder, shuffled]) => {
+          const fold = (rs: HealthReport[]) =>
+            rs.reduce<ReadonlyMap<string, HealthReport>>((t, r) => mergeHealthReport(t, r).table, new Map());
+          const canonical = (t: ReadonlyMap<string, HealthReport>) => [...t].sort(([x], [y]) => (x < y ? -1 : 1));
+          expect(canonical(fold(shuffled))).toEqual(canonical(fold([...inOrder, ...inOrder])));
+        },
+      ),
+    );
   });
 
   it('retainHealthReports drops nodes that are gone', () => {
-    const table = new Map([['a', report('a', 1, 1, {})], ['b', report('b', 1, 1, {})]]);
+    const table = new Map([
+      ['a', report('a', 1, 1, {})],
+      ['b', report('b', 1, 1, {})],
+    ]);
     expect([...retainHealthReports(table, new Set(['b'])).keys()]).toEqual(['b']);
   });
 });

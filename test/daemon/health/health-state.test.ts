@@ -3,7 +3,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  type HealthState, type HealthStep, initialHealthState, reduceHealth, withThresholds,
+  type HealthState,
+  type HealthStep,
+  initialHealthState,
+  reduceHealth,
+  withThresholds,
 } from '../../../src/daemon/health/health-state';
 
 const pass = { ok: true, detail: 'HTTP 200' };
@@ -33,7 +37,10 @@ describe('reduceHealth', () => {
     const steps = run([true, false, false, false]);
     expect(steps.map((s) => s.state.status)).toEqual(['passing', 'passing', 'passing', 'failing']);
     expect(steps[3]?.changed).toEqual({
-      from: 'passing', to: 'failing', cause: 'fall', reason: '3 consecutive probes failed (fall 3): HTTP 503',
+      from: 'passing',
+      to: 'failing',
+      cause: 'fall',
+      reason: '3 consecutive probes failed (fall 3): HTTP 503',
     });
     expect(steps[3]?.state.since).toBe(4000);
     expect(steps[1]?.changed).toBeUndefined();
@@ -48,7 +55,10 @@ describe('reduceHealth', () => {
     const steps = run([false, true, false, true, true]);
     expect(steps.map((s) => s.state.status)).toEqual(['failing', 'failing', 'failing', 'failing', 'passing']);
     expect(steps[4]?.changed).toEqual({
-      from: 'failing', to: 'passing', cause: 'rise', reason: '2 consecutive probes passed (rise 2): HTTP 200',
+      from: 'failing',
+      to: 'passing',
+      cause: 'rise',
+      reason: '2 consecutive probes passed (rise 2): HTTP 200',
     });
   });
 
@@ -64,27 +74,31 @@ describe('reduceHealth', () => {
   });
 
   it('property: the verdict is what the last rise/fall run of outcomes says', () => {
-    fc.assert(fc.property(
-      fc.array(fc.boolean(), { minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 5 }),
-      (outcomes, rise, fall) => {
-        const steps = run(outcomes, { rise, fall });
-        // Model: start from the first outcome, then flip only on a run of the needed length.
-        let expected = outcomes[0] as boolean;
-        let run_ = 0;
-        for (const ok of outcomes.slice(1)) {
-          run_ = ok === expected ? 0 : run_ + 1;
-          if (run_ >= (expected ? fall : rise)) {
-            expected = ok;
-            run_ = 0;
+    fc.assert(
+      fc.property(
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 1, max: 5 }),
+        (outcomes, rise, fall) => {
+          const steps = run(outcomes, { rise, fall });
+          // Model: start from the first outcome, then flip only on a run of the needed length.
+          let expected = outcomes[0] as boolean;
+          let run_ = 0;
+          for (const ok of outcomes.slice(1)) {
+            run_ = ok === expected ? 0 : run_ + 1;
+            if (run_ >= (expected ? fall : rise)) {
+              expected = ok;
+              run_ = 0;
+            }
           }
-        }
-        expect(steps.at(-1)?.state.status).toBe(expected ? 'passing' : 'failing');
-        // A change is reported exactly when the status differs from the previous step's.
-        steps.forEach((s, i) => {
-          const before = i === 0 ? 'unknown' : steps[i - 1]?.state.status;
-          expect(s.changed !== undefined).toBe(s.state.status !== before);
-        });
-      },
-    ));
+          expect(steps.at(-1)?.state.status).toBe(expected ? 'passing' : 'failing');
+          // A change is reported exactly when the status differs from the previous step's.
+          steps.forEach((s, i) => {
+            const before = i === 0 ? 'unknown' : steps[i - 1]?.state.status;
+            expect(s.changed !== undefined).toBe(s.state.status !== before);
+          });
+        },
+      ),
+    );
   });
 });

@@ -33,7 +33,11 @@ const onlyAs = (who: RunAs) => ['/bin/sh', '-c', `test "$(id -u)" = ${who.uid} &
 
 describe('parsePasswdEntry', () => {
   it('takes the name, uid and primary gid', () => {
-    expect(parsePasswdEntry('mlb-check:x:998:997:mlb health checks:/nonexistent:/usr/sbin/nologin\n')).toEqual({ user: 'mlb-check', uid: 998, gid: 997 });
+    expect(parsePasswdEntry('mlb-check:x:998:997:mlb health checks:/nonexistent:/usr/sbin/nologin\n')).toEqual({
+      user: 'mlb-check',
+      uid: 998,
+      gid: 997,
+    });
   });
 
   it('refuses what is not a usable passwd line', () => {
@@ -52,7 +56,8 @@ describe('resolveRunAs', () => {
 
   it('names the flag and the user that does not exist', async () => {
     await expect(resolveRunAs('mlb-no-such-user')).rejects.toMatchObject({
-      code: 'healthCheckUserUnknown', message: '--health-check-user mlb-no-such-user: no such user (getent passwd mlb-no-such-user found none)',
+      code: 'healthCheckUserUnknown',
+      message: '--health-check-user mlb-no-such-user: no such user (getent passwd mlb-no-such-user found none)',
     });
   });
 });
@@ -69,11 +74,27 @@ describe.skipIf(!isRoot)(`exec: checks as another user${isRoot ? '' : ' (skipped
     const who = expected();
     const config = join(dir, 'mlb.yaml');
     const check = `exec:${onlyAs(who).slice(0, 2).join(' ')} '${onlyAs(who)[2]}'`;
-    writeFileSync(config, readFileSync(join(REPO_ROOT, 'examples/plain-host.yaml'), 'utf8')
-      .replace('mlb.io/health-check: http://127.0.0.1:8080/healthz', `mlb.io/health-check: ${JSON.stringify(check)}`));
+    writeFileSync(
+      config,
+      readFileSync(join(REPO_ROOT, 'examples/plain-host.yaml'), 'utf8').replace(
+        'mlb.io/health-check: http://127.0.0.1:8080/healthz',
+        `mlb.io/health-check: ${JSON.stringify(check)}`,
+      ),
+    );
     const d = startDaemon([
-      '--config', config, '--node-name', 'node-a', '--gossip-bind', `127.0.0.1:${await freeLoopbackPort()}`, '--state-dir', join(dir, 'state'),
-      '--control-socket', join(dir, 'mlb.sock'), '--no-announce', '--health-check-user', USER,
+      '--config',
+      config,
+      '--node-name',
+      'node-a',
+      '--gossip-bind',
+      `127.0.0.1:${await freeLoopbackPort()}`,
+      '--state-dir',
+      join(dir, 'state'),
+      '--control-socket',
+      join(dir, 'mlb.sock'),
+      '--no-announce',
+      '--health-check-user',
+      USER,
     ]);
     running.push(d);
     const user = await d.waitFor((l) => l.event === 'healthCheckUser');
@@ -94,9 +115,31 @@ describe.skipIf(!isRoot)(`exec: checks as another user${isRoot ? '' : ' (skipped
     // What the systemd unit's bounding set does, without systemd.
     const run = (() => {
       try {
-        return { status: 0, stderr: execFileSync('setpriv', ['--bounding-set=-setuid,-setgid', '--inh-caps=-all', process.execPath, MLB_BUNDLE, 'daemon',
-          '--config', 'examples/plain-host.yaml', '--gossip-bind', `127.0.0.1:${port}`, '--state-dir', join(dir, 'capless'),
-          '--control-socket', join(dir, 'capless.sock'), '--no-announce', '--health-check-user', USER], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], timeout: 15_000 }) };
+        return {
+          status: 0,
+          stderr: execFileSync(
+            'setpriv',
+            [
+              '--bounding-set=-setuid,-setgid',
+              '--inh-caps=-all',
+              process.execPath,
+              MLB_BUNDLE,
+              'daemon',
+              '--config',
+              'examples/plain-host.yaml',
+              '--gossip-bind',
+              `127.0.0.1:${port}`,
+              '--state-dir',
+              join(dir, 'capless'),
+              '--control-socket',
+              join(dir, 'capless.sock'),
+              '--no-announce',
+              '--health-check-user',
+              USER,
+            ],
+            { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], timeout: 15_000 },
+          ),
+        };
       } catch (error) {
         return error as { status: number; stderr: string };
       }

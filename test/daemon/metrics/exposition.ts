@@ -41,7 +41,9 @@ export function parseExposition(text: string): Exposition {
     const s = SAMPLE_LINE.exec(line);
     if (!s) throw new Error(`line ${i + 1} is not Prometheus text format: ${line}`);
     const name = s[1]!;
-    const family = type.has(name) ? name : HISTOGRAM_SUFFIXES.map((x) => name.endsWith(x) ? name.slice(0, -x.length) : '').find((f) => type.get(f) === 'histogram');
+    const family = type.has(name)
+      ? name
+      : HISTOGRAM_SUFFIXES.map((x) => (name.endsWith(x) ? name.slice(0, -x.length) : '')).find((f) => type.get(f) === 'histogram');
     if (!family) throw new Error(`line ${i + 1}: sample of ${name} before its # TYPE`);
     samples.push({ name, labels: parseLabels(s[2] ?? '', i + 1), value: parseValue(s[3]!, i + 1) });
   }

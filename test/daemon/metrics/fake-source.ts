@@ -10,8 +10,13 @@ type Service = ControlSnapshot['services'][number];
 
 export function service(fields: Partial<Service> & Pick<Service, 'service' | 'ips'>): Service {
   return {
-    protocol: 'layer2', owner: null, announcing: [], since: null,
-    health: { checked: false, passing: [], failing: [] }, allocation: { status: 'ok' }, candidates: [],
+    protocol: 'layer2',
+    owner: null,
+    announcing: [],
+    since: null,
+    health: { checked: false, passing: [], failing: [] },
+    allocation: { status: 'ok' },
+    candidates: [],
     ...fields,
   };
 }
@@ -26,7 +31,13 @@ function emptySnapshot(): ControlSnapshot {
     apiVersion: CONTROL_API_VERSION,
     generatedAt: '2024-05-01T10:00:00.000Z',
     node: {
-      name: 'node-a', version: '1.2.3', startedAt: '2024-05-01T09:00:00.000Z', draining: false, warmingUp: false, warmUpUntil: null, leaving: false,
+      name: 'node-a',
+      version: '1.2.3',
+      startedAt: '2024-05-01T09:00:00.000Z',
+      draining: false,
+      warmingUp: false,
+      warmUpUntil: null,
+      leaving: false,
       gossip: { bind: '127.0.0.1:7946', profile: 'fast', encrypted: false, healthScore: 0 },
     },
     config: { file: '/etc/mlb/mlb.yaml', state: 'ok', loadedAt: '2024-05-01T09:00:01.500Z', errors: [] },

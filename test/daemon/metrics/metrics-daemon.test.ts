@@ -35,7 +35,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => healthServer.listen(0, '127.0.0.1', resolve));
   const port = (healthServer.address() as AddressInfo).port;
   config = join(dir, 'mlb.yaml');
-  writeFileSync(config, readFileSync('examples/plain-host.yaml', 'utf8').replace('http://127.0.0.1:8080/healthz', `http://127.0.0.1:${port}/healthz`));
+  writeFileSync(
+    config,
+    readFileSync('examples/plain-host.yaml', 'utf8').replace('http://127.0.0.1:8080/healthz', `http://127.0.0.1:${port}/healthz`),
+  );
 });
 afterAll(() => new Promise<void>((resolve) => healthServer.close(() => resolve())));
 
@@ -61,8 +64,20 @@ async function daemonWithMetrics(name: string, extra: string[] = [], configFile 
   // A fresh state directory each time: a node restarting on its old one would warm up and hold nothing.
   const run = `${name}-${++runs}`;
   const daemon = startDaemon([
-    '--config', configFile, '--node-name', name, '--gossip-bind', `127.0.0.1:${gossipPort}`, '--state-dir', join(dir, run),
-    '--control-socket', join(dir, `${run}.sock`), '--no-announce', '--metrics-bind', `127.0.0.1:${metricsPort}`, ...extra,
+    '--config',
+    configFile,
+    '--node-name',
+    name,
+    '--gossip-bind',
+    `127.0.0.1:${gossipPort}`,
+    '--state-dir',
+    join(dir, run),
+    '--control-socket',
+    join(dir, `${run}.sock`),
+    '--no-announce',
+    '--metrics-bind',
+    `127.0.0.1:${metricsPort}`,
+    ...extra,
   ]);
   running.push(daemon);
   await daemon.waitFor((l) => l.event === 'metricsListening');
@@ -85,13 +100,20 @@ async function scrapeUntil(url: string, ok: (expo: Exposition) => boolean, what:
   }
 }
 
-const announcedServices = (expo: Exposition) => samplesOf(expo, 'metallb_speaker_announced').map((s) => s.labels.service).sort();
+const announcedServices = (expo: Exposition) =>
+  samplesOf(expo, 'metallb_speaker_announced')
+    .map((s) => s.labels.service)
+    .sort();
 
 describe('mlb daemon --metrics-bind', () => {
   it('shows what a lone node announces, and its health check failing and coming back', async () => {
     const a = await daemonWithMetrics('node-a');
     const expo = await scrapeUntil(a.url, (e) => announcedServices(e).length === 4, 'every service announced by node-a');
-    expect(samplesOf(expo, 'metallb_speaker_announced').map((s) => s.labels).sort((x, y) => x.service!.localeCompare(y.service!))).toEqual([
+    expect(
+      samplesOf(expo, 'metallb_speaker_announced')
+        .map((s) => s.labels)
+        .sort((x, y) => x.service!.localeCompare(y.service!)),
+    ).toEqual([
       { service: 'demo/api-v6', protocol: 'layer2', node: 'node-a', ip: 'fd00:10::200' },
       { service: 'demo/dns-tcp', protocol: 'layer2', node: 'node-a', ip: '192.168.10.210' },
       { service: 'demo/dns-udp', protocol: 'layer2', node: 'node-a', ip: '192.168.10.210' },
@@ -104,7 +126,11 @@ describe('mlb daemon --metrics-bind', () => {
 
     healthy = false;
     try {
-      const failing = await scrapeUntil(a.url, (e) => valueOf(e, 'mlb_service_announcing_nodes', { service: 'demo/web', protocol: 'layer2' }) === 0, 'demo/web without a holder');
+      const failing = await scrapeUntil(
+        a.url,
+        (e) => valueOf(e, 'mlb_service_announcing_nodes', { service: 'demo/web', protocol: 'layer2' }) === 0,
+        'demo/web without a holder',
+      );
       expect(valueOf(failing, 'mlb_health_check_passing', { service: 'demo/web' })).toBe(0);
       expect(announcedServices(failing)).not.toContain('demo/web');
       expect(valueOf(failing, 'mlb_owner_changes_total', { service: 'demo/web', protocol: 'layer2' })).toBe(1);
@@ -154,7 +180,7 @@ describe('mlb daemon --metrics-bind', () => {
     expect(valueOf(back, 'mlb_owner_change_unheld_seconds_sum', { protocol: 'layer2' })).toBeCloseTo(eventSeconds, 6);
   });
 
-  it('counts pool use, gossip traffic and drops from the speaker\'s counters', async () => {
+  it("counts pool use, gossip traffic and drops from the speaker's counters", async () => {
     const a = await daemonWithMetrics('node-a');
     const expo = await scrapeUntil(a.url, (e) => announcedServices(e).length === 4, 'every service announced by node-a');
     // examples/plain-host.yaml: lan is 192.168.10.200-220 (web took .200, dns-tcp and dns-udp share .210), lan-v6 a /124.
@@ -193,8 +219,20 @@ describe('mlb daemon --metrics-bind', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const port = (taken.address() as AddressInfo).port;
     try {
-      const run = runMlb(['daemon', '--config', config, '--gossip-bind', `127.0.0.1:${await freePort()}`, '--state-dir', join(dir, 'taken'),
-        '--control-socket', join(dir, 'taken.sock'), '--no-announce', '--metrics-bind', `127.0.0.1:${port}`]);
+      const run = runMlb([
+        'daemon',
+        '--config',
+        config,
+        '--gossip-bind',
+        `127.0.0.1:${await freePort()}`,
+        '--state-dir',
+        join(dir, 'taken'),
+        '--control-socket',
+        join(dir, 'taken.sock'),
+        '--no-announce',
+        '--metrics-bind',
+        `127.0.0.1:${port}`,
+      ]);
       expect(run.status).toBe(1);
       expect(run.stderr).toContain(`cannot serve metrics on 127.0.0.1:${port}`);
       expect(run.stdout).not.toContain('gossipStarted');

@@ -44,22 +44,43 @@ describe('MetalLB metrics', () => {
         service({ service: 'demo/routed', ips: ['10.9.0.1', 'fd00:9::1'], protocol: 'bgp', announcing: ['node-a', 'node-b'] }),
         service({ service: 'demo/elsewhere', ips: ['10.9.0.2'], protocol: 'bgp', announcing: ['node-b'] }),
       ],
-      local: { announced: [{ ip: '192.168.1.240', interfaces: ['eth0'] }, { ip: '192.168.1.241', interfaces: ['eth0'] }], bound: [] },
+      local: {
+        announced: [
+          { ip: '192.168.1.240', interfaces: ['eth0'] },
+          { ip: '192.168.1.241', interfaces: ['eth0'] },
+        ],
+        bound: [],
+      },
     };
     const r = registryOf(source);
     const expo = await scrape(r);
     expect(expo.type.get('metallb_speaker_announced')).toBe('gauge');
     expect(samplesOf(expo, 'metallb_speaker_announced')).toEqual([
-      { name: 'metallb_speaker_announced', labels: { service: 'demo/web', protocol: 'layer2', node: 'node-a', ip: '192.168.1.240' }, value: 1 },
-      { name: 'metallb_speaker_announced', labels: { service: 'demo/dns-tcp', protocol: 'layer2', node: 'node-a', ip: '192.168.1.241' }, value: 1 },
-      { name: 'metallb_speaker_announced', labels: { service: 'demo/dns-udp', protocol: 'layer2', node: 'node-a', ip: '192.168.1.241' }, value: 1 },
+      {
+        name: 'metallb_speaker_announced',
+        labels: { service: 'demo/web', protocol: 'layer2', node: 'node-a', ip: '192.168.1.240' },
+        value: 1,
+      },
+      {
+        name: 'metallb_speaker_announced',
+        labels: { service: 'demo/dns-tcp', protocol: 'layer2', node: 'node-a', ip: '192.168.1.241' },
+        value: 1,
+      },
+      {
+        name: 'metallb_speaker_announced',
+        labels: { service: 'demo/dns-udp', protocol: 'layer2', node: 'node-a', ip: '192.168.1.241' },
+        value: 1,
+      },
       { name: 'metallb_speaker_announced', labels: { service: 'demo/routed', protocol: 'bgp', node: 'node-a', ip: '10.9.0.1' }, value: 1 },
       { name: 'metallb_speaker_announced', labels: { service: 'demo/routed', protocol: 'bgp', node: 'node-a', ip: 'fd00:9::1' }, value: 1 },
     ]);
 
     source.current = { ...source.current, local: { announced: [{ ip: '192.168.1.241', interfaces: ['eth0'] }], bound: [] } };
     const after = await scrape(r);
-    expect(samplesOf(after, 'metallb_speaker_announced', { protocol: 'layer2' }).map((s) => s.labels.service)).toEqual(['demo/dns-tcp', 'demo/dns-udp']);
+    expect(samplesOf(after, 'metallb_speaker_announced', { protocol: 'layer2' }).map((s) => s.labels.service)).toEqual([
+      'demo/dns-tcp',
+      'demo/dns-udp',
+    ]);
   });
 
   it('the layer2 counters per IP, as the L2 announcer counts them', async () => {
@@ -128,21 +149,38 @@ describe('MetalLB metrics', () => {
 });
 
 describe('mlb metrics', () => {
-  it('members by state (every state present), announcing nodes per service, this node\'s health verdicts', async () => {
+  it("members by state (every state present), announcing nodes per service, this node's health verdicts", async () => {
     const source = new FakeSource();
     source.current = {
       ...source.current,
       members: [member('node-a', 'alive'), member('node-b', 'alive'), member('node-c', 'suspect'), member('node-d', 'dead')],
       services: [
-        service({ service: 'demo/web', ips: ['192.168.1.240'], owner: 'node-b', announcing: ['node-b'], health: { checked: true, passing: ['node-a', 'node-b'], failing: [] } }),
+        service({
+          service: 'demo/web',
+          ips: ['192.168.1.240'],
+          owner: 'node-b',
+          announcing: ['node-b'],
+          health: { checked: true, passing: ['node-a', 'node-b'], failing: [] },
+        }),
         service({ service: 'demo/api', ips: ['192.168.1.243'], health: { checked: true, passing: ['node-b'], failing: ['node-a'] } }),
-        service({ service: 'demo/new', ips: ['192.168.1.244'], owner: 'node-b', announcing: ['node-b'], health: { checked: true, passing: ['node-b'], failing: [] } }),
+        service({
+          service: 'demo/new',
+          ips: ['192.168.1.244'],
+          owner: 'node-b',
+          announcing: ['node-b'],
+          health: { checked: true, passing: ['node-b'], failing: [] },
+        }),
         service({ service: 'demo/nobody', ips: [], allocation: { status: 'failed', message: 'no available IPs' } }),
         service({ service: 'demo/routed', ips: ['10.9.0.1'], protocol: 'bgp', announcing: ['node-a', 'node-b'] }),
       ],
     };
     const expo = await scrape(registryOf(source));
-    expect(samplesOf(expo, 'mlb_gossip_members').map((s) => [s.labels.state, s.value])).toEqual([['alive', 2], ['suspect', 1], ['dead', 1], ['left', 0]]);
+    expect(samplesOf(expo, 'mlb_gossip_members').map((s) => [s.labels.state, s.value])).toEqual([
+      ['alive', 2],
+      ['suspect', 1],
+      ['dead', 1],
+      ['left', 0],
+    ]);
     expect(valueOf(expo, 'mlb_service_announcing_nodes', { service: 'demo/web', protocol: 'layer2' })).toBe(1);
     expect(valueOf(expo, 'mlb_service_announcing_nodes', { service: 'demo/api', protocol: 'layer2' })).toBe(0);
     expect(valueOf(expo, 'mlb_service_announcing_nodes', { service: 'demo/nobody', protocol: 'layer2' })).toBe(0);
@@ -166,7 +204,17 @@ describe('mlb metrics', () => {
     const source = new FakeSource();
     source.current = {
       ...source.current,
-      conflicts: [{ ip: '192.168.1.240', mac: '02:00:00:00:00:99', node: null, interface: 'eth0', firstSeen: 'x', lastSeen: 'y', observedBy: 'node-a' }],
+      conflicts: [
+        {
+          ip: '192.168.1.240',
+          mac: '02:00:00:00:00:99',
+          node: null,
+          interface: 'eth0',
+          firstSeen: 'x',
+          lastSeen: 'y',
+          observedBy: 'node-a',
+        },
+      ],
     };
     source.counters = {
       gossip,
@@ -181,7 +229,10 @@ describe('mlb metrics', () => {
     expect(valueOf(expo, 'mlb_self_check_expected_answers_total')).toBe(4);
     expect(valueOf(expo, 'mlb_self_check_probes_total', { result: 'sent' })).toBe(12);
     expect(valueOf(expo, 'mlb_self_check_probes_total', { result: 'failed' })).toBe(1);
-    expect(samplesOf(expo, 'mlb_gossip_drops_total').map((s) => [s.labels.reason, s.value])).toEqual([['badMsgpack', 1], ['decryptFailed', 2]]);
+    expect(samplesOf(expo, 'mlb_gossip_drops_total').map((s) => [s.labels.reason, s.value])).toEqual([
+      ['badMsgpack', 1],
+      ['decryptFailed', 2],
+    ]);
     expect(valueOf(expo, 'mlb_gossip_packets_total', { direction: 'received' })).toBe(40);
     expect(valueOf(expo, 'mlb_gossip_record_drops_total', { reason: 'badHealthReport' })).toBe(1);
     expect(valueOf(expo, 'mlb_layer2_drops_total', { reason: 'truncated' })).toBe(4);
@@ -194,7 +245,11 @@ describe('mlb metrics', () => {
     source.current = {
       ...source.current,
       configAgreement: {
-        digest: '0011223344556677', services: 3, awaiting: [], silent: [], withheld: [],
+        digest: '0011223344556677',
+        services: 3,
+        awaiting: [],
+        silent: [],
+        withheld: [],
         divergent: [{ node: 'node-b', digest: '8899aabbccddeeff', services: 2, lacks: ['demo/web'], extra: 0, message: '' }],
         retained: [{ service: 'demo/db', definedBy: ['node-b'] }],
       },
@@ -209,8 +264,13 @@ describe('mlb metrics', () => {
     const source = new FakeSource();
     const expo = await scrape(registryOf(source));
     for (const name of [
-      'metallb_layer2_requests_received', 'metallb_allocator_addresses_total', 'mlb_layer2_send_failures_total',
-      'mlb_conflicts_detected_total', 'mlb_gossip_drops_total', 'mlb_gossip_packets_total', 'mlb_self_check_probes_total',
+      'metallb_layer2_requests_received',
+      'metallb_allocator_addresses_total',
+      'mlb_layer2_send_failures_total',
+      'mlb_conflicts_detected_total',
+      'mlb_gossip_drops_total',
+      'mlb_gossip_packets_total',
+      'mlb_self_check_probes_total',
     ]) {
       expect(samplesOf(expo, name), name).toEqual([]);
       expect(expo.type.has(name), `${name} is still declared`).toBe(true);
@@ -230,10 +290,16 @@ describe('mlb metrics', () => {
     for (const name of expo.type.keys()) expect(expo.help.get(name), name).toBeTruthy();
     // MetalLB's names, as its dashboards and alerts spell them.
     for (const name of [
-      'metallb_speaker_announced', 'metallb_layer2_requests_received', 'metallb_layer2_responses_sent', 'metallb_layer2_gratuitous_sent',
-      'metallb_allocator_addresses_total', 'metallb_allocator_addresses_in_use_total', 'metallb_k8s_client_config_loaded_bool',
+      'metallb_speaker_announced',
+      'metallb_layer2_requests_received',
+      'metallb_layer2_responses_sent',
+      'metallb_layer2_gratuitous_sent',
+      'metallb_allocator_addresses_total',
+      'metallb_allocator_addresses_in_use_total',
+      'metallb_k8s_client_config_loaded_bool',
       'metallb_k8s_client_config_stale_bool',
-    ]) expect(expo.type.has(name), name).toBe(true);
+    ])
+      expect(expo.type.has(name), name).toBe(true);
   });
 
   it('a failing daemon read fails the scrape instead of showing stale values', async () => {
@@ -244,7 +310,7 @@ describe('mlb metrics', () => {
   });
 });
 
-describe('owner changes, from the daemon\'s events', () => {
+describe("owner changes, from the daemon's events", () => {
   const change = (from: string[], to: string[], unheldMs: number | null) =>
     ({ type: 'ownerChanged', service: 'demo/web', protocol: 'layer2', ips: ['192.168.1.240'], from, to, unheldMs }) as const;
 

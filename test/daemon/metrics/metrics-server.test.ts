@@ -17,7 +17,10 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-async function start(source = new FakeSource(), ready?: () => boolean): Promise<{ server: MetricsServer; url: string; source: FakeSource }> {
+async function start(
+  source = new FakeSource(),
+  ready?: () => boolean,
+): Promise<{ server: MetricsServer; url: string; source: FakeSource }> {
   const server = await startMetricsServer({ bind: { host: '127.0.0.1', port: 0 }, source, logger: silent, ...(ready ? { ready } : {}) });
   servers.push(server);
   return { server, url: `http://${formatHostPort(server.address)}`, source };

@@ -7,33 +7,58 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  decideApply, decodeDrainRequest, encodeDrainRequest, MAX_DRAIN_DETAIL_BYTES, MAX_DRAIN_TIME_MS, MAX_DRAIN_REQUEST_TARGETS, mergeDrainRequest, nextSeq,
-  type DrainRequest, type DrainRequestTable,
+  decideApply,
+  decodeDrainRequest,
+  encodeDrainRequest,
+  MAX_DRAIN_DETAIL_BYTES,
+  MAX_DRAIN_TIME_MS,
+  MAX_DRAIN_REQUEST_TARGETS,
+  mergeDrainRequest,
+  nextSeq,
+  type DrainRequest,
+  type DrainRequestTable,
 } from '../../../src/daemon/remote-drain';
 import { decodeGossipRecords, encodeGossipRecords, GossipRecordKind } from '../../../src/daemon/gossip-records';
 
 const T0 = Date.parse('2026-12-01T09:00:00Z');
 const request = (over: Partial<DrainRequest> = {}): DrainRequest => ({
-  target: 'node-2', action: 'drain', requestedBy: 'node-1', seq: T0, at: T0, outcome: 'pending', ...over,
+  target: 'node-2',
+  action: 'drain',
+  requestedBy: 'node-1',
+  seq: T0,
+  at: T0,
+  outcome: 'pending',
+  ...over,
 });
 
 describe('drain request codec', () => {
   it('round-trips a pending request, an applied answer and a failure with its reason', () => {
-    for (const r of [request(), request({ action: 'undrain', outcome: 'applied' }), request({ outcome: 'failed', detail: 'cannot record the drain in /var/lib/mlb/drain.json (EROFS)' })]) {
+    for (const r of [
+      request(),
+      request({ action: 'undrain', outcome: 'applied' }),
+      request({ outcome: 'failed', detail: 'cannot record the drain in /var/lib/mlb/drain.json (EROFS)' }),
+    ]) {
       expect(decodeDrainRequest(encodeDrainRequest(r)!)).toEqual(r);
     }
   });
 
   it('round-trips any request within its limits', () => {
     const name = fc.string({ minLength: 1, maxLength: 60 });
-    fc.assert(fc.property(
-      name, name, fc.constantFrom('drain', 'undrain' as const), fc.constantFrom('pending', 'applied', 'failed' as const),
-      fc.nat({ max: Number.MAX_SAFE_INTEGER }), fc.nat({ max: MAX_DRAIN_TIME_MS }), fc.option(fc.string({ minLength: 1, maxLength: 50 }), { nil: undefined }),
-      (target, requestedBy, action, outcome, seq, at, detail) => {
-        const r: DrainRequest = { target, requestedBy, action, outcome, seq, at, ...(detail === undefined ? {} : { detail }) };
-        expect(decodeDrainRequest(encodeDrainRequest(r)!)).toEqual(r);
-      },
-    ));
+    fc.assert(
+      fc.property(
+        name,
+        name,
+        fc.constantFrom('drain', 'undrain' as const),
+        fc.constantFrom('pending', 'applied', 'failed' as const),
+        fc.nat({ max: Number.MAX_SAFE_INTEGER }),
+        fc.nat({ max: MAX_DRAIN_TIME_MS }),
+        fc.option(fc.string({ minLength: 1, maxLength: 50 }), { nil: undefined }),
+        (target, requestedBy, action, outcome, seq, at, detail) => {
+          const r: DrainRequest = { target, requestedBy, action, outcome, seq, at, ...(detail === undefined ? {} : { detail }) };
+          expect(decodeDrainRequest(encodeDrainRequest(r)!)).toEqual(r);
+        },
+      ),
+    );
   });
 
   it('travels as gossip record kind 5 beside the other records', () => {
@@ -43,7 +68,9 @@ describe('drain request codec', () => {
   });
 
   it('is bounded: the largest request fits one gossip packet, a long failure reason is cut on a character boundary', () => {
-    const longest = encodeDrainRequest(request({ target: 'n'.repeat(255), requestedBy: 'b'.repeat(255), outcome: 'failed', detail: 'é'.repeat(5000) }))!;
+    const longest = encodeDrainRequest(
+      request({ target: 'n'.repeat(255), requestedBy: 'b'.repeat(255), outcome: 'failed', detail: 'é'.repeat(5000) }),
+    )!;
     expect(longest.length).toBeLessThan(800);
     const detail = decodeDrainRequest(longest)?.detail ?? '';
     expect(Buffer.byteLength(detail)).toBeLessThanOrEqual(MAX_DRAIN_DETAIL_BYTES);
@@ -76,11 +103,13 @@ describe('drain request codec', () => {
   });
 
   it('never throws on arbitrary bytes', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 600 }), (bytes) => {
-      const withMagic = Uint8Array.from([0x6d, 0x6c, 0x62, 0x64, 1, ...bytes]);
-      expect(() => decodeDrainRequest(bytes)).not.toThrow();
-      expect(() => decodeDrainRequest(withMagic)).not.toThrow();
-    }));
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 600 }), (bytes) => {
+        const withMagic = Uint8Array.from([0x6d, 0x6c, 0x62, 0x64, 1, ...bytes]);
+        expect(() => decodeDrainRequest(bytes)).not.toThrow();
+        expect(() => decodeDrainRequest(withMagic)).not.toThrow();
+      }),
+    );
   });
 });
 
@@ -106,7 +135,7 @@ describe('which drain request counts', () => {
     expect(mergeDrainRequest(mergeDrainRequest(empty, three).table, one).table.get('node-2')).toEqual(three);
   });
 
-  it('the target\'s answer replaces the pending copy, and a late pending copy never undoes it', () => {
+  it("the target's answer replaces the pending copy, and a late pending copy never undoes it", () => {
     const pending = request();
     const applied = request({ outcome: 'applied' });
     const acked = mergeDrainRequest(mergeDrainRequest(empty, pending).table, applied);
@@ -118,7 +147,8 @@ describe('which drain request counts', () => {
 
   it('stays bounded: a full table evicts the target with the oldest request, and drops one older than all', () => {
     let table: DrainRequestTable = empty;
-    for (let i = 0; i < MAX_DRAIN_REQUEST_TARGETS; i++) table = mergeDrainRequest(table, request({ target: `invented-${i}`, seq: T0 + i })).table;
+    for (let i = 0; i < MAX_DRAIN_REQUEST_TARGETS; i++)
+      table = mergeDrainRequest(table, request({ target: `invented-${i}`, seq: T0 + i })).table;
     const older = mergeDrainRequest(table, request({ target: 'node-2', seq: T0 - 1 }));
     expect(older).toMatchObject({ changed: false, reason: 'tableFull' });
     const newer = mergeDrainRequest(table, request({ target: 'node-2', seq: T0 + 10_000 }));
@@ -141,7 +171,10 @@ describe('what the target applies', () => {
 
   it('not a replay of the request it applied, nor an older one', () => {
     expect(decideApply('node-2', request(), { requestedBy: 'node-1', seq: T0 }, true)).toEqual({ apply: false, reason: 'alreadyApplied' });
-    expect(decideApply('node-2', request({ seq: T0 - 1 }), { requestedBy: 'node-3', seq: T0 }, true)).toEqual({ apply: false, reason: 'alreadyApplied' });
+    expect(decideApply('node-2', request({ seq: T0 - 1 }), { requestedBy: 'node-3', seq: T0 }, true)).toEqual({
+      apply: false,
+      reason: 'alreadyApplied',
+    });
   });
 
   it('nothing heard in gossip without a key, since anyone could have sent it', () => {

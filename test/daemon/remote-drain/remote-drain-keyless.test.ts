@@ -25,13 +25,27 @@ describe('remote drain in a cluster without a gossip key', () => {
     const socket = join(dir, 'mlb.sock');
     writeFileSync(config, configText(['web']));
     const port = 25_000 + (process.pid % 20_000);
-    daemon = startDaemon(['--config', config, '--node-name', 'node-1', '--gossip-bind', `127.0.0.1:${port}`, '--state-dir', join(dir, 'state'), '--control-socket', socket, '--no-announce']);
+    daemon = startDaemon([
+      '--config',
+      config,
+      '--node-name',
+      'node-1',
+      '--gossip-bind',
+      `127.0.0.1:${port}`,
+      '--state-dir',
+      join(dir, 'state'),
+      '--control-socket',
+      socket,
+      '--no-announce',
+    ]);
     await daemon.waitFor((line) => line.event === 'controlListening');
 
     const refused = await runMlbAsync(['drain', 'node-2', '--socket', socket]);
     expect(refused.status).toBe(1);
     expect(refused.stdout).toBe('');
-    expect(refused.stderr).toBe('mlb: the daemon refused: remote drain needs the gossip key (--gossip-key-file): without one, gossip is not authenticated and anyone who reaches the gossip port could drain a node; drain on node-2 itself (mlb drain there)\n');
+    expect(refused.stderr).toBe(
+      'mlb: the daemon refused: remote drain needs the gossip key (--gossip-key-file): without one, gossip is not authenticated and anyone who reaches the gossip port could drain a node; drain on node-2 itself (mlb drain there)\n',
+    );
 
     const local = await runMlbAsync(['drain', '--socket', socket]);
     expect(local).toMatchObject({ status: 0, stdout: 'node-1 is draining: its IPs move to other nodes\n' });

@@ -21,7 +21,7 @@ const HOP_MS = 5;
 const quiet: Log = SILENT_LOG;
 
 describe('remote drain on virtual time', () => {
-  it('is stamped with the asking node\'s clock, recorded with the target\'s, and survives the target\'s crash', async () => {
+  it("is stamped with the asking node's clock, recorded with the target's, and survives the target's crash", async () => {
     const net = new VirtualNetwork({ seed: 1, startMs: SIMULATED_START });
     const disks = { 'node-1': new MemoryStateFiles('node-1'), 'node-2': new MemoryStateFiles('node-2') };
     const drains = new Map<Name, RemoteDrain>();
@@ -30,12 +30,19 @@ describe('remote drain on virtual time', () => {
       const rt = net.host(HOSTS[self]);
       const flags = await SpeakerFlags.load(disks[self].forProcess(rt.host), rt.now(), quiet, () => undefined, { runtime: rt });
       const drain = new RemoteDrain({
-        self, authenticated: true, flags, runtime: rt, logger: quiet, onDrainChanged: () => undefined,
+        self,
+        authenticated: true,
+        flags,
+        runtime: rt,
+        logger: quiet,
+        onDrainChanged: () => undefined,
         members: () => Object.keys(HOSTS).map((name) => ({ name, state: 'alive', mlb: true })),
         gossip: {
-          broadcast: (bytes) => void rt.after(HOP_MS, () => {
-            for (const [name, other] of drains) if (name !== self) for (const r of decodeGossipRecords(bytes) ?? []) other.receive(r.bytes);
-          }),
+          broadcast: (bytes) =>
+            void rt.after(HOP_MS, () => {
+              for (const [name, other] of drains)
+                if (name !== self) for (const r of decodeGossipRecords(bytes) ?? []) other.receive(r.bytes);
+            }),
           stateChanged: () => undefined,
         },
       });
@@ -54,13 +61,21 @@ describe('remote drain on virtual time', () => {
     expect(two.flags.isDrained).toBe(true);
     expect(one.drain.requests().get('node-2')).toMatchObject({ requestedBy: 'node-1', seq: askedAt, at: askedAt, outcome: 'applied' });
     expect(JSON.parse(disks['node-2'].peek(DRAIN_FILE)!)).toEqual({
-      drained: true, since: new Date(askedAt + HOP_MS).toISOString(), requestedBy: 'node-1', seq: askedAt,
+      drained: true,
+      since: new Date(askedAt + HOP_MS).toISOString(),
+      requestedBy: 'node-1',
+      seq: askedAt,
     });
 
     net.crash(HOSTS['node-2']);
     await net.advance(10_000);
     const restarted = await boot('node-2');
     expect(restarted.flags.isDrained).toBe(true);
-    expect(restarted.drain.requests().get('node-2')).toMatchObject({ action: 'drain', requestedBy: 'node-1', seq: askedAt, outcome: 'applied' });
+    expect(restarted.drain.requests().get('node-2')).toMatchObject({
+      action: 'drain',
+      requestedBy: 'node-1',
+      seq: askedAt,
+      outcome: 'applied',
+    });
   });
 });

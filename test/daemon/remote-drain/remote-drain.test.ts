@@ -45,14 +45,18 @@ function cluster(options: { keyed?: boolean; now?: number } = {}): Map<string, N
     const changes: Node['changes'] = [];
     const log = (level: string) => (fields: object, msg: string) => logs.push({ level, fields: fields as Record<string, unknown>, msg });
     const drain = new RemoteDrain({
-      self, authenticated: options.keyed ?? true, flags, runtime: { now: () => clock++ },
+      self,
+      authenticated: options.keyed ?? true,
+      flags,
+      runtime: { now: () => clock++ },
       gossip: {
-        broadcast: (bytes) => queueMicrotask(() => {
-          for (const [name, other] of nodes) {
-            if (name === self) continue;
-            for (const record of decodeGossipRecords(bytes) ?? []) other.drain.receive(record.bytes);
-          }
-        }),
+        broadcast: (bytes) =>
+          queueMicrotask(() => {
+            for (const [name, other] of nodes) {
+              if (name === self) continue;
+              for (const record of decodeGossipRecords(bytes) ?? []) other.drain.receive(record.bytes);
+            }
+          }),
         stateChanged: () => undefined,
       },
       members: () => NODES.map((name) => ({ name, state: 'alive', mlb: true })),
@@ -75,13 +79,24 @@ describe('mlb drain NODE between daemons', () => {
   it('node-1 asks node-2: node-2 records the drain with who asked, and every node sees it applied', async () => {
     const c = cluster();
     const answer = await node(c, 'node-1').drain.ask('drain', 'node-2');
-    expect(answer).toMatchObject({ changed: true, message: 'asked node-2 to drain', request: { target: 'node-2', action: 'drain', requestedBy: 'node-1' } });
+    expect(answer).toMatchObject({
+      changed: true,
+      message: 'asked node-2 to drain',
+      request: { target: 'node-2', action: 'drain', requestedBy: 'node-1' },
+    });
     await settle();
     const two = node(c, 'node-2');
-    expect(two.flags.writes).toEqual([{ drained: true, asker: expect.objectContaining({ requestedBy: 'node-1', seq: answer.request!.seq }) }]);
+    expect(two.flags.writes).toEqual([
+      { drained: true, asker: expect.objectContaining({ requestedBy: 'node-1', seq: answer.request!.seq }) },
+    ]);
     expect(two.changes).toEqual([[true, 'node-1']]);
     for (const name of NODES) {
-      expect(node(c, name).drain.requests().get('node-2'), name).toMatchObject({ action: 'drain', requestedBy: 'node-1', outcome: 'applied', seq: answer.request!.seq });
+      expect(node(c, name).drain.requests().get('node-2'), name).toMatchObject({
+        action: 'drain',
+        requestedBy: 'node-1',
+        outcome: 'applied',
+        seq: answer.request!.seq,
+      });
     }
   });
 
@@ -89,12 +104,22 @@ describe('mlb drain NODE between daemons', () => {
     const c = cluster();
     const drain = await node(c, 'node-1').drain.ask('drain', 'node-2');
     await settle();
-    const oldBytes = encodeDrainRequest({ target: 'node-2', action: 'drain', requestedBy: 'node-1', seq: drain.request!.seq, at: 0, outcome: 'pending' })!;
+    const oldBytes = encodeDrainRequest({
+      target: 'node-2',
+      action: 'drain',
+      requestedBy: 'node-1',
+      seq: drain.request!.seq,
+      at: 0,
+      outcome: 'pending',
+    })!;
     await node(c, 'node-3').drain.ask('undrain', 'node-2');
     await settle();
     const two = node(c, 'node-2');
     expect(two.flags.isDrained).toBe(false);
-    expect(two.changes).toEqual([[true, 'node-1'], [false, 'node-3']]);
+    expect(two.changes).toEqual([
+      [true, 'node-1'],
+      [false, 'node-3'],
+    ]);
     // The old request heard again (a node back from a partition relays it): ignored.
     expect(two.drain.receive(oldBytes)).toBe(false);
     await settle();
@@ -108,13 +133,20 @@ describe('mlb drain NODE between daemons', () => {
     two.flags.isDrained = true;
     two.flags.appliedRequest = { requestedBy: 'node-1', seq: 5_000 };
     const restarted = new RemoteDrain({
-      self: 'node-2', authenticated: true, flags: two.flags, gossip: { broadcast: () => undefined, stateChanged: () => undefined },
-      members: () => [], onDrainChanged: () => undefined, logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      self: 'node-2',
+      authenticated: true,
+      flags: two.flags,
+      gossip: { broadcast: () => undefined, stateChanged: () => undefined },
+      members: () => [],
+      onDrainChanged: () => undefined,
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
     });
     // It tells the others what it applied, and the same request heard back is no news.
     expect(restarted.requests().get('node-2')).toMatchObject({ action: 'drain', requestedBy: 'node-1', seq: 5_000, outcome: 'applied' });
     expect(restarted.records().map((r) => r.kind)).toEqual([GossipRecordKind.drainRequest]);
-    restarted.receive(encodeDrainRequest({ target: 'node-2', action: 'drain', requestedBy: 'node-1', seq: 5_000, at: 0, outcome: 'pending' })!);
+    restarted.receive(
+      encodeDrainRequest({ target: 'node-2', action: 'drain', requestedBy: 'node-1', seq: 5_000, at: 0, outcome: 'pending' })!,
+    );
     await settle();
     expect(two.flags.writes).toEqual([]);
   });
@@ -131,11 +163,16 @@ describe('mlb drain NODE between daemons', () => {
   it('an unknown name is refused with the closest member, a MetalLB speaker as having no drain', async () => {
     const c = cluster();
     await expect(node(c, 'node-1').drain.ask('drain', 'node-22')).rejects.toMatchObject({
-      code: 'unknownNode', message: 'no member named "node-22" (did you mean "node-2"?); the members are node-1, node-2, node-3',
+      code: 'unknownNode',
+      message: 'no member named "node-22" (did you mean "node-2"?); the members are node-1, node-2, node-3',
     });
     const plain = new RemoteDrain({
-      self: 'node-1', authenticated: true, flags: new FakeFlags(), gossip: { broadcast: () => undefined, stateChanged: () => undefined },
-      members: () => [{ name: 'speaker-x', state: 'alive', mlb: false }], onDrainChanged: () => undefined,
+      self: 'node-1',
+      authenticated: true,
+      flags: new FakeFlags(),
+      gossip: { broadcast: () => undefined, stateChanged: () => undefined },
+      members: () => [{ name: 'speaker-x', state: 'alive', mlb: false }],
+      onDrainChanged: () => undefined,
       logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
     });
     await expect(plain.ask('drain', 'speaker-x')).rejects.toMatchObject({ code: 'notMlbNode' });
@@ -144,7 +181,8 @@ describe('mlb drain NODE between daemons', () => {
   it('without a gossip key: asking another node is refused, a request heard in gossip is ignored and counted', async () => {
     const c = cluster({ keyed: false });
     await expect(node(c, 'node-1').drain.ask('drain', 'node-2')).rejects.toMatchObject({
-      code: 'remoteDrainNeedsKey', message: expect.stringMatching(/^remote drain needs the gossip key \(--gossip-key-file\).*drain on node-2 itself/),
+      code: 'remoteDrainNeedsKey',
+      message: expect.stringMatching(/^remote drain needs the gossip key \(--gossip-key-file\).*drain on node-2 itself/),
     });
     const two = node(c, 'node-2');
     const when = Date.parse('2026-12-01T09:00:10Z');
@@ -169,7 +207,14 @@ describe('mlb drain NODE between daemons', () => {
   it('drops a request stamped days ahead (a wrong clock), so it cannot drag every later request past it', async () => {
     const c = cluster();
     const two = node(c, 'node-2');
-    const ahead: DrainRequest = { target: 'node-2', action: 'drain', requestedBy: 'node-3', seq: Number.MAX_SAFE_INTEGER, at: 0, outcome: 'pending' };
+    const ahead: DrainRequest = {
+      target: 'node-2',
+      action: 'drain',
+      requestedBy: 'node-3',
+      seq: Number.MAX_SAFE_INTEGER,
+      at: 0,
+      outcome: 'pending',
+    };
     expect(two.drain.receive(encodeDrainRequest(ahead)!)).toBe(false);
     await settle();
     expect(two.flags.writes).toEqual([]);

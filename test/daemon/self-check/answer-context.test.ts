@@ -14,7 +14,13 @@ const T0 = Date.parse('2026-10-04T08:00:00Z');
 
 function member(name: string, mac: string, state: Member['state'] = 'alive'): Member {
   return {
-    name, addr: Uint8Array.of(192, 0, 2, 1), port: 7946, incarnation: 1, state, stateChange: T0, vsn: new Uint8Array(6),
+    name,
+    addr: Uint8Array.of(192, 0, 2, 1),
+    port: 7946,
+    incarnation: 1,
+    state,
+    stateChange: T0,
+    vsn: new Uint8Array(6),
     meta: encodeNodeMeta({ labels: {}, conditions: [], draining: false, warmingUp: false, macs: [mac] }),
   };
 }

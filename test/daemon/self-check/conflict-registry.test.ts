@@ -36,8 +36,15 @@ describe('conflict registry', () => {
     expect(again.isNew).toBe(false);
     expect(listConflicts(again.registry, () => undefined)).toEqual([
       {
-        ip: '10.213.0.100', mac: '02:13:00:00:00:02', node: null, interface: 'eth1', evidence: 'arpAnnouncement', reason: 'notMember',
-        firstSeen: '2026-10-04T08:00:00.000Z', lastSeen: '2026-10-04T08:00:05.000Z', sightings: 2,
+        ip: '10.213.0.100',
+        mac: '02:13:00:00:00:02',
+        node: null,
+        interface: 'eth1',
+        evidence: 'arpAnnouncement',
+        reason: 'notMember',
+        firstSeen: '2026-10-04T08:00:00.000Z',
+        lastSeen: '2026-10-04T08:00:05.000Z',
+        sightings: 2,
       },
     ]);
   });
@@ -94,7 +101,9 @@ describe('conflict registry caps', () => {
   it('keeps the first MACs of an IP and the latest ones, folding the rest into exact counts', () => {
     let r = EMPTY_CONFLICT_REGISTRY;
     for (let i = 0; i < 100; i++) r = sight(r, { at: T0 + i, mac: mac(i) }).registry;
-    const macs = listConflicts(r, () => undefined).map((c) => c.mac).sort();
+    const macs = listConflicts(r, () => undefined)
+      .map((c) => c.mac)
+      .sort();
     const expected = [0, 1, 2, 3, 96, 97, 98, 99].slice(0, PER_IP).map(mac);
     expect(macs).toEqual(expected.sort());
     expect(r.unlisted.get('10.213.0.100')).toMatchObject({ macs: 100 - PER_IP, sightings: 100 - PER_IP });

@@ -24,7 +24,10 @@ import type { Conflict } from '../../../src/daemon/self-check/conflict-registry'
 
 const T0 = Date.parse('2026-10-04T08:00:00Z');
 const report = (over: Partial<ConflictReport> = {}): ConflictReport => ({
-  node: 'node-a', epoch: T0 - 60_000, seq: 1, active: 2,
+  node: 'node-a',
+  epoch: T0 - 60_000,
+  seq: 1,
+  active: 2,
   conflicts: [
     { ip: '10.213.0.210', mac: '02:13:00:00:00:05', firstSeen: T0, lastSeen: T0 + 3000 },
     { ip: 'fd00:213::210', mac: '02:13:00:00:00:05', firstSeen: T0 + 1, lastSeen: T0 + 2000 },
@@ -38,22 +41,33 @@ describe('conflict report codec', () => {
   });
 
   it('round-trips any report within its limits', () => {
-    const mac = fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 6, maxLength: 6 }).map((b) => b.map((x) => x.toString(16).padStart(2, '0')).join(':'));
+    const mac = fc
+      .array(fc.integer({ min: 0, max: 255 }), { minLength: 6, maxLength: 6 })
+      .map((b) => b.map((x) => x.toString(16).padStart(2, '0')).join(':'));
     const ipv4 = fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 4, maxLength: 4 }).map((b) => b.join('.'));
     const time = fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER });
-    fc.assert(fc.property(
-      fc.string({ minLength: 1, maxLength: 60 }).filter((s) => new TextEncoder().encode(s).length <= 255),
-      time, time, fc.integer({ min: 0, max: 0xffff }),
-      fc.array(fc.record({ ip: ipv4, mac, firstSeen: time, lastSeen: time }), { maxLength: CONFLICT_REPORT_MAX_ENTRIES }),
-      (node, epoch, seq, extra, conflicts) => {
-        const r: ConflictReport = { node, epoch, seq, active: conflicts.length + extra, conflicts };
-        expect(decodeConflictReport(encodeConflictReport(r))).toEqual(r);
-      },
-    ));
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 60 }).filter((s) => new TextEncoder().encode(s).length <= 255),
+        time,
+        time,
+        fc.integer({ min: 0, max: 0xffff }),
+        fc.array(fc.record({ ip: ipv4, mac, firstSeen: time, lastSeen: time }), { maxLength: CONFLICT_REPORT_MAX_ENTRIES }),
+        (node, epoch, seq, extra, conflicts) => {
+          const r: ConflictReport = { node, epoch, seq, active: conflicts.length + extra, conflicts };
+          expect(decodeConflictReport(encodeConflictReport(r))).toEqual(r);
+        },
+      ),
+    );
   });
 
   it('lists at most CONFLICT_REPORT_MAX_ENTRIES, fits one gossip packet, and keeps the exact active count', () => {
-    const many = Array.from({ length: 100 }, (_, i) => ({ ip: `fd00:213::${i + 1}`, mac: '02:13:00:00:00:05', firstSeen: T0, lastSeen: T0 }));
+    const many = Array.from({ length: 100 }, (_, i) => ({
+      ip: `fd00:213::${i + 1}`,
+      mac: '02:13:00:00:00:05',
+      firstSeen: T0,
+      lastSeen: T0,
+    }));
     const bytes = encodeConflictReport(report({ node: 'n'.repeat(255), active: 100, conflicts: many }));
     expect(bytes.length).toBeLessThan(1000);
     const decoded = decodeConflictReport(bytes);
@@ -71,9 +85,11 @@ describe('conflict report codec', () => {
     newer[4] = 2;
     expect(decodeConflictReport(newer)).toBeUndefined();
     expect(decodeConflictReport(Uint8Array.of(0x6d, 0x6c, 0x62, 0x68, 1, 0))).toBeUndefined();
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 200 }), (junk) => {
-      expect(() => decodeConflictReport(junk)).not.toThrow();
-    }));
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (junk) => {
+        expect(() => decodeConflictReport(junk)).not.toThrow();
+      }),
+    );
   });
 });
 
@@ -114,7 +130,14 @@ describe('conflict report table', () => {
     expect(first).toMatchObject({ due: true, reason: 'changed' });
     const published = { fingerprint: first.fingerprint, at: T0 };
     // Only last-seen times moved: no new report until the refresh is due.
-    expect(reportDue(published, list.map((c) => ({ ...c, lastSeen: c.lastSeen + 1000 })), 2, T0 + 1000)).toMatchObject({ due: false });
+    expect(
+      reportDue(
+        published,
+        list.map((c) => ({ ...c, lastSeen: c.lastSeen + 1000 })),
+        2,
+        T0 + 1000,
+      ),
+    ).toMatchObject({ due: false });
     expect(reportDue(published, list, 2, T0 + CONFLICT_REPORT_REFRESH_MS)).toMatchObject({ due: true, reason: 'refresh' });
     expect(reportDue(published, list.slice(1), 1, T0 + 1000)).toMatchObject({ due: true, reason: 'changed' });
     const empty = reportDue(published, [], 0, T0 + 1000);
@@ -125,8 +148,16 @@ describe('conflict report table', () => {
 
 describe('conflict sharing between two nodes', () => {
   const conflict = (over: Partial<Conflict> = {}): Conflict => ({
-    ip: '10.213.0.210', mac: '02:13:00:00:00:05', node: null, interface: 'eth0', evidence: 'probeReply', reason: 'notMember',
-    firstSeen: new Date(T0).toISOString(), lastSeen: new Date(T0 + 2000).toISOString(), sightings: 2, ...over,
+    ip: '10.213.0.210',
+    mac: '02:13:00:00:00:05',
+    node: null,
+    interface: 'eth0',
+    evidence: 'probeReply',
+    reason: 'notMember',
+    firstSeen: new Date(T0).toISOString(),
+    lastSeen: new Date(T0 + 2000).toISOString(),
+    sightings: 2,
+    ...over,
   });
 
   function pair() {
@@ -134,11 +165,24 @@ describe('conflict sharing between two nodes', () => {
     const sent: Uint8Array[] = [];
     const logs: Record<string, unknown>[] = [];
     const logger = { info: (fields: object) => void logs.push(fields as Record<string, unknown>) };
-    const a = new ConflictSharing({ self: 'node-a', epoch: T0 - 1, logger, runtime: { now: () => now }, gossip: { broadcast: (b) => void sent.push(b), stateChanged: () => {} } });
-    const b = new ConflictSharing({ self: 'node-b', epoch: T0 - 2, logger, runtime: { now: () => now }, gossip: { broadcast: () => {}, stateChanged: () => {} } });
+    const a = new ConflictSharing({
+      self: 'node-a',
+      epoch: T0 - 1,
+      logger,
+      runtime: { now: () => now },
+      gossip: { broadcast: (b) => void sent.push(b), stateChanged: () => {} },
+    });
+    const b = new ConflictSharing({
+      self: 'node-b',
+      epoch: T0 - 2,
+      logger,
+      runtime: { now: () => now },
+      gossip: { broadcast: () => {}, stateChanged: () => {} },
+    });
     /** Delivers what node-a broadcast since the last call to node-b, as gossip would. */
     const deliver = (): void => {
-      for (const bytes of sent.splice(0)) for (const r of decodeGossipRecords(bytes) ?? []) if (r.kind === GossipRecordKind.conflictReport) b.receive(r.bytes);
+      for (const bytes of sent.splice(0))
+        for (const r of decodeGossipRecords(bytes) ?? []) if (r.kind === GossipRecordKind.conflictReport) b.receive(r.bytes);
     };
     return { a, b, deliver, logs, advance: (ms: number) => void (now += ms), sent };
   }

@@ -10,14 +10,21 @@ import { SILENT_LOG } from '../../../src/runtime/log';
 
 const T0 = Date.parse('2026-10-04T08:00:00Z');
 const report = (seq: number): ConflictReport => ({
-  node: 'node-b', epoch: T0, seq, active: 1, conflicts: [{ ip: '192.0.2.10', mac: '0a:bc:de:00:00:01', firstSeen: T0, lastSeen: T0 + seq }],
+  node: 'node-b',
+  epoch: T0,
+  seq,
+  active: 1,
+  conflicts: [{ ip: '192.0.2.10', mac: '0a:bc:de:00:00:01', firstSeen: T0, lastSeen: T0 + seq }],
 });
 
 describe('a conflict report heard from gossip', () => {
   it('is relayed once when it is new, keyed by its observer, and not again when heard again', () => {
     const sent: { bytes: Uint8Array; key: string }[] = [];
     const sharing = new ConflictSharing({
-      self: 'node-a', epoch: T0, logger: SILENT_LOG, runtime: { now: () => T0 },
+      self: 'node-a',
+      epoch: T0,
+      logger: SILENT_LOG,
+      runtime: { now: () => T0 },
       gossip: { broadcast: (bytes, key) => sent.push({ bytes, key }), stateChanged: () => undefined },
     });
     const first = encodeConflictReport(report(1));

@@ -14,7 +14,7 @@ const W = EXPECTED_ANSWER_WINDOW_MS;
 const facts = (f: Partial<AnswerFacts>): AnswerFacts => ({ ...NO_FACTS, member: 'node-b', ...f });
 
 describe('expected answers', () => {
-  it('the window outlasts a leaving node\'s handover and a returning node\'s next rejoin', () => {
+  it("the window outlasts a leaving node's handover and a returning node's next rejoin", () => {
     expect(W).toBeGreaterThan(HANDOVER_TIMEOUT_MS);
     expect(W).toBeGreaterThan(REJOIN_INTERVAL_MS);
   });
@@ -28,7 +28,7 @@ describe('expected answers', () => {
     expect(judgeAnswer(f, T0 + W + 5000, T0 + W + 5000)).toMatchObject({ expected: false, reason: 'windowOver' });
   });
 
-  it('a node that did not hold the IP gets nothing from someone else\'s takeover', () => {
+  it("a node that did not hold the IP gets nothing from someone else's takeover", () => {
     const f = facts({ member: 'node-c', takeover: { from: ['node-b'], at: T0 } });
     expect(judgeAnswer(f, T0 + 1000, T0 + 1000)).toEqual({ expected: false, reason: 'noReason' });
   });
@@ -73,7 +73,7 @@ describe('expected answers', () => {
 });
 
 describe('expected answers on the node letting go', () => {
-  it('the node our own election now gives the IP to is expected while we still answer (a leaving node\'s handover)', () => {
+  it("the node our own election now gives the IP to is expected while we still answer (a leaving node's handover)", () => {
     const f = facts({ electedOwner: 'node-b' });
     expect(judgeAnswer(f, T0, T0 + 60_000)).toEqual({ expected: true, reason: 'expectedNewOwner', until: T0 + 60_000 + W });
     expect(judgeAnswer(facts({ electedOwner: 'node-c' }), T0, T0)).toEqual({ expected: false, reason: 'noReason' });

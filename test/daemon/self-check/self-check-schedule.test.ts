@@ -78,14 +78,21 @@ describe('self-check schedule', () => {
     expect(s.probes.get('10.0.0.1%eth0')).toMatchObject({ dueAt: 10_000 + SELF_CHECK_SOON_MS, reason: 'membershipChanged' });
     expect(s.probes.get('10.0.0.4%eth0')).toMatchObject({ inFlight: true, again: 'membershipChanged' });
     s = probeDone(s, '10.0.0.4%eth0', 10_100, { conflict: false }, half);
-    expect(s.probes.get('10.0.0.4%eth0')).toMatchObject({ dueAt: 10_100 + SELF_CHECK_SOON_MS, reason: 'membershipChanged', inFlight: false });
+    expect(s.probes.get('10.0.0.4%eth0')).toMatchObject({
+      dueAt: 10_100 + SELF_CHECK_SOON_MS,
+      reason: 'membershipChanged',
+      inFlight: false,
+    });
     expect(s.probes.get('10.0.0.4%eth0')?.again).toBeUndefined();
   });
 
   it('a conflict is rechecked every second; an observed one brings only its IP forward', () => {
     let s = setOwned(emptySchedule({ intervalMs: 30_000 }), owned('10.0.0.1', '10.0.0.2'), 0);
     s = runDue(s, SELF_CHECK_SOON_MS, true).s;
-    expect(s.probes.get('10.0.0.1%eth0')).toMatchObject({ dueAt: SELF_CHECK_SOON_MS + SELF_CHECK_CONFLICT_RECHECK_MS, reason: 'conflictRecheck' });
+    expect(s.probes.get('10.0.0.1%eth0')).toMatchObject({
+      dueAt: SELF_CHECK_SOON_MS + SELF_CHECK_CONFLICT_RECHECK_MS,
+      reason: 'conflictRecheck',
+    });
     s = runDue(s, SELF_CHECK_SOON_MS + SELF_CHECK_CONFLICT_RECHECK_MS, false).s;
     s = conflictObserved(s, ip('10.0.0.2'), 20_000);
     expect(s.probes.get('10.0.0.2%eth0')).toMatchObject({ dueAt: 20_000 + SELF_CHECK_SOON_MS, reason: 'conflictObserved' });
@@ -120,7 +127,7 @@ describe('self-check schedule', () => {
     const probedAt = new Map<string, number[]>();
     const inFlight: { key: string; endsAt: number }[] = [];
     let seed = 7;
-    const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = (): number => (seed = (seed * 16807) % 2147483647) / 2147483647;
     let maxInFlight = 0;
     for (let now = 0; now <= 10 * 60_000; now += 50) {
       for (const f of inFlight.filter((f) => f.endsAt <= now)) {
@@ -144,7 +151,7 @@ describe('self-check schedule', () => {
     expect(probedAt.size).toBe(40);
   });
 
-  it('a conflict starting on any owned IP is probed within 10 s of starting, for a node owning up to the rate limit\'s worth', () => {
+  it("a conflict starting on any owned IP is probed within 10 s of starting, for a node owning up to the rate limit's worth", () => {
     // The slowest case: the conflict starts just after its IP's probe, which comes again a period (plus jitter) later.
     const pairs = Math.floor((SELF_CHECK_INTERVAL_MS / 1000) * SELF_CHECK_MAX_PROBES_PER_SECOND);
     const timing = emptySchedule().timing;

@@ -58,7 +58,13 @@ describe.skipIf(skipLab !== undefined)('split-brain self-check in a lab (a = .1 
   };
 
   it('reports B as a second owner, follows it, and forgets it after B lets go', async () => {
-    await checker.ok({ op: 'setOwned', owned: [{ ip: VIP4, interface: 'eth0' }, { ip: VIP6, interface: 'eth0' }] });
+    await checker.ok({
+      op: 'setOwned',
+      owned: [
+        { ip: VIP4, interface: 'eth0' },
+        { ip: VIP6, interface: 'eth0' },
+      ],
+    });
 
     // Nobody else answers yet: probes go out (one each after 1 s, again 2 s later) and silence is no conflict.
     // A probe is counted once its answer window closed, so four counted probes have each heard nothing foreign.
@@ -74,7 +80,10 @@ describe.skipIf(skipLab !== undefined)('split-brain self-check in a lab (a = .1 
     onB(b, ['addr', 'add', `${VIP6}/128`, 'dev', 'eth0', 'nodad']);
     const seen4 = await checker.waitFor((e) => e.ev === 'conflict' && (e.conflict as Conflict).ip === VIP4, 8000);
     const seen6 = await checker.waitFor((e) => e.ev === 'conflict' && (e.conflict as Conflict).ip === VIP6, 8000);
-    for (const [seen, ip] of [[seen4, VIP4], [seen6, VIP6]] as const) {
+    for (const [seen, ip] of [
+      [seen4, VIP4],
+      [seen6, VIP6],
+    ] as const) {
       expect(seen.conflict).toMatchObject({ ip, mac: b.mac, node: null, interface: 'eth0', evidence: 'probeReply' });
       // Within the regular period plus a probe, not at some later rescan.
       expect((seen.t as number) - added).toBeLessThan(TIMING.intervalMs * 1.1 + PROBE_WINDOW_SLACK_MS + 500);
@@ -95,7 +104,9 @@ describe.skipIf(skipLab !== undefined)('split-brain self-check in a lab (a = .1 
     onB(b, ['addr', 'del', `${VIP6}/128`, 'dev', 'eth0']);
     const removed = Date.now();
     const cleared = await Promise.all(
-      [VIP4, VIP6].map((ip) => checker.waitFor((e) => e.ev === 'conflictCleared' && (e.conflict as Conflict).ip === ip, TIMING.forgetMs + 4000)),
+      [VIP4, VIP6].map((ip) =>
+        checker.waitFor((e) => e.ev === 'conflictCleared' && (e.conflict as Conflict).ip === ip, TIMING.forgetMs + 4000),
+      ),
     );
     for (const c of cleared) {
       expect(c.reason).toBe('notSeen');

@@ -11,10 +11,19 @@ import type { HostInterface } from '../../../src/announce/l2/arping/host-interfa
 import { PacketSocketError } from '../../../src/native';
 import { SelfChecker, type ProbeRequest } from '../../../src/daemon/self-check/self-checker';
 import {
-  SELF_CHECK_CONFLICT_RECHECK_MS, SELF_CHECK_INTERVAL_MS, SELF_CHECK_MAX_IN_FLIGHT, SELF_CHECK_MAX_PROBES_PER_SECOND, SELF_CHECK_SOON_MS,
+  SELF_CHECK_CONFLICT_RECHECK_MS,
+  SELF_CHECK_INTERVAL_MS,
+  SELF_CHECK_MAX_IN_FLIGHT,
+  SELF_CHECK_MAX_PROBES_PER_SECOND,
+  SELF_CHECK_SOON_MS,
 } from '../../../src/daemon/self-check/self-check-schedule';
 import { EXPECTED_ANSWER_WINDOW_MS, NO_FACTS, type AnswerFacts } from '../../../src/daemon/self-check/expected-answer';
-import { CONFLICT_FIRST_MACS_PER_IP, CONFLICT_FORGET_MS, CONFLICT_LAST_MACS_PER_IP, type Conflict } from '../../../src/daemon/self-check/conflict-registry';
+import {
+  CONFLICT_FIRST_MACS_PER_IP,
+  CONFLICT_FORGET_MS,
+  CONFLICT_LAST_MACS_PER_IP,
+  type Conflict,
+} from '../../../src/daemon/self-check/conflict-registry';
 import { CONFLICT_LOG_INTERVAL_MS } from '../../../src/daemon/self-check/conflict-log-gate';
 import { ManualScheduler } from '../../support/manual-scheduler';
 import { type Log } from '../../../src/runtime/log';
@@ -24,7 +33,12 @@ const VIP = ip('10.213.0.100');
 const OURS = '02:13:00:00:00:01';
 const OUR_OTHER = '02:13:00:00:00:11';
 const PEER = '02:13:00:00:00:02';
-const iface = (name: string, mac: string, up = true): HostInterface => ({ name, mac: parseMAC(mac), up, addresses: [{ ip: ip('10.213.0.1'), prefix: 24 }] });
+const iface = (name: string, mac: string, up = true): HostInterface => ({
+  name,
+  mac: parseMAC(mac),
+  up,
+  addresses: [{ ip: ip('10.213.0.1'), prefix: 24 }],
+});
 const HOST = [iface('eth0', OURS), iface('eth1', OUR_OTHER), { name: 'lo', mac: undefined, up: true, addresses: [] }];
 
 interface Line {
@@ -34,13 +48,16 @@ interface Line {
 }
 
 /** A segment where `answerers()` (MACs, lowercase) answer each probe at once; `calls` records every probe. */
-function harness(options: {
-  answerers?: () => string[];
-  probe?: (r: ProbeRequest) => Promise<{ sent: boolean; macs: string[]; socketErrors: string[] }>;
-  answerFacts?: (ip: IP, mac: string) => AnswerFacts;
-} = {}) {
+function harness(
+  options: {
+    answerers?: () => string[];
+    probe?: (r: ProbeRequest) => Promise<{ sent: boolean; macs: string[]; socketErrors: string[] }>;
+    answerFacts?: (ip: IP, mac: string) => AnswerFacts;
+  } = {},
+) {
   const lines: Line[] = [];
-  const at = (level: string) => (fields: object, msg?: string) => lines.push({ level, fields: fields as Record<string, unknown>, ...(msg === undefined ? {} : { msg }) });
+  const at = (level: string) => (fields: object, msg?: string) =>
+    lines.push({ level, fields: fields as Record<string, unknown>, ...(msg === undefined ? {} : { msg }) });
   const logger: Log = { info: at('info'), warn: at('warn'), debug: at('debug'), error: at('error') };
   const calls: ProbeRequest[] = [];
   const answerers = options.answerers ?? (() => []);
@@ -84,7 +101,14 @@ describe('SelfChecker', () => {
     expect(h.calls).toHaveLength(2);
     expect(h.conflicts).toEqual([]);
     expect(h.checker.conflicts()).toEqual([]);
-    expect(h.checker.stats()).toEqual({ probesSent: 2, probesFailed: 0, conflictSightings: 0, conflictsDetected: 0, active: 0, expectedAnswers: 0 });
+    expect(h.checker.stats()).toEqual({
+      probesSent: 2,
+      probesFailed: 0,
+      conflictSightings: 0,
+      conflictsDetected: 0,
+      active: 0,
+      expectedAnswers: 0,
+    });
     h.checker.close();
   });
 
@@ -94,8 +118,15 @@ describe('SelfChecker', () => {
     h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
     await clock.advance(SELF_CHECK_SOON_MS);
     const expected = {
-      ip: '10.213.0.100', mac: PEER, node: 'node-b', interface: 'eth0', evidence: 'probeReply', reason: 'noReason',
-      firstSeen: '2026-10-04T08:00:01.000Z', lastSeen: '2026-10-04T08:00:01.000Z', sightings: 1,
+      ip: '10.213.0.100',
+      mac: PEER,
+      node: 'node-b',
+      interface: 'eth0',
+      evidence: 'probeReply',
+      reason: 'noReason',
+      firstSeen: '2026-10-04T08:00:01.000Z',
+      lastSeen: '2026-10-04T08:00:01.000Z',
+      sightings: 1,
     };
     expect(h.conflicts).toEqual([expected]);
     expect(h.checker.conflicts()).toEqual([expected]);
@@ -104,7 +135,9 @@ describe('SelfChecker', () => {
     expect(warn[0]).toMatchObject({ fields: { event: 'splitBrainDetected', ip: '10.213.0.100', mac: PEER, macOwner: 'node-b' } });
     // `node` stays the logging node's own name (logger.ts); the other party is macOwner.
     expect((warn[0] as { fields: Record<string, unknown> }).fields).not.toHaveProperty('node');
-    expect(warn[0]?.msg).toMatch(/^10\.213\.0\.100 on eth0 is also answered by 02:13:00:00:00:02 \(node node-b\): the election gives that node no reason/);
+    expect(warn[0]?.msg).toMatch(
+      /^10\.213\.0\.100 on eth0 is also answered by 02:13:00:00:00:02 \(node node-b\): the election gives that node no reason/,
+    );
 
     // Followed every second while it lasts: lastSeen moves, no second warning or event.
     await clock.advance(SELF_CHECK_CONFLICT_RECHECK_MS);
@@ -119,14 +152,20 @@ describe('SelfChecker', () => {
     await clock.advance(CONFLICT_FORGET_MS);
     expect(h.checker.conflicts()).toEqual([]);
     expect(h.cleared).toMatchObject([[{ mac: PEER }, 'notSeen']]);
-    expect(h.lines.find((l) => l.fields.event === 'splitBrainCleared')).toMatchObject({ level: 'info', fields: { reason: 'notSeen', mac: PEER } });
+    expect(h.lines.find((l) => l.fields.event === 'splitBrainCleared')).toMatchObject({
+      level: 'info',
+      fields: { reason: 'notSeen', mac: PEER },
+    });
     expect(h.checker.stats()).toMatchObject({ conflictSightings: 2, conflictsDetected: 1, active: 0 });
     h.checker.close();
   });
 
   it('a membership change probes every owned IP soon', async () => {
     const h = harness();
-    h.checker.setOwned([{ ip: VIP, interface: 'eth0' }, { ip: ip('fd00:213::100'), interface: 'eth0' }]);
+    h.checker.setOwned([
+      { ip: VIP, interface: 'eth0' },
+      { ip: ip('fd00:213::100'), interface: 'eth0' },
+    ]);
     await clock.advance(SELF_CHECK_SOON_MS);
     expect(h.calls).toHaveLength(2);
     await clock.advance(SELF_CHECK_INTERVAL_MS / 2);
@@ -176,7 +215,9 @@ describe('SelfChecker', () => {
   it('at most the in-flight limit of probes at once', async () => {
     const pending: (() => void)[] = [];
     const h = harness({ probe: () => new Promise((resolve) => pending.push(() => resolve({ sent: true, macs: [], socketErrors: [] }))) });
-    h.checker.setOwned(Array.from({ length: SELF_CHECK_MAX_IN_FLIGHT + 8 }, (_, i) => ({ ip: ip(`10.213.0.${100 + i}`), interface: 'eth0' })));
+    h.checker.setOwned(
+      Array.from({ length: SELF_CHECK_MAX_IN_FLIGHT + 8 }, (_, i) => ({ ip: ip(`10.213.0.${100 + i}`), interface: 'eth0' })),
+    );
     // The rate limit lets them start a few at a time; a second is enough to fill every slot.
     await clock.advance(SELF_CHECK_SOON_MS + 1000);
     expect(pending).toHaveLength(SELF_CHECK_MAX_IN_FLIGHT);
@@ -191,7 +232,10 @@ describe('SelfChecker', () => {
     const h = harness({
       probe: () => Promise.reject(new PacketSocketError('permissionDenied', 'opening a packet socket needs CAP_NET_RAW')),
     });
-    h.checker.setOwned([{ ip: VIP, interface: 'eth0' }, { ip: VIP, interface: 'eth7' }]);
+    h.checker.setOwned([
+      { ip: VIP, interface: 'eth0' },
+      { ip: VIP, interface: 'eth7' },
+    ]);
     await clock.advance(SELF_CHECK_SOON_MS + 2 * SELF_CHECK_INTERVAL_MS);
     const warns = h.lines.filter((l) => l.level === 'warn');
     expect(warns.map((l) => l.fields.code).sort()).toEqual(['interface', 'permissionDenied']);
@@ -255,7 +299,8 @@ describe('SelfChecker: answers the cluster expects', () => {
   const T0 = Date.parse('2026-10-04T08:00:00Z');
   const STRANGER = '02:99:00:00:00:07';
   /** node-b held VIP until this node took it at T0 (the owner history), and node-b is not draining. */
-  const handover = (_ip: IP, mac: string): AnswerFacts => (mac === PEER ? { ...NO_FACTS, member: 'node-b', takeover: { from: ['node-b'], at: T0 } } : NO_FACTS);
+  const handover = (_ip: IP, mac: string): AnswerFacts =>
+    mac === PEER ? { ...NO_FACTS, member: 'node-b', takeover: { from: ['node-b'], at: T0 } } : NO_FACTS;
   const warned = (h: ReturnType<typeof harness>) => h.lines.filter((l) => l.level === 'warn' && l.fields.event === 'splitBrainDetected');
 
   it('the previous owner answering during the handover window is expected: no warning, no conflict, counted apart', async () => {
@@ -270,7 +315,9 @@ describe('SelfChecker: answers the cluster expects', () => {
     expect(h.checker.stats()).toMatchObject({ expectedAnswers: 2, conflictSightings: 0, conflictsDetected: 0, active: 0 });
     // Said once, at debug, with its reason.
     const said = h.lines.filter((l) => l.fields.event === 'selfCheckExpectedAnswer');
-    expect(said).toMatchObject([{ level: 'debug', fields: { ip: '10.213.0.100', mac: PEER, macOwner: 'node-b', reason: 'expectedHandover' } }]);
+    expect(said).toMatchObject([
+      { level: 'debug', fields: { ip: '10.213.0.100', mac: PEER, macOwner: 'node-b', reason: 'expectedHandover' } },
+    ]);
 
     // The old owner hears us and lets go: nothing is ever reported.
     peerAnswers = false;
@@ -302,10 +349,14 @@ describe('SelfChecker: answers the cluster expects', () => {
     h.checker.close();
   });
 
-  it('a draining node\'s gratuitous ARP is expected while it hands over; a member with no reason is reported at once', async () => {
+  it("a draining node's gratuitous ARP is expected while it hands over; a member with no reason is reported at once", async () => {
     const OTHER = '02:13:00:00:00:03';
     const facts = (_ip: IP, mac: string): AnswerFacts =>
-      mac === PEER ? { ...NO_FACTS, member: 'node-b', memberDraining: true } : mac === OTHER ? { ...NO_FACTS, member: 'node-c', rankedAhead: ['node-b'] } : NO_FACTS;
+      mac === PEER
+        ? { ...NO_FACTS, member: 'node-b', memberDraining: true }
+        : mac === OTHER
+          ? { ...NO_FACTS, member: 'node-c', rankedAhead: ['node-b'] }
+          : NO_FACTS;
     const h = harness({ answerFacts: facts });
     h.checker.setOwned([{ ip: VIP, interface: 'eth0' }]);
     h.checker.observe({ ip: VIP, mac: parseMAC(PEER) as Uint8Array, interface: 'eth0', evidence: 'arpAnnouncement' });

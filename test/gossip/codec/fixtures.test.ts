@@ -21,7 +21,19 @@ describe('captures from memberlist 0.2.2', () => {
       it('decodes every packet and stream, and the content matches the nodes', () => {
         const seen = checkContent(c, decodeCapture(c));
         // What this capture is known to hold (they are committed, so this is exact, not timing-dependent).
-        for (const t of ['alive', 'ping', 'suspect', 'dead', 'leave', 'user', 'indirectPing', 'nack', 'stream:pushPull', 'stream:user', 'join']) {
+        for (const t of [
+          'alive',
+          'ping',
+          'suspect',
+          'dead',
+          'leave',
+          'user',
+          'indirectPing',
+          'nack',
+          'stream:pushPull',
+          'stream:user',
+          'join',
+        ]) {
           expect(seen, `${c.scenario} has ${t}`).toContain(t);
         }
       });

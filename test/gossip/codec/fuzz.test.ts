@@ -68,9 +68,20 @@ function seeds(kind: 'packet' | 'stream'): Seed[] {
   }
   const sample = fc.sample(message, { seed: SEED, numRuns: 300 });
   sample.forEach((m, i) => {
-    const opts = { compress: i % 2 === 0, crc: i % 3 === 0, keyring: i % 5 === 0 ? labelRing : undefined, label: i % 7 === 0 ? 'fz' : undefined, encryptionVersion: (i % 4 === 0 ? 0 : 1) as 0 | 1 };
+    const opts = {
+      compress: i % 2 === 0,
+      crc: i % 3 === 0,
+      keyring: i % 5 === 0 ? labelRing : undefined,
+      label: i % 7 === 0 ? 'fz' : undefined,
+      encryptionVersion: (i % 4 === 0 ? 0 : 1) as 0 | 1,
+    };
     try {
-      if (kind === 'packet' && m.type !== 'pushPull') out.push({ bytes: encodePacket([m, ...sample.slice(i + 1, i + 1 + (i % 4)).filter((x) => x.type !== 'pushPull')], opts), keyring: opts.keyring, label: opts.label });
+      if (kind === 'packet' && m.type !== 'pushPull')
+        out.push({
+          bytes: encodePacket([m, ...sample.slice(i + 1, i + 1 + (i % 4)).filter((x) => x.type !== 'pushPull')], opts),
+          keyring: opts.keyring,
+          label: opts.label,
+        });
       if (kind === 'stream') out.push({ bytes: encodeStream(m, opts), keyring: opts.keyring, label: opts.label });
     } catch {
       // a compound part over 64 KiB: not a seed
@@ -82,8 +93,17 @@ function seeds(kind: 'packet' | 'stream'): Seed[] {
 
 /** Shapes that attack a limit directly. */
 function hostile(kind: 'packet' | 'stream'): Uint8Array[] {
-  const alive = encodeMessage({ type: 'alive', incarnation: 1, node: 'n', addr: Uint8Array.of(1, 2, 3, 4), port: 1, vsn: Uint8Array.of(1, 5, 2, 0, 0, 0) });
-  const shortVsn = Uint8Array.from(hex(alive).includes('a6010502000000') ? Buffer.from(hex(alive).replace('a6010502000000', 'a3010502'), 'hex') : alive);
+  const alive = encodeMessage({
+    type: 'alive',
+    incarnation: 1,
+    node: 'n',
+    addr: Uint8Array.of(1, 2, 3, 4),
+    port: 1,
+    vsn: Uint8Array.of(1, 5, 2, 0, 0, 0),
+  });
+  const shortVsn = Uint8Array.from(
+    hex(alive).includes('a6010502000000') ? Buffer.from(hex(alive).replace('a6010502000000', 'a3010502'), 'hex') : alive,
+  );
   let nested = alive;
   for (let i = 0; i < 6; i++) nested = i % 2 === 0 ? encodeCompound([nested, alive]) : encodeCompressed(nested);
   const bomb = encodeCompressed(new Uint8Array(8 * 1024 * 1024).fill(8));
@@ -110,12 +130,16 @@ function mutate(r: ReturnType<typeof rng>, src: Uint8Array, pool: Seed[]): Uint8
   const b = Uint8Array.from(src);
   switch (r.int(9)) {
     case 0: // bit flips
-      for (let k = 1 + r.int(4); k > 0 && b.length > 0; k--) { const at = r.int(b.length); b[at] = (b[at] as number) ^ (1 << r.int(8)); }
+      for (let k = 1 + r.int(4); k > 0 && b.length > 0; k--) {
+        const at = r.int(b.length);
+        b[at] = (b[at] as number) ^ (1 << r.int(8));
+      }
       return b;
     case 1: // truncate
       return b.subarray(0, r.int(b.length + 1));
     case 2: // random byte values, biased to msgpack/length markers
-      for (let k = 1 + r.int(3); k > 0 && b.length > 0; k--) b[r.int(b.length)] = [0x00, 0xff, 0xdb, 0xdf, 0xdd, 0xc6, 0x07, 0x09, 0x0c, 0xf4, 0x7f, 0x80][r.int(12)] ?? 0;
+      for (let k = 1 + r.int(3); k > 0 && b.length > 0; k--)
+        b[r.int(b.length)] = [0x00, 0xff, 0xdb, 0xdf, 0xdd, 0xc6, 0x07, 0x09, 0x0c, 0xf4, 0x7f, 0x80][r.int(12)] ?? 0;
       return b;
     case 3: // lying u16/u32 lengths
       if (b.length > 4) {
@@ -125,23 +149,24 @@ function mutate(r: ReturnType<typeof rng>, src: Uint8Array, pool: Seed[]): Uint8
       return b;
     case 4: // append garbage
       return Uint8Array.from([...b, ...r.bytes(1 + r.int(40))]);
-    case 5: { // splice two seeds
+    case 5: {
+      // splice two seeds
       const other = pool[r.int(pool.length)]?.bytes ?? b;
       return Uint8Array.from([...b.subarray(0, r.int(b.length + 1)), ...other.subarray(r.int(other.length + 1))]);
     }
     case 6: // wrap in a compound (maybe lying) or compress
       return r.int(2) === 0 ? encodeCompound([b.subarray(0, 0xffff)]).map((x, i) => (i === 1 ? r.int(256) : x)) : encodeCompressed(b);
-    case 7: // insert random bytes
-      {
-        const at = r.int(b.length + 1);
-        return Uint8Array.from([...b.subarray(0, at), ...r.bytes(1 + r.int(8)), ...b.subarray(at)]);
-      }
-    default: // pure noise, sometimes with a plausible first byte
-      {
-        const n = r.bytes(r.int(200));
-        if (n.length > 0 && r.int(2) === 0) n[0] = r.int(14);
-        return n;
-      }
+    case 7: {
+      // insert random bytes
+      const at = r.int(b.length + 1);
+      return Uint8Array.from([...b.subarray(0, at), ...r.bytes(1 + r.int(8)), ...b.subarray(at)]);
+    }
+    default: {
+      // pure noise, sometimes with a plausible first byte
+      const n = r.bytes(r.int(200));
+      if (n.length > 0 && r.int(2) === 0) n[0] = r.int(14);
+      return n;
+    }
   }
 }
 
@@ -183,7 +208,20 @@ describe('fuzz', () => {
     }
     // The mutations must actually hurt, and reach every layer.
     expect(dropped).toBeGreaterThan(PACKETS / 3);
-    for (const reason of ['badLabel', 'decryptFailed', 'badCrc', 'badCompound', 'truncatedCompound', 'badLzw', 'lzwTooLarge', 'emptyMessage', 'unknownType', 'badMsgpack', 'badVsn', 'tooDeep']) {
+    for (const reason of [
+      'badLabel',
+      'decryptFailed',
+      'badCrc',
+      'badCompound',
+      'truncatedCompound',
+      'badLzw',
+      'lzwTooLarge',
+      'emptyMessage',
+      'unknownType',
+      'badMsgpack',
+      'badVsn',
+      'tooDeep',
+    ]) {
       expect(seen.get(reason) ?? 0, reason).toBeGreaterThan(0);
     }
     if (process.env.MLB_FUZZ_REPORT) console.log('packet drops', Object.fromEntries(seen));
@@ -196,9 +234,13 @@ describe('fuzz', () => {
     for (let i = 0; i < STREAMS; i++) {
       const seed = pool[r.int(pool.length)] as Seed;
       const input = i % 10 === 0 ? seed.bytes : mutate(r, seed.bytes, pool);
-      const reader = new StreamReader({ keyring: r.int(4) === 0 ? undefined : seed.keyring, label: seed.label, maxDecompressedBytes: STREAM_FUZZ_MAX_DECOMPRESSED });
+      const reader = new StreamReader({
+        keyring: r.int(4) === 0 ? undefined : seed.keyring,
+        label: seed.label,
+        maxDecompressedBytes: STREAM_FUZZ_MAX_DECOMPRESSED,
+      });
       try {
-        for (let at = 0; at < input.length; ) {
+        for (let at = 0; at < input.length;) {
           const n = 1 + r.int(r.int(2) === 0 ? 16 : 4096);
           const o = reader.push(input.subarray(at, at + n));
           checkDrops(o.drops, input);
@@ -209,9 +251,21 @@ describe('fuzz', () => {
       } catch (e) {
         throw new Error(`stream reader threw ${String(e)} on ${hex(input)}`);
       }
-      if (reader.maxDecompressedSeen > STREAM_FUZZ_MAX_DECOMPRESSED) throw new Error(`decompressed ${reader.maxDecompressedSeen} on ${hex(input)}`);
+      if (reader.maxDecompressedSeen > STREAM_FUZZ_MAX_DECOMPRESSED)
+        throw new Error(`decompressed ${reader.maxDecompressedSeen} on ${hex(input)}`);
     }
-    for (const reason of ['decryptFailed', 'truncatedStream', 'streamTooLarge', 'pushPullTooLarge', 'unknownType', 'badMsgpack', 'lzwTooLarge', 'badLabel', 'notEncrypted', 'unexpectedEncryption']) {
+    for (const reason of [
+      'decryptFailed',
+      'truncatedStream',
+      'streamTooLarge',
+      'pushPullTooLarge',
+      'unknownType',
+      'badMsgpack',
+      'lzwTooLarge',
+      'badLabel',
+      'notEncrypted',
+      'unexpectedEncryption',
+    ]) {
       expect(seen.get(reason) ?? 0, reason).toBeGreaterThan(0);
     }
     if (process.env.MLB_FUZZ_REPORT) console.log('stream drops', Object.fromEntries(seen));

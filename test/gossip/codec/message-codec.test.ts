@@ -47,13 +47,36 @@ const GO_PUSH_PULL = `06 83 a4 4a6f696e c3 a5 4e6f646573 01 ac 55736572537461746
 const GO_VECTORS: [string, string, GossipMessage][] = [
   ['alive', GO_ALIVE, { type: 'alive', incarnation: 1, node: 'gamma', addr: ip, port: 0x9dc5, vsn: DEFAULT_VSN }],
   ['ping', GO_PING, { type: 'ping', seqNo: 1, node: 'beta', sourceAddr: ip, sourceNode: 'alpha', sourcePort: 0x802d }],
-  ['indirectPing', GO_INDIRECT, { type: 'indirectPing', seqNo: 6, target: ip, port: 0x8563, node: 'victim', nack: true, sourceAddr: ip, sourceNode: 'alpha', sourcePort: 0x802d }],
+  [
+    'indirectPing',
+    GO_INDIRECT,
+    {
+      type: 'indirectPing',
+      seqNo: 6,
+      target: ip,
+      port: 0x8563,
+      node: 'victim',
+      nack: true,
+      sourceAddr: ip,
+      sourceNode: 'alpha',
+      sourcePort: 0x802d,
+    },
+  ],
   ['ack', GO_ACK, { type: 'ack', seqNo: 1 }],
   ['nack', GO_NACK, { type: 'nack', seqNo: 6 }],
   ['suspect', GO_SUSPECT, { type: 'suspect', incarnation: 1, node: 'victim', from: 'alpha' }],
   ['dead', GO_DEAD, { type: 'dead', incarnation: 1, node: 'victim', from: 'alpha' }],
   ['user', GO_USER, { type: 'user', payload: bytes('7564702d757365722d3000ff') }],
-  ['pushPull', GO_PUSH_PULL, { type: 'pushPull', join: true, nodes: [{ name: 'alpha', addr: ip, port: 0x802d, incarnation: 1, state: 'alive', vsn: DEFAULT_VSN }], userState: new Uint8Array(0) }],
+  [
+    'pushPull',
+    GO_PUSH_PULL,
+    {
+      type: 'pushPull',
+      join: true,
+      nodes: [{ name: 'alpha', addr: ip, port: 0x802d, incarnation: 1, state: 'alive', vsn: DEFAULT_VSN }],
+      userState: new Uint8Array(0),
+    },
+  ],
 ];
 
 describe('Go vectors', () => {
@@ -116,7 +139,8 @@ describe('what a receiver refuses', () => {
   });
 
   it('an alive with pmin 0, pmax 0 or pmin > pmax: badProtocolRange (memberlist ignores it; nothing changes)', () => {
-    for (const v of ['000502000000', '010002000000', '050202000000']) expect(code(decodeMessage(aliveWithVsn(v))), v).toBe('badProtocolRange');
+    for (const v of ['000502000000', '010002000000', '050202000000'])
+      expect(code(decodeMessage(aliveWithVsn(v))), v).toBe('badProtocolRange');
   });
 
   it('encoders refuse a short Vsn', () => {
@@ -134,7 +158,11 @@ describe('what a receiver refuses', () => {
     const drops: Drop[] = [];
     expect(decodeStreamMessage(withBadState, drops)).toMatchObject({ nodes: [good] });
     expect(drops.map((d) => d.reason)).toEqual(['badNodeState']);
-    const bRange = pp([good, { ...good, name: 'b', vsn: Uint8Array.of(3, 2, 2, 0, 0, 0) }, { ...good, name: 'c', state: 'dead', vsn: Uint8Array.of(0, 0, 0, 0, 0, 0) }]);
+    const bRange = pp([
+      good,
+      { ...good, name: 'b', vsn: Uint8Array.of(3, 2, 2, 0, 0, 0) },
+      { ...good, name: 'c', state: 'dead', vsn: Uint8Array.of(0, 0, 0, 0, 0, 0) },
+    ]);
     const drops2: Drop[] = [];
     expect((decodeStreamMessage(bRange, drops2) as unknown as { nodes: PushNodeState[] }).nodes.map((n) => n.name)).toEqual(['a', 'c']);
     expect(drops2.map((d) => d.reason)).toEqual(['badProtocolRange']);
@@ -142,12 +170,20 @@ describe('what a receiver refuses', () => {
 
   it('push/pull headers beyond the limits, negative node counts, truncated bodies', () => {
     // 06 | 83 Join c2, Nodes ce 00989680 (10,000,000), UserStateLen 00
-    expect(code(decodeMessage(bytes('06 83 a4 4a6f696e c2 a5 4e6f646573 ce00989680 ac 5573657253746174654c656e 00')))).toBe('pushPullTooLarge');
-    expect(code(decodeMessage(bytes('06 83 a4 4a6f696e c2 a5 4e6f646573 00 ac 5573657253746174654c656e ce7fffffff')))).toBe('pushPullTooLarge');
+    expect(code(decodeMessage(bytes('06 83 a4 4a6f696e c2 a5 4e6f646573 ce00989680 ac 5573657253746174654c656e 00')))).toBe(
+      'pushPullTooLarge',
+    );
+    expect(code(decodeMessage(bytes('06 83 a4 4a6f696e c2 a5 4e6f646573 00 ac 5573657253746174654c656e ce7fffffff')))).toBe(
+      'pushPullTooLarge',
+    );
     expect(code(decodeMessage(bytes('06 81 a5 4e6f646573 ff')))).toBe('badMsgpack');
     expect(code(decodeMessage(bytes('06 81 a5 4e6f646573 02')))).toBe('badMsgpack');
     // UserStateLen -1: Go reads no user state.
-    expect(decodeMessage(bytes('06 81 ac 5573657253746174654c656e ff'))).toMatchObject({ type: 'pushPull', nodes: [], userState: new Uint8Array(0) });
+    expect(decodeMessage(bytes('06 81 ac 5573657253746174654c656e ff'))).toMatchObject({
+      type: 'pushPull',
+      nodes: [],
+      userState: new Uint8Array(0),
+    });
   });
 
   it('wrappers and unknown types are not messages', () => {
@@ -168,17 +204,22 @@ describe('what a receiver refuses', () => {
 
 describe('what a receiver accepts, like Go', () => {
   it('str8, bin and arrays of small ints for bytes; any int width; 0/1 for bools; nil; unknown and wrong-case keys', () => {
-    const m = decodeMessage(bytes(`01 87
+    const m = decodeMessage(
+      bytes(`01 87
       a4 4e61636b 01
       a4 4e6f6465 d9 01 78
       a4 506f7274 cf 0000000000000050
       a5 5365714e6f d2 00000007
       a6 546172676574 94 7f 00 00 01
       a5 4578747261 82 a1 61 93 01 02 03 a1 62 c0
-      a4 6e6f6465 a3 626164`));
+      a4 6e6f6465 a3 626164`),
+    );
     expect(m).toEqual({ type: 'indirectPing', seqNo: 7, target: ip, port: 80, node: 'x', nack: true });
-    expect(decodeMessage(bytes('04 85 a4 41646472 c4 04 7f000001 a4 4d657461 c5 0002 ff00 a4 4e6f6465 c0 a4 506f7274 c0 a3 56736e c6 00000006 010502000000')))
-      .toEqual({ type: 'alive', incarnation: 0, node: '', addr: ip, port: 0, meta: Uint8Array.of(0xff, 0), vsn: DEFAULT_VSN });
+    expect(
+      decodeMessage(
+        bytes('04 85 a4 41646472 c4 04 7f000001 a4 4d657461 c5 0002 ff00 a4 4e6f6465 c0 a4 506f7274 c0 a3 56736e c6 00000006 010502000000'),
+      ),
+    ).toEqual({ type: 'alive', incarnation: 0, node: '', addr: ip, port: 0, meta: Uint8Array.of(0xff, 0), vsn: DEFAULT_VSN });
   });
 
   it('nil for the whole struct is the zero struct, as in Go', () => {

@@ -14,16 +14,31 @@ const w = () => new MsgpackWriter(4);
 describe('MsgpackWriter', () => {
   it('writes unsigned integers in the smallest form (go-msgpack encodeUint)', () => {
     const cases: [number, string][] = [
-      [0, '00'], [127, '7f'], [128, 'cc80'], [255, 'ccff'], [256, 'cd0100'], [65535, 'cdffff'],
-      [65536, 'ce00010000'], [0xffffffff, 'ceffffffff'], [2 ** 32, 'cf0000000100000000'],
+      [0, '00'],
+      [127, '7f'],
+      [128, 'cc80'],
+      [255, 'ccff'],
+      [256, 'cd0100'],
+      [65535, 'cdffff'],
+      [65536, 'ce00010000'],
+      [0xffffffff, 'ceffffffff'],
+      [2 ** 32, 'cf0000000100000000'],
     ];
     for (const [v, h] of cases) expect(hex(w().uint(v).bytes()), String(v)).toBe(h);
   });
 
   it('writes non-negative signed ints as unsigned (0.2.2) and negatives in the smallest int form', () => {
     const cases: [number, string][] = [
-      [5, '05'], [200, 'ccc8'], [-1, 'ff'], [-32, 'e0'], [-33, 'd0df'], [-128, 'd080'], [-129, 'd1ff7f'],
-      [-32768, 'd18000'], [-32769, 'd2ffff7fff'], [-(2 ** 31) - 1, 'd3ffffffff7fffffff'],
+      [5, '05'],
+      [200, 'ccc8'],
+      [-1, 'ff'],
+      [-32, 'e0'],
+      [-33, 'd0df'],
+      [-128, 'd080'],
+      [-129, 'd1ff7f'],
+      [-32768, 'd18000'],
+      [-32769, 'd2ffff7fff'],
+      [-(2 ** 31) - 1, 'd3ffffffff7fffffff'],
     ];
     for (const [v, h] of cases) expect(hex(w().int(v).bytes()), String(v)).toBe(h);
   });
@@ -46,7 +61,9 @@ describe('MsgpackWriter', () => {
   });
 
   it('writes structs as maps with the field names sorted', () => {
-    const out = w().struct({ SeqNo: { uint: 1 }, Node: { str: 'a' }, Nack: { bool: true } }).bytes();
+    const out = w()
+      .struct({ SeqNo: { uint: 1 }, Node: { str: 'a' }, Nack: { bool: true } })
+      .bytes();
     // 83 | a4 "Nack" c3 | a4 "Node" a1 "a" | a5 "SeqNo" 01
     expect(hex(out)).toBe('83' + 'a44e61636b' + 'c3' + 'a44e6f6465' + 'a161' + 'a55365714e6f' + '01');
   });
@@ -61,8 +78,16 @@ describe('MsgpackWriter', () => {
 describe('readValue', () => {
   it('reads every integer width', () => {
     const cases: [string, number][] = [
-      ['7f', 127], ['cc80', 128], ['cd0100', 256], ['ce00010000', 65536], ['cf0000000100000000', 2 ** 32],
-      ['ff', -1], ['d080', -128], ['d1ff7f', -129], ['d2ffff7fff', -32769], ['d3ffffffff7fffffff', -(2 ** 31) - 1],
+      ['7f', 127],
+      ['cc80', 128],
+      ['cd0100', 256],
+      ['ce00010000', 65536],
+      ['cf0000000100000000', 2 ** 32],
+      ['ff', -1],
+      ['d080', -128],
+      ['d1ff7f', -129],
+      ['d2ffff7fff', -32769],
+      ['d3ffffffff7fffffff', -(2 ** 31) - 1],
     ];
     for (const [h, v] of cases) expect(readValue(bytes(h)).value, h).toBe(v);
   });

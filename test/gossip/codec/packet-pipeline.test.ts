@@ -30,10 +30,23 @@ const reasons = (p: Uint8Array, opts = {}) => decodePacket(p, opts).drops.map((d
 describe('encodePacket / decodePacket', () => {
   it('round-trips one or many messages through every layer', () => {
     const packetMessage = message.filter((m) => m.type !== 'pushPull' && m.type !== 'err');
-    const opts = fc.record({ compress: fc.boolean(), crc: fc.boolean(), encrypt: fc.boolean(), v0: fc.boolean(), label: fc.constantFrom(undefined, 'cluster-a') });
+    const opts = fc.record({
+      compress: fc.boolean(),
+      crc: fc.boolean(),
+      encrypt: fc.boolean(),
+      v0: fc.boolean(),
+      label: fc.constantFrom(undefined, 'cluster-a'),
+    });
     fc.assert(
       fc.property(fc.array(packetMessage, { minLength: 1, maxLength: 6 }), opts, (msgs, o) => {
-        const enc = { compress: o.compress, crc: o.crc, keyring: o.encrypt ? ring : undefined, encryptionVersion: o.v0 ? (0 as const) : (1 as const), nonce, label: o.label };
+        const enc = {
+          compress: o.compress,
+          crc: o.crc,
+          keyring: o.encrypt ? ring : undefined,
+          encryptionVersion: o.v0 ? (0 as const) : (1 as const),
+          nonce,
+          label: o.label,
+        };
         const r = decodePacket(encodePacket(msgs, enc), { keyring: enc.keyring, label: o.label });
         expect(r.drops).toEqual([]);
         expect(r.messages).toEqual(msgs);
@@ -109,7 +122,10 @@ describe('decodePacket drops', () => {
   });
 
   it('types memberlist does not take from a packet are unknownType', () => {
-    for (const m of [{ type: 'pushPull', join: false, nodes: [], userState: new Uint8Array(0) }, { type: 'err', error: 'x' }] as GossipMessage[]) {
+    for (const m of [
+      { type: 'pushPull', join: false, nodes: [], userState: new Uint8Array(0) },
+      { type: 'err', error: 'x' },
+    ] as GossipMessage[]) {
       expect(reasons(encodeMessage(m))).toEqual(['unknownType']);
     }
     expect(reasons(Uint8Array.of(10, 1, 2, 3))).toEqual(['unknownType']);

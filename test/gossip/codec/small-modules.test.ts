@@ -174,8 +174,12 @@ describe("MetalLB's key", () => {
   // Computed by Go (test/interop/go/memberlist-capture, metallbKey: sha256.New().Sum(secret)[:32]) for the
   // 22-character secret "c2VjcmV0LWtleS1vZi1tbG", with and without a trailing newline; also in the captures.
   it('is the secret bytes followed by SHA-256(""), cut to 32 bytes', () => {
-    expect(hex(metallbKeyFromSecret(text('c2VjcmV0LWtleS1vZi1tbG')))).toBe('6332566a636d56304c57746c655331765a6931746247e3b0c44298fc1c149afb');
-    expect(hex(metallbKeyFromSecret(text('c2VjcmV0LWtleS1vZi1tbG\n')))).toBe('6332566a636d56304c57746c655331765a69317462470ae3b0c44298fc1c149a');
+    expect(hex(metallbKeyFromSecret(text('c2VjcmV0LWtleS1vZi1tbG')))).toBe(
+      '6332566a636d56304c57746c655331765a6931746247e3b0c44298fc1c149afb',
+    );
+    expect(hex(metallbKeyFromSecret(text('c2VjcmV0LWtleS1vZi1tbG\n')))).toBe(
+      '6332566a636d56304c57746c655331765a69317462470ae3b0c44298fc1c149a',
+    );
   });
 
   it('keeps a long secret as its first 32 bytes, and no secret means no encryption', () => {

@@ -22,7 +22,14 @@ import { message } from './arbitraries';
 
 const ring = Keyring.create(new Uint8Array(16).fill(3));
 const nonce = () => new Uint8Array(12).fill(2);
-const node = (name: string): PushNodeState => ({ name, addr: Uint8Array.of(10, 0, 0, 9), port: 7946, incarnation: 2, state: 'alive', vsn: DEFAULT_VSN });
+const node = (name: string): PushNodeState => ({
+  name,
+  addr: Uint8Array.of(10, 0, 0, 9),
+  port: 7946,
+  incarnation: 2,
+  state: 'alive',
+  vsn: DEFAULT_VSN,
+});
 const pushPull: GossipMessage = { type: 'pushPull', join: true, nodes: [node('a'), node('b')], userState: Uint8Array.of(1, 2, 3) };
 
 function readAll(bytes: Uint8Array, opts: StreamDecodeOptions = {}, chunk = bytes.length) {
@@ -44,7 +51,13 @@ describe('stream writer and reader', () => {
     const opts = fc.record({ compress: fc.boolean(), encrypt: fc.boolean(), v0: fc.boolean(), label: fc.constantFrom(undefined, 'lab') });
     fc.assert(
       fc.property(streamMessage, opts, fc.integer({ min: 1, max: 64 }), (m, o, chunk) => {
-        const enc = { compress: o.compress, keyring: o.encrypt ? ring : undefined, encryptionVersion: o.v0 ? (0 as const) : (1 as const), nonce, label: o.label };
+        const enc = {
+          compress: o.compress,
+          keyring: o.encrypt ? ring : undefined,
+          encryptionVersion: o.v0 ? (0 as const) : (1 as const),
+          nonce,
+          label: o.label,
+        };
         const r = readAll(encodeStream(m, enc), { keyring: enc.keyring, label: o.label }, chunk);
         expect(r.drops).toEqual([]);
         expect(r.messages).toEqual([m]);

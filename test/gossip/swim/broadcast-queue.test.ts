@@ -1,11 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import {
-  EMPTY_BROADCAST_QUEUE,
-  enqueueBroadcast,
-  pruneBroadcasts,
-  takeBroadcasts,
-  type BroadcastQueue,
-} from '../../../src/gossip/swim';
+import { EMPTY_BROADCAST_QUEUE, enqueueBroadcast, pruneBroadcasts, takeBroadcasts, type BroadcastQueue } from '../../../src/gossip/swim';
 import type { GossipMessage } from '../../../src/gossip/messages';
 
 const user = (text: string): GossipMessage => ({ type: 'user', payload: new TextEncoder().encode(text) });
@@ -55,13 +49,20 @@ describe('transmit-limited queue (memberlist queue.go)', () => {
     // limit 20, overhead 2: 10 fits (used 12), 5 fits (used 19), 3 does not (free 20 - 19 - 2 < 3).
     const taken = takeBroadcasts(q, 2, 20, 5);
     expect(texts(taken.messages)).toEqual(['1234567890', '12345']);
-    expect(taken.queue.items.map((i) => [i.size, i.transmits])).toEqual([[3, 0], [10, 1], [5, 1]]);
+    expect(taken.queue.items.map((i) => [i.size, i.transmits])).toEqual([
+      [3, 0],
+      [10, 1],
+      [5, 1],
+    ]);
     // Nothing fits: the queue is unchanged.
     expect(takeBroadcasts(q, 2, 4, 5).queue).toBe(q);
   });
 
   test('a keyed broadcast replaces the older one with the same key (and finishes it)', () => {
-    const q = queueOf([{ key: 'node-a', text: 'suspect a', notify: 'leave' }, { key: 'node-b', text: 'alive b' }]);
+    const q = queueOf([
+      { key: 'node-a', text: 'suspect a', notify: 'leave' },
+      { key: 'node-b', text: 'alive b' },
+    ]);
     const change = enqueueBroadcast(q, { key: 'node-a', message: user('alive a'), size: 7 });
     expect(change.finished).toEqual(['leave']);
     expect(texts(change.queue.items.map((i) => i.message)).sort()).toEqual(['alive a', 'alive b']);

@@ -27,7 +27,7 @@ describe('20 nodes, LAN profile', () => {
     expect(net.events.filter((e) => e.event.type === 'leave')).toEqual([]);
   });
 
-  test('a crashed node is declared dead by everyone within the formula\'s bound', () => {
+  test("a crashed node is declared dead by everyone within the formula's bound", () => {
     const net = lanCluster(20, 2);
     net.runUntil(() => net.converged(), 60_000);
     net.runFor(10_000);
@@ -36,8 +36,10 @@ describe('20 nodes, LAN profile', () => {
     const survivors = net.names().filter((n) => n !== 'n7');
     const bound = detectionTime(LAN_CONFIG, 20);
     const t = net.runUntil(() => net.allSee({ n7: 'dead' }, survivors), bound.worst + 5_000);
-    console.info(`[sim] 20-node LAN crash -> dead everywhere after ${t! - crashedAt} ms ` +
-      `(formula: typical ${bound.typical}, worst ${bound.worst})`);
+    console.info(
+      `[sim] 20-node LAN crash -> dead everywhere after ${t! - crashedAt} ms ` +
+        `(formula: typical ${bound.typical}, worst ${bound.worst})`,
+    );
     expect(t! - crashedAt).toBeLessThanOrEqual(bound.worst);
     // No one else was touched.
     expect(net.allSee(all(survivors, 'alive'), survivors)).toBe(true);
@@ -61,16 +63,13 @@ describe('20 nodes, LAN profile', () => {
     expect(survivors.every((n) => !net.view(n).has('n4'))).toBe(true);
   });
 
-  test('a partition splits the view, the heal (with MetalLB\'s periodic re-join) reconverges it', () => {
+  test("a partition splits the view, the heal (with MetalLB's periodic re-join) reconverges it", () => {
     const net = lanCluster(20, 4, 60_000);
     net.runUntil(() => net.converged(), 60_000);
     const left = net.names().slice(0, 10);
     const right = net.names().slice(10);
     net.partition(left, right);
-    const split = net.runUntil(
-      () => net.allSee(all(right, 'dead'), left) && net.allSee(all(left, 'dead'), right),
-      120_000,
-    );
+    const split = net.runUntil(() => net.allSee(all(right, 'dead'), left) && net.allSee(all(left, 'dead'), right), 120_000);
     expect(split).toBeDefined();
     net.heal();
     const healedAt = net.now;
@@ -94,7 +93,11 @@ describe('20 nodes, LAN profile', () => {
     const net = lanCluster(10, 6);
     net.runUntil(() => net.converged(), 60_000);
     // Raise n3's incarnation first: a refutation takes it to 2.
-    net.deliver('n3', { type: 'packet', from: net.addressOf('n1'), messages: [{ type: 'suspect', node: 'n3', incarnation: 1, from: 'n1' }] });
+    net.deliver('n3', {
+      type: 'packet',
+      from: net.addressOf('n1'),
+      messages: [{ type: 'suspect', node: 'n3', incarnation: 1, from: 'n1' }],
+    });
     net.runFor(5_000);
     const before = net.state('n0')!.members.get('n3')!.incarnation;
     expect(before).toBeGreaterThanOrEqual(2);
@@ -113,7 +116,11 @@ describe('20 nodes, LAN profile', () => {
   test('a false suspicion is refuted: the accused answers with a higher incarnation, nobody declares it dead', () => {
     const net = lanCluster(8, 7);
     net.runUntil(() => net.converged(), 60_000);
-    net.deliver('n5', { type: 'packet', from: net.addressOf('n2'), messages: [{ type: 'suspect', node: 'n6', incarnation: 1, from: 'n2' }] });
+    net.deliver('n5', {
+      type: 'packet',
+      from: net.addressOf('n2'),
+      messages: [{ type: 'suspect', node: 'n6', incarnation: 1, from: 'n2' }],
+    });
     const t = net.runUntil(() => net.names().every((n) => net.state(n)!.members.get('n6')!.incarnation === 2), 10_000);
     expect(t).toBeDefined();
     net.runFor(60_000);

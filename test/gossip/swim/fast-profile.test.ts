@@ -31,8 +31,10 @@ describe('FAST profile, 3 nodes', () => {
     }
     const mean = times.reduce((a, b) => a + b, 0) / times.length;
     const sorted = [...times].sort((a, b) => a - b);
-    console.info(`[sim] FAST 3-node crash -> dead: mean ${mean.toFixed(0)} ms, min ${sorted[0]!.toFixed(0)}, ` +
-      `median ${sorted[15]!.toFixed(0)}, max ${sorted[29]!.toFixed(0)} (formula: typical ${bound.typical}, worst ${bound.worst})`);
+    console.info(
+      `[sim] FAST 3-node crash -> dead: mean ${mean.toFixed(0)} ms, min ${sorted[0]!.toFixed(0)}, ` +
+        `median ${sorted[15]!.toFixed(0)}, max ${sorted[29]!.toFixed(0)} (formula: typical ${bound.typical}, worst ${bound.worst})`,
+    );
     expect(mean).toBeGreaterThan(600);
     expect(mean).toBeLessThan(1_300);
     expect(Math.max(...times)).toBeLessThanOrEqual(bound.worst);
@@ -42,8 +44,10 @@ describe('FAST profile, 3 nodes', () => {
     const net = trio(11, { loss: 0.05 });
     net.runFor(600_000);
     const suspicions = net.count('suspect');
-    console.info(`[sim] FAST 3-node, 5% loss, 10 min: ${suspicions} suspicions, ${net.count('refute')} refutations, ` +
-      `${net.count('dead')} dead, ${net.count('probeTcpOnly')} TCP-only probes, ${net.packetsLost}/${net.packetsSent} packets lost`);
+    console.info(
+      `[sim] FAST 3-node, 5% loss, 10 min: ${suspicions} suspicions, ${net.count('refute')} refutations, ` +
+        `${net.count('dead')} dead, ${net.count('probeTcpOnly')} TCP-only probes, ${net.packetsLost}/${net.packetsSent} packets lost`,
+    );
     expect(net.count('dead')).toBe(0);
     expect(net.converged()).toBe(true);
   });
@@ -52,8 +56,10 @@ describe('FAST profile, 3 nodes', () => {
     const net = trio(12, { cpuCost: 28 });
     net.runFor(300_000);
     const load = net.cpuLoad('c');
-    console.info(`[sim] FAST 3-node, c saturated (${(load.utilization * 100).toFixed(0)}% busy, events wait up to ` +
-      `${load.maxQueueDelay.toFixed(0)} ms), 5 min: ${net.count('suspect')} suspicions, ${net.count('dead')} dead`);
+    console.info(
+      `[sim] FAST 3-node, c saturated (${(load.utilization * 100).toFixed(0)}% busy, events wait up to ` +
+        `${load.maxQueueDelay.toFixed(0)} ms), 5 min: ${net.count('suspect')} suspicions, ${net.count('dead')} dead`,
+    );
     expect(load.utilization).toBeGreaterThan(0.65);
     expect(net.count('dead')).toBe(0);
     expect(net.converged()).toBe(true);
@@ -66,8 +72,10 @@ describe('FAST profile, 3 nodes', () => {
       if (line.reason === 'suspicionTimeout') accused.add(line.message.split(' ')[1]!);
     };
     net.runFor(300_000);
-    console.info(`[sim] FAST 3-node, c overloaded (${(net.cpuLoad('c').utilization * 100).toFixed(0)}% busy): ` +
-      `${net.count('suspect')} suspicions, ${net.count('dead')} dead, c's health ${net.state('c')!.health}`);
+    console.info(
+      `[sim] FAST 3-node, c overloaded (${(net.cpuLoad('c').utilization * 100).toFixed(0)}% busy): ` +
+        `${net.count('suspect')} suspicions, ${net.count('dead')} dead, c's health ${net.state('c')!.health}`,
+    );
     // Lifeguard: the slow node's own probes fail without nacks, its health rises, its accusations stay
     // unconfirmed and are refuted; only the node that cannot answer within a second is declared dead.
     expect([...accused]).toEqual(['c']);
@@ -81,8 +89,10 @@ describe('FAST profile, 3 nodes', () => {
     const net = trio(13, { cpuCost: 20, loss: 0.05 });
     net.runFor(300_000);
     const load = net.cpuLoad('c');
-    console.info(`[sim] FAST 3-node, c busy (${(load.utilization * 100).toFixed(0)}%, events wait up to ` +
-      `${load.maxQueueDelay.toFixed(0)} ms) + 5% loss, 5 min: ${net.count('suspect')} suspicions, ${net.count('dead')} dead`);
+    console.info(
+      `[sim] FAST 3-node, c busy (${(load.utilization * 100).toFixed(0)}%, events wait up to ` +
+        `${load.maxQueueDelay.toFixed(0)} ms) + 5% loss, 5 min: ${net.count('suspect')} suspicions, ${net.count('dead')} dead`,
+    );
     expect(net.count('dead')).toBe(0);
   });
 

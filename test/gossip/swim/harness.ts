@@ -94,13 +94,9 @@ export class Driver {
   }
 }
 
-export const packets = (effects: readonly SwimEffect[]): SendPacket[] =>
-  effects.filter((e): e is SendPacket => e.type === 'sendPacket');
-export const streams = (effects: readonly SwimEffect[]): OpenStream[] =>
-  effects.filter((e): e is OpenStream => e.type === 'openStream');
-export const emitted = (effects: readonly SwimEffect[]): SwimOutEvent[] =>
-  effects.flatMap((e) => (e.type === 'emit' ? [e.event] : []));
-export const reasons = (effects: readonly SwimEffect[]): LogReason[] =>
-  effects.flatMap((e) => (e.type === 'log' ? [e.reason] : []));
+export const packets = (effects: readonly SwimEffect[]): SendPacket[] => effects.filter((e): e is SendPacket => e.type === 'sendPacket');
+export const streams = (effects: readonly SwimEffect[]): OpenStream[] => effects.filter((e): e is OpenStream => e.type === 'openStream');
+export const emitted = (effects: readonly SwimEffect[]): SwimOutEvent[] => effects.flatMap((e) => (e.type === 'emit' ? [e.event] : []));
+export const reasons = (effects: readonly SwimEffect[]): LogReason[] => effects.flatMap((e) => (e.type === 'log' ? [e.reason] : []));
 export const messagesOf = <T extends GossipMessage['type']>(effects: readonly SwimEffect[], type: T) =>
   packets(effects).flatMap((p) => p.messages.filter((m): m is Extract<GossipMessage, { type: T }> => m.type === type));

@@ -12,13 +12,23 @@ const name = fc.string({ maxLength: 40 });
 const bytes = (max: number) => fc.uint8Array({ maxLength: max });
 const u32 = fc.integer({ min: 0, max: 0xffffffff });
 const port = fc.integer({ min: 1, max: 65535 });
-const source = { sourceAddr: fc.uint8Array({ minLength: 4, maxLength: 4 }), sourcePort: port, sourceNode: fc.string({ minLength: 1, maxLength: 20 }) };
+const source = {
+  sourceAddr: fc.uint8Array({ minLength: 4, maxLength: 4 }),
+  sourcePort: port,
+  sourceNode: fc.string({ minLength: 1, maxLength: 20 }),
+};
 
 const message: fc.Arbitrary<GossipMessage> = fc.oneof(
   fc.record({ type: fc.constant('ping' as const), seqNo: u32, node: name }),
   fc.record({ type: fc.constant('ping' as const), seqNo: u32, node: name, ...source }),
   fc.record({
-    type: fc.constant('indirectPing' as const), seqNo: u32, target: bytes(16), port, node: name, nack: fc.boolean(), ...source,
+    type: fc.constant('indirectPing' as const),
+    seqNo: u32,
+    target: bytes(16),
+    port,
+    node: name,
+    nack: fc.boolean(),
+    ...source,
   }),
   fc.record({ type: fc.constant('ack' as const), seqNo: u32 }),
   fc.record({ type: fc.constant('ack' as const), seqNo: u32, payload: bytes(300) }),
@@ -26,20 +36,32 @@ const message: fc.Arbitrary<GossipMessage> = fc.oneof(
   fc.record({ type: fc.constant('suspect' as const), incarnation: u32, node: name, from: name }),
   fc.record({ type: fc.constant('dead' as const), incarnation: u32, node: name, from: name }),
   fc.record({
-    type: fc.constant('alive' as const), incarnation: u32, node: name, addr: fc.uint8Array({ minLength: 4, maxLength: 16 }),
-    port, vsn: fc.uint8Array({ minLength: 6, maxLength: 6 }),
+    type: fc.constant('alive' as const),
+    incarnation: u32,
+    node: name,
+    addr: fc.uint8Array({ minLength: 4, maxLength: 16 }),
+    port,
+    vsn: fc.uint8Array({ minLength: 6, maxLength: 6 }),
   }),
   fc.record({
-    type: fc.constant('alive' as const), incarnation: u32, node: name, addr: fc.uint8Array({ minLength: 4, maxLength: 16 }),
-    port, meta: bytes(512), vsn: fc.uint8Array({ minLength: 6, maxLength: 6 }),
+    type: fc.constant('alive' as const),
+    incarnation: u32,
+    node: name,
+    addr: fc.uint8Array({ minLength: 4, maxLength: 16 }),
+    port,
+    meta: bytes(512),
+    vsn: fc.uint8Array({ minLength: 6, maxLength: 6 }),
   }),
   fc.record({ type: fc.constant('user' as const), payload: bytes(1000) }),
 );
 
 describe('encodedSize', () => {
-  test('equals the codec\'s encoding length for every packet message', () => {
-    fc.assert(fc.property(message, (m) => {
-      expect(encodedSize(m)).toBe(encodeMessage(m).length);
-    }), { numRuns: 2000, seed: 3 });
+  test("equals the codec's encoding length for every packet message", () => {
+    fc.assert(
+      fc.property(message, (m) => {
+        expect(encodedSize(m)).toBe(encodeMessage(m).length);
+      }),
+      { numRuns: 2000, seed: 3 },
+    );
   });
 });

@@ -54,30 +54,59 @@ describe('properties', () => {
     fc.record({ type: fc.constant('suspect' as const), incarnation: inc, node: name, from: name }),
     fc.record({ type: fc.constant('dead' as const), incarnation: inc, node: name, from: name }),
     fc.record({
-      type: fc.constant('alive' as const), incarnation: inc, node: name,
-      addr: fc.constantFrom(ip(2), ip(3), ip(1), new Uint8Array(16)), port: fc.constantFrom(PORT, 1), meta: bytes, vsn,
+      type: fc.constant('alive' as const),
+      incarnation: inc,
+      node: name,
+      addr: fc.constantFrom(ip(2), ip(3), ip(1), new Uint8Array(16)),
+      port: fc.constantFrom(PORT, 1),
+      meta: bytes,
+      vsn,
     }),
     fc.record({
-      type: fc.constant('indirectPing' as const), seqNo: seq, target: fc.constantFrom(ip(2), ip(3)), port: fc.constantFrom(0, PORT),
-      node: name, nack: fc.boolean(),
+      type: fc.constant('indirectPing' as const),
+      seqNo: seq,
+      target: fc.constantFrom(ip(2), ip(3)),
+      port: fc.constantFrom(0, PORT),
+      node: name,
+      nack: fc.boolean(),
     }),
     fc.record({ type: fc.constant('user' as const), payload: bytes }),
     fc.record({ type: fc.constant('err' as const), error: fc.string() }),
     fc.record({
-      type: fc.constant('pushPull' as const), join: fc.boolean(), userState: bytes,
-      nodes: fc.array(fc.record({
-        name, addr: fc.constantFrom(ip(2), ip(3)), port: fc.constant(PORT), incarnation: inc,
-        state: fc.constantFrom<NodeStateName>('alive', 'suspect', 'dead', 'left'), vsn,
-      }), { maxLength: 4 }),
+      type: fc.constant('pushPull' as const),
+      join: fc.boolean(),
+      userState: bytes,
+      nodes: fc.array(
+        fc.record({
+          name,
+          addr: fc.constantFrom(ip(2), ip(3)),
+          port: fc.constant(PORT),
+          incarnation: inc,
+          state: fc.constantFrom<NodeStateName>('alive', 'suspect', 'dead', 'left'),
+          vsn,
+        }),
+        { maxLength: 4 },
+      ),
     }),
   );
   const event: fc.Arbitrary<{ gap: number; event: SwimEvent }> = fc.record({
     gap: fc.integer({ min: 0, max: 3_000 }),
     event: fc.oneof(
-      { weight: 6, arbitrary: fc.array(message, { minLength: 1, maxLength: 3 }).map((messages): SwimEvent => ({ type: 'packet', from: { addr: ip(2), port: PORT }, messages })) },
+      {
+        weight: 6,
+        arbitrary: fc
+          .array(message, { minLength: 1, maxLength: 3 })
+          .map((messages): SwimEvent => ({ type: 'packet', from: { addr: ip(2), port: PORT }, messages })),
+      },
       { weight: 2, arbitrary: fc.constant<SwimEvent>({ type: 'tick' }) },
-      { weight: 1, arbitrary: message.map((m): SwimEvent => ({ type: 'inboundStream', stream: 1, from: { addr: ip(3), port: PORT }, message: m })) },
-      { weight: 1, arbitrary: fc.record({ stream: fc.integer({ min: 1, max: 5 }), message }).map((r): SwimEvent => ({ type: 'streamReply', ...r })) },
+      {
+        weight: 1,
+        arbitrary: message.map((m): SwimEvent => ({ type: 'inboundStream', stream: 1, from: { addr: ip(3), port: PORT }, message: m })),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.record({ stream: fc.integer({ min: 1, max: 5 }), message }).map((r): SwimEvent => ({ type: 'streamReply', ...r })),
+      },
     ),
   });
 

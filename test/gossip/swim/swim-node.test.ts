@@ -1,12 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import {
-  FAST_CONFIG,
-  LAN_CONFIG,
-  SwimConfigError,
-  createSwimNode,
-  step,
-  type SwimState,
-} from '../../../src/gossip/swim';
+import { FAST_CONFIG, LAN_CONFIG, SwimConfigError, createSwimNode, step, type SwimState } from '../../../src/gossip/swim';
 import type { Member } from '../../../src/gossip/swim';
 import { LATE_DEADLINE_MS } from '../../../src/gossip/swim/probe';
 import { Driver, addr, alive, emitted, ip, messagesOf, packets, PORT, reasons, streams } from './harness';
@@ -169,7 +162,11 @@ describe('suspicion and death', () => {
     const effects = d.advance(5000);
     expect(d.stateOf('e')).toBe('dead');
     expect(reasons(effects)).toContain('suspicionTimeout');
-    expect(emitted(effects).filter((e) => e.type === 'leave').map((e) => e.type === 'leave' && e.member.name)).toEqual(['e']);
+    expect(
+      emitted(effects)
+        .filter((e) => e.type === 'leave')
+        .map((e) => e.type === 'leave' && e.member.name),
+    ).toEqual(['e']);
     expect(d.state.memberQueue.items.find((i) => i.key === 'e')!.message).toMatchObject({ type: 'dead', from: 'me' });
   });
 
@@ -247,7 +244,11 @@ describe('probe round', () => {
     const requests = messagesOf(indirect, 'indirectPing');
     expect(requests).toHaveLength(2);
     expect(requests.every((r) => r.nack && r.node === target && r.seqNo === probe.seqNo)).toBe(true);
-    expect(packets(indirect).map((p) => p.to.name).sort()).toEqual(['b', 'c', 'd'].filter((n) => n !== target).sort());
+    expect(
+      packets(indirect)
+        .map((p) => p.to.name)
+        .sort(),
+    ).toEqual(['b', 'c', 'd'].filter((n) => n !== target).sort());
     const [tcp] = streams(indirect);
     expect(tcp).toMatchObject({ purpose: 'tcpPing', deadline: probe.deadline, message: { type: 'ping', seqNo: probe.seqNo } });
     d.packet(9, { type: 'nack', seqNo: probe.seqNo }); // one of the two relays answered
@@ -303,7 +304,7 @@ describe('probe round', () => {
       expect(messagesOf(d.advance(next.indirectAt), 'ping').filter((p) => p.node === 'b')).toHaveLength(FAST_CONFIG.directPingRetries);
     });
 
-    test('a busy member\'s late ack of the first copy marks it slow, even just after the retries: no retries next time', () => {
+    test("a busy member's late ack of the first copy marks it slow, even just after the retries: no retries next time", () => {
       const d = new Driver(FAST_CONFIG);
       d.learn('b');
       d.advance(d.state.nextProbeAt);
@@ -317,7 +318,7 @@ describe('probe round', () => {
       expect(messagesOf(d.advance(next.indirectAt), 'ping').filter((p) => p.node === 'b')).toHaveLength(0);
     });
 
-    test('memberlist\'s own profiles never send them', () => {
+    test("memberlist's own profiles never send them", () => {
       expect(LAN_CONFIG.directPingRetries).toBe(0);
       expect(lateSecondProbe(LAN_CONFIG, 1)).toHaveLength(0);
     });
@@ -330,7 +331,9 @@ describe('probe round', () => {
       d.learn('b');
       d.advance(d.state.nextProbeAt);
       const probe = d.state.probe!;
-      if (heard) d.advance(probe.sentAt + 10), d.packet(2, { type: 'ping', seqNo: 99, node: 'me', sourceAddr: ip(2), sourcePort: PORT, sourceNode: 'b' });
+      if (heard)
+        (d.advance(probe.sentAt + 10),
+          d.packet(2, { type: 'ping', seqNo: 99, node: 'me', sourceAddr: ip(2), sourcePort: PORT, sourceNode: 'b' }));
       const expired = d.advance(probe.deadline);
       return { d, probe, expired };
     }
@@ -373,7 +376,7 @@ describe('probe round', () => {
       expect(d.stateOf('b')).toBe('alive');
     });
 
-    test('memberlist\'s own profiles suspect at the deadline whatever they heard', () => {
+    test("memberlist's own profiles suspect at the deadline whatever they heard", () => {
       expect(LAN_CONFIG.extendWhenHeard).toBe(false);
       expect(unanswered(LAN_CONFIG, true).d.stateOf('b')).toBe('suspect');
     });
@@ -451,11 +454,18 @@ describe('probe round', () => {
 });
 
 describe('relaying indirect pings', () => {
-  test('ping the target with our own sequence number; relay its ack with the requester\'s', () => {
+  test("ping the target with our own sequence number; relay its ack with the requester's", () => {
     const d = new Driver();
     const effects = d.packet(2, {
-      type: 'indirectPing', seqNo: 77, target: ip(3), port: PORT, node: 'c', nack: true,
-      sourceAddr: ip(2), sourcePort: PORT, sourceNode: 'b',
+      type: 'indirectPing',
+      seqNo: 77,
+      target: ip(3),
+      port: PORT,
+      node: 'c',
+      nack: true,
+      sourceAddr: ip(2),
+      sourcePort: PORT,
+      sourceNode: 'b',
     });
     const [ping] = messagesOf(effects, 'ping');
     expect(packets(effects)[0]!.to).toEqual({ addr: ip(3), port: PORT, name: 'c' });
@@ -518,7 +528,12 @@ describe('meta', () => {
 
 describe('push/pull', () => {
   const remote = (name: string, i: number, state: Member['state'], incarnation = 1) => ({
-    name, addr: ip(i), port: PORT, incarnation, state, vsn: Uint8Array.of(1, 5, 2, 0, 0, 0),
+    name,
+    addr: ip(i),
+    port: PORT,
+    incarnation,
+    state,
+    vsn: Uint8Array.of(1, 5, 2, 0, 0, 0),
   });
 
   test('an inbound push/pull is answered with our state first, then merged', () => {
@@ -526,9 +541,13 @@ describe('push/pull', () => {
     d.packet(3, alive('c', 3, 1));
     d.packet(3, { type: 'dead', node: 'c', incarnation: 1, from: 'x' });
     const effects = d.send({
-      type: 'inboundStream', stream: 900, from: addr(2),
+      type: 'inboundStream',
+      stream: 900,
+      from: addr(2),
       message: {
-        type: 'pushPull', join: true, userState: Uint8Array.of(42),
+        type: 'pushPull',
+        join: true,
+        userState: Uint8Array.of(42),
         nodes: [remote('b', 2, 'alive'), remote('c', 3, 'alive', 2), remote('e', 5, 'alive'), remote('f', 6, 'alive')],
       },
     });
@@ -545,9 +564,15 @@ describe('push/pull', () => {
     const d = new Driver();
     d.learn('b', 'c', 'e');
     d.send({
-      type: 'inboundStream', stream: 1, from: addr(2),
-      message: { type: 'pushPull', join: false, userState: new Uint8Array(0),
-        nodes: [remote('b', 2, 'dead'), remote('c', 3, 'suspect'), remote('e', 4, 'left')] },
+      type: 'inboundStream',
+      stream: 1,
+      from: addr(2),
+      message: {
+        type: 'pushPull',
+        join: false,
+        userState: new Uint8Array(0),
+        nodes: [remote('b', 2, 'dead'), remote('c', 3, 'suspect'), remote('e', 4, 'left')],
+      },
     });
     expect(d.stateOf('b')).toBe('suspect');
     expect(d.state.suspicions.get('b')!.confirmedBy).toEqual(['me']);
@@ -561,17 +586,30 @@ describe('push/pull', () => {
     const [s1, s2] = streams(effects);
     expect(s1).toMatchObject({ purpose: 'join', to: addr(2), deadline: LAN_CONFIG.tcpTimeout });
     expect(s1!.message).toMatchObject({ type: 'pushPull', join: true });
-    d.send({ type: 'streamReply', stream: s1!.stream, message: { type: 'pushPull', join: true, userState: new Uint8Array(0), nodes: [remote('b', 2, 'alive')] } });
+    d.send({
+      type: 'streamReply',
+      stream: s1!.stream,
+      message: { type: 'pushPull', join: true, userState: new Uint8Array(0), nodes: [remote('b', 2, 'alive')] },
+    });
     const done = d.send({ type: 'streamFailed', stream: s2!.stream, error: 'connection refused' });
-    expect(emitted(done)).toContainEqual({ type: 'joinResult', request: 1, joined: 1, errors: [{ to: addr(3), error: 'connection refused' }] });
+    expect(emitted(done)).toContainEqual({
+      type: 'joinResult',
+      request: 1,
+      joined: 1,
+      errors: [{ to: addr(3), error: 'connection refused' }],
+    });
     expect(d.stateOf('b')).toBe('alive');
   });
 
   test('incompatible protocol versions refuse the whole state', () => {
     const d = new Driver();
     const [s] = streams(d.send({ type: 'join', targets: [addr(2)] }));
-    const reply = { type: 'pushPull' as const, join: true, userState: new Uint8Array(0),
-      nodes: [{ ...remote('b', 2, 'alive'), vsn: Uint8Array.of(3, 5, 3, 0, 0, 0) }] };
+    const reply = {
+      type: 'pushPull' as const,
+      join: true,
+      userState: new Uint8Array(0),
+      nodes: [{ ...remote('b', 2, 'alive'), vsn: Uint8Array.of(3, 5, 3, 0, 0, 0) }],
+    };
     const effects = d.send({ type: 'streamReply', stream: s!.stream, message: reply });
     expect(reasons(effects)).toContain('protocolIncompatible');
     expect(emitted(effects)[0]).toMatchObject({ type: 'joinResult', joined: 0 });
@@ -587,10 +625,14 @@ describe('push/pull', () => {
 
   test('a stream ping is acked; a user stream message is handed over', () => {
     const d = new Driver();
-    expect(d.send({ type: 'inboundStream', stream: 3, from: addr(2), message: { type: 'ping', seqNo: 8, node: 'me' } }))
-      .toContainEqual({ type: 'replyStream', stream: 3, message: { type: 'ack', seqNo: 8 } });
-    expect(emitted(d.send({ type: 'inboundStream', stream: 4, from: addr(2), message: { type: 'user', payload: Uint8Array.of(1) } })))
-      .toEqual([{ type: 'userMessage', payload: Uint8Array.of(1), from: addr(2) }]);
+    expect(d.send({ type: 'inboundStream', stream: 3, from: addr(2), message: { type: 'ping', seqNo: 8, node: 'me' } })).toContainEqual({
+      type: 'replyStream',
+      stream: 3,
+      message: { type: 'ack', seqNo: 8 },
+    });
+    expect(
+      emitted(d.send({ type: 'inboundStream', stream: 4, from: addr(2), message: { type: 'user', payload: Uint8Array.of(1) } })),
+    ).toEqual([{ type: 'userMessage', payload: Uint8Array.of(1), from: addr(2) }]);
   });
 });
 
@@ -626,7 +668,7 @@ describe('gossip and reaping', () => {
     d.advance(LAN_CONFIG.gossipToTheDeadTime / 2);
     expect(d.state.members.has('b')).toBe(true);
     // keep c answering so the probe rounds stay quiet
-    for (let t = d.now; t < 40_000; ) {
+    for (let t = d.now; t < 40_000;) {
       d.advance(d.state.nextProbeAt);
       t = d.now;
       if (d.state.probe) d.packet(3, { type: 'ack', seqNo: d.state.probe.seqNo });

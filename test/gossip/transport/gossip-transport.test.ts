@@ -15,14 +15,18 @@ interface Inbox {
 
 async function listen(host: string): Promise<{ transport: GossipTransport; inbox: Inbox }> {
   const inbox: Inbox = { packets: [], streams: [] };
-  const transport = await GossipTransport.listen(REAL_RUNTIME.net, { host, port: 0 }, {
-    onPacket: (bytes, from) => inbox.packets.push({ bytes: Uint8Array.from(bytes), from }),
-    onStream: (stream) => {
-      const entry = { stream, received: [] as number[] };
-      stream.onData((chunk) => entry.received.push(...chunk));
-      inbox.streams.push(entry);
+  const transport = await GossipTransport.listen(
+    REAL_RUNTIME.net,
+    { host, port: 0 },
+    {
+      onPacket: (bytes, from) => inbox.packets.push({ bytes: Uint8Array.from(bytes), from }),
+      onStream: (stream) => {
+        const entry = { stream, received: [] as number[] };
+        stream.onData((chunk) => entry.received.push(...chunk));
+        inbox.streams.push(entry);
+      },
     },
-  });
+  );
   open.push(transport);
   return { transport, inbox };
 }
@@ -60,7 +64,10 @@ describe('dialling a closed port', () => {
     await b.transport.close();
     open.splice(open.indexOf(b.transport), 1);
     await expect(a.transport.dialStream(dead, 1000)).rejects.toBeInstanceOf(NetworkError);
-    await expect(a.transport.dialStream(dead, 1000)).rejects.toMatchObject({ code: 'dialFailed', message: expect.stringContaining(`127.0.0.1:${dead.port}`) });
+    await expect(a.transport.dialStream(dead, 1000)).rejects.toMatchObject({
+      code: 'dialFailed',
+      message: expect.stringContaining(`127.0.0.1:${dead.port}`),
+    });
   });
 });
 

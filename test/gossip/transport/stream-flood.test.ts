@@ -23,11 +23,19 @@ afterAll(async () => {
 });
 
 describe('inbound gossip streams from a neighbour without the key', () => {
-  it('keeps the daemon\'s memory bounded under twenty 20 MB streams, and gives it back', async () => {
-    const baseline = await sampleUntil(() => target.rss(), () => false, 300);
+  it("keeps the daemon's memory bounded under twenty 20 MB streams, and gives it back", async () => {
+    const baseline = await sampleUntil(
+      () => target.rss(),
+      () => false,
+      300,
+    );
     const flood = keylessStreams(target.port, 20, STREAM_MAX_ENCRYPTED_BYTES);
     const peak = await peakWhile(() => target.rss(), flood);
-    const after = await sampleUntil(() => target.rss(), (v) => v <= baseline * RETURN_FACTOR, 10_000);
+    const after = await sampleUntil(
+      () => target.rss(),
+      (v) => v <= baseline * RETURN_FACTOR,
+      10_000,
+    );
     expect(peak - baseline, `baseline ${MiB(baseline)}, peak ${MiB(peak)}`).toBeLessThan(MAX_GROWTH_BYTES);
     expect(after, `baseline ${MiB(baseline)}, after ${MiB(after)}`).toBeLessThanOrEqual(baseline * RETURN_FACTOR);
     const drops = await target.drops();
@@ -42,7 +50,11 @@ describe('inbound gossip streams from a neighbour without the key', () => {
     const slow = await slowConnections(target.port, count, 200);
     try {
       // Past the cap the daemon closes each newcomer as it arrives, while the first ones still trickle.
-      await sampleUntil(() => slow.closed(), (n) => n >= count - INBOUND_STREAMS_MAX, 5_000);
+      await sampleUntil(
+        () => slow.closed(),
+        (n) => n >= count - INBOUND_STREAMS_MAX,
+        5_000,
+      );
       expect(slow.closed()).toBeGreaterThanOrEqual(count - INBOUND_STREAMS_MAX);
       // The rest keep sending a byte every 200 ms, and are still cut at the deadline.
       await slow.allClosed;

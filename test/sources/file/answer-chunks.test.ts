@@ -14,7 +14,9 @@ describe('answer chunks', () => {
     const answer = parseConfigBytes(FULL, 'full-featured.yaml');
     if (!answer.result.ok) throw new Error('fixture does not validate');
     const messages = answerMessages(answer, 2);
-    const objects = Object.values(answer.result.snapshot).filter(Array.isArray).reduce((n, list) => n + list.length, 0);
+    const objects = Object.values(answer.result.snapshot)
+      .filter(Array.isArray)
+      .reduce((n, list) => n + list.length, 0);
     expect(messages.length).toBeGreaterThan(objects / 2);
     expect(messages.every((m) => m.kind !== 'objects' || m.items.length <= 2)).toBe(true);
     const assembler = new AnswerAssembler();

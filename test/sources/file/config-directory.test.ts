@@ -10,7 +10,6 @@ import { FileSource, type FileSourceState, loadConfigFile, workerParser } from '
 import { configFileNames, joinConfigFiles } from '../../../src/sources/file/config-directory';
 import { MLB_BUNDLE } from '../../cli/run-cli';
 
-
 const POOL = `apiVersion: metallb.io/v1beta1
 kind: IPAddressPool
 metadata:
@@ -61,16 +60,28 @@ function write(name: string, text: string): string {
 const serviceNames = (state: FileSourceState) => state.snapshot?.services.map((s) => `${s.meta.namespace}/${s.meta.name}`).sort() ?? [];
 
 describe('the files of a configuration directory', () => {
-  it('are its *.yaml and *.yml files in name order, without hidden ones (editor locks, a ConfigMap\'s ..data)', () => {
-    expect(configFileNames(['b.yml', 'README', '.#a.yaml', '..data', 'a.yaml', '10-x.yaml', 'c.yaml.bak', 'B.yaml']))
-      .toEqual(['10-x.yaml', 'B.yaml', 'a.yaml', 'b.yml']);
+  it("are its *.yaml and *.yml files in name order, without hidden ones (editor locks, a ConfigMap's ..data)", () => {
+    expect(configFileNames(['b.yml', 'README', '.#a.yaml', '..data', 'a.yaml', '10-x.yaml', 'c.yaml.bak', 'B.yaml'])).toEqual([
+      '10-x.yaml',
+      'B.yaml',
+      'a.yaml',
+      'b.yml',
+    ]);
   });
 
   it('join so that each line of the joined text is known to be a line of one file', () => {
     const bytes = (s: string) => new TextEncoder().encode(s);
-    const joined = joinConfigFiles([{ file: 'a', bytes: bytes('x: 1\ny: 2\n') }, { file: 'b', bytes: bytes('') }, { file: 'c', bytes: bytes('%YAML 1.2\n---\nz: 3\n') }]);
+    const joined = joinConfigFiles([
+      { file: 'a', bytes: bytes('x: 1\ny: 2\n') },
+      { file: 'b', bytes: bytes('') },
+      { file: 'c', bytes: bytes('%YAML 1.2\n---\nz: 3\n') },
+    ]);
     expect(new TextDecoder().decode(joined.bytes)).toBe('x: 1\ny: 2\n...\n...\n%YAML 1.2\n---\nz: 3\n');
-    expect(joined.parts.map(({ file, lineOffset }) => [file, lineOffset])).toEqual([['a', 0], ['b', 3], ['c', 4]]);
+    expect(joined.parts.map(({ file, lineOffset }) => [file, lineOffset])).toEqual([
+      ['a', 0],
+      ['b', 3],
+      ['c', 4],
+    ]);
   });
 });
 
@@ -97,7 +108,7 @@ describe('loadConfigFile on a directory', () => {
     expect(where).toContainEqual({ file: services, line: 18, column: 19 });
   });
 
-  it('keeps each file\'s own checks: one cut off (no final newline) is refused by its name', async () => {
+  it("keeps each file's own checks: one cut off (no final newline) is refused by its name", async () => {
     write('10-pools.yaml', POOL);
     write('20-web.yaml', service('web').trimEnd());
     const result = await loadConfigFile(dir);
@@ -131,7 +142,7 @@ describe('loadConfigFile on a directory', () => {
   });
 });
 
-describe('FileSource on a directory (the daemon\'s --config)', () => {
+describe("FileSource on a directory (the daemon's --config)", () => {
   function source(parse = {}): FileSource {
     const s = new FileSource(dir, { debounceMs: 20, pollIntervalMs: 100, settleMs: 10, ...parse });
     sources.push(s);
@@ -184,12 +195,14 @@ describe('FileSource on a directory (the daemon\'s --config)', () => {
     expect(serviceNames(await swapped)).toEqual(['demo/api', 'demo/web']);
   });
 
-  it('parses on the daemon\'s worker thread with the same positions', async () => {
+  it("parses on the daemon's worker thread with the same positions", async () => {
     write('10-pools.yaml', POOL);
     write('20-web.yaml', service('web', '10.0.0.999'));
     const s = source({ parse: workerParser({ script: MLB_BUNDLE }) });
     await expect(s.start()).rejects.toMatchObject({
-      diagnostics: expect.arrayContaining([expect.objectContaining({ position: expect.objectContaining({ file: join(dir, '20-web.yaml'), line: 8 }) })]),
+      diagnostics: expect.arrayContaining([
+        expect.objectContaining({ position: expect.objectContaining({ file: join(dir, '20-web.yaml'), line: 8 }) }),
+      ]),
     });
   });
 });

@@ -2,7 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/model';
 import {
-  DEFAULT_MAX_CONFIG_BYTES, decodeConfigBytes, emptyConfigProblem, fileKindProblem, fileSizeProblem,
+  DEFAULT_MAX_CONFIG_BYTES,
+  decodeConfigBytes,
+  emptyConfigProblem,
+  fileKindProblem,
+  fileSizeProblem,
 } from '../../../src/sources/file';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -10,8 +14,12 @@ const POOL = 'apiVersion: metallb.io/v1beta1\nkind: IPAddressPool\nmetadata:\n  
 
 function kind(which: 'file' | 'fifo' | 'dir' | 'chr') {
   return {
-    isFile: () => which === 'file', isDirectory: () => which === 'dir', isFIFO: () => which === 'fifo',
-    isSocket: () => false, isCharacterDevice: () => which === 'chr', isBlockDevice: () => false,
+    isFile: () => which === 'file',
+    isDirectory: () => which === 'dir',
+    isFIFO: () => which === 'fifo',
+    isSocket: () => false,
+    isCharacterDevice: () => which === 'chr',
+    isBlockDevice: () => false,
   };
 }
 
@@ -30,7 +38,9 @@ describe('fileSizeProblem', () => {
     expect(fileSizeProblem(DEFAULT_MAX_CONFIG_BYTES, DEFAULT_MAX_CONFIG_BYTES, 'f')).toBeUndefined();
     const problem = fileSizeProblem(DEFAULT_MAX_CONFIG_BYTES + 1, DEFAULT_MAX_CONFIG_BYTES, 'f');
     expect(problem?.code).toBe('fileTooLarge');
-    expect(problem?.message).toBe('f is 16777217 bytes, more than the limit of 16777216 bytes: if it really is meant to be this large, raise --max-config-bytes (MLB_MAX_CONFIG_BYTES)');
+    expect(problem?.message).toBe(
+      'f is 16777217 bytes, more than the limit of 16777216 bytes: if it really is meant to be this large, raise --max-config-bytes (MLB_MAX_CONFIG_BYTES)',
+    );
   });
 });
 

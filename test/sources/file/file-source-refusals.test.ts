@@ -7,7 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
-  ConfigLoadError, ConfigParseError, type ConfigParser, FileSource, type FileSourceOptions, type FileSourceState,
+  ConfigLoadError,
+  ConfigParseError,
+  type ConfigParser,
+  FileSource,
+  type FileSourceOptions,
+  type FileSourceState,
   parseInProcess,
 } from '../../../src/sources/file';
 
@@ -152,7 +157,12 @@ describe('FileSource: refused files keep the last good configuration', () => {
 
   it('a FIFO at the path fails the start with the reason', async () => {
     spawnSync('mkfifo', [file]);
-    const error = await within(source().start().catch((e: unknown) => e), 'the start on a FIFO');
+    const error = await within(
+      source()
+        .start()
+        .catch((e: unknown) => e),
+      'the start on a FIFO',
+    );
     expect(error).toBeInstanceOf(ConfigLoadError);
     expect((error as ConfigLoadError).diagnostics.map((d) => d.code)).toEqual(['fileNotRegular']);
   });
@@ -193,9 +203,10 @@ describe('FileSource: the injected parser', () => {
   it('a parse that cannot finish is stale with its reason, and the same text is parsed again next time', async () => {
     writeFileSync(file, TUTORIAL_L2);
     let failing = false;
-    const parse: ConfigParser = (request, signal) => failing
-      ? Promise.reject(new ConfigParseError('parseOutOfMemory', 'the parser ran out of its 2048 MB of memory'))
-      : parseInProcess(request, signal);
+    const parse: ConfigParser = (request, signal) =>
+      failing
+        ? Promise.reject(new ConfigParseError('parseOutOfMemory', 'the parser ran out of its 2048 MB of memory'))
+        : parseInProcess(request, signal);
     const s = source({ parse });
     await s.start();
     failing = true;

@@ -7,9 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { nextState } from './next-state';
-import {
-  ConfigLoadError, FileSource, type FileSourceOptions, type FileSourceState, loadConfigFile,
-} from '../../../src/sources/file';
+import { ConfigLoadError, FileSource, type FileSourceOptions, type FileSourceState, loadConfigFile } from '../../../src/sources/file';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
 const TUTORIAL_L2 = readFileSync(join(FIXTURES, 'valid', 'tutorial-l2.yaml'), 'utf8');
@@ -104,8 +102,9 @@ describe('FileSource', () => {
     const staleState = await stale;
     expect(staleState.snapshot).toBe(first.snapshot);
     expect(staleState.loadedAt).toBe(1);
-    expect(staleState.diagnostics.find((d) => d.severity === 'error')?.message)
-      .toContain('start IP "192.168.10.210" is after the end IP "192.168.10.200"');
+    expect(staleState.diagnostics.find((d) => d.severity === 'error')?.message).toContain(
+      'start IP "192.168.10.210" is after the end IP "192.168.10.200"',
+    );
 
     const fresh = nextState(s, (state) => !state.stale);
     saveLikeAnEditor(TUTORIAL_BGP);

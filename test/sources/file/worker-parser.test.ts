@@ -7,9 +7,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AddressSet, parseIP } from '../../../src/ip';
-import {
-  type ConfigParser, ConfigParseError, FileSource, parseInProcess, workerParser,
-} from '../../../src/sources/file';
+import { type ConfigParser, ConfigParseError, FileSource, parseInProcess, workerParser } from '../../../src/sources/file';
 import { MLB_BUNDLE } from '../../cli/run-cli';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
@@ -57,15 +55,18 @@ describe('workerParser', () => {
 
   it('judges the bytes on the worker: invalid, cut off and empty files come back with their diagnostics', async () => {
     const parse = bundleParser();
-    const codes = async (text: string) => (await parse({ bytes: bytes(text), file: 'f.yaml', options: {} })).result.diagnostics.map((d) => d.code);
+    const codes = async (text: string) =>
+      (await parse({ bytes: bytes(text), file: 'f.yaml', options: {} })).result.diagnostics.map((d) => d.code);
     expect(await codes('kind: Nope\n')).toContain('unknownKind');
     expect(await codes(TUTORIAL_L2.slice(0, -3))).toEqual(['fileIncomplete']);
     expect(await codes('# nothing\n')).toEqual(['fileEmpty']);
   });
 
   it('a parse that needs more than its heap limit is refused with a typed error, and this process carries on', async () => {
-    const services = Array.from({ length: 20_000 }, (_, i) =>
-      `---\napiVersion: v1\nkind: Service\nmetadata:\n  name: s${i}\nspec:\n  type: LoadBalancer\n  ports: [{ port: 80 }]\n`).join('');
+    const services = Array.from(
+      { length: 20_000 },
+      (_, i) => `---\napiVersion: v1\nkind: Service\nmetadata:\n  name: s${i}\nspec:\n  type: LoadBalancer\n  ports: [{ port: 80 }]\n`,
+    ).join('');
     const error = await bundleParser({ heapLimitMb: 8 })({ bytes: bytes(services), file: 'f.yaml', options: {} }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigParseError);
     expect((error as ConfigParseError).code).toBe('parseOutOfMemory');
@@ -73,7 +74,10 @@ describe('workerParser', () => {
 
   it('an aborted parse rejects at once with parseAborted', async () => {
     const controller = new AbortController();
-    const parsing = bundleParser()({ bytes: bytes(`${'# filler\n'.repeat(2_000_000)}${TUTORIAL_L2}`), file: 'f.yaml', options: {} }, controller.signal);
+    const parsing = bundleParser()(
+      { bytes: bytes(`${'# filler\n'.repeat(2_000_000)}${TUTORIAL_L2}`), file: 'f.yaml', options: {} },
+      controller.signal,
+    );
     controller.abort();
     await expect(parsing).rejects.toMatchObject({ code: 'parseAborted' });
   });
@@ -93,14 +97,16 @@ describe('parsing a large file does not stall the event loop', () => {
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('the daemon\'s parser (a worker thread) leaves the loop ticking; the in-process one would not', async () => {
+  it("the daemon's parser (a worker thread) leaves the loop ticking; the in-process one would not", async () => {
     const daemonSource = new FileSource(file, { parse: bundleParser(), maxBytes: 2 * LARGE_FILE_BYTES, settleMs: 0, useFsWatch: false });
     const inWorker = await loopActivity(() => daemonSource.start());
     daemonSource.stop();
     expect(inWorker.result.snapshot?.services).toHaveLength(3);
     // The control: the same measurement around a synchronous parse of a slice of the file sees no tick at all.
     const slice = readFileSync(file, 'utf8').slice(0, 2 * 1024 * 1024);
-    const inProcess = await loopActivity(() => parseInProcess({ bytes: bytes(slice.slice(0, slice.lastIndexOf('\n') + 1)), file, options: {} }));
+    const inProcess = await loopActivity(() =>
+      parseInProcess({ bytes: bytes(slice.slice(0, slice.lastIndexOf('\n') + 1)), file, options: {} }),
+    );
     expect(inProcess.ticks).toBe(0);
     // Seconds of parsing at a 10 ms interval: a free loop ticks hundreds of times; 20 leaves room for a busy machine.
     expect(inWorker.ticks).toBeGreaterThanOrEqual(20);

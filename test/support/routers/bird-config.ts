@@ -42,7 +42,12 @@ function birdProtocolName(index: number): string {
 }
 
 function channel(family: 'ipv4' | 'ipv6', hostOnly: boolean): string[] {
-  return [`  ${family} {`, `    import ${hostOnly ? `filter host_routes_${family === 'ipv4' ? 4 : 6}` : 'all'};`, '    export none;', '  };'];
+  return [
+    `  ${family} {`,
+    `    import ${hostOnly ? `filter host_routes_${family === 'ipv4' ? 4 : 6}` : 'all'};`,
+    '    export none;',
+    '  };',
+  ];
 }
 
 function templateBlock(options: BirdOptions): string[] {
@@ -69,7 +74,12 @@ function bgpProtocols(options: BirdOptions): string[] {
     lines.push('}');
   });
   if (options.listenRange) {
-    lines.push('protocol bgp mlb_range from mlb_peer {', `  neighbor range ${options.listenRange.prefix} as ${options.listenRange.asn};`, '  dynamic name "mlbdyn";', '}');
+    lines.push(
+      'protocol bgp mlb_range from mlb_peer {',
+      `  neighbor range ${options.listenRange.prefix} as ${options.listenRange.asn};`,
+      '  dynamic name "mlbdyn";',
+      '}',
+    );
   }
   return lines;
 }
@@ -88,8 +98,10 @@ function bfdProtocol(bfd: NonNullable<BirdOptions['bfd']>): string[] {
 }
 
 export function renderBirdConfig(options: BirdOptions): string {
-  if ((options.neighbors ?? []).length === 0 && !options.listenRange) throw new RouterError('invalidOptions', 'a BIRD router needs neighbors or a listenRange');
-  if (ipVersionOfText(options.routerId) !== 4) throw new RouterError('invalidOptions', `router id must be an IPv4 address, not ${options.routerId}`);
+  if ((options.neighbors ?? []).length === 0 && !options.listenRange)
+    throw new RouterError('invalidOptions', 'a BIRD router needs neighbors or a listenRange');
+  if (ipVersionOfText(options.routerId) !== 4)
+    throw new RouterError('invalidOptions', `router id must be an IPv4 address, not ${options.routerId}`);
   const kernel = (family: 'ipv4' | 'ipv6') => [
     `protocol kernel kernel_${family} {`,
     `  ${family} { import none; export all; };`,

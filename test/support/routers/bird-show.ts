@@ -62,7 +62,13 @@ export function parseBirdProtocols(text: string): BirdSession[] {
 const PATH_LINE = /^(\S+)?\s+\S+\s+\[(\S+)\s[^\]]*\](\s+\*)?\s+\((\d+)\)/;
 
 function pairs(text: string, size: 2 | 3): string[] {
-  return [...text.matchAll(/\(([^)]*)\)/g)].map((m) => (m[1] ?? '').split(',').map((s) => s.trim()).slice(0, size).join(':'));
+  return [...text.matchAll(/\(([^)]*)\)/g)].map((m) =>
+    (m[1] ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .slice(0, size)
+      .join(':'),
+  );
 }
 
 /**
@@ -82,7 +88,10 @@ export function parseBirdRoutes(text: string, prefix: string, sessions: readonly
     const session = byProtocol.get(current.protocol);
     const origin = a.get('BGP.origin')?.toLowerCase() as Origin | undefined;
     const localPref = a.get('BGP.local_pref');
-    const asPath = (a.get('BGP.as_path') ?? '').split(/\s+/).filter((s) => /^\d+$/.test(s)).map(Number);
+    const asPath = (a.get('BGP.as_path') ?? '')
+      .split(/\s+/)
+      .filter((s) => /^\d+$/.test(s))
+      .map(Number);
     paths.push({
       prefix,
       nextHop,

@@ -10,7 +10,16 @@ import { renderBirdConfig, type BirdOptions } from './bird-config';
 import { parseBirdBfdSessions, parseBirdProtocols, parseBirdRoutes, type BirdBfdSession, type BirdSession } from './bird-show';
 import { kernelNextHops } from './kernel-routes';
 import type { RouterPath } from '../../../src/lab/route-path';
-import { execInNetns, isAlive, killPids, makeRouterDir, removeRouterDir, RouterError, waitFor, type NetnsTarget } from '../../../src/lab/router-shell';
+import {
+  execInNetns,
+  isAlive,
+  killPids,
+  makeRouterDir,
+  removeRouterDir,
+  RouterError,
+  waitFor,
+  type NetnsTarget,
+} from '../../../src/lab/router-shell';
 
 export type { BirdNeighbor, BirdOptions } from './bird-config';
 export type { BirdBfdSession, BirdSession } from './bird-show';
@@ -47,15 +56,23 @@ export async function startBird(lab: NetnsLab, host: LabHost, options: Omit<Bird
   if (child.pid === undefined) throw new RouterError('startFailed', `bird did not spawn in ${host.netns}`);
   const router = birdRouter(host, dir, config, child.pid, Boolean(options.bfd));
   try {
-    await waitFor(`bird in ${host.netns} to answer on its control socket`, () => {
-      if (!isAlive(router.pid)) throw new RouterError('startFailed', 'bird exited');
-      return /BIRD [\d.]+ ready/.test(router.birdc('show status'));
-    }, BIRD_START_TIMEOUT_MS);
+    await waitFor(
+      `bird in ${host.netns} to answer on its control socket`,
+      () => {
+        if (!isAlive(router.pid)) throw new RouterError('startFailed', 'bird exited');
+        return /BIRD [\d.]+ ready/.test(router.birdc('show status'));
+      },
+      BIRD_START_TIMEOUT_MS,
+    );
     return router;
   } catch (error) {
     const log = router.log();
     router.stop();
-    throw new RouterError('startFailed', `BIRD did not start in ${host.netns}: ${(error as Error).message}\nconfig:\n${config}\nlog:\n${log}`, { cause: error });
+    throw new RouterError(
+      'startFailed',
+      `BIRD did not start in ${host.netns}: ${(error as Error).message}\nconfig:\n${config}\nlog:\n${log}`,
+      { cause: error },
+    );
   }
 }
 

@@ -10,7 +10,17 @@ import { join } from 'node:path';
 import type { LabHost, NetnsLab } from '../netns-lab';
 import { exabgpRoutesFor, parseExabgpLog, type ExabgpLog } from './exabgp-log';
 import { ipVersionOfText, type PeerSession, type RouterPath } from '../../../src/lab/route-path';
-import { isAlive, killPids, makeRouterDir, readPid, removeRouterDir, RouterError, userIds, waitFor, type NetnsTarget } from '../../../src/lab/router-shell';
+import {
+  isAlive,
+  killPids,
+  makeRouterDir,
+  readPid,
+  removeRouterDir,
+  RouterError,
+  userIds,
+  waitFor,
+  type NetnsTarget,
+} from '../../../src/lab/router-shell';
 
 export type { ExabgpLog, ExabgpUpdate } from './exabgp-log';
 
@@ -121,15 +131,23 @@ export async function startExabgp(lab: NetnsLab, host: LabHost, options: ExabgpO
   if (child.pid === undefined) throw new RouterError('startFailed', `exabgp did not spawn in ${host.netns}`);
   const receiver = exabgpReceiver(host, dir, config, child.pid);
   try {
-    await waitFor(`exabgp in ${host.netns} to listen and start its receiver`, () => {
-      if (!isAlive(receiver.pid)) throw new RouterError('startFailed', 'exabgp exited');
-      return /loaded new configuration successfully/.test(receiver.log()) && readPid(join(dir, 'receiver.pid')) !== undefined;
-    }, EXABGP_START_TIMEOUT_MS);
+    await waitFor(
+      `exabgp in ${host.netns} to listen and start its receiver`,
+      () => {
+        if (!isAlive(receiver.pid)) throw new RouterError('startFailed', 'exabgp exited');
+        return /loaded new configuration successfully/.test(receiver.log()) && readPid(join(dir, 'receiver.pid')) !== undefined;
+      },
+      EXABGP_START_TIMEOUT_MS,
+    );
     return receiver;
   } catch (error) {
     const log = receiver.log();
     receiver.stop();
-    throw new RouterError('startFailed', `ExaBGP did not start in ${host.netns}: ${(error as Error).message}\nconfig:\n${config}\nlog:\n${log}`, { cause: error });
+    throw new RouterError(
+      'startFailed',
+      `ExaBGP did not start in ${host.netns}: ${(error as Error).message}\nconfig:\n${config}\nlog:\n${log}`,
+      { cause: error },
+    );
   }
 }
 

@@ -37,11 +37,7 @@ export interface GobgpOptions {
 
 function afiSafis(prefix: string, ipv6: boolean | undefined): string[] {
   const families = ['ipv4-unicast', ...(ipv6 ? ['ipv6-unicast'] : [])];
-  return families.flatMap((name) => [
-    `  [[${prefix}.afi-safis]]`,
-    `    [${prefix}.afi-safis.config]`,
-    `      afi-safi-name = "${name}"`,
-  ]);
+  return families.flatMap((name) => [`  [[${prefix}.afi-safis]]`, `    [${prefix}.afi-safis.config]`, `      afi-safi-name = "${name}"`]);
 }
 
 function timers(prefix: string, options: GobgpOptions): string[] {
@@ -107,8 +103,10 @@ function hostRoutePolicy(): string[] {
 
 export function renderGobgpConfig(options: GobgpOptions): string {
   const neighbors = options.neighbors ?? [];
-  if (neighbors.length === 0 && !options.listenRange) throw new RouterError('invalidOptions', 'a GoBGP peer needs neighbors or a listenRange');
-  if (ipVersionOfText(options.routerId) !== 4) throw new RouterError('invalidOptions', `router-id must be an IPv4 address, not ${options.routerId}`);
+  if (neighbors.length === 0 && !options.listenRange)
+    throw new RouterError('invalidOptions', 'a GoBGP peer needs neighbors or a listenRange');
+  if (ipVersionOfText(options.routerId) !== 4)
+    throw new RouterError('invalidOptions', `router-id must be an IPv4 address, not ${options.routerId}`);
   const hostOnly = options.importHostRoutesOnly !== false;
   const lines = [
     '[global.config]',

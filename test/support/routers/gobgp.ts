@@ -11,7 +11,16 @@ import type { LabHost, NetnsLab } from '../netns-lab';
 import { GOBGP_API_PORT, renderGobgpConfig, type GobgpOptions } from './gobgp-config';
 import { parseGobgpNeighbors, parseGobgpRib, parseGobgpRibSummary } from './gobgp-json';
 import { ipVersionOfText, type Origin, type PeerSession, type RouterPath } from '../../../src/lab/route-path';
-import { execInNetns, isAlive, killPids, makeRouterDir, removeRouterDir, RouterError, waitFor, type NetnsTarget } from '../../../src/lab/router-shell';
+import {
+  execInNetns,
+  isAlive,
+  killPids,
+  makeRouterDir,
+  removeRouterDir,
+  RouterError,
+  waitFor,
+  type NetnsTarget,
+} from '../../../src/lab/router-shell';
 
 export type { GobgpNeighbor, GobgpOptions } from './gobgp-config';
 
@@ -89,15 +98,23 @@ export async function startGobgp(lab: NetnsLab, host: LabHost, options: GobgpOpt
   writeFileSync(join(dir, 'gobgpd.pid'), `${child.pid}\n`);
   const router = gobgpRouter(host, dir, config, child.pid);
   try {
-    await waitFor(`gobgpd in ${host.netns} to answer its API`, () => {
-      if (!isAlive(router.pid)) throw new RouterError('startFailed', 'gobgpd exited');
-      return router.json('global').asn === options.asn;
-    }, GOBGP_START_TIMEOUT_MS);
+    await waitFor(
+      `gobgpd in ${host.netns} to answer its API`,
+      () => {
+        if (!isAlive(router.pid)) throw new RouterError('startFailed', 'gobgpd exited');
+        return router.json('global').asn === options.asn;
+      },
+      GOBGP_START_TIMEOUT_MS,
+    );
     return router;
   } catch (error) {
     const log = router.log();
     router.stop();
-    throw new RouterError('startFailed', `GoBGP did not start in ${host.netns}: ${(error as Error).message}\nconfig:\n${config}\nlog:\n${log}`, { cause: error });
+    throw new RouterError(
+      'startFailed',
+      `GoBGP did not start in ${host.netns}: ${(error as Error).message}\nconfig:\n${config}\nlog:\n${log}`,
+      { cause: error },
+    );
   }
 }
 
@@ -128,8 +145,7 @@ function streamMrt(host: LabHost, dump: Uint8Array): MrtInjection {
 
 function gobgpRouter(host: LabHost, dir: string, config: string, pid: number): GobgpRouter {
   let stopped = false;
-  const cli = (...args: string[]): string =>
-    execInNetns(host, 'gobgp', ['-u', '127.0.0.1', '-p', String(GOBGP_API_PORT), ...args]);
+  const cli = (...args: string[]): string => execInNetns(host, 'gobgp', ['-u', '127.0.0.1', '-p', String(GOBGP_API_PORT), ...args]);
   const json = (...args: string[]): any => {
     const text = cli(...args, '-j');
     try {

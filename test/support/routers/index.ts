@@ -6,10 +6,23 @@ export { missingRouterPackages, routerLabSkipReason, type RouterKind } from './a
 export { startBird, type BirdBfdSession, type BirdNeighbor, type BirdOptions, type BirdRouter, type BirdSession } from './bird';
 export { startExabgp, type ExabgpLog, type ExabgpOptions, type ExabgpReceiver, type ExabgpUpdate } from './exabgp';
 export {
-  startFrr, type FrrBfd, type FrrBfdPeer, type FrrListenRange, type FrrNeighbor, type FrrOptions, type FrrRouter, type FrrSummary,
+  startFrr,
+  type FrrBfd,
+  type FrrBfdPeer,
+  type FrrListenRange,
+  type FrrNeighbor,
+  type FrrOptions,
+  type FrrRouter,
+  type FrrSummary,
 } from './frr';
 export {
-  announceArgs, startGobgp, type Announcement, type GobgpNeighbor, type GobgpOptions, type GobgpRouter, type MrtInjection,
+  announceArgs,
+  startGobgp,
+  type Announcement,
+  type GobgpNeighbor,
+  type GobgpOptions,
+  type GobgpRouter,
+  type MrtInjection,
 } from './gobgp';
 export { kernelNextHops } from './kernel-routes';
 export { ipVersionOfText, formatCommunity, nextHopsOf, type Origin, type PeerSession, type RouterPath } from '../../../src/lab/route-path';

@@ -77,8 +77,13 @@ export class VirtualCluster {
     this.nodes = Array.from({ length: size }, (_, i) => {
       const name = `node-${i + 1}`;
       return new VirtualNode({
-        name, ip: nodeIp(i + 1), index: i + 1, join: join.filter((j) => j.host !== nodeIp(i + 1)),
-        config: options.configOf?.(name) ?? shared, network: this.network, segment: this.segment,
+        name,
+        ip: nodeIp(i + 1),
+        index: i + 1,
+        join: join.filter((j) => j.host !== nodeIp(i + 1)),
+        config: options.configOf?.(name) ?? shared,
+        network: this.network,
+        segment: this.segment,
       });
     });
   }
@@ -138,7 +143,10 @@ export class VirtualCluster {
   /** Runs the clock until `promise` settles, and returns what it resolved to. */
   async settle<T>(promise: Promise<T>, what = 'a speaker operation', timeoutMs = STUCK_AFTER_MS): Promise<T> {
     let outcome: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
-    promise.then((value) => (outcome = { ok: true, value }), (error: unknown) => (outcome = { ok: false, error }));
+    promise.then(
+      (value) => (outcome = { ok: true, value }),
+      (error: unknown) => (outcome = { ok: false, error }),
+    );
     await this.until(() => outcome !== undefined, `${what} settles`, timeoutMs);
     if (!outcome!.ok) throw outcome!.error;
     return outcome!.value;
@@ -152,7 +160,11 @@ export class VirtualCluster {
   /** The service IPs the running nodes agree on: service -> IP, from the first running node's view. */
   serviceIps(): Map<string, string> {
     const viewer = this.nodes.find((n) => n.up)?.speaker;
-    const entries = viewer?.snapshot().services.filter((s) => s.protocol === 'layer2' && s.ips.length > 0).map((s) => [s.service, s.ips[0]!] as const) ?? [];
+    const entries =
+      viewer
+        ?.snapshot()
+        .services.filter((s) => s.protocol === 'layer2' && s.ips.length > 0)
+        .map((s) => [s.service, s.ips[0]!] as const) ?? [];
     return new Map(entries);
   }
 
@@ -168,18 +180,36 @@ export class VirtualCluster {
     if (answered.length < this.services || answered.some((ip) => this.segment.announcers(ip).length > 1)) return false;
     const views = this.nodes.filter((n) => n.up).map((n) => n.speaker!.snapshot().services.filter((s) => s.protocol === 'layer2'));
     // Services every running node elects (files may differ: scenario 6); each node must agree on those.
-    const common = views.reduce((names, v) => names.filter((name) => v.some((s) => s.service === name)), views[0]?.map((s) => s.service) ?? []);
+    const common = views.reduce(
+      (names, v) => names.filter((name) => v.some((s) => s.service === name)),
+      views[0]?.map((s) => s.service) ?? [],
+    );
     if (common.length === 0) return false;
-    const agreed = (v: (typeof views)[number]): string => JSON.stringify(common.map((name) => v.find((s) => s.service === name)).map((s) => [s!.service, s!.ips, s!.owner]));
+    const agreed = (v: (typeof views)[number]): string =>
+      JSON.stringify(common.map((name) => v.find((s) => s.service === name)).map((s) => [s!.service, s!.ips, s!.owner]));
     const first = views[0]!;
-    return views.every((v) => agreed(v) === agreed(first))
-      && first.filter((s) => common.includes(s.service)).every((s) => s.ips.length > 0 && s.owner !== null && sameList(this.segment.announcers(s.ips[0]!), [s.owner]));
+    return (
+      views.every((v) => agreed(v) === agreed(first)) &&
+      first
+        .filter((s) => common.includes(s.service))
+        .every((s) => s.ips.length > 0 && s.owner !== null && sameList(this.segment.announcers(s.ips[0]!), [s.owner]))
+    );
   }
 
   /** What each running node elects and who answers on the segment: the message of a scenario that got stuck. */
   describe(): string {
-    const views = this.nodes.filter((n) => n.up).map((n) => `${n.name}: ${n.speaker!.snapshot().services
-      .map((s) => `${s.service} ${s.ips.join(',') || '-'} -> ${s.owner ?? 'nobody'}${s.allocation.status === 'ok' ? '' : ` (${s.allocation.status})`}`).join('; ')}`);
+    const views = this.nodes
+      .filter((n) => n.up)
+      .map(
+        (n) =>
+          `${n.name}: ${n
+            .speaker!.snapshot()
+            .services.map(
+              (s) =>
+                `${s.service} ${s.ips.join(',') || '-'} -> ${s.owner ?? 'nobody'}${s.allocation.status === 'ok' ? '' : ` (${s.allocation.status})`}`,
+            )
+            .join('; ')}`,
+      );
     const wire = this.segment.ips().map((ip) => `${ip}: ${this.segment.announcers(ip).join(',') || 'nobody'}`);
     return [...views, `segment: ${wire.join('; ')}`].join('\n');
   }
@@ -198,7 +228,8 @@ export class VirtualCluster {
 
   /** Every ownerChanged line any node logged after `since`, oldest first. */
   ownerChanges(since: number): { node: string; line: Record<string, unknown> }[] {
-    return this.nodes.flatMap((n) => n.events('ownerChanged').map((line) => ({ node: n.name, line })))
+    return this.nodes
+      .flatMap((n) => n.events('ownerChanged').map((line) => ({ node: n.name, line })))
       .filter((c) => Date.parse(String(c.line.ts)) > since)
       .sort((a, b) => Date.parse(String(a.line.ts)) - Date.parse(String(b.line.ts)));
   }

@@ -87,7 +87,13 @@ export class VirtualNode {
     this.runtime = runtime;
     this.source = new InMemoryConfigSource(this.config, () => runtime.now());
     const logger = this.logger(runtime, this.life);
-    const port: SegmentPort = { node: this.name, mac: this.mac, alive: () => runtime.host.alive, hooks: undefined as unknown as LayerTwoHooks, scheduler: runtime };
+    const port: SegmentPort = {
+      node: this.name,
+      mac: this.mac,
+      alive: () => runtime.host.alive,
+      hooks: undefined as unknown as LayerTwoHooks,
+      scheduler: runtime,
+    };
     const parts: SpeakerParts = {
       configSource: this.source,
       runtime,
@@ -143,9 +149,17 @@ export class VirtualNode {
 
   private speakerOptions(logger: Logger): SpeakerOptions {
     return {
-      nodeName: this.name, bind: { host: this.ip, port: GOSSIP_PORT }, join: this.options.join, stateDir: this.stateFiles.where,
-      nodeLabels: {}, gossipConfig: SWIM_PROFILES.fast, profileName: 'fast', announce: true, logger,
-      controlSocket: `/run/mlb/${this.name}.sock`, version: 'virtual',
+      nodeName: this.name,
+      bind: { host: this.ip, port: GOSSIP_PORT },
+      join: this.options.join,
+      stateDir: this.stateFiles.where,
+      nodeLabels: {},
+      gossipConfig: SWIM_PROFILES.fast,
+      profileName: 'fast',
+      announce: true,
+      logger,
+      controlSocket: `/run/mlb/${this.name}.sock`,
+      version: 'virtual',
     };
   }
 
@@ -167,19 +181,44 @@ export class VirtualNode {
   private layerTwo(port: SegmentPort, logger: Logger, runtime: VirtualRuntime): LayerTwo {
     const segment = this.options.segment;
     const address = parseIP(this.ip)!;
-    const link = { index: 2, name: SEGMENT_INTERFACE, mac: this.mac, up: true, master: undefined, noarp: false, addresses: [{ ip: address, prefix: SEGMENT_PREFIX }] };
+    const link = {
+      index: 2,
+      name: SEGMENT_INTERFACE,
+      mac: this.mac,
+      up: true,
+      master: undefined,
+      noarp: false,
+      addresses: [{ ip: address, prefix: SEGMENT_PREFIX }],
+    };
     const selfCheck = new SelfChecker({
-      logger, runtime, random: runtime.random,
+      logger,
+      runtime,
+      random: runtime.random,
       probe: (request) => segment.probe(port, request),
       interfaces: () => [{ name: link.name, mac: link.mac, up: link.up, addresses: link.addresses }],
       answerFacts: (ip, mac) => port.hooks.answerFacts(ip, mac),
     });
     return {
       selfCheck,
-      links: { links: () => [link], link: (name: string) => (name === link.name ? link : undefined), onChange: () => () => undefined, close: () => undefined },
+      links: {
+        links: () => [link],
+        link: (name: string) => (name === link.name ? link : undefined),
+        onChange: () => () => undefined,
+        close: () => undefined,
+      },
       announcer: {
         reconcile: (desired) => segment.reconcile(port, desired),
-        stats: () => ({ requestsReceived: {}, responsesSent: {}, gratuitousSent: {}, drops: {}, sendFailures: 0, handlerErrors: 0, conflicts: 0, socketErrors: {}, interfaces: {} }),
+        stats: () => ({
+          requestsReceived: {},
+          responsesSent: {},
+          gratuitousSent: {},
+          drops: {},
+          sendFailures: 0,
+          handlerErrors: 0,
+          conflicts: 0,
+          socketErrors: {},
+          interfaces: {},
+        }),
         metrics: () => [],
         close: () => undefined,
       },

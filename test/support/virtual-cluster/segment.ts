@@ -66,7 +66,10 @@ export class VirtualSegment {
   /** Every claim a node received from another one, in order (what handovers and split brains are made of). */
   readonly claimsSeen: { at: number; ip: string; by: string; seenBy: string }[] = [];
 
-  constructor(private readonly clock: Clock, private readonly reachable: Reachable = () => true) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly reachable: Reachable = () => true,
+  ) {}
 
   /**
    * A machine outside the cluster starts answering for `ip` with `mac`: it answers every probe from then on, and
@@ -141,7 +144,10 @@ export class VirtualSegment {
 
   /** Who answers for `ip` now (sorted). */
   announcers(ip: string): string[] {
-    return [...this.announcing].filter(([, ips]) => ips.has(ip)).map(([node]) => node).sort();
+    return [...this.announcing]
+      .filter(([, ips]) => ips.has(ip))
+      .map(([node]) => node)
+      .sort();
   }
 
   /** What `node` answers for now (sorted). */

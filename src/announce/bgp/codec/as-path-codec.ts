@@ -66,7 +66,8 @@ export function encodeAsPath(segments: readonly AsPathSegment[], width: AsnWidth
       const chunk = segment.asns.slice(start, start + MAX_SEGMENT_ASNS);
       writer.u8(AsPathSegmentType[segment.type]).u8(chunk.length);
       for (const asn of chunk) {
-        if (!Number.isInteger(asn) || asn < 1 || asn > MAX_FOUR_OCTET_ASN) throw fieldError(`ASN ${asn} is outside 1..${MAX_FOUR_OCTET_ASN}`);
+        if (!Number.isInteger(asn) || asn < 1 || asn > MAX_FOUR_OCTET_ASN)
+          throw fieldError(`ASN ${asn} is outside 1..${MAX_FOUR_OCTET_ASN}`);
         if (width === 4) writer.u32(asn);
         else writer.u16(asn > MAX_TWO_OCTET_ASN ? AS_TRANS : asn);
       }

@@ -32,7 +32,8 @@ const MAX_RESTART_FLAGS = 0xf;
 /** A capability's length is one octet. */
 const MAX_CAPABILITY_VALUE_BYTES = 255;
 
-export type CapabilitiesDecoded = { readonly ok: true; readonly capabilities: Capability[] } | { readonly ok: false; readonly error: BgpDecodeError };
+export type CapabilitiesDecoded =
+  { readonly ok: true; readonly capabilities: Capability[] } | { readonly ok: false; readonly error: BgpDecodeError };
 
 /** Decodes the value of one Capabilities optional parameter (it may hold several capabilities). */
 export function decodeCapabilities(bytes: Uint8Array): CapabilitiesDecoded {
@@ -93,7 +94,12 @@ function decodeGracefulRestart(value: Uint8Array, wrongLength: (expected: string
   }
   return {
     ok: true,
-    capability: { code: 'gracefulRestart', restartFlags: head >> RESTART_FLAGS_SHIFT, restartTimeSeconds: head & RESTART_TIME_MASK, families },
+    capability: {
+      code: 'gracefulRestart',
+      restartFlags: head >> RESTART_FLAGS_SHIFT,
+      restartTimeSeconds: head & RESTART_TIME_MASK,
+      families,
+    },
   };
 }
 
@@ -111,28 +117,44 @@ export function encodeCapability(writer: ByteWriter, capability: Capability): vo
   switch (capability.code) {
     case 'multiprotocol':
       writer.u8(CapabilityCode.multiprotocol).u8(MULTIPROTOCOL_BYTES);
-      writer.u16(checkUint(capability.afi, 0xffff, 'AFI')).u8(0).u8(checkUint(capability.safi, 0xff, 'SAFI'));
+      writer
+        .u16(checkUint(capability.afi, 0xffff, 'AFI'))
+        .u8(0)
+        .u8(checkUint(capability.safi, 0xff, 'SAFI'));
       return;
     case 'routeRefresh':
       writer.u8(CapabilityCode.routeRefresh).u8(0);
       return;
     case 'fourOctetAsn':
-      writer.u8(CapabilityCode.fourOctetAsn).u8(FOUR_OCTET_ASN_BYTES).u32(checkUint(capability.asn, 0xffff_ffff, 'ASN'));
+      writer
+        .u8(CapabilityCode.fourOctetAsn)
+        .u8(FOUR_OCTET_ASN_BYTES)
+        .u32(checkUint(capability.asn, 0xffff_ffff, 'ASN'));
       return;
     case 'gracefulRestart': {
       const length = GRACEFUL_RESTART_HEADER_BYTES + GRACEFUL_RESTART_FAMILY_BYTES * capability.families.length;
       if (length > MAX_CAPABILITY_VALUE_BYTES) throw fieldError(`graceful restart lists ${capability.families.length} families`);
       const flags = checkUint(capability.restartFlags, MAX_RESTART_FLAGS, 'restart flags');
       const time = checkUint(capability.restartTimeSeconds, RESTART_TIME_MASK, 'restart time');
-      writer.u8(CapabilityCode.gracefulRestart).u8(length).u16((flags << RESTART_FLAGS_SHIFT) | time);
+      writer
+        .u8(CapabilityCode.gracefulRestart)
+        .u8(length)
+        .u16((flags << RESTART_FLAGS_SHIFT) | time);
       for (const f of capability.families) {
-        writer.u16(checkUint(f.afi, 0xffff, 'AFI')).u8(checkUint(f.safi, 0xff, 'SAFI')).u8(checkUint(f.flags, 0xff, 'family flags'));
+        writer
+          .u16(checkUint(f.afi, 0xffff, 'AFI'))
+          .u8(checkUint(f.safi, 0xff, 'SAFI'))
+          .u8(checkUint(f.flags, 0xff, 'family flags'));
       }
       return;
     }
     case 'unknown':
-      if (capability.value.length > MAX_CAPABILITY_VALUE_BYTES) throw fieldError(`capability ${capability.type} value of ${capability.value.length} octets`);
-      writer.u8(checkUint(capability.type, 0xff, 'capability code')).u8(capability.value.length).bytes(capability.value);
+      if (capability.value.length > MAX_CAPABILITY_VALUE_BYTES)
+        throw fieldError(`capability ${capability.type} value of ${capability.value.length} octets`);
+      writer
+        .u8(checkUint(capability.type, 0xff, 'capability code'))
+        .u8(capability.value.length)
+        .bytes(capability.value);
       return;
   }
 }

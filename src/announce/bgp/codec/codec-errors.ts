@@ -52,7 +52,10 @@ export const BgpEncodeErrorCode = {
 export type BgpEncodeErrorCode = (typeof BgpEncodeErrorCode)[keyof typeof BgpEncodeErrorCode];
 
 export class BgpEncodeError extends CodedError<BgpEncodeErrorCode> {
-  constructor(code: BgpEncodeErrorCode, readonly reason: string) {
+  constructor(
+    code: BgpEncodeErrorCode,
+    readonly reason: string,
+  ) {
     super(code, `BGP encode error (${code}): ${reason}`);
   }
 }
@@ -75,17 +78,32 @@ function u16(value: number): Uint8Array {
 // --- RFC 4271 6.1: message header errors -------------------------------------------------------------------
 
 export function connectionNotSynchronized(): BgpDecodeError {
-  return new BgpDecodeError(NotificationCode.messageHeaderError, HeaderErrorSubcode.connectionNotSynchronized, EMPTY, 'marker is not all ones');
+  return new BgpDecodeError(
+    NotificationCode.messageHeaderError,
+    HeaderErrorSubcode.connectionNotSynchronized,
+    EMPTY,
+    'marker is not all ones',
+  );
 }
 
 /** "The Data field MUST contain the erroneous Length field." */
 export function badMessageLength(length: number, why: string): BgpDecodeError {
-  return new BgpDecodeError(NotificationCode.messageHeaderError, HeaderErrorSubcode.badMessageLength, u16(length), `length ${length}: ${why}`);
+  return new BgpDecodeError(
+    NotificationCode.messageHeaderError,
+    HeaderErrorSubcode.badMessageLength,
+    u16(length),
+    `length ${length}: ${why}`,
+  );
 }
 
 /** "The Data field MUST contain the erroneous Type field." */
 export function badMessageType(type: number): BgpDecodeError {
-  return new BgpDecodeError(NotificationCode.messageHeaderError, HeaderErrorSubcode.badMessageType, new Uint8Array([type]), `unknown message type ${type}`);
+  return new BgpDecodeError(
+    NotificationCode.messageHeaderError,
+    HeaderErrorSubcode.badMessageType,
+    new Uint8Array([type]),
+    `unknown message type ${type}`,
+  );
 }
 
 // --- RFC 4271 6.2: OPEN message errors ---------------------------------------------------------------------

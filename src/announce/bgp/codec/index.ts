@@ -2,12 +2,6 @@
 // 7606). Pure: no sockets, no timers.
 export { encodeMessage, decodeMessage, type DecodeResult } from './message-codec';
 export { BgpMessageReader, type ReadResult } from './message-reader';
-export {
-  BgpDecodeError,
-  BgpEncodeError,
-  BgpEncodeErrorCode,
-  notificationFor,
-  type CodecOptions,
-} from './codec-errors';
+export { BgpDecodeError, BgpEncodeError, BgpEncodeErrorCode, notificationFor, type CodecOptions } from './codec-errors';
 export { endOfRib, endOfRibFamily, isEndOfRib } from './end-of-rib';
 export { AttributeFlag, AttributeType } from './attribute-types';

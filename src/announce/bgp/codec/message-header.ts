@@ -15,7 +15,14 @@
  * Length counts the whole message, header included: 19..4096.
  */
 import { BGP_HEADER_BYTES, BGP_MAX_MESSAGE_BYTES, MessageType } from '../bgp-messages';
-import { badMessageLength, badMessageType, BgpEncodeError, BgpEncodeErrorCode, connectionNotSynchronized, type BgpDecodeError } from './codec-errors';
+import {
+  badMessageLength,
+  badMessageType,
+  BgpEncodeError,
+  BgpEncodeErrorCode,
+  connectionNotSynchronized,
+  type BgpDecodeError,
+} from './codec-errors';
 import type { ByteWriter } from './byte-writer';
 
 const MARKER_BYTES = 16;

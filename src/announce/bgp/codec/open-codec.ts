@@ -71,7 +71,8 @@ export function decodeOpenBody(body: Uint8Array): OpenDecoded {
   };
 }
 
-type ParametersDecoded = { readonly ok: true; readonly capabilities: Capability[] } | { readonly ok: false; readonly error: BgpDecodeError };
+type ParametersDecoded =
+  { readonly ok: true; readonly capabilities: Capability[] } | { readonly ok: false; readonly error: BgpDecodeError };
 
 /** `bytes` starts at Opt Parm Len; its declared length must match what follows exactly. */
 function decodeOptionalParameters(bytes: Uint8Array): ParametersDecoded {
@@ -92,7 +93,10 @@ function decodeOptionalParameters(bytes: Uint8Array): ParametersDecoded {
     const parameterLength = readUint(bytes, offset + 1, lengthBytes);
     const valueStart = offset + 1 + lengthBytes;
     if (valueStart + parameterLength > bytes.length) {
-      return { ok: false, error: malformedOpen(`optional parameter ${type} claims ${parameterLength} octets, ${bytes.length - valueStart} remain`) };
+      return {
+        ok: false,
+        error: malformedOpen(`optional parameter ${type} claims ${parameterLength} octets, ${bytes.length - valueStart} remain`),
+      };
     }
     // RFC 4271 6.2: "If one of the Optional Parameters in the OPEN message is not recognized" -> subcode 4.
     if (type !== OPTIONAL_PARAMETER_CAPABILITIES) {
@@ -131,7 +135,8 @@ export function encodeOpen(message: BgpOpen): Uint8Array {
     writer.u8(0);
     for (const capability of message.capabilities) encodeCapability(writer, capability);
     const parameterLength = writer.length - parameterLengthAt - 1;
-    if (parameterLength + 2 > MAX_OPTIONAL_PARAMETER_BYTES) throw fieldError(`capabilities take ${parameterLength} octets, more than one parameter holds`);
+    if (parameterLength + 2 > MAX_OPTIONAL_PARAMETER_BYTES)
+      throw fieldError(`capabilities take ${parameterLength} octets, more than one parameter holds`);
     writer.patchU8(parameterLengthAt, parameterLength);
     writer.patchU8(optLenAt, parameterLength + 2);
   }

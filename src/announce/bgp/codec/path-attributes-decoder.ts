@@ -13,7 +13,14 @@
  */
 import { Origin, UpdateErrorSubcode, type LargeCommunity, type OriginName, type PathAttributes } from '../bgp-messages';
 import { ipFromBytes } from '../../../ip';
-import { AttributeFlag, ATTRIBUTE_CATEGORY, ATTRIBUTE_FLAG_BITS, AttributeType, flagsConflict, isUnrecognizedWellKnown } from './attribute-types';
+import {
+  AttributeFlag,
+  ATTRIBUTE_CATEGORY,
+  ATTRIBUTE_FLAG_BITS,
+  AttributeType,
+  flagsConflict,
+  isUnrecognizedWellKnown,
+} from './attribute-types';
 import { decodeAsPath } from './as-path-codec';
 import { readUint } from './byte-writer';
 import { malformedAttributeList, updateError, type BgpDecodeError, type CodecOptions } from './codec-errors';
@@ -135,21 +142,25 @@ const DECODERS: Readonly<Record<number, ValueDecoder>> = {
   // 7.11 and RFC 4760 section 7: the NLRI cannot be located -> session reset, Optional Attribute Error.
   [AttributeType.mpReachNlri]: (v, b, _o, flags, raw) => {
     const decoded = decodeMpReach(v);
-    if (decoded.kind === 'malformed') return { action: 'reset', error: updateError(UpdateErrorSubcode.optionalAttributeError, decoded.reason, raw) };
+    if (decoded.kind === 'malformed')
+      return { action: 'reset', error: updateError(UpdateErrorSubcode.optionalAttributeError, decoded.reason, raw) };
     if (decoded.kind === 'unsupportedFamily') return keepRaw(b, flags, AttributeType.mpReachNlri, v);
     b.mpReach = decoded.value;
     return undefined;
   },
   [AttributeType.mpUnreachNlri]: (v, b, _o, flags, raw) => {
     const decoded = decodeMpUnreach(v);
-    if (decoded.kind === 'malformed') return { action: 'reset', error: updateError(UpdateErrorSubcode.optionalAttributeError, decoded.reason, raw) };
+    if (decoded.kind === 'malformed')
+      return { action: 'reset', error: updateError(UpdateErrorSubcode.optionalAttributeError, decoded.reason, raw) };
     if (decoded.kind === 'unsupportedFamily') return keepRaw(b, flags, AttributeType.mpUnreachNlri, v);
     b.mpUnreach = decoded.value;
     return undefined;
   },
   // 7.14: EXTENDED_COMMUNITIES length zero or not a multiple of 8 -> treat-as-withdraw.
   [AttributeType.extendedCommunities]: (v, b, _o, flags) =>
-    isListOf(v, EXTENDED_COMMUNITY_BYTES) ? keepRaw(b, flags, AttributeType.extendedCommunities, v) : withdraw(`EXTENDED_COMMUNITIES of ${v.length} octets`),
+    isListOf(v, EXTENDED_COMMUNITY_BYTES)
+      ? keepRaw(b, flags, AttributeType.extendedCommunities, v)
+      : withdraw(`EXTENDED_COMMUNITIES of ${v.length} octets`),
   // RFC 6793 section 6 and 4.1: AS4_PATH from a 4-octet speaker, or malformed -> attribute discard. A valid
   // one is kept raw: mlb ignores received routes, so the 4.2.3 merge with AS_PATH is never needed.
   [AttributeType.as4Path]: (v, b, o, flags) => {
@@ -159,7 +170,9 @@ const DECODERS: Readonly<Record<number, ValueDecoder>> = {
   },
   [AttributeType.as4Aggregator]: (v, b, o, flags) => {
     if (o.fourOctetAsn) return discard('AS4_AGGREGATOR from a 4-octet ASN speaker');
-    return v.length === AGGREGATOR_BYTES_4 ? keepRaw(b, flags, AttributeType.as4Aggregator, v) : discard(`AS4_AGGREGATOR of ${v.length} octets`);
+    return v.length === AGGREGATOR_BYTES_4
+      ? keepRaw(b, flags, AttributeType.as4Aggregator, v)
+      : discard(`AS4_AGGREGATOR of ${v.length} octets`);
   },
   // RFC 8092 section 6: LARGE_COMMUNITY length zero or not a multiple of 12 -> treat-as-withdraw.
   [AttributeType.largeCommunity]: (v, b) => {
@@ -202,7 +215,11 @@ export function decodePathAttributes(bytes: Uint8Array, options: CodecOptions): 
     if (end > bytes.length) {
       // RFC 7606 section 4: an attribute overrunning the field -> treat-as-withdraw, unless it is MP_REACH or
       // MP_UNREACH, whose prefixes then cannot be read (section 3 item h -> session reset, RFC 4760 section 7).
-      if (MP_TYPES.has(type)) return { ok: false, error: updateError(UpdateErrorSubcode.optionalAttributeError, `attribute ${type} overruns the attribute field`, raw) };
+      if (MP_TYPES.has(type))
+        return {
+          ok: false,
+          error: updateError(UpdateErrorSubcode.optionalAttributeError, `attribute ${type} overruns the attribute field`, raw),
+        };
       note(withdraw(`attribute ${type} claims ${length} octets, ${bytes.length - valueStart} remain`), type);
       break;
     }
@@ -228,7 +245,10 @@ export function decodePathAttributes(bytes: Uint8Array, options: CodecOptions): 
 function decodeAttribute(value: Uint8Array, b: Builder, options: CodecOptions, flags: number, type: number, raw: Uint8Array): Verdict {
   // RFC 4271 6.3: an unrecognized well-known attribute (RFC 7606 leaves this one a session reset).
   if (isUnrecognizedWellKnown(flags, type)) {
-    return { action: 'reset', error: updateError(UpdateErrorSubcode.unrecognizedWellKnownAttribute, `unrecognized well-known attribute ${type}`, raw) };
+    return {
+      action: 'reset',
+      error: updateError(UpdateErrorSubcode.unrecognizedWellKnownAttribute, `unrecognized well-known attribute ${type}`, raw),
+    };
   }
   const category = ATTRIBUTE_CATEGORY[type];
   const decoder = DECODERS[type];

@@ -108,7 +108,8 @@ export function encodePathAttributes(attributes: PathAttributes, options: CodecO
   const writer = new ByteWriter();
   for (const attribute of all) {
     const length = attribute.value.length;
-    if (length > MAX_EXTENDED_LENGTH) throw new BgpEncodeError(BgpEncodeErrorCode.tooLarge, `attribute ${attribute.type} of ${length} octets`);
+    if (length > MAX_EXTENDED_LENGTH)
+      throw new BgpEncodeError(BgpEncodeErrorCode.tooLarge, `attribute ${attribute.type} of ${length} octets`);
     const extended = length > MAX_SHORT_LENGTH || (attribute.flags & AttributeFlag.extendedLength) !== 0;
     const flags = extended ? attribute.flags | AttributeFlag.extendedLength : attribute.flags & ~AttributeFlag.extendedLength;
     writer.u8(flags).u8(attribute.type);

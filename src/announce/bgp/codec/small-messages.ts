@@ -9,7 +9,14 @@
  *
  * A KEEPALIVE is the header alone (exactly 19 octets, checked with the header).
  */
-import { MessageType, NotificationCode, RouteRefreshErrorSubcode, RouteRefreshSubtype, type BgpNotification, type BgpRouteRefresh } from '../bgp-messages';
+import {
+  MessageType,
+  NotificationCode,
+  RouteRefreshErrorSubcode,
+  RouteRefreshSubtype,
+  type BgpNotification,
+  type BgpRouteRefresh,
+} from '../bgp-messages';
 import { ByteWriter, readUint } from './byte-writer';
 import { BgpDecodeError, BgpEncodeError, BgpEncodeErrorCode } from './codec-errors';
 import { finishMessage, writeHeader } from './message-header';
@@ -22,7 +29,8 @@ export function decodeNotificationBody(body: Uint8Array): BgpNotification {
   return { type: 'notification', code: body[0] as number, subcode: body[1] as number, data: body.slice(2) };
 }
 
-export type RouteRefreshDecoded = { readonly ok: true; readonly message: BgpRouteRefresh } | { readonly ok: false; readonly error: BgpDecodeError };
+export type RouteRefreshDecoded =
+  { readonly ok: true; readonly message: BgpRouteRefresh } | { readonly ok: false; readonly error: BgpDecodeError };
 
 /** `whole` is the entire message: RFC 7313 section 5 puts it in the error's Data field. */
 export function decodeRouteRefreshBody(body: Uint8Array, whole: Uint8Array): RouteRefreshDecoded {
@@ -35,15 +43,22 @@ export function decodeRouteRefreshBody(body: Uint8Array, whole: Uint8Array): Rou
   if (isMarker && body.length !== ROUTE_REFRESH_BODY_BYTES) {
     return {
       ok: false,
-      error: new BgpDecodeError(NotificationCode.routeRefreshMessageError, RouteRefreshErrorSubcode.invalidMessageLength, whole.slice(), `ROUTE-REFRESH subtype ${subtype} with ${body.length} octets`),
+      error: new BgpDecodeError(
+        NotificationCode.routeRefreshMessageError,
+        RouteRefreshErrorSubcode.invalidMessageLength,
+        whole.slice(),
+        `ROUTE-REFRESH subtype ${subtype} with ${body.length} octets`,
+      ),
     };
   }
-  const message: BgpRouteRefresh = subtype === RouteRefreshSubtype.normal ? { type: 'routeRefresh', afi, safi } : { type: 'routeRefresh', afi, safi, subtype };
+  const message: BgpRouteRefresh =
+    subtype === RouteRefreshSubtype.normal ? { type: 'routeRefresh', afi, safi } : { type: 'routeRefresh', afi, safi, subtype };
   return { ok: true, message };
 }
 
 function byte(value: number, what: string): number {
-  if (!Number.isInteger(value) || value < 0 || value > 0xff) throw new BgpEncodeError(BgpEncodeErrorCode.invalidField, `${what} ${value} is outside 0..255`);
+  if (!Number.isInteger(value) || value < 0 || value > 0xff)
+    throw new BgpEncodeError(BgpEncodeErrorCode.invalidField, `${what} ${value} is outside 0..255`);
   return value;
 }
 
@@ -66,6 +81,9 @@ export function encodeRouteRefresh(message: BgpRouteRefresh): Uint8Array {
   }
   const writer = new ByteWriter();
   writeHeader(writer, MessageType.routeRefresh);
-  writer.u16(message.afi).u8(byte(message.subtype ?? RouteRefreshSubtype.normal, 'subtype')).u8(byte(message.safi, 'SAFI'));
+  writer
+    .u16(message.afi)
+    .u8(byte(message.subtype ?? RouteRefreshSubtype.normal, 'subtype'))
+    .u8(byte(message.safi, 'SAFI'));
   return finishMessage(writer);
 }

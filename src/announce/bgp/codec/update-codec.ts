@@ -34,10 +34,12 @@ export type UpdateDecoded =
 export function decodeUpdateBody(body: Uint8Array, options: CodecOptions): UpdateDecoded {
   const withdrawnLength = readUint(body, 0, 2);
   const attributesAt = 2 + withdrawnLength + 2;
-  if (attributesAt > body.length) return { ok: false, error: malformedAttributeList(`Withdrawn Routes Length ${withdrawnLength} exceeds the message`) };
+  if (attributesAt > body.length)
+    return { ok: false, error: malformedAttributeList(`Withdrawn Routes Length ${withdrawnLength} exceeds the message`) };
   const attributesLength = readUint(body, attributesAt - 2, 2);
   const nlriAt = attributesAt + attributesLength;
-  if (nlriAt > body.length) return { ok: false, error: malformedAttributeList(`Total Path Attribute Length ${attributesLength} exceeds the message`) };
+  if (nlriAt > body.length)
+    return { ok: false, error: malformedAttributeList(`Total Path Attribute Length ${attributesLength} exceeds the message`) };
 
   const attributes = decodePathAttributes(body.subarray(attributesAt, nlriAt), options);
   if (!attributes.ok) return attributes;
@@ -46,7 +48,9 @@ export function decodeUpdateBody(body: Uint8Array, options: CodecOptions): Updat
   const nlri = decodePrefixes(body.subarray(nlriAt), 4);
   if (!nlri.ok) return { ok: false, error: invalidNetworkField(`NLRI: ${nlri.reason}`) };
 
-  const reason = attributes.treatAsWithdraw ?? missingWellKnown(attributes.present, nlri.prefixes.length > 0, (attributes.attributes.mpReach?.nlri.length ?? 0) > 0);
+  const reason =
+    attributes.treatAsWithdraw ??
+    missingWellKnown(attributes.present, nlri.prefixes.length > 0, (attributes.attributes.mpReach?.nlri.length ?? 0) > 0);
   const treatAsWithdraw = reason === undefined ? undefined : { reason };
   const message: BgpUpdate = {
     type: 'update',
@@ -66,7 +70,10 @@ export function decodeUpdateBody(body: Uint8Array, options: CodecOptions): Updat
  */
 function missingWellKnown(present: ReadonlySet<number>, hasNlri: boolean, hasMpNlri: boolean): string | undefined {
   if (!hasNlri && !hasMpNlri) return undefined;
-  const required: [number, string][] = [[AttributeType.origin, 'ORIGIN'], [AttributeType.asPath, 'AS_PATH']];
+  const required: [number, string][] = [
+    [AttributeType.origin, 'ORIGIN'],
+    [AttributeType.asPath, 'AS_PATH'],
+  ];
   if (hasNlri) required.push([AttributeType.nextHop, 'NEXT_HOP']);
   const missing = required.filter(([type]) => !present.has(type)).map(([, name]) => name);
   return missing.length === 0 ? undefined : `missing well-known attribute ${missing.join(', ')}`;

@@ -22,9 +22,7 @@ import { BgpSessionError } from './session-errors';
 import type { ConnectionId, DecodeFailure, SessionEvent, TimerName } from './session-events';
 import { stepSession, type SessionStep } from './session-fsm';
 import { SessionConnection } from './session-connection';
-import {
-  createSessionState, establishedConnection, type SessionPhase, type SessionProblem, type SessionState,
-} from './session-state';
+import { createSessionState, establishedConnection, type SessionPhase, type SessionProblem, type SessionState } from './session-state';
 import { type Log } from '../../../runtime/log';
 
 export type BgpPeerTarget = PeerAsn & {
@@ -111,7 +109,10 @@ export class BgpSession extends EventEmitter<BgpSessionEvents> {
     }
     const peerAsn: PeerAsn = peer.asn !== undefined ? { asn: peer.asn } : { dynamicAsn: peer.dynamicAsn };
     const initial = createSessionState({
-      local, peerAsn, passive, dialOut: options.dialOut ?? true,
+      local,
+      peerAsn,
+      passive,
+      dialOut: options.dialOut ?? true,
       ...(timing?.dialTimeoutMs !== undefined ? { dialTimeoutMs: timing.dialTimeoutMs } : {}),
       ...(timing?.connectRetryInitialMs !== undefined ? { connectRetryInitialMs: timing.connectRetryInitialMs } : {}),
       ...(timing?.connectRetryMaxMs !== undefined ? { connectRetryMaxMs: timing.connectRetryMaxMs } : {}),
@@ -186,9 +187,11 @@ export class BgpSession extends EventEmitter<BgpSessionEvents> {
         this.dispatch({ type: 'decodeError', conn: id, error: { code, subcode, data, reason } }),
       onEnd: (connected: boolean, error: string | undefined) => {
         this.connections.delete(id);
-        this.dispatch(connected
-          ? { type: 'tcpClosed', conn: id, ...(error ? { error } : {}) }
-          : { type: 'tcpFailed', conn: id, error: error ?? 'closed' });
+        this.dispatch(
+          connected
+            ? { type: 'tcpClosed', conn: id, ...(error ? { error } : {}) }
+            : { type: 'tcpFailed', conn: id, error: error ?? 'closed' },
+        );
       },
     };
   }
@@ -200,8 +203,10 @@ export class BgpSession extends EventEmitter<BgpSessionEvents> {
 
   private perform(effect: SessionEffect): void {
     switch (effect.type) {
-      case 'connect': return this.connect(effect.conn, effect.timeoutMs);
-      case 'send': return this.write(effect.conn, effect.message);
+      case 'connect':
+        return this.connect(effect.conn, effect.timeoutMs);
+      case 'send':
+        return this.write(effect.conn, effect.message);
       case 'close': {
         const conn = this.connections.get(effect.conn);
         this.connections.delete(effect.conn);
@@ -215,9 +220,12 @@ export class BgpSession extends EventEmitter<BgpSessionEvents> {
         const { timer, conn } = effect;
         return this.driver.arm(timerKey(timer, conn), effect.at, { type: 'timerExpired', timer, ...(conn !== undefined ? { conn } : {}) });
       }
-      case 'clearTimer': return this.driver.disarm(timerKey(effect.timer, effect.conn));
-      case 'up': return this.onUp(effect.conn, effect.origin, effect.negotiated);
-      case 'down': return this.onDown(effect);
+      case 'clearTimer':
+        return this.driver.disarm(timerKey(effect.timer, effect.conn));
+      case 'up':
+        return this.onUp(effect.conn, effect.origin, effect.negotiated);
+      case 'down':
+        return this.onDown(effect);
       case 'update':
         this.emit('update', effect.update);
         return;

@@ -8,14 +8,30 @@
  * reported first: without it the peer's real ASN is unknown and "bad peer AS" would blame the wrong thing.
  */
 import {
-  AS_TRANS, BGP_VERSION, NotificationCode, OpenErrorSubcode, type BgpNotification, type BgpOpen, type Capability,
+  AS_TRANS,
+  BGP_VERSION,
+  NotificationCode,
+  OpenErrorSubcode,
+  type BgpNotification,
+  type BgpOpen,
+  type Capability,
 } from '../bgp-messages';
 import {
-  fourOctetAsnCapabilityBytes, familyNameOfAfiSafi, GRACEFUL_RESTART_F_BIT, GRACEFUL_RESTART_R_BIT, multiprotocolCapabilityBytes,
+  fourOctetAsnCapabilityBytes,
+  familyNameOfAfiSafi,
+  GRACEFUL_RESTART_F_BIT,
+  GRACEFUL_RESTART_R_BIT,
+  multiprotocolCapabilityBytes,
   supportedVersionBytes,
 } from './open-message';
 import {
-  isInternalPeer, KEEPALIVE_HOLD_RATIO, MIN_HOLD_TIME_S, routerIdValue, type FamilyName, type LocalSpeaker, type PeerAsn,
+  isInternalPeer,
+  KEEPALIVE_HOLD_RATIO,
+  MIN_HOLD_TIME_S,
+  routerIdValue,
+  type FamilyName,
+  type LocalSpeaker,
+  type PeerAsn,
 } from './session-config';
 
 /** Cisco's pre-standard route refresh capability code, still sent by some routers beside code 2 (RFC 2918). */
@@ -53,12 +69,7 @@ export interface NegotiatedSession {
 
 /** Stable reasons an OPEN is refused (they appear in logs, status and tests). */
 export type OpenRejectReason =
-  | 'unsupportedVersion'
-  | 'missingFourOctetAsn'
-  | 'badPeerAs'
-  | 'unacceptableHoldTime'
-  | 'badBgpIdentifier'
-  | 'noCommonFamily';
+  'unsupportedVersion' | 'missingFourOctetAsn' | 'badPeerAs' | 'unacceptableHoldTime' | 'badBgpIdentifier' | 'noCommonFamily';
 
 export type OpenVerdict =
   | { readonly ok: true; readonly negotiated: NegotiatedSession }
@@ -78,11 +89,7 @@ function findCapability<C extends Capability['code']>(caps: readonly Capability[
 }
 
 /** RFC 4271 4.4 with MetalLB's rule: hold = min of both sides; keepalive = hold / 3, or the configured one if smaller. */
-export function negotiateTimers(
-  localHoldS: number,
-  localKeepaliveS: number,
-  peerHoldS: number,
-): { holdTimeS: number; keepaliveS: number } {
+export function negotiateTimers(localHoldS: number, localKeepaliveS: number, peerHoldS: number): { holdTimeS: number; keepaliveS: number } {
   const holdTimeS = Math.min(localHoldS, peerHoldS);
   if (holdTimeS === 0) return { holdTimeS, keepaliveS: 0 };
   const derived = Math.floor(holdTimeS / KEEPALIVE_HOLD_RATIO);
@@ -165,9 +172,12 @@ export function validateOpen(open: BgpOpen, local: LocalSpeaker, expected: PeerA
   const offered = peerFamilies(caps);
   const families = local.families.filter((f) => offered.includes(f));
   if (families.length === 0) {
-    return reject('noCommonFamily', OpenErrorSubcode.unsupportedCapability,
+    return reject(
+      'noCommonFamily',
+      OpenErrorSubcode.unsupportedCapability,
       `no address family in common (we offer ${local.families.join(', ')}; the peer ${offered.join(', ') || 'none we know'})`,
-      multiprotocolCapabilityBytes(local.families));
+      multiprotocolCapabilityBytes(local.families),
+    );
   }
   const timers = negotiateTimers(local.holdTimeS, local.keepaliveS, open.holdTimeSeconds);
   const gracefulRestart = gracefulRestartOf(caps, local, families);

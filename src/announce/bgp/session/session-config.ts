@@ -33,8 +33,7 @@ export type DynamicAsn = 'internal' | 'external';
 
 /** BGPPeer.peerASN or BGPPeer.dynamicASN: exactly one. */
 export type PeerAsn =
-  | { readonly asn: number; readonly dynamicAsn?: undefined }
-  | { readonly asn?: undefined; readonly dynamicAsn: DynamicAsn };
+  { readonly asn: number; readonly dynamicAsn?: undefined } | { readonly asn?: undefined; readonly dynamicAsn: DynamicAsn };
 
 export interface GracefulRestartConfig {
   /** RFC 4724 Restart Time: how long the peer keeps our routes after the session drops (0..4095 s). */

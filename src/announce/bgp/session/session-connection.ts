@@ -70,9 +70,10 @@ export class SessionConnection {
     let setupError: string | undefined;
     try {
       const { host: peerAddress, password, localAddress } = target;
-      socket = password !== undefined
-        ? createMd5Socket({ peerAddress, password, ...(localAddress !== undefined ? { localAddress } : {}) })
-        : new Socket();
+      socket =
+        password !== undefined
+          ? createMd5Socket({ peerAddress, password, ...(localAddress !== undefined ? { localAddress } : {}) })
+          : new Socket();
     } catch (error) {
       socket = new Socket();
       setupError = (error as Error).message;

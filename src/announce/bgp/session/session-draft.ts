@@ -9,7 +9,13 @@ import type { SessionFsmConfig } from './session-config';
 import type { LogLevel, NotificationRecord, SessionEffect, TransitionReason } from './session-effects';
 import type { ConnectionId } from './session-events';
 import {
-  derivePhase, dialTimeoutMs, retryInitialMs, retryMaxMs, type ConnectionState, type SessionProblem, type SessionState,
+  derivePhase,
+  dialTimeoutMs,
+  retryInitialMs,
+  retryMaxMs,
+  type ConnectionState,
+  type SessionProblem,
+  type SessionState,
 } from './session-state';
 
 /** RFC 9003: a shutdown communication is a length octet and at most 255 octets of UTF-8. */

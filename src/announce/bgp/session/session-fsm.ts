@@ -13,8 +13,21 @@ import { buildOpen } from './open-message';
 import { OPEN_SENT_HOLD_TIME_S } from './session-config';
 import { messageReceived } from './session-receive';
 import {
-  clearRetry, closeDraft, dial, failConnection, findConnection, log, notificationMessage, openDraft, patchConnection, removeConnection,
-  scheduleRetryIfIdle, send, setConnectionTimer, shutdownCommunicationBytes, type Draft,
+  clearRetry,
+  closeDraft,
+  dial,
+  failConnection,
+  findConnection,
+  log,
+  notificationMessage,
+  openDraft,
+  patchConnection,
+  removeConnection,
+  scheduleRetryIfIdle,
+  send,
+  setConnectionTimer,
+  shutdownCommunicationBytes,
+  type Draft,
 } from './session-draft';
 import type { SessionEffect, TransitionReason } from './session-effects';
 import type { SessionEvent } from './session-events';
@@ -50,7 +63,9 @@ function stop(d: Draft, reason: string): TransitionReason {
   d.retryDelayMs = retryInitialMs(d.config);
   if (up) {
     d.effects.push({
-      type: 'down', reason: 'stopped', message: reason,
+      type: 'down',
+      reason: 'stopped',
+      message: reason,
       notification: { direction: 'sent', code: cease.code, subcode: cease.subcode, data: cease.data, communication: reason },
     });
   }
@@ -133,7 +148,8 @@ function timerExpired(d: Draft, timer: 'connectRetry' | 'hold' | 'keepalive', id
     patchConnection(d, conn.id, { holdAt: undefined }); // it fired: nothing to clear
     const holdS = conn.negotiated?.holdTimeS ?? OPEN_SENT_HOLD_TIME_S;
     failConnection(d, conn.id, 'holdTimerExpired', `nothing from the peer for ${holdS}s (hold time)`, {
-      message: notificationMessage(NotificationCode.holdTimerExpired, UNSPECIFIC_SUBCODE), direction: 'sent',
+      message: notificationMessage(NotificationCode.holdTimerExpired, UNSPECIFIC_SUBCODE),
+      direction: 'sent',
     });
     return 'holdTimerExpired';
   }
@@ -156,23 +172,34 @@ function decodeError(d: Draft, event: SessionEvent & { type: 'decodeError' }): T
   if (!findConnection(d, event.conn)) return 'staleEvent';
   const { code, subcode, data, reason } = event.error;
   failConnection(d, event.conn, 'decodeError', `malformed message from the peer: ${reason}`, {
-    message: notificationMessage(code, subcode, data), direction: 'sent',
+    message: notificationMessage(code, subcode, data),
+    direction: 'sent',
   });
   return 'decodeError';
 }
 
 function handle(d: Draft, event: SessionEvent): TransitionReason {
   switch (event.type) {
-    case 'start': return start(d);
-    case 'stop': return stop(d, event.reason);
-    case 'tcpConnected': return tcpConnected(d, event.conn);
-    case 'tcpAccepted': return tcpAccepted(d, event.conn);
-    case 'tcpFailed': return tcpFailed(d, event.conn, event.error);
-    case 'tcpClosed': return tcpClosed(d, event.conn, event.error);
-    case 'message': return messageReceived(d, event.conn, event.message);
-    case 'decodeError': return decodeError(d, event);
-    case 'timerExpired': return timerExpired(d, event.timer, event.conn);
-    case 'sendUpdates': return sendUpdates(d, event.updates);
+    case 'start':
+      return start(d);
+    case 'stop':
+      return stop(d, event.reason);
+    case 'tcpConnected':
+      return tcpConnected(d, event.conn);
+    case 'tcpAccepted':
+      return tcpAccepted(d, event.conn);
+    case 'tcpFailed':
+      return tcpFailed(d, event.conn, event.error);
+    case 'tcpClosed':
+      return tcpClosed(d, event.conn, event.error);
+    case 'message':
+      return messageReceived(d, event.conn, event.message);
+    case 'decodeError':
+      return decodeError(d, event);
+    case 'timerExpired':
+      return timerExpired(d, event.timer, event.conn);
+    case 'sendUpdates':
+      return sendUpdates(d, event.updates);
   }
 }
 

@@ -5,14 +5,30 @@
  * the state does not expect is an FSM error (RFC 6608 subcodes). Pure.
  */
 import {
-  CeaseSubcode, NotificationCode, RouteRefreshSubtype, type BgpMessage, type BgpNotification, type BgpOpen, type BgpRouteRefresh,
+  CeaseSubcode,
+  NotificationCode,
+  RouteRefreshSubtype,
+  type BgpMessage,
+  type BgpNotification,
+  type BgpOpen,
+  type BgpRouteRefresh,
 } from '../bgp-messages';
 import { resolveCollision } from './collision';
 import { familyNameOfAfiSafi } from './open-message';
 import { validateOpen, type NegotiatedSession } from './open-validation';
 import {
-  clearConnectionTimer, clearRetry, failConnection, findConnection, log, notificationMessage, patchConnection, recordOf,
-  removeConnection, send, setConnectionTimer, type Draft,
+  clearConnectionTimer,
+  clearRetry,
+  failConnection,
+  findConnection,
+  log,
+  notificationMessage,
+  patchConnection,
+  recordOf,
+  removeConnection,
+  send,
+  setConnectionTimer,
+  type Draft,
 } from './session-draft';
 import type { TransitionReason } from './session-effects';
 import { retryInitialMs, type ConnectionState } from './session-state';
@@ -34,11 +50,14 @@ function restartHold(d: Draft, conn: ConnectionState): void {
 
 function unexpected(d: Draft, conn: ConnectionState, message: BgpMessage): TransitionReason {
   const subcode =
-    conn.phase === 'OpenSent' ? FsmErrorSubcode.unexpectedInOpenSent
-      : conn.phase === 'OpenConfirm' ? FsmErrorSubcode.unexpectedInOpenConfirm
+    conn.phase === 'OpenSent'
+      ? FsmErrorSubcode.unexpectedInOpenSent
+      : conn.phase === 'OpenConfirm'
+        ? FsmErrorSubcode.unexpectedInOpenConfirm
         : FsmErrorSubcode.unexpectedInEstablished;
   failConnection(d, conn.id, 'unexpectedMessage', `unexpected ${message.type} in ${conn.phase}`, {
-    message: notificationMessage(NotificationCode.fsmError, subcode), direction: 'sent',
+    message: notificationMessage(NotificationCode.fsmError, subcode),
+    direction: 'sent',
   });
   return 'unexpectedMessage';
 }
@@ -78,7 +97,9 @@ function settleCollision(
   const loser = conn.origin === verdict.keep ? other : conn;
   removeConnection(d, loser.id, 'collisionResolved', collisionNotification());
   log(d, 'info', 'collisionResolved', `connection collision: kept the ${verdict.keep} connection (${verdict.reason})`, {
-    closed: loser.id, kept: loser.id === conn.id ? other.id : conn.id, verdict: verdict.reason,
+    closed: loser.id,
+    kept: loser.id === conn.id ? other.id : conn.id,
+    verdict: verdict.reason,
   });
   return { proceed: loser.id !== conn.id, reason: 'collisionResolved' };
 }
@@ -119,7 +140,10 @@ function establish(d: Draft, conn: ConnectionState): TransitionReason {
   const negotiated = next.negotiated!;
   d.effects.push({ type: 'up', conn: conn.id, origin: conn.origin, negotiated });
   log(d, 'debug', 'established', `session established with AS ${negotiated.peerAsn} (${negotiated.peerRouterId})`, {
-    conn: conn.id, holdTimeS: negotiated.holdTimeS, keepaliveS: negotiated.keepaliveS, families: negotiated.families.join(','),
+    conn: conn.id,
+    holdTimeS: negotiated.holdTimeS,
+    keepaliveS: negotiated.keepaliveS,
+    families: negotiated.families.join(','),
   });
   return 'established';
 }

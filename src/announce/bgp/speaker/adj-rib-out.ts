@@ -19,12 +19,8 @@ import type { CIDR } from '../../../ip';
 import { Afi, Safi, type BgpUpdate } from '../bgp-messages';
 import { endOfRib } from '../codec/end-of-rib';
 import { comparePrefixes, type PeerRoutes, type RouteIntent } from './route-intent';
-import {
-  routeAttributes, type RouteAttributes, type SkipReason, type SpeakerSession,
-} from './route-attributes';
-import {
-  announcementUpdates, fitsInOneUpdate, withdrawalUpdates, type AnnouncementGroup,
-} from './update-packing';
+import { routeAttributes, type RouteAttributes, type SkipReason, type SpeakerSession } from './route-attributes';
+import { announcementUpdates, fitsInOneUpdate, withdrawalUpdates, type AnnouncementGroup } from './update-packing';
 
 /** A route the peer holds from us, with the attributes it was sent with. */
 export interface SentRoute {
@@ -114,7 +110,9 @@ export function reconcile(state: AdjRibOut, desired: PeerRoutes, session: Speake
  */
 export function initialSync(desired: PeerRoutes, session: SpeakerSession): SpeakerStep {
   const step = reconcile(emptyAdjRibOut(), desired, session);
-  const eors = (['ipv4', 'ipv6'] as const).filter((f) => session.families.includes(f)).map((f) => endOfRib(f === 'ipv4' ? Afi.ipv4 : Afi.ipv6, Safi.unicast));
+  const eors = (['ipv4', 'ipv6'] as const)
+    .filter((f) => session.families.includes(f))
+    .map((f) => endOfRib(f === 'ipv4' ? Afi.ipv4 : Afi.ipv6, Safi.unicast));
   return { ...step, updates: [...step.updates, ...eors] };
 }
 

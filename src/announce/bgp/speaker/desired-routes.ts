@@ -25,7 +25,8 @@ function intentOf(announcement: BGPAnnouncement): RouteIntent {
  * routes by prefix text, in prefix order.
  */
 export function desiredRoutesByPeer(
-  announcements: readonly BGPAnnouncement[], peers: readonly BGPPeer[],
+  announcements: readonly BGPAnnouncement[],
+  peers: readonly BGPPeer[],
 ): Map<string, Map<string, RouteIntent>> {
   const byPeer = new Map<string, Map<string, RouteIntent>>();
   for (const peer of peers) byPeer.set(peer.meta.name, new Map());

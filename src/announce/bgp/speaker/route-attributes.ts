@@ -58,8 +58,7 @@ function addressFamilyOfPrefix(prefix: CIDR): FamilyName {
 }
 
 export type RouteAttributesResult =
-  | { readonly ok: true; readonly value: RouteAttributes }
-  | { readonly ok: false; readonly reason: SkipReason };
+  { readonly ok: true; readonly value: RouteAttributes } | { readonly ok: false; readonly reason: SkipReason };
 
 /** RouteIntent promises sorted, distinct values; the wire gets them so whoever built the intent. */
 function sortedDistinct<T>(values: readonly T[], compare: (a: T, b: T) => number): readonly T[] {
@@ -74,7 +73,7 @@ export function routeAttributes(route: RouteIntent, session: SpeakerSession): Ro
   if (!session.families.includes(family)) return { ok: false, reason: 'familyNotNegotiated' };
   const nextHop = family === 'ipv4' ? session.nextHopV4 : session.nextHopV6;
   if (!nextHop) return { ok: false, reason: 'noNextHopForFamily' };
-  const localPref = session.ibgp ? route.localPref ?? IBGP_LOCAL_PREF_WHEN_UNSET : undefined;
+  const localPref = session.ibgp ? (route.localPref ?? IBGP_LOCAL_PREF_WHEN_UNSET) : undefined;
   const communities = sortedDistinct(route.communities, (a, b) => a - b);
   const largeCommunities = sortedDistinct(route.largeCommunities, compareLarge);
   const attributes: PathAttributes = {
@@ -86,8 +85,12 @@ export function routeAttributes(route: RouteIntent, session: SpeakerSession): Ro
     ...(largeCommunities.length > 0 ? { largeCommunities } : {}),
   };
   const key = [
-    family, formatIP(nextHop), session.ibgp ? '' : session.localAsn, localPref ?? '',
-    communities.join(','), largeCommunities.map((c) => c.join(':')).join(','),
+    family,
+    formatIP(nextHop),
+    session.ibgp ? '' : session.localAsn,
+    localPref ?? '',
+    communities.join(','),
+    largeCommunities.map((c) => c.join(':')).join(','),
   ].join('|');
   return { ok: true, value: { family, attributes, ...(family === 'ipv6' ? { mpNextHop: nextHop } : {}), key } };
 }

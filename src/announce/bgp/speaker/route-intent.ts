@@ -35,9 +35,7 @@ function field(text: string, max: number, whole: string): number {
   return Number(text);
 }
 
-type ParsedCommunity =
-  | { readonly kind: 'standard'; readonly value: number }
-  | { readonly kind: 'large'; readonly value: LargeCommunity };
+type ParsedCommunity = { readonly kind: 'standard'; readonly value: number } | { readonly kind: 'large'; readonly value: LargeCommunity };
 
 /** "a:b" -> a standard community, "a:b:c" -> a large one (the text BGPAnnouncement carries). */
 function parseCommunityText(text: string): ParsedCommunity {

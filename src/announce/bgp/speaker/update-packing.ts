@@ -12,9 +12,7 @@ import type { CIDR } from '../../../ip';
 import { Afi, BGP_MAX_MESSAGE_BYTES, Safi, type BgpUpdate } from '../bgp-messages';
 import type { RouteAttributes } from './route-attributes';
 import type { FamilyName } from '../session/session-config';
-import {
-  attributeBytes, MP_UNREACH_VALUE_FIXED_BYTES, mpReachFixedBytes, prefixBytes, updateBytes,
-} from './update-size';
+import { attributeBytes, MP_UNREACH_VALUE_FIXED_BYTES, mpReachFixedBytes, prefixBytes, updateBytes } from './update-size';
 
 /** Routes with one set of attributes, prefixes in the order they are to be sent. */
 export interface AnnouncementGroup {
@@ -68,7 +66,9 @@ function announcement(group: RouteAttributes, nlri: CIDR[]): BgpUpdate {
   if (group.family === 'ipv4') return { type: 'update', withdrawn: [], attributes: group.attributes, nlri };
   const nextHops = group.mpNextHop ? [group.mpNextHop] : [];
   return {
-    type: 'update', withdrawn: [], nlri: [],
+    type: 'update',
+    withdrawn: [],
+    nlri: [],
     attributes: { ...group.attributes, mpReach: { afi: Afi.ipv6, safi: Safi.unicast, nextHops, nlri } },
   };
 }

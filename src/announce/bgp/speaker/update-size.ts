@@ -89,6 +89,12 @@ function pathAttributesBytes(a: PathAttributes): number {
 
 /** The whole message, the 19-byte header included. */
 export function updateBytes(update: BgpUpdate): number {
-  return BGP_HEADER_BYTES + LENGTH_FIELD_BYTES + prefixListBytes(update.withdrawn)
-    + LENGTH_FIELD_BYTES + pathAttributesBytes(update.attributes) + prefixListBytes(update.nlri);
+  return (
+    BGP_HEADER_BYTES +
+    LENGTH_FIELD_BYTES +
+    prefixListBytes(update.withdrawn) +
+    LENGTH_FIELD_BYTES +
+    pathAttributesBytes(update.attributes) +
+    prefixListBytes(update.nlri)
+  );
 }

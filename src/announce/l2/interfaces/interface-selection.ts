@@ -36,12 +36,26 @@ export interface LinkInfo {
 
 /** MetalLB v0.16's default exclude list (speaker --ignore-... / layer2 announcer), as regular expressions. */
 export const METALLB_EXCLUDED_INTERFACES: readonly string[] = [
-  '^docker.*', '^cbr.*', '^dummy.*', '^virbr.*', '^lxcbr.*', '^veth.*', '^lo$', '^cali.*', '^tunl.*',
-  '^flannel.*', '^kube-ipvs.*', '^cni.*', '^nodelocaldns.*', '^lxc.*',
+  '^docker.*',
+  '^cbr.*',
+  '^dummy.*',
+  '^virbr.*',
+  '^lxcbr.*',
+  '^veth.*',
+  '^lo$',
+  '^cali.*',
+  '^tunl.*',
+  '^flannel.*',
+  '^kube-ipvs.*',
+  '^cni.*',
+  '^nodelocaldns.*',
+  '^lxc.*',
 ];
 /** mlb's additions: Cilium, VXLAN, Flannel, Weave and kube-router devices. */
 const MLB_EXTRA_EXCLUDED_INTERFACES: readonly string[] = ['^cilium_.*', '^vxlan.*', '^flannel.*', '^weave.*', '^kube-bridge$'];
-export const DEFAULT_EXCLUDED_INTERFACES: readonly string[] = [...new Set([...METALLB_EXCLUDED_INTERFACES, ...MLB_EXTRA_EXCLUDED_INTERFACES])];
+export const DEFAULT_EXCLUDED_INTERFACES: readonly string[] = [
+  ...new Set([...METALLB_EXCLUDED_INTERFACES, ...MLB_EXTRA_EXCLUDED_INTERFACES]),
+];
 
 /** Why an interface was or was not chosen: stable names (logs, `mlb explain`); append-only. */
 export const InterfaceReason = {

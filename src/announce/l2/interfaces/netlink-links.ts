@@ -162,10 +162,7 @@ export class NetlinkLinks implements LinkSource {
 }
 
 /** The netlink package's link and address messages -> LinkInfo, sorted by name. Pure (tests feed it fixtures). */
-export function linksFromNetlink(
-  links: readonly Netlink.rt.LinkMessage[],
-  addresses: readonly Netlink.rt.AddressMessage[],
-): LinkInfo[] {
+export function linksFromNetlink(links: readonly Netlink.rt.LinkMessage[], addresses: readonly Netlink.rt.AddressMessage[]): LinkInfo[] {
   const byIndex = new Map<number, LinkAddress[]>();
   for (const a of addresses) {
     const index = a.data.index;
@@ -200,7 +197,12 @@ export function linksFromNetlink(
 function fingerprintOf(links: readonly LinkInfo[]): string {
   return JSON.stringify(
     links.map((l) => [
-      l.index, l.name, l.mac ? formatMAC(l.mac) : '', l.up, l.master ?? 0, l.noarp,
+      l.index,
+      l.name,
+      l.mac ? formatMAC(l.mac) : '',
+      l.up,
+      l.master ?? 0,
+      l.noarp,
       l.addresses.map((a) => `${formatIP(a.ip)}/${a.prefix}`).sort(),
     ]),
   );

@@ -12,9 +12,13 @@ const KNOWN_CAPABILITIES = new Set([1, 2, 64, 65]);
 
 export const ipv4 = (): fc.Arbitrary<IP> => fc.integer({ min: 0, max: 0xffff_ffff }).map((v) => ({ family: 4 as const, value: BigInt(v) }));
 /** A host address: not 0/8 and not 224/3 (RFC 7606 7.3 would treat those as withdraw). */
-export const ipv4Host = (): fc.Arbitrary<IP> => fc.integer({ min: 0x0100_0000, max: 0xdfff_ffff }).map((v) => ({ family: 4 as const, value: BigInt(v) }));
+export const ipv4Host = (): fc.Arbitrary<IP> =>
+  fc.integer({ min: 0x0100_0000, max: 0xdfff_ffff }).map((v) => ({ family: 4 as const, value: BigInt(v) }));
 export const ipv6 = (): fc.Arbitrary<IP> =>
-  fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }).filter((v) => !isV4MappedValue(v)).map((value) => ({ family: 6 as const, value }));
+  fc
+    .bigInt({ min: 0n, max: (1n << 128n) - 1n })
+    .filter((v) => !isV4MappedValue(v))
+    .map((value) => ({ family: 6 as const, value }));
 export const cidr4 = (): fc.Arbitrary<CIDR> => fc.tuple(ipv4(), fc.integer({ min: 0, max: 32 })).map(([ip, p]) => makeCIDR(ip, p));
 export const cidr6 = (): fc.Arbitrary<CIDR> => fc.tuple(ipv6(), fc.integer({ min: 0, max: 128 })).map(([ip, p]) => makeCIDR(ip, p));
 
@@ -23,20 +27,25 @@ const asn = (fourOctet: boolean) => fc.integer({ min: 1, max: fourOctet ? 0xffff
 
 export const asPath = (fourOctet: boolean): fc.Arbitrary<AsPathSegment[]> =>
   fc.array(
-    fc.record({ type: fc.constantFrom('sequence' as const, 'set' as const), asns: fc.array(asn(fourOctet), { minLength: 1, maxLength: 12 }) }),
+    fc.record({
+      type: fc.constantFrom('sequence' as const, 'set' as const),
+      asns: fc.array(asn(fourOctet), { minLength: 1, maxLength: 12 }),
+    }),
     { maxLength: 3 },
   );
 
 const other = () =>
-  fc.uniqueArray(
-    fc.record({
-      // Optional bit set (an unknown well-known attribute would reset the session); low nibble zero (RFC 4271 4.3).
-      flags: fc.constantFrom(0x80, 0xc0, 0xe0, 0x90, 0xd0),
-      type: fc.integer({ min: 0, max: 255 }).filter((t) => !INTERPRETED_TYPES.has(t)),
-      value: fc.uint8Array({ maxLength: 40 }),
-    }),
-    { maxLength: 3, selector: (o) => o.type },
-  ).map((list) => [...list].sort((a, b) => a.type - b.type));
+  fc
+    .uniqueArray(
+      fc.record({
+        // Optional bit set (an unknown well-known attribute would reset the session); low nibble zero (RFC 4271 4.3).
+        flags: fc.constantFrom(0x80, 0xc0, 0xe0, 0x90, 0xd0),
+        type: fc.integer({ min: 0, max: 255 }).filter((t) => !INTERPRETED_TYPES.has(t)),
+        value: fc.uint8Array({ maxLength: 40 }),
+      }),
+      { maxLength: 3, selector: (o) => o.type },
+    )
+    .map((list) => [...list].sort((a, b) => a.type - b.type));
 
 const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
 
@@ -47,7 +56,12 @@ function defined<T extends object>(o: T): T {
 
 const mpReach = () =>
   fc.oneof(
-    fc.record({ afi: fc.constant(2), safi: fc.constant(1), nextHops: fc.array(ipv6(), { minLength: 1, maxLength: 2 }), nlri: fc.array(cidr6(), { maxLength: 6 }) }),
+    fc.record({
+      afi: fc.constant(2),
+      safi: fc.constant(1),
+      nextHops: fc.array(ipv6(), { minLength: 1, maxLength: 2 }),
+      nlri: fc.array(cidr6(), { maxLength: 6 }),
+    }),
     fc.record({ afi: fc.constant(1), safi: fc.constant(1), nextHops: ipv4().map((ip) => [ip]), nlri: fc.array(cidr4(), { maxLength: 6 }) }),
   );
 const mpUnreach = () =>
@@ -86,16 +100,31 @@ export const update = (fourOctet: boolean): fc.Arbitrary<BgpUpdate> =>
 
 const capability = (): fc.Arbitrary<Capability> =>
   fc.oneof(
-    fc.record({ code: fc.constant('multiprotocol' as const), afi: fc.integer({ min: 0, max: 0xffff }), safi: fc.integer({ min: 0, max: 255 }) }),
+    fc.record({
+      code: fc.constant('multiprotocol' as const),
+      afi: fc.integer({ min: 0, max: 0xffff }),
+      safi: fc.integer({ min: 0, max: 255 }),
+    }),
     fc.constant({ code: 'routeRefresh' as const }),
     fc.record({ code: fc.constant('fourOctetAsn' as const), asn: fc.integer({ min: 1, max: 0xffff_ffff }) }),
     fc.record({
       code: fc.constant('gracefulRestart' as const),
       restartFlags: fc.integer({ min: 0, max: 15 }),
       restartTimeSeconds: fc.integer({ min: 0, max: 4095 }),
-      families: fc.array(fc.record({ afi: fc.integer({ min: 0, max: 0xffff }), safi: fc.integer({ min: 0, max: 255 }), flags: fc.integer({ min: 0, max: 255 }) }), { maxLength: 4 }),
+      families: fc.array(
+        fc.record({
+          afi: fc.integer({ min: 0, max: 0xffff }),
+          safi: fc.integer({ min: 0, max: 255 }),
+          flags: fc.integer({ min: 0, max: 255 }),
+        }),
+        { maxLength: 4 },
+      ),
     }),
-    fc.record({ code: fc.constant('unknown' as const), type: fc.integer({ min: 0, max: 255 }).filter((t) => !KNOWN_CAPABILITIES.has(t)), value: fc.uint8Array({ maxLength: 12 }) }),
+    fc.record({
+      code: fc.constant('unknown' as const),
+      type: fc.integer({ min: 0, max: 255 }).filter((t) => !KNOWN_CAPABILITIES.has(t)),
+      value: fc.uint8Array({ maxLength: 12 }),
+    }),
   );
 
 export const open = (): fc.Arbitrary<BgpOpen> =>
@@ -112,7 +141,16 @@ export const message = (fourOctet: boolean): fc.Arbitrary<BgpMessage> =>
   fc.oneof(
     open(),
     update(fourOctet),
-    fc.record({ type: fc.constant('notification' as const), code: fc.integer({ min: 0, max: 255 }), subcode: fc.integer({ min: 0, max: 255 }), data: fc.uint8Array({ maxLength: 64 }) }),
+    fc.record({
+      type: fc.constant('notification' as const),
+      code: fc.integer({ min: 0, max: 255 }),
+      subcode: fc.integer({ min: 0, max: 255 }),
+      data: fc.uint8Array({ maxLength: 64 }),
+    }),
     fc.constant({ type: 'keepalive' as const }),
-    fc.record({ type: fc.constant('routeRefresh' as const), afi: fc.integer({ min: 0, max: 0xffff }), safi: fc.integer({ min: 0, max: 255 }) }),
+    fc.record({
+      type: fc.constant('routeRefresh' as const),
+      afi: fc.integer({ min: 0, max: 0xffff }),
+      safi: fc.integer({ min: 0, max: 255 }),
+    }),
   );

@@ -36,15 +36,23 @@ describe('encodeMessage refusals', () => {
     expect(refusal({ ...base, attributes: { asPath: [{ type: 'sequence', asns: [] }] } })).toBe('invalidField');
     expect(refusal({ ...base, attributes: { asPath: [{ type: 'sequence', asns: [0] }] } })).toBe('invalidField');
     expect(refusal({ ...base, attributes: { med: -1 } })).toBe('invalidField');
-    expect(refusal({ ...base, attributes: { communities: [1], other: [{ flags: 0xc0, type: 8, value: new Uint8Array(4) }] } })).toBe('invalidField');
-    expect(refusal({ type: 'open', version: 4, myAs: 4200000001, holdTimeSeconds: 90, bgpIdentifier: '10.0.0.1', capabilities: [] })).toBe('invalidField');
-    expect(refusal({ type: 'open', version: 4, myAs: 65000, holdTimeSeconds: 90, bgpIdentifier: 'fd00::1', capabilities: [] })).toBe('invalidField');
+    expect(refusal({ ...base, attributes: { communities: [1], other: [{ flags: 0xc0, type: 8, value: new Uint8Array(4) }] } })).toBe(
+      'invalidField',
+    );
+    expect(refusal({ type: 'open', version: 4, myAs: 4200000001, holdTimeSeconds: 90, bgpIdentifier: '10.0.0.1', capabilities: [] })).toBe(
+      'invalidField',
+    );
+    expect(refusal({ type: 'open', version: 4, myAs: 65000, holdTimeSeconds: 90, bgpIdentifier: 'fd00::1', capabilities: [] })).toBe(
+      'invalidField',
+    );
     expect(refusal({ type: 'notification', code: 256, subcode: 0, data: new Uint8Array(0) })).toBe('invalidField');
   });
 
   it('capabilities that cannot fit one optional parameter: invalidField', () => {
     const capabilities = Array.from({ length: 30 }, (_, i) => ({ code: 'unknown' as const, type: 100 + i, value: new Uint8Array(8) }));
-    expect(refusal({ type: 'open', version: 4, myAs: 65000, holdTimeSeconds: 90, bgpIdentifier: '10.0.0.1', capabilities })).toBe('invalidField');
+    expect(refusal({ type: 'open', version: 4, myAs: 65000, holdTimeSeconds: 90, bgpIdentifier: '10.0.0.1', capabilities })).toBe(
+      'invalidField',
+    );
   });
 });
 

@@ -10,7 +10,14 @@ import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { BgpDecodeError, BgpEncodeError, BgpMessageReader, decodeMessage, encodeMessage, type DecodeResult } from '../../../../src/announce/bgp/codec';
+import {
+  BgpDecodeError,
+  BgpEncodeError,
+  BgpMessageReader,
+  decodeMessage,
+  encodeMessage,
+  type DecodeResult,
+} from '../../../../src/announce/bgp/codec';
 import * as arb from './bgp-arbitraries';
 import * as vectors from './bgp-vectors';
 import { hex, toHex } from './bgp-vectors';
@@ -41,7 +48,10 @@ function prng(seed: number): () => number {
 
 function corpus(): Uint8Array[] {
   const fixtures = ['gobgp', 'frr'].flatMap((name) =>
-    readFileSync(new URL(`../../../fixtures/bgp/${name}-stream.hex`, import.meta.url), 'utf8').trim().split('\n').map((l) => hex(l)),
+    readFileSync(new URL(`../../../fixtures/bgp/${name}-stream.hex`, import.meta.url), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => hex(l)),
   );
   const handWritten = Object.values(vectors).filter((v): v is Uint8Array => v instanceof Uint8Array);
   const generated = fc.sample(arb.message(true), { seed: 4271, numRuns: 400 }).map((m) => encodeMessage(m, OPTIONS));
@@ -78,20 +88,86 @@ function attributeOffsets(b: Uint8Array): number[] {
 
 const MUTATORS: Record<string, Mutator> = {
   truncate: (b, r) => b.slice(0, int(r, b.length + 1)),
-  truncateAndFixLength: (b, r) => { const t = b.slice(0, 19 + int(r, Math.max(1, b.length - 18))); return setLength(t, t.length); },
-  extend: (b, r) => { const x = new Uint8Array(b.length + 1 + int(r, 40)); x.set(b); for (let i = b.length; i < x.length; i++) x[i] = int(r, 256); return setLength(x, x.length); },
-  flipByte: (b, r) => { const x = b.slice(); if (x.length) x[int(r, x.length)] = int(r, 256); return x; },
-  flipBodyBit: (b, r) => { const x = b.slice(); if (x.length > 19) x[19 + int(r, x.length - 19)]! ^= 1 << int(r, 8); return x; },
+  truncateAndFixLength: (b, r) => {
+    const t = b.slice(0, 19 + int(r, Math.max(1, b.length - 18)));
+    return setLength(t, t.length);
+  },
+  extend: (b, r) => {
+    const x = new Uint8Array(b.length + 1 + int(r, 40));
+    x.set(b);
+    for (let i = b.length; i < x.length; i++) x[i] = int(r, 256);
+    return setLength(x, x.length);
+  },
+  flipByte: (b, r) => {
+    const x = b.slice();
+    if (x.length) x[int(r, x.length)] = int(r, 256);
+    return x;
+  },
+  flipBodyBit: (b, r) => {
+    const x = b.slice();
+    if (x.length > 19) x[19 + int(r, x.length - 19)]! ^= 1 << int(r, 8);
+    return x;
+  },
   lieLength: (b, r) => setLength(b.slice(), r() < 0.5 ? int(r, 5000) : b.length + int(r, 9) - 4),
-  badMarker: (b, r) => { const x = b.slice(); if (x.length) x[int(r, Math.min(16, x.length))] = int(r, 255); return x; },
-  unknownType: (b, r) => { const x = b.slice(); if (x.length > 18) x[18] = r() < 0.5 ? 6 + int(r, 250) : int(r, 7); return x; },
-  attributeFlags: (b, r) => { const x = b.slice(); const offs = attributeOffsets(x); if (offs.length) x[offs[int(r, offs.length)]!]! ^= [0x80, 0x40, 0x20, 0x10, 0xc0][int(r, 5)]!; return x; },
-  attributeLength: (b, r) => { const x = b.slice(); const offs = attributeOffsets(x); if (offs.length) { const o = offs[int(r, offs.length)]!; x[o + 2] = r() < 0.5 ? int(r, 256) : (x[o + 2]! + int(r, 5) - 2) & 0xff; } return x; },
-  attributeType: (b, r) => { const x = b.slice(); const offs = attributeOffsets(x); if (offs.length) x[offs[int(r, offs.length)]! + 1] = r() < 0.5 ? int(r, 40) : int(r, 256); return x; },
-  updateLengths: (b, r) => { const x = b.slice(); if (x.length >= 23 && x[18] === 2) { const at = r() < 0.5 ? 19 : 21 + (((x[19]! << 8) | x[20]!) % 4000); if (at + 1 < x.length) { x[at] = int(r, 3); x[at + 1] = int(r, 256); } } return x; },
-  openParameters: (b, r) => { const x = b.slice(); if (x.length >= 29 && x[18] === 1) x[19 + 9 + int(r, 3)] = int(r, 256); return x; },
-  splice: (b, r, pick) => { const o = pick(); const x = Uint8Array.from([...b.slice(0, int(r, b.length + 1)), ...o.slice(int(r, o.length + 1))]); return r() < 0.7 ? setLength(x, x.length) : x; },
-  garbage: (_base, r) => { const x = new Uint8Array(19 + int(r, 120)); x.fill(0xff, 0, 16); for (let i = 18; i < x.length; i++) x[i] = int(r, 256); x[18] = 1 + int(r, 5); return setLength(x, x.length); },
+  badMarker: (b, r) => {
+    const x = b.slice();
+    if (x.length) x[int(r, Math.min(16, x.length))] = int(r, 255);
+    return x;
+  },
+  unknownType: (b, r) => {
+    const x = b.slice();
+    if (x.length > 18) x[18] = r() < 0.5 ? 6 + int(r, 250) : int(r, 7);
+    return x;
+  },
+  attributeFlags: (b, r) => {
+    const x = b.slice();
+    const offs = attributeOffsets(x);
+    if (offs.length) x[offs[int(r, offs.length)]!]! ^= [0x80, 0x40, 0x20, 0x10, 0xc0][int(r, 5)]!;
+    return x;
+  },
+  attributeLength: (b, r) => {
+    const x = b.slice();
+    const offs = attributeOffsets(x);
+    if (offs.length) {
+      const o = offs[int(r, offs.length)]!;
+      x[o + 2] = r() < 0.5 ? int(r, 256) : (x[o + 2]! + int(r, 5) - 2) & 0xff;
+    }
+    return x;
+  },
+  attributeType: (b, r) => {
+    const x = b.slice();
+    const offs = attributeOffsets(x);
+    if (offs.length) x[offs[int(r, offs.length)]! + 1] = r() < 0.5 ? int(r, 40) : int(r, 256);
+    return x;
+  },
+  updateLengths: (b, r) => {
+    const x = b.slice();
+    if (x.length >= 23 && x[18] === 2) {
+      const at = r() < 0.5 ? 19 : 21 + (((x[19]! << 8) | x[20]!) % 4000);
+      if (at + 1 < x.length) {
+        x[at] = int(r, 3);
+        x[at + 1] = int(r, 256);
+      }
+    }
+    return x;
+  },
+  openParameters: (b, r) => {
+    const x = b.slice();
+    if (x.length >= 29 && x[18] === 1) x[19 + 9 + int(r, 3)] = int(r, 256);
+    return x;
+  },
+  splice: (b, r, pick) => {
+    const o = pick();
+    const x = Uint8Array.from([...b.slice(0, int(r, b.length + 1)), ...o.slice(int(r, o.length + 1))]);
+    return r() < 0.7 ? setLength(x, x.length) : x;
+  },
+  garbage: (_base, r) => {
+    const x = new Uint8Array(19 + int(r, 120));
+    x.fill(0xff, 0, 16);
+    for (let i = 18; i < x.length; i++) x[i] = int(r, 256);
+    x[18] = 1 + int(r, 5);
+    return setLength(x, x.length);
+  },
 };
 const MUTATOR_NAMES = Object.keys(MUTATORS);
 
@@ -147,7 +223,8 @@ describe('BGP fuzz', () => {
         }
         if (encoded) {
           const again = decodeMessage(encoded, options);
-          if (!again.ok || !isDeepStrictEqual(again.message, result.message)) expect.fail(`re-encoding changed the message for ${toHex(input)}`);
+          if (!again.ok || !isDeepStrictEqual(again.message, result.message))
+            expect.fail(`re-encoding changed the message for ${toHex(input)}`);
         }
       }
 
@@ -183,7 +260,18 @@ describe('BGP fuzz', () => {
     const total = table.reduce((s, [, n]) => s + n, 0);
     expect(total).toBe(MESSAGES);
     // The fuzzer reaches deep: header, OPEN and UPDATE errors, and RFC 7606's softer outcomes all occur.
-    for (const outcome of ['error 1/1', 'error 1/2', 'error 1/3', 'error 2/0', 'error 3/1', 'error 3/10', 'ok: treat-as-withdraw', 'ok: attribute discard', 'ok: update', 'ok: open']) {
+    for (const outcome of [
+      'error 1/1',
+      'error 1/2',
+      'error 1/3',
+      'error 2/0',
+      'error 3/1',
+      'error 3/10',
+      'ok: treat-as-withdraw',
+      'ok: attribute discard',
+      'ok: update',
+      'ok: open',
+    ]) {
       expect(counts.get(outcome) ?? 0, outcome).toBeGreaterThan(0);
     }
   });

@@ -14,7 +14,10 @@ const FOUR = { fourOctetAsn: true };
 const FIXTURES = new URL('../../../fixtures/bgp/', import.meta.url);
 
 function stream(name: string): Uint8Array[] {
-  return readFileSync(new URL(`${name}-stream.hex`, FIXTURES), 'utf8').trim().split('\n').map((line) => hex(line));
+  return readFileSync(new URL(`${name}-stream.hex`, FIXTURES), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => hex(line));
 }
 
 function decodeAll(frames: Uint8Array[]): BgpMessage[] {
@@ -85,8 +88,12 @@ describe('GoBGP 3.10 specifics', () => {
     const u = asUpdate(v4);
     expect(u.nlri.map(formatCIDR)).toEqual(['192.168.10.200/32']);
     expect(u.attributes).toEqual({
-      origin: 'igp', asPath: [{ type: 'sequence', asns: [4200000001] }], nextHop: { family: 4, value: 0x0ad50001n }, med: 10,
-      communities: [community(65000, 100)], largeCommunities: [[64512, 1, 2]],
+      origin: 'igp',
+      asPath: [{ type: 'sequence', asns: [4200000001] }],
+      nextHop: { family: 4, value: 0x0ad50001n },
+      med: 10,
+      communities: [community(65000, 100)],
+      largeCommunities: [[64512, 1, 2]],
     });
     expect(toHex(encodeMessage(u, FOUR))).toBe(toHex(frames[2] as Uint8Array));
   });

@@ -42,7 +42,10 @@ const ALL_ATTRIBUTES_UPDATE: BgpUpdate = {
   withdrawn: [cidr('10.0.0.0/8')],
   attributes: {
     origin: 'igp',
-    asPath: [{ type: 'sequence', asns: [64512, 4200000001] }, { type: 'set', asns: [65001, 65002] }],
+    asPath: [
+      { type: 'sequence', asns: [64512, 4200000001] },
+      { type: 'set', asns: [65001, 65002] },
+    ],
     nextHop: ip('10.213.0.2'),
     med: 5,
     localPref: 100,
@@ -56,13 +59,25 @@ const ALL_ATTRIBUTES_UPDATE: BgpUpdate = {
 describe('BGP test vectors (RFC formats, written by hand)', () => {
   it('OPEN with multiprotocol IPv4/IPv6, route refresh, 4-octet ASN and graceful restart, both ways', () => {
     const open: BgpMessage = {
-      type: 'open', version: 4, myAs: AS_TRANS, holdTimeSeconds: 90, bgpIdentifier: '10.213.0.2',
+      type: 'open',
+      version: 4,
+      myAs: AS_TRANS,
+      holdTimeSeconds: 90,
+      bgpIdentifier: '10.213.0.2',
       capabilities: [
         { code: 'multiprotocol', afi: Afi.ipv4, safi: Safi.unicast },
         { code: 'multiprotocol', afi: Afi.ipv6, safi: Safi.unicast },
         { code: 'routeRefresh' },
         { code: 'fourOctetAsn', asn: 4200000001 },
-        { code: 'gracefulRestart', restartFlags: 0, restartTimeSeconds: 120, families: [{ afi: 1, safi: 1, flags: 0 }, { afi: 2, safi: 1, flags: 0 }] },
+        {
+          code: 'gracefulRestart',
+          restartFlags: 0,
+          restartTimeSeconds: 120,
+          families: [
+            { afi: 1, safi: 1, flags: 0 },
+            { afi: 2, safi: 1, flags: 0 },
+          ],
+        },
       ],
     };
     expect(toHex(encodeMessage(open, FOUR))).toBe(toHex(OPEN_ALL_CAPABILITIES));
@@ -88,14 +103,24 @@ describe('BGP test vectors (RFC formats, written by hand)', () => {
 
   it('IPv6 MP_REACH_NLRI with one 16-octet next hop', () => {
     const u: BgpUpdate = {
-      type: 'update', withdrawn: [], nlri: [],
-      attributes: { origin: 'igp', asPath: [], mpReach: { afi: 2, safi: 1, nextHops: [ip('fd00:213::2')], nlri: [cidr('fd00:213:9::1/128')] } },
+      type: 'update',
+      withdrawn: [],
+      nlri: [],
+      attributes: {
+        origin: 'igp',
+        asPath: [],
+        mpReach: { afi: 2, safi: 1, nextHops: [ip('fd00:213::2')], nlri: [cidr('fd00:213:9::1/128')] },
+      },
     };
     const bytes = encodeMessage(u, FOUR);
-    expect(toHex(bytes)).toBe(toHex(hex(`${MARKER} 0047 02 0000 0030   # length 71; attributes 48
+    expect(toHex(bytes)).toBe(
+      toHex(
+        hex(`${MARKER} 0047 02 0000 0030   # length 71; attributes 48
       80 0e 26 0002 01 10 fd000213000000000000000000000002 00 80 fd000213000900000000000000000001
       40 01 01 00
-      40 02 00`)));
+      40 02 00`),
+      ),
+    );
     expect(update(bytes)).toEqual(u);
   });
 
@@ -125,8 +150,15 @@ describe('BGP test vectors (RFC formats, written by hand)', () => {
 
   it('reproduces a captured UPDATE MetalLB sent FRR byte for byte, and reads its withdrawal (not an End-of-RIB)', () => {
     const metallb: BgpUpdate = {
-      type: 'update', withdrawn: [], nlri: [cidr('192.168.20.100/32')],
-      attributes: { origin: 'igp', asPath: [{ type: 'sequence', asns: [64512] }], nextHop: ip('192.168.10.20'), communities: [64512 * 65536 + 100] },
+      type: 'update',
+      withdrawn: [],
+      nlri: [cidr('192.168.20.100/32')],
+      attributes: {
+        origin: 'igp',
+        asPath: [{ type: 'sequence', asns: [64512] }],
+        nextHop: ip('192.168.10.20'),
+        communities: [64512 * 65536 + 100],
+      },
     };
     expect(toHex(encodeMessage(metallb, FOUR))).toBe(toHex(METALLB_CAPTURED_UPDATE));
     expect(METALLB_CAPTURED_UPDATE.length).toBe(55);
@@ -138,16 +170,22 @@ describe('BGP test vectors (RFC formats, written by hand)', () => {
 
   it('towards a 2-octet peer: AS_TRANS in AS_PATH and the real path in AS4_PATH (RFC 6793 4.2.2)', () => {
     const u: BgpUpdate = {
-      type: 'update', withdrawn: [], nlri: [cidr('192.168.20.100/32')],
+      type: 'update',
+      withdrawn: [],
+      nlri: [cidr('192.168.20.100/32')],
       attributes: { origin: 'igp', asPath: [{ type: 'sequence', asns: [65001, 4200000001] }], nextHop: ip('192.168.10.20') },
     };
     const bytes = encodeMessage(u, TWO);
-    expect(toHex(bytes)).toBe(toHex(hex(`${MARKER} 003d 02 0000 0021   # length 61; attributes 33
+    expect(toHex(bytes)).toBe(
+      toHex(
+        hex(`${MARKER} 003d 02 0000 0021   # length 61; attributes 33
       40 01 01 00
       40 02 06 02 02 fde9 5ba0            # AS_PATH 65001 AS_TRANS, 2-octet
       40 03 04 c0a80a14
       c0 11 0a 02 02 0000fde9 fa56ea01    # AS4_PATH (optional transitive) 65001 4200000001
-      20 c0a81464`)));
+      20 c0a81464`),
+      ),
+    );
     const back = update(bytes, TWO);
     expect(back.attributes.asPath).toEqual([{ type: 'sequence', asns: [65001, AS_TRANS] }]);
     expect(back.attributes.other).toEqual([{ flags: 0xc0, type: 17, value: hex('02 02 0000fde9 fa56ea01') }]);

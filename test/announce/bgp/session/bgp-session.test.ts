@@ -19,12 +19,18 @@ const LOCAL_ID = '10.0.0.1';
 /** Short waits so failure paths run in milliseconds; MetalLB's own values are unit-tested in the FSM. */
 const TIMING = { dialTimeoutMs: 2_000, connectRetryInitialMs: 50, connectRetryMaxMs: 200 };
 
-interface LogLine { level: string; fields: Record<string, unknown>; msg: string }
+interface LogLine {
+  level: string;
+  fields: Record<string, unknown>;
+  msg: string;
+}
 
 function captureLogger(lines: LogLine[]): Log {
-  const at = (level: string) => (fields: unknown, msg?: unknown): void => {
-    lines.push({ level, fields: fields as Record<string, unknown>, msg: String(msg) });
-  };
+  const at =
+    (level: string) =>
+    (fields: unknown, msg?: unknown): void => {
+      lines.push({ level, fields: fields as Record<string, unknown>, msg: String(msg) });
+    };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } as unknown as Log;
 }
 
@@ -40,7 +46,11 @@ async function router(): Promise<{ server: PeerServer; port: number }> {
   return { server, port };
 }
 
-function session(port: number, over: Partial<BgpSessionOptions> = {}, local: Partial<BgpSessionOptions['local']> = {}): { s: BgpSession; logs: LogLine[] } {
+function session(
+  port: number,
+  over: Partial<BgpSessionOptions> = {},
+  local: Partial<BgpSessionOptions['local']> = {},
+): { s: BgpSession; logs: LogLine[] } {
   const logs: LogLine[] = [];
   const s = new BgpSession({
     peer: { address: '127.0.0.1', port, asn: ROUTER_ASN },
@@ -55,8 +65,15 @@ function session(port: number, over: Partial<BgpSessionOptions> = {}, local: Par
 
 function route(prefix: string): BgpUpdate {
   return {
-    type: 'update', withdrawn: [], nlri: [parseCIDR(prefix)!],
-    attributes: { origin: 'igp', asPath: [{ type: 'sequence', asns: [LOCAL_ASN] }], nextHop: parseIP('127.0.0.1')!, communities: [65000 * 65536 + 100] },
+    type: 'update',
+    withdrawn: [],
+    nlri: [parseCIDR(prefix)!],
+    attributes: {
+      origin: 'igp',
+      asPath: [{ type: 'sequence', asns: [LOCAL_ASN] }],
+      nextHop: parseIP('127.0.0.1')!,
+      communities: [65000 * 65536 + 100],
+    },
   };
 }
 
@@ -75,10 +92,25 @@ describe('BgpSession against a hand-written peer on loopback', () => {
     const { server, port } = await router();
     const { s, ours, info, logs } = await established(port, server, routerOpen({ holdTimeSeconds: 30 }));
     expect(ours).toMatchObject({ version: 4, myAs: LOCAL_ASN, holdTimeSeconds: 90, bgpIdentifier: LOCAL_ID });
-    expect(ours.capabilities).toEqual(expect.arrayContaining([{ code: 'fourOctetAsn', asn: LOCAL_ASN }, { code: 'multiprotocol', afi: 1, safi: 1 }, { code: 'routeRefresh' }]));
+    expect(ours.capabilities).toEqual(
+      expect.arrayContaining([
+        { code: 'fourOctetAsn', asn: LOCAL_ASN },
+        { code: 'multiprotocol', afi: 1, safi: 1 },
+        { code: 'routeRefresh' },
+      ]),
+    );
     expect(info).toMatchObject({
-      peerAsn: ROUTER_ASN, peerRouterId: ROUTER_ID, holdTimeS: 30, keepaliveS: 10, families: ['ipv4'], fourOctetAsn: true,
-      routeRefresh: true, internal: false, origin: 'outbound', localAddress: '127.0.0.1', remoteAddress: '127.0.0.1',
+      peerAsn: ROUTER_ASN,
+      peerRouterId: ROUTER_ID,
+      holdTimeS: 30,
+      keepaliveS: 10,
+      families: ['ipv4'],
+      fourOctetAsn: true,
+      routeRefresh: true,
+      internal: false,
+      origin: 'outbound',
+      localAddress: '127.0.0.1',
+      remoteAddress: '127.0.0.1',
     });
     expect(s.phase).toBe('Established');
     expect(s.status()).toMatchObject({ phase: 'Established', established: { holdTimeS: 30 } });
@@ -97,11 +129,16 @@ describe('BgpSession against a hand-written peer on loopback', () => {
     expect(second.nlri).toEqual([parseCIDR('192.0.2.11/32')]);
   });
 
-  it('delivers the peer\'s UPDATEs and ROUTE-REFRESH requests', async () => {
+  it("delivers the peer's UPDATEs and ROUTE-REFRESH requests", async () => {
     const { server, port } = await router();
     const { s, peer } = await established(port, server);
     const gotUpdate = once(s, 'update') as Promise<[BgpUpdate]>;
-    peer.send({ type: 'update', withdrawn: [], nlri: [parseCIDR('198.51.100.0/24')!], attributes: { origin: 'igp', asPath: [{ type: 'sequence', asns: [ROUTER_ASN] }], nextHop: parseIP('127.0.0.1')! } });
+    peer.send({
+      type: 'update',
+      withdrawn: [],
+      nlri: [parseCIDR('198.51.100.0/24')!],
+      attributes: { origin: 'igp', asPath: [{ type: 'sequence', asns: [ROUTER_ASN] }], nextHop: parseIP('127.0.0.1')! },
+    });
     const [update] = await gotUpdate;
     expect(update.nlri).toEqual([parseCIDR('198.51.100.0/24')]);
     const refresh = once(s, 'routeRefresh');
@@ -131,14 +168,17 @@ describe('BgpSession against a hand-written peer on loopback', () => {
     await peer.closed;
   });
 
-  it('goes down on the peer\'s NOTIFICATION and comes back when the peer is back (a restarting router)', async () => {
+  it("goes down on the peer's NOTIFICATION and comes back when the peer is back (a restarting router)", async () => {
     const { server, port } = await router();
     const { s, peer } = await established(port, server);
     const down = once(s, 'down') as Promise<[SessionDown]>;
     const text = 'restarting';
     peer.send({ type: 'notification', code: 6, subcode: 4, data: new Uint8Array([text.length, ...Buffer.from(text)]) });
     const [why] = await down;
-    expect(why).toMatchObject({ reason: 'notificationReceived', notification: { direction: 'received', code: 6, subcode: 4, communication: text } });
+    expect(why).toMatchObject({
+      reason: 'notificationReceived',
+      notification: { direction: 'received', code: 6, subcode: 4, communication: text },
+    });
     const again = await server.nextConnection();
     const up = once(s, 'established');
     await again.handshake();
@@ -167,7 +207,9 @@ describe('BgpSession against a hand-written peer on loopback', () => {
     const { server, port } = await router();
     const { s } = session(port);
     let up = false;
-    s.on('established', () => { up = true; });
+    s.on('established', () => {
+      up = true;
+    });
     s.start();
     const peer = await server.nextConnection();
     peer.send(routerOpen({}, 65111));
@@ -215,7 +257,7 @@ describe('BgpSession, passive', () => {
     return { l, port };
   }
 
-  it('accepts the peer\'s connection from the listener and comes up on it', async () => {
+  it("accepts the peer's connection from the listener and comes up on it", async () => {
     const { l, port } = await listener();
     const { s } = session(1, { passive: true, dialOut: false, listener: l, peer: { address: '127.0.0.2', asn: ROUTER_ASN } });
     const up = once(s, 'established') as Promise<[SessionUp]>;
@@ -270,8 +312,16 @@ describe('BgpSession, passive', () => {
     const lb = new BgpListener({ address: '127.0.0.2', port: 0, logger: captureLogger([]) });
     const { port: portB } = await lb.listen();
     cleanup.push(() => lb.close());
-    const { s: sa } = session(portB, { passive: true, listener: a.l, peer: { address: '127.0.0.2', port: portB, asn: 64600 } }, { sourceAddress: '127.0.0.1', asn: 64500, routerId: '10.0.0.1' });
-    const { s: sb } = session(a.port, { passive: true, listener: lb, peer: { address: '127.0.0.1', port: a.port, asn: 64500 } }, { sourceAddress: '127.0.0.2', asn: 64600, routerId: '10.0.0.2' });
+    const { s: sa } = session(
+      portB,
+      { passive: true, listener: a.l, peer: { address: '127.0.0.2', port: portB, asn: 64600 } },
+      { sourceAddress: '127.0.0.1', asn: 64500, routerId: '10.0.0.1' },
+    );
+    const { s: sb } = session(
+      a.port,
+      { passive: true, listener: lb, peer: { address: '127.0.0.1', port: a.port, asn: 64500 } },
+      { sourceAddress: '127.0.0.2', asn: 64600, routerId: '10.0.0.2' },
+    );
     const upA = once(sa, 'established') as Promise<[SessionUp]>;
     const upB = once(sb, 'established') as Promise<[SessionUp]>;
     sa.start();

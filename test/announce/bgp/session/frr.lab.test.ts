@@ -50,7 +50,8 @@ describe.skipIf(skip !== undefined)('BgpSession with FRR bgpd', () => {
   let frrLog = '';
 
   const vtysh = (command: string): string => lab.execIn(router, 'vtysh', ['--vty_socket', dir, '-c', command]);
-  const neighbor = (): Record<string, unknown> => (JSON.parse(vtysh(`show bgp neighbors ${node.ipv4} json`)) as Record<string, Record<string, unknown>>)[node.ipv4]!;
+  const neighbor = (): Record<string, unknown> =>
+    (JSON.parse(vtysh(`show bgp neighbors ${node.ipv4} json`)) as Record<string, Record<string, unknown>>)[node.ipv4]!;
 
   async function until<T>(what: string, probe: () => T | undefined, timeoutMs = UP_MS): Promise<T> {
     const deadline = Date.now() + timeoutMs;
@@ -68,9 +69,27 @@ describe.skipIf(skip !== undefined)('BgpSession with FRR bgpd', () => {
     node = lab.addHost('node');
     dir = mkdtempSync(join(tmpdir(), 'mlb-frr-session-'));
     writeFileSync(join(dir, 'frr.conf'), frrConfig(router, node));
-    const bgpd = lab.spawnIn(router, BGPD, ['-f', join(dir, 'frr.conf'), '-i', join(dir, 'bgpd.pid'), '--vty_socket', dir, '-Z', '-S', '-n', '-P', '0', '--log', 'stdout']);
-    bgpd.stdout!.on('data', (chunk: Buffer) => { frrLog += chunk.toString(); });
-    bgpd.stderr!.on('data', (chunk: Buffer) => { frrLog += chunk.toString(); });
+    const bgpd = lab.spawnIn(router, BGPD, [
+      '-f',
+      join(dir, 'frr.conf'),
+      '-i',
+      join(dir, 'bgpd.pid'),
+      '--vty_socket',
+      dir,
+      '-Z',
+      '-S',
+      '-n',
+      '-P',
+      '0',
+      '--log',
+      'stdout',
+    ]);
+    bgpd.stdout!.on('data', (chunk: Buffer) => {
+      frrLog += chunk.toString();
+    });
+    bgpd.stderr!.on('data', (chunk: Buffer) => {
+      frrLog += chunk.toString();
+    });
     await until('bgpd listening on its vty socket', () => (existsSync(join(dir, 'bgpd.vty')) ? true : undefined));
     nodePeer = await SessionLabPeer.inLab(lab, node);
   });
@@ -83,14 +102,23 @@ describe.skipIf(skip !== undefined)('BgpSession with FRR bgpd', () => {
 
   it('comes up with the hold time both sides agree on, and FRR receives an UPDATE', async () => {
     await nodePeer.ok({
-      op: 'session', name: 'frr',
+      op: 'session',
+      name: 'frr',
       options: {
         peer: { address: router.ipv4, asn: FRR_ASN },
         local: { asn: NODE_ASN, routerId: node.ipv4, sourceAddress: node.ipv4, holdTimeS: 90, keepaliveS: 0, families: ['ipv4'] },
       },
     });
     const up = await nodePeer.waitFor((e) => e.ev === 'established', UP_MS);
-    expect(up.info).toMatchObject({ peerAsn: FRR_ASN, peerRouterId: router.ipv4, holdTimeS: 30, keepaliveS: 10, fourOctetAsn: true, routeRefresh: true, families: ['ipv4'] });
+    expect(up.info).toMatchObject({
+      peerAsn: FRR_ASN,
+      peerRouterId: router.ipv4,
+      holdTimeS: 30,
+      keepaliveS: 10,
+      fourOctetAsn: true,
+      routeRefresh: true,
+      families: ['ipv4'],
+    });
     const state = await until('FRR Established', () => (neighbor().bgpState === 'Established' ? neighbor() : undefined));
     // FRR reports the negotiated timers in milliseconds.
     expect(state).toMatchObject({ bgpTimerHoldTimeMsecs: 30_000, bgpTimerKeepAliveIntervalMsecs: 10_000 });
@@ -110,4 +138,3 @@ describe.skipIf(skip !== undefined)('BgpSession with FRR bgpd', () => {
     expect(frrLog + JSON.stringify(state)).toContain('test over');
   });
 });
-

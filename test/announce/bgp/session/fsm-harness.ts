@@ -65,7 +65,8 @@ export class FsmRun {
 
   private track(step: SessionStep): void {
     for (const e of step.effects) {
-      if (e.type === 'setTimer') this.timers.set(`${e.timer} ${e.conn ?? ''}`, { timer: e.timer, ...(e.conn ? { conn: e.conn } : {}), at: e.at });
+      if (e.type === 'setTimer')
+        this.timers.set(`${e.timer} ${e.conn ?? ''}`, { timer: e.timer, ...(e.conn ? { conn: e.conn } : {}), at: e.at });
       if (e.type === 'clearTimer') this.timers.delete(`${e.timer} ${e.conn ?? ''}`);
       if (e.type === 'send') this.sent.push({ at: this.now, conn: e.conn, message: e.message });
     }
@@ -89,7 +90,11 @@ export class FsmRun {
 }
 
 /** Walks a fresh session to `phase` on connection out-1 (OpenSent, OpenConfirm, Established), or to Connect. */
-export function sessionIn(phase: 'Idle' | 'Connect' | 'OpenSent' | 'OpenConfirm' | 'Established', config?: SessionFsmConfig, open = peerOpen()): FsmRun {
+export function sessionIn(
+  phase: 'Idle' | 'Connect' | 'OpenSent' | 'OpenConfirm' | 'Established',
+  config?: SessionFsmConfig,
+  open = peerOpen(),
+): FsmRun {
   const run = new FsmRun(config);
   if (phase === 'Idle') return run;
   run.step({ type: 'start' });
@@ -111,21 +116,38 @@ function summarize(effects: readonly SessionEffect[], now: number): string[] {
   const lines: string[] = [];
   for (const e of effects) {
     switch (e.type) {
-      case 'connect': lines.push(`connect ${e.conn}`); break;
+      case 'connect':
+        lines.push(`connect ${e.conn}`);
+        break;
       case 'send': {
         const m = e.message;
         const what = m.type === 'notification' ? `notification ${m.code}/${m.subcode}${m.data.length ? ` ${hex(m.data)}` : ''}` : m.type;
         lines.push(`send ${e.conn} ${what}`);
         break;
       }
-      case 'close': lines.push(`close ${e.conn}`); break;
-      case 'setTimer': lines.push(`setTimer ${e.timer}${e.conn ? ` ${e.conn}` : ''} +${e.at - now}`); break;
-      case 'clearTimer': lines.push(`clearTimer ${e.timer}${e.conn ? ` ${e.conn}` : ''}`); break;
-      case 'up': lines.push(`up ${e.conn}`); break;
-      case 'down': lines.push(`down ${e.reason}`); break;
-      case 'update': lines.push('update'); break;
-      case 'routeRefresh': lines.push(`routeRefresh ${e.family}`); break;
-      case 'log': break;
+      case 'close':
+        lines.push(`close ${e.conn}`);
+        break;
+      case 'setTimer':
+        lines.push(`setTimer ${e.timer}${e.conn ? ` ${e.conn}` : ''} +${e.at - now}`);
+        break;
+      case 'clearTimer':
+        lines.push(`clearTimer ${e.timer}${e.conn ? ` ${e.conn}` : ''}`);
+        break;
+      case 'up':
+        lines.push(`up ${e.conn}`);
+        break;
+      case 'down':
+        lines.push(`down ${e.reason}`);
+        break;
+      case 'update':
+        lines.push('update');
+        break;
+      case 'routeRefresh':
+        lines.push(`routeRefresh ${e.family}`);
+        break;
+      case 'log':
+        break;
     }
   }
   return lines;

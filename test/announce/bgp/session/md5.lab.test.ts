@@ -77,16 +77,20 @@ describe.skipIf(skip !== undefined)('TCP MD5 between two namespaces', () => {
   it.each([
     ['a wrong password', 'not-the-password', 'TCPMD5Failure'],
     ['no password', undefined, 'TCPMD5NotFound'],
-  ])('with %s the router\'s kernel drops the SYN and the dial times out', async (_what, password, counter) => {
+  ])("with %s the router's kernel drops the SYN and the dial times out", async (_what, password, counter) => {
     const before = md5Counters(lab, router);
     const accepted = routerPeer.events.filter((e) => e.ev === 'accepted').length;
     const name = `bad-${counter}`;
     await nodePeer.ok({ op: 'session', name, options: sessionOptions(node, router, password) });
-    const status = await until('the dial to fail', async () => {
-      const reply = await nodePeer.ok({ op: 'status', name });
-      const now = reply.status as Record<string, unknown>;
-      return now.lastProblem ? now : undefined;
-    }, 15_000);
+    const status = await until(
+      'the dial to fail',
+      async () => {
+        const reply = await nodePeer.ok({ op: 'status', name });
+        const now = reply.status as Record<string, unknown>;
+        return now.lastProblem ? now : undefined;
+      },
+      15_000,
+    );
     expect(status).toMatchObject({ phase: 'Idle', lastProblem: { reason: 'tcpFailed' } });
     expect((status!.lastProblem as { message: string }).message).toMatch(/dial timeout/);
     expect(routerPeer.events.filter((e) => e.ev === 'accepted')).toHaveLength(accepted);
@@ -94,16 +98,32 @@ describe.skipIf(skip !== undefined)('TCP MD5 between two namespaces', () => {
     await nodePeer.ok({ op: 'stop', name });
   });
 
-  it('a passive session keys its listener: the router\'s signed connection comes up, a wrong key never connects', async () => {
+  it("a passive session keys its listener: the router's signed connection comes up, a wrong key never connects", async () => {
     await nodePeer.ok({
-      op: 'session', name: 'passive', listen: { address: '::', port: 179 },
+      op: 'session',
+      name: 'passive',
+      listen: { address: '::', port: 179 },
       options: sessionOptions(node, router, PASSWORD, { passive: true, dialOut: false }),
     });
     const before = md5Counters(lab, node).TCPMD5Failure ?? 0;
-    const wrong = await routerPeer.ok({ op: 'routerDial', host: node.ipv4, port: 179, localAddress: router.ipv4, password: 'wrong', timeoutMs: DIAL_TIMEOUT_MS });
+    const wrong = await routerPeer.ok({
+      op: 'routerDial',
+      host: node.ipv4,
+      port: 179,
+      localAddress: router.ipv4,
+      password: 'wrong',
+      timeoutMs: DIAL_TIMEOUT_MS,
+    });
     expect(wrong.connected).toBe(false);
     expect(md5Counters(lab, node).TCPMD5Failure).toBeGreaterThan(before);
-    const right = await routerPeer.ok({ op: 'routerDial', host: node.ipv4, port: 179, localAddress: router.ipv4, password: PASSWORD, timeoutMs: UP_MS });
+    const right = await routerPeer.ok({
+      op: 'routerDial',
+      host: node.ipv4,
+      port: 179,
+      localAddress: router.ipv4,
+      password: PASSWORD,
+      timeoutMs: UP_MS,
+    });
     expect(right).toMatchObject({ connected: true, handshake: true });
     const up = await nodePeer.waitFor((e) => e.ev === 'established' && e.name === 'passive', UP_MS);
     expect(up.info).toMatchObject({ origin: 'inbound', remoteAddress: router.ipv4, localAddress: node.ipv4 });

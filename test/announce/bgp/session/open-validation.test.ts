@@ -37,7 +37,12 @@ describe('OPEN validation: errors and their NOTIFICATION (RFC 4271 6.2)', () => 
     ],
     [
       'IPv6 only while we speak IPv4 only: Unsupported Capability listing ours',
-      peerOpen({ capabilities: [{ code: 'multiprotocol', afi: 2, safi: 1 }, { code: 'fourOctetAsn', asn: PEER_ASN }] }),
+      peerOpen({
+        capabilities: [
+          { code: 'multiprotocol', afi: 2, safi: 1 },
+          { code: 'fourOctetAsn', asn: PEER_ASN },
+        ],
+      }),
       'noCommonFamily 2/7 010400010001',
     ],
     ['ASN 0 in the capability: Bad Peer AS (RFC 7607)', peerOpen({ capabilities: [{ code: 'fourOctetAsn', asn: 0 }] }), 'badPeerAs 2/2'],
@@ -88,14 +93,25 @@ describe('OPEN negotiation', () => {
 
   it('keeps the families both sides offer, in our order; no multiprotocol capability means IPv4 (RFC 4760)', () => {
     const dual: LocalSpeaker = { ...local, families: ['ipv6', 'ipv4'] };
-    const both = peerOpen({ capabilities: [{ code: 'multiprotocol', afi: 1, safi: 1 }, { code: 'multiprotocol', afi: 2, safi: 1 }, { code: 'fourOctetAsn', asn: PEER_ASN }] });
+    const both = peerOpen({
+      capabilities: [
+        { code: 'multiprotocol', afi: 1, safi: 1 },
+        { code: 'multiprotocol', afi: 2, safi: 1 },
+        { code: 'fourOctetAsn', asn: PEER_ASN },
+      ],
+    });
     expect(validateOpen(both, dual, fixed)).toMatchObject({ ok: true, negotiated: { families: ['ipv6', 'ipv4'] } });
     const legacy = peerOpen({ capabilities: [{ code: 'fourOctetAsn', asn: PEER_ASN }] });
     expect(validateOpen(legacy, dual, fixed)).toMatchObject({ ok: true, negotiated: { families: ['ipv4'], routeRefresh: false } });
   });
 
   it('recognizes the pre-standard route refresh capability (128)', () => {
-    const open = peerOpen({ capabilities: [{ code: 'fourOctetAsn', asn: PEER_ASN }, { code: 'unknown', type: 128, value: new Uint8Array(0) }] });
+    const open = peerOpen({
+      capabilities: [
+        { code: 'fourOctetAsn', asn: PEER_ASN },
+        { code: 'unknown', type: 128, value: new Uint8Array(0) },
+      ],
+    });
     expect(validateOpen(open, local, fixed)).toMatchObject({ ok: true, negotiated: { routeRefresh: true } });
   });
 
@@ -106,7 +122,10 @@ describe('OPEN negotiation', () => {
     expect(without).toMatchObject({ ok: true });
     expect(without.ok && without.negotiated.gracefulRestart).toBeUndefined();
     const withGr = validateOpen(open, { ...local, gracefulRestart: { restartTimeS: 120 } }, fixed);
-    expect(withGr).toMatchObject({ ok: true, negotiated: { gracefulRestart: { restartTimeS: 90, restarting: false, forwardingPreserved: [] } } });
+    expect(withGr).toMatchObject({
+      ok: true,
+      negotiated: { gracefulRestart: { restartTimeS: 90, restarting: false, forwardingPreserved: [] } },
+    });
   });
 });
 
@@ -114,7 +133,11 @@ describe('our OPEN', () => {
   it('offers each family, route refresh and the 4-octet ASN (AS_TRANS in My AS above 65535)', () => {
     const open = buildOpen({ ...local, asn: 4_200_000_000, families: ['ipv4', 'ipv6'], holdTimeS: 30 });
     expect(open).toEqual({
-      type: 'open', version: 4, myAs: 23456, holdTimeSeconds: 30, bgpIdentifier: LOCAL_ID,
+      type: 'open',
+      version: 4,
+      myAs: 23456,
+      holdTimeSeconds: 30,
+      bgpIdentifier: LOCAL_ID,
       capabilities: [
         { code: 'multiprotocol', afi: 1, safi: 1 },
         { code: 'multiprotocol', afi: 2, safi: 1 },
@@ -127,7 +150,10 @@ describe('our OPEN', () => {
   it('adds graceful restart with the restart time, the R bit after a restart and the F bit per family', () => {
     const open = buildOpen({ ...local, gracefulRestart: { restartTimeS: 120, restarting: true } });
     expect(open.capabilities.at(-1)).toEqual({
-      code: 'gracefulRestart', restartFlags: 0x8, restartTimeSeconds: 120, families: [{ afi: 1, safi: 1, flags: 0x80 }],
+      code: 'gracefulRestart',
+      restartFlags: 0x8,
+      restartTimeSeconds: 120,
+      families: [{ afi: 1, safi: 1, flags: 0x80 }],
     });
   });
 });

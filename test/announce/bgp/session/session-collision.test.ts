@@ -23,8 +23,13 @@ describe('session FSM: connection collisions (RFC 4271 6.8)', () => {
   it('keeps the connection the peer opened when its identifier is higher', () => {
     const run = collide(LOCAL_ID, '10.0.0.2');
     expect(run.summary).toEqual([
-      'send out-1 notification 6/7', 'clearTimer hold out-1', 'clearTimer keepalive out-1', 'close out-1',
-      'send in-1 keepalive', 'setTimer hold in-1 +90000', 'setTimer keepalive in-1 +30000',
+      'send out-1 notification 6/7',
+      'clearTimer hold out-1',
+      'clearTimer keepalive out-1',
+      'close out-1',
+      'send in-1 keepalive',
+      'setTimer hold in-1 +90000',
+      'setTimer keepalive in-1 +30000',
     ]);
     expect(run.state.connections.map((c) => `${c.id} ${c.phase}`)).toEqual(['in-1 OpenConfirm']);
     expect(run.last.reason).toBe('collisionResolved');
@@ -53,19 +58,31 @@ describe('session FSM: connection collisions (RFC 4271 6.8)', () => {
     expect(run.state.phase).toBe('Established');
   });
 
-  it('takes a new OPEN beside an Established graceful-restart session as the peer\'s restart (RFC 4724 4.2)', () => {
-    const gr = { code: 'gracefulRestart' as const, restartFlags: 0x8, restartTimeSeconds: 120, families: [{ afi: 1, safi: 1, flags: 0x80 }] };
+  it("takes a new OPEN beside an Established graceful-restart session as the peer's restart (RFC 4724 4.2)", () => {
+    const gr = {
+      code: 'gracefulRestart' as const,
+      restartFlags: 0x8,
+      restartTimeSeconds: 120,
+      families: [{ afi: 1, safi: 1, flags: 0x80 }],
+    };
     const config = fsmConfig({ passive: true }, { gracefulRestart: { restartTimeS: 120 } });
     const open = peerOpen({ capabilities: [...peerOpen().capabilities, gr] });
     const run = sessionIn('Established', config, open);
     run.step({ type: 'tcpAccepted', conn: 'in-1' });
     run.step({ type: 'message', conn: 'in-1', message: open });
     expect(run.summary).toEqual([
-      'clearTimer hold out-1', 'clearTimer keepalive out-1', 'close out-1', 'down peerRestarted',
-      'send in-1 keepalive', 'setTimer hold in-1 +90000', 'setTimer keepalive in-1 +30000',
+      'clearTimer hold out-1',
+      'clearTimer keepalive out-1',
+      'close out-1',
+      'down peerRestarted',
+      'send in-1 keepalive',
+      'setTimer hold in-1 +90000',
+      'setTimer keepalive in-1 +30000',
     ]);
     run.step({ type: 'message', conn: 'in-1', message: keepalive });
-    expect(run.last.effects.find((e) => e.type === 'up')).toMatchObject({ negotiated: { gracefulRestart: { restarting: true, forwardingPreserved: ['ipv4'] } } });
+    expect(run.last.effects.find((e) => e.type === 'up')).toMatchObject({
+      negotiated: { gracefulRestart: { restarting: true, forwardingPreserved: ['ipv4'] } },
+    });
   });
 
   it('closes the other connections once one is Established', () => {

@@ -31,135 +31,273 @@ const RETRY = 'setTimer connectRetry +1000';
 
 // RFC 4271 8.2.2, state by state. "Idle" after a failure means: waiting the backoff before the next dial.
 const TABLE: Record<string, Row> = {
-  'Idle, ManualStart: dial, Connect': { from: 'Idle', event: { type: 'start' }, to: 'Connect', effects: ['connect out-1'], reason: 'started' },
+  'Idle, ManualStart: dial, Connect': {
+    from: 'Idle',
+    event: { type: 'start' },
+    to: 'Connect',
+    effects: ['connect out-1'],
+    reason: 'started',
+  },
   'Idle, ManualStop: nothing': { from: 'Idle', event: { type: 'stop', reason: 'x' }, to: 'Idle', effects: [], reason: 'notStarted' },
   'Idle, a message on no connection: ignored': { from: 'Idle', event: msg(keepalive), to: 'Idle', effects: [], reason: 'staleEvent' },
   'Connect, Tcp_CR_Acked: OPEN, large hold timer, OpenSent': {
-    from: 'Connect', event: { type: 'tcpConnected', conn: 'out-1' }, to: 'OpenSent',
-    effects: ['send out-1 open', 'setTimer hold out-1 +240000'], reason: 'tcpConnected',
+    from: 'Connect',
+    event: { type: 'tcpConnected', conn: 'out-1' },
+    to: 'OpenSent',
+    effects: ['send out-1 open', 'setTimer hold out-1 +240000'],
+    reason: 'tcpConnected',
   },
   'Connect, TcpConnectionFails: close, Idle, retry after the backoff': {
-    from: 'Connect', event: { type: 'tcpFailed', conn: 'out-1', error: 'ECONNREFUSED' }, to: 'Idle',
-    effects: ['close out-1', RETRY], reason: 'tcpFailed',
+    from: 'Connect',
+    event: { type: 'tcpFailed', conn: 'out-1', error: 'ECONNREFUSED' },
+    to: 'Idle',
+    effects: ['close out-1', RETRY],
+    reason: 'tcpFailed',
   },
-  'Connect, ManualStop: drop the dial, Idle': { from: 'Connect', event: { type: 'stop', reason: 'x' }, to: 'Idle', effects: ['close out-1'], reason: 'stopped' },
+  'Connect, ManualStop: drop the dial, Idle': {
+    from: 'Connect',
+    event: { type: 'stop', reason: 'x' },
+    to: 'Idle',
+    effects: ['close out-1'],
+    reason: 'stopped',
+  },
   'Connect, a hold timer that is not running: ignored': {
-    from: 'Connect', event: { type: 'timerExpired', timer: 'hold', conn: 'out-1' }, to: 'Connect', effects: [], reason: 'staleEvent',
+    from: 'Connect',
+    event: { type: 'timerExpired', timer: 'hold', conn: 'out-1' },
+    to: 'Connect',
+    effects: [],
+    reason: 'staleEvent',
   },
   'OpenSent, BGPOpen: KEEPALIVE, negotiated hold and keepalive timers, OpenConfirm': {
-    from: 'OpenSent', event: msg(peerOpen()), to: 'OpenConfirm',
-    effects: ['send out-1 keepalive', 'setTimer hold out-1 +90000', 'setTimer keepalive out-1 +30000'], reason: 'openAccepted',
+    from: 'OpenSent',
+    event: msg(peerOpen()),
+    to: 'OpenConfirm',
+    effects: ['send out-1 keepalive', 'setTimer hold out-1 +90000', 'setTimer keepalive out-1 +30000'],
+    reason: 'openAccepted',
   },
   'OpenSent, HoldTimer_Expires: NOTIFICATION 4/0, Idle': {
-    from: 'OpenSent', event: { type: 'timerExpired', timer: 'hold', conn: 'out-1' }, at: 240_000, to: 'Idle',
-    effects: ['send out-1 notification 4/0', 'close out-1', RETRY], reason: 'holdTimerExpired',
+    from: 'OpenSent',
+    event: { type: 'timerExpired', timer: 'hold', conn: 'out-1' },
+    at: 240_000,
+    to: 'Idle',
+    effects: ['send out-1 notification 4/0', 'close out-1', RETRY],
+    reason: 'holdTimerExpired',
   },
   'OpenSent, BGPOpenMsgErr (version 3): NOTIFICATION 2/1, Idle': {
-    from: 'OpenSent', event: msg(peerOpen({ version: 3 })), to: 'Idle',
-    effects: ['send out-1 notification 2/1 0004', 'clearTimer hold out-1', 'close out-1', RETRY], reason: 'openRejected',
+    from: 'OpenSent',
+    event: msg(peerOpen({ version: 3 })),
+    to: 'Idle',
+    effects: ['send out-1 notification 2/1 0004', 'clearTimer hold out-1', 'close out-1', RETRY],
+    reason: 'openRejected',
   },
   'OpenSent, BGPHeaderErr: the NOTIFICATION the codec names, Idle': {
-    from: 'OpenSent', event: { type: 'decodeError', conn: 'out-1', error: { code: 1, subcode: 2, data: new Uint8Array([0, 3]), reason: 'length 3' } }, to: 'Idle',
-    effects: ['send out-1 notification 1/2 0003', 'clearTimer hold out-1', 'close out-1', RETRY], reason: 'decodeError',
+    from: 'OpenSent',
+    event: { type: 'decodeError', conn: 'out-1', error: { code: 1, subcode: 2, data: new Uint8Array([0, 3]), reason: 'length 3' } },
+    to: 'Idle',
+    effects: ['send out-1 notification 1/2 0003', 'clearTimer hold out-1', 'close out-1', RETRY],
+    reason: 'decodeError',
   },
   'OpenSent, KeepAliveMsg: FSM error 5/1 (RFC 6608), Idle': {
-    from: 'OpenSent', event: msg(keepalive), to: 'Idle',
-    effects: ['send out-1 notification 5/1', 'clearTimer hold out-1', 'close out-1', RETRY], reason: 'unexpectedMessage',
+    from: 'OpenSent',
+    event: msg(keepalive),
+    to: 'Idle',
+    effects: ['send out-1 notification 5/1', 'clearTimer hold out-1', 'close out-1', RETRY],
+    reason: 'unexpectedMessage',
   },
   'OpenSent, UpdateMsg: FSM error 5/1, Idle': {
-    from: 'OpenSent', event: msg(update()), to: 'Idle',
-    effects: ['send out-1 notification 5/1', 'clearTimer hold out-1', 'close out-1', RETRY], reason: 'unexpectedMessage',
+    from: 'OpenSent',
+    event: msg(update()),
+    to: 'Idle',
+    effects: ['send out-1 notification 5/1', 'clearTimer hold out-1', 'close out-1', RETRY],
+    reason: 'unexpectedMessage',
   },
   'OpenSent, NotifMsg: close, Idle': {
-    from: 'OpenSent', event: notification(6, 2), to: 'Idle', effects: ['clearTimer hold out-1', 'close out-1', RETRY], reason: 'notificationReceived',
+    from: 'OpenSent',
+    event: notification(6, 2),
+    to: 'Idle',
+    effects: ['clearTimer hold out-1', 'close out-1', RETRY],
+    reason: 'notificationReceived',
   },
   'OpenSent, TcpConnectionFails: Idle': {
-    from: 'OpenSent', event: { type: 'tcpClosed', conn: 'out-1' }, to: 'Idle', effects: ['clearTimer hold out-1', 'close out-1', RETRY], reason: 'tcpClosed',
+    from: 'OpenSent',
+    event: { type: 'tcpClosed', conn: 'out-1' },
+    to: 'Idle',
+    effects: ['clearTimer hold out-1', 'close out-1', RETRY],
+    reason: 'tcpClosed',
   },
   'OpenSent, ManualStop: NOTIFICATION Cease 6/2 with the reason (RFC 9003), Idle': {
-    from: 'OpenSent', event: { type: 'stop', reason: 'maintenance' }, to: 'Idle',
-    effects: [`send out-1 ${ceaseShutdown('maintenance')}`, 'clearTimer hold out-1', 'close out-1'], reason: 'stopped',
+    from: 'OpenSent',
+    event: { type: 'stop', reason: 'maintenance' },
+    to: 'Idle',
+    effects: [`send out-1 ${ceaseShutdown('maintenance')}`, 'clearTimer hold out-1', 'close out-1'],
+    reason: 'stopped',
   },
   'OpenConfirm, KeepAliveMsg: restart hold, Established': {
-    from: 'OpenConfirm', event: msg(keepalive), to: 'Established', effects: ['setTimer hold out-1 +90000', 'up out-1'], reason: 'established',
+    from: 'OpenConfirm',
+    event: msg(keepalive),
+    to: 'Established',
+    effects: ['setTimer hold out-1 +90000', 'up out-1'],
+    reason: 'established',
   },
   'OpenConfirm, KeepaliveTimer_Expires: KEEPALIVE, restart it': {
-    from: 'OpenConfirm', event: { type: 'timerExpired', timer: 'keepalive', conn: 'out-1' }, at: 30_000, to: 'OpenConfirm',
-    effects: ['send out-1 keepalive', 'setTimer keepalive out-1 +30000'], reason: 'keepaliveSent',
+    from: 'OpenConfirm',
+    event: { type: 'timerExpired', timer: 'keepalive', conn: 'out-1' },
+    at: 30_000,
+    to: 'OpenConfirm',
+    effects: ['send out-1 keepalive', 'setTimer keepalive out-1 +30000'],
+    reason: 'keepaliveSent',
   },
   'OpenConfirm, HoldTimer_Expires: NOTIFICATION 4/0, Idle': {
-    from: 'OpenConfirm', event: { type: 'timerExpired', timer: 'hold', conn: 'out-1' }, at: 90_000, to: 'Idle',
-    effects: ['send out-1 notification 4/0', 'clearTimer keepalive out-1', 'close out-1', RETRY], reason: 'holdTimerExpired',
+    from: 'OpenConfirm',
+    event: { type: 'timerExpired', timer: 'hold', conn: 'out-1' },
+    at: 90_000,
+    to: 'Idle',
+    effects: ['send out-1 notification 4/0', 'clearTimer keepalive out-1', 'close out-1', RETRY],
+    reason: 'holdTimerExpired',
   },
   'OpenConfirm, UpdateMsg: FSM error 5/2, Idle': {
-    from: 'OpenConfirm', event: msg(update()), to: 'Idle',
-    effects: ['send out-1 notification 5/2', 'clearTimer hold out-1', 'clearTimer keepalive out-1', 'close out-1', RETRY], reason: 'unexpectedMessage',
+    from: 'OpenConfirm',
+    event: msg(update()),
+    to: 'Idle',
+    effects: ['send out-1 notification 5/2', 'clearTimer hold out-1', 'clearTimer keepalive out-1', 'close out-1', RETRY],
+    reason: 'unexpectedMessage',
   },
   'OpenConfirm, a second OPEN on the same connection: FSM error 5/2, Idle': {
-    from: 'OpenConfirm', event: msg(peerOpen()), to: 'Idle',
-    effects: ['send out-1 notification 5/2', 'clearTimer hold out-1', 'clearTimer keepalive out-1', 'close out-1', RETRY], reason: 'unexpectedMessage',
+    from: 'OpenConfirm',
+    event: msg(peerOpen()),
+    to: 'Idle',
+    effects: ['send out-1 notification 5/2', 'clearTimer hold out-1', 'clearTimer keepalive out-1', 'close out-1', RETRY],
+    reason: 'unexpectedMessage',
   },
   'OpenConfirm, NotifMsg: Idle': {
-    from: 'OpenConfirm', event: notification(2, 2), to: 'Idle',
-    effects: ['clearTimer hold out-1', 'clearTimer keepalive out-1', 'close out-1', RETRY], reason: 'notificationReceived',
+    from: 'OpenConfirm',
+    event: notification(2, 2),
+    to: 'Idle',
+    effects: ['clearTimer hold out-1', 'clearTimer keepalive out-1', 'close out-1', RETRY],
+    reason: 'notificationReceived',
   },
   'Established, UpdateMsg: restart hold, deliver': {
-    from: 'Established', event: msg(update()), to: 'Established', effects: ['setTimer hold out-1 +90000', 'update'], reason: 'updateReceived',
+    from: 'Established',
+    event: msg(update()),
+    to: 'Established',
+    effects: ['setTimer hold out-1 +90000', 'update'],
+    reason: 'updateReceived',
   },
   'Established, KeepAliveMsg: restart hold': {
-    from: 'Established', event: msg(keepalive), to: 'Established', effects: ['setTimer hold out-1 +90000'], reason: 'keepaliveReceived',
+    from: 'Established',
+    event: msg(keepalive),
+    to: 'Established',
+    effects: ['setTimer hold out-1 +90000'],
+    reason: 'keepaliveReceived',
   },
   'Established, ROUTE-REFRESH for a negotiated family: the speaker re-sends': {
-    from: 'Established', event: msg({ type: 'routeRefresh', afi: 1, safi: 1 }), to: 'Established',
-    effects: ['setTimer hold out-1 +90000', 'routeRefresh ipv4'], reason: 'routeRefreshReceived',
+    from: 'Established',
+    event: msg({ type: 'routeRefresh', afi: 1, safi: 1 }),
+    to: 'Established',
+    effects: ['setTimer hold out-1 +90000', 'routeRefresh ipv4'],
+    reason: 'routeRefreshReceived',
   },
   'Established, ROUTE-REFRESH for a family not negotiated: ignored (RFC 2918 4)': {
-    from: 'Established', event: msg({ type: 'routeRefresh', afi: 2, safi: 1 }), to: 'Established',
-    effects: ['setTimer hold out-1 +90000'], reason: 'routeRefreshIgnored',
+    from: 'Established',
+    event: msg({ type: 'routeRefresh', afi: 2, safi: 1 }),
+    to: 'Established',
+    effects: ['setTimer hold out-1 +90000'],
+    reason: 'routeRefreshIgnored',
   },
   'Established, ROUTE-REFRESH BoRR (RFC 7313): not a request': {
-    from: 'Established', event: msg({ type: 'routeRefresh', afi: 1, safi: 1, subtype: 1 }), to: 'Established',
-    effects: ['setTimer hold out-1 +90000'], reason: 'routeRefreshIgnored',
+    from: 'Established',
+    event: msg({ type: 'routeRefresh', afi: 1, safi: 1, subtype: 1 }),
+    to: 'Established',
+    effects: ['setTimer hold out-1 +90000'],
+    reason: 'routeRefreshIgnored',
   },
   'Established, KeepaliveTimer_Expires: KEEPALIVE': {
-    from: 'Established', event: { type: 'timerExpired', timer: 'keepalive', conn: 'out-1' }, at: 30_000, to: 'Established',
-    effects: ['send out-1 keepalive', 'setTimer keepalive out-1 +30000'], reason: 'keepaliveSent',
+    from: 'Established',
+    event: { type: 'timerExpired', timer: 'keepalive', conn: 'out-1' },
+    at: 30_000,
+    to: 'Established',
+    effects: ['send out-1 keepalive', 'setTimer keepalive out-1 +30000'],
+    reason: 'keepaliveSent',
   },
   'Established, HoldTimer_Expires: NOTIFICATION 4/0, down, Idle': {
-    from: 'Established', event: { type: 'timerExpired', timer: 'hold', conn: 'out-1' }, at: 90_000, to: 'Idle',
-    effects: ['send out-1 notification 4/0', 'clearTimer keepalive out-1', 'close out-1', 'down holdTimerExpired', RETRY], reason: 'holdTimerExpired',
+    from: 'Established',
+    event: { type: 'timerExpired', timer: 'hold', conn: 'out-1' },
+    at: 90_000,
+    to: 'Idle',
+    effects: ['send out-1 notification 4/0', 'clearTimer keepalive out-1', 'close out-1', 'down holdTimerExpired', RETRY],
+    reason: 'holdTimerExpired',
   },
   'Established, a hold timer event before its deadline: ignored': {
-    from: 'Established', event: { type: 'timerExpired', timer: 'hold', conn: 'out-1' }, at: 89_999, to: 'Established', effects: [], reason: 'staleEvent',
+    from: 'Established',
+    event: { type: 'timerExpired', timer: 'hold', conn: 'out-1' },
+    at: 89_999,
+    to: 'Established',
+    effects: [],
+    reason: 'staleEvent',
   },
   'Established, BGPOpen: FSM error 5/3, down': {
-    from: 'Established', event: msg(peerOpen()), to: 'Idle',
-    effects: ['send out-1 notification 5/3', 'clearTimer hold out-1', 'clearTimer keepalive out-1', 'close out-1', 'down unexpectedMessage', RETRY],
+    from: 'Established',
+    event: msg(peerOpen()),
+    to: 'Idle',
+    effects: [
+      'send out-1 notification 5/3',
+      'clearTimer hold out-1',
+      'clearTimer keepalive out-1',
+      'close out-1',
+      'down unexpectedMessage',
+      RETRY,
+    ],
     reason: 'unexpectedMessage',
   },
   'Established, UpdateMsgErr: the codec NOTIFICATION, down': {
-    from: 'Established', event: { type: 'decodeError', conn: 'out-1', error: { code: 3, subcode: 1, data: new Uint8Array(0), reason: 'bad' } }, to: 'Idle',
-    effects: ['send out-1 notification 3/1', 'clearTimer hold out-1', 'clearTimer keepalive out-1', 'close out-1', 'down decodeError', RETRY],
+    from: 'Established',
+    event: { type: 'decodeError', conn: 'out-1', error: { code: 3, subcode: 1, data: new Uint8Array(0), reason: 'bad' } },
+    to: 'Idle',
+    effects: [
+      'send out-1 notification 3/1',
+      'clearTimer hold out-1',
+      'clearTimer keepalive out-1',
+      'close out-1',
+      'down decodeError',
+      RETRY,
+    ],
     reason: 'decodeError',
   },
   'Established, NotifMsg: down': {
-    from: 'Established', event: notification(6, 4), to: 'Idle',
-    effects: ['clearTimer hold out-1', 'clearTimer keepalive out-1', 'close out-1', 'down notificationReceived', RETRY], reason: 'notificationReceived',
+    from: 'Established',
+    event: notification(6, 4),
+    to: 'Idle',
+    effects: ['clearTimer hold out-1', 'clearTimer keepalive out-1', 'close out-1', 'down notificationReceived', RETRY],
+    reason: 'notificationReceived',
   },
   'Established, TcpConnectionFails: down': {
-    from: 'Established', event: { type: 'tcpClosed', conn: 'out-1', error: 'ECONNRESET' }, to: 'Idle',
-    effects: ['clearTimer hold out-1', 'clearTimer keepalive out-1', 'close out-1', 'down tcpClosed', RETRY], reason: 'tcpClosed',
+    from: 'Established',
+    event: { type: 'tcpClosed', conn: 'out-1', error: 'ECONNRESET' },
+    to: 'Idle',
+    effects: ['clearTimer hold out-1', 'clearTimer keepalive out-1', 'close out-1', 'down tcpClosed', RETRY],
+    reason: 'tcpClosed',
   },
   'Established, ManualStop: Cease 6/2, down, Idle without retry': {
-    from: 'Established', event: { type: 'stop', reason: 'bye' }, to: 'Idle',
-    effects: [`send out-1 ${ceaseShutdown('bye')}`, 'clearTimer hold out-1', 'clearTimer keepalive out-1', 'close out-1', 'down stopped'], reason: 'stopped',
+    from: 'Established',
+    event: { type: 'stop', reason: 'bye' },
+    to: 'Idle',
+    effects: [`send out-1 ${ceaseShutdown('bye')}`, 'clearTimer hold out-1', 'clearTimer keepalive out-1', 'close out-1', 'down stopped'],
+    reason: 'stopped',
   },
   'Established, UPDATEs to send: out, keepalive timer restarted': {
-    from: 'Established', event: { type: 'sendUpdates', updates: [update('192.0.2.1/32'), update('192.0.2.2/32')] }, at: 10_000, to: 'Established',
-    effects: ['send out-1 update', 'send out-1 update', 'setTimer keepalive out-1 +30000'], reason: 'updatesSent',
+    from: 'Established',
+    event: { type: 'sendUpdates', updates: [update('192.0.2.1/32'), update('192.0.2.2/32')] },
+    at: 10_000,
+    to: 'Established',
+    effects: ['send out-1 update', 'send out-1 update', 'setTimer keepalive out-1 +30000'],
+    reason: 'updatesSent',
   },
   'OpenConfirm, UPDATEs to send: refused (not Established)': {
-    from: 'OpenConfirm', event: { type: 'sendUpdates', updates: [update()] }, to: 'OpenConfirm', effects: [], reason: 'notEstablished',
+    from: 'OpenConfirm',
+    event: { type: 'sendUpdates', updates: [update()] },
+    to: 'OpenConfirm',
+    effects: [],
+    reason: 'notEstablished',
   },
 };
 
@@ -176,14 +314,17 @@ describe('session FSM: RFC 4271 8.2.2 transitions', () => {
     const run = sessionIn('OpenConfirm');
     run.step(msg(keepalive));
     const up = run.last.effects.find((e) => e.type === 'up');
-    expect(up).toMatchObject({ origin: 'outbound', negotiated: { peerAsn: PEER_ASN, holdTimeS: 90, keepaliveS: 30, families: ['ipv4'], routeRefresh: true, internal: false } });
+    expect(up).toMatchObject({
+      origin: 'outbound',
+      negotiated: { peerAsn: PEER_ASN, holdTimeS: 90, keepaliveS: 30, families: ['ipv4'], routeRefresh: true, internal: false },
+    });
     run.step({ type: 'timerExpired', timer: 'hold', conn: 'out-1' }, 90_000);
     const down = run.last.effects.find((e) => e.type === 'down');
     expect(down).toMatchObject({ reason: 'holdTimerExpired', notification: { direction: 'sent', code: 4, subcode: 0 } });
     expect(run.state.lastProblem).toMatchObject({ reason: 'holdTimerExpired', at: 90_000 });
   });
 
-  it('tells the peer\'s shutdown communication (RFC 9003) in the down event', () => {
+  it("tells the peer's shutdown communication (RFC 9003) in the down event", () => {
     const run = sessionIn('Established');
     const text = 'router maintenance';
     run.step(msg({ type: 'notification', code: 6, subcode: 2, data: new Uint8Array([text.length, ...Buffer.from(text)]) }));
@@ -213,7 +354,7 @@ describe('session FSM: RFC 4271 8.2.2 transitions', () => {
     expect(run.summary).toEqual(['clearTimer hold in-1', 'close in-1']);
   });
 
-  it('refuses the peer\'s connection when not passive, or when stopped', () => {
+  it("refuses the peer's connection when not passive, or when stopped", () => {
     const run = sessionIn('Connect');
     run.step({ type: 'tcpAccepted', conn: 'in-1' });
     expect(run.summary).toEqual(['close in-1']);
@@ -341,8 +482,14 @@ describe('session FSM: reconnect backoff (MetalLB: 1 s doubling to 2 min, reset 
 
 describe('session FSM: any sequence of events', () => {
   const conns = ['out-1', 'out-2', 'out-3', 'in-1', 'in-2'];
-  const messages = [peerOpen(), { type: 'keepalive' as const }, update(), { type: 'routeRefresh' as const, afi: 1, safi: 1 },
-    { type: 'notification' as const, code: 6, subcode: 2, data: new Uint8Array(0) }, peerOpen({ holdTimeSeconds: 1 })];
+  const messages = [
+    peerOpen(),
+    { type: 'keepalive' as const },
+    update(),
+    { type: 'routeRefresh' as const, afi: 1, safi: 1 },
+    { type: 'notification' as const, code: 6, subcode: 2, data: new Uint8Array(0) },
+    peerOpen({ holdTimeSeconds: 1 }),
+  ];
   const event: fc.Arbitrary<SessionEvent> = fc.oneof(
     fc.constant<SessionEvent>({ type: 'start' }),
     fc.constant<SessionEvent>({ type: 'stop', reason: 'test' }),
@@ -350,8 +497,12 @@ describe('session FSM: any sequence of events', () => {
     fc.constantFrom(...conns).map<SessionEvent>((conn) => ({ type: 'tcpAccepted', conn })),
     fc.constantFrom(...conns).map<SessionEvent>((conn) => ({ type: 'tcpFailed', conn, error: 'x' })),
     fc.constantFrom(...conns).map<SessionEvent>((conn) => ({ type: 'tcpClosed', conn })),
-    fc.tuple(fc.constantFrom(...conns), fc.constantFrom(...messages)).map<SessionEvent>(([conn, message]) => ({ type: 'message', conn, message })),
-    fc.tuple(fc.constantFrom('hold' as const, 'keepalive' as const, 'connectRetry' as const), fc.constantFrom(...conns)).map<SessionEvent>(([timer, conn]) => ({ type: 'timerExpired', timer, conn })),
+    fc
+      .tuple(fc.constantFrom(...conns), fc.constantFrom(...messages))
+      .map<SessionEvent>(([conn, message]) => ({ type: 'message', conn, message })),
+    fc
+      .tuple(fc.constantFrom('hold' as const, 'keepalive' as const, 'connectRetry' as const), fc.constantFrom(...conns))
+      .map<SessionEvent>(([timer, conn]) => ({ type: 'timerExpired', timer, conn })),
     fc.constant<SessionEvent>({ type: 'sendUpdates', updates: [update()] }),
   );
 

@@ -14,7 +14,13 @@ import { type Log } from '../../../../src/runtime/log';
 type Command =
   | { id: number; op: 'routerListen'; host: string; port: number; md5Peer: string; password: string }
   | { id: number; op: 'routerDial'; host: string; port: number; localAddress: string; password?: string; timeoutMs: number }
-  | { id: number; op: 'session'; name: string; options: Omit<BgpSessionOptions, 'logger' | 'listener'>; listen?: { address: string; port: number } }
+  | {
+      id: number;
+      op: 'session';
+      name: string;
+      options: Omit<BgpSessionOptions, 'logger' | 'listener'>;
+      listen?: { address: string; port: number };
+    }
   | { id: number; op: 'status'; name: string }
   | { id: number; op: 'announce'; name: string; prefix: string; nextHop: string; asn: number }
   | { id: number; op: 'stop'; name: string };
@@ -36,17 +42,26 @@ async function run(command: Command): Promise<Record<string, unknown>> {
         for (;;) {
           const connection = await server.nextConnection(3_600_000);
           emit({ ev: 'accepted', remote: connection.socket.remoteAddress });
-          connection.handshake(routerOpen()).then(() => emit({ ev: 'handshake', remote: connection.socket.remoteAddress }), () => {});
+          connection.handshake(routerOpen()).then(
+            () => emit({ ev: 'handshake', remote: connection.socket.remoteAddress }),
+            () => {},
+          );
         }
       })();
       return { port };
     }
     case 'routerDial': {
-      const dial = dialSession(command.host, command.port, { localAddress: command.localAddress, ...(command.password ? { password: command.password } : {}) });
+      const dial = dialSession(command.host, command.port, {
+        localAddress: command.localAddress,
+        ...(command.password ? { password: command.password } : {}),
+      });
       const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), command.timeoutMs));
       const result = await Promise.race([dial, timeout]);
       if (result === 'timeout') {
-        dial.then((c) => c.destroy(), () => {});
+        dial.then(
+          (c) => c.destroy(),
+          () => {},
+        );
         return { connected: false };
       }
       await result.handshake(routerOpen());
@@ -69,7 +84,9 @@ async function run(command: Command): Promise<Record<string, unknown>> {
       return { status: sessions.get(command.name)?.status() };
     case 'announce': {
       const update: BgpUpdate = {
-        type: 'update', withdrawn: [], nlri: [parseCIDR(command.prefix)!],
+        type: 'update',
+        withdrawn: [],
+        nlri: [parseCIDR(command.prefix)!],
         attributes: { origin: 'igp', asPath: [{ type: 'sequence', asns: [command.asn] }], nextHop: parseIP(command.nextHop)! },
       };
       return { sent: sessions.get(command.name)?.send([update]) ?? false };
@@ -80,12 +97,14 @@ async function run(command: Command): Promise<Record<string, unknown>> {
   }
 }
 
-createInterface({ input: process.stdin }).on('line', (line) => {
-  const command = JSON.parse(line) as Command;
-  run(command).then(
-    (reply) => emit({ ev: 'reply', id: command.id, ok: true, ...reply }),
-    (error: Error & { code?: string }) => emit({ ev: 'reply', id: command.id, ok: false, message: error.message, code: error.code }),
-  );
-}).on('close', () => process.exit(0));
+createInterface({ input: process.stdin })
+  .on('line', (line) => {
+    const command = JSON.parse(line) as Command;
+    run(command).then(
+      (reply) => emit({ ev: 'reply', id: command.id, ok: true, ...reply }),
+      (error: Error & { code?: string }) => emit({ ev: 'reply', id: command.id, ok: false, message: error.message, code: error.code }),
+    );
+  })
+  .on('close', () => process.exit(0));
 
 emit({ ev: 'ready' });

@@ -5,7 +5,14 @@
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMd5Socket, openListenSocket, setMd5Key, tcpMd5Available, TcpMd5Error, TCP_MD5_MAX_KEY_BYTES } from '../../../../src/native/tcp-md5';
+import {
+  createMd5Socket,
+  openListenSocket,
+  setMd5Key,
+  tcpMd5Available,
+  TcpMd5Error,
+  TCP_MD5_MAX_KEY_BYTES,
+} from '../../../../src/native/tcp-md5';
 import { until } from '../../../support/until';
 
 const skip = tcpMd5Available() ? undefined : 'the native addon is not built';
@@ -47,7 +54,7 @@ async function dial(port: number, password: string): Promise<{ result: 'connecte
 }
 
 describe.skipIf(skip !== undefined)('TCP MD5 sockets', () => {
-  it('connects with the listener\'s key and carries data both ways', async () => {
+  it("connects with the listener's key and carries data both ways", async () => {
     const { port, accepted } = await keyedListener('s3cret');
     const { result, socket } = await dial(port, 's3cret');
     expect(result).toBe('connected');

@@ -39,11 +39,13 @@ export class PeerConnection {
       this.wake();
     });
     socket.on('error', () => {});
-    this.closed = new Promise((resolve) => socket.on('close', () => {
-      this.ended = true;
-      this.wake();
-      resolve();
-    }));
+    this.closed = new Promise((resolve) =>
+      socket.on('close', () => {
+        this.ended = true;
+        this.wake();
+        resolve();
+      }),
+    );
   }
 
   get isClosed(): boolean {
@@ -168,10 +170,19 @@ export class PeerServer {
 }
 
 /** The test peer dialing the session's listener (from `localAddress`), MD5-signed with a password. */
-export function dialSession(host: string, port: number, options: { localAddress?: string; password?: string } = {}): Promise<PeerConnection> {
-  const socket = options.password !== undefined
-    ? createMd5Socket({ peerAddress: host, password: options.password, ...(options.localAddress ? { localAddress: options.localAddress } : {}) })
-    : new Socket();
+export function dialSession(
+  host: string,
+  port: number,
+  options: { localAddress?: string; password?: string } = {},
+): Promise<PeerConnection> {
+  const socket =
+    options.password !== undefined
+      ? createMd5Socket({
+          peerAddress: host,
+          password: options.password,
+          ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+        })
+      : new Socket();
   const bindHere = options.password === undefined && options.localAddress !== undefined;
   return new Promise((resolve, reject) => {
     socket.once('error', reject);

@@ -3,11 +3,18 @@
 import { describe, expect, it } from 'vitest';
 import { formatCIDR, type CIDR } from '../../../../src/ip';
 import type { BgpUpdate } from '../../../../src/announce/bgp/bgp-messages';
+import { emptyAdjRibOut, initialSync, reconcile, resync, updateBytes, type RouteIntent } from '../../../../src/announce/bgp/speaker';
 import {
-  emptyAdjRibOut, initialSync, reconcile, resync, updateBytes, type RouteIntent,
-} from '../../../../src/announce/bgp/speaker';
-import {
-  applyUpdates, COMMUNITY_64512_100, DUAL_STACK_EBGP, expectedRib, ip, route, routes, IPV4_EBGP, IPV4_IBGP, sortedEntries,
+  applyUpdates,
+  COMMUNITY_64512_100,
+  DUAL_STACK_EBGP,
+  expectedRib,
+  ip,
+  route,
+  routes,
+  IPV4_EBGP,
+  IPV4_IBGP,
+  sortedEntries,
   type ReceivedRoute,
 } from './receiving-rib';
 
@@ -21,13 +28,19 @@ describe('reconcile: as MetalLB against FRR 8.4', () => {
 
   it('eBGP: the UPDATE carries ORIGIN IGP, AS_PATH 64512, the local next hop and the community, no LOCAL_PREF (55 bytes)', () => {
     const step = reconcile(emptyAdjRibOut(), withCommunity, IPV4_EBGP);
-    expect(step.updates).toEqual([{
-      type: 'update', withdrawn: [], nlri: [withCommunity.get('192.168.20.100/32')!.prefix],
-      attributes: {
-        origin: 'igp', asPath: [{ type: 'sequence', asns: [64512] }], nextHop: ip('192.168.10.20'),
-        communities: [COMMUNITY_64512_100],
+    expect(step.updates).toEqual([
+      {
+        type: 'update',
+        withdrawn: [],
+        nlri: [withCommunity.get('192.168.20.100/32')!.prefix],
+        attributes: {
+          origin: 'igp',
+          asPath: [{ type: 'sequence', asns: [64512] }],
+          nextHop: ip('192.168.10.20'),
+          communities: [COMMUNITY_64512_100],
+        },
       },
-    }]);
+    ]);
     expect(updateBytes(step.updates[0]!)).toBe(55);
     expect(step.announced).toEqual([{ prefix: '192.168.20.100/32', reason: 'new' }]);
   });
@@ -53,7 +66,7 @@ describe('reconcile: as MetalLB against FRR 8.4', () => {
     expect(step.withdrawn).toEqual([{ prefix: '192.168.20.100/32', reason: 'notDesired' }]);
   });
 
-  it('the exclusion label: the node\'s desired set shrinks, so only withdrawals go out and the session stays', () => {
+  it("the exclusion label: the node's desired set shrinks, so only withdrawals go out and the session stays", () => {
     const two = routes(route('192.168.20.100/32'), route('192.168.20.101/32'));
     const before = reconcile(emptyAdjRibOut(), two, IPV4_EBGP).state;
     const step = reconcile(before, routes(), IPV4_EBGP);
@@ -105,7 +118,8 @@ describe('reconcile: changes', () => {
 
   it('routes with identical attributes share one UPDATE; different attributes get their own', () => {
     const mixed = routes(
-      route('10.0.0.3/32', { communities: [7] }), route('10.0.0.1/32', { communities: [7] }),
+      route('10.0.0.3/32', { communities: [7] }),
+      route('10.0.0.1/32', { communities: [7] }),
       route('10.0.0.2/32', { communities: [8] }),
     );
     const { updates } = reconcile(emptyAdjRibOut(), mixed, IPV4_EBGP);
@@ -116,10 +130,21 @@ describe('reconcile: changes', () => {
   });
 
   it('communities and large communities go out sorted', () => {
-    const r = routes(route('10.0.0.1/32', { communities: [5, 1, 3], largeCommunities: [[2, 0, 0], [1, 9, 9]] }));
+    const r = routes(
+      route('10.0.0.1/32', {
+        communities: [5, 1, 3],
+        largeCommunities: [
+          [2, 0, 0],
+          [1, 9, 9],
+        ],
+      }),
+    );
     const [u] = reconcile(emptyAdjRibOut(), r, IPV4_EBGP).updates;
     expect(u!.attributes.communities).toEqual([1, 3, 5]);
-    expect(u!.attributes.largeCommunities).toEqual([[1, 9, 9], [2, 0, 0]]);
+    expect(u!.attributes.largeCommunities).toEqual([
+      [1, 9, 9],
+      [2, 0, 0],
+    ]);
   });
 });
 
@@ -141,10 +166,14 @@ describe('reconcile: IPv6', () => {
   it('withdrawing an IPv6 prefix uses MP_UNREACH_NLRI', () => {
     const before = reconcile(emptyAdjRibOut(), v6, DUAL_STACK_EBGP).state;
     const { updates } = reconcile(before, routes(route('192.168.20.100/32')), DUAL_STACK_EBGP);
-    expect(updates).toEqual([{
-      type: 'update', withdrawn: [], nlri: [],
-      attributes: { mpUnreach: { afi: 2, safi: 1, withdrawn: [v6.get('fd00:20::1/128')!.prefix] } },
-    }]);
+    expect(updates).toEqual([
+      {
+        type: 'update',
+        withdrawn: [],
+        nlri: [],
+        attributes: { mpUnreach: { afi: 2, safi: 1, withdrawn: [v6.get('fd00:20::1/128')!.prefix] } },
+      },
+    ]);
   });
 
   it('an IPv6 route is skipped, with its reason, when the session has no IPv6 next hop or did not negotiate IPv6', () => {

@@ -8,8 +8,13 @@ import { desiredRoutesByPeer, SpeakerInputError } from '../../../../src/announce
 import { bgpAd, ip, node, peer, sel, standard } from '../../../election/factories';
 import { COMMUNITY_64512_100 } from './receiving-rib';
 
-const large = (g: number, l1: number, l2: number): CommunityValue =>
-  ({ kind: 'large', text: `${g}:${l1}:${l2}`, global: g, local1: l1, local2: l2 });
+const large = (g: number, l1: number, l2: number): CommunityValue => ({
+  kind: 'large',
+  text: `${g}:${l1}:${l2}`,
+  global: g,
+  local1: l1,
+  local2: l2,
+});
 
 const worker = node('k8s-node-2', { role: 'worker' });
 const router = peer('router');
@@ -20,14 +25,27 @@ function announce(ads: Parameters<typeof bgpAnnouncementsFor>[1], ips: string[],
   return ips.flatMap((a) => bgpAnnouncementsFor(worker, ads, ip(a), names));
 }
 
-function summary(byPeer: Map<string, Map<string, { communities: readonly number[]; largeCommunities: readonly (readonly number[])[]; localPref: number | null }>>) {
-  return Object.fromEntries([...byPeer].map(([p, rs]) => [p, [...rs].map(([k, r]) => ({
-    prefix: k, communities: r.communities, large: r.largeCommunities.map((c) => c.join(':')), localPref: r.localPref,
-  }))]));
+function summary(
+  byPeer: Map<
+    string,
+    Map<string, { communities: readonly number[]; largeCommunities: readonly (readonly number[])[]; localPref: number | null }>
+  >,
+) {
+  return Object.fromEntries(
+    [...byPeer].map(([p, rs]) => [
+      p,
+      [...rs].map(([k, r]) => ({
+        prefix: k,
+        communities: r.communities,
+        large: r.largeCommunities.map((c) => c.join(':')),
+        localPref: r.localPref,
+      })),
+    ]),
+  );
 }
 
 describe('desiredRoutesByPeer', () => {
-  it('a /32 per service with the advertisement\'s community and localPref', () => {
+  it("a /32 per service with the advertisement's community and localPref", () => {
     const ad = bgpAd('bgp', { localPref: 200, communities: ['64512:100'], communityValues: [standard('64512:100')] });
     const byPeer = desiredRoutesByPeer(announce([ad], ['192.168.20.101', '192.168.20.100']), [router]);
     expect(summary(byPeer)).toEqual({
@@ -55,9 +73,14 @@ describe('desiredRoutesByPeer', () => {
     const a = bgpAd('a', { localPref: 100, communityValues: [standard('65000:2'), large(7, 8, 9)] });
     const b = bgpAd('b', { localPref: 300, communityValues: [standard('65000:1'), standard('65000:2'), large(1, 2, 3)] });
     const byPeer = desiredRoutesByPeer(announce([a, b], ['192.168.20.100']), [router]);
-    expect(summary(byPeer).router).toEqual([{
-      prefix: '192.168.20.100/32', communities: [65000 * 65536 + 1, 65000 * 65536 + 2], large: ['1:2:3', '7:8:9'], localPref: 300,
-    }]);
+    expect(summary(byPeer).router).toEqual([
+      {
+        prefix: '192.168.20.100/32',
+        communities: [65000 * 65536 + 1, 65000 * 65536 + 2],
+        large: ['1:2:3', '7:8:9'],
+        localPref: 300,
+      },
+    ]);
     // Either order of the announcements gives the same route.
     const reversed = desiredRoutesByPeer(announce([b, a], ['192.168.20.100']), [router]);
     expect(summary(reversed)).toEqual(summary(byPeer));
@@ -70,7 +93,7 @@ describe('desiredRoutesByPeer', () => {
     expect(byPeer.get('router')!.get('192.168.20.100/32')!.localPref).toBe(50);
   });
 
-  it('the advertisement\'s peers filter: a route goes only to the peers it names', () => {
+  it("the advertisement's peers filter: a route goes only to the peers it names", () => {
     const onlyTor = bgpAd('only-tor', { peers: ['tor'], communityValues: [standard('1:1')] });
     const everyone = bgpAd('everyone', { aggregationLength: 24 });
     const byPeer = desiredRoutesByPeer(announce([onlyTor, everyone], ['192.168.20.100'], [router, tor]), [router, tor]);
@@ -87,7 +110,10 @@ describe('desiredRoutesByPeer', () => {
 
   it('a peer with a session and nothing to receive gets an empty map (its routes are to be withdrawn)', () => {
     const byPeer = desiredRoutesByPeer([], [router, tor]);
-    expect([...byPeer]).toEqual([['router', new Map()], ['tor', new Map()]]);
+    expect([...byPeer]).toEqual([
+      ['router', new Map()],
+      ['tor', new Map()],
+    ]);
   });
 
   it('announcements naming a peer without a session here are ignored', () => {
@@ -101,7 +127,14 @@ describe('desiredRoutesByPeer', () => {
   });
 
   it('a malformed community or prefix text is a SpeakerInputError with a stable code', () => {
-    const base: BGPAnnouncement = { node: 'n', advertisement: 'a', prefix: '10.0.0.1/32', peers: ['router'], communities: [], localPref: null };
+    const base: BGPAnnouncement = {
+      node: 'n',
+      advertisement: 'a',
+      prefix: '10.0.0.1/32',
+      peers: ['router'],
+      communities: [],
+      localPref: null,
+    };
     const bad = (a: Partial<BGPAnnouncement>) => {
       try {
         desiredRoutesByPeer([{ ...base, ...a }], [router]);

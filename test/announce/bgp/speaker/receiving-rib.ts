@@ -62,11 +62,12 @@ export function expectedRib(desired: ReadonlyMap<string, RouteIntent>, session: 
       nextHop: formatIP(nh),
       origin: 'igp',
       asPath: session.ibgp ? [] : [session.localAsn],
-      localPref: session.ibgp ? r.localPref ?? 0 : undefined,
+      localPref: session.ibgp ? (r.localPref ?? 0) : undefined,
       // The wire carries them sorted and distinct whatever order the intent lists them in.
       communities: [...new Set(r.communities)].sort((a, b) => a - b),
       largeCommunities: [...new Map(r.largeCommunities.map((c) => [c.join(':'), c])).values()]
-        .sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]).map((c) => c.join(':')),
+        .sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2])
+        .map((c) => c.join(':')),
     });
   }
   return out;
@@ -99,13 +100,21 @@ export function routes(...entries: [string, RouteIntent][]): Map<string, RouteIn
 
 /** A MetalLB lab's session: node 192.168.10.20 in AS 64512 towards FRR in AS 64513. */
 export const IPV4_EBGP: SpeakerSession = {
-  ibgp: false, localAsn: 64512, nextHopV4: ip('192.168.10.20'), fourOctet: true, families: ['ipv4'],
+  ibgp: false,
+  localAsn: 64512,
+  nextHopV4: ip('192.168.10.20'),
+  fourOctet: true,
+  families: ['ipv4'],
 };
 
 export const IPV4_IBGP: SpeakerSession = { ...IPV4_EBGP, ibgp: true };
 
 export const DUAL_STACK_EBGP: SpeakerSession = {
-  ibgp: false, localAsn: 64512, nextHopV4: ip('192.168.10.20'), nextHopV6: ip('fd00:213::20'), fourOctet: true,
+  ibgp: false,
+  localAsn: 64512,
+  nextHopV4: ip('192.168.10.20'),
+  nextHopV6: ip('fd00:213::20'),
+  fourOctet: true,
   families: ['ipv4', 'ipv6'],
 };
 

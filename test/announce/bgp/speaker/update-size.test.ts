@@ -9,13 +9,19 @@ const update = (u: Partial<BgpUpdate>): BgpUpdate => ({ type: 'update', withdraw
 
 describe('updateBytes', () => {
   it('MetalLB\'s capture: ORIGIN, AS_PATH 64512, NEXT_HOP, COMMUNITIES 64512:100 and one /32 is "Update Message (2), length: 55"', () => {
-    expect(updateBytes(update({
-      attributes: {
-        origin: 'igp', asPath: [{ type: 'sequence', asns: [64512] }], nextHop: ip('192.168.10.20'),
-        communities: [COMMUNITY_64512_100],
-      },
-      nlri: [cidr('192.168.20.100/32')],
-    }))).toBe(55);
+    expect(
+      updateBytes(
+        update({
+          attributes: {
+            origin: 'igp',
+            asPath: [{ type: 'sequence', asns: [64512] }],
+            nextHop: ip('192.168.10.20'),
+            communities: [COMMUNITY_64512_100],
+          },
+          nlri: [cidr('192.168.20.100/32')],
+        }),
+      ),
+    ).toBe(55);
   });
 
   it('MetalLB\'s capture: withdrawing one /32 is "Update Message (2), length: 28"', () => {
@@ -28,12 +34,17 @@ describe('updateBytes', () => {
 
   it('an IPv6 /128 in MP_REACH_NLRI with one global next hop', () => {
     // 23 + ORIGIN 4 + AS_PATH 9 + MP_REACH (3 + AFI 2, SAFI 1, NH len 1, NH 16, reserved 1, prefix 17) = 77
-    expect(updateBytes(update({
-      attributes: {
-        origin: 'igp', asPath: [{ type: 'sequence', asns: [64512] }],
-        mpReach: { afi: 2, safi: 1, nextHops: [ip('fd00:213::20')], nlri: [cidr('fd00:20::1/128')] },
-      },
-    }))).toBe(77);
+    expect(
+      updateBytes(
+        update({
+          attributes: {
+            origin: 'igp',
+            asPath: [{ type: 'sequence', asns: [64512] }],
+            mpReach: { afi: 2, safi: 1, nextHops: [ip('fd00:213::20')], nlri: [cidr('fd00:20::1/128')] },
+          },
+        }),
+      ),
+    ).toBe(77);
   });
 
   it('the IPv6 End-of-RIB: an empty MP_UNREACH_NLRI (23 + 3 + 3)', () => {
@@ -41,8 +52,9 @@ describe('updateBytes', () => {
   });
 
   it('prefix octets: the length octet plus the fewest octets holding the bits', () => {
-    expect([0, 1, 8, 9, 24, 30, 32, 64, 65, 128].map((len) => prefixBytes({ ip: ip('::'), prefix: len })))
-      .toEqual([1, 2, 2, 3, 4, 5, 5, 9, 10, 17]);
+    expect([0, 1, 8, 9, 24, 30, 32, 64, 65, 128].map((len) => prefixBytes({ ip: ip('::'), prefix: len }))).toEqual([
+      1, 2, 2, 3, 4, 5, 5, 9, 10, 17,
+    ]);
   });
 
   it('an attribute longer than 255 octets takes the two-octet Extended Length', () => {

@@ -103,7 +103,6 @@ describe('probes', () => {
   });
 });
 
-
 describe('matchReply', () => {
   const question4 = { target: TARGET4, iface: eth0, probe: probeFor(TARGET4) };
   const question6 = { target: TARGET6, iface: eth0, probe: probeFor(TARGET6) };
@@ -133,7 +132,14 @@ describe('matchReply', () => {
 
 describe('the probe never claims the target', () => {
   it('an interface that holds the target itself asks from another of its addresses, else as an RFC 5227 probe', () => {
-    const holder: ArpingInterface = { name: 'eth0', mac: OUR_MAC, addresses: [{ ip: TARGET4, prefix: 32 }, { ip: ip('10.213.0.1'), prefix: 24 }] };
+    const holder: ArpingInterface = {
+      name: 'eth0',
+      mac: OUR_MAC,
+      addresses: [
+        { ip: TARGET4, prefix: 32 },
+        { ip: ip('10.213.0.1'), prefix: 24 },
+      ],
+    };
     expect(probeFor(TARGET4, holder).source).toEqual(ip('10.213.0.1'));
     const only: ArpingInterface = { name: 'eth0', mac: OUR_MAC, addresses: [{ ip: TARGET4, prefix: 24 }] };
     expect(probeFor(TARGET4, only).source).toEqual(ip('0.0.0.0'));

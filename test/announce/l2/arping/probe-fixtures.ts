@@ -37,7 +37,13 @@ export function probeFor(target: IP, iface: ArpingInterface = eth0): ArpingProbe
 
 /** What a Linux kernel sends back to our request: an ARP reply to our MAC. */
 export function arpReplyFrame(from: Uint8Array, target: IP, to: Uint8Array = OUR_MAC, requesterIP: IP = ip('10.213.0.1')): Uint8Array {
-  const request: ArpPacket = { operation: ArpOperation.request, senderMAC: to, senderIP: requesterIP, targetMAC: new Uint8Array(6), targetIP: target };
+  const request: ArpPacket = {
+    operation: ArpOperation.request,
+    senderMAC: to,
+    senderIP: requesterIP,
+    targetMAC: new Uint8Array(6),
+    targetIP: target,
+  };
   return encodeArpFrame(arpReplyTo(request, from, target), to, from);
 }
 

@@ -33,7 +33,8 @@ function segment(answers: [number, Uint8Array][], options: { refuse?: boolean } 
         send(frame) {
           if (options.refuse) return false;
           s.sent.push(frame);
-          for (const [delay, reply] of answers) setTimeout(() => !s.closed && o.onFrame(Buffer.from(reply), { ifindex: 2, pkttype: 'host' }), delay);
+          for (const [delay, reply] of answers)
+            setTimeout(() => !s.closed && o.onFrame(Buffer.from(reply), { ifindex: 2, pkttype: 'host' }), delay);
           return true;
         },
         addMembership() {},
@@ -88,7 +89,11 @@ describe('probeOnce', () => {
 
   it('a refused send returns at once with sent false (silence would mean nothing)', async () => {
     const seg = segment([], { refuse: true });
-    expect(await probeOnce({ target: TARGET4, iface: eth0 }, { openSocket: seg.openSocket })).toEqual({ sent: false, macs: [], socketErrors: [] });
+    expect(await probeOnce({ target: TARGET4, iface: eth0 }, { openSocket: seg.openSocket })).toEqual({
+      sent: false,
+      macs: [],
+      socketErrors: [],
+    });
     expect(seg.closed).toBe(true);
   });
 
@@ -110,11 +115,14 @@ describe('probeOnce', () => {
     });
     const denied = new PacketSocketError('permissionDenied', 'needs CAP_NET_RAW');
     await expect(
-      probeOnce({ target: TARGET4, iface: eth0 }, {
-        openSocket: () => {
-          throw denied;
+      probeOnce(
+        { target: TARGET4, iface: eth0 },
+        {
+          openSocket: () => {
+            throw denied;
+          },
         },
-      }),
+      ),
     ).rejects.toBe(denied);
   });
 });

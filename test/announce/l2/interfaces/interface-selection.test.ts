@@ -32,7 +32,26 @@ function link(name: string, cidrs: string[] = [], over: Partial<LinkInfo> = {}):
 describe('interface selection', () => {
   it("keeps MetalLB's exclude list and adds mlb's", () => {
     for (const p of METALLB_EXCLUDED_INTERFACES) expect(DEFAULT_EXCLUDED_INTERFACES).toContain(p);
-    for (const name of ['docker0', 'cbr0', 'dummy0', 'virbr0', 'lxcbr0', 'veth12ab', 'lo', 'cali123', 'tunl0', 'flannel.1', 'kube-ipvs0', 'cni0', 'nodelocaldns', 'lxc99', 'cilium_host', 'vxlan.calico', 'weave', 'kube-bridge']) {
+    for (const name of [
+      'docker0',
+      'cbr0',
+      'dummy0',
+      'virbr0',
+      'lxcbr0',
+      'veth12ab',
+      'lo',
+      'cali123',
+      'tunl0',
+      'flannel.1',
+      'kube-ipvs0',
+      'cni0',
+      'nodelocaldns',
+      'lxc99',
+      'cilium_host',
+      'vxlan.calico',
+      'weave',
+      'kube-bridge',
+    ]) {
       expect(excludedBy(name), name).toBeDefined();
     }
     for (const name of ['eth0', 'ens3', 'bond0', 'br0', 'lo0', 'kube-bridge2', 'enp0s31f6']) expect(excludedBy(name), name).toBeUndefined();
@@ -51,7 +70,12 @@ describe('interface selection', () => {
     expect(s.selected).toEqual(['eth0']);
     expect(s.warning).toBeUndefined();
     expect(Object.fromEntries(s.choices.map((c) => [c.interface, c.reason]))).toEqual({
-      docker0: 'excluded', eth0: 'subnetContainsVip', eth1: 'down', eth2: 'enslaved', eth3: 'noarp', wg0: 'noLinkLayerAddress',
+      docker0: 'excluded',
+      eth0: 'subnetContainsVip',
+      eth1: 'down',
+      eth2: 'enslaved',
+      eth3: 'noarp',
+      wg0: 'noLinkLayerAddress',
     });
     expect(s.choices.find((c) => c.interface === 'eth0')?.detail).toBe('10.0.0.0/24');
     expect(s.choices.find((c) => c.interface === 'docker0')?.detail).toBe('^docker.*');
@@ -78,7 +102,11 @@ describe('interface selection', () => {
     const s = selectInterfaces(ip('10.0.0.100'), links, { interfaces: ['dummy0', 'eth1', 'eth9'] });
     expect(s.selected).toEqual(['dummy0']);
     expect(Object.fromEntries(s.choices.map((c) => [c.interface, c.reason]))).toEqual({
-      dummy0: 'explicitlyListed', eth0: 'notListed', eth1: 'down', eth2: 'notListed', eth9: 'notFound',
+      dummy0: 'explicitlyListed',
+      eth0: 'notListed',
+      eth1: 'down',
+      eth2: 'notListed',
+      eth9: 'notFound',
     });
     expect(selectInterfaces(ip('10.0.0.100'), links, { interfaces: ['eth9'] }).warning).toBe('noUsableInterface');
   });
@@ -92,8 +120,16 @@ describe('interface selection', () => {
       ] as never,
       [
         { kind: 'address', data: { family: 2, prefixlen: 24, index: 4 }, attrs: { address: Buffer.from([10, 0, 0, 2]) } },
-        { kind: 'address', data: { family: 10, prefixlen: 64, index: 4 }, attrs: { address: Buffer.from('fd000000000000000000000000000002', 'hex') } },
-        { kind: 'address', data: { family: 2, prefixlen: 32, index: 5 }, attrs: { address: Buffer.from([10, 9, 9, 9]), local: Buffer.from([10, 1, 1, 1]) } },
+        {
+          kind: 'address',
+          data: { family: 10, prefixlen: 64, index: 4 },
+          attrs: { address: Buffer.from('fd000000000000000000000000000002', 'hex') },
+        },
+        {
+          kind: 'address',
+          data: { family: 2, prefixlen: 32, index: 5 },
+          attrs: { address: Buffer.from([10, 9, 9, 9]), local: Buffer.from([10, 1, 1, 1]) },
+        },
       ] as never,
     );
     expect(links.map((l) => [l.name, l.up, l.noarp, l.master, l.mac?.length, l.addresses.length])).toEqual([
