@@ -4,6 +4,7 @@
  * names the failing node, since when and why (the detail travels in gossip), and describes its own ownership as
  * second in hash order because the first is not eligible.
  */
+import { until } from '../support/until';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,16 +61,6 @@ spec:
   ports: [{name: http, port: 80, protocol: TCP}]
 `;
 
-async function until<T>(read: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = performance.now() + WAIT_MS;
-  for (;;) {
-    const value = await read().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe('mlb daemon: a failing health check, logged and explained', () => {
   it('logs a never-passing check once at warn and the other node explains it by name, with its last result', async () => {
     const file = join(dir, 'mlb.yaml');
@@ -108,11 +99,15 @@ describe('mlb daemon: a failing health check, logged and explained', () => {
     expect(warned.msg).toContain(`health check demo/web on ${failing} is failing`);
 
     // The healthy node learns why through gossip and its explanation says it.
-    const explained = await until(async () => {
-      const [e] = await connectControl(socket(healthy)).getExplain({ services: ['demo/web'] });
-      const about = e?.candidates.find((c) => c.node === failing);
-      return e?.winner === healthy && about?.healthCheck?.result === RESULT ? e : undefined;
-    }, `${healthy} to know why ${failing}'s check fails`);
+    const explained = await until(
+      `${healthy} to know why ${failing}'s check fails`,
+      async () => {
+        const [e] = await connectControl(socket(healthy)).getExplain({ services: ['demo/web'] });
+        const about = e?.candidates.find((c) => c.node === failing);
+        return e?.winner === healthy && about?.healthCheck?.result === RESULT ? e : undefined;
+      },
+      WAIT_MS,
+    );
     expect(explained.viewer).toBe(healthy);
 
     const cli = runMlb(['explain', 'demo/web', '--socket', socket(healthy)]);

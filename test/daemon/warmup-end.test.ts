@@ -4,6 +4,7 @@
  * show the time left; `mlb warmup end` ends it, the daemon logs it (warmUpEnded, reason "operator") and node-a's
  * election takes node-b as a steady node again.
  */
+import { until } from '../support/until';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,16 +44,6 @@ function daemon(name: string, port: number, extra: string[] = []): RunningDaemon
   return d;
 }
 
-async function until<T>(read: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = performance.now() + WAIT_MS;
-  for (;;) {
-    const value = await read().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 const reasonOf = async (viewer: string, node: string) => {
   const [e] = await connectControl(socket(viewer)).getExplain({ services: [SERVICE] });
   return e?.candidates.find((c) => c.node === node);
@@ -75,10 +66,14 @@ describe('mlb warmup end', () => {
     expect(await b.waitFor((l) => l.event === 'warmUpStarted', WAIT_MS)).toMatchObject({ uncleanEnds: 2, durationMs: 60_000 });
 
     // node-b's own view: warming up, and how long is left.
-    const warming = await until(async () => {
-      const c = await reasonOf('node-b', 'node-b');
-      return c?.reason === 'nodeWarmingUp' && c.warmUpLeftMs !== undefined ? c : undefined;
-    }, 'node-b to defer to node-a while warming up');
+    const warming = await until(
+      'node-b to defer to node-a while warming up',
+      async () => {
+        const c = await reasonOf('node-b', 'node-b');
+        return c?.reason === 'nodeWarmingUp' && c.warmUpLeftMs !== undefined ? c : undefined;
+      },
+      WAIT_MS,
+    );
     expect(warming.warmUpLeftMs).toBeGreaterThan(0);
     expect(warming.warmUpLeftMs).toBeLessThanOrEqual(60_000);
     const explain = runMlb(['explain', SERVICE, '--socket', socket('node-b')]);
@@ -100,10 +95,14 @@ describe('mlb warmup end', () => {
     expect(line.leftMs).toBeGreaterThan(0);
 
     // node-a hears node-b's new meta and elects it as any steady node.
-    const seen = await until(async () => {
-      const c = await reasonOf('node-a', 'node-b');
-      return c?.eligible ? c : undefined;
-    }, 'node-a to take node-b as eligible');
+    const seen = await until(
+      'node-a to take node-b as eligible',
+      async () => {
+        const c = await reasonOf('node-a', 'node-b');
+        return c?.eligible ? c : undefined;
+      },
+      WAIT_MS,
+    );
     expect(['owner', 'notOwner']).toContain(seen.reason);
     const after = JSON.parse(runMlb(['status', '--json', '--socket', socket('node-b')]).stdout) as {
       node: { warmingUp: boolean; warmUpLeftMs?: number };

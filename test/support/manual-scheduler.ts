@@ -5,7 +5,8 @@
  * of them, the promises the previous one started are given their turns, so an async probe that resolves at once
  * has recorded its result before the next timer fires, as it would on a real event loop.
  *
- * A small test helper; the virtual runtime (src/runtime/virtual/) may replace it.
+ * A small test helper for one shell at a time; whole clusters run on the virtual runtime (src/runtime/virtual/).
+ * ManualRuntime (manual-runtime.ts) is this clock with a network and seeded randomness.
  */
 import type { Clock, Scheduler, Timer } from '../../src/runtime/runtime';
 
@@ -43,6 +44,13 @@ export class ManualScheduler implements Clock, Scheduler {
   after = (ms: number, fire: () => void): Timer => this.add(this.time + ms, fire, undefined);
 
   every = (ms: number, fire: () => void): Timer => this.add(this.time + ms, fire, ms);
+
+  /** The earliest deadline still armed, if any. */
+  get nextDeadline(): number | undefined {
+    let best: number | undefined;
+    for (const p of this.queue) if (!p.cancelled && (best === undefined || p.at < best)) best = p.at;
+    return best;
+  }
 
   /** Callbacks waiting to fire (cancelled ones excluded). */
   get pending(): number {

@@ -9,7 +9,7 @@ import { createSocket } from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BfdEndpoint } from '../../../src/announce/bfd/bfd-endpoint';
 import type { BfdDownEvent, BfdSession } from '../../../src/announce/bfd/bfd-peer';
-import { decodeBfdControl, encodeBfdControl } from '../../../src/announce/bfd/bfd-packet';
+import { decodeBfdControl, encodeBfdControl, type BfdControlPacket } from '../../../src/announce/bfd/bfd-packet';
 import { BFD_SOURCE_PORT_MAX, BFD_SOURCE_PORT_MIN } from '../../../src/announce/bfd/bfd-socket';
 import { openUdpTtlSocket, udpTtlAddonStatus, type UdpTtlDatagram } from '../../../src/native/udp-ttl';
 import { ManualRuntime } from '../../support/manual-runtime';
@@ -17,6 +17,23 @@ import { until } from '../../support/until';
 
 /** A /24 of loopback addresses of our own per run (127.0.0.0/8 is all local on Linux). */
 const NET = `127.213.${(process.pid % 200) + 20}`;
+
+/** A Control packet from the hand-driven peer (discriminator 42, 100 ms receive interval); `fields` vary per step. */
+function peerPacket(fields: Pick<BfdControlPacket, 'state' | 'yourDiscriminator' | 'desiredMinTxUs'>): Uint8Array {
+  return encodeBfdControl({
+    diag: 0,
+    poll: false,
+    final: false,
+    controlPlaneIndependent: false,
+    demand: false,
+    multipoint: false,
+    detectMult: 3,
+    myDiscriminator: 42,
+    requiredMinRxUs: 100_000,
+    requiredMinEchoRxUs: 0,
+    ...fields,
+  });
+}
 const addon = udpTtlAddonStatus();
 if (process.env.CI && !addon.loaded) throw new Error(`CI is set and the UDP TTL addon is missing: ${addon.why}`);
 
@@ -152,21 +169,7 @@ describe.skipIf(!addon.loaded)('on the wire (RFC 5881 sections 4 and 5)', () => 
     const sender = createSocket('udp4');
     await new Promise<void>((r) => sender.bind({ address: `${NET}.3`, port: 0 }, () => r()));
     try {
-      const packet = encodeBfdControl({
-        diag: 0,
-        state: 'Down',
-        poll: false,
-        final: false,
-        controlPlaneIndependent: false,
-        demand: false,
-        multipoint: false,
-        detectMult: 3,
-        myDiscriminator: 42,
-        yourDiscriminator: 0,
-        desiredMinTxUs: 1_000_000,
-        requiredMinRxUs: 100_000,
-        requiredMinEchoRxUs: 0,
-      });
+      const packet = peerPacket({ state: 'Down', yourDiscriminator: 0, desiredMinTxUs: 1_000_000 });
       const send = (ttl: number) =>
         new Promise<void>((resolve, reject) => {
           sender.setTTL(ttl);
@@ -206,21 +209,7 @@ describe('on a manual clock', () => {
       if (fromUs.length === 0) await new Promise<void>((r) => arrived.add(r));
       const first = decodeBfdControl(fromUs[0]!);
       if (!first.ok) throw new Error('our first packet does not decode');
-      const packet = encodeBfdControl({
-        diag: 0,
-        state: 'Init',
-        poll: false,
-        final: false,
-        controlPlaneIndependent: false,
-        demand: false,
-        multipoint: false,
-        detectMult: 3,
-        myDiscriminator: 42,
-        yourDiscriminator: first.value.myDiscriminator,
-        desiredMinTxUs: 100_000,
-        requiredMinRxUs: 100_000,
-        requiredMinEchoRxUs: 0,
-      });
+      const packet = peerPacket({ state: 'Init', yourDiscriminator: first.value.myDiscriminator, desiredMinTxUs: 100_000 });
       await new Promise<void>((resolve, reject) => peer.send(packet, a.port, `${NET}.1`, (e) => (e ? reject(e) : resolve())));
       await up;
       const heardAt = runtime.now();
@@ -228,10 +217,10 @@ describe('on a manual clock', () => {
       const downs: BfdDownEvent[] = [];
       session.on('down', (e) => downs.push(e));
 
-      runtime.advanceTo(heardAt + 299);
+      await runtime.advanceTo(heardAt + 299);
       expect(session.state).toBe('Up');
       expect(downs).toEqual([]);
-      runtime.advanceTo(heardAt + 300);
+      await runtime.advanceTo(heardAt + 300);
       expect(session.state).toBe('Down');
       expect(downs).toEqual([expect.objectContaining({ diag: 1, diagName: 'controlDetectionTimeExpired', failure: true })]);
     } finally {

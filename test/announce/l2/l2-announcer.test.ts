@@ -227,7 +227,7 @@ describe('L2Announcer', () => {
     expect(logs).toContain('info interfaceAppeared');
   });
 
-  it('sends the gratuitous ARP pair at 0, 1100, 2200, 3300 and 4400 ms after the address is gained, then stops (MetalLB)', () => {
+  it('sends the gratuitous ARP pair at 0, 1100, 2200, 3300 and 4400 ms after the address is gained, then stops (MetalLB)', async () => {
     const runtime = new ManualRuntime();
     const t0 = runtime.now();
     const links = new FakeLinks([eth0(2)]);
@@ -247,9 +247,9 @@ describe('L2Announcer', () => {
     announcer = new L2Announcer({ links, openSocket: timed, runtime });
     announcer.reconcile([{ ip: VIP4, interfaces: ['eth0'] }]);
     expect(sentAt).toEqual([0, 0]); // the ARP request announcement and the reply, at once
-    runtime.advanceTo(t0 + 1_099);
+    await runtime.advanceTo(t0 + 1_099);
     expect(sentAt).toHaveLength(2); // not a millisecond early
-    runtime.advanceTo(t0 + 60_000);
+    await runtime.advanceTo(t0 + 60_000);
     expect(sentAt).toEqual([0, 0, 1_100, 1_100, 2_200, 2_200, 3_300, 3_300, 4_400, 4_400]);
     expect(opened[0]!.sentFrames).toHaveLength(10);
     expect(announcer.stats().gratuitousSent).toEqual({ '10.0.0.100': 5 });

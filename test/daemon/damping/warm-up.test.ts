@@ -47,7 +47,7 @@ async function daemonStart(lines: Line[] | undefined, how: 'running' | 'refused'
   const log = recorder();
   const w = await WarmUp.start({ stateDir: dir, startedAt: rt.now(), logger: log.logger, runtime: rt, ...(onEnd ? { onEnd } : {}) });
   if (how === 'running') {
-    rt.advanceBy(2 * 1000);
+    await rt.advanceBy(2 * 1000);
     await w.markRunning();
   }
   lines?.push(...log.lines);
@@ -71,7 +71,7 @@ describe('WarmUp', () => {
 
   it('a start after a running daemon crashed warms up for BASE, then ends by itself exactly then, logs it and calls onEnd once', async () => {
     (await daemonStart(undefined, 'running')).close();
-    rt.advanceBy(20_000);
+    await rt.advanceBy(20_000);
     const startedAt = rt.now();
     const onEnd = vi.fn();
     const lines: Line[] = [];
@@ -86,11 +86,11 @@ describe('WarmUp', () => {
       msg: w.reason,
     });
     const log = recorderOf(w);
-    rt.advanceTo(startedAt + WARM_UP_BASE_MS - 1);
+    await rt.advanceTo(startedAt + WARM_UP_BASE_MS - 1);
     expect(w.active).toBe(true);
     expect(onEnd).not.toHaveBeenCalled();
     expect(log.filter((l) => l.fields.event === 'warmUpEnded')).toEqual([]);
-    rt.advanceTo(startedAt + WARM_UP_BASE_MS);
+    await rt.advanceTo(startedAt + WARM_UP_BASE_MS);
     expect(w.active).toBe(false);
     expect(w.until).toBeUndefined();
     expect(onEnd).toHaveBeenCalledTimes(1);
@@ -106,12 +106,12 @@ describe('WarmUp', () => {
 
   it('an operator ends it early (mlb warmup end): logged with reason operator and the time left, onEnd once, the timer never fires', async () => {
     (await daemonStart(undefined, 'running')).close();
-    rt.advanceBy(20_000);
+    await rt.advanceBy(20_000);
     const onEnd = vi.fn();
     const log = recorder();
     const w = await WarmUp.start({ stateDir: dir, startedAt: rt.now(), logger: log.logger, runtime: rt, onEnd });
     expect(w.active).toBe(true);
-    rt.advanceBy(10_000);
+    await rt.advanceBy(10_000);
     expect(w.endNow()).toBe(true);
     expect(w.active).toBe(false);
     expect(onEnd).toHaveBeenCalledTimes(1);
@@ -121,7 +121,7 @@ describe('WarmUp', () => {
     });
     expect(log.lines.at(-1)!.msg).toMatch(/^warm-up ended by an operator \(mlb warmup end\) with 20 s left/);
     expect(w.endNow()).toBe(false);
-    rt.advanceBy(WARM_UP_BASE_MS);
+    await rt.advanceBy(WARM_UP_BASE_MS);
     expect(onEnd).toHaveBeenCalledTimes(1);
     expect(log.lines.filter((l) => l.fields.event === 'warmUpEnded')).toHaveLength(1);
     w.close();
@@ -131,7 +131,7 @@ describe('WarmUp', () => {
     const first = await daemonStart(undefined, 'running');
     await first.markCleanStop();
     first.close();
-    rt.advanceBy(5000);
+    await rt.advanceBy(5000);
     const lines: Line[] = [];
     const second = await daemonStart(lines, 'running');
     expect(second.active).toBe(false);
@@ -146,12 +146,12 @@ describe('WarmUp', () => {
     await first.markCleanStop();
     first.close();
     for (let i = 0; i < 4; i++) {
-      rt.advanceBy(10_000);
+      await rt.advanceBy(10_000);
       const refused = await daemonStart(undefined, 'refused');
       expect(refused.active).toBe(false);
       refused.close();
     }
-    rt.advanceBy(10_000);
+    await rt.advanceBy(10_000);
     const fixed = await daemonStart(undefined, 'running');
     expect(fixed.active).toBe(false);
     expect(fixed.decision).toMatchObject({ code: 'noRecentUncleanEnd', uncleanEnds: 0, lastStop: 'clean' });
@@ -160,11 +160,11 @@ describe('WarmUp', () => {
 
   it('a crash then refused starts: the crash is counted once, when first noticed, and the file says so', async () => {
     (await daemonStart(undefined, 'running')).close();
-    rt.advanceBy(10_000);
+    await rt.advanceBy(10_000);
     const crashNoticedAt = rt.now();
     for (let i = 0; i < 3; i++) {
       (await daemonStart(undefined, 'refused')).close();
-      rt.advanceBy(10_000);
+      await rt.advanceBy(10_000);
     }
     const fixed = await daemonStart(undefined, 'running');
     expect(fixed.decision).toMatchObject({ uncleanEnds: 1, durationMs: WARM_UP_BASE_MS });
@@ -178,11 +178,11 @@ describe('WarmUp', () => {
 
   it('a graceful stop of a start that never got running does not mark the earlier crash clean', async () => {
     (await daemonStart(undefined, 'running')).close();
-    rt.advanceBy(10_000);
+    await rt.advanceBy(10_000);
     const stoppedEarly = await daemonStart(undefined, 'refused');
     await stoppedEarly.markCleanStop();
     stoppedEarly.close();
-    rt.advanceBy(10_000);
+    await rt.advanceBy(10_000);
     const next = await daemonStart(undefined, 'running');
     expect(next.decision).toMatchObject({ uncleanEnds: 1, lastStop: 'unclean' });
     next.close();

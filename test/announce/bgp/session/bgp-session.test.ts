@@ -154,12 +154,12 @@ describe('BgpSession against a hand-written peer on loopback', () => {
     const { s, peer } = await established(port, server, routerOpen({ holdTimeSeconds: 3 }), { runtime });
     const downs: SessionDown[] = [];
     s.on('down', (down) => downs.push(down));
-    runtime.advanceTo(heard + 2_999);
+    await runtime.advanceTo(heard + 2_999);
     expect(s.phase).toBe('Established');
     expect(downs).toEqual([]);
     await peer.next('keepalive'); // sent at 1 s
     await peer.next('keepalive'); // and at 2 s
-    runtime.advanceTo(heard + 3_000);
+    await runtime.advanceTo(heard + 3_000);
     const holdExpired = { reason: 'holdTimerExpired', notification: expect.objectContaining({ direction: 'sent', code: 4, subcode: 0 }) };
     expect(downs).toEqual([expect.objectContaining(holdExpired)]);
     const notification = await peer.next('notification');
