@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startDaemon, type RunningDaemon } from './run-daemon';
+import { freeGossipPort } from '../support/free-port';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-daemon-config-'));
 const running: RunningDaemon[] = [];
@@ -18,19 +19,18 @@ afterEach(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-let nextPort = 40_000 + (process.pid % 10_000);
 /** A parse of this much text stalled the event loop for seconds when it ran on it. */
 const LARGE_FILE_BYTES = 24 * 1024 * 1024;
 const PARSE_WAIT_MS = 120_000;
 
-function daemon(name: string, config: string, extra: string[] = []): RunningDaemon {
+async function daemon(name: string, config: string, extra: string[] = []): Promise<RunningDaemon> {
   const d = startDaemon([
     '--config',
     config,
     '--node-name',
     name,
     '--gossip-bind',
-    `127.0.0.1:${nextPort++}`,
+    `127.0.0.1:${await freeGossipPort()}`,
     '--state-dir',
     join(dir, name),
     '--control-socket',
@@ -61,9 +61,9 @@ describe('mlb daemon and its configuration file', () => {
       const example = readFileSync('examples/plain-host.yaml', 'utf8');
       const config = join(dir, 'mlb.yaml');
       copyFileSync('examples/plain-host.yaml', config);
-      const a = daemon('node-a', config, ['--max-config-bytes', String(2 * LARGE_FILE_BYTES)]);
+      const a = await daemon('node-a', config, ['--max-config-bytes', String(2 * LARGE_FILE_BYTES)]);
       await a.waitFor(event('gossipStarted'));
-      const b = daemon('node-b', 'examples/plain-host.yaml', ['--join', String(a.lines.find(event('gossipStarted'))?.bind)]);
+      const b = await daemon('node-b', 'examples/plain-host.yaml', ['--join', String(a.lines.find(event('gossipStarted'))?.bind)]);
       await a.waitFor(event('memberJoined', { member: 'node-b' }));
 
       writeFileSync(config, ''); // `: > mlb.yaml`

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runMlb } from '../cli/run-cli';
 import { startDaemon, type RunningDaemon } from './run-daemon';
+import { freeGossipPort } from '../support/free-port';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-daemon-'));
 const running: RunningDaemon[] = [];
@@ -17,10 +18,8 @@ afterEach(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-let nextPort = 20_000 + (process.pid % 20_000);
-function freshPort(): number {
-  return nextPort++;
-}
+/** Gossip ports from the kernel (bind to port 0), so test files running at once never collide. */
+const freshPort = freeGossipPort;
 
 /**
  * On loopback in the test machine's own namespace: announcing stays off (--no-announce), so nothing is sent on
@@ -52,11 +51,11 @@ const event =
 
 describe('mlb daemon', () => {
   it('forms a cluster, and a SIGTERM is seen by the others as a graceful leave', async () => {
-    const pa = freshPort();
+    const pa = await freshPort();
     const a = daemon('node-a', pa);
     await a.waitFor(event('gossipStarted'));
     expect(a.lines.find(event('gossipUnencrypted'))?.level).toBe('warn');
-    const b = daemon('node-b', freshPort(), ['--join', `127.0.0.1:${pa}`]);
+    const b = daemon('node-b', await freshPort(), ['--join', `127.0.0.1:${pa}`]);
     await a.waitFor(event('memberJoined', { member: 'node-b' }));
     await b.waitFor(event('gossipJoin', { joined: 1 }));
     b.child.kill('SIGTERM');
@@ -67,18 +66,18 @@ describe('mlb daemon', () => {
   });
 
   it('declares a killed host dead', async () => {
-    const pa = freshPort();
+    const pa = await freshPort();
     const a = daemon('node-a', pa);
     await a.waitFor(event('gossipStarted'));
-    const b = daemon('node-b', freshPort(), ['--join', `127.0.0.1:${pa}`]);
+    const b = daemon('node-b', await freshPort(), ['--join', `127.0.0.1:${pa}`]);
     await a.waitFor(event('memberJoined', { member: 'node-b' }));
     b.child.kill('SIGKILL');
     await a.waitFor(event('memberFailed', { member: 'node-b' }));
   });
 
   it('finds the cluster again after a restart without --join, through its state directory', async () => {
-    const pa = freshPort();
-    const pb = freshPort();
+    const pa = await freshPort();
+    const pb = await freshPort();
     const a = daemon('node-a', pa);
     await a.waitFor(event('gossipStarted'));
     const b = daemon('node-b', pb, ['--join', `127.0.0.1:${pa}`]);
@@ -99,7 +98,7 @@ describe('mlb daemon', () => {
   it('keeps the last good configuration when an edit is invalid, and says so', async () => {
     const config = join(dir, 'live.yaml');
     copyFileSync('examples/plain-host.yaml', config);
-    const a = daemon('node-a', freshPort(), [], config);
+    const a = daemon('node-a', await freshPort(), [], config);
     await a.waitFor(event('gossipStarted'));
     writeFileSync(config, readFileSync(config, 'utf8').replace('192.168.10.200-192.168.10.220', '192.168.10.220-192.168.10.200'));
     const stale = await a.waitFor(event('configStale'));
@@ -111,13 +110,13 @@ describe('mlb daemon', () => {
     expect(a.child.exitCode).toBeNull();
   });
 
-  it('refuses to start on an invalid configuration, with positions (exit 1)', () => {
+  it('refuses to start on an invalid configuration, with positions (exit 1)', async () => {
     const run = runMlb([
       'daemon',
       '--config',
       'test/fixtures/invalid/reversed-range.yaml',
       '--gossip-bind',
-      `127.0.0.1:${freshPort()}`,
+      `127.0.0.1:${await freshPort()}`,
       '--state-dir',
       join(dir, 'x'),
     ]);
@@ -125,13 +124,13 @@ describe('mlb daemon', () => {
     expect(run.stderr).toMatch(/test\/fixtures\/invalid\/reversed-range\.yaml:9:7: error: invalid CIDR/);
   });
 
-  it('refuses an unreadable key file (exit 1) and a bad --gossip-bind (exit 2)', () => {
+  it('refuses an unreadable key file (exit 1) and a bad --gossip-bind (exit 2)', async () => {
     const key = runMlb([
       'daemon',
       '--config',
       'examples/plain-host.yaml',
       '--gossip-bind',
-      `127.0.0.1:${freshPort()}`,
+      `127.0.0.1:${await freshPort()}`,
       '--gossip-key-file',
       join(dir, 'none'),
       '--state-dir',
@@ -147,14 +146,14 @@ describe('mlb daemon', () => {
     expect(wildcard.stderr).toContain('--gossip-advertise');
   });
 
-  it('refuses a --control-socket-group the host does not have (exit 1), before making the socket', () => {
+  it('refuses a --control-socket-group the host does not have (exit 1), before making the socket', async () => {
     const sock = join(dir, 'grouped.sock');
     const run = runMlb([
       'daemon',
       '--config',
       'examples/plain-host.yaml',
       '--gossip-bind',
-      `127.0.0.1:${freshPort()}`,
+      `127.0.0.1:${await freshPort()}`,
       '--state-dir',
       join(dir, 'g'),
       '--control-socket',
@@ -173,12 +172,12 @@ describe('mlb daemon', () => {
   it("encrypts with MetalLB's secretkey, and a host with another key never joins", async () => {
     writeFileSync(join(dir, 'key-1'), 'c2VjcmV0c2VjcmV0c2VjcmV0');
     writeFileSync(join(dir, 'key-2'), 'b3RoZXJvdGhlcm90aGVyb3Ro');
-    const pa = freshPort();
+    const pa = await freshPort();
     const a = daemon('node-a', pa, ['--gossip-key-file', join(dir, 'key-1')]);
     await a.waitFor(event('gossipStarted', { encrypted: true }));
-    daemon('node-b', freshPort(), ['--gossip-key-file', join(dir, 'key-1'), '--join', `127.0.0.1:${pa}`]);
+    daemon('node-b', await freshPort(), ['--gossip-key-file', join(dir, 'key-1'), '--join', `127.0.0.1:${pa}`]);
     await a.waitFor(event('memberJoined', { member: 'node-b' }));
-    const c = daemon('node-c', freshPort(), ['--gossip-key-file', join(dir, 'key-2'), '--join', `127.0.0.1:${pa}`]);
+    const c = daemon('node-c', await freshPort(), ['--gossip-key-file', join(dir, 'key-2'), '--join', `127.0.0.1:${pa}`]);
     const refused = await c.waitFor(event('gossipJoin'));
     expect(refused.joined).toBe(0);
     expect(a.lines.some(event('memberJoined', { member: 'node-c' }))).toBe(false);
