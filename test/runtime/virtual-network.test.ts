@@ -51,6 +51,16 @@ describe('virtual network: UDP', () => {
     expect(b.inbox).toEqual([{ text: 'ping', from: { host: '10.0.0.1', port: 7946 }, at: start + 5 }]);
   });
 
+  test('a datagram delayed by a fractional latency is read at a whole-millisecond now(), as Date.now() shows it', async () => {
+    const net = new VirtualNetwork({ seed: 3, link: { latency: 0.3, jitter: 0.4 } });
+    const a = await udpSocket(net.host('10.0.0.1'));
+    const b = await udpSocket(net.host('10.0.0.2'));
+    for (let i = 0; i < 20; i++) a.socket.send(b.socket.local, bytes(`m${i}`));
+    await net.advance(1);
+    expect(b.inbox).toHaveLength(20);
+    expect(b.inbox.every((m) => Number.isInteger(m.at))).toBe(true);
+  });
+
   test('port 0 picks a free port; binding a taken port fails with bindFailed', async () => {
     const net = new VirtualNetwork({ seed: 1 });
     const rt = net.host('10.0.0.1');

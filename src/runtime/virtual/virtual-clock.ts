@@ -47,8 +47,13 @@ export class VirtualClock implements Clock {
     this.current = startMs;
   }
 
+  /**
+   * Whole milliseconds, as Date.now() gives a real host: tasks run at their exact (fractional) instants, since a
+   * packet's sub-millisecond latency and jitter still order events, but no code under test sees a time a real
+   * clock could not show (a fractional timestamp in a log line, a record or a deadline).
+   */
   now(): number {
-    return this.current;
+    return Math.floor(this.current);
   }
 
   /** Tasks not yet run (cancelled ones included until their time comes). */
