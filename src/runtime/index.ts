@@ -8,6 +8,6 @@ export { virtualScheduler } from './virtual/virtual-scheduler';
 export { seededRandomness } from './virtual/seeded-randomness';
 export { VirtualNetwork, virtualRuntime, type VirtualNetworkOptions } from './virtual/virtual-network';
 export { VirtualRuntime } from './virtual/virtual-runtime';
-export { VirtualHost } from './virtual/virtual-host';
+export { VirtualHost, type SentDatagram } from './virtual/virtual-host';
 export { DEFAULT_LINK, SYN_RETRANSMIT_MS, SEGMENT_RETRANSMIT_MS, MAX_SEGMENT_TRIES, type LinkConditions } from './virtual/link-model';
 export { MemoryStateFiles, type StateFilesOwner } from './virtual/memory-state-files';

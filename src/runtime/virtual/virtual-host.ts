@@ -14,6 +14,15 @@ export interface Fabric {
   readonly link: LinkModel;
   /** The host (alive or crashed) that owns `ip`, if any. */
   hostOf(ip: string): VirtualHost | undefined;
+  /** A datagram left a socket (before loss or partitions decide its fate): what a capture on the sender sees. */
+  datagramSent(datagram: SentDatagram): void;
+}
+
+/** One UDP datagram as it left its sender: the bytes are the copy the wire carries. */
+export interface SentDatagram {
+  readonly from: SocketAddress;
+  readonly to: SocketAddress;
+  readonly bytes: Uint8Array;
 }
 
 /** A bound UDP socket, as the port table holds it. */

@@ -13,7 +13,7 @@
  */
 import { LinkModel, type LinkConditions } from './link-model';
 import { VirtualClock, type RunUntilOptions } from './virtual-clock';
-import { VirtualHost, type Fabric } from './virtual-host';
+import { VirtualHost, type Fabric, type SentDatagram } from './virtual-host';
 import { VirtualRuntime } from './virtual-runtime';
 
 export interface VirtualNetworkOptions {
@@ -28,6 +28,7 @@ export class VirtualNetwork implements Fabric {
   readonly clock: VirtualClock;
   readonly link: LinkModel;
   private readonly byIp = new Map<string, VirtualRuntime>();
+  private readonly datagramTaps = new Set<(datagram: SentDatagram) => void>();
 
   constructor(options: VirtualNetworkOptions) {
     this.clock = new VirtualClock(options.startMs);
@@ -68,6 +69,19 @@ export class VirtualNetwork implements Fabric {
 
   runUntil(done: () => boolean, options: RunUntilOptions): Promise<boolean> {
     return this.clock.runUntil(done, options);
+  }
+
+  /**
+   * Calls `tap` with every datagram any host sends from now on, as sent (a packet capture on every host): a test
+   * decodes them with the real codecs. Returns the function that removes the tap.
+   */
+  tapDatagrams(tap: (datagram: SentDatagram) => void): () => void {
+    this.datagramTaps.add(tap);
+    return () => this.datagramTaps.delete(tap);
+  }
+
+  datagramSent(datagram: SentDatagram): void {
+    for (const tap of this.datagramTaps) tap(datagram);
   }
 
   /** Default conditions of every link without its own. */

@@ -52,6 +52,7 @@ export function bindUdp(fabric: Fabric, host: VirtualHost, bind: SocketAddress, 
 
 function sendDatagram(fabric: Fabric, sender: VirtualHost, from: SocketAddress, to: SocketAddress, bytes: Uint8Array): void {
   const { clock, link } = fabric;
+  fabric.datagramSent({ from, to, bytes });
   const target = fabric.hostOf(to.host);
   if (!target || link.lost(sender.name, target.name)) return;
   const arrival = sender.departure(clock.now()) + link.delay(sender.name, target.name);
