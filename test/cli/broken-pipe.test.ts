@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { brokenPipeDecision, isBrokenPipe } from '../../src/cli/broken-pipe';
 import { ExitCode } from '../../src/cli/exit-codes';
-import { freeLoopbackPort, startDaemon } from '../daemon/run-daemon';
+import { startDaemon } from '../daemon/run-daemon';
+import { freeLoopbackPort } from '../support/free-port';
 import { MLB_BUNDLE, REPO_ROOT } from './run-cli';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-pipe-'));

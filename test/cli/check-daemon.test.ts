@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runMlbAsync } from '../daemon/control/fake-daemon';
-import { freeLoopbackPort, startDaemon, type RunningDaemon } from '../daemon/run-daemon';
+import { startDaemon, type RunningDaemon } from '../daemon/run-daemon';
+import { freeLoopbackPort } from '../support/free-port';
 
 const COMMON = `apiVersion: metallb.io/v1beta1
 kind: IPAddressPool

@@ -10,7 +10,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../e2e/daemon-lab';
 import { runMlb } from '../cli/run-cli';
 import { startDaemon, type RunningDaemon } from './run-daemon';
-import { freeGossipPort } from '../support/free-port';
+import { freeLoopbackPort } from '../support/free-port';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-restore-'));
 const running: RunningDaemon[] = [];
@@ -87,9 +87,9 @@ const event =
 describe('mlb daemon with a restored allocations.json', () => {
   it('a host starting from a forged, higher-version file moves no running service', async () => {
     writeFileSync(join(dir, 'mlb.yaml'), CONFIG);
-    const pa = await freeGossipPort();
+    const pa = await freeLoopbackPort();
     const a = daemon('node-a', pa);
-    const b = daemon('node-b', await freeGossipPort(), ['--join', `127.0.0.1:${pa}`]);
+    const b = daemon('node-b', await freeLoopbackPort(), ['--join', `127.0.0.1:${pa}`]);
     await b.waitFor(event('memberJoined', { member: 'node-a' }));
     const before = await eventually(() => ipsOn('node-a'));
     await eventually(() => (JSON.stringify(ipsOn('node-b')) === JSON.stringify(before) ? true : undefined));
@@ -99,7 +99,7 @@ describe('mlb daemon with a restored allocations.json', () => {
 
     mkdirSync(join(dir, 'node-c'), { recursive: true });
     writeFileSync(join(dir, 'node-c', 'allocations.json'), FORGED);
-    const c = daemon('node-c', await freeGossipPort(), ['--join', `127.0.0.1:${pa}`]);
+    const c = daemon('node-c', await freeLoopbackPort(), ['--join', `127.0.0.1:${pa}`]);
     // The join's push/pull has carried both tables (node-c's to node-a, node-a's to node-c) once it is over.
     await c.waitFor(event('gossipJoin', { joined: 1 }));
     // Wait until node-c shows every service's IPs and agrees with node-a: the cluster has taken in whatever

@@ -12,7 +12,7 @@ import { connectControl } from '../../src/cli/control-client';
 import type { ControlSnapshot } from '../../src/daemon/control/control-snapshot';
 import { configText } from './config-facts/config-yaml';
 import { startDaemon, type RunningDaemon } from './run-daemon';
-import { freeGossipPorts } from '../support/free-port';
+import { freeLoopbackPorts } from '../support/free-port';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-cfgdiv-'));
 const running: RunningDaemon[] = [];
@@ -81,7 +81,7 @@ function owners(s: ControlSnapshot): Record<string, string | null> {
 describe("one node's configuration loses a service", () => {
   it('no VIP goes dark or moves, and every node names the node whose file differs', async () => {
     for (const n of NODES) writeFileSync(configOf(n), configText(SERVICES));
-    const [pa, pb, pc] = (await freeGossipPorts(3)) as [number, number, number];
+    const [pa, pb, pc] = (await freeLoopbackPorts(3)) as [number, number, number];
     const daemons = [daemon('node-a', pa, undefined), daemon('node-b', pb, pa), daemon('node-c', pc, pa)];
     const settled = (all: Map<string, ControlSnapshot>) => {
       const views = [...all.values()].map((s) => JSON.stringify(owners(s)));
@@ -148,7 +148,7 @@ describe("one node's configuration loses a service", () => {
   it('a node whose file never had the service is not elected for it: another node holds it, and explain says why', async () => {
     const lacking = 'node-b';
     for (const n of NODES) writeFileSync(configOf(n), configText(n === lacking ? SERVICES.filter((s) => s !== 'web') : SERVICES));
-    const [pa, pb, pc] = (await freeGossipPorts(3)) as [number, number, number];
+    const [pa, pb, pc] = (await freeLoopbackPorts(3)) as [number, number, number];
     daemon('node-a', pa, undefined);
     daemon('node-b', pb, pa);
     daemon('node-c', pc, pa);

@@ -7,7 +7,8 @@ import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { freeLoopbackPort, startDaemon, type RunningDaemon } from './run-daemon';
+import { startDaemon, type RunningDaemon } from './run-daemon';
+import { freeLoopbackPort } from '../support/free-port';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-daemon-conf-d-'));
 const running: RunningDaemon[] = [];

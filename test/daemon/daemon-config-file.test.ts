@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startDaemon, type RunningDaemon } from './run-daemon';
-import { freeGossipPort } from '../support/free-port';
+import { freeLoopbackPort } from '../support/free-port';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-daemon-config-'));
 const running: RunningDaemon[] = [];
@@ -30,7 +30,7 @@ async function daemon(name: string, config: string, extra: string[] = []): Promi
     '--node-name',
     name,
     '--gossip-bind',
-    `127.0.0.1:${await freeGossipPort()}`,
+    `127.0.0.1:${await freeLoopbackPort()}`,
     '--state-dir',
     join(dir, name),
     '--control-socket',

@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { freeLoopbackPort, startDaemon, type RunningDaemon } from './run-daemon';
+import { startDaemon, type RunningDaemon } from './run-daemon';
+import { freeLoopbackPort } from '../support/free-port';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-key-mismatch-'));
 const running: RunningDaemon[] = [];

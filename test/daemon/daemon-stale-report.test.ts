@@ -13,7 +13,7 @@ import { headerModel } from '../../src/cli/tui/status-rows';
 import type { ControlSnapshot } from '../../src/daemon/control';
 import { runMlb } from '../cli/run-cli';
 import { startDaemon } from './run-daemon';
-import { freeGossipPort } from '../support/free-port';
+import { freeLoopbackPort } from '../support/free-port';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-stale-report-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -57,7 +57,7 @@ describe('a stale configuration, errors first', () => {
       '--node-name',
       'node-a',
       '--gossip-bind',
-      `127.0.0.1:${await freeGossipPort()}`,
+      `127.0.0.1:${await freeLoopbackPort()}`,
       '--state-dir',
       join(dir, 'state'),
       '--control-socket',

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { canUseNetns } from '../support/netns-lab';
 import { REPO_ROOT } from '../cli/run-cli';
-import { freeLoopbackPort, startDaemon, type RunningDaemon } from './run-daemon';
+import { startDaemon, type RunningDaemon } from './run-daemon';
+import { freeLoopbackPort } from '../support/free-port';
 
 /** A generous bound for "exits by itself" on a loaded machine; the old behaviour never exited at all. */
 const EXIT_TIMEOUT_MS = 15_000;

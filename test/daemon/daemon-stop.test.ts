@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { canUseNetns, NetnsLab } from '../support/netns-lab';
 import { API_IP, API_SERVICE, API_SERVICE_YAML, LAB_POOL_YAML } from '../e2e/daemon-lab';
-import { freeLoopbackPort, startDaemon, type RunningDaemon } from './run-daemon';
+import { startDaemon, type RunningDaemon } from './run-daemon';
+import { freeLoopbackPort } from '../support/free-port';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-stop-'));
 const running: RunningDaemon[] = [];

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runMlb } from '../cli/run-cli';
 import { startDaemon, type RunningDaemon } from './run-daemon';
-import { freeGossipPort } from '../support/free-port';
+import { freeLoopbackPort } from '../support/free-port';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-daemon-'));
 const running: RunningDaemon[] = [];
@@ -19,7 +19,7 @@ afterEach(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Gossip ports from the kernel (bind to port 0), so test files running at once never collide. */
-const freshPort = freeGossipPort;
+const freshPort = freeLoopbackPort;
 
 /**
  * On loopback in the test machine's own namespace: announcing stays off (--no-announce), so nothing is sent on

@@ -12,7 +12,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { connectControl } from '../../src/cli/control-client';
 import { rankNodes } from '../../src/election';
 import { runMlb } from '../cli/run-cli';
-import { freeLoopbackPort, startDaemon, type RunningDaemon } from './run-daemon';
+import { startDaemon, type RunningDaemon } from './run-daemon';
+import { freeLoopbackPort } from '../support/free-port';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-health-explain-'));
 const running: RunningDaemon[] = [];

@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { MLB_BUNDLE, REPO_ROOT } from '../cli/run-cli';
 
 export interface RunningDaemon {
@@ -76,16 +75,4 @@ export function startDaemon(args: string[], netns?: string, wrap: readonly strin
     },
     exited: () => exit,
   };
-}
-
-/**
- * A loopback port the kernel just handed out and released: unlike pid-based numbering it cannot collide with the
- * ports of test files running in other workers.
- */
-export async function freeLoopbackPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }

@@ -12,7 +12,7 @@ import { assembleSpeaker } from '../../src/daemon/speaker-assembly';
 import { StartError, startError, startFailureReason } from '../../src/daemon/start-failure';
 import { SWIM_PROFILES } from '../../src/gossip/swim';
 import { NetworkError } from '../../src/runtime';
-import { freeLoopbackPort } from './run-daemon';
+import { freeLoopbackPort } from '../support/free-port';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-start-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

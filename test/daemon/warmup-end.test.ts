@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectControl } from '../../src/cli/control-client';
 import { runMlb } from '../cli/run-cli';
-import { freeLoopbackPort, startDaemon, type RunningDaemon } from './run-daemon';
+import { startDaemon, type RunningDaemon } from './run-daemon';
+import { freeLoopbackPort } from '../support/free-port';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-warmup-end-'));
 const running: RunningDaemon[] = [];

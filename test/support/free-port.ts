@@ -29,7 +29,7 @@ function udpFree(host: string, port: number): Promise<boolean> {
 }
 
 /** A port free for TCP and UDP on `host` (default 127.0.0.1) at the moment of asking. */
-export async function freeGossipPort(host = '127.0.0.1'): Promise<number> {
+export async function freeLoopbackPort(host = '127.0.0.1'): Promise<number> {
   for (let i = 0; i < ATTEMPTS; i++) {
     const port = await tcpPort(host);
     if (await udpFree(host, port)) return port;
@@ -38,8 +38,8 @@ export async function freeGossipPort(host = '127.0.0.1'): Promise<number> {
 }
 
 /** `count` distinct such ports. */
-export async function freeGossipPorts(count: number, host = '127.0.0.1'): Promise<number[]> {
+export async function freeLoopbackPorts(count: number, host = '127.0.0.1'): Promise<number[]> {
   const ports = new Set<number>();
-  while (ports.size < count) ports.add(await freeGossipPort(host));
+  while (ports.size < count) ports.add(await freeLoopbackPort(host));
   return [...ports];
 }

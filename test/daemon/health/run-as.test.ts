@@ -11,7 +11,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { probeExec } from '../../../src/daemon/health/health-probers';
 import { parsePasswdEntry, resolveRunAs, type RunAs } from '../../../src/daemon/health/run-as';
 import { MLB_BUNDLE, REPO_ROOT } from '../../cli/run-cli';
-import { freeLoopbackPort, startDaemon, type RunningDaemon } from '../run-daemon';
+import { startDaemon, type RunningDaemon } from '../run-daemon';
+import { freeLoopbackPort } from '../../support/free-port';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-run-as-'));
 const running: RunningDaemon[] = [];

@@ -3,6 +3,7 @@
  * metallb_speaker_announced for what the node holds, follows a health check failing and recovering, a second
  * node taking IPs (owner changes), and a stale configuration; a taken port or a bad address stops the start.
  */
+import { freeLoopbackPort } from '../../support/free-port';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
@@ -42,15 +43,6 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => healthServer.close(() => resolve())));
 
-/** A port free on loopback right now (TCP; gossip takes the same number for UDP). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 interface MetricsDaemon {
   readonly daemon: RunningDaemon;
   readonly url: string;
@@ -59,8 +51,8 @@ interface MetricsDaemon {
 
 let runs = 0;
 async function daemonWithMetrics(name: string, extra: string[] = [], configFile = config): Promise<MetricsDaemon> {
-  const gossipPort = await freePort();
-  const metricsPort = await freePort();
+  const gossipPort = await freeLoopbackPort();
+  const metricsPort = await freeLoopbackPort();
   // A fresh state directory each time: a node restarting on its old one would warm up and hold nothing.
   const run = `${name}-${++runs}`;
   const daemon = startDaemon([
@@ -224,7 +216,7 @@ describe('mlb daemon --metrics-bind', () => {
         '--config',
         config,
         '--gossip-bind',
-        `127.0.0.1:${await freePort()}`,
+        `127.0.0.1:${await freeLoopbackPort()}`,
         '--state-dir',
         join(dir, 'taken'),
         '--control-socket',

@@ -11,7 +11,7 @@ import { connectControl } from '../../../src/cli/control-client';
 import { runMlbAsync } from '../control/fake-daemon';
 import { configText } from '../config-facts/config-yaml';
 import { startDaemon, type RunningDaemon } from '../run-daemon';
-import { freeGossipPort } from '../../support/free-port';
+import { freeLoopbackPort } from '../../support/free-port';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-rdrain-'));
 let daemon: RunningDaemon | undefined;
@@ -25,7 +25,7 @@ describe('remote drain in a cluster without a gossip key', () => {
     const config = join(dir, 'mlb.yaml');
     const socket = join(dir, 'mlb.sock');
     writeFileSync(config, configText(['web']));
-    const port = await freeGossipPort();
+    const port = await freeLoopbackPort();
     daemon = startDaemon([
       '--config',
       config,
