@@ -2,7 +2,6 @@
 // v1beta2), BFDProfile, Community. Fields, types, bounds, defaults and printer columns as MetalLB v0.16 defines
 // them (see schema-parts.mjs); descriptions say what mlb does with each field.
 import {
-  asn,
   boolean,
   column,
   crd,
