@@ -60,6 +60,7 @@ interface PodSpec {
 interface Workload extends K8sObject {
   spec: {
     replicas?: number;
+    strategy?: object;
     selector: { matchLabels: Record<string, string> };
     template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
   };
@@ -117,6 +118,8 @@ describe.skipIf(skip !== undefined)(`deploy/ rendered by kubectl kustomize${skip
   it('runs the controller as MetalLB does: one replica, its labels and service account, no host access, no capabilities', () => {
     const d = find(objects, 'Deployment', 'controller') as Workload;
     expect(d.spec.replicas).toBe(1);
+    // Never two allocators at once, even for the seconds of an upgrade.
+    expect(d.spec.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } });
     expect(d.spec.selector.matchLabels).toEqual({ app: 'metallb', component: 'controller' });
     expect(d.spec.template.metadata.labels).toMatchObject({ app: 'metallb', component: 'controller' });
     const pod = d.spec.template.spec;
