@@ -24,20 +24,26 @@ export interface CodecOptions {
   readonly fourOctetAsn: boolean;
 }
 
-export class BgpDecodeError extends Error {
-  override readonly name = 'BgpDecodeError';
+/** The stable code of a decode error: the name of its NOTIFICATION error code (RFC 4271 4.5). */
+export type BgpDecodeErrorCode = keyof typeof NotificationCode;
+
+const NOTIFICATION_NAMES = new Map<number, BgpDecodeErrorCode>(
+  Object.entries(NotificationCode).map(([name, value]) => [value, name as BgpDecodeErrorCode]),
+);
+
+export class BgpDecodeError extends CodedError<BgpDecodeErrorCode> {
   /** NOTIFICATION data, as RFC 4271 section 6 prescribes for this error (often empty); a copy, never a view of the input. */
   readonly data: Uint8Array;
 
   constructor(
-    /** NOTIFICATION error code (RFC 4271 4.5). */
-    readonly code: number,
+    /** NOTIFICATION error code (RFC 4271 4.5); `code` is its name. */
+    readonly notificationCode: number,
     readonly subcode: number,
     data: Uint8Array,
     /** Human-readable cause for logs; not sent. */
     readonly reason: string,
   ) {
-    super(`BGP decode error ${code}/${subcode}: ${reason}`);
+    super(NOTIFICATION_NAMES.get(notificationCode) ?? 'messageHeaderError', `BGP decode error ${notificationCode}/${subcode}: ${reason}`);
     this.data = data.slice();
   }
 }
@@ -68,7 +74,12 @@ const MAX_NOTIFICATION_DATA_BYTES = BGP_MAX_MESSAGE_BYTES - 21;
  * asks for the whole offending message, which may itself be 4096 octets) is cut to fit, so it always encodes.
  */
 export function notificationFor(error: BgpDecodeError): BgpNotification {
-  return { type: 'notification', code: error.code, subcode: error.subcode, data: error.data.subarray(0, MAX_NOTIFICATION_DATA_BYTES) };
+  return {
+    type: 'notification',
+    code: error.notificationCode,
+    subcode: error.subcode,
+    data: error.data.subarray(0, MAX_NOTIFICATION_DATA_BYTES),
+  };
 }
 
 function u16(value: number): Uint8Array {

@@ -8,7 +8,7 @@
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import type { BgpMessage, BgpUpdate } from '../bgp-messages';
-import { encodeMessage } from '../codec';
+import { encodeMessage, type BgpDecodeError } from '../codec';
 import { tcpMd5Available } from '../../../native/tcp-md5';
 import { MachineDriver } from '../../../runtime/machine-driver';
 import { REAL_RUNTIME } from '../../../runtime/real-runtime';
@@ -19,7 +19,7 @@ import type { NegotiatedSession } from './open-validation';
 import { BGP_PORT, type FamilyName, type LocalSpeaker, type PeerAsn } from './session-config';
 import type { NotificationRecord, SessionEffect, TransitionReason } from './session-effects';
 import { BgpSessionError } from './session-errors';
-import type { ConnectionId, DecodeFailure, SessionEvent, TimerName } from './session-events';
+import type { ConnectionId, SessionEvent, TimerName } from './session-events';
 import { stepSession, type SessionStep } from './session-fsm';
 import { SessionConnection } from './session-connection';
 import { createSessionState, establishedConnection, type SessionPhase, type SessionProblem, type SessionState } from './session-state';
@@ -183,8 +183,8 @@ export class BgpSession extends EventEmitter<BgpSessionEvents> {
     return {
       onConnected: () => this.dispatch({ type: 'tcpConnected', conn: id }),
       onMessage: (message: BgpMessage) => this.dispatch({ type: 'message', conn: id, message }),
-      onDecodeError: ({ code, subcode, data, reason }: DecodeFailure) =>
-        this.dispatch({ type: 'decodeError', conn: id, error: { code, subcode, data, reason } }),
+      onDecodeError: ({ notificationCode, subcode, data, reason }: BgpDecodeError) =>
+        this.dispatch({ type: 'decodeError', conn: id, error: { code: notificationCode, subcode, data, reason } }),
       onEnd: (connected: boolean, error: string | undefined) => {
         this.connections.delete(id);
         this.dispatch(

@@ -172,14 +172,14 @@ const MUTATORS: Record<string, Mutator> = {
 const MUTATOR_NAMES = Object.keys(MUTATORS);
 
 function checkError(e: BgpDecodeError, input: Uint8Array, where: string): void {
-  const allowed = RFC_SUBCODES[e.code];
+  const allowed = RFC_SUBCODES[e.notificationCode];
   if (!(e instanceof BgpDecodeError) || !allowed?.includes(e.subcode) || !(e.data instanceof Uint8Array)) {
-    expect.fail(`${where}: ${e.code}/${e.subcode} is not in the RFC tables for input ${toHex(input)}`);
+    expect.fail(`${where}: ${e.notificationCode}/${e.subcode} is not in the RFC tables for input ${toHex(input)}`);
   }
 }
 
 function outcomeOf(result: DecodeResult): string {
-  if (!result.ok) return `error ${result.error.code}/${result.error.subcode}`;
+  if (!result.ok) return `error ${result.error.notificationCode}/${result.error.subcode}`;
   if (result.treatAsWithdraw) return 'ok: treat-as-withdraw';
   if (result.message.type === 'update' && result.message.discardedAttributes) return 'ok: attribute discard';
   return `ok: ${result.message.type}`;
@@ -249,7 +249,7 @@ describe('BGP fuzz', () => {
         const messages = read.reduce((n, x) => n + x.messages.length, 0);
         const agree = result.ok
           ? error === undefined && messages === 2
-          : error?.code === result.error.code && error.subcode === result.error.subcode && messages === 0;
+          : error?.notificationCode === result.error.notificationCode && error.subcode === result.error.subcode && messages === 0;
         if (!agree) expect.fail(`reader and decoder disagree on ${toHex(input)}`);
       }
     }

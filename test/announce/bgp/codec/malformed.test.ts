@@ -32,7 +32,7 @@ const MANDATORY = `${ORIGIN} ${AS_PATH} ${NEXT_HOP}`;
 
 function failure(result: DecodeResult): [number, number, string] {
   if (result.ok) throw new Error(`expected an error, got ${JSON.stringify(result.message)}`);
-  return [result.error.code, result.error.subcode, toHex(result.error.data)];
+  return [result.error.notificationCode, result.error.subcode, toHex(result.error.data)];
 }
 
 function withdrawn(result: DecodeResult): BgpUpdate & { treatAsWithdraw: { reason: string } } {

@@ -64,7 +64,7 @@ describe('BgpMessageReader (TCP stream framing)', () => {
   it('reports a bad header as soon as its 19 octets are in, without waiting for the announced body', () => {
     const reader = new BgpMessageReader(FOUR);
     const r = reader.push(hex(`${MARKER} 0400 09`)); // type 9, announces 1024 octets
-    expect([r.error?.code, r.error?.subcode]).toEqual([1, 3]);
+    expect([r.error?.notificationCode, r.error?.subcode]).toEqual([1, 3]);
   });
 
   it('returns the messages before an error, then stops for good with the same error', () => {
@@ -72,7 +72,7 @@ describe('BgpMessageReader (TCP stream framing)', () => {
     const badMarker = hex(`00${MARKER.slice(2)} 0013 04`);
     const r = reader.push(Uint8Array.from([...KEEPALIVE, ...badMarker, ...KEEPALIVE]));
     expect(r.messages).toEqual([{ type: 'keepalive' }]);
-    expect([r.error?.code, r.error?.subcode]).toEqual([1, 1]);
+    expect([r.error?.notificationCode, r.error?.subcode]).toEqual([1, 1]);
     const later = reader.push(KEEPALIVE);
     expect(later).toEqual({ messages: [], error: r.error });
     expect(reader.error).toBe(r.error);

@@ -68,7 +68,7 @@ describe.each(['gobgp', 'frr'])('captured from %s', (name) => {
     const ours = decodeMessage(MALFORMED_SENT, FOUR);
     expect(ours.ok).toBe(false);
     if (ours.ok || last?.type !== 'notification') return;
-    expect([ours.error.code, ours.error.subcode]).toEqual([last.code, last.subcode]);
+    expect([ours.error.notificationCode, ours.error.subcode]).toEqual([last.code, last.subcode]);
   });
 });
 
