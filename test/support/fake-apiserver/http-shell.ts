@@ -170,7 +170,8 @@ export class HttpShell {
     };
     try {
       const body = await readBody(request);
-      const authenticated = authenticate(request.headers.authorization);
+      const impersonate = request.headers['impersonate-user'];
+      const authenticated = authenticate(request.headers.authorization, Array.isArray(impersonate) ? impersonate[0] : impersonate);
       if (!authenticated) throw new ApiError(401, 'Unauthorized', 'Unauthorized');
       user = authenticated;
       if (url.pathname === '/healthz' || url.pathname === '/livez' || url.pathname === '/readyz') {
