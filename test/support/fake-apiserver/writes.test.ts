@@ -182,6 +182,43 @@ describe('names and owners', () => {
   });
 });
 
+describe('namespaces and dry runs', () => {
+  it('deletes what a namespace holds with the namespace', async () => {
+    await client.send('POST', '/api/v1/namespaces', { metadata: { name: 'team' } });
+    await client.send('POST', '/api/v1/namespaces/team/configmaps', { metadata: { name: 'c' } });
+    await client.send('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'c' } });
+    await client.send('DELETE', '/api/v1/namespaces/team');
+    expect((await client.send('GET', '/api/v1/namespaces/team/configmaps/c')).code).toBe(404);
+    expect((await client.send('GET', '/api/v1/namespaces/default/configmaps/c')).code).toBe(200);
+  });
+
+  it('answers a dryRun=All write with the would-be object and stores nothing', async () => {
+    const before = api.store.currentRevision();
+    const created = await client.send('POST', `${SERVICES}?dryRun=All`, loadBalancer('a'));
+    expect(created.code).toBe(201);
+    expect(created.body.spec.clusterIP).toBe('10.96.0.1');
+    expect((await client.send('GET', `${SERVICES}/a`)).code).toBe(404);
+    expect(api.store.currentRevision()).toBe(before);
+  });
+
+  it('starts Pods Pending and Namespaces Active, whatever status the writer sent', async () => {
+    const pod = await client.send('POST', '/api/v1/namespaces/default/pods', {
+      metadata: { name: 'p' },
+      spec: {},
+      status: { phase: 'Running', podIP: '10.0.0.1' },
+    });
+    expect(pod.body.status).toEqual({ phase: 'Pending' });
+    const ip = await client.send(
+      'PATCH',
+      '/api/v1/namespaces/default/pods/p/status',
+      { status: { phase: 'Running', podIP: '10.0.0.1' } },
+      MERGE,
+    );
+    expect(ip.body.status).toEqual({ phase: 'Running', podIP: '10.0.0.1' });
+    expect((await client.send('POST', '/api/v1/namespaces', { metadata: { name: 'x' } })).body.status).toEqual({ phase: 'Active' });
+  });
+});
+
 describe('Service defaulting', () => {
   it('allocates cluster IPs and node ports and fills the defaulted policies', async () => {
     const service = (await client.send('POST', SERVICES, loadBalancer('a'))).body;
