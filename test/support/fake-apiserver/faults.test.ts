@@ -42,6 +42,26 @@ describe('fault injection', () => {
     expect(api.faults.openWatches()).toBe(0);
   });
 
+  it('ends open watches cleanly on demand', async () => {
+    const watch = await client.watch(`${CONFIGMAPS}?watch=true`);
+    await until('watch registered', () => api.faults.openWatches() === 1);
+    expect(api.faults.endWatches()).toBe(1);
+    expect(await watch.closed).toBe('end');
+  });
+
+  it('delays every response until told otherwise', async () => {
+    api.faults.delayResponses(60_000);
+    let answered = false;
+    const slow = client.send('GET', CONFIGMAPS).then((response) => {
+      answered = true;
+      return response;
+    });
+    await until('the request arrived', () => api.faults.pendingDelays() === 1);
+    expect(answered).toBe(false);
+    api.faults.delayResponses(0);
+    expect((await slow).code).toBe(200);
+  });
+
   it('half-opens watches: connected, but nothing more arrives; a new watch works', async () => {
     const stale = await client.watch(`${CONFIGMAPS}?watch=true&allowWatchBookmarks=true`);
     await until('watch registered', () => api.faults.openWatches() === 1);

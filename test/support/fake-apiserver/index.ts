@@ -25,6 +25,8 @@ export type { AuditEntry, AuditLog } from './audit';
 export type { Faults } from './faults';
 export type { ObjectStore } from './store';
 export type { KubeObject } from './kube-object';
+export { rawClient, type RawClient, type RawWatch, type WatchEvent } from './raw-client';
+export { kubectlAvailable, kubectlFor, type Kubectl } from './kubectl';
 
 /** The service CIDRs of a default dual-stack cluster (kubeadm's IPv4 default, a ULA for IPv6), IPv4 primary. */
 export const DEFAULT_SERVICE_CIDRS = ['10.96.0.0/16', 'fd00:10:96::/112'];
@@ -118,6 +120,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     },
     close: async () => {
       await faults.heal();
+      faults.delayResponses(0);
       hub.dropAll();
       await shell.close();
     },
