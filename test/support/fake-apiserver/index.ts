@@ -79,7 +79,8 @@ function seed(store: ObjectStore, catalog: ResourceCatalog, objects: KubeObject[
   for (const object of objects) {
     const type = catalog.findByKind(object.apiVersion ?? '', object.kind ?? '');
     if (!type) throw new Error(`fake apiserver: no resource type for ${object.apiVersion} ${object.kind}`);
-    store.create(type, object);
+    const namespace = type.namespaced ? (object.metadata.namespace ?? 'default') : undefined;
+    store.create(type, { ...object, apiVersion: object.apiVersion, kind: type.kind, metadata: { ...object.metadata, namespace } });
   }
 }
 

@@ -183,6 +183,27 @@ describe('names and owners', () => {
 });
 
 describe('namespaces and dry runs', () => {
+  it('starts with the given objects, stored as given', async () => {
+    await api.close();
+    const node = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'n1' },
+      status: { conditions: [{ type: 'NetworkUnavailable', status: 'True' }] },
+    };
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'speaker-1', namespace: 'metallb-system' },
+      spec: { nodeName: 'n1' },
+      status: { podIP: '10.0.0.1' },
+    };
+    api = await startFakeApiServer({ objects: [node, pod] });
+    client = rawClient(api.url);
+    expect((await client.send('GET', '/api/v1/nodes/n1')).body.status.conditions).toEqual(node.status.conditions);
+    expect((await client.send('GET', '/api/v1/namespaces/metallb-system/pods/speaker-1')).body.status).toEqual({ podIP: '10.0.0.1' });
+  });
+
   it('deletes what a namespace holds with the namespace', async () => {
     await client.send('POST', '/api/v1/namespaces', { metadata: { name: 'team' } });
     await client.send('POST', '/api/v1/namespaces/team/configmaps', { metadata: { name: 'c' } });
