@@ -18,6 +18,7 @@ import {
   defaultUpdatedService,
   type ServiceDefaultsOptions,
 } from './service-defaults';
+import { checkCustomResourceRules } from './crd-rules';
 import { dryRunStore, isDryRun, type StoreAccess } from './dry-run';
 import type { WatchHub } from './watch-hub';
 import { asVersion, prepareCreate, prepareUpdate } from './write-rules';
@@ -74,6 +75,7 @@ function defaultedNew(context: HandlerContext, type: ResourceType, object: KubeO
 }
 
 function defaultedUpdate(context: HandlerContext, type: ResourceType, object: KubeObject, old: KubeObject): KubeObject {
+  checkCustomResourceRules(type, old, object);
   if (!isService(type)) return object;
   const others = context.store.list(type).filter((service) => service.metadata.uid !== old.metadata.uid);
   const allocations = allocationsOf([...others, old]);

@@ -157,6 +157,53 @@ describe('patches', () => {
   });
 });
 
+describe('MetalLB CRD rules and status apply', () => {
+  it('keeps ServiceL2Status node and service immutable once set', async () => {
+    const created = (await client.send('POST', L2STATUSES, { metadata: { name: 'l2-a' }, spec: {} })).body;
+    expect(created.status).toBeUndefined();
+    const status = { node: 'n1', serviceName: 'web', serviceNamespace: 'default' };
+    expect((await client.send('PATCH', `${L2STATUSES}/l2-a/status`, { status }, MERGE)).code).toBe(200);
+    const moved = await client.send('PATCH', `${L2STATUSES}/l2-a/status`, { status: { node: 'n2' } }, MERGE);
+    expect(moved.code).toBe(422);
+    expect(moved.body.message).toContain('status.node: Invalid value: "string": Value is immutable');
+  });
+
+  it('lets two managers apply their own conditions to a ConfigurationState status', async () => {
+    const states = '/apis/metallb.io/v1beta1/namespaces/metallb-system/configurationstates';
+    await client.send('POST', states, { metadata: { name: 'controller' }, spec: {} });
+    const condition = (type: string, status: string): unknown => ({
+      apiVersion: 'metallb.io/v1beta1',
+      kind: 'ConfigurationState',
+      metadata: { name: 'controller' },
+      status: { conditions: [{ type, status, reason: 'Reconciled', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] },
+    });
+    const apply = 'application/apply-patch+yaml';
+    await client.send(
+      'PATCH',
+      `${states}/controller/status?fieldManager=poolReconciler&force=true`,
+      condition('poolReconcilerValid', 'True'),
+      apply,
+    );
+    await client.send(
+      'PATCH',
+      `${states}/controller/status?fieldManager=configReconciler&force=true`,
+      condition('configReconcilerValid', 'True'),
+      apply,
+    );
+    const flipped = await client.send(
+      'PATCH',
+      `${states}/controller/status?fieldManager=poolReconciler&force=true`,
+      condition('poolReconcilerValid', 'False'),
+      apply,
+    );
+    expect(flipped.body.status.conditions.map((c: { type: string; status: string }) => `${c.type}=${c.status}`)).toEqual([
+      'poolReconcilerValid=False',
+      'configReconcilerValid=True',
+    ]);
+    expect(flipped.body.metadata.generation).toBe(1);
+  });
+});
+
 describe('names and owners', () => {
   it('makes a name from generateName with five random characters', async () => {
     const created = await client.send('POST', L2STATUSES, {
