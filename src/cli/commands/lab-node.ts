@@ -4,9 +4,9 @@
  * second says nothing changed and exits 0. No lab there, or no such node: exit 1 with the reason.
  */
 import type { Argv, CommandModule } from 'yargs';
-import { Lab } from '../../lab/lab';
-import { DEFAULT_LAB_DIR } from '../../lab/lab-plan';
-import { controlDaemon, controlHealth, controlPartition } from '../../lab/node-control';
+import { Lab } from '../lab/lab';
+import { DEFAULT_LAB_DIR } from '../lab/lab-plan';
+import { controlDaemon, controlHealth, controlPartition } from '../lab/node-control';
 import {
   DAEMON_ACTIONS,
   HEALTH_WORDS,
@@ -15,7 +15,7 @@ import {
   type HealthWord,
   type NodeControlOutcome,
   type PartitionAction,
-} from '../../lab/node-control-text';
+} from '../lab/node-control-text';
 
 interface NodeArgs {
   node: string;
