@@ -77,7 +77,7 @@ function connectTcp(to: SocketAddress, options: DialOptions): Promise<ByteStream
     });
     socket.once('error', (e) => {
       clearTimeout(timer);
-      reject(new NetworkError('dialFailed', `cannot connect to ${text(to)}: ${e.message}`));
+      reject(new NetworkError('dialFailed', `cannot connect to ${text(to)}: ${e.message}`, { cause: e }));
     });
   });
 }
