@@ -1,5 +1,6 @@
 /**
- * TCP sockets signed with RFC 2385 MD5 (BGPPeer.password), through the addon (tcp-md5.cc).
+ * TCP descriptors signed with RFC 2385 MD5 (BGPPeer.password), through the addon (tcp-md5.cc). This module makes
+ * and keys descriptors only; wrapping them in Node sockets is the real runtime's (src/runtime/real-signed-tcp.ts).
  *
  * The kernel must hold the key before the first segment: for a client before connect(2) (the SYN is signed), for
  * a listener before the peer's SYN arrives; a segment with a missing or wrong signature is dropped silently, so a
@@ -14,7 +15,7 @@
  */
 import { CodedError } from '../errors/coded-error';
 import { closeSync } from 'node:fs';
-import { isIP, Socket } from 'node:net';
+import { parseIP } from '../ip';
 import { nativeAddon } from './native-addon';
 
 /** Linux keeps at most TCP_MD5SIG_MAXKEYLEN (80) bytes of key per peer. */
@@ -77,8 +78,8 @@ function keyBytes(password: string): Buffer {
 
 /** 4 or 6 for a numeric IP address; a TcpMd5Error('invalidAddress') naming `what` otherwise. */
 function ipVersionOfAddress(address: string, what: string): 4 | 6 {
-  const family = isIP(address);
-  if (family !== 4 && family !== 6) throw new TcpMd5Error('invalidAddress', `${what} "${address}" is not a numeric IP address`);
+  const family = parseIP(address)?.family;
+  if (family === undefined) throw new TcpMd5Error('invalidAddress', `${what} "${address}" is not a numeric IP address`);
   return family;
 }
 
@@ -116,27 +117,26 @@ export interface Md5SocketOptions {
 }
 
 /**
- * An unconnected net.Socket whose connection to `peerAddress` is MD5-signed. Call
- * `socket.connect({ host: peerAddress, port })` on it next (without localAddress: it is already bound).
+ * An unconnected TCP descriptor whose connection to `peerAddress` will be MD5-signed, already bound to the source
+ * address when one is given. The caller owns it (wraps it in a socket, or closes it).
  */
-export function createMd5Socket(options: Md5SocketOptions): Socket {
+export function openMd5ClientSocket(options: Md5SocketOptions): number {
   const family = ipVersionOfAddress(options.peerAddress, 'peer address');
   if (options.localAddress !== undefined && ipVersionOfAddress(options.localAddress, 'source address') !== family) {
     const message = `source address ${options.localAddress} and peer ${options.peerAddress} are of different families`;
     throw new TcpMd5Error('invalidAddress', message);
   }
   const key = keyBytes(options.password);
-  const fd = withNewSocket(family, `MD5 socket to ${options.peerAddress}`, (fd) => {
+  return withNewSocket(family, `MD5 socket to ${options.peerAddress}`, (fd) => {
     const native = addon();
     native.tcpSetMd5Key(fd, options.peerAddress, key);
     if (options.localAddress !== undefined) native.tcpBind(fd, options.localAddress, 0, false);
   });
-  try {
-    return new Socket({ fd });
-  } catch (error) {
-    closeSync(fd);
-    throw fromNative(error, `MD5 socket to ${options.peerAddress}`);
-  }
+}
+
+/** Closes a descriptor from openMd5ClientSocket or openListenSocket that was never handed to a socket. */
+export function closeDescriptor(fd: number): void {
+  closeSync(fd);
 }
 
 /**

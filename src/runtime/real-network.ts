@@ -83,7 +83,7 @@ function connectTcp(to: SocketAddress, options: DialOptions): Promise<ByteStream
 }
 
 /** A connected node:net socket as a ByteStream. */
-function adaptSocket(socket: Socket): ByteStream {
+export function adaptSocket(socket: Socket): ByteStream {
   let closeHandler: ((error?: Error) => void) | undefined;
   let failure: Error | undefined;
   socket.on('error', (e) => {
@@ -109,6 +109,6 @@ function adaptSocket(socket: Socket): ByteStream {
 }
 
 /** "::ffff:10.0.0.1" (a v4 peer on a dual-stack socket) is 10.0.0.1 to everyone else. */
-function stripMapped(host: string): string {
+export function stripMapped(host: string): string {
   return host.startsWith('::ffff:') && isIP(host.slice(7)) === 4 ? host.slice(7) : host;
 }

@@ -1,12 +1,12 @@
 /**
- * src/native/tcp-md5.ts on loopback (no namespaces needed): a keyed listener accepts a connection signed with its
+ * src/native/tcp-md5.ts (keyed descriptors) and src/runtime/real-signed-tcp.ts (Node sockets on them) on loopback (no namespaces needed): a keyed listener accepts a connection signed with its
  * key and never sees one signed with another; the wrapper refuses keys and addresses the kernel cannot use.
  * The two-namespace version, through BgpSession, is md5.lab.test.ts.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createMd5Socket } from '../../../../src/runtime/real-signed-tcp';
 import {
-  createMd5Socket,
   openListenSocket,
   setMd5Key,
   tcpMd5Available,
