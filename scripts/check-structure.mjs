@@ -61,6 +61,11 @@ export const PURE_FILES = [
   // The runtime seam's interfaces and its error; real-*.ts are the shell that implements them on Node.
   'src/runtime/runtime.ts',
   'src/runtime/network-error.ts',
+  // The host facilities' interfaces (MD5-signable TCP, TTL-aware UDP, HTTP); real-*.ts implement them on Node.
+  'src/runtime/host-io.ts',
+  'src/runtime/signed-tcp.ts',
+  'src/runtime/ttl-udp.ts',
+  'src/runtime/http.ts',
   // The state-files seam's interface; the directory implementation is the daemon's (src/daemon/directory-state-files.ts).
   'src/runtime/state-files.ts',
   // Gossip: the message types and mlb's node meta; transport/ and gossip-node.ts are the shell.
@@ -539,7 +544,9 @@ function main() {
     process.exitCode = 1;
     return;
   }
-  console.log(`structure ok: ${stats.files} files, ${stats.edges} imports, ${stats.pure} pure, no cycles, impure imports or I/O outside the runtime (${took} ms)`);
+  console.log(
+    `structure ok: ${stats.files} files, ${stats.edges} imports, ${stats.pure} pure, no cycles, impure imports or I/O outside the runtime (${took} ms)`,
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) main();

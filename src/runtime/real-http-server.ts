@@ -61,11 +61,7 @@ function listenOn(server: Server, bind: HttpBind): Promise<void> {
 }
 
 /** One 400 if the peer still listens, then close; a reset peer is simply dropped. */
-function rejectUnparsable(
-  error: NodeJS.ErrnoException,
-  socket: Socket,
-  badRequest: NonNullable<HttpServerOptions['badRequest']>,
-): void {
+function rejectUnparsable(error: NodeJS.ErrnoException, socket: Socket, badRequest: NonNullable<HttpServerOptions['badRequest']>): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;

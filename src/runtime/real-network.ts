@@ -109,6 +109,6 @@ export function adaptSocket(socket: Socket): ByteStream {
 }
 
 /** "::ffff:10.0.0.1" (a v4 peer on a dual-stack socket) is 10.0.0.1 to everyone else. */
-export function stripMapped(host: string): string {
+function stripMapped(host: string): string {
   return host.startsWith('::ffff:') && isIP(host.slice(7)) === 4 ? host.slice(7) : host;
 }

@@ -124,7 +124,8 @@ async function listenKeyed(
 
 function listen(server: Server, how: { fd: number } | { host: string; port: number }, bind: SocketAddress): Promise<void> {
   return new Promise((resolve, reject) => {
-    const fail = (e: Error): void => reject(new NetworkError('bindFailed', `cannot listen on TCP ${text(bind)}: ${e.message}`, { cause: e }));
+    const fail = (e: Error): void =>
+      reject(new NetworkError('bindFailed', `cannot listen on TCP ${text(bind)}: ${e.message}`, { cause: e }));
     server.once('error', fail);
     server.listen(how, () => {
       server.off('error', fail);

@@ -33,7 +33,12 @@ async function bindTtlReceiver(
       const socket = openUdpTtlSocket({
         address: bind.host,
         port: bind.port,
-        onMessage: (d) => handlers.onDatagram({ bytes: d.payload, from: { host: d.address, port: d.port }, ttl: d.ttl === TTL_UNKNOWN ? undefined : d.ttl }),
+        onMessage: (d) =>
+          handlers.onDatagram({
+            bytes: d.payload,
+            from: { host: d.address, port: d.port },
+            ttl: d.ttl === TTL_UNKNOWN ? undefined : d.ttl,
+          }),
         onError: (error) => handlers.onError(error),
       });
       return { local: { host: bind.host, port: socket.port }, ttlGap: undefined, close: () => socket.close() };
@@ -41,12 +46,16 @@ async function bindTtlReceiver(
       throw bindFailed(error, bind);
     }
   }
-  const gap = options.withoutTtlAddon ? 'the UDP TTL addon was not used' : `the UDP TTL addon is missing (${addon.loaded ? '' : addon.why})`;
+  const gap = options.withoutTtlAddon
+    ? 'the UDP TTL addon was not used'
+    : `the UDP TTL addon is missing (${addon.loaded ? '' : addon.why})`;
   const socket = createSocket({ type: isIP(bind.host) === 6 ? 'udp6' : 'udp4' });
   await bindDgram(socket, bind).catch((error: unknown) => {
     throw bindFailed(error, bind);
   });
-  socket.on('message', (payload, rinfo) => handlers.onDatagram({ bytes: payload, from: { host: rinfo.address, port: rinfo.port }, ttl: undefined }));
+  socket.on('message', (payload, rinfo) =>
+    handlers.onDatagram({ bytes: payload, from: { host: rinfo.address, port: rinfo.port }, ttl: undefined }),
+  );
   socket.on('error', (error) => handlers.onError(error));
   return {
     local: { host: bind.host, port: socket.address().port },

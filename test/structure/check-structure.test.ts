@@ -64,7 +64,8 @@ const CLEAN = {
     "import type { Later } from '../runtime/later';\n" +
     "export const tick = (later: Later) => later(1000, () => hash(readFileSync('/dev/null', 'utf8')));\n",
   'src/election/index.ts': "export * from './hash-order';\n",
-  'src/runtime/later.ts': 'export type Later = (ms: number, f: () => void) => void;\nexport const later: Later = (ms, f) => void setTimeout(f, ms);\n',
+  'src/runtime/later.ts':
+    'export type Later = (ms: number, f: () => void) => void;\nexport const later: Later = (ms, f) => void setTimeout(f, ms);\n',
 };
 
 describe('check-structure', () => {
@@ -142,7 +143,8 @@ describe('check-structure', () => {
           'export const later = (f: () => void) => globalThis.setTimeout(f, 10);\n' +
           'export const soon = (f: () => void) => setImmediate(f);\n',
         'src/announce/bfd/udp.ts': "import { createSocket } from 'node:dgram';\nexport const open = () => createSocket('udp4');\n",
-        'src/cli/lab/wait.ts': "import { request } from 'node:http';\nexport const wait = (f: () => void) => setTimeout(f, 10);\nexport { request };\n",
+        'src/cli/lab/wait.ts':
+          "import { request } from 'node:http';\nexport const wait = (f: () => void) => setTimeout(f, 10);\nexport { request };\n",
       }),
     );
     expect(result.code).toBe(1);

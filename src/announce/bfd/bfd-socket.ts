@@ -56,7 +56,9 @@ export interface ReceiveSocketOptions {
 
 /** The system's reason (EADDRINUSE, EADDRNOTAVAIL) under the runtime's NetworkError, as `what: CODE`. */
 function bindError(error: unknown, what: string): BfdError {
-  const cause = error instanceof NetworkError && error.cause !== undefined ? error.cause : error;
+  if (error instanceof NetworkError && error.cause === undefined)
+    return new BfdError('bindFailed', `${what}: ${error.message}`, { cause: error });
+  const cause = error instanceof NetworkError ? error.cause : error;
   const code = (cause as { code?: unknown })?.code;
   return new BfdError('bindFailed', `${what}: ${typeof code === 'string' ? code : ((cause as Error)?.message ?? String(cause))}`, {
     cause,

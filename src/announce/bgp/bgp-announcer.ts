@@ -337,4 +337,3 @@ function fingerprintOf(plan: BgpPeerPlan): string {
 function bfdStateName(state: string): BgpPeerStatus['bfd'] {
   return ({ Up: 'up', Down: 'down', Init: 'init', AdminDown: 'adminDown' } as const)[state as 'Up'] ?? 'down';
 }
-

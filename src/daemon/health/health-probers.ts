@@ -46,7 +46,13 @@ export function runProbe(spec: HealthCheckSpec, signal?: AbortSignal, runAs?: Ru
 }
 
 /** Passes when the connection is accepted; the connection is closed at once, nothing is sent. */
-export function probeTcp(host: string, port: number, timeoutMs: number, signal?: AbortSignal, io: ProbeIo = REAL_PROBE_IO): Promise<ProbeResult> {
+export function probeTcp(
+  host: string,
+  port: number,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  io: ProbeIo = REAL_PROBE_IO,
+): Promise<ProbeResult> {
   return settle(io.scheduler, timeoutMs, signal, (done) => {
     let abandoned = false;
     io.net.connectTcp({ host, port }, { timeoutMs }).then(

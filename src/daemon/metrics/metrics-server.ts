@@ -85,7 +85,9 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
     onShed: (reason: 'evictedIdle' | 'allBusy', open: number) =>
       logger.debug(
         { event: 'metricsConnectionShed', reason, open },
-        reason === 'evictedIdle' ? 'closed an idle metrics connection to make room' : 'refused a metrics connection: every open one is busy',
+        reason === 'evictedIdle'
+          ? 'closed an idle metrics connection to make room'
+          : 'refused a metrics connection: every open one is busy',
       ),
     // After start-up a server error (descriptors exhausted on accept) is logged; the daemon keeps running.
     onError: (error: Error) => logger.warn({ event: 'metricsServerError', error: error.message }, 'metrics server error'),

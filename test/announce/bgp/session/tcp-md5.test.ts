@@ -6,13 +6,7 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMd5Socket } from '../../../../src/runtime/real-signed-tcp';
-import {
-  openListenSocket,
-  setMd5Key,
-  tcpMd5Available,
-  TcpMd5Error,
-  TCP_MD5_MAX_KEY_BYTES,
-} from '../../../../src/native/tcp-md5';
+import { openListenSocket, setMd5Key, tcpMd5Available, TcpMd5Error, TCP_MD5_MAX_KEY_BYTES } from '../../../../src/native/tcp-md5';
 import { until } from '../../../support/until';
 
 const skip = tcpMd5Available() ? undefined : 'the native addon is not built';
