@@ -1,6 +1,6 @@
 /**
  * `mlb lab kill|stop|start|restart|partition|heal NODE` and `mlb lab health NODE fail|pass`: one thing done to one
- * node of the lab `mlb lab up` left in --dir (src/lab/node-control.ts). Each is idempotent: asked twice, the
+ * node of the lab `mlb lab up` left in --dir (src/cli/lab/node-control.ts). Each is idempotent: asked twice, the
  * second says nothing changed and exits 0. No lab there, or no such node: exit 1 with the reason.
  */
 import type { Argv, CommandModule } from 'yargs';

@@ -1,5 +1,5 @@
 /**
- * `mlb lab up | down | demo [--nodes N] [--bgp]`: a lab of network namespaces on this machine (src/lab); then
+ * `mlb lab up | down | demo [--nodes N] [--bgp]`: a lab of network namespaces on this machine (src/cli/lab); then
  * `mlb lab kill|stop|start|restart|partition|heal|health NODE` act on one node of it (lab-node.ts). `demo` is
  * the README's first command; `demo --bgp` shows BGP mode against an FRR router. Two hidden subcommands run inside the lab: `serve` (each node's HTTP server) and `probe`
  * (the client's requests); they are mlb itself so the lab needs nothing but the one mlb file.
