@@ -1,17 +1,12 @@
 /**
  * TCP descriptors signed with RFC 2385 MD5 (BGPPeer.password), through the addon (tcp-md5.cc). This module makes
- * and keys descriptors only; wrapping them in Node sockets is the real runtime's (src/runtime/real-signed-tcp.ts).
+ * and keys descriptors only; wrapping them in Node sockets is the real runtime's (src/runtime/real-signed-tcp.ts,
+ * whose header says why the descriptor must come from here).
  *
  * The kernel must hold the key before the first segment: for a client before connect(2) (the SYN is signed), for
  * a listener before the peer's SYN arrives; a segment with a missing or wrong signature is dropped silently, so a
- * wrong password looks like an unreachable peer. Node's net.connect creates its descriptor inside connect() with
- * no hook before it, so the addon creates and keys the descriptor and Node does everything else:
- *
- * - client: `new net.Socket({ fd })` wraps the unconnected descriptor, and `socket.connect({ host, port })` reuses
- *   that handle (net.Socket.connect only makes a new handle when it has none), so the kernel signs the SYN. The
- *   read Node starts in the constructor only registers interest; the socket is polled after connect() has begun.
- * - listener: a bound descriptor goes to `server.listen({ fd })` (Node calls listen(2) on it); keys are added and
- *   removed per peer address at any time, and an accepted connection inherits its peer's key from the listener.
+ * wrong password looks like an unreachable peer. Keys on a listening descriptor are added and removed per peer
+ * address at any time, and an accepted connection inherits its peer's key from the listener.
  */
 import { CodedError } from '../errors/coded-error';
 import { closeSync } from 'node:fs';

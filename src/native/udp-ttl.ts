@@ -1,6 +1,6 @@
 /**
  * A UDP receive socket that tells the received TTL (IPv4) or Hop Limit (IPv6) of each datagram: the one thing
- * node's dgram cannot, and what single-hop BFD's GTSM check needs (RFC 5881 section 5: discard unless 255).
+ * Node's own UDP sockets cannot, and what single-hop BFD's GTSM check needs (RFC 5881 section 5: discard unless 255).
  * The C++ side is udp-ttl.cc, built by node-gyp as its own module, build/Release/mlb_udp_ttl.node.
  *
  * Loading is addon-loader.ts's, as for native-addon.ts: on first use, never at import, looking beside this
