@@ -8,9 +8,10 @@ import { spawn } from 'node:child_process';
 import type { HttpClient } from '../../runtime/http';
 import { NetworkError } from '../../runtime/network-error';
 import { realHttpClient } from '../../runtime/real-http-client';
-import { realNetwork } from '../../runtime/real-network';
 import { REAL_BACKGROUND_RUNTIME } from '../../runtime/real-runtime';
-import type { Network, Scheduler } from '../../runtime/runtime';
+import { realSignedTcp } from '../../runtime/real-signed-tcp';
+import type { Scheduler } from '../../runtime/runtime';
+import type { SignedTcpNetwork } from '../../runtime/signed-tcp';
 import type { HealthCheckSpec } from './health-check-spec';
 import type { ProbeResult } from './health-state';
 import type { RunAs } from './run-as';
@@ -27,11 +28,12 @@ const USER_AGENT = 'mlb-health-check';
  */
 export interface ProbeIo {
   readonly scheduler: Scheduler;
-  readonly net: Pick<Network, 'connectTcp'>;
+  /** Dials that can be given up at once (an abort, or the probe's own timeout), releasing the socket. */
+  readonly net: Pick<SignedTcpNetwork, 'connectSigned'>;
   readonly http: HttpClient;
 }
 
-const REAL_PROBE_IO: ProbeIo = { scheduler: REAL_BACKGROUND_RUNTIME, net: realNetwork, http: realHttpClient };
+const REAL_PROBE_IO: ProbeIo = { scheduler: REAL_BACKGROUND_RUNTIME, net: realSignedTcp, http: realHttpClient };
 
 /** Runs the probe a spec describes, with the spec's timeout; exec: checks as `runAs` when given (run-as.ts). */
 export function runProbe(spec: HealthCheckSpec, signal?: AbortSignal, runAs?: RunAs, io: ProbeIo = REAL_PROBE_IO): Promise<ProbeResult> {
@@ -54,22 +56,19 @@ export function probeTcp(
   io: ProbeIo = REAL_PROBE_IO,
 ): Promise<ProbeResult> {
   return settle(io.scheduler, timeoutMs, signal, (done) => {
-    let abandoned = false;
-    io.net.connectTcp({ host, port }, { timeoutMs }).then(
+    const giveUp = new AbortController();
+    io.net.connectSigned({ host, port }, { timeoutMs, signal: giveUp.signal }).then(
       (stream) => {
         stream.destroy();
-        if (!abandoned) done({ ok: true, detail: `connected to ${hostPort(host, port)}` });
+        done({ ok: true, detail: `connected to ${hostPort(host, port)}` });
       },
       (error: unknown) => {
-        if (abandoned) return;
         if (error instanceof NetworkError && error.code === 'dialTimeout') done({ ok: false, detail: `timed out after ${timeoutMs} ms` });
         else done({ ok: false, detail: describeError(causeOf(error), `connect to ${hostPort(host, port)} failed`) });
       },
     );
-    // A dial still in flight ends by its own timeout; whatever it brings is closed unused.
-    return () => {
-      abandoned = true;
-    };
+    // Settled (timeout, abort, or an answer): a dial still in flight is given up and its socket closed.
+    return () => giveUp.abort();
   });
 }
 
