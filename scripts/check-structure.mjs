@@ -20,6 +20,16 @@
  *    exactly what the driver injects, so using them directly makes the module untestable on virtual time.
  *    A deliberate exception goes in AMBIENT_ALLOWED with its reason.
  *
+ * 3. A module outside the runtime and the CLI does I/O of its own: it imports node:net, node:dgram, node:http,
+ *    node:https, node:http2, node:tls or node:timers (type-only imports too: a type from them ties the module to
+ *    Node's sockets just the same), or calls setTimeout, setInterval or setImmediate. Sockets, servers and timers
+ *    reach every daemon module through the runtime seam (src/runtime/: the real implementations, the virtual one,
+ *    and the interfaces both implement, docs/architecture.md "The runtime seam"), so each can run on virtual
+ *    time or a fake network and nothing binds a socket behind the seam's back. IO_BOUNDARY_OWNERS names the
+ *    folders that may (the runtime implements the seam; the CLI is the process's own edge); a method of an
+ *    object named setTimeout (a socket option) is not a timer and is not matched. Comments are not code: the
+ *    parser never sees them.
+ *
  * The check is fast (a parse, no type checking): well under a few seconds for the whole tree.
  * `node scripts/check-structure.mjs --rules` prints the pure modules and what each allowance is for.
  */
@@ -51,6 +61,11 @@ export const PURE_FILES = [
   // The runtime seam's interfaces and its error; real-*.ts are the shell that implements them on Node.
   'src/runtime/runtime.ts',
   'src/runtime/network-error.ts',
+  // The host facilities' interfaces (MD5-signable TCP, TTL-aware UDP, HTTP); real-*.ts implement them on Node.
+  'src/runtime/host-io.ts',
+  'src/runtime/signed-tcp.ts',
+  'src/runtime/ttl-udp.ts',
+  'src/runtime/http.ts',
   // The state-files seam's interface; the directory implementation is the daemon's (src/daemon/directory-state-files.ts).
   'src/runtime/state-files.ts',
   // Gossip: the message types and mlb's node meta; transport/ and gossip-node.ts are the shell.
@@ -143,6 +158,16 @@ const RANDOM_CRYPTO_NAMES = new Set([
   'webcrypto',
 ]);
 
+/** Folders that may open sockets and servers and arm timers themselves (rule 3), and why. */
+export const IO_BOUNDARY_OWNERS = {
+  'src/runtime': 'the runtime seam: its real implementations are where node:net, node:dgram, node:http and timers live',
+  'src/cli': 'the process edge: commands and the lab machinery run once per invocation, outside any simulated world',
+};
+/** Node modules only the IO_BOUNDARY_OWNERS may import (rule 3). */
+const IO_MODULES = new Set(['node:net', 'node:dgram', 'node:http', 'node:https', 'node:http2', 'node:tls', 'node:timers']);
+/** Global timer functions only the IO_BOUNDARY_OWNERS may call (rule 3). */
+const IO_TIMER_CALLS = new Set(['setTimeout', 'setInterval', 'setImmediate']);
+
 /** Deliberate ambient uses in pure modules: "file: name" -> why it is acceptable. */
 export const AMBIENT_ALLOWED = {
   'src/gossip/codec/encryption.ts: randomBytes':
@@ -198,6 +223,7 @@ function scanFile(root, key) {
   const sf = ts.createSourceFile(key, text, ts.ScriptTarget.Latest, true, key.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
   const imports = [];
   const ambient = [];
+  const timers = [];
   const visit = (node) => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.importClause;
@@ -232,6 +258,13 @@ function scanFile(root, key) {
       if (ts.isIdentifier(node.expression) && AMBIENT_CALLS.has(node.expression.text)) {
         ambient.push({ name: node.expression.text, line: lineOf(sf, node) });
       }
+      const callee = node.expression;
+      const timer = ts.isIdentifier(callee)
+        ? callee.text
+        : ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'globalThis'
+          ? callee.name.text
+          : undefined;
+      if (timer !== undefined && IO_TIMER_CALLS.has(timer)) timers.push({ name: timer, line: lineOf(sf, node) });
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
       imports.push({ specifier: node.argument.literal.text, line: lineOf(sf, node), kind: 'type', names: [] });
     }
@@ -252,7 +285,35 @@ function scanFile(root, key) {
     ts.forEachChild(node, visit);
   };
   visit(sf);
-  return { imports, ambient };
+  return { imports, ambient, timers };
+}
+
+function ownsIo(key) {
+  return Object.keys(IO_BOUNDARY_OWNERS).some((f) => key.startsWith(f + '/'));
+}
+
+/** Rule 3: sockets, servers and timers only through the runtime seam. */
+function ioBoundaryProblems(key, imports, timers) {
+  if (ownsIo(key)) return [];
+  const problems = [];
+  const owners = Object.keys(IO_BOUNDARY_OWNERS).join('/ and ') + '/';
+  for (const imp of imports) {
+    if (imp.specifier.startsWith('.')) continue;
+    const pkg = packageOf(imp.specifier);
+    const normalised = pkg.startsWith('node:') || !isBuiltin(pkg) ? pkg : `node:${pkg}`;
+    if (!IO_MODULES.has(normalised)) continue;
+    problems.push(
+      `${key}:${imp.line}: imports '${imp.specifier}' outside ${owners}. Sockets, servers and timers come from the runtime ` +
+        '(src/runtime/runtime.ts and its host-I/O factories): take them as a parameter.',
+    );
+  }
+  for (const use of timers) {
+    problems.push(
+      `${key}:${use.line}: calls ${use.name} outside ${owners}. Timers come from the runtime's Scheduler ` +
+        '(at/after/every), so the module runs on virtual time too: take one as a parameter.',
+    );
+  }
+  return problems;
 }
 
 function isPure(key) {
@@ -345,9 +406,10 @@ export function checkStructure(root) {
   const notes = [];
   let edges = 0;
   for (const key of files) {
-    const { imports, ambient } = scanFile(root, key);
+    const { imports, ambient, timers } = scanFile(root, key);
     const out = [];
     const pure = isPure(key);
+    problems.push(...ioBoundaryProblems(key, imports, timers));
     for (const imp of imports) {
       const where = `${key}:${imp.line}`;
       if (imp.specifier.startsWith('.')) {
@@ -424,6 +486,7 @@ const BUILTINS = new Set([
   'tls',
   'os',
   'timers',
+  'timers/promises',
   'perf_hooks',
   'events',
   'process',
@@ -459,6 +522,8 @@ function printRules() {
   for (const [name, why] of Object.entries(PURE_MAY_IMPORT)) console.log(`  ${name}: ${why}`);
   console.log('Ambient uses allowed in pure modules:');
   for (const [use, why] of Object.entries(AMBIENT_ALLOWED)) console.log(`  ${use}: ${why}`);
+  console.log('Folders that may open sockets and servers and arm timers themselves:');
+  for (const [folder, why] of Object.entries(IO_BOUNDARY_OWNERS)) console.log(`  ${folder}/: ${why}`);
   console.log('Known cycles (edges the cycle search ignores until they are gone):');
   for (const k of KNOWN_CYCLE_EDGES) console.log(`  ${k.from} -> ${k.to}: ${k.why}`);
 }
@@ -479,7 +544,9 @@ function main() {
     process.exitCode = 1;
     return;
   }
-  console.log(`structure ok: ${stats.files} files, ${stats.edges} imports, ${stats.pure} pure, no cycles or impure imports (${took} ms)`);
+  console.log(
+    `structure ok: ${stats.files} files, ${stats.edges} imports, ${stats.pure} pure, no cycles, impure imports or I/O outside the runtime (${took} ms)`,
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) main();

@@ -1,20 +1,16 @@
 /**
- * TCP sockets signed with RFC 2385 MD5 (BGPPeer.password), through the addon (tcp-md5.cc).
+ * TCP descriptors signed with RFC 2385 MD5 (BGPPeer.password), through the addon (tcp-md5.cc). This module makes
+ * and keys descriptors only; wrapping them in Node sockets is the real runtime's (src/runtime/real-signed-tcp.ts,
+ * whose header says why the descriptor must come from here).
  *
  * The kernel must hold the key before the first segment: for a client before connect(2) (the SYN is signed), for
  * a listener before the peer's SYN arrives; a segment with a missing or wrong signature is dropped silently, so a
- * wrong password looks like an unreachable peer. Node's net.connect creates its descriptor inside connect() with
- * no hook before it, so the addon creates and keys the descriptor and Node does everything else:
- *
- * - client: `new net.Socket({ fd })` wraps the unconnected descriptor, and `socket.connect({ host, port })` reuses
- *   that handle (net.Socket.connect only makes a new handle when it has none), so the kernel signs the SYN. The
- *   read Node starts in the constructor only registers interest; the socket is polled after connect() has begun.
- * - listener: a bound descriptor goes to `server.listen({ fd })` (Node calls listen(2) on it); keys are added and
- *   removed per peer address at any time, and an accepted connection inherits its peer's key from the listener.
+ * wrong password looks like an unreachable peer. Keys on a listening descriptor are added and removed per peer
+ * address at any time, and an accepted connection inherits its peer's key from the listener.
  */
 import { CodedError } from '../errors/coded-error';
 import { closeSync } from 'node:fs';
-import { isIP, Socket } from 'node:net';
+import { parseIP } from '../ip';
 import { nativeAddon } from './native-addon';
 
 /** Linux keeps at most TCP_MD5SIG_MAXKEYLEN (80) bytes of key per peer. */
@@ -77,8 +73,8 @@ function keyBytes(password: string): Buffer {
 
 /** 4 or 6 for a numeric IP address; a TcpMd5Error('invalidAddress') naming `what` otherwise. */
 function ipVersionOfAddress(address: string, what: string): 4 | 6 {
-  const family = isIP(address);
-  if (family !== 4 && family !== 6) throw new TcpMd5Error('invalidAddress', `${what} "${address}" is not a numeric IP address`);
+  const family = parseIP(address)?.family;
+  if (family === undefined) throw new TcpMd5Error('invalidAddress', `${what} "${address}" is not a numeric IP address`);
   return family;
 }
 
@@ -116,27 +112,26 @@ export interface Md5SocketOptions {
 }
 
 /**
- * An unconnected net.Socket whose connection to `peerAddress` is MD5-signed. Call
- * `socket.connect({ host: peerAddress, port })` on it next (without localAddress: it is already bound).
+ * An unconnected TCP descriptor whose connection to `peerAddress` will be MD5-signed, already bound to the source
+ * address when one is given. The caller owns it (wraps it in a socket, or closes it).
  */
-export function createMd5Socket(options: Md5SocketOptions): Socket {
+export function openMd5ClientSocket(options: Md5SocketOptions): number {
   const family = ipVersionOfAddress(options.peerAddress, 'peer address');
   if (options.localAddress !== undefined && ipVersionOfAddress(options.localAddress, 'source address') !== family) {
     const message = `source address ${options.localAddress} and peer ${options.peerAddress} are of different families`;
     throw new TcpMd5Error('invalidAddress', message);
   }
   const key = keyBytes(options.password);
-  const fd = withNewSocket(family, `MD5 socket to ${options.peerAddress}`, (fd) => {
+  return withNewSocket(family, `MD5 socket to ${options.peerAddress}`, (fd) => {
     const native = addon();
     native.tcpSetMd5Key(fd, options.peerAddress, key);
     if (options.localAddress !== undefined) native.tcpBind(fd, options.localAddress, 0, false);
   });
-  try {
-    return new Socket({ fd });
-  } catch (error) {
-    closeSync(fd);
-    throw fromNative(error, `MD5 socket to ${options.peerAddress}`);
-  }
+}
+
+/** Closes a descriptor from openMd5ClientSocket or openListenSocket that was never handed to a socket. */
+export function closeDescriptor(fd: number): void {
+  closeSync(fd);
 }
 
 /**

@@ -1,13 +1,13 @@
 /**
  * A UDP receive socket that tells the received TTL (IPv4) or Hop Limit (IPv6) of each datagram: the one thing
- * node's dgram cannot, and what single-hop BFD's GTSM check needs (RFC 5881 section 5: discard unless 255).
+ * Node's own UDP sockets cannot, and what single-hop BFD's GTSM check needs (RFC 5881 section 5: discard unless 255).
  * The C++ side is udp-ttl.cc, built by node-gyp as its own module, build/Release/mlb_udp_ttl.node.
  *
  * Loading is addon-loader.ts's, as for native-addon.ts: on first use, never at import, looking beside this
  * module (the bundle's dist/), then ../build/Release and ../../build/Release (from source); MLB_UDP_TTL_ADDON
  * names another file.
- * Without it, udpTtlAddonStatus() says why and openUdpTtlSocket() throws; callers fall back to dgram and say
- * that the TTL check is off.
+ * Without it, udpTtlAddonStatus() says why and openUdpTtlSocket() throws; the real runtime (src/runtime/real-ttl-udp.ts,
+ * its only caller) then falls back to a socket that cannot read the TTL and says so.
  */
 import { loadAddon } from './addon-loader';
 import type { AddonStatus } from './addon-status';

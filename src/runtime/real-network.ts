@@ -77,13 +77,13 @@ function connectTcp(to: SocketAddress, options: DialOptions): Promise<ByteStream
     });
     socket.once('error', (e) => {
       clearTimeout(timer);
-      reject(new NetworkError('dialFailed', `cannot connect to ${text(to)}: ${e.message}`));
+      reject(new NetworkError('dialFailed', `cannot connect to ${text(to)}: ${e.message}`, { cause: e }));
     });
   });
 }
 
 /** A connected node:net socket as a ByteStream. */
-function adaptSocket(socket: Socket): ByteStream {
+export function adaptSocket(socket: Socket): ByteStream {
   let closeHandler: ((error?: Error) => void) | undefined;
   let failure: Error | undefined;
   socket.on('error', (e) => {

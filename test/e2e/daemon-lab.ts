@@ -109,6 +109,8 @@ export class DaemonLab {
   readonly client: LabHost;
   readonly configFile = join(this.dir, 'mlb.yaml');
   readonly daemons = new Map<string, RunningDaemon>();
+  /** Every daemon started, restarts included, in order: a failing test writes their logs (writeLogs). */
+  readonly started: { readonly name: string; readonly daemon: RunningDaemon }[] = [];
   /** Nodes that read a file of their own instead of the shared one (ownConfig). */
   private readonly ownConfigs = new Map<string, string>();
 
@@ -189,6 +191,7 @@ export class DaemonLab {
       bundle,
     );
     this.daemons.set(name, daemon);
+    this.started.push({ name, daemon });
     return daemon;
   }
 
@@ -335,6 +338,19 @@ export class DaemonLab {
 
   nameOfMac(mac: string): string | undefined {
     return this.lab.hosts.find((h) => h.mac === mac)?.name;
+  }
+
+  /**
+   * Writes every daemon's log (restarts included, as NAME.N.log) to a directory that outlives destroy(), for a
+   * failure message to name: the lab's own directory is removed with the lab.
+   */
+  writeLogs(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'mlb-e2e-logs-'));
+    this.started.forEach(({ name, daemon }, i) => {
+      const text = daemon.lines.map((l) => JSON.stringify(l)).join('\n') + '\n' + daemon.stderr.join('');
+      writeFileSync(join(dir, `${name}.${i}.log`), text);
+    });
+    return dir;
   }
 
   destroy(): void {

@@ -9,9 +9,9 @@ import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BgpDemo } from '../../src/lab/bgp-demo';
-import { Lab } from '../../src/lab/lab';
-import { listNetns } from '../../src/lab/netns';
+import { BgpDemo } from '../../src/cli/lab/bgp-demo';
+import { Lab } from '../../src/cli/lab/lab';
+import { listNetns } from '../../src/cli/lab/netns';
 import { routerLabSkipReason } from '../support/routers';
 import { MLB_BUNDLE } from '../cli/run-cli';
 

@@ -11,8 +11,8 @@ import {
   sessionsText,
   throughRouterText,
   withdrawalText,
-} from '../../src/lab/bgp-narration';
-import type { ProbeSample } from '../../src/lab/probe-samples';
+} from '../../src/cli/lab/bgp-narration';
+import type { ProbeSample } from '../../src/cli/lab/probe-samples';
 
 const hosts = [
   { name: 'node-1', ipv4: '172.31.213.11' },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DemoRunner } from '../../src/lab/demo-runner';
+import { DemoRunner } from '../../src/cli/lab/demo-runner';
 
 const ending = { failureLogs: () => [], keptText: () => 'kept' };
 

@@ -11,9 +11,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Demo } from '../../src/lab/demo';
-import { Lab } from '../../src/lab/lab';
-import { listNetns } from '../../src/lab/netns';
+import { Demo } from '../../src/cli/lab/demo';
+import { Lab } from '../../src/cli/lab/lab';
+import { listNetns } from '../../src/cli/lab/netns';
 import { canUseNetns } from '../support/netns-lab';
 import { MLB_BUNDLE } from '../cli/run-cli';
 

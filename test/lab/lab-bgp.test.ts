@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { cidrContains, formatIP, parseCIDR, parseIP } from '../../src/ip';
 import { formatDiagnostic, parseConfig } from '../../src/model';
-import { renderFrrConfig, renderFrrDaemonConfigs } from '../../src/lab/frr-config';
-import { parseFrrNeighbor } from '../../src/lab/frr-json';
+import { renderFrrConfig, renderFrrDaemonConfigs } from '../../src/cli/lab/frr-config';
+import { parseFrrNeighbor } from '../../src/cli/lab/frr-json';
 import {
   LAB_BFD_PROFILE,
   LAB_BGP_SUBNET_V4,
@@ -15,12 +15,12 @@ import {
   bfdDetectionMs,
   labFrrOptions,
   routerOf,
-} from '../../src/lab/lab-bgp';
-import { LabService, expectedServiceIPs, labConfigText } from '../../src/lab/lab-config';
-import { LabError } from '../../src/lab/lab-errors';
-import { LAB_SUBNET_V4, MAX_LAB_NODES, hostByMac, isLabNamespace, labHosts, labNamespaces, planLab } from '../../src/lab/lab-plan';
-import { frrMissingMessage } from '../../src/lab/lab-router';
-import { RouterError } from '../../src/lab/router-error';
+} from '../../src/cli/lab/lab-bgp';
+import { LabService, expectedServiceIPs, labConfigText } from '../../src/cli/lab/lab-config';
+import { LabError } from '../../src/cli/lab/lab-errors';
+import { LAB_SUBNET_V4, MAX_LAB_NODES, hostByMac, isLabNamespace, labHosts, labNamespaces, planLab } from '../../src/cli/lab/lab-plan';
+import { frrMissingMessage } from '../../src/cli/lab/lab-router';
+import { RouterError } from '../../src/cli/lab/router-error';
 
 const inCIDR = (ip: string, cidr: string) => cidrContains(parseCIDR(cidr)!, parseIP(ip)!);
 

@@ -8,8 +8,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NEEDS_ROOT_MESSAGE } from '../../src/lab/lab-errors';
-import { parseProbeLine } from '../../src/lab/probe-samples';
+import { NEEDS_ROOT_MESSAGE } from '../../src/cli/lab/lab-errors';
+import { parseProbeLine } from '../../src/cli/lab/probe-samples';
 import { MLB_BUNDLE } from '../cli/run-cli';
 
 const bundle = process.env.LAB_TEST_BUNDLE ?? MLB_BUNDLE;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { cidrContains, parseCIDR, parseIP } from '../../src/ip';
 import { formatDiagnostic, parseConfig } from '../../src/model';
-import { LabService, expectedServiceIPs, extraServiceText, labConfigText } from '../../src/lab/lab-config';
-import { LAB_API_IP, LAB_EXTRA_IP, LAB_POOL_V4, LAB_POOL_V6, planLab } from '../../src/lab/lab-plan';
+import { LabService, expectedServiceIPs, extraServiceText, labConfigText } from '../../src/cli/lab/lab-config';
+import { LAB_API_IP, LAB_EXTRA_IP, LAB_POOL_V4, LAB_POOL_V6, planLab } from '../../src/cli/lab/lab-plan';
 
 describe('the lab configuration', () => {
   const plan = planLab({ nodes: 4 });

@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NODE_HEADER, startLabHttpServer, writeHealthFile, type LabHttpServer } from '../../src/lab/lab-http-server';
-import { probeOnce, runProbeLoop } from '../../src/lab/probe-loop';
-import { parseProbeLine } from '../../src/lab/probe-samples';
+import { NODE_HEADER, startLabHttpServer, writeHealthFile, type LabHttpServer } from '../../src/cli/lab/lab-http-server';
+import { probeOnce, runProbeLoop } from '../../src/cli/lab/probe-loop';
+import { parseProbeLine } from '../../src/cli/lab/probe-samples';
 import { until } from '../support/until';
 
 let dir: string;

@@ -12,11 +12,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Lab } from '../../src/lab/lab';
-import { readSnapshotText } from '../../src/lab/lab-control';
-import { childEnv } from '../../src/lab/lab-process';
-import { LabService } from '../../src/lab/lab-config';
-import { isAlive, run, sleep, type ExecResult } from '../../src/lab/netns';
+import { Lab } from '../../src/cli/lab/lab';
+import { readSnapshotText } from '../../src/cli/lab/lab-control';
+import { childEnv } from '../../src/cli/lab/lab-process';
+import { LabService } from '../../src/cli/lab/lab-config';
+import { isAlive, run, sleep, type ExecResult } from '../../src/cli/lab/netns';
 import { LAB_PREFIX, canUseNetns } from '../support/netns-lab';
 import { MLB_BUNDLE } from '../cli/run-cli';
 

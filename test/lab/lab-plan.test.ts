@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cidrContains, parseCIDR, parseIP } from '../../src/ip';
-import { LabError } from '../../src/lab/lab-errors';
+import { LabError } from '../../src/cli/lab/lab-errors';
 import {
   DEFAULT_LAB_DIR,
   LAB_SUBNET_V4,
@@ -15,7 +15,7 @@ import {
   planLab,
   probeArgv,
   serverArgv,
-} from '../../src/lab/lab-plan';
+} from '../../src/cli/lab/lab-plan';
 
 function inCIDR(ip: string, cidr: string): boolean {
   const net = parseCIDR(cidr);

@@ -13,11 +13,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Lab } from '../../src/lab/lab';
-import { LabError } from '../../src/lab/lab-errors';
-import { isAlive, listNetns } from '../../src/lab/netns';
-import { parseProbeLine } from '../../src/lab/probe-samples';
-import { hostPort } from '../../src/lab/lab-plan';
+import { Lab } from '../../src/cli/lab/lab';
+import { LabError } from '../../src/cli/lab/lab-errors';
+import { isAlive, listNetns } from '../../src/cli/lab/netns';
+import { parseProbeLine } from '../../src/cli/lab/probe-samples';
+import { hostPort } from '../../src/cli/lab/lab-plan';
 import { canUseNetns } from '../support/netns-lab';
 import { MLB_BUNDLE } from '../cli/run-cli';
 

@@ -8,8 +8,8 @@ import {
   readableLogLine,
   seconds,
   timestamp,
-} from '../../src/lab/narration';
-import { planLab } from '../../src/lab/lab-plan';
+} from '../../src/cli/lab/narration';
+import { planLab } from '../../src/cli/lab/lab-plan';
 
 describe("the demo's sentences", () => {
   it('writes times as seconds, two decimals below 10 s, in an aligned column', () => {

@@ -4,11 +4,11 @@
  * `mlb lab up`'s hint lines are checked as text. The real effects are in lab-node-commands.lab.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { LabError } from '../../src/lab/lab-errors';
-import { daemonArgv, findNode, planLab, type LabPlan } from '../../src/lab/lab-plan';
-import { controlDaemon, controlHealth, controlPartition, type NodeControlLab } from '../../src/lab/node-control';
-import { nodeCommandText, nodeControlText, nodeControlTryLines } from '../../src/lab/node-control-text';
-import { partitionRuleset } from '../../src/lab/partition-rules';
+import { LabError } from '../../src/cli/lab/lab-errors';
+import { daemonArgv, findNode, planLab, type LabPlan } from '../../src/cli/lab/lab-plan';
+import { controlDaemon, controlHealth, controlPartition, type NodeControlLab } from '../../src/cli/lab/node-control';
+import { nodeCommandText, nodeControlText, nodeControlTryLines } from '../../src/cli/lab/node-control-text';
+import { partitionRuleset } from '../../src/cli/lab/partition-rules';
 
 /** A lab in memory: pids, partitions and health files as plain fields; `calls` lists every change made. */
 function fakeLab(plan: LabPlan) {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { formatProbeLine, latestAnswer, measureFailover, parseProbeLine, steadyOwner, type ProbeSample } from '../../src/lab/probe-samples';
+import {
+  formatProbeLine,
+  latestAnswer,
+  measureFailover,
+  parseProbeLine,
+  steadyOwner,
+  type ProbeSample,
+} from '../../src/cli/lab/probe-samples';
 
 /** A client probing every 20 ms: answers from `node` for t in [from, to), one sample per step. */
 function answers(node: string, from: number, to: number): ProbeSample[] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseNeighbourJSON, parseNodeStatus, parseServiceOwnership } from '../../src/lab/service-ownership';
+import { parseNeighbourJSON, parseNodeStatus, parseServiceOwnership } from '../../src/cli/lab/service-ownership';
 
 describe("parseServiceOwnership: a daemon's /v1/snapshot", () => {
   const snapshot = JSON.stringify({

@@ -61,8 +61,11 @@ const CLEAN = {
     "export const hash = (s: typeof first) => createHash('sha256').update(s).digest('hex');\n",
   'src/daemon/speaker.ts':
     "import { readFileSync } from 'node:fs';\nimport { hash } from '../election';\n" +
-    "export const tick = () => setTimeout(() => hash(readFileSync('/dev/null', 'utf8')), 1000);\n",
+    "import type { Later } from '../runtime/later';\n" +
+    "export const tick = (later: Later) => later(1000, () => hash(readFileSync('/dev/null', 'utf8')));\n",
   'src/election/index.ts': "export * from './hash-order';\n",
+  'src/runtime/later.ts':
+    'export type Later = (ms: number, f: () => void) => void;\nexport const later: Later = (ms, f) => void setTimeout(f, ms);\n',
 };
 
 describe('check-structure', () => {
@@ -70,7 +73,7 @@ describe('check-structure', () => {
     const result = await checkStructure(tree(CLEAN));
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/structure ok: 5 files/);
+    expect(result.stdout).toMatch(/structure ok: 6 files/);
   });
 
   it('fails on an import cycle and prints the files that form it, type-only imports included', async () => {
@@ -127,6 +130,32 @@ describe('check-structure', () => {
     expect(result.stderr).toContain('src/gossip/swim/probe.ts:2: pure module uses setTimeout');
     expect(result.stderr).toContain('src/gossip/swim/probe.ts:3: pure module uses Math.random');
     expect(result.stderr).toContain('src/gossip/codec/nonce.ts:1: pure module uses randomBytes');
+  });
+
+  it('fails when a module outside the runtime and the CLI opens sockets or arms timers itself, comments aside', () => {
+    const result = problemsOf(
+      tree({
+        ...CLEAN,
+        'src/daemon/metrics.ts':
+          "// node's net.createServer and setTimeout are named in this comment only\n" +
+          "import type { Socket } from 'node:net';\nimport { createServer } from 'http';\n" +
+          'export const serve = (s: Socket) => createServer(() => s.setTimeout(5));\n' +
+          'export const later = (f: () => void) => globalThis.setTimeout(f, 10);\n' +
+          'export const soon = (f: () => void) => setImmediate(f);\n',
+        'src/announce/bfd/udp.ts': "import { createSocket } from 'node:dgram';\nexport const open = () => createSocket('udp4');\n",
+        'src/cli/lab/wait.ts':
+          "import { request } from 'node:http';\nexport const wait = (f: () => void) => setTimeout(f, 10);\nexport { request };\n",
+      }),
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("src/daemon/metrics.ts:2: imports 'node:net' outside src/runtime/ and src/cli/");
+    expect(result.stderr).toContain("src/daemon/metrics.ts:3: imports 'http' outside src/runtime/ and src/cli/");
+    expect(result.stderr).toContain('src/daemon/metrics.ts:5: calls setTimeout outside');
+    expect(result.stderr).toContain('src/daemon/metrics.ts:6: calls setImmediate outside');
+    expect(result.stderr).toContain("src/announce/bfd/udp.ts:1: imports 'node:dgram'");
+    // The comment on line 1, the socket option on line 4, the runtime and the CLI are not I/O outside the seam.
+    expect(result.stderr).not.toMatch(/metrics\.ts:[14]:/);
+    expect(result.stderr).not.toMatch(/^src\/(cli|runtime)\//m);
   });
 
   it('passes on this repository', async () => {

@@ -18,6 +18,7 @@ import { BfdSession, type BfdSessionHost } from './bfd-peer';
 import type { BfdProfileInput } from './bfd-profile';
 import { REAL_RUNTIME } from '../../runtime/real-runtime';
 import type { Runtime } from '../../runtime/runtime';
+import type { TtlUdpNetwork } from '../../runtime/ttl-udp';
 import {
   BFD_CONTROL_PORT,
   BFD_TTL,
@@ -37,13 +38,15 @@ export interface BfdEndpointOptions {
   readonly port?: number;
   /** Peers' port; 3784 likewise. */
   readonly peerPort?: number;
-  /** Use node's dgram (no TTL check) even when the TTL addon is there: to test the fallback. */
+  /** Use a socket that cannot read the TTL (no TTL check) even when the TTL addon is there: to test the fallback. */
   readonly withoutTtlAddon?: boolean;
   /**
    * The clock and timers sessions run on, and the randomness for jitter, source ports and discriminators
-   * (REAL_RUNTIME by default). Sockets stay bfd-socket.ts's: they need the TTL addon.
+   * (REAL_RUNTIME by default).
    */
   readonly runtime?: Runtime;
+  /** The TTL-aware UDP sockets (the real ones, through the TTL addon, by default). */
+  readonly udp?: TtlUdpNetwork;
 }
 
 export interface BfdSessionOptions {
@@ -78,6 +81,7 @@ export class BfdEndpoint {
   private readonly logger: Log;
   private readonly runtime: Runtime;
   private readonly peerPort: number;
+  private readonly udp: TtlUdpNetwork | undefined;
 
   private constructor(
     readonly localAddress: IP,
@@ -86,6 +90,7 @@ export class BfdEndpoint {
     this.logger = options.logger ?? SILENT_LOG;
     this.runtime = options.runtime ?? REAL_RUNTIME;
     this.peerPort = options.peerPort ?? BFD_CONTROL_PORT;
+    this.udp = options.udp;
   }
 
   /** Binds UDP 3784 on the local address. Throws BfdError('bindFailed') when it cannot. */
@@ -93,9 +98,9 @@ export class BfdEndpoint {
     const endpoint = new BfdEndpoint(toIP(options.localAddress, 'localAddress'), options);
     endpoint.socket = await openBfdReceiveSocket({
       address: formatIP(endpoint.localAddress),
-      family: endpoint.localAddress.family,
       port: options.port ?? BFD_CONTROL_PORT,
-      withoutAddon: options.withoutTtlAddon,
+      ...(options.withoutTtlAddon !== undefined ? { withoutAddon: options.withoutTtlAddon } : {}),
+      ...(options.udp ? { udp: options.udp } : {}),
       onDatagram: (d) => endpoint.onDatagram(d),
       onError: (e) => endpoint.logger.warn({ event: 'bfdReceiveError', error: e.message }, 'BFD receive error'),
     });
@@ -167,7 +172,7 @@ export class BfdEndpoint {
       openTransmit: (onError) => {
         if (this.closed) return Promise.reject(new BfdError('closed', 'the BFD endpoint is closed'));
         const random = (): number => this.runtime.random();
-        return openBfdTransmitSocket({ address: local, family: this.localAddress.family, random, onError });
+        return openBfdTransmitSocket({ address: local, random, onError, ...(this.udp ? { udp: this.udp } : {}) });
       },
       release: (session) => {
         if (this.byPeer.get(session.peerText) === session) this.byPeer.delete(session.peerText);

@@ -3,14 +3,16 @@
  *
  * - Receive: one socket per endpoint bound to the local address and UDP 3784 (section 4). With the native addon
  *   (src/native/udp-ttl) each datagram carries its received TTL / Hop Limit, so the endpoint can apply the GTSM
- *   check of section 5 (discard unless 255). Without it, node's dgram is used and the TTL is unknown: the check
+ *   check of section 5 (discard unless 255). Without it the runtime's fallback socket cannot tell the TTL: the check
  *   is then OFF, and the endpoint reports ttlCheck 'unavailable' (an off-link sender able to reach UDP 3784
  *   with a guessed discriminator could then keep a session up or take it down).
+ *   The sockets themselves are the runtime's (src/runtime/ttl-udp.ts); this file holds BFD's ports and rules.
  * - Transmit: one socket per session, bound to the local address and a source port drawn from 49152-65535 and kept
  *   for the session's life (section 4), sending with TTL / Hop Limit 255 (section 5).
  */
-import { createSocket, type Socket } from 'node:dgram';
-import { openUdpTtlSocket, udpTtlAddonStatus, TTL_UNKNOWN } from '../../native/udp-ttl';
+import { NetworkError } from '../../runtime/network-error';
+import { realTtlUdp } from '../../runtime/real-ttl-udp';
+import type { TtlUdpNetwork } from '../../runtime/ttl-udp';
 import { BfdError } from './bfd-error';
 
 /** UDP destination port of single-hop BFD Control packets (RFC 5881 section 4). */
@@ -43,50 +45,46 @@ export interface BfdReceiveSocket {
 
 export interface ReceiveSocketOptions {
   readonly address: string;
-  readonly family: 4 | 6;
   readonly port: number;
   readonly onDatagram: (datagram: BfdDatagram) => void;
   readonly onError: (error: Error) => void;
-  /** Use dgram even when the addon is there (tests of the fallback). */
+  /** Use a socket that cannot read the TTL even when the addon is there (tests of the fallback). */
   readonly withoutAddon?: boolean;
+  /** Where the sockets come from (real ones by default). */
+  readonly udp?: TtlUdpNetwork;
 }
 
+/** The system's reason (EADDRINUSE, EADDRNOTAVAIL) under the runtime's NetworkError, as `what: CODE`. */
 function bindError(error: unknown, what: string): BfdError {
-  const code = (error as { code?: unknown })?.code;
-  return new BfdError('bindFailed', `${what}: ${typeof code === 'string' ? code : ((error as Error)?.message ?? String(error))}`, {
-    cause: error,
+  if (error instanceof NetworkError && error.cause === undefined)
+    return new BfdError('bindFailed', `${what}: ${error.message}`, { cause: error });
+  const cause = error instanceof NetworkError ? error.cause : error;
+  const code = (cause as { code?: unknown })?.code;
+  return new BfdError('bindFailed', `${what}: ${typeof code === 'string' ? code : ((cause as Error)?.message ?? String(cause))}`, {
+    cause,
   });
 }
 
 export async function openBfdReceiveSocket(options: ReceiveSocketOptions): Promise<BfdReceiveSocket> {
   const where = `cannot bind UDP ${options.address} port ${options.port} for BFD`;
-  const addon = udpTtlAddonStatus();
-  if (addon.loaded && !options.withoutAddon) {
-    try {
-      const socket = openUdpTtlSocket({
-        address: options.address,
-        port: options.port,
-        onMessage: (d) =>
-          options.onDatagram({ payload: d.payload, address: d.address, port: d.port, ttl: d.ttl === TTL_UNKNOWN ? undefined : d.ttl }),
+  const udp = options.udp ?? realTtlUdp;
+  const receiver = await udp
+    .bindTtlReceiver(
+      { host: options.address, port: options.port },
+      {
+        onDatagram: (d) => options.onDatagram({ payload: d.bytes, address: d.from.host, port: d.from.port, ttl: d.ttl }),
         onError: options.onError,
-      });
-      return { port: socket.port, ttlCheck: 'enforced', ttlCheckGap: undefined, close: () => socket.close() };
-    } catch (error) {
+      },
+      { withoutTtlAddon: options.withoutAddon ?? false },
+    )
+    .catch((error: unknown) => {
       throw bindError(error, where);
-    }
-  }
-  const gap = options.withoutAddon ? 'the UDP TTL addon was not used' : `the UDP TTL addon is missing (${addon.loaded ? '' : addon.why})`;
-  const socket = createSocket({ type: options.family === 4 ? 'udp4' : 'udp6' });
-  await bindDgram(socket, options.address, options.port).catch((error: unknown) => {
-    throw bindError(error, where);
-  });
-  socket.on('message', (payload, rinfo) => options.onDatagram({ payload, address: rinfo.address, port: rinfo.port, ttl: undefined }));
-  socket.on('error', options.onError);
+    });
   return {
-    port: socket.address().port,
-    ttlCheck: 'unavailable',
-    ttlCheckGap: `${gap}: node's dgram cannot read the received TTL, so the RFC 5881 TTL 255 check is off`,
-    close: () => closeQuietly(socket),
+    port: receiver.local.port,
+    ttlCheck: receiver.ttlGap === undefined ? 'enforced' : 'unavailable',
+    ttlCheckGap: receiver.ttlGap === undefined ? undefined : `${receiver.ttlGap}, so the RFC 5881 TTL 255 check is off`,
+    close: () => receiver.close(),
   };
 }
 
@@ -100,55 +98,30 @@ export interface BfdTransmitSocket {
 /** Binds a transmit socket to `address` and a random free source port in 49152-65535, TTL 255. */
 export async function openBfdTransmitSocket(options: {
   readonly address: string;
-  readonly family: 4 | 6;
   readonly random: () => number;
   readonly onError: (error: Error) => void;
+  readonly udp?: TtlUdpNetwork;
 }): Promise<BfdTransmitSocket> {
+  const udp = options.udp ?? realTtlUdp;
   const span = BFD_SOURCE_PORT_MAX - BFD_SOURCE_PORT_MIN + 1;
   for (let attempt = 0; attempt < MAX_SOURCE_PORT_ATTEMPTS; attempt++) {
     const port = BFD_SOURCE_PORT_MIN + Math.min(span - 1, Math.floor(options.random() * span));
-    const socket = createSocket({ type: options.family === 4 ? 'udp4' : 'udp6' });
+    let sender;
     try {
-      await bindDgram(socket, options.address, port);
+      sender = await udp.bindTtlSender({ host: options.address, port }, BFD_TTL, options.onError);
     } catch (error) {
-      closeQuietly(socket);
-      if ((error as { code?: unknown })?.code === 'EADDRINUSE') continue;
+      if (error instanceof NetworkError && error.code === 'portInUse') continue;
       throw bindError(error, `cannot bind a BFD source port on ${options.address}`);
     }
-    // Sets IP_TTL or IPV6_UNICAST_HOPS (libuv picks by family).
-    socket.setTTL(BFD_TTL);
-    socket.on('error', options.onError);
+    const bound = sender;
     return {
       port,
-      send(packet, toAddress, toPort) {
-        socket.send(packet, toPort, toAddress, (error) => {
-          if (error) options.onError(error);
-        });
-      },
-      close: () => closeQuietly(socket),
+      send: (packet, toAddress, toPort) => bound.send({ host: toAddress, port: toPort }, packet),
+      close: () => bound.close(),
     };
   }
   throw new BfdError(
     'noSourcePort',
     `no free BFD source port on ${options.address} after ${MAX_SOURCE_PORT_ATTEMPTS} tries in ${BFD_SOURCE_PORT_MIN}-${BFD_SOURCE_PORT_MAX}`,
   );
-}
-
-function bindDgram(socket: Socket, address: string, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const fail = (error: Error): void => reject(error);
-    socket.once('error', fail);
-    socket.bind({ address, port, exclusive: true }, () => {
-      socket.off('error', fail);
-      resolve();
-    });
-  });
-}
-
-function closeQuietly(socket: Socket): void {
-  try {
-    socket.close();
-  } catch {
-    // already closed
-  }
 }

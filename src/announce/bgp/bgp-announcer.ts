@@ -8,13 +8,14 @@
  * down takes the BGP session down at once (RFC 5882 3.2), so a crashed node's routes leave the router within the
  * detection time instead of the hold time.
  */
-import { createSocket } from 'node:dgram';
 import { networkInterfaces } from 'node:os';
 import { formatIP, parseIP, type IP } from '../../ip';
 import type { BGPPeer } from '../../model';
 import type { BGPAnnouncement } from '../../election';
 import { REAL_RUNTIME } from '../../runtime/real-runtime';
+import { realSignedTcp } from '../../runtime/real-signed-tcp';
 import type { Runtime } from '../../runtime/runtime';
+import type { SignedTcpNetwork } from '../../runtime/signed-tcp';
 import { BfdEndpoint, type BfdSession } from '../bfd';
 import type { BgpPeerPlan } from './bgp-peer-plan';
 import { BgpSession, type SessionUp } from './session';
@@ -75,6 +76,8 @@ export class BgpAnnouncer {
   constructor(
     private readonly logger: Log & { error(fields: object, msg?: string): void },
     private readonly world: Runtime = REAL_RUNTIME,
+    /** BGP's TCP (MD5-signed with a password) and the route lookup for a session's source address. */
+    private readonly net: SignedTcpNetwork = realSignedTcp,
   ) {}
 
   /** Queues a reconcile (the daemon calls this after every recomputation; failures are logged, never thrown). */
@@ -142,7 +145,7 @@ export class BgpAnnouncer {
       return;
     }
     const address = formatIP(peer.peerAddress);
-    const local = peer.sourceAddress ? formatIP(peer.sourceAddress) : await sourceAddressFor(address);
+    const local = peer.sourceAddress ? formatIP(peer.sourceAddress) : await this.net.sourceAddressFor(address);
     const routerId = peer.routerID ? formatIP(peer.routerID) : local && parseIP(local)?.family === 4 ? local : undefined;
     if (!routerId) {
       this.logger.error({ event: 'bgpPeerUnsupported', peer: name }, `BGPPeer ${name}: no IPv4 address to use as router ID: set routerID`);
@@ -168,6 +171,7 @@ export class BgpAnnouncer {
       },
       logger: this.logger,
       runtime: this.world,
+      net: this.net,
     });
     const runtime: PeerRuntime = {
       plan,
@@ -332,24 +336,4 @@ function fingerprintOf(plan: BgpPeerPlan): string {
 
 function bfdStateName(state: string): BgpPeerStatus['bfd'] {
   return ({ Up: 'up', Down: 'down', Init: 'init', AdminDown: 'adminDown' } as const)[state as 'Up'] ?? 'down';
-}
-
-/**
- * The address the kernel would send from towards `peer` (a connected UDP socket sends nothing): MetalLB's native
- * speaker uses the session's local address as router ID and next hop, which is this address.
- */
-function sourceAddressFor(peer: string): Promise<string | undefined> {
-  const family = parseIP(peer)?.family === 6 ? 'udp6' : 'udp4';
-  return new Promise((resolve) => {
-    const socket = createSocket(family);
-    socket.on('error', () => {
-      socket.close();
-      resolve(undefined);
-    });
-    socket.connect(179, peer, () => {
-      const local = socket.address().address;
-      socket.close();
-      resolve(local);
-    });
-  });
 }

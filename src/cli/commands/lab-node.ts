@@ -1,12 +1,12 @@
 /**
  * `mlb lab kill|stop|start|restart|partition|heal NODE` and `mlb lab health NODE fail|pass`: one thing done to one
- * node of the lab `mlb lab up` left in --dir (src/lab/node-control.ts). Each is idempotent: asked twice, the
+ * node of the lab `mlb lab up` left in --dir (src/cli/lab/node-control.ts). Each is idempotent: asked twice, the
  * second says nothing changed and exits 0. No lab there, or no such node: exit 1 with the reason.
  */
 import type { Argv, CommandModule } from 'yargs';
-import { Lab } from '../../lab/lab';
-import { DEFAULT_LAB_DIR } from '../../lab/lab-plan';
-import { controlDaemon, controlHealth, controlPartition } from '../../lab/node-control';
+import { Lab } from '../lab/lab';
+import { DEFAULT_LAB_DIR } from '../lab/lab-plan';
+import { controlDaemon, controlHealth, controlPartition } from '../lab/node-control';
 import {
   DAEMON_ACTIONS,
   HEALTH_WORDS,
@@ -15,7 +15,7 @@ import {
   type HealthWord,
   type NodeControlOutcome,
   type PartitionAction,
-} from '../../lab/node-control-text';
+} from '../lab/node-control-text';
 
 interface NodeArgs {
   node: string;

@@ -1,17 +1,17 @@
 /**
- * `mlb lab up | down | demo [--nodes N] [--bgp]`: a lab of network namespaces on this machine (src/lab); then
+ * `mlb lab up | down | demo [--nodes N] [--bgp]`: a lab of network namespaces on this machine (src/cli/lab); then
  * `mlb lab kill|stop|start|restart|partition|heal|health NODE` act on one node of it (lab-node.ts). `demo` is
  * the README's first command; `demo --bgp` shows BGP mode against an FRR router. Two hidden subcommands run inside the lab: `serve` (each node's HTTP server) and `probe`
  * (the client's requests); they are mlb itself so the lab needs nothing but the one mlb file.
  */
 import type { Argv, CommandModule } from 'yargs';
-import { BgpDemo } from '../../lab/bgp-demo';
-import { Demo, type KillMode } from '../../lab/demo';
-import { Lab, type GossipProfile } from '../../lab/lab';
-import { LAB_BGP_PEER } from '../../lab/lab-bgp';
-import { LabService, expectedServiceIPs } from '../../lab/lab-config';
-import { LabError } from '../../lab/lab-errors';
-import { startLabHttpServer } from '../../lab/lab-http-server';
+import { BgpDemo } from '../lab/bgp-demo';
+import { Demo, type KillMode } from '../lab/demo';
+import { Lab, type GossipProfile } from '../lab/lab';
+import { LAB_BGP_PEER } from '../lab/lab-bgp';
+import { LabService, expectedServiceIPs } from '../lab/lab-config';
+import { LabError } from '../lab/lab-errors';
+import { startLabHttpServer } from '../lab/lab-http-server';
 import {
   DEFAULT_LAB_DIR,
   DEFAULT_LAB_NAME,
@@ -20,18 +20,18 @@ import {
   MAX_LAB_NODES,
   MIN_LAB_NODES,
   planLab,
-} from '../../lab/lab-plan';
-import { checkFrr } from '../../lab/lab-router';
-import { downCommandText, labSummary } from '../../lab/narration';
-import { nodeControlTryLines } from '../../lab/node-control-text';
-import { checkLabPrerequisites } from '../../lab/netns';
+} from '../lab/lab-plan';
+import { checkFrr } from '../lab/lab-router';
+import { downCommandText, labSummary } from '../lab/narration';
+import { nodeControlTryLines } from '../lab/node-control-text';
+import { checkLabPrerequisites } from '../lab/netns';
 import {
   DEFAULT_PROBE_INTERVAL_MS,
   DEFAULT_PROBE_TIMEOUT_MS,
   MAX_PROBE_TIMEOUT_MS,
   MIN_PROBE_INTERVAL_MS,
   runProbeLoop,
-} from '../../lab/probe-loop';
+} from '../lab/probe-loop';
 import { parseHostPort } from '../../gossip/transport/address';
 import { CommandError, ExitCode, UsageError } from '../exit-codes';
 import { selfCommand } from '../../packaging/single-executable';

@@ -7,13 +7,14 @@
  * implements. A bad request gets a JSON error and never takes the daemon down. Every route answers once and
  * closes its answer, except /v1/events, which stays open (event-stream.ts).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, type Socket } from 'node:net';
 import { chmod, chown, lstat, mkdir, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Explanation } from '../../election';
 import type { Logger } from '../logger';
-import { capConnections } from '../http-connection-cap';
+import type { HttpRequest, HttpResponse, HttpServer, HttpServerFactory } from '../../runtime/http';
+import { realHttpServers } from '../../runtime/real-http-server';
+import { REAL_BACKGROUND_RUNTIME } from '../../runtime/real-runtime';
+import type { Scheduler, Timer } from '../../runtime/runtime';
 import { resolveSocketGroup } from './socket-group';
 import { CONTROL_API_HEADER, CONTROL_API_VERSION, type ControlSnapshot } from './control-snapshot';
 import { ControlErrorCode, ControlSocketError, errorBody } from './control-errors';
@@ -60,6 +61,10 @@ export interface ControlServerOptions {
   readonly logger: Logger;
   /** The group (name or gid) the socket is given, so its members may use it without root; the daemon's own if unset. */
   readonly group?: string;
+  /** Where the server comes from (real sockets by default). */
+  readonly http?: HttpServerFactory;
+  /** The timer of close()'s grace for open event streams (real, not keeping the process alive, by default). */
+  readonly scheduler?: Scheduler;
 }
 
 /** rw for the owner (root) and the socket's group, nothing for others: draining a node is an admin's act. */
@@ -105,9 +110,12 @@ export class ControlServer {
 
   private constructor(
     readonly path: string,
-    private readonly server: Server,
     private readonly logger: Logger,
+    private readonly scheduler: Scheduler,
   ) {}
+
+  /** Set once listening (listen() builds the server around this object's request handler). */
+  private server!: HttpServer;
 
   /**
    * Listens on `path` (mode 0660), replacing a stale socket a crashed daemon left; refuses a live one with a
@@ -117,29 +125,32 @@ export class ControlServer {
     const { path, logger } = options;
     // Before anything exists on disk: an unknown group is a configuration error, said at once.
     const gid = options.group === undefined ? undefined : await resolveSocketGroup(options.group);
-    await removeStaleSocket(path);
+    const http = options.http ?? realHttpServers;
+    await removeStaleSocket(path, http);
     await mkdir(dirname(path), { recursive: true, mode: SOCKET_DIR_MODE }).catch((error: Error) => {
       throw new ControlSocketError(`cannot create the directory of the control socket ${path}: ${error.message}`, 'controlSocketUnusable');
     });
-    const server = createServer({
-      requestTimeout: CONTROL_REQUEST_TIMEOUT_MS,
-      headersTimeout: CONTROL_REQUEST_TIMEOUT_MS,
-      connectionsCheckingInterval: CONTROL_TIMEOUT_CHECK_MS,
-      keepAliveTimeout: CONTROL_KEEP_ALIVE_MS,
-    });
-    const control = new ControlServer(path, server, logger);
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => control.handle(req, res, options.provider));
-    capConnections(server, CONTROL_MAX_CONNECTIONS, (reason, open) =>
-      logger.debug(
-        { event: 'controlConnectionShed', reason, open },
-        reason === 'evictedIdle'
-          ? 'closed an idle control connection to make room'
-          : 'refused a control connection: every open one is busy',
-      ),
-    );
-    server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => control.rejectUnparsable(error, socket));
-    await listenOn(server, path);
-    server.on('error', (error: Error) => logger.error({ event: 'controlServerError', err: error.message }, 'control socket failed'));
+    const control = new ControlServer(path, logger, options.scheduler ?? REAL_BACKGROUND_RUNTIME);
+    const serverOptions = {
+      requestTimeoutMs: CONTROL_REQUEST_TIMEOUT_MS,
+      timeoutCheckMs: CONTROL_TIMEOUT_CHECK_MS,
+      keepAliveTimeoutMs: CONTROL_KEEP_ALIVE_MS,
+      maxConnections: CONTROL_MAX_CONNECTIONS,
+      onShed: (reason: 'evictedIdle' | 'allBusy', open: number) =>
+        logger.debug(
+          { event: 'controlConnectionShed', reason, open },
+          reason === 'evictedIdle'
+            ? 'closed an idle control connection to make room'
+            : 'refused a control connection: every open one is busy',
+        ),
+      badRequest: (problem: { code: string | undefined; message: string }) => control.unparsableReply(problem),
+      onError: (error: Error) => logger.error({ event: 'controlServerError', err: error.message }, 'control socket failed'),
+    };
+    control.server = await http
+      .listenHttp({ path }, serverOptions, (req, res) => control.handle(req, res, options.provider))
+      .catch((error: Error) => {
+        throw listenError(error, path);
+      });
     try {
       await chmod(path, CONTROL_SOCKET_MODE);
     } catch (error) {
@@ -167,7 +178,7 @@ export class ControlServer {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const done = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const done = this.server.close();
     await this.endStreams();
     this.server.closeAllConnections();
     await done;
@@ -177,7 +188,7 @@ export class ControlServer {
     });
   }
 
-  private handle(req: IncomingMessage, res: ServerResponse, provider: ControlProvider): void {
+  private handle(req: HttpRequest, res: HttpResponse, provider: ControlProvider): void {
     // No route reads a body: drain it so the connection stays usable, and answer on the route alone.
     req.resume();
     const route = routeRequest(req.method ?? '', req.url ?? '');
@@ -197,7 +208,7 @@ export class ControlServer {
     );
   }
 
-  private send(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
+  private send(req: HttpRequest, res: HttpResponse, reply: Reply): void {
     let text: string;
     let status = reply.status;
     try {
@@ -218,7 +229,7 @@ export class ControlServer {
     res.end(text);
   }
 
-  private openEventStream(req: IncomingMessage, res: ServerResponse, provider: ControlProvider, after: number): void {
+  private openEventStream(req: HttpRequest, res: HttpResponse, provider: ControlProvider, after: number): void {
     let replay: DaemonEvent[];
     try {
       replay = provider.eventsSince(after);
@@ -237,7 +248,7 @@ export class ControlServer {
       this.send(req, res, { status: 503, body: errorBody(ControlErrorCode.tooManyStreams, message) });
       return;
     }
-    const stream = new EventStream(res, provider, after, replay, this.logger);
+    const stream = new EventStream(res, provider, after, replay, this.logger, undefined, this.scheduler);
     this.streams.add(stream);
     this.logger.debug({ event: 'controlStreamOpened', after, replayed: replay.length }, 'event stream opened');
     res.once('close', () => {
@@ -253,28 +264,20 @@ export class ControlServer {
       stream.end();
       return stream.closed;
     });
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, STREAM_END_GRACE_MS)));
+    let timer: Timer | undefined;
+    const grace = new Promise<void>((resolve) => (timer = this.scheduler.after(STREAM_END_GRACE_MS, resolve)));
     await Promise.race([Promise.all(closed), grace]);
-    clearTimeout(timer);
+    timer?.cancel();
   }
 
-  /** Bytes that are not HTTP/1.1 (or a request too slow): one JSON 400 if the peer still listens, then close. */
-  private rejectUnparsable(error: NodeJS.ErrnoException, socket: Socket): void {
-    this.logger.debug({ event: 'controlBadRequest', err: error.message, code: error.code }, 'unparsable control request');
-    if (error.code === 'ECONNRESET' || !socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const body = `${JSON.stringify(errorBody(ControlErrorCode.badRequest, `not an HTTP/1.1 request (${error.code ?? error.message})`))}\n`;
-    socket.end(
-      'HTTP/1.1 400 Bad Request\r\n' +
-        'content-type: application/json; charset=utf-8\r\n' +
-        `content-length: ${Buffer.byteLength(body)}\r\n` +
-        `${CONTROL_API_HEADER}: ${CONTROL_API_VERSION}\r\n` +
-        'connection: close\r\n\r\n' +
-        body,
-    );
+  /** Bytes that are not HTTP/1.1 (or a request too slow): the JSON 400 the server sends if the peer still listens. */
+  private unparsableReply(problem: { readonly code: string | undefined; readonly message: string }): {
+    headers: Record<string, string>;
+    body: string;
+  } {
+    this.logger.debug({ event: 'controlBadRequest', err: problem.message, code: problem.code }, 'unparsable control request');
+    const body = `${JSON.stringify(errorBody(ControlErrorCode.badRequest, `not an HTTP/1.1 request (${problem.code ?? problem.message})`))}\n`;
+    return { headers: { 'content-type': 'application/json; charset=utf-8', [CONTROL_API_HEADER]: CONTROL_API_VERSION }, body };
   }
 }
 
@@ -312,7 +315,7 @@ async function drainReply(change: () => Promise<DrainResult>): Promise<Reply> {
  * A socket file left at `path` is either a crashed daemon's (nobody accepts: remove it) or a live daemon's
  * (refuse to start: two daemons on one host would fight over the same IPs). Anything else is not ours to delete.
  */
-async function removeStaleSocket(path: string): Promise<void> {
+async function removeStaleSocket(path: string, http: HttpServerFactory): Promise<void> {
   let isSocket: boolean;
   try {
     isSocket = (await lstat(path)).isSocket();
@@ -326,7 +329,7 @@ async function removeStaleSocket(path: string): Promise<void> {
       'controlSocketPathTaken',
     );
   }
-  const probe = await probeSocket(path);
+  const probe = await http.probeUnixSocket(path, LIVE_PROBE_TIMEOUT_MS);
   if (probe === 'live') {
     throw new ControlSocketError(
       `another process answers on ${path}: is a second mlb daemon running on this host? Stop it, or give this one another --control-socket`,
@@ -342,37 +345,12 @@ async function removeStaleSocket(path: string): Promise<void> {
   });
 }
 
-/** 'live' when something accepts on the socket, 'stale' when nothing listens, else why we cannot tell. */
-function probeSocket(path: string): Promise<'live' | 'stale' | string> {
-  return new Promise((resolve) => {
-    const socket = connect({ path });
-    const finish = (result: string) => {
-      socket.destroy();
-      resolve(result);
-    };
-    socket.setTimeout(LIVE_PROBE_TIMEOUT_MS, () => finish('live'));
-    socket.once('connect', () => finish('live'));
-    socket.once('error', (error: NodeJS.ErrnoException) =>
-      finish(error.code === 'ECONNREFUSED' || error.code === 'ENOENT' ? 'stale' : `${error.code ?? ''} ${error.message}`.trim()),
-    );
-  });
-}
-
-function listenOn(server: Server, path: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const failed = (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new ControlSocketError(`${path} was taken while mlb started (a second daemon?)`, 'controlSocketInUse')
-          : new ControlSocketError(`cannot listen on the control socket ${path}: ${error.message}`, 'controlSocketUnusable'),
-      );
-    };
-    server.once('error', failed);
-    server.listen({ path }, () => {
-      server.off('error', failed);
-      resolve();
-    });
-  });
+/** The server's bind failure as the control socket's error: EADDRINUSE means another process took the path. */
+function listenError(error: Error, path: string): ControlSocketError {
+  const cause = error.cause as NodeJS.ErrnoException | undefined;
+  return cause?.code === 'EADDRINUSE'
+    ? new ControlSocketError(`${path} was taken while mlb started (a second daemon?)`, 'controlSocketInUse')
+    : new ControlSocketError(`cannot listen on the control socket ${path}: ${cause?.message ?? error.message}`, 'controlSocketUnusable');
 }
 
 /** Explanations may carry bigint-free data only, but a bigint must never turn into a 500 for the user. */

@@ -4,11 +4,11 @@
  * TUI follows it to redraw within milliseconds of a change; a client that reconnects asks for what it missed
  * with the last sequence number it saw.
  */
-import type { ServerResponse } from 'node:http';
 import type { DaemonEvent } from '../daemon-events';
 import type { Logger } from '../logger';
 import { CONTROL_API_HEADER, CONTROL_API_VERSION } from './control-snapshot';
 import { encodeEventLine, EVENT_STREAM_CONTENT_TYPE, HEARTBEAT_LINE } from './event-lines';
+import type { HttpResponse } from '../../runtime/http';
 import { REAL_BACKGROUND_RUNTIME } from '../../runtime/real-runtime';
 import type { Scheduler, Timer } from '../../runtime/runtime';
 
@@ -43,7 +43,7 @@ export class EventStream {
    * source is still a plain 500 for the caller; nothing else here throws.
    */
   constructor(
-    private readonly res: ServerResponse,
+    private readonly res: HttpResponse,
     source: EventSource,
     after: number,
     replay: readonly DaemonEvent[],

@@ -5,8 +5,13 @@
  * 1000 ms"). An AbortSignal ends a probe early (the monitor closing), releasing its socket or process.
  */
 import { spawn } from 'node:child_process';
-import http from 'node:http';
-import net from 'node:net';
+import type { HttpClient } from '../../runtime/http';
+import { NetworkError } from '../../runtime/network-error';
+import { realHttpClient } from '../../runtime/real-http-client';
+import { REAL_BACKGROUND_RUNTIME } from '../../runtime/real-runtime';
+import { realSignedTcp } from '../../runtime/real-signed-tcp';
+import type { Scheduler } from '../../runtime/runtime';
+import type { SignedTcpNetwork } from '../../runtime/signed-tcp';
 import type { HealthCheckSpec } from './health-check-spec';
 import type { ProbeResult } from './health-state';
 import type { RunAs } from './run-as';
@@ -17,26 +22,59 @@ const EXEC_OUTPUT_KEEP_BYTES = 4096;
 const DETAIL_MAX_CHARS = 160;
 const USER_AGENT = 'mlb-health-check';
 
+/**
+ * What the probes reach the outside through: the timeout's timer, TCP dials, HTTP GETs. Real by default, with
+ * timers that never keep the daemon alive by themselves (a probe in flight must not hold up its exit).
+ */
+export interface ProbeIo {
+  readonly scheduler: Scheduler;
+  /** Dials that can be given up at once (an abort, or the probe's own timeout), releasing the socket. */
+  readonly net: Pick<SignedTcpNetwork, 'connectSigned'>;
+  readonly http: HttpClient;
+}
+
+const REAL_PROBE_IO: ProbeIo = { scheduler: REAL_BACKGROUND_RUNTIME, net: realSignedTcp, http: realHttpClient };
+
 /** Runs the probe a spec describes, with the spec's timeout; exec: checks as `runAs` when given (run-as.ts). */
-export function runProbe(spec: HealthCheckSpec, signal?: AbortSignal, runAs?: RunAs): Promise<ProbeResult> {
+export function runProbe(spec: HealthCheckSpec, signal?: AbortSignal, runAs?: RunAs, io: ProbeIo = REAL_PROBE_IO): Promise<ProbeResult> {
   switch (spec.kind) {
     case 'tcp':
-      return probeTcp(spec.host, spec.port, spec.timeoutMs, signal);
+      return probeTcp(spec.host, spec.port, spec.timeoutMs, signal, io);
     case 'http':
-      return probeHttp(spec, spec.timeoutMs, signal);
+      return probeHttp(spec, spec.timeoutMs, signal, io);
     case 'exec':
-      return probeExec(spec.argv, spec.timeoutMs, signal, runAs);
+      return probeExec(spec.argv, spec.timeoutMs, signal, runAs, io);
   }
 }
 
 /** Passes when the connection is accepted; the connection is closed at once, nothing is sent. */
-export function probeTcp(host: string, port: number, timeoutMs: number, signal?: AbortSignal): Promise<ProbeResult> {
-  return settle(timeoutMs, signal, (done) => {
-    const socket = net.connect({ host, port });
-    socket.once('connect', () => done({ ok: true, detail: `connected to ${hostPort(host, port)}` }));
-    socket.on('error', (error) => done({ ok: false, detail: describeError(error, `connect to ${hostPort(host, port)} failed`) }));
-    return () => socket.destroy();
+export function probeTcp(
+  host: string,
+  port: number,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  io: ProbeIo = REAL_PROBE_IO,
+): Promise<ProbeResult> {
+  return settle(io.scheduler, timeoutMs, signal, (done) => {
+    const giveUp = new AbortController();
+    io.net.connectSigned({ host, port }, { timeoutMs, signal: giveUp.signal }).then(
+      (stream) => {
+        stream.destroy();
+        done({ ok: true, detail: `connected to ${hostPort(host, port)}` });
+      },
+      (error: unknown) => {
+        if (error instanceof NetworkError && error.code === 'dialTimeout') done({ ok: false, detail: `timed out after ${timeoutMs} ms` });
+        else done({ ok: false, detail: describeError(causeOf(error), `connect to ${hostPort(host, port)} failed`) });
+      },
+    );
+    // Settled (timeout, abort, or an answer): a dial still in flight is given up and its socket closed.
+    return () => giveUp.abort();
   });
+}
+
+/** The system's error under a NetworkError (it keeps the errno code an operator searches for). */
+function causeOf(error: unknown): unknown {
+  return error instanceof NetworkError && error.cause !== undefined ? error.cause : error;
 }
 
 /**
@@ -48,30 +86,21 @@ export function probeHttp(
   target: { readonly host: string; readonly port: number; readonly path: string },
   timeoutMs: number,
   signal?: AbortSignal,
+  io: ProbeIo = REAL_PROBE_IO,
 ): Promise<ProbeResult> {
-  return settle(timeoutMs, signal, (done) => {
-    const request = http.request(
+  return settle(io.scheduler, timeoutMs, signal, (done) =>
+    io.http.get(
+      { ...target, headers: { 'user-agent': USER_AGENT, accept: '*/*', connection: 'close' } },
       {
-        host: target.host,
-        port: target.port,
-        path: target.path,
-        method: 'GET',
-        agent: false,
-        headers: { 'user-agent': USER_AGENT, accept: '*/*', connection: 'close' },
+        onStatus(status) {
+          if (status >= 200 && status < 300) done({ ok: true, detail: `HTTP ${status}` });
+          else if (status >= 300 && status < 400) done({ ok: false, detail: `HTTP ${status} (redirects are not followed)` });
+          else done({ ok: false, detail: `HTTP ${status}` });
+        },
+        onError: (error) => done({ ok: false, detail: describeError(error, `GET ${hostPort(target.host, target.port)} failed`) }),
       },
-      (response) => {
-        response.on('error', () => {}); // destroyed below on purpose
-        response.resume();
-        const status = response.statusCode ?? 0;
-        if (status >= 200 && status < 300) done({ ok: true, detail: `HTTP ${status}` });
-        else if (status >= 300 && status < 400) done({ ok: false, detail: `HTTP ${status} (redirects are not followed)` });
-        else done({ ok: false, detail: `HTTP ${status}` });
-      },
-    );
-    request.on('error', (error) => done({ ok: false, detail: describeError(error, `GET ${hostPort(target.host, target.port)} failed`) }));
-    request.end();
-    return () => request.destroy();
-  });
+    ),
+  );
 }
 
 /**
@@ -80,8 +109,14 @@ export function probeHttp(
  * the daemon's environment and no stdin, with the daemon's uid and gid unless `runAs` names others
  * (--health-check-user).
  */
-export function probeExec(argv: readonly string[], timeoutMs: number, signal?: AbortSignal, runAs?: RunAs): Promise<ProbeResult> {
-  return settle(timeoutMs, signal, (done) => {
+export function probeExec(
+  argv: readonly string[],
+  timeoutMs: number,
+  signal?: AbortSignal,
+  runAs?: RunAs,
+  io: Pick<ProbeIo, 'scheduler'> = REAL_PROBE_IO,
+): Promise<ProbeResult> {
+  return settle(io.scheduler, timeoutMs, signal, (done) => {
     const [program, ...args] = argv;
     if (program === undefined) {
       done({ ok: false, detail: 'no program to run' });
@@ -128,6 +163,7 @@ export function probeExec(argv: readonly string[], timeoutMs: number, signal?: A
  * cleanup `start` returned (once) and resolves with the first result.
  */
 function settle(
+  scheduler: Scheduler,
   timeoutMs: number,
   signal: AbortSignal | undefined,
   start: (done: (result: ProbeResult) => void) => () => void,
@@ -136,12 +172,11 @@ function settle(
     let finished = false;
     let cleanup: (() => void) | undefined;
     const onAbort = (): void => done({ ok: false, detail: 'aborted' });
-    const timer = setTimeout(() => done({ ok: false, detail: `timed out after ${timeoutMs} ms` }), timeoutMs);
-    timer.unref();
+    const timer = scheduler.after(timeoutMs, () => done({ ok: false, detail: `timed out after ${timeoutMs} ms` }));
     function done(result: ProbeResult): void {
       if (finished) return;
       finished = true;
-      clearTimeout(timer);
+      timer.cancel();
       signal?.removeEventListener('abort', onAbort);
       cleanup?.();
       resolve(result);

@@ -3,10 +3,9 @@
  * page pointing there, 404 for anything else. Each scrape reads the daemon's state once (metrics-registry.ts);
  * nothing runs between scrapes. A scrape that cannot be answered gets 503, never a crash of the daemon.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { formatHostPort, type HostPort } from '../../gossip/transport/address';
-import { capConnections } from '../http-connection-cap';
+import type { HttpRequest, HttpResponse, HttpServerFactory } from '../../runtime/http';
+import { realHttpServers } from '../../runtime/real-http-server';
 import type { Logger } from '../logger';
 import { createMetricsRegistry } from './metrics-registry';
 import type { MetricsSource } from './metrics-source';
@@ -47,6 +46,8 @@ export interface MetricsServerOptions {
   readonly logger: Logger;
   /** False while the source cannot answer yet (the daemon starting): scrapes get 503. Default: always ready. */
   readonly ready?: () => boolean;
+  /** Where the server comes from (real sockets by default). */
+  readonly http?: HttpServerFactory;
 }
 
 export interface MetricsServer {
@@ -76,28 +77,29 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   const { logger } = options;
   const ready = options.ready ?? (() => true);
   const metrics = createMetricsRegistry(options.source);
-  const server = createServer(
-    {
-      connectionsCheckingInterval: METRICS_TIMEOUT_CHECK_MS,
-      requestTimeout: METRICS_REQUEST_TIMEOUT_MS,
-      headersTimeout: METRICS_REQUEST_TIMEOUT_MS,
-      keepAliveTimeout: METRICS_KEEP_ALIVE_MS,
-    },
-    (req, res) => {
-      handle(req, res).catch((error: Error) => {
-        logger.warn({ event: 'metricsRequestFailed', error: error.message }, 'a metrics request failed');
-        res.destroy();
-      });
-    },
-  );
-  capConnections(server, METRICS_MAX_CONNECTIONS, (reason, open) =>
-    logger.debug(
-      { event: 'metricsConnectionShed', reason, open },
-      reason === 'evictedIdle' ? 'closed an idle metrics connection to make room' : 'refused a metrics connection: every open one is busy',
-    ),
-  );
+  const serverOptions = {
+    timeoutCheckMs: METRICS_TIMEOUT_CHECK_MS,
+    requestTimeoutMs: METRICS_REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: METRICS_KEEP_ALIVE_MS,
+    maxConnections: METRICS_MAX_CONNECTIONS,
+    onShed: (reason: 'evictedIdle' | 'allBusy', open: number) =>
+      logger.debug(
+        { event: 'metricsConnectionShed', reason, open },
+        reason === 'evictedIdle'
+          ? 'closed an idle metrics connection to make room'
+          : 'refused a metrics connection: every open one is busy',
+      ),
+    // After start-up a server error (descriptors exhausted on accept) is logged; the daemon keeps running.
+    onError: (error: Error) => logger.warn({ event: 'metricsServerError', error: error.message }, 'metrics server error'),
+  };
+  const onRequest = (req: HttpRequest, res: HttpResponse): void => {
+    handle(req, res).catch((error: Error) => {
+      logger.warn({ event: 'metricsRequestFailed', error: error.message }, 'a metrics request failed');
+      res.destroy();
+    });
+  };
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: HttpRequest, res: HttpResponse): Promise<void> {
     const route = routeMetricsRequest(req.method, req.url);
     if (route === 'notFound') return reply(res, 404, 'text/plain; charset=utf-8', 'not found: the metrics are at /metrics\n');
     if (route === 'methodNotAllowed') {
@@ -114,40 +116,31 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
     }
   }
 
-  await new Promise<void>((resolve, reject) => {
-    const fail = (error: Error) => {
+  const server = await (options.http ?? realHttpServers)
+    .listenHttp({ host: options.bind.host, port: options.bind.port }, serverOptions, onRequest)
+    .catch((error: Error) => {
       metrics.close();
-      reject(
-        new MetricsServerError(`cannot serve metrics on ${formatHostPort(options.bind)}: ${error.message}`, MetricsErrorCode.bindFailed),
-      );
-    };
-    server.once('error', fail);
-    server.listen(options.bind.port, options.bind.host, () => {
-      server.off('error', fail);
-      resolve();
+      const why = error.cause instanceof Error ? error.cause.message : error.message;
+      throw new MetricsServerError(`cannot serve metrics on ${formatHostPort(options.bind)}: ${why}`, MetricsErrorCode.bindFailed);
     });
-  });
-  // After start-up a server error (descriptors exhausted on accept) is logged; the daemon keeps running.
-  server.on('error', (error) => logger.warn({ event: 'metricsServerError', error: error.message }, 'metrics server error'));
-  const info = server.address() as AddressInfo;
-  const address = { host: info.address, port: info.port };
+  const address = 'host' in server.bound ? { host: server.bound.host, port: server.bound.port } : options.bind;
   logger.info({ event: 'metricsListening', bind: formatHostPort(address) }, `metrics on http://${formatHostPort(address)}/metrics`);
 
   let closing: Promise<void> | undefined;
   return {
     address,
     close() {
-      closing ??= new Promise<void>((resolve) => {
+      if (!closing) {
         metrics.close();
-        server.close(() => resolve());
+        closing = server.close();
         server.closeAllConnections();
-      });
+      }
       return closing;
     },
   };
 }
 
-function reply(res: ServerResponse, status: number, contentType: string, body: string): void {
+function reply(res: HttpResponse, status: number, contentType: string, body: string): void {
   res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }

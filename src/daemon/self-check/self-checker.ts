@@ -166,7 +166,7 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     super();
     this.schedule = emptySchedule(options.timing);
     this.macOwners = options.macOwners ?? new Map();
-    this.probe = options.probe ?? ((r) => probeOnce(r));
+    this.probe = options.probe ?? ((r) => probeOnce(r, { scheduler: this.runtime }));
     this.interfaces = options.interfaces ?? readHostInterfaces;
     this.runtime = options.runtime ?? REAL_BACKGROUND_RUNTIME;
     // Called through the runtime, never detached: a runtime may be a class whose now() reads its own fields.

@@ -4,15 +4,19 @@
  * virtual network. `advance` and `runUntil` move the one clock every host shares.
  */
 import type { ByteStream, DialOptions, Network, Runtime, SocketAddress, TcpListener, Timer, UdpEndpoint, UdpHandlers } from '../runtime';
+import type { HostIo } from '../host-io';
 import { seededRandomness } from './seeded-randomness';
 import type { RunUntilOptions } from './virtual-clock';
 import type { Fabric, VirtualHost } from './virtual-host';
 import { virtualScheduler } from './virtual-scheduler';
 import { connectTcp, listenTcp } from './virtual-tcp';
 import { bindUdp } from './virtual-udp';
+import { virtualHostIo } from './virtual-host-io';
 
 export class VirtualRuntime implements Runtime {
   readonly net: Network;
+  /** BGP's TCP over this host's virtual TCP; HTTP and TTL-aware UDP refused (virtual-host-io.ts). */
+  readonly hostIo: HostIo;
   readonly at: (at: number, fire: () => void) => Timer;
   readonly after: (ms: number, fire: () => void) => Timer;
   readonly every: (ms: number, fire: () => void) => Timer;
@@ -37,6 +41,7 @@ export class VirtualRuntime implements Runtime {
         listenTcp(host, bind, onConnection),
       connectTcp: (to: SocketAddress, options: DialOptions): Promise<ByteStream> => connectTcp(fabric, host, to, options),
     };
+    this.hostIo = virtualHostIo(this.net, (peer) => host.sourceFor(peer));
   }
 
   now(): number {

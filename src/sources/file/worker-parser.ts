@@ -16,6 +16,8 @@ import { AnswerAssembler, type AnswerMessage, answerMessages } from './answer-ch
 import { type ConfigParser, ConfigParseError, type ParseRequest } from './config-parser';
 import { type ParsedConfigFile, parseConfigBytes } from './parse-config-bytes';
 import { parserWorkerEntry } from './parser-worker-entry';
+import { REAL_RUNTIME } from '../../runtime/real-runtime';
+import type { Scheduler } from '../../runtime/runtime';
 
 /** workerData.role of a configuration parser worker. */
 const WORKER_ROLE = 'mlb-config-parser';
@@ -43,6 +45,8 @@ export interface WorkerParserOptions {
   readonly script?: string | URL;
   readonly timeoutMs?: number;
   readonly heapLimitMb?: number;
+  /** The parse timeout's timer and the turn between answer chunks (real by default). */
+  readonly scheduler?: Scheduler;
 }
 
 /** True inside a worker started by workerParser (main.ts then runs runConfigParserWorker instead of the CLI). */
@@ -78,6 +82,7 @@ export function workerParser(options: WorkerParserOptions = {}): ConfigParser {
   const entry = options.script === undefined ? parserWorkerEntry(import.meta.url) : { script: options.script, eval: false };
   const timeoutMs = options.timeoutMs ?? PARSE_TIMEOUT_MS;
   const heapLimitMb = options.heapLimitMb ?? PARSE_HEAP_LIMIT_MB;
+  const scheduler = options.scheduler ?? REAL_RUNTIME;
   return (request, signal) =>
     new Promise<ParsedConfigFile>((resolve, reject) => {
       if (signal?.aborted) {
@@ -97,24 +102,23 @@ export function workerParser(options: WorkerParserOptions = {}): ConfigParser {
       const finish = (outcome: () => void): void => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        timer.cancel();
         signal?.removeEventListener('abort', onAbort);
         outcome();
         void worker.terminate();
       };
       const onAbort = (): void => finish(() => reject(new ConfigParseError('parseAborted', 'the parse was cancelled')));
-      const timer = setTimeout(
-        () =>
-          finish(() => reject(new ConfigParseError('parseTimedOut', `the parser did not finish within ${Math.round(timeoutMs / 1000)} s`))),
-        timeoutMs,
+      const timer = scheduler.after(timeoutMs, () =>
+        finish(() => reject(new ConfigParseError('parseTimedOut', `the parser did not finish within ${Math.round(timeoutMs / 1000)} s`))),
       );
       signal?.addEventListener('abort', onAbort, { once: true });
       const assembler = new AnswerAssembler();
       worker.on('message', (message: AnswerMessage) => {
         const answer = assembler.add(message);
         if (answer) finish(() => resolve(answer));
-        // The next chunk only after timers and I/O (gossip, ARP, BFD) have had their turn.
-        else setImmediate(() => !settled && worker.postMessage(NEXT_CHUNK));
+        // The next chunk only after timers and I/O (gossip, ARP, BFD) have had their turn: a timer due now runs
+        // after the sockets already readable were read (the Scheduler's promise).
+        else scheduler.after(0, () => !settled && worker.postMessage(NEXT_CHUNK));
       });
       worker.once('error', (error: Error & { code?: string }) => finish(() => reject(failure(error, heapLimitMb))));
       worker.once('exit', () => finish(() => reject(failure(undefined, heapLimitMb))));

@@ -3,7 +3,7 @@
  * it (where .ci/run installs them: a silently skipped interop test is a lost check).
  */
 import { existsSync } from 'node:fs';
-import { FRR_EXECUTABLES } from '../../../src/lab/frr-router';
+import { FRR_EXECUTABLES } from '../../../src/cli/lab/frr-router';
 import { canUseNetns } from '../netns-lab';
 
 export type RouterKind = 'frr' | 'bird' | 'gobgp' | 'exabgp';

@@ -1,12 +1,12 @@
 /**
  * Renders bird.conf for BIRD 2.0 as a lab router for mlb, configured to the same rules as the lab's FRR
- * (src/lab/frr-config.ts): sessions wait for the nodes (passive), only host routes (/32, /128) are imported,
+ * (src/cli/lab/frr-config.ts): sessions wait for the nodes (passive), only host routes (/32, /128) are imported,
  * nothing is exported to the nodes, and the accepted routes go to the namespace's kernel table with equal paths
  * merged (ECMP), so the kernel shows what traffic would follow. Optional BFD (RFC 5880) on the sessions and towards
  * static peers. Pure: options in, text out.
  */
-import { ipVersionOfText } from '../../../src/lab/route-path';
-import { RouterError } from '../../../src/lab/router-shell';
+import { ipVersionOfText } from '../../../src/cli/lab/route-path';
+import { RouterError } from '../../../src/cli/lab/router-shell';
 
 export interface BirdNeighbor {
   readonly address: string;

@@ -4,8 +4,8 @@
  * in this lab; a line that does not fit is skipped, a missing essential (a path without a next hop) is a
  * RouterError('badOutput'), so a changed layout fails loudly instead of reading as "no route".
  */
-import type { Origin, PeerSession, RouterPath } from '../../../src/lab/route-path';
-import { RouterError } from '../../../src/lab/router-shell';
+import type { Origin, PeerSession, RouterPath } from '../../../src/cli/lab/route-path';
+import { RouterError } from '../../../src/cli/lab/router-shell';
 
 export interface BirdSession extends PeerSession {
   /** The BIRD protocol carrying the session (mlb1, or mlbdyn1 for a listen range). */

@@ -9,7 +9,7 @@ import type { LabHost, NetnsLab } from '../netns-lab';
 import { renderBirdConfig, type BirdOptions } from './bird-config';
 import { parseBirdBfdSessions, parseBirdProtocols, parseBirdRoutes, type BirdBfdSession, type BirdSession } from './bird-show';
 import { kernelNextHops } from './kernel-routes';
-import type { RouterPath } from '../../../src/lab/route-path';
+import type { RouterPath } from '../../../src/cli/lab/route-path';
 import {
   execInNetns,
   isAlive,
@@ -19,7 +19,7 @@ import {
   RouterError,
   waitFor,
   type NetnsTarget,
-} from '../../../src/lab/router-shell';
+} from '../../../src/cli/lab/router-shell';
 
 export type { BirdNeighbor, BirdOptions } from './bird-config';
 export type { BirdBfdSession, BirdSession } from './bird-show';

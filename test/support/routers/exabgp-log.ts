@@ -4,7 +4,7 @@
  * ExaBGP's receive time, the OPENs and NOTIFICATIONs received. ExaBGP decodes the wire itself, so this is an
  * independent reading of exactly what mlb sent. Pure: text in, data out; unknown lines are kept, never fatal.
  */
-import { ipVersionOfText, type Origin, type PeerSession, type RouterPath } from '../../../src/lab/route-path';
+import { ipVersionOfText, type Origin, type PeerSession, type RouterPath } from '../../../src/cli/lab/route-path';
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -9,7 +9,7 @@ import { closeSync, chmodSync, openSync, readFileSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import type { LabHost, NetnsLab } from '../netns-lab';
 import { exabgpRoutesFor, parseExabgpLog, type ExabgpLog } from './exabgp-log';
-import { ipVersionOfText, type PeerSession, type RouterPath } from '../../../src/lab/route-path';
+import { ipVersionOfText, type PeerSession, type RouterPath } from '../../../src/cli/lab/route-path';
 import {
   isAlive,
   killPids,
@@ -20,7 +20,7 @@ import {
   userIds,
   waitFor,
   type NetnsTarget,
-} from '../../../src/lab/router-shell';
+} from '../../../src/cli/lab/router-shell';
 
 export type { ExabgpLog, ExabgpUpdate } from './exabgp-log';
 

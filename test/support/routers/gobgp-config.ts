@@ -1,12 +1,12 @@
 /**
  * Renders gobgpd's TOML for a lab peer (GoBGP 3.10 from Debian). As a router for mlb it mirrors the lab's FRR
- * (src/lab/frr-config.ts): a host-routes-only import policy (/32, /128) with reject as the default, so an
+ * (src/cli/lab/frr-config.ts): a host-routes-only import policy (/32, /128) with reject as the default, so an
  * aggregated /30 is refused the same way. As the speaker stand-in of the self-test and the baseline of bench/bgp,
  * it dials its neighbors with a 1 s connect retry (GoBGP's default 120 s would stall a test after one refused
  * dial). Pure: options in, text out.
  */
-import { ipVersionOfText } from '../../../src/lab/route-path';
-import { RouterError } from '../../../src/lab/router-shell';
+import { ipVersionOfText } from '../../../src/cli/lab/route-path';
+import { RouterError } from '../../../src/cli/lab/router-shell';
 
 export const GOBGP_API_PORT = 50051;
 /** Seconds between dials after a refused connection; 1 is GoBGP's minimum (its first dial still waits ~5 s). */

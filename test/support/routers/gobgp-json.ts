@@ -3,8 +3,8 @@
  * shared shapes. GoBGP prints path attributes as a list of {type, ...} objects keyed by the BGP attribute type
  * code (RFC 4271 section 5, RFC 1997, RFC 4760, RFC 8092), which is what is matched here.
  */
-import { formatCommunity, type Origin, type PeerSession, type RouterPath } from '../../../src/lab/route-path';
-import { RouterError } from '../../../src/lab/router-shell';
+import { formatCommunity, type Origin, type PeerSession, type RouterPath } from '../../../src/cli/lab/route-path';
+import { RouterError } from '../../../src/cli/lab/router-shell';
 
 type Json = Record<string, unknown>;
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { LabHost, NetnsLab } from '../netns-lab';
 import { GOBGP_API_PORT, renderGobgpConfig, type GobgpOptions } from './gobgp-config';
 import { parseGobgpNeighbors, parseGobgpRib, parseGobgpRibSummary } from './gobgp-json';
-import { ipVersionOfText, type Origin, type PeerSession, type RouterPath } from '../../../src/lab/route-path';
+import { ipVersionOfText, type Origin, type PeerSession, type RouterPath } from '../../../src/cli/lab/route-path';
 import {
   execInNetns,
   isAlive,
@@ -20,7 +20,7 @@ import {
   RouterError,
   waitFor,
   type NetnsTarget,
-} from '../../../src/lab/router-shell';
+} from '../../../src/cli/lab/router-shell';
 
 export type { GobgpNeighbor, GobgpOptions } from './gobgp-config';
 

@@ -25,5 +25,12 @@ export {
   type MrtInjection,
 } from './gobgp';
 export { kernelNextHops } from './kernel-routes';
-export { ipVersionOfText, formatCommunity, nextHopsOf, type Origin, type PeerSession, type RouterPath } from '../../../src/lab/route-path';
-export { RouterError, waitFor, type RouterErrorCode } from '../../../src/lab/router-shell';
+export {
+  ipVersionOfText,
+  formatCommunity,
+  nextHopsOf,
+  type Origin,
+  type PeerSession,
+  type RouterPath,
+} from '../../../src/cli/lab/route-path';
+export { RouterError, waitFor, type RouterErrorCode } from '../../../src/cli/lab/router-shell';

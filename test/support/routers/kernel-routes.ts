@@ -2,8 +2,8 @@
  * What a namespace's kernel forwards with: the next hops of one route, read from `ip -j route show`. Routers
  * differ in what they say they installed; the kernel's table is the ground truth an ECMP test wants.
  */
-import { ipVersionOfText } from '../../../src/lab/route-path';
-import { execInNetns, RouterError, type NetnsTarget } from '../../../src/lab/router-shell';
+import { ipVersionOfText } from '../../../src/cli/lab/route-path';
+import { execInNetns, RouterError, type NetnsTarget } from '../../../src/cli/lab/router-shell';
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);

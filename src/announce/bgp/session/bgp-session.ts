@@ -6,13 +6,13 @@
  * hop), 'down', 'update' (received routes: parsed, otherwise ignored by mlb) and 'routeRefresh'.
  */
 import { EventEmitter } from 'node:events';
-import type { Socket } from 'node:net';
 import type { BgpMessage, BgpUpdate } from '../bgp-messages';
 import { encodeMessage, type BgpDecodeError } from '../codec';
-import { tcpMd5Available } from '../../../native/tcp-md5';
 import { MachineDriver } from '../../../runtime/machine-driver';
 import { REAL_RUNTIME } from '../../../runtime/real-runtime';
-import type { Clock, Scheduler } from '../../../runtime/runtime';
+import { realSignedTcp } from '../../../runtime/real-signed-tcp';
+import type { ByteStream, Clock, Scheduler } from '../../../runtime/runtime';
+import type { SignedTcpNetwork } from '../../../runtime/signed-tcp';
 import type { BgpListener } from './bgp-listener';
 import type { ConnectionOrigin } from './collision';
 import type { NegotiatedSession } from './open-validation';
@@ -46,6 +46,8 @@ export interface BgpSessionOptions {
   readonly logger: Log;
   /** The clock the machine is stepped with and its timers (hold, keepalive, retry, dial timeout) run on; real by default. */
   readonly runtime?: Clock & Scheduler;
+  /** Where dialed connections come from (real TCP, MD5-signed with a password, by default). */
+  readonly net?: SignedTcpNetwork;
   /** Shorter timings for tests; the defaults are MetalLB's (10 s dial, backoff 1 s to 2 min). */
   readonly timing?: {
     readonly dialTimeoutMs?: number;
@@ -96,14 +98,16 @@ export class BgpSession extends EventEmitter<BgpSessionEvents> {
   /** UPDATEs send() already encoded, so the send effect does not encode them twice. */
   private readonly encoded = new WeakMap<BgpMessage, Uint8Array>();
   private readonly runtime: Clock & Scheduler;
+  private readonly net: SignedTcpNetwork;
 
   constructor(private readonly options: BgpSessionOptions) {
     super();
     this.runtime = options.runtime ?? REAL_RUNTIME;
+    this.net = options.net ?? realSignedTcp;
     const { peer, local, timing } = options;
     const passive = options.passive ?? false;
     if (passive && !options.listener) throw new BgpSessionError('invalidConfig', 'a passive session needs a listener');
-    if (peer.password !== undefined && !tcpMd5Available()) {
+    if (peer.password !== undefined && !this.net.md5Available()) {
       const why = `peer ${peer.address} has a password: TCP MD5 needs the native addon (npm rebuild)`;
       throw new BgpSessionError('md5Unavailable', why);
     }
@@ -149,7 +153,7 @@ export class BgpSession extends EventEmitter<BgpSessionEvents> {
   start(): void {
     if (this.options.passive && !this.unregister) {
       const { address, password } = this.options.peer;
-      this.unregister = this.options.listener!.register(address, password, (socket) => this.accept(socket));
+      this.unregister = this.options.listener!.register(address, password, (stream) => this.accept(stream));
     }
     this.dispatch({ type: 'start' });
   }
@@ -172,10 +176,10 @@ export class BgpSession extends EventEmitter<BgpSessionEvents> {
     return true;
   }
 
-  private accept(socket: Socket): void {
+  private accept(stream: ByteStream): void {
     this.inbound += 1;
     const id = `in-${this.inbound}`;
-    this.connections.set(id, SessionConnection.adopt(id, socket, this.handlersFor(id), this.runtime));
+    this.connections.set(id, SessionConnection.adopt(id, stream, this.handlersFor(id), this.runtime));
     this.dispatch({ type: 'tcpAccepted', conn: id });
   }
 
@@ -249,7 +253,7 @@ export class BgpSession extends EventEmitter<BgpSessionEvents> {
       ...(local.sourceAddress !== undefined ? { localAddress: local.sourceAddress } : {}),
       ...(peer.password !== undefined ? { password: peer.password } : {}),
     };
-    this.connections.set(id, SessionConnection.dial(id, target, timeoutMs, this.handlersFor(id), this.runtime));
+    this.connections.set(id, SessionConnection.dial(id, target, timeoutMs, this.handlersFor(id), this.runtime, this.net));
   }
 
   private write(id: ConnectionId, message: BgpMessage): void {

@@ -4,11 +4,11 @@
  * closing it once what was written is flushed. It reports what happens to the shell (bgp-session.ts) and decides
  * nothing itself.
  */
-import { Socket } from 'node:net';
 import type { BgpMessage } from '../bgp-messages';
 import { BgpMessageReader, type BgpDecodeError } from '../codec';
-import { createMd5Socket } from '../../../native/tcp-md5';
-import type { Scheduler, Timer } from '../../../runtime/runtime';
+import { NetworkError } from '../../../runtime/network-error';
+import type { ByteStream, Scheduler, Timer } from '../../../runtime/runtime';
+import type { SignedTcpNetwork } from '../../../runtime/signed-tcp';
 import { plainAddress } from './bgp-listener';
 
 /** After our FIN the peer normally closes at once (it read our NOTIFICATION); a peer that does not is cut off. */
@@ -29,6 +29,17 @@ export interface ConnectionHandlers {
   onEnd(connected: boolean, error: string | undefined): void;
 }
 
+/** What a failed dial says: the system's words (connect ECONNREFUSED ...), the timeout as the session's own. */
+function dialFailure(error: unknown, timeoutMs: number): string {
+  if (error instanceof NetworkError && error.code === 'dialTimeout') return timeoutText(timeoutMs);
+  if (error instanceof NetworkError && error.cause instanceof Error) return error.cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function timeoutText(timeoutMs: number): string {
+  return `no answer within ${timeoutMs} ms (dial timeout)`;
+}
+
 export class SessionConnection {
   /**
    * The codec options of this connection. The reader reads them for every message, so flipping fourOctetAsn once
@@ -43,68 +54,71 @@ export class SessionConnection {
   private dialTimer: Timer | undefined;
   private lingerTimer: Timer | undefined;
   private readonly closeWaiters: (() => void)[] = [];
+  /** Unset until the dial succeeds (or from the start, for an accepted connection). */
+  private stream: ByteStream | undefined;
+  /** Gives up a dial in flight: our dial timeout, or close() before it connected. */
+  private readonly giveUp = new AbortController();
 
   private constructor(
     readonly id: string,
-    private readonly socket: Socket,
     connected: boolean,
     private readonly handlers: ConnectionHandlers,
     private readonly scheduler: Scheduler,
   ) {
     this.connected = connected;
-    socket.on('connect', () => this.onConnect());
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    socket.on('error', (error) => {
-      this.error ??= error.message;
-    });
-    socket.on('close', () => this.onClose());
-    if (connected) socket.setNoDelay(true);
   }
 
   /**
-   * Dials `target`, giving up after `timeoutMs` on `scheduler`'s clock; a failure to even create the socket (bad MD5
-   * key) is reported asynchronously like any other.
+   * Dials `target` over `net`, giving up after `timeoutMs` on `scheduler`'s clock; a failure to even create the
+   * socket (a bad MD5 key) is reported asynchronously like any other.
    */
-  static dial(id: string, target: DialTarget, timeoutMs: number, handlers: ConnectionHandlers, scheduler: Scheduler): SessionConnection {
-    let socket: Socket;
-    let setupError: string | undefined;
-    try {
-      const { host: peerAddress, password, localAddress } = target;
-      socket =
-        password !== undefined
-          ? createMd5Socket({ peerAddress, password, ...(localAddress !== undefined ? { localAddress } : {}) })
-          : new Socket();
-    } catch (error) {
-      socket = new Socket();
-      setupError = (error as Error).message;
-    }
-    const connection = new SessionConnection(id, socket, false, handlers, scheduler);
-    if (setupError !== undefined) {
-      connection.error = setupError;
-      setImmediate(() => socket.destroy());
-      return connection;
-    }
+  static dial(
+    id: string,
+    target: DialTarget,
+    timeoutMs: number,
+    handlers: ConnectionHandlers,
+    scheduler: Scheduler,
+    net: SignedTcpNetwork,
+  ): SessionConnection {
+    const connection = new SessionConnection(id, false, handlers, scheduler);
     connection.dialTimer = scheduler.after(timeoutMs, () => {
-      connection.error = `no answer within ${timeoutMs} ms (dial timeout)`;
-      socket.destroy();
+      connection.error = timeoutText(timeoutMs);
+      connection.giveUp.abort();
     });
-    // An MD5 socket is already bound to the source address (the key had to be set before connect).
-    const bindHere = target.password === undefined && target.localAddress !== undefined;
-    socket.connect({ host: target.host, port: target.port, ...(bindHere ? { localAddress: target.localAddress } : {}) });
+    const { host, port, localAddress, password } = target;
+    net
+      .connectSigned(
+        { host, port },
+        {
+          timeoutMs,
+          signal: connection.giveUp.signal,
+          ...(localAddress !== undefined ? { localAddress } : {}),
+          ...(password !== undefined ? { md5Password: password } : {}),
+        },
+      )
+      .then(
+        (stream) => connection.attach(stream),
+        (error: unknown) => {
+          connection.error ??= dialFailure(error, timeoutMs);
+          connection.onClose();
+        },
+      );
     return connection;
   }
 
   /** Takes over a connection the listener accepted. */
-  static adopt(id: string, socket: Socket, handlers: ConnectionHandlers, scheduler: Scheduler): SessionConnection {
-    return new SessionConnection(id, socket, true, handlers, scheduler);
+  static adopt(id: string, stream: ByteStream, handlers: ConnectionHandlers, scheduler: Scheduler): SessionConnection {
+    const connection = new SessionConnection(id, true, handlers, scheduler);
+    connection.attach(stream);
+    return connection;
   }
 
   get localAddress(): string {
-    return plainAddress(this.socket.localAddress);
+    return plainAddress(this.stream?.local.host);
   }
 
   get remoteAddress(): string {
-    return plainAddress(this.socket.remoteAddress);
+    return plainAddress(this.stream?.remote.host);
   }
 
   get isClosed(): boolean {
@@ -113,7 +127,7 @@ export class SessionConnection {
 
   write(bytes: Uint8Array): void {
     if (this.closing || this.closed) return;
-    this.socket.write(bytes);
+    this.stream?.write(bytes);
   }
 
   /** Ends the connection after the written bytes are flushed (a dial in progress is dropped); resolves once closed. */
@@ -123,23 +137,35 @@ export class SessionConnection {
     if (this.closing) return done;
     this.closing = true;
     this.dialTimer?.cancel();
-    if (!this.connected) {
-      this.socket.destroy();
+    const stream = this.stream;
+    if (!this.connected || !stream) {
+      this.giveUp.abort();
+      stream?.destroy();
     } else {
-      this.socket.end();
-      this.lingerTimer = this.scheduler.after(CLOSE_LINGER_MS, () => this.socket.destroy());
+      stream.end();
+      this.lingerTimer = this.scheduler.after(CLOSE_LINGER_MS, () => stream.destroy());
     }
     return done;
   }
 
-  private onConnect(): void {
+  /** A dialed connection that connected, or an accepted one: read it, and hear its end. */
+  private attach(stream: ByteStream): void {
+    this.stream = stream;
+    stream.onData((chunk) => this.onData(chunk));
+    // The peer's FIN: BGP has no use for a half-open connection, so ours follows at once.
+    stream.onEnd(() => stream.end());
+    stream.onClose((error) => {
+      if (error) this.error ??= error.message;
+      this.onClose();
+    });
+    if (this.connected) return;
     this.dialTimer?.cancel();
     this.connected = true;
-    this.socket.setNoDelay(true);
-    if (!this.closing) this.handlers.onConnected();
+    if (this.closing) stream.destroy();
+    else this.handlers.onConnected();
   }
 
-  private onData(chunk: Buffer): void {
+  private onData(chunk: Uint8Array): void {
     if (this.closing) return;
     const result = this.reader.push(chunk);
     for (const message of result.messages) {
@@ -150,6 +176,7 @@ export class SessionConnection {
   }
 
   private onClose(): void {
+    if (this.closed) return;
     this.closed = true;
     this.dialTimer?.cancel();
     this.lingerTimer?.cancel();

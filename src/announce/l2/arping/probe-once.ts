@@ -10,6 +10,8 @@ import type { IP } from '../../../ip';
 import { openPacketSocket, type PacketSocket, type PacketSocketError, type PacketSocketOptions } from '../../../native';
 import { buildProbe, matchReply, replyFilter, type ArpingInterface } from './neighbor-probe';
 import { CodedError } from '../../../errors/coded-error';
+import { REAL_RUNTIME } from '../../../runtime/real-runtime';
+import type { Scheduler } from '../../../runtime/runtime';
 
 /**
  * How long replies are collected. A kernel or mlb's responder answers on the same segment within a millisecond;
@@ -45,6 +47,8 @@ export interface ProbeOnceOutcome {
 export interface ProbeOnceDeps {
   /** Injected in unit tests; openPacketSocket otherwise. */
   readonly openSocket?: (options: PacketSocketOptions) => PacketSocket;
+  /** The reply window's timer (real by default). */
+  readonly scheduler?: Scheduler;
 }
 
 /**
@@ -74,21 +78,21 @@ export async function probeOnce(request: ProbeOnceRequest, deps: ProbeOnceDeps =
   try {
     if (request.signal?.aborted) return { sent: false, macs, socketErrors };
     const sent = socket.send(probe.frame);
-    if (sent) await wait(request.windowMs ?? PROBE_REPLY_WINDOW_MS, request.signal);
+    if (sent) await wait(deps.scheduler ?? REAL_RUNTIME, request.windowMs ?? PROBE_REPLY_WINDOW_MS, request.signal);
     return { sent, macs: [...macs], socketErrors };
   } finally {
     socket.close();
   }
 }
 
-function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+function wait(scheduler: Scheduler, ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
-      clearTimeout(timer);
+      timer.cancel();
       signal?.removeEventListener('abort', done);
       resolve();
     };
-    const timer = setTimeout(done, ms);
+    const timer = scheduler.after(ms, done);
     signal?.addEventListener('abort', done, { once: true });
   });
 }

@@ -1,18 +1,12 @@
 /**
- * src/native/tcp-md5.ts on loopback (no namespaces needed): a keyed listener accepts a connection signed with its
+ * src/native/tcp-md5.ts (keyed descriptors) and src/runtime/real-signed-tcp.ts (Node sockets on them) on loopback (no namespaces needed): a keyed listener accepts a connection signed with its
  * key and never sees one signed with another; the wrapper refuses keys and addresses the kernel cannot use.
  * The two-namespace version, through BgpSession, is md5.lab.test.ts.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createMd5Socket,
-  openListenSocket,
-  setMd5Key,
-  tcpMd5Available,
-  TcpMd5Error,
-  TCP_MD5_MAX_KEY_BYTES,
-} from '../../../../src/native/tcp-md5';
+import { createMd5Socket } from '../../../../src/runtime/real-signed-tcp';
+import { openListenSocket, setMd5Key, tcpMd5Available, TcpMd5Error, TCP_MD5_MAX_KEY_BYTES } from '../../../../src/native/tcp-md5';
 import { until } from '../../../support/until';
 
 const skip = tcpMd5Available() ? undefined : 'the native addon is not built';

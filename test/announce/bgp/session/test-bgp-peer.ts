@@ -6,7 +6,8 @@
 import { createServer, Socket, type Server } from 'node:net';
 import { Afi, Safi, type BgpMessage, type BgpOpen, type Capability } from '../../../../src/announce/bgp/bgp-messages';
 import { BgpMessageReader, encodeMessage } from '../../../../src/announce/bgp/codec';
-import { createMd5Socket, openListenSocket, setMd5Key } from '../../../../src/native/tcp-md5';
+import { openListenSocket, setMd5Key } from '../../../../src/native/tcp-md5';
+import { createMd5Socket } from '../../../../src/runtime/real-signed-tcp';
 
 export const ROUTER_ASN = 64512;
 export const ROUTER_ID = '10.255.0.1';

@@ -1,11 +1,12 @@
 /**
  * One probe through a packet socket (src/announce/l2/arping/probe-once.ts), with a fake socket standing in for the
- * segment and fake timers: the socket is open before the probe leaves, every MAC that answers within the window
+ * segment and a hand-moved scheduler (the reply window's timer is the runtime's): the socket is open before the probe leaves, every MAC that answers within the window
  * is returned once in the order it first answered, the socket is closed whatever happens, and the failures say why.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { PacketSocketError, type PacketSocket, type PacketSocketOptions } from '../../../../src/native';
 import { NeighborProbeError, PROBE_REPLY_WINDOW_MS, probeOnce } from '../../../../src/announce/l2/arping/probe-once';
+import { ManualScheduler } from '../../../support/manual-scheduler';
 import { arpReplyFrame, eth0, ip, OUR_MAC, PEER_A, PEER_B, TARGET4, TARGET6 } from './probe-fixtures';
 
 interface Segment {
@@ -34,7 +35,7 @@ function segment(answers: [number, Uint8Array][], options: { refuse?: boolean } 
           if (options.refuse) return false;
           s.sent.push(frame);
           for (const [delay, reply] of answers)
-            setTimeout(() => !s.closed && o.onFrame(Buffer.from(reply), { ifindex: 2, pkttype: 'host' }), delay);
+            clock.after(delay, () => !s.closed && o.onFrame(Buffer.from(reply), { ifindex: 2, pkttype: 'host' }));
           return true;
         },
         addMembership() {},
@@ -50,11 +51,9 @@ function segment(answers: [number, Uint8Array][], options: { refuse?: boolean } 
   return s;
 }
 
+let clock: ManualScheduler;
 beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
+  clock = new ManualScheduler();
 });
 
 describe('probeOnce', () => {
@@ -66,8 +65,8 @@ describe('probeOnce', () => {
       [PROBE_REPLY_WINDOW_MS - 10, arpReplyFrame(PEER_A, TARGET4)],
       [PROBE_REPLY_WINDOW_MS + 10, arpReplyFrame(PEER_A, ip('10.213.0.9'))],
     ]);
-    const outcome = probeOnce({ target: TARGET4, iface: eth0 }, { openSocket: seg.openSocket });
-    await vi.advanceTimersByTimeAsync(PROBE_REPLY_WINDOW_MS);
+    const outcome = probeOnce({ target: TARGET4, iface: eth0 }, { openSocket: seg.openSocket, scheduler: clock });
+    await clock.advance(PROBE_REPLY_WINDOW_MS);
     expect(await outcome).toEqual({ sent: true, macs: ['02:13:00:00:00:03', '02:13:00:00:00:01', '02:13:00:00:00:02'], socketErrors: [] });
     expect(seg.opened).toMatchObject([{ ifname: 'eth0', protocol: 'arp' }]);
     expect(seg.opened[0]?.filter?.length).toBeGreaterThan(0);
@@ -77,19 +76,19 @@ describe('probeOnce', () => {
 
   it('a reply after the window is not counted; IPv6 asks on an ipv6 socket', async () => {
     const seg = segment([[PROBE_REPLY_WINDOW_MS + 50, arpReplyFrame(PEER_A, TARGET4)]]);
-    const outcome = probeOnce({ target: TARGET4, iface: eth0 }, { openSocket: seg.openSocket });
-    await vi.advanceTimersByTimeAsync(PROBE_REPLY_WINDOW_MS + 100);
+    const outcome = probeOnce({ target: TARGET4, iface: eth0 }, { openSocket: seg.openSocket, scheduler: clock });
+    await clock.advance(PROBE_REPLY_WINDOW_MS + 100);
     expect((await outcome).macs).toEqual([]);
     const v6 = segment([]);
-    const silent = probeOnce({ target: TARGET6, iface: eth0, windowMs: 100 }, { openSocket: v6.openSocket });
-    await vi.advanceTimersByTimeAsync(100);
+    const silent = probeOnce({ target: TARGET6, iface: eth0, windowMs: 100 }, { openSocket: v6.openSocket, scheduler: clock });
+    await clock.advance(100);
     expect(await silent).toEqual({ sent: true, macs: [], socketErrors: [] });
     expect(v6.opened[0]?.protocol).toBe('ipv6');
   });
 
   it('a refused send returns at once with sent false (silence would mean nothing)', async () => {
     const seg = segment([], { refuse: true });
-    expect(await probeOnce({ target: TARGET4, iface: eth0 }, { openSocket: seg.openSocket })).toEqual({
+    expect(await probeOnce({ target: TARGET4, iface: eth0 }, { openSocket: seg.openSocket, scheduler: clock })).toEqual({
       sent: false,
       macs: [],
       socketErrors: [],
@@ -100,8 +99,8 @@ describe('probeOnce', () => {
   it('an abort ends the wait early with what was heard so far', async () => {
     const seg = segment([[5, arpReplyFrame(PEER_A, TARGET4)]]);
     const abort = new AbortController();
-    const outcome = probeOnce({ target: TARGET4, iface: eth0, signal: abort.signal }, { openSocket: seg.openSocket });
-    await vi.advanceTimersByTimeAsync(10);
+    const outcome = probeOnce({ target: TARGET4, iface: eth0, signal: abort.signal }, { openSocket: seg.openSocket, scheduler: clock });
+    await clock.advance(10);
     abort.abort();
     expect((await outcome).macs).toEqual(['02:13:00:00:00:02']);
     expect(seg.closed).toBe(true);

@@ -8,7 +8,7 @@
  * whatever runs inside the lab's namespaces (only ever namespaces named like this lab's) and deletes them.
  */
 import { mkdir, readFile } from 'node:fs/promises';
-import { writeFileAtomic } from '../daemon/state-dir';
+import { writeFileAtomic } from '../../daemon/state-dir';
 import { labConfigText } from './lab-config';
 import { readSnapshotText } from './lab-control';
 import { LabError } from './lab-errors';

@@ -15,7 +15,7 @@
  * Nothing is created in the root namespace: the bridge and every veth end live in lab namespaces, so deleting
  * the namespaces removes everything, and the host's own interfaces are never touched.
  */
-import { METALLB_METRICS_PORT } from '../daemon/metrics/metrics-port';
+import { METALLB_METRICS_PORT } from '../../daemon/metrics/metrics-port';
 import { LabError } from './lab-errors';
 
 export const DEFAULT_LAB_NAME = 'mlb-lab';

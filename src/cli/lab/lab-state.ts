@@ -3,7 +3,7 @@
  * to a running lab): how the lab was built and the pids it started. The plan itself is recomputed from name,
  * dir and node count, so it never disagrees with the code that reads it.
  */
-import { readJSONState, writeFileAtomic } from '../daemon/state-dir';
+import { readJSONState, writeFileAtomic } from '../../daemon/state-dir';
 
 export const LAB_STATE_VERSION = 1;
 

@@ -1,6 +1,6 @@
 /** Why a router (FRR in the lab, or any router of the interop tests) could not do what was asked; stable codes. */
 
-import { CodedError } from '../errors/coded-error';
+import { CodedError } from '../../errors/coded-error';
 
 export const ROUTER_ERROR_CODES = [
   /** A daemon did not start, or did not answer its control socket before the deadline. */

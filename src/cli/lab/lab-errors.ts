@@ -1,4 +1,4 @@
-import { CodedError } from '../errors/coded-error';
+import { CodedError } from '../../errors/coded-error';
 
 /** Why the lab could not do what was asked; the codes are stable (the CLI and tests branch on them). */
 export type LabErrorCode =

@@ -1,6 +1,6 @@
 /** Which connection a new one displaces at the cap: the oldest idle one, and nobody while all are busy. */
 import { describe, expect, it } from 'vitest';
-import { admitConnection } from '../../src/daemon/http-connection-cap';
+import { admitConnection } from '../../src/runtime/http-connection-cap';
 
 describe('admitConnection', () => {
   it('admits under the cap without closing anything', () => {

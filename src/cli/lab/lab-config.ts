@@ -3,9 +3,9 @@
  * and v1 documents as examples/plain-host.yaml, sized to the lab. Pure. Also the IPs the services get, computed
  * with the allocator the daemons run, so the demo knows where to point the client before any daemon answers.
  */
-import { allocateServices } from '../allocator';
-import { formatIP } from '../ip';
-import { formatDiagnostic, parseConfig } from '../model';
+import { allocateServices } from '../../allocator';
+import { formatIP } from '../../ip';
+import { formatDiagnostic, parseConfig } from '../../model';
 import { LAB_BFD_PROFILE, LAB_BGP_PEER, LAB_BGP_POOL, LAB_BGP_POOL_V4, LAB_NODE_ASN, LAB_ROUTER_ASN } from './lab-bgp';
 import { LabError } from './lab-errors';
 import { LAB_API_IP, LAB_EXTRA_IP, LAB_HTTP_PORT, LAB_POOL_V4, LAB_POOL_V6, LAB_SUBNET_V4, LAB_SUBNET_V6, type LabPlan } from './lab-plan';

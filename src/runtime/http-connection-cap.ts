@@ -1,5 +1,5 @@
 /**
- * A connection cap for the daemon's small HTTP servers (metrics, control socket) that never locks a caller out.
+ * A connection cap for the daemon's small HTTP servers (metrics, control socket; the runtime's real-http-server.ts applies it) that never locks a caller out.
  *
  * Node's `server.maxConnections` closes every new connection once the cap is reached, whatever the open ones are
  * doing: a handful of clients that connect and send nothing (or keep an idle keep-alive connection) then hold
