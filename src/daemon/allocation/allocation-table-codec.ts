@@ -55,7 +55,7 @@ export type AllocationTableDecoding =
   | { readonly ok: true; readonly table: AllocationTable }
   | { readonly ok: false; readonly reason: AllocationTableDecodeFailure; readonly detail: string };
 
-export class AllocationTableError extends CodedError<'allocationTableTooLarge'> {}
+export class AllocationTableError extends CodedError<'allocationTableTooLarge' | 'allocationTableBadIP'> {}
 
 /** The sixth field of an entry: a set of these bits, absent when none is set. */
 const AllocationEntryFlag = { released: 1, restored: 2 } as const;

@@ -32,8 +32,8 @@ export type DrainAction = 'drain' | 'undrain';
 export type DrainOutcome = 'pending' | 'applied' | 'failed';
 
 /** Append-only wire codes. */
-const ACTIONS: readonly DrainAction[] = ['drain', 'undrain'];
-const OUTCOMES: readonly DrainOutcome[] = ['pending', 'applied', 'failed'];
+export const DRAIN_ACTION_CODES: readonly DrainAction[] = ['drain', 'undrain'];
+export const DRAIN_OUTCOME_CODES: readonly DrainOutcome[] = ['pending', 'applied', 'failed'];
 
 export interface DrainRequest {
   /** The node asked to drain or undrain. */
@@ -78,8 +78,8 @@ export function encodeDrainRequest(request: DrainRequest): Uint8Array | undefine
   view.setBigUint64(at, BigInt(request.seq));
   view.setBigUint64(at + 8, BigInt(request.at));
   at += 16;
-  out[at++] = ACTIONS.indexOf(request.action);
-  out[at++] = OUTCOMES.indexOf(request.outcome);
+  out[at++] = DRAIN_ACTION_CODES.indexOf(request.action);
+  out[at++] = DRAIN_OUTCOME_CODES.indexOf(request.outcome);
   out[at++] = detail.length;
   out.set(detail, at);
   return out;
@@ -110,8 +110,8 @@ export function decodeDrainRequest(bytes: Uint8Array): DrainRequest | undefined 
   const when = view.getBigUint64(at + 8);
   if (seq > BigInt(Number.MAX_SAFE_INTEGER) || when > BigInt(MAX_DRAIN_TIME_MS)) return undefined;
   at += 16;
-  const action = ACTIONS[bytes[at++] as number];
-  const outcome = OUTCOMES[bytes[at++] as number];
+  const action = DRAIN_ACTION_CODES[bytes[at++] as number];
+  const outcome = DRAIN_OUTCOME_CODES[bytes[at++] as number];
   const detail = text();
   if (action === undefined || outcome === undefined || detail === undefined) return undefined;
   return { target, action, requestedBy, seq: Number(seq), at: Number(when), outcome, ...(detail === '' ? {} : { detail }) };
