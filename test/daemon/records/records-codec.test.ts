@@ -43,9 +43,12 @@ describe('the records codec', () => {
     expect(encodeRecords(SAMPLES, V2)[0]).toBe(0x93);
   });
 
-  it('is smaller in the envelope: a health report and an allocation table of 10 and 1,000 services', () => {
-    for (const record of [healthReportOf(10), healthReportOf(1000), allocationTableOf(10), allocationTableOf(1000)]) {
-      expect(encodeRecords([record], V2).length).toBeLessThan(encodeRecords([record], V1).length);
+  it('costs no more in the envelope for a health report, and an allocation table a third less (binary IPs, no JSON)', () => {
+    for (const record of [healthReportOf(10), healthReportOf(1000)]) {
+      expect(encodeRecords([record], V2).length).toBeLessThanOrEqual(encodeRecords([record], V1).length);
+    }
+    for (const record of [allocationTableOf(10), allocationTableOf(1000)]) {
+      expect(encodeRecords([record], V2).length).toBeLessThan(encodeRecords([record], V1).length * 0.7);
     }
   });
 
