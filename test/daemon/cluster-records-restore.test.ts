@@ -22,7 +22,7 @@ import { pool, service } from '../allocator/factories';
 import { entry } from './allocation/arbitraries';
 import { eventually } from '../e2e/daemon-lab';
 
-const root = mkdtempSync(join(tmpdir(), 'mlb-cluster-gossip-'));
+const root = mkdtempSync(join(tmpdir(), 'mlb-cluster-records-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const SNAPSHOT = {

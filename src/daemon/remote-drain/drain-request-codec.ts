@@ -1,8 +1,10 @@
 /**
- * A drain request travels in gossip (one record of ../gossip-records.ts, kind drainRequest): `mlb drain NODE` on
+ * A drain request travels in gossip (one record of ../records/, kind drainRequest; this is its v1 layout): `mlb drain NODE` on
  * any host asks NODE to drain (or undrain), every node relays the newest request per target, and the target
  * answers by republishing the same request with its outcome (applied, or failed with why). Pure: the codec only;
  * the ordering and the table are drain-request-table.ts.
+ *
+ * Records version 2 sends records/drain-request-body.ts instead of the v1 layout:
  *
  * Layout, version 1 (big-endian; strings UTF-8, each at most 255 bytes):
  *   "mlbd" (4) | version u8 | targetLen u8 | target | byLen u8 | requestedBy | seq u64 | at u64
