@@ -10,10 +10,11 @@ import { RECORD_NODE_MAX_BYTES, RECORD_SERVICE_KEY_MAX_BYTES } from './health-re
 import { BadRecordField, countOf, cutText, mapEntriesOf, RecordFields, textOf, utf8Length } from './record-fields';
 
 /**
- * Failing checks one record lists; beyond them the others still show as failing, only without why. 500 details of
- * 96 bytes keep the record near 64 KiB, well inside the user state.
+ * Failing checks one record lists; beyond them the others still show as failing, only without why. 128 entries of
+ * a 96-byte detail, a service key and a time stay near the v1 layout's 16 KiB bound (health-details.ts), which
+ * bounds what a peer can make this node keep per member.
  */
-const HEALTH_DETAILS_MAX_ENTRIES = 500;
+const HEALTH_DETAILS_MAX_ENTRIES = 128;
 
 export function writeHealthDetails(w: MsgpackWriter, details: HealthDetails): void {
   const entries = Object.entries(details.failing)
