@@ -1,26 +1,29 @@
 /**
- * Which version of mlb's own gossip records (gossip-records.ts) each node understands, so a rolling upgrade can
+ * Which version of mlb's own gossip records (records/) each node understands, so a rolling upgrade can
  * change them without splitting the cluster. Every node advertises MLB_RECORDS_VERSION in its node meta
  * (gossip/node-meta.ts); the cluster's usable version is the lowest one any live mlb member advertises.
  *
  * How to change a record (the rule every future change follows):
  * - A new record kind, or a new format of an existing one, gets the next MLB_RECORDS_VERSION and is sent only
- *   while recordsVersionInUse() of the live members is at least that version. Until the last old node is
- *   upgraded, the node keeps sending the older form (or nothing, for a new kind).
+ *   while recordsVersionInUse() of the live members is at least that version (records/records-wire.ts). Until
+ *   the last old node is upgraded, the node keeps sending the older form (or nothing, for a new kind), and it
+ *   decodes every form it ever wrote (records/records-codec.ts).
  * - A receiver never fails on what it does not know: unknown kinds are skipped and counted
  *   (mlb_gossip_record_drops_total{reason="unknownKind"}), a damaged record is counted under its own reason.
- * - Record kinds are append-only; a number never changes meaning. The records header's own version
- *   (GOSSIP_RECORDS_VERSION) is not this one: a decoder refuses a header version it does not know, so bumping that
- *   would make old nodes drop every record. It stays 1.
+ * - Within one form, a record's fields are append-only too: a decoder ignores fields after those it knows.
+ * - Record kinds are append-only; a number never changes meaning. The v1 layout's own header version
+ *   (records/legacy-records.ts) is not this one: a decoder refuses a header version it does not know, so bumping
+ *   that would make old nodes drop every record. It stays 1.
  * Pure.
  */
 import type { NodeMeta } from '../gossip/node-meta';
 
 /**
  * 1: record kinds 1..6 (health reports, allocation table, configuration facts, conflict reports, drain requests,
- * health details) in their formats as of the release that first advertised a version.
+ * health details) in the v1 layout (records/legacy-records.ts), each kind in a hand-made layout of its own.
+ * 2: the same kinds in one msgpack envelope (records/records-envelope.ts); a node still reads the v1 layout.
  */
-export const MLB_RECORDS_VERSION = 1;
+export const MLB_RECORDS_VERSION = 2;
 
 /**
  * What an mlb node that advertises no version understands. Releases before the field know kinds 1..4 at least

@@ -22,7 +22,7 @@ import type { StateFiles } from '../runtime/state-files';
 import { ConfigLoadError, type ConfigSource, type ConfigState } from '../sources/config-source';
 import type { WithheldRelease } from './allocation/allocate-with-table';
 import type { ClusterDecision, ServiceAddresses } from './cluster-decision';
-import { ClusterGossip } from './cluster-gossip';
+import { startClusterRecords, type ClusterRecords } from './cluster-records';
 import { ClusterMembership } from './cluster-membership';
 import { ConfigTracker, explainRetention, hashServiceKey } from './config-facts';
 import { logConfigReport } from './config-load-report';
@@ -42,7 +42,8 @@ import type { BgpSessions, ControlEndpoint, HostLinks, LayerTwoAnnouncer, Speake
 import type { SelfChecker } from './self-check/self-checker';
 import { ConflictSharing, conflictPairKey } from './self-check/conflict-sharing';
 import { AnswerContext } from './self-check/answer-context';
-import { GossipRecordKind } from './gossip-records';
+import { GossipRecordKind } from './records/record-kinds';
+import { RecordsWire } from './records/records-wire';
 import { SpeakerFlags } from './speaker-flags';
 import { RemoteDrain, remoteDrainFor, type DrainAnswer } from './remote-drain';
 import { runStopSteps } from './graceful-stop';
@@ -103,7 +104,7 @@ export class Speaker implements ControlProvider, MetricsSource {
   /** Owner changes, member changes and MACs: what makes another MAC's answer expected (self-check/). */
   private answers!: AnswerContext;
   private bgp: BgpSessions | undefined;
-  private cluster: ClusterGossip | undefined;
+  private cluster: ClusterRecords | undefined;
   private announcements!: LocalAnnouncements;
   private flags!: SpeakerFlags;
   private decision: ClusterDecision | undefined;
@@ -201,33 +202,35 @@ export class Speaker implements ControlProvider, MetricsSource {
       }),
     );
     const gossip = this.gossip;
+    const wire = new RecordsWire({ gossip, self: this.options.nodeName, onChange: () => this.schedule(), logger });
     this.conflictSharing = new ConflictSharing({
       self: this.options.nodeName,
       epoch: this.startedAt,
       logger,
       runtime: this.parts.runtime,
-      gossip: { broadcast: (bytes, key) => gossip.broadcast(bytes, key), stateChanged: () => this.cluster?.stateChanged() },
+      wire,
     });
     const sharing = this.conflictSharing;
     this.remoteDrain = remoteDrainFor({
       self: this.options.nodeName,
       keyed: this.options.keyring !== undefined,
       gossip,
+      wire,
       flags: this.flags,
       events: this.events,
       logger,
       runtime: this.parts.runtime,
-      stateChanged: () => this.cluster?.stateChanged(),
     });
-    const remoteDrain = this.remoteDrain;
+    wire.register([GossipRecordKind.conflictReport], this.conflictSharing);
+    wire.register([GossipRecordKind.drainRequest], this.remoteDrain);
     gossip.on('join', (m) => this.onMember('memberJoined', 'member joined', m));
     gossip.on('leave', (m) =>
       this.onMember(m.state === 'left' ? 'memberLeft' : 'memberFailed', m.state === 'left' ? 'member left' : 'member declared dead', m),
     );
     gossip.on('update', (m) => this.onMember('memberUpdated', 'member meta changed', m));
     this.cluster = await step(`reading the allocation table in --state-dir ${stateDir}`, () =>
-      ClusterGossip.start({
-        gossip,
+      startClusterRecords({
+        wire,
         self: this.options.nodeName,
         epoch: this.startedAt,
         ...this.stateFiles(),
@@ -238,12 +241,6 @@ export class Speaker implements ControlProvider, MetricsSource {
           this.events.record({ type: 'healthChanged', service, node: this.options.nodeName, passing, detail }),
         ...(this.options.healthCheckRunAs ? { healthCheckRunAs: this.options.healthCheckRunAs } : {}),
         ...(this.parts.healthProbe ? { healthProbe: this.parts.healthProbe } : {}),
-        otherRecords: {
-          state: () => [...sharing.records(), ...remoteDrain.records()],
-          receive: (record) =>
-            (record.kind === GossipRecordKind.conflictReport && sharing.receive(record.bytes)) ||
-            (record.kind === GossipRecordKind.drainRequest && remoteDrain.receive(record.bytes)),
-        },
       }),
     );
     if (this.selfCheck) {
@@ -278,7 +275,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     // Serving from here on (this node may own IPs): only now does an unclean end count toward flap damping.
     await this.flags.markRunning();
     this.joined = true;
-    cluster.markJoined();
+    cluster.allocation.markJoined();
   }
 
   /**
@@ -406,10 +403,10 @@ export class Speaker implements ControlProvider, MetricsSource {
       config: this.source.state,
       members: this.gossip?.members() ?? [],
       decision: this.decision,
-      allocation: cluster?.allocationView() ?? { allocator: null, version: 0, results: new Map() },
+      allocation: cluster?.allocation.allocationView() ?? { allocator: null, version: 0, results: new Map() },
       configAgreement: this.configTracker.last,
       withheld: this.withheld,
-      health: cluster?.healthView(this.source.state.snapshot) ?? new Map(),
+      health: cluster?.health.healthView(this.source.state.snapshot) ?? new Map(),
       owners: this.owners,
       announced: this.announcements.announced(),
       bound: this.vips?.bound().map(formatIP) ?? [],
@@ -427,7 +424,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     return {
       ...(l2 && l2Stats ? { layer2: l2.metrics(), layer2Drops: l2Stats.drops, layer2SendFailures: l2Stats.sendFailures } : {}),
       ...(this.gossip ? { gossip: this.gossip.counters } : {}),
-      ...(this.cluster ? { gossipRecordDrops: { ...this.cluster.drops, ...this.remoteDrain?.drops } } : {}),
+      ...(this.cluster ? { gossipRecordDrops: { ...this.cluster.wire.drops, ...this.remoteDrain?.drops } } : {}),
       ...(this.selfCheck ? { selfCheck: this.selfCheckStats(this.selfCheck) } : {}),
       ...(config ? { pools: poolMetrics(config.pools, this.addresses) } : {}),
     };
@@ -456,7 +453,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     const until = this.flags.warmUpUntil;
     return withLiveFacts(explained, {
       viewer: this.options.nodeName,
-      healthDetails: this.cluster?.healthDetails() ?? new Map(),
+      healthDetails: this.cluster?.health.healthDetails() ?? new Map(),
       warmUpLeftMs: until === undefined ? undefined : Math.max(0, until - this.now()),
     });
   }
@@ -498,14 +495,15 @@ export class Speaker implements ControlProvider, MetricsSource {
     const liveNames = live.map((m) => m.name);
     // What the others' files define: retained services join this node's snapshot, and nothing is released or
     // elected away while a live member still defines it (config-facts/).
-    const config = this.configTracker.step(file, live, this.cluster.configFactsTable(), this.now(), this.refusedReason());
-    this.cluster.publishConfigFacts(config.facts);
+    const config = this.configTracker.step(file, live, this.cluster.config.table(), this.now(), this.refusedReason());
+    this.cluster.config.publish(config.facts);
     const snapshot = config.retention.snapshot;
     const { agreement } = config;
-    const allocation = this.cluster.allocate(snapshot, live, (key) => agreement.holders(hashServiceKey(key)));
+    this.cluster.forgetGone(new Set(liveNames), new Set(this.gossip.members().map((m) => m.name)));
+    const allocation = this.cluster.allocation.allocate(snapshot, live, (key) => agreement.holders(hashServiceKey(key)));
     this.addresses = allocation.addresses;
     this.withheld = allocation.withheld;
-    this.cluster.updateHealthChecks(snapshot);
+    this.cluster.health.updateHealthChecks(snapshot);
     const gossip = this.gossip;
     const members = gossip.members();
     const plan = planSpeaker({
@@ -515,7 +513,7 @@ export class Speaker implements ControlProvider, MetricsSource {
         live,
         known: members.map((m) => m.name),
         addresses: allocation.addresses,
-        passing: this.cluster.passing(snapshot, liveNames),
+        passing: this.cluster.health.passing(snapshot, liveNames),
         notConfiguredOn: (key) => agreement.lacking(hashServiceKey(key)),
       },
       joined: this.joined,

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { decodeGossipRecordsCounted, encodeGossipRecords, GossipRecordKind } from '../../src/daemon/gossip-records';
 import { MLB_RECORDS_VERSION, recordsVersionInUse, releaseText, UNVERSIONED_RECORDS_VERSION } from '../../src/daemon/records-protocol';
 import type { NodeMeta } from '../../src/gossip/node-meta';
 
@@ -18,19 +17,6 @@ describe('mlb records protocol', () => {
     expect(recordsVersionInUse([meta(MLB_RECORDS_VERSION), meta()])).toBe(UNVERSIONED_RECORDS_VERSION);
     // A newer peer does not raise what this node may send.
     expect(recordsVersionInUse([meta(MLB_RECORDS_VERSION + 1)])).toBe(MLB_RECORDS_VERSION);
-  });
-
-  it('skips and counts record kinds this release does not know, keeping the ones it knows', () => {
-    const future = 200 as GossipRecordKind;
-    const bytes = encodeGossipRecords([
-      { kind: future, bytes: Uint8Array.of(1, 2, 3) },
-      { kind: GossipRecordKind.healthReport, bytes: Uint8Array.of(9) },
-      { kind: future, bytes: new Uint8Array() },
-    ]);
-    expect(decodeGossipRecordsCounted(bytes)).toEqual({
-      records: [{ kind: GossipRecordKind.healthReport, bytes: Uint8Array.of(9) }],
-      unknownKinds: 2,
-    });
   });
 
   it('names the commit in the release text when the build has one', () => {

@@ -3,10 +3,13 @@
  * git, test/support/previous-release.ts), then each in turn is stopped with SIGTERM (a graceful handover) and
  * started on this release. Throughout, a client keeps asking the VIP over HTTP and a broadcast arping keeps
  * asking who holds it; after each step every node, old and new, names the same owner, which alone answers ARP.
+ * The new nodes gossip their records in the old layout while an old node is live, and switch to the current
+ * records version once the last one is gone.
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HANDOVER_TIMEOUT_MS } from '../../src/daemon/handover';
+import { MLB_RECORDS_VERSION } from '../../src/daemon/records-protocol';
 import { MLB_BUNDLE, REPO_ROOT } from '../cli/run-cli';
 import { canUseNetns } from '../support/netns-lab';
 import { PREVIOUS_RELEASE_COMMIT, previousReleaseBundle } from '../support/previous-release';
@@ -86,7 +89,7 @@ function outages(samples: readonly { t: number; answered: boolean }[]): { at: nu
 function expectMixedView(lab: DaemonLab, upgraded: string): void {
   const members = lab.statusJSON(upgraded).members;
   expect(Object.fromEntries(members.map((m) => [m.name, m.version?.records]))).toEqual(
-    Object.fromEntries(lab.nodes.map((n) => [n.name, n.name === upgraded ? 1 : 0])),
+    Object.fromEntries(lab.nodes.map((n) => [n.name, n.name === upgraded ? MLB_RECORDS_VERSION : 0])),
   );
   expect(
     members
@@ -113,6 +116,8 @@ describe.skipIf(skip !== undefined)(`rolling upgrade from ${PREVIOUS_RELEASE_COM
     { retry: process.env.ROLLING_NO_RETRY ? 0 : 1, timeout: 150_000 },
     async () => {
       const oldBundle = (previous as { bundle: string }).bundle;
+      // A retry starts a lab of its own: the failed attempt's namespaces and daemons go first (afterAll sees one lab).
+      lab?.destroy();
       lab = new DaemonLab(3);
       const l = lab;
       for (const node of l.nodes) l.start(node.name, [], oldBundle);
@@ -167,7 +172,9 @@ describe.skipIf(skip !== undefined)(`rolling upgrade from ${PREVIOUS_RELEASE_COM
         expect(
           members.map((m) => m.version?.records),
           `${node.name}'s view`,
-        ).toEqual([1, 1, 1]);
+        ).toEqual([MLB_RECORDS_VERSION, MLB_RECORDS_VERSION, MLB_RECORDS_VERSION]);
+        // The last old member gone, every node writes the current records version (records/records-wire.ts).
+        await l.daemon(node.name).waitFor((line) => line.event === 'recordsVersionInUse' && line.to === MLB_RECORDS_VERSION);
         expect(
           members.every((m) => m.version?.release?.startsWith(release.version)),
           JSON.stringify(members.map((m) => m.version)),

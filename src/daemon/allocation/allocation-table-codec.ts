@@ -1,6 +1,7 @@
 /**
- * The allocation table as bytes, for gossip (one record of src/daemon/gossip-records.ts) and for
- * allocations.json under --state-dir. Pure.
+ * The allocation table as bytes, for allocations.json under --state-dir and for gossip in the v1 layout
+ * (records/legacy-records.ts; records version 2 sends records/allocation-table-body.ts, checked by the same
+ * allocationTableFromJSON). Pure.
  *
  * UTF-8 JSON, because the same text is the state file an operator may read, and because a decoder of JSON
  * written by hand cannot overrun a buffer. Compact: an entry is an array, and writers are named once, so an
@@ -29,7 +30,7 @@ export const ALLOCATION_TABLE_FORMAT = 1;
 
 /**
  * The largest encoded table. It travels inside one gossip user-state payload, which the daemon caps at 1 MiB
- * together with the health reports (gossip-records.ts GOSSIP_RECORDS_MAX_BYTES); 896 KiB leaves them 128 KiB and
+ * together with the health reports (records/records-codec.ts RECORDS_MAX_BYTES); 896 KiB leaves them 128 KiB and
  * holds about 15,000 services with keys of 20 characters.
  */
 export const MAX_ALLOCATION_TABLE_BYTES = 896 * 1024;
@@ -55,7 +56,7 @@ export type AllocationTableDecoding =
   | { readonly ok: true; readonly table: AllocationTable }
   | { readonly ok: false; readonly reason: AllocationTableDecodeFailure; readonly detail: string };
 
-export class AllocationTableError extends CodedError<'allocationTableTooLarge'> {}
+export class AllocationTableError extends CodedError<'allocationTableTooLarge' | 'allocationTableBadIP'> {}
 
 /** The sixth field of an entry: a set of these bits, absent when none is set. */
 const AllocationEntryFlag = { released: 1, restored: 2 } as const;

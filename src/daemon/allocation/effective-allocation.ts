@@ -10,7 +10,7 @@
  * - A service the table does not know yet has no address on a non-allocator: it waits for the allocator,
  *   rather than guessing an address another node might guess differently.
  * - The allocator itself follows its table, as every other node does, while it may not write yet (it has not
- *   heard the cluster, or still holds its allocations.json aside: cluster-gossip.ts): a fresh allocation from a
+ *   heard the cluster, or still holds its allocations.json aside: allocation-table-sharing.ts): a fresh allocation from a
  *   table that is not the cluster's would give running services other addresses.
  */
 import type { AllocateServicesOutput, AllocationErrorCode, AllocationResult } from '../../allocator';

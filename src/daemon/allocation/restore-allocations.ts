@@ -5,7 +5,7 @@
  * for a week. Its versions belong to that past, and the table's merge (allocation-table.ts) is last-writer-wins
  * by version, so merging a file like a peer's table would let an old assignment with a bigger number move a
  * service that is running. The daemon therefore holds the file aside until it has heard the cluster (the first
- * table a peer sends, or RESTORE_ALONE_WAIT_MS when nobody answers: cluster-gossip.ts) and then restores it:
+ * table a peer sends, or RESTORE_ALONE_WAIT_MS when nobody answers: allocation-table-sharing.ts) and then restores it:
  * - a service the live table holds in any form (live, restored or released) keeps that entry; where the file
  *   gave it other addresses the difference is reported with both sides, and the live entry stays;
  * - a service the live table does not hold gets the file's entry, marked restored: it ranks below every live

@@ -1,7 +1,9 @@
 /**
- * The configuration facts one node gossips about its own file (one record of ../gossip-records.ts): the digest
+ * The configuration facts one node gossips about its own file (one record of ../records/; this is its v1 layout): the digest
  * and service count of config-digest.ts, the hash of every service key it defines and of every service it
  * retains from an earlier file (service-retention.ts). Pure.
+ *
+ * Records version 2 sends records/config-facts-body.ts instead of the v1 layout:
  *
  * Layout, version 1 (big-endian; strings UTF-8; hashes CONFIG_HASH_BYTES each):
  *   "mlbc" | version u8 | nodeLen u8 | node | epoch u64 | seq u64 | digest (8) | services u32 | flags u8

@@ -15,7 +15,7 @@ import { retainServices, retentionMessage, type Retention } from './service-rete
 export interface ConfigStep {
   readonly agreement: ConfigAgreement;
   readonly retention: Retention;
-  /** What this node publishes about its file now (ClusterGossip.publishConfigFacts). */
+  /** What this node publishes about its file now (ConfigFactsSharing.publish). */
   readonly facts: Omit<ConfigFacts, 'node' | 'epoch' | 'seq'>;
 }
 

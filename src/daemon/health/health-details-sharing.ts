@@ -1,11 +1,12 @@
 /**
  * Every node's failing-check details (health-details.ts) as this node knows them: its own, published when what
  * it would say changes (not on every probe), and the newest received from each live member. The shell around
- * it (cluster-gossip.ts) broadcasts what publish() returns and pushes records() with the push/pull state.
+ * it (health-report-sharing.ts) broadcasts what publish() returns and pushes records() with the push/pull state.
  */
-import { GossipRecordKind, type GossipRecord } from '../gossip-records';
+import { encodedRecordBytes } from '../records/records-envelope';
+import { GossipRecordKind, type GossipRecord } from '../records/record-kinds';
 import { AWAITING_FIRST_PROBE, type HealthResult } from './health-monitor';
-import { decodeHealthDetails, encodeHealthDetails, mergeHealthDetails, type FailingCheck, type HealthDetails } from './health-details';
+import { mergeHealthDetails, type FailingCheck, type HealthDetails } from './health-details';
 
 /**
  * Push/pull state relays other nodes' details while they fit in this many bytes (a newcomer's `mlb explain`
@@ -18,8 +19,6 @@ export class HealthDetailsSharing {
   private table: ReadonlyMap<string, HealthDetails> = new Map();
   private seq = 0;
   private published: string | undefined;
-  /** Bytes a received record made malformed: counted, never thrown. */
-  dropped = 0;
 
   constructor(
     private readonly self: string,
@@ -37,7 +36,7 @@ export class HealthDetailsSharing {
     return said === undefined || said.detail !== result.detail || said.since !== result.since;
   }
 
-  /** This node's failing checks now; the encoded record when they changed since the last call, else undefined. */
+  /** This node's failing checks now; its record when they changed since the last call, else undefined. */
   publish(results: ReadonlyMap<string, HealthResult>): GossipRecord | undefined {
     const failing: Record<string, FailingCheck> = {};
     for (const [key, result] of results) {
@@ -50,16 +49,11 @@ export class HealthDetailsSharing {
     this.published = fingerprint;
     const own: HealthDetails = { node: this.self, epoch: this.epoch, seq: ++this.seq, failing };
     this.table = mergeHealthDetails(this.table, own).table;
-    return { kind: GossipRecordKind.healthDetails, bytes: encodeHealthDetails(own) };
+    return { kind: GossipRecordKind.healthDetails, value: own };
   }
 
-  /** A peer's record; true when it told us something new. Our own, echoed back, is ignored. */
-  receive(bytes: Uint8Array): boolean {
-    const details = decodeHealthDetails(bytes);
-    if (!details) {
-      this.dropped++;
-      return false;
-    }
+  /** A peer's details; true when they told us something new. Our own, echoed back, are ignored. */
+  receive(details: HealthDetails): boolean {
     if (details.node === this.self) return false;
     const merged = mergeHealthDetails(this.table, details);
     this.table = merged.table;
@@ -77,10 +71,11 @@ export class HealthDetailsSharing {
     const out: GossipRecord[] = [];
     let budget = HEALTH_DETAILS_RELAY_BUDGET_BYTES;
     for (const details of [...(own ? [own] : []), ...[...this.table.values()].filter((d) => d.node !== this.self)]) {
-      const bytes = encodeHealthDetails(details);
-      if (details !== own && bytes.length > budget) continue;
-      budget -= bytes.length;
-      out.push({ kind: GossipRecordKind.healthDetails, bytes });
+      const record: GossipRecord = { kind: GossipRecordKind.healthDetails, value: details };
+      const size = encodedRecordBytes(record);
+      if (details !== own && size > budget) continue;
+      budget -= size;
+      out.push(record);
     }
     return out;
   }

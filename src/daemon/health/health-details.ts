@@ -4,6 +4,9 @@
  * (health-report.ts); the details travel in a record of their own so that a long detail can never push the
  * report past one gossip packet and slow down the verdict that moves the IP. Pure: the codec and the merge.
  *
+ * The v1 layout below is what releases before records version 2 read and write (records/legacy-records.ts);
+ * records version 2 sends records/health-details-body.ts.
+ *
  * Layout, version 1 (big-endian; strings UTF-8):
  *   "mlbd" | version u8 | nodeLen u8 | node | epoch u64 | seq u64 | count u16 |
  *   count x ([klen u8][key][since u64][dlen u8][detail])

@@ -4,6 +4,9 @@
  * health-checked service exactly the live nodes whose report says passing. Pure: the codec, the merge and the
  * verdicts; the speaker carries the bytes in memberlist broadcasts and push/pull user state.
  *
+ * The v1 layout below is what releases before records version 2 read and write (records/legacy-records.ts);
+ * records version 2 sends records/health-report-body.ts.
+ *
  * Layout, version 1 (big-endian; strings UTF-8):
  *   0       4         5         6            6+n        14+n       22+n      24+n
  *   +-------+---------+---------+------------+----------+----------+---------+-----------------------------+

@@ -37,7 +37,7 @@ export interface MetricsCounters {
   readonly layer2SendFailures?: number;
   /** GossipNode.counters: packets, bytes, streams and drops by codec reason. */
   readonly gossip?: GossipCounters;
-  /** ClusterGossip.drops: mlb records in gossip (health reports, allocation tables) refused, by reason. */
+  /** RecordsWire.drops and RemoteDrain.drops: mlb records in gossip refused, by reason (records/record-kinds.ts). */
   readonly gossipRecordDrops?: Readonly<Record<string, number>>;
   /** SelfChecker.stats(): split-brain probes and conflicts detected since start. */
   readonly selfCheck?: SelfCheckStats;

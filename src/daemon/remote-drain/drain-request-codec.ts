@@ -1,8 +1,10 @@
 /**
- * A drain request travels in gossip (one record of ../gossip-records.ts, kind drainRequest): `mlb drain NODE` on
+ * A drain request travels in gossip (one record of ../records/, kind drainRequest; this is its v1 layout): `mlb drain NODE` on
  * any host asks NODE to drain (or undrain), every node relays the newest request per target, and the target
  * answers by republishing the same request with its outcome (applied, or failed with why). Pure: the codec only;
  * the ordering and the table are drain-request-table.ts.
+ *
+ * Records version 2 sends records/drain-request-body.ts instead of the v1 layout:
  *
  * Layout, version 1 (big-endian; strings UTF-8, each at most 255 bytes):
  *   "mlbd" (4) | version u8 | targetLen u8 | target | byLen u8 | requestedBy | seq u64 | at u64
@@ -32,8 +34,8 @@ export type DrainAction = 'drain' | 'undrain';
 export type DrainOutcome = 'pending' | 'applied' | 'failed';
 
 /** Append-only wire codes. */
-const ACTIONS: readonly DrainAction[] = ['drain', 'undrain'];
-const OUTCOMES: readonly DrainOutcome[] = ['pending', 'applied', 'failed'];
+export const DRAIN_ACTION_CODES: readonly DrainAction[] = ['drain', 'undrain'];
+export const DRAIN_OUTCOME_CODES: readonly DrainOutcome[] = ['pending', 'applied', 'failed'];
 
 export interface DrainRequest {
   /** The node asked to drain or undrain. */
@@ -78,8 +80,8 @@ export function encodeDrainRequest(request: DrainRequest): Uint8Array | undefine
   view.setBigUint64(at, BigInt(request.seq));
   view.setBigUint64(at + 8, BigInt(request.at));
   at += 16;
-  out[at++] = ACTIONS.indexOf(request.action);
-  out[at++] = OUTCOMES.indexOf(request.outcome);
+  out[at++] = DRAIN_ACTION_CODES.indexOf(request.action);
+  out[at++] = DRAIN_OUTCOME_CODES.indexOf(request.outcome);
   out[at++] = detail.length;
   out.set(detail, at);
   return out;
@@ -110,8 +112,8 @@ export function decodeDrainRequest(bytes: Uint8Array): DrainRequest | undefined 
   const when = view.getBigUint64(at + 8);
   if (seq > BigInt(Number.MAX_SAFE_INTEGER) || when > BigInt(MAX_DRAIN_TIME_MS)) return undefined;
   at += 16;
-  const action = ACTIONS[bytes[at++] as number];
-  const outcome = OUTCOMES[bytes[at++] as number];
+  const action = DRAIN_ACTION_CODES[bytes[at++] as number];
+  const outcome = DRAIN_OUTCOME_CODES[bytes[at++] as number];
   const detail = text();
   if (action === undefined || outcome === undefined || detail === undefined) return undefined;
   return { target, action, requestedBy, seq: Number(seq), at: Number(when), outcome, ...(detail === '' ? {} : { detail }) };

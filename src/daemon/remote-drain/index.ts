@@ -5,6 +5,7 @@ import type { GossipNode } from '../../gossip/gossip-node';
 import type { Clock } from '../../runtime/runtime';
 import { decodeNodeMeta } from '../../gossip/node-meta';
 import type { EventLog } from '../daemon-events';
+import type { RecordsChannel } from '../records/records-wire';
 import type { SpeakerFlags } from '../speaker-flags';
 import { RemoteDrain } from './remote-drain';
 
@@ -18,10 +19,11 @@ export function remoteDrainFor(parts: {
   self: string;
   keyed: boolean;
   gossip: GossipNode;
+  /** Where requests are broadcast, pushed and received (the speaker registers the drain on it). */
+  wire: RecordsChannel;
   flags: SpeakerFlags;
   events: EventLog;
   logger: Logger;
-  stateChanged: () => void;
   /** The clock requests are stamped with; the real one by default. */
   runtime?: Clock;
 }): RemoteDrain {
@@ -29,7 +31,7 @@ export function remoteDrainFor(parts: {
   return new RemoteDrain({
     self: parts.self,
     authenticated: parts.keyed,
-    gossip: { broadcast: (bytes, key) => gossip.broadcast(bytes, key), stateChanged: parts.stateChanged },
+    wire: parts.wire,
     flags: parts.flags,
     members: () => gossip.members().map((m) => ({ name: m.name, state: m.state, mlb: decodeNodeMeta(m.meta) !== undefined })),
     onDrainChanged: (draining, requestedBy) => events.record({ type: 'drainChanged', draining, requestedBy }),

@@ -15,9 +15,11 @@ import { didYouMean } from '../../model/parse/did-you-mean';
 import { REAL_RUNTIME } from '../../runtime/real-runtime';
 import type { Clock } from '../../runtime/runtime';
 import { DrainRecordError } from '../drain-record';
-import { encodeGossipRecords, GossipRecordKind, type GossipRecord } from '../gossip-records';
+import { GossipRecordKind, type GossipRecord } from '../records/record-kinds';
+import { encodedRecordBytes } from '../records/records-envelope';
+import type { RecordEffect, RecordsChannel, RecordsPart } from '../records/records-wire';
 import type { DrainAsker } from '../speaker-flags';
-import { decodeDrainRequest, encodeDrainRequest, MAX_DRAIN_TIME_MS, type DrainAction, type DrainRequest } from './drain-request-codec';
+import { encodeDrainRequest, MAX_DRAIN_TIME_MS, type DrainAction, type DrainRequest } from './drain-request-codec';
 import { decideApply, highestSeq, mergeDrainRequest, nextSeq, stampTooFarAhead, type DrainRequestTable } from './drain-request-table';
 import { RemoteDrainError } from './remote-drain-error';
 
@@ -49,7 +51,7 @@ export interface RemoteDrainOptions {
   readonly self: string;
   /** Gossip runs with a key (every packet authenticated): remote requests may be made and applied. */
   readonly authenticated: boolean;
-  readonly gossip: { broadcast(bytes: Uint8Array, key: string): void; stateChanged(): void };
+  readonly wire: RecordsChannel;
   /** This node's drain state (speaker-flags.ts): written to drain.json before it changes. */
   readonly flags: {
     readonly isDrained: boolean;
@@ -69,11 +71,12 @@ export interface RemoteDrainOptions {
   readonly runtime?: Clock;
 }
 
-export class RemoteDrain {
+export class RemoteDrain implements RecordsPart {
   private table: DrainRequestTable = new Map();
   /** Applies run one after another, each deciding afresh (a newer request may have arrived meanwhile). */
   private applying: Promise<unknown> = Promise.resolve();
-  readonly drops = { badDrainRequest: 0, unauthenticatedDrainRequest: 0, drainTableFull: 0, drainStampAhead: 0 };
+  /** Well-formed requests refused (a damaged one is counted by the wire, badDrainRequest). */
+  readonly drops = { unauthenticatedDrainRequest: 0, drainTableFull: 0, drainStampAhead: 0 };
 
   constructor(private readonly options: RemoteDrainOptions) {
     // What drain.json says this node last applied: the others learn it at the first push/pull.
@@ -172,8 +175,8 @@ export class RemoteDrain {
 
   /** Takes `request` into the table and tells the others at once (and in the next push/pull). */
   private publish(request: DrainRequest): void {
-    const bytes = encodeDrainRequest(request);
-    if (!bytes) {
+    // The v1 codec's checks are what any peer accepts (names of 1..255 bytes, safe integers).
+    if (!encodeDrainRequest(request)) {
       this.options.logger.error(
         { event: 'drainRequestNotSent', target: request.target },
         `cannot encode the drain request for ${request.target} (a node name over 255 bytes?)`,
@@ -181,43 +184,41 @@ export class RemoteDrain {
       return;
     }
     this.table = mergeDrainRequest(this.table, request).table;
-    this.options.gossip.broadcast(encodeGossipRecords([{ kind: GossipRecordKind.drainRequest, bytes }]), broadcastKey(request.target));
-    this.options.gossip.stateChanged();
+    this.options.wire.broadcast([{ kind: GossipRecordKind.drainRequest, value: request }], broadcastKey(request.target));
+    this.options.wire.stateChanged();
   }
 
   /** This node's own request state first, then the others' while they fit DRAIN_RELAY_BUDGET_BYTES. */
-  records(): GossipRecord[] {
+  state(): GossipRecord[] {
     const own = this.table.get(this.options.self);
     const others = [...this.table.values()].filter((r) => r !== own).sort((a, b) => b.seq - a.seq);
     const records: GossipRecord[] = [];
     let budget = DRAIN_RELAY_BUDGET_BYTES;
     for (const request of own ? [own, ...others] : others) {
-      const bytes = encodeDrainRequest(request);
-      if (!bytes || (request !== own && bytes.length > budget)) continue;
-      budget -= bytes.length;
-      records.push({ kind: GossipRecordKind.drainRequest, bytes });
+      const record: GossipRecord = { kind: GossipRecordKind.drainRequest, value: request };
+      const size = encodedRecordBytes(record);
+      if (!encodeDrainRequest(request) || (request !== own && size > budget)) continue;
+      budget -= size;
+      records.push(record);
     }
     return records;
   }
 
-  /** A drain request record from gossip; true when what status shows changed. Never throws. */
-  receive(bytes: Uint8Array): boolean {
-    const request = decodeDrainRequest(bytes);
-    if (!request) {
-      this.drops.badDrainRequest++;
-      return false;
-    }
+  /** A drain request from gossip; 'election' when what status shows changed. Never throws. */
+  receive(record: GossipRecord): RecordEffect {
+    if (record.kind !== GossipRecordKind.drainRequest) return 'none';
+    const request = record.value;
     if (stampTooFarAhead(request.seq, this.now())) {
       this.drops.drainStampAhead++;
       this.options.logger.warn(
         { event: 'drainRequestIgnored', target: request.target, requestedBy: request.requestedBy, seq: request.seq, reason: 'stampAhead' },
         `ignored a request from ${request.requestedBy} to ${request.action} ${request.target}: stamped more than a day ahead of this node's clock (is ${request.requestedBy}'s clock wrong?)`,
       );
-      return false;
+      return 'none';
     }
     const merged = mergeDrainRequest(this.table, request);
     if (merged.reason === 'tableFull') this.drops.drainTableFull++;
-    if (!merged.changed) return false;
+    if (!merged.changed) return 'none';
     this.table = merged.table;
     if (request.target === this.options.self) void this.enqueue(() => this.applyNewest());
     else if (merged.reason !== 'acknowledged' && request.outcome === 'pending') {
@@ -226,8 +227,8 @@ export class RemoteDrain {
         `${request.requestedBy} asks ${request.target} to ${request.action}`,
       );
     }
-    this.options.gossip.stateChanged();
-    return true;
+    // The wire rewrites the push/pull state, which carries the request on.
+    return 'election';
   }
 
   private enqueue<T>(step: () => Promise<T>): Promise<T> {

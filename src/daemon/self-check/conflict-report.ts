@@ -5,6 +5,9 @@
  * without this the other nodes would say "healthy" through a split brain. Pure: the codec, the merge and the
  * expiry; the speaker carries the bytes in memberlist broadcasts and push/pull user state.
  *
+ * The v1 layout below is what releases before records version 2 read and write (records/legacy-records.ts);
+ * records version 2 sends records/conflict-report-body.ts.
+ *
  * Layout, version 1 (big-endian; strings UTF-8):
  *   "mlbc" (4) | version u8 | nodeLen u8 | node | epoch u64 | seq u64 | active u32 | count u8 |
  *   count x ( family u8 (4 or 6) | address (4 or 16 bytes) | mac (6 bytes) | firstSeen u64 | lastSeen u64 )

@@ -8,12 +8,11 @@
 import type { Logger } from 'pino';
 import { REAL_RUNTIME } from '../../runtime/real-runtime';
 import type { Clock } from '../../runtime/runtime';
-import { GossipRecordKind, encodeGossipRecords, type GossipRecord } from '../gossip-records';
+import { GossipRecordKind, type GossipRecord } from '../records/record-kinds';
+import type { RecordEffect, RecordsChannel, RecordsPart } from '../records/records-wire';
 import type { Conflict } from './conflict-registry';
 import type { ControlSnapshot } from '../control/control-snapshot';
 import {
-  decodeConflictReport,
-  encodeConflictReport,
   mergeConflictReport,
   reportDue,
   retainConflictReports,
@@ -25,12 +24,6 @@ import {
 /** Broadcast key: a newer report replaces a queued older one. */
 const CONFLICT_BROADCAST_KEY = 'mlb-conflicts';
 
-/** What this node's gossip offers: a keyed broadcast, and asking for the push/pull state to be rebuilt. */
-export interface ConflictGossip {
-  broadcast(bytes: Uint8Array, key: string): void;
-  stateChanged(): void;
-}
-
 /** A conflict another node observed, as status lists it. */
 export interface SharedConflict extends ReportedConflict {
   readonly observedBy: string;
@@ -40,18 +33,17 @@ export interface ConflictSharingOptions {
   readonly self: string;
   /** The daemon's start time: its reports outrank those of its previous life. */
   readonly epoch: number;
-  readonly gossip: ConflictGossip;
+  readonly wire: RecordsChannel;
   readonly logger: Pick<Logger, 'info'>;
   /** When a report is due and what it is stamped with (the real clock by default). */
   readonly runtime?: Clock;
 }
 
-export class ConflictSharing {
+export class ConflictSharing implements RecordsPart {
   private table: ConflictReportTable = new Map();
   private own: ConflictReport | undefined;
   private published: { fingerprint: string; at: number } | undefined;
   private seq = 0;
-  readonly drops = { badConflictReport: 0 };
 
   constructor(private readonly options: ConflictSharingOptions) {}
 
@@ -67,28 +59,30 @@ export class ConflictSharing {
     if (!due.due) return;
     this.published = { fingerprint: due.fingerprint, at: now };
     this.own = { node: this.options.self, epoch: this.options.epoch, seq: ++this.seq, active, conflicts: listed };
-    this.options.gossip.broadcast(encodeGossipRecords(this.records()), CONFLICT_BROADCAST_KEY);
-    this.options.gossip.stateChanged();
+    this.options.wire.broadcast(this.state(), CONFLICT_BROADCAST_KEY);
+    this.options.wire.stateChanged();
   }
 
   /** This node's latest report for the push/pull state, once it has one. */
-  records(): GossipRecord[] {
-    return this.own ? [{ kind: GossipRecordKind.conflictReport, bytes: encodeConflictReport(this.own) }] : [];
+  state(): GossipRecord[] {
+    return this.own ? [{ kind: GossipRecordKind.conflictReport, value: this.own }] : [];
   }
 
-  /** A report from gossip; true when what status shows changed. */
-  receive(bytes: Uint8Array): boolean {
-    const report = decodeConflictReport(bytes);
-    if (!report) {
-      this.drops.badConflictReport++;
-      return false;
-    }
-    if (report.node === this.options.self) return false;
+  /**
+   * A report from gossip; 'election' when what status shows changed. A report newer than what this node held is
+   * relayed (RecordsWire.relay): a broadcast reaches a few random members, so one node of five often learned of a
+   * conflict only at the observer's refresh (CONFLICT_REPORT_REFRESH_MS) or a push/pull, past the 10 s in which
+   * every node's status should show it. Keyed by observer; a report already held is not relayed again.
+   */
+  receive(record: GossipRecord): RecordEffect {
+    if (record.kind !== GossipRecordKind.conflictReport) return 'none';
+    const report = record.value;
+    if (report.node === this.options.self) return 'none';
     const before = this.table.get(report.node)?.report;
     const merged = mergeConflictReport(this.table, report, this.now());
     this.table = merged.table;
-    if (!merged.changed) return false;
-    this.relay(bytes, report.node);
+    if (!merged.changed) return 'none';
+    this.options.wire.relay(record, `${CONFLICT_BROADCAST_KEY}:${report.node}`);
     const known = new Set((before?.conflicts ?? []).map((c) => `${c.ip}|${c.mac}`));
     for (const c of report.conflicts.filter((x) => !known.has(`${x.ip}|${x.mac}`))) {
       this.options.logger.info(
@@ -96,20 +90,7 @@ export class ConflictSharing {
         `${report.node} reports ${c.ip} also answered by ${c.mac} (see its log and mlb status there)`,
       );
     }
-    return true;
-  }
-
-  /**
-   * Passes on a report newer than what this node held, as cluster-gossip.ts relays health reports: a broadcast
-   * reaches a few random members, so one node of five often learned of a conflict only at the observer's refresh
-   * (CONFLICT_REPORT_REFRESH_MS) or a push/pull, past the 10 s in which every node's status should show it. Keyed
-   * by observer, so a newer report from it replaces one still queued; a report already held is not relayed again.
-   */
-  private relay(bytes: Uint8Array, observer: string): void {
-    this.options.gossip.broadcast(
-      encodeGossipRecords([{ kind: GossipRecordKind.conflictReport, bytes }]),
-      `${CONFLICT_BROADCAST_KEY}:${observer}`,
-    );
+    return 'election';
   }
 
   /**

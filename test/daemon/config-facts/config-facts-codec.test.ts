@@ -11,7 +11,9 @@ import {
   type ConfigFacts,
 } from '../../../src/daemon/config-facts';
 import { MAX_REFUSED_REASON_BYTES } from '../../../src/daemon/config-facts/config-facts-codec';
-import { GossipRecordKind, decodeGossipRecords, encodeGossipRecords } from '../../../src/daemon/gossip-records';
+import { GossipRecordKind } from '../../../src/daemon/records/record-kinds';
+import { decodeRecords, encodeRecords } from '../../../src/daemon/records/records-codec';
+import { MLB_RECORDS_VERSION } from '../../../src/daemon/records-protocol';
 import { configSnapshot } from './config-yaml';
 
 function facts(overrides: Partial<ConfigFacts> = {}): ConfigFacts {
@@ -69,10 +71,13 @@ describe('configuration facts record', () => {
     expect(decoded).toEqual({ ...original, keyHashes: [...original.keyHashes].sort() });
   });
 
-  it('travels as its own gossip record kind beside the others', () => {
-    const bytes = encodeConfigFacts(facts());
-    const records = decodeGossipRecords(encodeGossipRecords([{ kind: GossipRecordKind.configFacts, bytes }]));
-    expect(records?.map((r) => r.kind)).toEqual([GossipRecordKind.configFacts]);
+  it('travels as its own gossip record kind, in the v1 layout and in the msgpack envelope alike', () => {
+    for (const version of [1, MLB_RECORDS_VERSION]) {
+      const received = decodeRecords(encodeRecords([{ kind: GossipRecordKind.configFacts, value: facts() }], version));
+      expect(received.ok && received.value.records).toEqual([
+        { kind: GossipRecordKind.configFacts, value: { ...facts(), keyHashes: [...facts().keyHashes].sort() } },
+      ]);
+    }
   });
 
   it('decodes every truncation and a wrong magic to undefined, never throwing', () => {

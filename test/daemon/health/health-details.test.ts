@@ -75,8 +75,8 @@ describe('HealthDetailsSharing', () => {
 
   it("takes a peer's record and forgets it when the peer is gone", () => {
     const sharing = new HealthDetailsSharing('node-1', 10);
-    expect(sharing.receive(encodeHealthDetails(details))).toBe(true);
-    expect(sharing.receive(encodeHealthDetails(details))).toBe(false);
+    expect(sharing.receive(details)).toBe(true);
+    expect(sharing.receive(details)).toBe(false);
     expect(sharing.view().get('node-2')).toEqual(details);
     sharing.retain(new Set(['node-1']));
     expect(sharing.view().has('node-2')).toBe(false);

@@ -18,7 +18,9 @@ import {
   type DrainRequest,
   type DrainRequestTable,
 } from '../../../src/daemon/remote-drain';
-import { decodeGossipRecords, encodeGossipRecords, GossipRecordKind } from '../../../src/daemon/gossip-records';
+import { GossipRecordKind } from '../../../src/daemon/records/record-kinds';
+import { decodeRecords, encodeRecords } from '../../../src/daemon/records/records-codec';
+import { MLB_RECORDS_VERSION } from '../../../src/daemon/records-protocol';
 
 const T0 = Date.parse('2026-12-01T09:00:00Z');
 const request = (over: Partial<DrainRequest> = {}): DrainRequest => ({
@@ -61,10 +63,11 @@ describe('drain request codec', () => {
     );
   });
 
-  it('travels as gossip record kind 5 beside the other records', () => {
-    const bytes = encodeDrainRequest(request())!;
-    const records = decodeGossipRecords(encodeGossipRecords([{ kind: GossipRecordKind.drainRequest, bytes }]));
-    expect(records).toEqual([{ kind: 5, bytes }]);
+  it('travels as gossip record kind 5 beside the other records, in both forms', () => {
+    for (const version of [1, MLB_RECORDS_VERSION]) {
+      const received = decodeRecords(encodeRecords([{ kind: GossipRecordKind.drainRequest, value: request() }], version));
+      expect(received.ok && received.value.records).toEqual([{ kind: 5, value: request() }]);
+    }
   });
 
   it('is bounded: the largest request fits one gossip packet, a long failure reason is cut on a character boundary', () => {

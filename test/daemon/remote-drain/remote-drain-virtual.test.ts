@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DRAIN_FILE } from '../../../src/daemon/drain-record';
-import { decodeGossipRecords } from '../../../src/daemon/gossip-records';
+import { decodeRecords, encodeRecords } from '../../../src/daemon/records/records-codec';
+import { MLB_RECORDS_VERSION } from '../../../src/daemon/records-protocol';
 import { RemoteDrain } from '../../../src/daemon/remote-drain';
 import { SpeakerFlags } from '../../../src/daemon/speaker-flags';
 import { MemoryStateFiles, VirtualNetwork } from '../../../src/runtime';
@@ -37,12 +38,16 @@ describe('remote drain on virtual time', () => {
         logger: quiet,
         onDrainChanged: () => undefined,
         members: () => Object.keys(HOSTS).map((name) => ({ name, state: 'alive', mlb: true })),
-        gossip: {
-          broadcast: (bytes) =>
+        wire: {
+          broadcast: (records) => {
+            const bytes = encodeRecords(records, MLB_RECORDS_VERSION);
             void rt.after(HOP_MS, () => {
+              const received = decodeRecords(bytes);
               for (const [name, other] of drains)
-                if (name !== self) for (const r of decodeGossipRecords(bytes) ?? []) other.receive(r.bytes);
-            }),
+                if (name !== self) for (const r of received.ok ? received.value.records : []) other.receive(r);
+            });
+          },
+          relay: () => undefined,
           stateChanged: () => undefined,
         },
       });

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConflictSharing } from '../../../src/daemon/self-check/conflict-sharing';
-import { encodeConflictReport, type ConflictReport } from '../../../src/daemon/self-check/conflict-report';
-import { decodeGossipRecords } from '../../../src/daemon/gossip-records';
+import type { ConflictReport } from '../../../src/daemon/self-check/conflict-report';
+import { GossipRecordKind, type GossipRecord } from '../../../src/daemon/records/record-kinds';
 import { SILENT_LOG } from '../../../src/runtime/log';
 
 const T0 = Date.parse('2026-10-04T08:00:00Z');
@@ -19,20 +19,20 @@ const report = (seq: number): ConflictReport => ({
 
 describe('a conflict report heard from gossip', () => {
   it('is relayed once when it is new, keyed by its observer, and not again when heard again', () => {
-    const sent: { bytes: Uint8Array; key: string }[] = [];
+    const sent: { record: GossipRecord; key: string }[] = [];
     const sharing = new ConflictSharing({
       self: 'node-a',
       epoch: T0,
       logger: SILENT_LOG,
       runtime: { now: () => T0 },
-      gossip: { broadcast: (bytes, key) => sent.push({ bytes, key }), stateChanged: () => undefined },
+      wire: { broadcast: () => undefined, relay: (record, key) => sent.push({ record, key }), stateChanged: () => undefined },
     });
-    const first = encodeConflictReport(report(1));
-    expect(sharing.receive(first)).toBe(true);
-    expect(sharing.receive(first)).toBe(false);
+    const first: GossipRecord = { kind: GossipRecordKind.conflictReport, value: report(1) };
+    expect(sharing.receive(first)).toBe('election');
+    expect(sharing.receive(first)).toBe('none');
     expect(sent.map((s) => s.key)).toEqual(['mlb-conflicts:node-b']);
-    expect(decodeGossipRecords(sent[0]!.bytes)?.map((r) => r.bytes)).toEqual([first]);
-    sharing.receive(encodeConflictReport(report(2)));
+    expect(sent[0]!.record).toEqual(first);
+    sharing.receive({ kind: GossipRecordKind.conflictReport, value: report(2) });
     expect(sent).toHaveLength(2);
   });
 });

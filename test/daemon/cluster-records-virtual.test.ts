@@ -1,5 +1,5 @@
 /**
- * ClusterGossip (src/daemon/cluster-gossip.ts) on a simulated host: its allocations.json in memory state files
+ * The cluster records (src/daemon/cluster-records.ts: the allocation table and allocations.json) on a simulated host: its allocations.json in memory state files
  * and its clock and timers virtual. The file held aside is restored exactly RESTORE_ALONE_WAIT_MS after the first
  * join when nobody sent a table, not a moment before; a released entry ages by the node's clock; and the table a
  * node persisted is what it finds when its process restarts on the same files.
@@ -13,14 +13,16 @@ import type { Snapshot } from '../../src/model';
 import {
   ALLOCATIONS_FILE,
   allocationTableText,
-  decodeAllocationTable,
-  encodeAllocationTable,
   makeAllocationTable,
   RELEASED_ENTRY_TTL_MS,
   type AllocationTable,
 } from '../../src/daemon/allocation';
-import { ClusterGossip, RESTORE_ALONE_WAIT_MS } from '../../src/daemon/cluster-gossip';
-import { decodeGossipRecords, encodeGossipRecords, GossipRecordKind } from '../../src/daemon/gossip-records';
+import { RESTORE_ALONE_WAIT_MS } from '../../src/daemon/allocation/allocation-table-sharing';
+import { startClusterRecords, type ClusterRecords } from '../../src/daemon/cluster-records';
+import { GossipRecordKind } from '../../src/daemon/records/record-kinds';
+import { decodeRecords, encodeRecords } from '../../src/daemon/records/records-codec';
+import { RecordsWire } from '../../src/daemon/records/records-wire';
+import { MLB_RECORDS_VERSION } from '../../src/daemon/records-protocol';
 import { createLogger } from '../../src/daemon/logger';
 import { MemoryStateFiles, virtualRuntime, type VirtualRuntime } from '../../src/runtime';
 import { pool, service } from '../allocator/factories';
@@ -35,17 +37,18 @@ class FakeGossip extends EventEmitter {
   setLocalState(bytes: Uint8Array): void {
     this.state = bytes;
   }
-  members(): [] {
+  liveMembers(): [] {
     return [];
   }
   /** The allocation table the next push/pull carries to the others. */
   pushedTable(): AllocationTable | undefined {
-    const record = (this.state ? (decodeGossipRecords(this.state) ?? []) : []).find((r) => r.kind === GossipRecordKind.allocationTable);
-    return record ? decodeAllocationTable(record.bytes) : undefined;
+    const received = this.state ? decodeRecords(this.state) : undefined;
+    const record = (received?.ok ? received.value.records : []).find((r) => r.kind === GossipRecordKind.allocationTable);
+    return record?.kind === GossipRecordKind.allocationTable ? record.value : undefined;
   }
 }
 
-const running: ClusterGossip[] = [];
+const running: ClusterRecords[] = [];
 afterEach(async () => {
   for (const c of running.splice(0)) await c.close();
 });
@@ -59,8 +62,9 @@ async function startNode(files: MemoryStateFiles, rt: VirtualRuntime) {
     },
   });
   const gossip = new FakeGossip();
-  const cluster = await ClusterGossip.start({
-    gossip: gossip as unknown as GossipNode,
+  const wire = new RecordsWire({ gossip: gossip as unknown as GossipNode, self: 'node-a', onChange: () => undefined });
+  const cluster = await startClusterRecords({
+    wire,
     self: 'node-a',
     epoch: rt.now(),
     stateFiles: files,
@@ -70,17 +74,13 @@ async function startNode(files: MemoryStateFiles, rt: VirtualRuntime) {
   });
   running.push(cluster);
   const ips = (): Record<string, string[]> =>
-    Object.fromEntries([...cluster.allocate(SNAPSHOT, []).addresses].map(([k, a]) => [k, a.ips.map(formatIP)]));
+    Object.fromEntries([...cluster.allocation.allocate(SNAPSHOT, []).addresses].map(([k, a]) => [k, a.ips.map(formatIP)]));
   const hear = (table: AllocationTable): void =>
-    void gossip.emit(
-      'remoteState',
-      encodeGossipRecords([{ kind: GossipRecordKind.allocationTable, bytes: encodeAllocationTable(table) }]),
-      true,
-    );
+    void gossip.emit('remoteState', encodeRecords([{ kind: GossipRecordKind.allocationTable, value: table }], MLB_RECORDS_VERSION), true);
   return { cluster, gossip, lines, ips, hear };
 }
 
-describe('ClusterGossip on virtual time', () => {
+describe('the allocation table on virtual time', () => {
   it('a node that reached nobody restores its file exactly RESTORE_ALONE_WAIT_MS after its first join', async () => {
     const rt = virtualRuntime({ seed: 1 });
     const files = new MemoryStateFiles('node-a');
@@ -89,7 +89,7 @@ describe('ClusterGossip on virtual time', () => {
       allocationTableText(makeAllocationTable(9, 'node-z', [['demo/web', entry(['192.0.2.20'], 9, 'node-z')]])),
     );
     const node = await startNode(files, rt);
-    node.cluster.markJoined();
+    node.cluster.allocation.markJoined();
     const joinedAt = rt.now();
     await rt.advance(RESTORE_ALONE_WAIT_MS - 1);
     expect(node.ips()).toEqual({});
@@ -107,7 +107,7 @@ describe('ClusterGossip on virtual time', () => {
   it("a released entry ages by the node's clock: an hour-old one is kept, a day-old one dropped", async () => {
     const rt = virtualRuntime({ seed: 1 });
     const node = await startNode(new MemoryStateFiles('node-a'), rt);
-    node.cluster.markJoined();
+    node.cluster.allocation.markJoined();
     node.hear(
       makeAllocationTable(4, 'node-b', [
         ['demo/web', entry(['192.0.2.10'], 4, 'node-b')],
@@ -122,7 +122,7 @@ describe('ClusterGossip on virtual time', () => {
     const rt = virtualRuntime({ seed: 1 });
     const files = new MemoryStateFiles('node-a');
     const first = await startNode(files, rt);
-    first.cluster.markJoined();
+    first.cluster.allocation.markJoined();
     first.hear(
       makeAllocationTable(7, 'node-b', [
         ['demo/web', entry(['192.0.2.10'], 7, 'node-b')],
@@ -135,7 +135,7 @@ describe('ClusterGossip on virtual time', () => {
 
     const again = await startNode(files, rt);
     expect(again.lines.find((l) => l.event === 'allocationsLoaded')).toMatchObject({ version: 7, services: 2 });
-    again.cluster.markJoined();
+    again.cluster.allocation.markJoined();
     await rt.advance(RESTORE_ALONE_WAIT_MS);
     expect(again.ips()).toEqual({ 'demo/db': ['192.0.2.11'], 'demo/web': ['192.0.2.10'] });
   });
