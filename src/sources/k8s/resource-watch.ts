@@ -154,7 +154,10 @@ export class ResourceWatch {
   private checkSilence(): void {
     const open = this.currentWatch;
     if (!open || this.contact === undefined || !watchIsSilent(this.options.runtime.now(), this.contact)) return;
-    this.log.warn({ event: 'kubernetesWatchSilent', resource: this.options.name }, `the watch of ${this.options.name} went silent; restarting it`);
+    this.log.warn(
+      { event: 'kubernetesWatchSilent', resource: this.options.name },
+      `the watch of ${this.options.name} went silent; restarting it`,
+    );
     this.currentWatch = undefined;
     open.abort(); // the informer reports the abort as an error: the restart follows the usual path
   }
@@ -170,7 +173,9 @@ export class ResourceWatch {
       this.touched();
       return list;
     } catch (error) {
-      throw abort.signal.aborted && !this.stopped ? new Error(`no answer to the list of ${this.options.name} within ${REQUEST_TIMEOUT_MS} ms`) : error;
+      throw abort.signal.aborted && !this.stopped
+        ? new Error(`no answer to the list of ${this.options.name} within ${REQUEST_TIMEOUT_MS} ms`)
+        : error;
     } finally {
       timer.cancel();
       this.listAborts.delete(abort);
@@ -209,7 +214,9 @@ export class ResourceWatch {
       if (this.currentWatch === controller) this.currentWatch = undefined;
       done(err);
     };
-    const headers = runtime.after(REQUEST_TIMEOUT_MS, () => finish(new Error(`no answer to the watch of ${this.options.name} within ${REQUEST_TIMEOUT_MS} ms`)));
+    const headers = runtime.after(REQUEST_TIMEOUT_MS, () =>
+      finish(new Error(`no answer to the watch of ${this.options.name} within ${REQUEST_TIMEOUT_MS} ms`)),
+    );
     const onLine: WatchCallback = (phase, object, raw) => {
       this.failures = 0;
       this.touched();
