@@ -4,7 +4,7 @@
  * connection hangs it silently), and re-watches at once after a clean close; so the wrapper (resource-watch.ts)
  * restarts it itself, waits between attempts, and watches for silence. Pure: the randomness is passed in.
  */
-import type { Randomness } from '../../runtime';
+import type { Randomness } from '../../runtime/runtime';
 
 /** The first wait after a failure: soon enough that a blip is bridged, far enough apart not to hammer. */
 export const MIN_RESTART_DELAY_MS = 1_000;
