@@ -55,6 +55,7 @@ export class ResourceWatch {
   private contact: number | undefined;
   private failures = 0;
   private error: Error | undefined;
+  private failingFrom: number | undefined;
   private restartTimer: Timer | undefined;
   private watchdog: Timer | undefined;
   /** The open watch request (aborting it ends the stream, and the informer reports why). */
@@ -98,6 +99,11 @@ export class ResourceWatch {
     return this.error;
   }
 
+  /** Since when (clock ms) every attempt has failed; undefined while the API answers. */
+  get failingSince(): number | undefined {
+    return this.failingFrom;
+  }
+
   /** The objects as the API server last described them (plain JSON). */
   objects(): readonly ApiObject[] {
     return this.informer.list();
@@ -130,6 +136,7 @@ export class ResourceWatch {
   private failed(err: unknown): void {
     if (this.stopped || this.restartTimer) return;
     this.error = err instanceof Error ? err : new Error(String(err));
+    this.failingFrom ??= this.options.runtime.now();
     this.failures += 1;
     const delay = restartDelayMs(this.failures, this.options.runtime);
     this.log.warn(
@@ -147,6 +154,7 @@ export class ResourceWatch {
     this.contact = this.options.runtime.now();
     if (this.error) {
       this.error = undefined;
+      this.failingFrom = undefined;
       this.options.onChange();
     }
   }
