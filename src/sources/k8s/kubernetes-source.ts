@@ -24,6 +24,12 @@ import { WATCHED_KINDS, type WatchedKindName, kindPath } from './watched-kinds';
 
 /** Quiet time after a change before recomputing: a burst (a re-list, a rollout's EndpointSlice churn) is one recomputation. */
 export const RECOMPUTE_DEBOUNCE_MS = 100;
+/**
+ * How long the API must stay unreachable before the state says so: a dropped watch (a proxy or API server
+ * restart) is usually back within a couple of restarts, and reporting each blip would flap the daemon's stale
+ * state and logs for nothing.
+ */
+export const UNREACHABLE_GRACE_MS = 5_000;
 
 export interface KubernetesSourceOptions {
   readonly kubeConfig: KubeConfig;
@@ -42,6 +48,7 @@ export class KubernetesSource implements ConfigSource {
   private readonly runtime: Clock & Scheduler & Randomness;
   private readonly server: string;
   private debounce: Timer | undefined;
+  private graceTimer: Timer | undefined;
   private lastDigest: string | undefined;
   /** What the caches say, connection aside: the last good snapshot, and whether what they hold now was refused. */
   private read: ConfigState = this.current;
@@ -100,6 +107,7 @@ export class KubernetesSource implements ConfigSource {
   async stop(): Promise<void> {
     this.stopped = true;
     this.debounce?.cancel();
+    this.graceTimer?.cancel();
     this.firstSync?.reject(new Error(`stopped before the Kubernetes API ${this.server} was read`));
     this.firstSync = undefined;
     await Promise.all([...this.watches.values()].map((w) => w.stop()));
@@ -161,7 +169,17 @@ export class KubernetesSource implements ConfigSource {
       }
     }
     if (first?.failingSince === undefined) return undefined;
-    const since = new Date(first.failingSince).toISOString();
+    const sinceMs = first.failingSince;
+    const graceLeft = sinceMs + UNREACHABLE_GRACE_MS - this.runtime.now();
+    if (graceLeft > 0) {
+      // Looked at again when the grace is over (the failing watches may say nothing more until then).
+      this.graceTimer ??= this.runtime.after(graceLeft, () => {
+        this.graceTimer = undefined;
+        this.recompute();
+      });
+      return undefined;
+    }
+    const since = new Date(sinceMs).toISOString();
     const running =
       this.read.loadedAt === undefined
         ? 'nothing loaded yet'
