@@ -15,6 +15,7 @@ import { forbidden, isAllowed, type RbacPolicy, type RequestAttributes, type Use
 import { routeRequest, type Route } from './request-route';
 import type { ResourceCatalog } from './resource-catalog';
 import { selectedName } from './selectors';
+import { wantsTable } from './table';
 
 /** Loopback only: the fake is for tests on this machine and must never be reachable from elsewhere. */
 export const LISTEN_HOST = '127.0.0.1';
@@ -170,7 +171,8 @@ export class HttpShell {
     };
     try {
       const body = await readBody(request);
-      const authenticated = authenticate(request.headers.authorization);
+      const impersonate = request.headers['impersonate-user'];
+      const authenticated = authenticate(request.headers.authorization, Array.isArray(impersonate) ? impersonate[0] : impersonate);
       if (!authenticated) throw new ApiError(401, 'Unauthorized', 'Unauthorized');
       user = authenticated;
       if (url.pathname === '/healthz' || url.pathname === '/livez' || url.pathname === '/readyz') {
@@ -183,8 +185,7 @@ export class HttpShell {
       if (attributes && this.options.rbac && !isAllowed(this.options.rbac, user, attributes)) throw forbidden(user, attributes);
       const injected = this.options.faults().failureFor(method, url.pathname);
       if (injected) throw injected;
-      const delay = this.options.faults().responseDelayMs();
-      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+      await this.options.faults().waitForDelay();
       if (route.kind === 'nonresource') {
         const { code, body: answer } = nonResource(this.options.catalog, url.pathname, `${LISTEN_HOST}:${this.port}`);
         sendJson(response, code, answer);
@@ -198,6 +199,7 @@ export class HttpShell {
           query: url.searchParams,
           contentType: request.headers['content-type'],
           body,
+          table: wantsTable(request.headers.accept),
           defaultManager: managerFromUserAgent(request.headers['user-agent']),
         },
         response,
