@@ -38,6 +38,8 @@ export interface KubernetesSourceOptions {
   readonly runtime?: Clock & Scheduler & Randomness;
   readonly debounceMs?: number;
   readonly parseOptions?: ParseOptions;
+  /** --lb-class: the Services handled are those of this spec.loadBalancerClass (unset: those without one). */
+  readonly lbClass?: string;
   readonly log?: Log;
 }
 
@@ -138,7 +140,7 @@ export class KubernetesSource implements ConfigSource {
   private recompute(): void {
     if (this.stopped) return;
     const objects = Object.fromEntries([...this.watches].map(([name, w]) => [name, w.objects()])) as unknown as ClusterObjects;
-    const prepared = prepareCluster(objects);
+    const prepared = prepareCluster(objects, this.options.lbClass);
     if (prepared.digest !== this.lastDigest) {
       this.lastDigest = prepared.digest;
       const { result, endpoints } = translatePrepared(prepared, this.origin, this.options.parseOptions ?? {});
