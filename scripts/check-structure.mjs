@@ -118,6 +118,11 @@ export const PURE_FILES = [
   'src/controller/configuration-state.ts',
   'src/controller/configuration-choice.ts',
   'src/controller/memberlist-secret.ts',
+  // The Kubernetes source: API objects to a Snapshot and endpoints is pure; the watches and the source are the shell.
+  'src/sources/k8s/api-object.ts',
+  'src/sources/k8s/watched-kinds.ts',
+  'src/sources/k8s/service-endpoints.ts',
+  'src/sources/k8s/translate-cluster.ts',
 ];
 
 /** What a pure module may import besides pure modules, and why each has no I/O. */
