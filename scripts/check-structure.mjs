@@ -118,6 +118,7 @@ export const PURE_FILES = [
   'src/controller/configuration-state.ts',
   'src/controller/configuration-choice.ts',
   'src/controller/memberlist-secret.ts',
+  'src/controller/event-correlator.ts',
   // The Kubernetes source: API objects to a Snapshot and endpoints is pure; the watches and the source are the shell.
   'src/sources/k8s/api-object.ts',
   'src/sources/k8s/watched-kinds.ts',
