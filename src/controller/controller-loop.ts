@@ -13,7 +13,13 @@ import { WATCHED_KINDS, kindPath } from '../sources/k8s/watched-kinds';
 import type { ApiObject, ApiService } from './api-objects';
 import { ResourceCache } from './cluster-watch';
 import { chooseConfiguration, type ConfigurationRead } from './configuration-choice';
-import { configurationStateStatus, newConfigurationState, poolCondition, sameConfigurationState, type ConfigurationStateStatus } from './configuration-state';
+import {
+  configurationStateStatus,
+  newConfigurationState,
+  poolCondition,
+  sameConfigurationState,
+  type ConfigurationStateStatus,
+} from './configuration-state';
 import { ControllerWriter } from './controller-writer';
 import type { KubeClient } from './kube-client';
 import { MEMBERLIST_KEY_BYTES, memberlistSecretDecision } from './memberlist-secret';
@@ -31,7 +37,7 @@ export interface ControllerLog {
   error(fields: Record<string, unknown>, message: string): void;
 }
 
-export interface ControllerOptions {
+export interface ControllerProcessOptions {
   readonly client: KubeClient;
   readonly namespace: string;
   readonly lbClass?: string;
@@ -67,18 +73,26 @@ export class MetalLBController {
   configLoaded = false;
   reconciled = false;
 
-  constructor(private readonly options: ControllerOptions) {
+  constructor(private readonly options: ControllerProcessOptions) {
     const { client, namespace, log } = options;
     this.now = options.now ?? Date.now;
     this.writer = new ControllerWriter(client, this.now);
     const warn = { warn: (m: string) => log.warn({ event: 'watchRestart' }, m) };
     const changed = (): void => this.schedule(RECONCILE_DEBOUNCE_MS);
-    this.services = new ResourceCache('services', client, '/api/v1/services', () => {
-      this.fresher.clear();
-      changed();
-    }, warn);
+    this.services = new ResourceCache(
+      'services',
+      client,
+      '/api/v1/services',
+      () => {
+        this.fresher.clear();
+        changed();
+      },
+      warn,
+    );
     this.namespaces = new ResourceCache('namespaces', client, '/api/v1/namespaces', changed, warn);
-    this.configCaches = new Map(CONFIG_KINDS.map((k) => [k.name, new ResourceCache(k.name, client, kindPath(k, namespace), changed, warn)]));
+    this.configCaches = new Map(
+      CONFIG_KINDS.map((k) => [k.name, new ResourceCache(k.name, client, kindPath(k, namespace), changed, warn)]),
+    );
     this.caches = [this.services, this.namespaces, ...this.configCaches.values()];
   }
 
@@ -96,6 +110,13 @@ export class MetalLBController {
     if (this.timer) clearTimeout(this.timer);
     for (const cache of this.caches) cache.stop();
     await this.running;
+  }
+
+  /** Resolves once no reconcile is running or scheduled (tests, and a clean stop). */
+  async settled(): Promise<void> {
+    while (this.running !== undefined || this.timer !== undefined) {
+      await (this.running ?? new Promise((resolve) => setTimeout(resolve, RECONCILE_DEBOUNCE_MS)));
+    }
   }
 
   private schedule(delay: number): void {
@@ -137,7 +158,11 @@ export class MetalLBController {
     this.configLoaded = choice.running !== undefined;
     if (choice.message !== this.lastConfigMessage) {
       this.lastConfigMessage = choice.message;
-      (choice.error === undefined ? log.info : log.warn).call(log, { event: choice.error ? 'configInvalid' : 'configLoaded' }, choice.message);
+      (choice.error === undefined ? log.info : log.warn).call(
+        log,
+        { event: choice.error ? 'configInvalid' : 'configLoaded' },
+        choice.message,
+      );
     }
 
     const services = (this.services.objects() as unknown as ApiService[]).map((s) => this.fresher.get(key(s)) ?? s);
@@ -154,7 +179,9 @@ export class MetalLBController {
       const api = services.find((s) => key(s) === d.service) as ApiService;
       for (const event of d.events) {
         log.info({ event: 'serviceEvent', service: d.service, reason: event.reason, type: event.type }, event.message);
-        await this.writer.emit(api, event).catch((e: unknown) => log.warn({ event: 'eventFailed', service: d.service }, (e as Error).message));
+        await this.writer
+          .emit(api, event)
+          .catch((e: unknown) => log.warn({ event: 'eventFailed', service: d.service }, (e as Error).message));
       }
       if (d.write === undefined) continue;
       const written = await this.writer.writeServiceStatus(d.write).catch((e: unknown) => {
@@ -166,7 +193,10 @@ export class MetalLBController {
       } else {
         failed = true;
         if (written?.fresh) this.fresher.set(d.service, written.fresh);
-        log.warn({ event: 'updateServiceStatus', service: d.service }, written ? 'conflict (the Service changed meanwhile): re-read, retrying' : 'write failed, retrying');
+        log.warn(
+          { event: 'updateServiceStatus', service: d.service },
+          written ? 'conflict (the Service changed meanwhile): re-read, retrying' : 'write failed, retrying',
+        );
       }
     }
     for (const r of out.released) log.info({ event: 'serviceDeleted', service: r.service }, r.message);
@@ -202,7 +232,9 @@ export class MetalLBController {
     const status = configurationStateStatus([poolCondition(error, rfc3339(this.now()))]);
     if (this.writtenState !== undefined && sameConfigurationState(this.writtenState, status)) return;
     const { namespace, podName } = this.options;
-    const pod = podName ? await this.writer.get<ApiObject>(`/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(podName)}`) : undefined;
+    const pod = podName
+      ? await this.writer.get<ApiObject>(`/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(podName)}`)
+      : undefined;
     const owner = pod?.metadata.uid ? { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name ?? '', uid: pod.metadata.uid } : undefined;
     await this.writer.writeConfigurationState(namespace, newConfigurationState(namespace, owner), status);
     this.writtenState = status;
@@ -212,7 +244,9 @@ export class MetalLBController {
     const { namespace, secretName, deploymentName, log } = this.options;
     const enc = encodeURIComponent;
     const existing = await this.writer.get<ApiObject>(`/api/v1/namespaces/${enc(namespace)}/secrets/${enc(secretName)}`);
-    const deployment = existing ? undefined : await this.writer.get<ApiObject>(`/apis/apps/v1/namespaces/${enc(namespace)}/deployments/${enc(deploymentName)}`);
+    const deployment = existing
+      ? undefined
+      : await this.writer.get<ApiObject>(`/apis/apps/v1/namespaces/${enc(namespace)}/deployments/${enc(deploymentName)}`);
     const decision = memberlistSecretDecision(namespace, secretName, existing, deployment, randomBytes(MEMBERLIST_KEY_BYTES));
     if (decision.kind === 'create') await this.writer.createSecret(namespace, decision.secret);
     log.info({ event: 'memberlistSecret' }, decision.message);

@@ -23,7 +23,8 @@ export function metallbPath(namespace: string, plural: string, name?: string): s
   return `/apis/metallb.io/v1beta1/namespaces/${enc(namespace)}/${plural}${name === undefined ? '' : `/${enc(name)}`}`;
 }
 
-export type StatusWriteOutcome = { readonly kind: 'written'; readonly service: ApiService } | { readonly kind: 'conflict'; readonly fresh?: ApiService };
+export type StatusWriteOutcome =
+  { readonly kind: 'written'; readonly service: ApiService } | { readonly kind: 'conflict'; readonly fresh?: ApiService };
 
 export class ControllerWriter {
   private events: EventMemory = new Map();

@@ -54,7 +54,10 @@ export function correlateEvent(
     const count = seen.count + 1;
     next.delete(key);
     next.set(key, { ...seen, count, lastAt: nowMs });
-    return { action: { kind: 'patch', namespace, name: seen.name, body: { count, lastTimestamp: now, message: event.message } }, memory: next };
+    return {
+      action: { kind: 'patch', namespace, name: seen.name, body: { count, lastTimestamp: now, message: event.message } },
+      memory: next,
+    };
   }
   const name = `${service.metadata.name ?? ''}.${(BigInt(nowMs) * NANOS_PER_MS).toString(16)}`;
   next.delete(key);

@@ -53,10 +53,16 @@ export function loadKubeConfig(path: string | undefined, env: NodeJS.ProcessEnv 
     if (file !== undefined && file !== '') kc.loadFromFile(file);
     else kc.loadFromCluster();
   } catch (error) {
-    throw new KubeClientError(KubeClientErrorCode.noConfig, `cannot load ${file ?? 'the in-cluster configuration'}: ${(error as Error).message}`);
+    throw new KubeClientError(
+      KubeClientErrorCode.noConfig,
+      `cannot load ${file ?? 'the in-cluster configuration'}: ${(error as Error).message}`,
+    );
   }
   if (kc.getCurrentCluster() === null) {
-    throw new KubeClientError(KubeClientErrorCode.noConfig, `no cluster in ${file ?? 'the in-cluster configuration'} (--kubeconfig, KUBECONFIG)`);
+    throw new KubeClientError(
+      KubeClientErrorCode.noConfig,
+      `no cluster in ${file ?? 'the in-cluster configuration'} (--kubeconfig, KUBECONFIG)`,
+    );
   }
   return kc;
 }
@@ -70,7 +76,8 @@ export function kubeClient(kc: KubeConfig): KubeClient {
     const options: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
     await kc.applyToHTTPSOptions(options);
     const text = body === undefined ? undefined : stringifyWithInt64(body);
-    if (text !== undefined) options.headers = { ...options.headers, 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text) };
+    if (text !== undefined)
+      options.headers = { ...options.headers, 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text) };
     const transport = url.protocol === 'http:' ? http : https;
     const { status, data } = await new Promise<{ status: number; data: string }>((resolve, reject) => {
       const req = transport.request(url, options, (res) => {
