@@ -6,10 +6,10 @@
  */
 import type { ApiObject, ApiOwnerReference } from './api-objects';
 
-export const CONFIGURATION_STATE_NAME = 'controller';
-export const COMPONENT_TYPE_LABEL = 'metallb.io/component-type';
+const CONFIGURATION_STATE_NAME = 'controller';
+const COMPONENT_TYPE_LABEL = 'metallb.io/component-type';
 const COMPONENT_TYPE = 'controller';
-export const POOL_RECONCILER_CONDITION = 'poolReconcilerValid';
+const POOL_RECONCILER_CONDITION = 'poolReconcilerValid';
 
 export const ConditionReason = {
   reconciled: 'Reconciled',

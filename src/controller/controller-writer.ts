@@ -10,16 +10,16 @@ import type { ControllerEvent } from './controller-events';
 import { type EventMemory, correlateEvent } from './event-correlator';
 import { type KubeClient, KubeClientError } from './kube-client';
 
-export const EVENT_SOURCE_COMPONENT = 'metallb-controller';
+const EVENT_SOURCE_COMPONENT = 'metallb-controller';
 const HTTP_CONFLICT = 409;
 
 const enc = encodeURIComponent;
 
-export function servicePath(namespace: string, name: string): string {
+function servicePath(namespace: string, name: string): string {
   return `/api/v1/namespaces/${enc(namespace)}/services/${enc(name)}`;
 }
 
-export function metallbPath(namespace: string, plural: string, name?: string): string {
+function metallbPath(namespace: string, plural: string, name?: string): string {
   return `/apis/metallb.io/v1beta1/namespaces/${enc(namespace)}/${plural}${name === undefined ? '' : `/${enc(name)}`}`;
 }
 

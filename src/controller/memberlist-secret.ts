@@ -6,7 +6,7 @@
  */
 import type { ApiObject, ApiOwnerReference } from './api-objects';
 
-export const MEMBERLIST_SECRET_KEY = 'secretkey';
+const MEMBERLIST_SECRET_KEY = 'secretkey';
 /** MetalLB's key size: 128 bits; the speakers derive their AES key from it. */
 export const MEMBERLIST_KEY_BYTES = 16;
 
@@ -14,7 +14,7 @@ export type SecretDecision =
   { readonly kind: 'exists'; readonly message: string } | { readonly kind: 'create'; readonly secret: ApiObject; readonly message: string };
 
 /** base64.RawStdEncoding: standard alphabet, no "=" padding. */
-export function rawBase64(bytes: Uint8Array): string {
+function rawBase64(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('base64').replace(/=+$/, '');
 }
 

@@ -22,7 +22,7 @@ export interface PoolStatusWrite {
   readonly write?: ApiObject;
 }
 
-export function poolStatusOf(usage: PoolUsage): PoolStatus {
+function poolStatusOf(usage: PoolUsage): PoolStatus {
   return {
     assignedIPv4: BigInt(usage.inUseIPv4),
     assignedIPv6: BigInt(usage.inUseIPv6),
@@ -37,7 +37,7 @@ const FIELDS = ['assignedIPv4', 'assignedIPv6', 'availableIPv4', 'availableIPv6'
  * Whether the stored status already says this. The API returns int64 as JSON numbers, which JSON.parse rounds
  * past 2^53: a stored MaxInt64 compares equal to the wanted one rounded the same way, so it is not rewritten.
  */
-export function samePoolStatus(stored: unknown, wanted: PoolStatus): boolean {
+function samePoolStatus(stored: unknown, wanted: PoolStatus): boolean {
   if (typeof stored !== 'object' || stored === null) return false;
   const record = stored as Record<string, unknown>;
   return FIELDS.every((f) => typeof record[f] === 'number' && record[f] === Number(wanted[f]));

@@ -88,7 +88,7 @@ export interface ReconcileOutput {
 }
 
 /** filterByLoadBalancerClass (MetalLB internal/k8s/controllers/service_controller.go). */
-export function handlesClass(service: ApiService, options: ControllerOptions): boolean {
+function handlesClass(service: ApiService, options: ControllerOptions): boolean {
   return (service.spec?.loadBalancerClass ?? '') === (options.lbClass ?? '');
 }
 

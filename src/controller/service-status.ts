@@ -8,7 +8,7 @@ import { type IP, formatIP } from '../ip';
 import { ANNOTATION_PREFIX, ServiceAnnotation } from '../model';
 import type { ApiLoadBalancerIngress, ApiLoadBalancerStatus, ApiService } from './api-objects';
 
-export const ALLOCATED_FROM_POOL_ANNOTATION = `${ANNOTATION_PREFIX}${ServiceAnnotation.ipAllocatedFromPool}`;
+const ALLOCATED_FROM_POOL_ANNOTATION = `${ANNOTATION_PREFIX}${ServiceAnnotation.ipAllocatedFromPool}`;
 /**
  * The ipMode API servers >= 1.30 give every ingress entry with an IP that has none (LoadBalancerIPMode).
  * MetalLB writes none; comparing "absent" equal to it keeps an unchanged Service from being written again
@@ -20,11 +20,11 @@ const DEFAULT_IP_MODE = 'VIP';
 export type DesiredAddresses =
   { readonly kind: 'assigned'; readonly ips: readonly IP[]; readonly pool: string } | { readonly kind: 'cleared' };
 
-export function desiredLoadBalancer(desired: DesiredAddresses): ApiLoadBalancerStatus {
+function desiredLoadBalancer(desired: DesiredAddresses): ApiLoadBalancerStatus {
   return desired.kind === 'assigned' ? { ingress: desired.ips.map((ip) => ({ ip: formatIP(ip) })) } : {};
 }
 
-export function desiredAnnotations(service: ApiService, desired: DesiredAddresses): Record<string, string> {
+function desiredAnnotations(service: ApiService, desired: DesiredAddresses): Record<string, string> {
   const annotations = { ...(service.metadata.annotations ?? {}) };
   if (desired.kind === 'assigned') annotations[ALLOCATED_FROM_POOL_ANNOTATION] = desired.pool;
   else delete annotations[ALLOCATED_FROM_POOL_ANNOTATION];

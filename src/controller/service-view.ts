@@ -3,7 +3,7 @@
  * the controller and file mode allocate with one allocator. The family comes from the cluster IPs (as MetalLB
  * reads it), not from spec.ipFamilies; the API server has already defaulted everything else.
  */
-import { type IP, parseIP } from '../ip';
+import type { IP } from '../ip';
 import type { ExternalTrafficPolicy, IPFamilyName, IPFamilyPolicy, Service, ServicePort, ServiceProtocol } from '../model';
 import type { ApiService } from './api-objects';
 
@@ -17,11 +17,6 @@ const DEFAULT_FAMILY_POLICY: IPFamilyPolicy = 'SingleStack';
 /** status.loadBalancer.ingress[].ip as written (entries without an ip, e.g. hostname only, are left out). */
 export function ingressTexts(service: ApiService): string[] {
   return (service.status?.loadBalancer?.ingress ?? []).flatMap((entry) => (entry.ip === undefined || entry.ip === '' ? [] : [entry.ip]));
-}
-
-/** The ingress addresses that parse; MetalLB's net.ParseIP turns the others into nil, which fails its family check. */
-export function ingressIPs(service: ApiService): IP[] {
-  return ingressTexts(service).flatMap((text) => parseIP(text) ?? []);
 }
 
 export function familyPolicyOf(service: ApiService): IPFamilyPolicy {
