@@ -122,6 +122,28 @@ describe('@kubernetes/client-node 1.4.0 informers against the fake', () => {
     expect(api.audit.filter({ verb: 'watch', resource: 'configmaps' }).map((entry) => entry.code)).toEqual([200, 410, 200]);
   });
 
+  it('follows a watch the server ends after timeoutSeconds by watching again from its resourceVersion, without a re-list', async () => {
+    const config = kubeConfig();
+    const core = config.makeApiClient(CoreV1Api);
+    // The query in the path survives into the watch request (client-node builds the URL from server + path).
+    const informer = makeInformer(config, `${CONFIGMAPS}?allowWatchBookmarks=true&timeoutSeconds=1`, () =>
+      core.listNamespacedConfigMap({ namespace: 'default' }),
+    );
+    const names: string[] = [];
+    informer.on('add', (object) => names.push(object.metadata?.name ?? ''));
+    await informer.start();
+    stops.push(() => informer.stop());
+    await until('a second watch', () => api.audit.count({ verb: 'watch', resource: 'configmaps' }) >= 2);
+    await createConfigMap('after-reconnect');
+    await until('the add', () => names.length === 1);
+    expect(names).toEqual(['after-reconnect']);
+    expect(api.audit.count({ verb: 'list', resource: 'configmaps' })).toBe(1);
+    const watches = api.audit.filter({ verb: 'watch', resource: 'configmaps' });
+    expect(watches.every((entry) => entry.query.includes('allowWatchBookmarks=true') && /resourceVersion=\d+/.test(entry.query))).toBe(
+      true,
+    );
+  });
+
   it('writes Service status with a merge patch and reads metallb.io objects through CustomObjectsApi', async () => {
     const config = kubeConfig();
     const core = config.makeApiClient(CoreV1Api);

@@ -46,6 +46,7 @@ export interface FailNextOptions {
 export class Faults {
   private rules: FailureRule[] = [];
   private delay = 0;
+  private readonly delayed = new Set<() => void>();
   private outageMode: OutageMode | undefined;
 
   constructor(
@@ -77,13 +78,32 @@ export class Faults {
     return new ApiError(rule.code, reason, `injected fault: ${reason}`);
   }
 
-  /** Every response (watches: their headers) waits this long; 0 turns it off. */
+  /** Every response (watches: their headers) waits this long; 0 turns it off and releases the waiting ones. */
   delayResponses(ms: number): void {
     this.delay = ms;
+    if (ms === 0) {
+      for (const release of this.delayed) release();
+      this.delayed.clear();
+    }
   }
 
-  responseDelayMs(): number {
-    return this.delay;
+  /** Called by the shell before answering: resolves once the configured delay has passed (or was lifted). */
+  async waitForDelay(): Promise<void> {
+    if (this.delay === 0) return;
+    await new Promise<void>((resolve) => {
+      const release = (): void => {
+        clearTimeout(timer);
+        this.delayed.delete(release);
+        resolve();
+      };
+      const timer = setTimeout(release, this.delay);
+      this.delayed.add(release);
+    });
+  }
+
+  /** Requests currently held back by delayResponses. */
+  pendingDelays(): number {
+    return this.delayed.size;
   }
 
   dropWatches(): number {

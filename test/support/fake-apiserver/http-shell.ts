@@ -170,7 +170,8 @@ export class HttpShell {
     };
     try {
       const body = await readBody(request);
-      const authenticated = authenticate(request.headers.authorization);
+      const impersonate = request.headers['impersonate-user'];
+      const authenticated = authenticate(request.headers.authorization, Array.isArray(impersonate) ? impersonate[0] : impersonate);
       if (!authenticated) throw new ApiError(401, 'Unauthorized', 'Unauthorized');
       user = authenticated;
       if (url.pathname === '/healthz' || url.pathname === '/livez' || url.pathname === '/readyz') {
@@ -183,8 +184,7 @@ export class HttpShell {
       if (attributes && this.options.rbac && !isAllowed(this.options.rbac, user, attributes)) throw forbidden(user, attributes);
       const injected = this.options.faults().failureFor(method, url.pathname);
       if (injected) throw injected;
-      const delay = this.options.faults().responseDelayMs();
-      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+      await this.options.faults().waitForDelay();
       if (route.kind === 'nonresource') {
         const { code, body: answer } = nonResource(this.options.catalog, url.pathname, `${LISTEN_HOST}:${this.port}`);
         sendJson(response, code, answer);

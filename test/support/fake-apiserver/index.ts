@@ -25,6 +25,8 @@ export type { AuditEntry, AuditLog } from './audit';
 export type { Faults } from './faults';
 export type { ObjectStore } from './store';
 export type { KubeObject } from './kube-object';
+export { rawClient, type RawClient, type RawWatch, type WatchEvent } from './raw-client';
+export { kubectlAvailable, kubectlFor, type Kubectl } from './kubectl';
 
 /** The service CIDRs of a default dual-stack cluster (kubeadm's IPv4 default, a ULA for IPv6), IPv4 primary. */
 export const DEFAULT_SERVICE_CIDRS = ['10.96.0.0/16', 'fd00:10:96::/112'];
@@ -77,7 +79,8 @@ function seed(store: ObjectStore, catalog: ResourceCatalog, objects: KubeObject[
   for (const object of objects) {
     const type = catalog.findByKind(object.apiVersion ?? '', object.kind ?? '');
     if (!type) throw new Error(`fake apiserver: no resource type for ${object.apiVersion} ${object.kind}`);
-    store.create(type, object);
+    const namespace = type.namespaced ? (object.metadata.namespace ?? 'default') : undefined;
+    store.create(type, { ...object, apiVersion: object.apiVersion, kind: type.kind, metadata: { ...object.metadata, namespace } });
   }
 }
 
@@ -118,6 +121,7 @@ export async function startFakeApiServer(options: FakeApiServerOptions = {}): Pr
     },
     close: async () => {
       await faults.heal();
+      faults.delayResponses(0);
       hub.dropAll();
       await shell.close();
     },

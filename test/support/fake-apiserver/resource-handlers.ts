@@ -18,12 +18,13 @@ import {
   defaultUpdatedService,
   type ServiceDefaultsOptions,
 } from './service-defaults';
-import type { ObjectStore } from './store';
+import { checkCustomResourceRules } from './crd-rules';
+import { dryRunStore, isDryRun, type StoreAccess } from './dry-run';
 import type { WatchHub } from './watch-hub';
 import { asVersion, prepareCreate, prepareUpdate } from './write-rules';
 
 export interface HandlerContext {
-  store: ObjectStore;
+  store: StoreAccess;
   hub: WatchHub;
   ownership: FieldOwnership;
   services: ServiceDefaultsOptions;
@@ -74,6 +75,7 @@ function defaultedNew(context: HandlerContext, type: ResourceType, object: KubeO
 }
 
 function defaultedUpdate(context: HandlerContext, type: ResourceType, object: KubeObject, old: KubeObject): KubeObject {
+  checkCustomResourceRules(type, old, object);
   if (!isService(type)) return object;
   const others = context.store.list(type).filter((service) => service.metadata.uid !== old.metadata.uid);
   const allocations = allocationsOf([...others, old]);
@@ -184,8 +186,10 @@ function deleteOptions(request: ResourceRequest): { orphanDependents: boolean } 
   return { orphanDependents: policy === 'Orphan' };
 }
 
-export function handleResource(context: HandlerContext, request: ResourceRequest, response: ServerResponse): HandlerResult {
+export function handleResource(live: HandlerContext, request: ResourceRequest, response: ServerResponse): HandlerResult {
   const { route, query } = request;
+  // A dry run works on a store that writes nothing and on ownership that is thrown away afterwards.
+  const context = isDryRun(query) ? { ...live, store: dryRunStore(live.store), ownership: new FieldOwnership() } : live;
   const manager = query.get('fieldManager') ?? request.defaultManager;
   switch (route.verb) {
     case 'get':

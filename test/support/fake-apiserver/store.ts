@@ -118,6 +118,7 @@ export class ObjectStore {
     last.metadata.resourceVersion = String(this.nextRevision());
     this.record({ revision: this.revision, type, change: 'DELETED', object: clone(last), previous: clone(previous) });
     if (!options.orphanDependents && previous.metadata.uid) this.collectDependents(previous.metadata.uid);
+    if (type.group === '' && type.plural === 'namespaces') this.emptyNamespace(name);
     return last;
   }
 
@@ -136,6 +137,17 @@ export class ObjectStore {
   subscribe(listener: (change: StoreChange) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** What the namespace controller does after a Namespace is deleted: every object in it goes too. */
+  private emptyNamespace(namespace: string): void {
+    for (const type of this.catalog.types) {
+      if (!type.namespaced) continue;
+      for (const object of this.list(type, namespace)) {
+        if (this.bucket(type).has(objectKey(namespace, object.metadata.name ?? '')))
+          this.delete(type, namespace, object.metadata.name ?? '');
+      }
+    }
   }
 
   private collectDependents(ownerUid: string): void {

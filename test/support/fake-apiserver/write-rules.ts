@@ -24,8 +24,10 @@ export function generatedName(prefix: string, random: () => number): string {
   return prefix + suffix;
 }
 
-/** Kinds whose create keeps the status the writer sent. */
+/** Kinds whose create keeps the status the writer sent (the kubelet registers its Node with a status). */
 const CREATE_KEEPS_STATUS = new Set(['Node']);
+/** The status a create starts from where the strategy sets one (pod: Pending; namespace: Active). */
+const CREATE_STATUS: Record<string, Record<string, string>> = { Pod: { phase: 'Pending' }, Namespace: { phase: 'Active' } };
 
 /** Fields the server owns: a writer's values for them are ignored. */
 function dropServerFields(object: KubeObject): void {
@@ -71,6 +73,8 @@ export function prepareCreate(type: ResourceType, input: KubeObject, namespace: 
   object.apiVersion = apiVersionOf(type);
   object.kind = type.kind;
   if (type.statusSubresource && !CREATE_KEEPS_STATUS.has(type.kind)) delete object['status'];
+  const initialStatus = type.custom ? undefined : CREATE_STATUS[type.kind];
+  if (initialStatus) object['status'] = { ...initialStatus };
   if (tracksGeneration(type)) object.metadata.generation = 1;
   else delete object.metadata.generation;
   return object;

@@ -157,6 +157,53 @@ describe('patches', () => {
   });
 });
 
+describe('MetalLB CRD rules and status apply', () => {
+  it('keeps ServiceL2Status node and service immutable once set', async () => {
+    const created = (await client.send('POST', L2STATUSES, { metadata: { name: 'l2-a' }, spec: {} })).body;
+    expect(created.status).toBeUndefined();
+    const status = { node: 'n1', serviceName: 'web', serviceNamespace: 'default' };
+    expect((await client.send('PATCH', `${L2STATUSES}/l2-a/status`, { status }, MERGE)).code).toBe(200);
+    const moved = await client.send('PATCH', `${L2STATUSES}/l2-a/status`, { status: { node: 'n2' } }, MERGE);
+    expect(moved.code).toBe(422);
+    expect(moved.body.message).toContain('status.node: Invalid value: "string": Value is immutable');
+  });
+
+  it('lets two managers apply their own conditions to a ConfigurationState status', async () => {
+    const states = '/apis/metallb.io/v1beta1/namespaces/metallb-system/configurationstates';
+    await client.send('POST', states, { metadata: { name: 'controller' }, spec: {} });
+    const condition = (type: string, status: string): unknown => ({
+      apiVersion: 'metallb.io/v1beta1',
+      kind: 'ConfigurationState',
+      metadata: { name: 'controller' },
+      status: { conditions: [{ type, status, reason: 'Reconciled', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] },
+    });
+    const apply = 'application/apply-patch+yaml';
+    await client.send(
+      'PATCH',
+      `${states}/controller/status?fieldManager=poolReconciler&force=true`,
+      condition('poolReconcilerValid', 'True'),
+      apply,
+    );
+    await client.send(
+      'PATCH',
+      `${states}/controller/status?fieldManager=configReconciler&force=true`,
+      condition('configReconcilerValid', 'True'),
+      apply,
+    );
+    const flipped = await client.send(
+      'PATCH',
+      `${states}/controller/status?fieldManager=poolReconciler&force=true`,
+      condition('poolReconcilerValid', 'False'),
+      apply,
+    );
+    expect(flipped.body.status.conditions.map((c: { type: string; status: string }) => `${c.type}=${c.status}`)).toEqual([
+      'poolReconcilerValid=False',
+      'configReconcilerValid=True',
+    ]);
+    expect(flipped.body.metadata.generation).toBe(1);
+  });
+});
+
 describe('names and owners', () => {
   it('makes a name from generateName with five random characters', async () => {
     const created = await client.send('POST', L2STATUSES, {
@@ -179,6 +226,64 @@ describe('names and owners', () => {
     await client.send('DELETE', '/api/v1/namespaces/metallb-system/pods/speaker-x');
     expect((await client.send('GET', `${L2STATUSES}/${status.metadata.name}`)).code).toBe(404);
     expect((await client.send('GET', `${L2STATUSES}/${unowned.metadata.name}`)).code).toBe(200);
+  });
+});
+
+describe('namespaces and dry runs', () => {
+  it('starts with the given objects, stored as given', async () => {
+    await api.close();
+    const node = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'n1' },
+      status: { conditions: [{ type: 'NetworkUnavailable', status: 'True' }] },
+    };
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'speaker-1', namespace: 'metallb-system' },
+      spec: { nodeName: 'n1' },
+      status: { podIP: '10.0.0.1' },
+    };
+    api = await startFakeApiServer({ objects: [node, pod] });
+    client = rawClient(api.url);
+    expect((await client.send('GET', '/api/v1/nodes/n1')).body.status.conditions).toEqual(node.status.conditions);
+    expect((await client.send('GET', '/api/v1/namespaces/metallb-system/pods/speaker-1')).body.status).toEqual({ podIP: '10.0.0.1' });
+  });
+
+  it('deletes what a namespace holds with the namespace', async () => {
+    await client.send('POST', '/api/v1/namespaces', { metadata: { name: 'team' } });
+    await client.send('POST', '/api/v1/namespaces/team/configmaps', { metadata: { name: 'c' } });
+    await client.send('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'c' } });
+    await client.send('DELETE', '/api/v1/namespaces/team');
+    expect((await client.send('GET', '/api/v1/namespaces/team/configmaps/c')).code).toBe(404);
+    expect((await client.send('GET', '/api/v1/namespaces/default/configmaps/c')).code).toBe(200);
+  });
+
+  it('answers a dryRun=All write with the would-be object and stores nothing', async () => {
+    const before = api.store.currentRevision();
+    const created = await client.send('POST', `${SERVICES}?dryRun=All`, loadBalancer('a'));
+    expect(created.code).toBe(201);
+    expect(created.body.spec.clusterIP).toBe('10.96.0.1');
+    expect((await client.send('GET', `${SERVICES}/a`)).code).toBe(404);
+    expect(api.store.currentRevision()).toBe(before);
+  });
+
+  it('starts Pods Pending and Namespaces Active, whatever status the writer sent', async () => {
+    const pod = await client.send('POST', '/api/v1/namespaces/default/pods', {
+      metadata: { name: 'p' },
+      spec: {},
+      status: { phase: 'Running', podIP: '10.0.0.1' },
+    });
+    expect(pod.body.status).toEqual({ phase: 'Pending' });
+    const ip = await client.send(
+      'PATCH',
+      '/api/v1/namespaces/default/pods/p/status',
+      { status: { phase: 'Running', podIP: '10.0.0.1' } },
+      MERGE,
+    );
+    expect(ip.body.status).toEqual({ phase: 'Running', podIP: '10.0.0.1' });
+    expect((await client.send('POST', '/api/v1/namespaces', { metadata: { name: 'x' } })).body.status).toEqual({ phase: 'Active' });
   });
 });
 
