@@ -124,6 +124,7 @@ export const PURE_FILES = [
   'src/sources/k8s/watched-kinds.ts',
   'src/sources/k8s/service-endpoints.ts',
   'src/sources/k8s/translate-cluster.ts',
+  'src/sources/k8s/restart-policy.ts',
 ];
 
 /** What a pure module may import besides pure modules, and why each has no I/O. */

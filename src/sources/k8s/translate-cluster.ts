@@ -15,8 +15,9 @@
  * - Objects are read in namespace/name order (a file's order is its author's; the API has none), so two
  *   speakers reading the same objects report the same order-dependent findings (pool overlaps).
  */
+import { createHash } from 'node:crypto';
 import type { ServiceEndpoints } from '../../election';
-import { type ParseOptions, type ParseResult, parseApiObjects, serviceKey } from '../../model';
+import { type ParseOptions, type ParseResult, parseApiObjects } from '../../model';
 import { type ApiEndpointSlice, type ApiObject, objectKey } from './api-object';
 import { endpointsByService } from './service-endpoints';
 import { WATCHED_KINDS, type WatchedKindName } from './watched-kinds';
@@ -26,15 +27,27 @@ export type ClusterObjects = Readonly<Record<WatchedKindName, readonly ApiObject
 
 export interface ClusterTranslation {
   readonly result: ParseResult;
-  /** "namespace/name" -> where the service can be served; one entry per Service of the Snapshot. */
+  /** "namespace/name" -> where the service can be served; one entry per LoadBalancer Service. */
   readonly endpoints: ReadonlyMap<string, ServiceEndpoints>;
+}
+
+/** What the parser will read and the endpoints, before parsing, with a digest that tells two of them apart. */
+export interface PreparedCluster {
+  readonly documents: readonly ApiObject[];
+  readonly endpoints: ReadonlyMap<string, ServiceEndpoints>;
+  /**
+   * sha256 over the documents (minus the API server's bookkeeping) and the endpoints: equal digests, equal
+   * translations. A Node's heartbeat or a pod moving between two nodes that both still serve changes nothing here,
+   * so the source neither parses again nor tells anyone.
+   */
+  readonly digest: string;
 }
 
 export function emptyClusterObjects(): ClusterObjects {
   return Object.fromEntries(WATCHED_KINDS.map((k) => [k.name, []])) as unknown as ClusterObjects;
 }
 
-export function translateCluster(objects: ClusterObjects, origin: string, options: ParseOptions = {}): ClusterTranslation {
+export function prepareCluster(objects: ClusterObjects): PreparedCluster {
   const documents: ApiObject[] = [];
   for (const kind of WATCHED_KINDS) {
     if (kind.name === 'endpointslices') continue;
@@ -44,9 +57,28 @@ export function translateCluster(objects: ClusterObjects, origin: string, option
       documents.push(kind.name === 'nodes' ? nodeFields(typed) : typed);
     }
   }
-  const result = parseApiObjects(documents, origin, options);
-  const keys = result.ok ? result.snapshot.services.map(serviceKey) : [];
-  return { result, endpoints: endpointsByService(objects.endpointslices as readonly ApiEndpointSlice[], keys) };
+  const serviceKeys = documents.filter((d) => d.kind === 'Service').map(objectKey);
+  const endpoints = endpointsByService(objects.endpointslices as readonly ApiEndpointSlice[], serviceKeys);
+  return { documents, endpoints, digest: digestOf(documents, endpoints) };
+}
+
+export function translatePrepared(prepared: PreparedCluster, origin: string, options: ParseOptions = {}): ClusterTranslation {
+  return { result: parseApiObjects(prepared.documents, origin, options), endpoints: prepared.endpoints };
+}
+
+export function translateCluster(objects: ClusterObjects, origin: string, options: ParseOptions = {}): ClusterTranslation {
+  return translatePrepared(prepareCluster(objects), origin, options);
+}
+
+/** Fields the API server changes on every write, whatever the write was: not part of what an object says. */
+const BOOKKEEPING = new Set(['resourceVersion', 'managedFields', 'generation']);
+
+function digestOf(documents: readonly ApiObject[], endpoints: ReadonlyMap<string, ServiceEndpoints>): string {
+  const hash = createHash('sha256');
+  const replacer = (key: string, value: unknown): unknown => (BOOKKEEPING.has(key) ? undefined : value);
+  for (const document of documents) hash.update(JSON.stringify(document, replacer)).update('\n');
+  for (const [key, e] of endpoints) hash.update(`${key} ${[...e.servingNodes].join(',')} ${e.servingWithoutNode === true}\n`);
+  return hash.digest('hex');
 }
 
 function sortedByKey(objects: readonly ApiObject[]): ApiObject[] {
