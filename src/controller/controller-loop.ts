@@ -11,7 +11,9 @@ import type { Labels, Snapshot } from '../model';
 import { type ClusterObjects, emptyClusterObjects, translateCluster } from '../sources/k8s/translate-cluster';
 import { WATCHED_KINDS, kindPath } from '../sources/k8s/watched-kinds';
 import type { ApiObject, ApiService } from './api-objects';
-import { ResourceCache } from './cluster-watch';
+import { ResourceWatch } from '../sources/k8s/resource-watch';
+import { REAL_RUNTIME } from '../runtime/real-runtime';
+import type { Log } from '../runtime/log';
 import { chooseConfiguration, type ConfigurationRead } from './configuration-choice';
 import {
   configurationStateStatus,
@@ -31,12 +33,6 @@ const RECONCILE_DEBOUNCE_MS = 50;
 /** After a failed write (conflict, API error) the next reconcile comes this soon even if nothing changes. */
 const RETRY_AFTER_FAILURE_MS = 1_000;
 
-export interface ControllerLog {
-  info(fields: Record<string, unknown>, message: string): void;
-  warn(fields: Record<string, unknown>, message: string): void;
-  error(fields: Record<string, unknown>, message: string): void;
-}
-
 export interface ControllerProcessOptions {
   readonly client: KubeClient;
   readonly namespace: string;
@@ -44,7 +40,7 @@ export interface ControllerProcessOptions {
   readonly secretName: string;
   readonly deploymentName: string;
   readonly podName?: string;
-  readonly log: ControllerLog;
+  readonly log: Log;
   readonly now?: () => number;
 }
 
@@ -52,10 +48,10 @@ export interface ControllerProcessOptions {
 const CONFIG_KINDS = WATCHED_KINDS.filter((k) => k.inMetalLBNamespace);
 
 export class MetalLBController {
-  private readonly caches: ResourceCache[];
-  private readonly services: ResourceCache;
-  private readonly namespaces: ResourceCache;
-  private readonly configCaches: Map<string, ResourceCache>;
+  private readonly caches: ResourceWatch[];
+  private readonly services: ResourceWatch;
+  private readonly namespaces: ResourceWatch;
+  private readonly configCaches: Map<string, ResourceWatch>;
   private readonly writer: ControllerWriter;
   private readonly now: () => number;
   private memory: ControllerMemory = EMPTY_MEMORY;
@@ -77,22 +73,15 @@ export class MetalLBController {
     const { client, namespace, log } = options;
     this.now = options.now ?? Date.now;
     this.writer = new ControllerWriter(client, this.now);
-    const warn = { warn: (m: string) => log.warn({ event: 'watchRestart' }, m) };
     const changed = (): void => this.schedule(RECONCILE_DEBOUNCE_MS);
-    this.services = new ResourceCache(
-      'services',
-      client,
-      '/api/v1/services',
-      () => {
-        this.fresher.clear();
-        changed();
-      },
-      warn,
-    );
-    this.namespaces = new ResourceCache('namespaces', client, '/api/v1/namespaces', changed, warn);
-    this.configCaches = new Map(
-      CONFIG_KINDS.map((k) => [k.name, new ResourceCache(k.name, client, kindPath(k, namespace), changed, warn)]),
-    );
+    const watch = (name: string, path: string, onChange: () => void): ResourceWatch =>
+      new ResourceWatch({ kubeConfig: client.config, path, name, runtime: REAL_RUNTIME, onChange, log });
+    this.services = watch('services', '/api/v1/services', () => {
+      this.fresher.clear();
+      changed();
+    });
+    this.namespaces = watch('namespaces', '/api/v1/namespaces', changed);
+    this.configCaches = new Map(CONFIG_KINDS.map((k) => [k.name, watch(k.name, kindPath(k, namespace), changed)]));
     this.caches = [this.services, this.namespaces, ...this.configCaches.values()];
   }
 
@@ -108,7 +97,7 @@ export class MetalLBController {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    for (const cache of this.caches) cache.stop();
+    await Promise.all(this.caches.map((cache) => cache.stop().catch(() => undefined)));
     await this.running;
   }
 

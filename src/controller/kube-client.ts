@@ -6,7 +6,8 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { loadKubeConfig as loadSourceKubeConfig } from '../sources/k8s/kube-config';
 import { CodedError } from '../errors/coded-error';
 import { stringifyWithInt64 } from './json-int64';
 
@@ -45,24 +46,17 @@ export interface KubeClient {
   readonly config: KubeConfig;
 }
 
-/** --kubeconfig, else $KUBECONFIG, else the pod's service account (client-node's in-cluster loader). */
+/** --kubeconfig, else $KUBECONFIG, else the pod's service account (the Kubernetes source's loader), as a typed error. */
 export function loadKubeConfig(path: string | undefined, env: NodeJS.ProcessEnv = process.env): KubeConfig {
-  const kc = new KubeConfig();
-  const file = path ?? env['KUBECONFIG'];
+  const where = path ?? env['KUBECONFIG'] ?? 'the in-cluster configuration';
+  let kc: KubeConfig;
   try {
-    if (file !== undefined && file !== '') kc.loadFromFile(file);
-    else kc.loadFromCluster();
+    kc = loadSourceKubeConfig({ ...(path && { path }), env }).kubeConfig;
   } catch (error) {
-    throw new KubeClientError(
-      KubeClientErrorCode.noConfig,
-      `cannot load ${file ?? 'the in-cluster configuration'}: ${(error as Error).message}`,
-    );
+    throw new KubeClientError(KubeClientErrorCode.noConfig, `cannot load ${where}: ${(error as Error).message}`);
   }
   if (kc.getCurrentCluster() === null) {
-    throw new KubeClientError(
-      KubeClientErrorCode.noConfig,
-      `no cluster in ${file ?? 'the in-cluster configuration'} (--kubeconfig, KUBECONFIG)`,
-    );
+    throw new KubeClientError(KubeClientErrorCode.noConfig, `no cluster in ${where} (--kubeconfig, KUBECONFIG)`);
   }
   return kc;
 }

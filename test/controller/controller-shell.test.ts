@@ -9,9 +9,10 @@ import { rawClient, type RawClient } from '../support/fake-apiserver/raw-client'
 import { until } from '../support/until';
 import { MetalLBController } from '../../src/controller/controller-loop';
 import { kubeClient, loadKubeConfig } from '../../src/controller/kube-client';
+import { SILENT_LOG } from '../../src/runtime/log';
 
 const NS = 'metallb-system';
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const silent = SILENT_LOG;
 
 let api: FakeApiServer | undefined;
 let controller: MetalLBController | undefined;
