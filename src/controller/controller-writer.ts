@@ -6,6 +6,7 @@
  * its /status, the memberlist Secret with a create.
  */
 import type { ApiObject, ApiService } from './api-objects';
+import type { ConfigurationStateStatus } from './configuration-state';
 import type { ControllerEvent } from './controller-events';
 import { type EventMemory, correlateEvent } from './event-correlator';
 import { type KubeClient, KubeClientError } from './kube-client';
@@ -59,12 +60,17 @@ export class ControllerWriter {
     await this.client.put(`${metallbPath(namespace, 'ipaddresspools', pool.metadata.name)}/status`, pool);
   }
 
-  /** Creates the ConfigurationState when missing, then sets its whole status (one writer: a merge patch). */
-  async writeConfigurationState(namespace: string, created: ApiObject, status: unknown): Promise<void> {
+  /**
+   * Creates the ConfigurationState when missing, then sets its whole status (one writer: a merge patch). A field
+   * the new status leaves out (errorSummary once the configuration is valid again) is sent as null: a merge patch
+   * keeps whatever it does not name (RFC 7396).
+   */
+  async writeConfigurationState(namespace: string, created: ApiObject, status: ConfigurationStateStatus): Promise<void> {
     const path = metallbPath(namespace, 'configurationstates', created.metadata.name);
     const existing = await this.client.get<ApiObject>(path);
     if (existing === undefined) await this.client.post(metallbPath(namespace, 'configurationstates'), created);
-    await this.client.patch(`${path}/status`, { status }, 'application/merge-patch+json');
+    const whole = { ...status, errorSummary: status.errorSummary ?? null };
+    await this.client.patch(`${path}/status`, { status: whole }, 'application/merge-patch+json');
   }
 
   async get<T>(path: string): Promise<T | undefined> {

@@ -213,3 +213,26 @@ describe('mlb controller against an API server', () => {
     ]);
   });
 });
+
+describe('an invalid configuration', () => {
+  it('keeps the last valid one running and says so in ConfigurationState controller', async () => {
+    const { raw } = await setup(['192.0.2.10/32']);
+    await raw.send('POST', '/api/v1/namespaces/default/services', service('web'));
+    await until('web has an address', async () => (await ingressOf(raw, 'web')).length > 0);
+    await putPool(raw, 'broken', ['not-an-address']);
+    const state = await until('the state says Invalid', async () => {
+      const s = await raw.send('GET', `/apis/metallb.io/v1beta1/namespaces/${NS}/configurationstates/controller`);
+      return s.body.status?.result === 'Invalid' && s.body.status;
+    });
+    expect(state.conditions).toMatchObject([{ type: 'poolReconcilerValid', status: 'False', reason: 'ConfigurationError' }]);
+    expect(state.errorSummary).toBe(state.conditions[0].message);
+    expect(state.errorSummary).toMatch(/^configuration error: .*not-an-address/);
+    await controller!.settled();
+    expect(await ingressOf(raw, 'web')).toEqual(['192.0.2.10']);
+    await raw.send('DELETE', `/apis/metallb.io/v1beta1/namespaces/${NS}/ipaddresspools/broken`);
+    await until('the state is Valid again', async () => {
+      const s = await raw.send('GET', `/apis/metallb.io/v1beta1/namespaces/${NS}/configurationstates/controller`);
+      return s.body.status?.result === 'Valid' && s.body.status.errorSummary === undefined;
+    });
+  });
+});
