@@ -23,7 +23,7 @@ afterEach(async () => {
   api = undefined;
 });
 
-async function setup(addresses: string[], options: { lbClass?: string; start?: boolean } = {}) {
+async function setup(addresses: string[], options: { lbClass?: string; start?: boolean; podName?: string } = {}) {
   api = await startFakeApiServer();
   const raw = rawClient(api.url);
   await raw.send('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
@@ -46,6 +46,7 @@ async function setup(addresses: string[], options: { lbClass?: string; start?: b
       deploymentName: 'controller',
       log: silent,
       ...(options.lbClass && { lbClass: options.lbClass }),
+      ...(options.podName && { podName: options.podName }),
     });
   controller = make();
   if (options.start !== false) controller.start();
@@ -234,5 +235,23 @@ describe('an invalid configuration', () => {
       const s = await raw.send('GET', `/apis/metallb.io/v1beta1/namespaces/${NS}/configurationstates/controller`);
       return s.body.status?.result === 'Valid' && s.body.status.errorSummary === undefined;
     });
+  });
+});
+
+describe('ConfigurationState owner', () => {
+  it('is the controller’s own Pod (METALLB_POD_NAME), so it goes away with the Pod', async () => {
+    const { raw } = await setup(['192.0.2.10/32'], { start: false, podName: 'controller-abc' });
+    const pod = await raw.send('POST', `/api/v1/namespaces/${NS}/pods`, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'controller-abc', namespace: NS },
+      spec: { containers: [{ name: 'controller', image: 'mlb:0.1.0' }] },
+    });
+    controller!.start();
+    const state = await until('configuration state', async () => {
+      const s = await raw.send('GET', `/apis/metallb.io/v1beta1/namespaces/${NS}/configurationstates/controller`);
+      return s.code === 200 && s.body;
+    });
+    expect(state.metadata.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Pod', name: 'controller-abc', uid: pod.body.metadata.uid }]);
   });
 });
