@@ -61,11 +61,11 @@ export const controllerCommand: CommandModule<object, ControllerArgs> = {
     y
       .option('kubeconfig', {
         type: 'string',
-        describe: 'Kubeconfig file; default $KUBECONFIG, else the pod’s service account (in-cluster)',
+        describe: "Kubeconfig file; default $KUBECONFIG, else the pod's service account (in-cluster)",
       })
       .option('namespace', {
         type: 'string',
-        describe: `Where the metallb.io objects live; default $METALLB_NAMESPACE, else the pod’s namespace, else ${DEFAULT_METALLB_NAMESPACE}`,
+        describe: `Where the metallb.io objects live; default $METALLB_NAMESPACE, else the pod's namespace, else ${DEFAULT_METALLB_NAMESPACE}`,
       })
       .option('lb-class', {
         type: 'string',
@@ -87,7 +87,7 @@ export const controllerCommand: CommandModule<object, ControllerArgs> = {
       .epilogue(
         'In the cluster it runs as the Deployment "controller" with the service account "controller" (see deploy/). ' +
           'Each Service gets status.loadBalancer.ingress and the metallb.io/ip-allocated-from-pool annotation through the ' +
-          'services/status subresource, and Events from "metallb-controller" with MetalLB’s reasons: `kubectl describe svc NAME` ' +
+          'services/status subresource, and Events from "metallb-controller" with the reasons MetalLB gives: `kubectl describe svc NAME` ' +
           'shows why a Service has no IP. Addresses are the ones `mlb validate`/`mlb explain` give the same objects in a file. ' +
           'Environment as MetalLB: METALLB_ML_SECRET_NAME (memberlist), METALLB_DEPLOYMENT (controller), METALLB_POD_NAME. ' +
           'SIGTERM or SIGINT stops it cleanly (exit 0).',
