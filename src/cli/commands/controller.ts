@@ -9,9 +9,6 @@ import type { CommandModule } from 'yargs';
 import { createLogger, DEFAULT_LOG_LEVEL, LOG_LEVELS, type LogLevel } from '../../daemon/logger';
 import { type HostPort, parseHostPort } from '../../gossip/transport/address';
 import { DEFAULT_METALLB_NAMESPACE } from '../../model';
-import { MetalLBController } from '../../controller/controller-loop';
-import { startControllerHttp } from '../../controller/controller-http';
-import { kubeClient, loadKubeConfig } from '../../controller/kube-client';
 import { CommandError, UsageError } from '../exit-codes';
 
 interface ControllerArgs {
@@ -98,6 +95,12 @@ export const controllerCommand: CommandModule<object, ControllerArgs> = {
     const env = process.env;
     const namespace = resolveNamespace(args.namespace, env);
     const logger = createLogger({ level: args['log-level'], base: { component: 'controller' } });
+    // Loaded here, not at the top: client-node takes seconds to load and no other command needs it.
+    const [{ MetalLBController }, { startControllerHttp }, { kubeClient, loadKubeConfig }] = await Promise.all([
+      import('../../controller/controller-loop'),
+      import('../../controller/controller-http'),
+      import('../../controller/kube-client'),
+    ]);
     let client;
     try {
       client = kubeClient(loadKubeConfig(args.kubeconfig, env));
