@@ -21,12 +21,16 @@ import {
   type Explanation,
   type MlbNodeStates,
   type ServiceElectionInput,
+  type ServiceEndpoints,
 } from '../election';
 import { memberFacts, type MemberFacts } from '../gossip/member-facts';
 import type { NodeMeta } from '../gossip/node-meta';
 import type { IP } from '../ip';
 import type { ServiceAddresses } from './allocation/effective-allocation';
 import { nodeKnownByName, serviceKey, withKubeletLabels, type IPAddressPool, type Node, type Service, type Snapshot } from '../model';
+
+/** A service the source knows no endpoints of: nothing serves it (MetalLB: notOwner everywhere). */
+const NO_ENDPOINTS: ServiceEndpoints = { servingNodes: new Set() };
 
 export interface LiveMember {
   readonly name: string;
@@ -52,6 +56,12 @@ export interface ClusterInputs {
    */
   readonly notConfiguredOn?: (service: string) => readonly string[];
   readonly options?: ElectionOptions;
+  /**
+   * "namespace/name" -> where the service can be served, when the configuration source knows it (Kubernetes: its
+   * EndpointSlices). Given, it is the election's endpoint input for every service, as in MetalLB's speaker; absent
+   * (plain hosts), every live node serves, or those whose health check passes.
+   */
+  readonly endpoints?: ReadonlyMap<string, ServiceEndpoints>;
 }
 
 /** One IP this node must answer for at layer 2, and where. */
@@ -82,7 +92,7 @@ export function decideCluster(inputs: ClusterInputs): ClusterDecision {
   const facts = memberFacts(inputs.live);
   const allowed = facts.mlbOnlyInputsAllowed;
   const config: ElectionConfig = {
-    nodes: electionNodes(inputs.snapshot, facts, inputs.known),
+    nodes: electionNodes(inputs.snapshot, facts, inputs.known, inputs.endpoints !== undefined),
     pools: inputs.snapshot.pools,
     l2Advertisements: inputs.snapshot.l2Advertisements,
     bgpAdvertisements: inputs.snapshot.bgpAdvertisements,
@@ -112,15 +122,18 @@ export function decideCluster(inputs: ClusterInputs): ClusterDecision {
  * The Node objects of the election. A live mlb member is described by its own meta (labels and conditions it
  * publishes) plus the kubelet's labels (hostname, os) a cluster's Node would carry; anyone else by the
  * configuration's v1 Node document (which has them too), or as a node with only those labels. Documented nodes
- * that are not live stay listed, so explain says "notLiveMember" for them.
+ * that are not live stay listed, so explain says "notLiveMember" for them. `fromApi`: the Node documents are the
+ * cluster's own (Kubernetes mode) and win over meta.
  */
-export function electionNodes(snapshot: Snapshot, facts: MemberFacts, known: readonly string[] = []): Node[] {
+export function electionNodes(snapshot: Snapshot, facts: MemberFacts, known: readonly string[] = [], fromApi = false): Node[] {
   const documented = new Map(snapshot.nodes.map((n) => [n.meta.name, n]));
   const names = [...new Set([...snapshot.nodes.map((n) => n.meta.name), ...facts.live, ...known])];
   return names.map((name) => {
     const meta = facts.facts.get(name);
     const doc = documented.get(name);
-    if (!meta) return doc ?? nodeKnownByName(name);
+    // From the Kubernetes API every speaker reads every Node object itself, as MetalLB's speakers do: those win
+    // over gossip meta (which then carries no labels: a real Node's labels rarely fit memberlist's 512 bytes).
+    if (!meta || (fromApi && doc)) return doc ?? nodeKnownByName(name);
     return {
       kind: 'Node',
       meta: { name, namespace: '', labels: withKubeletLabels(name, meta.labels), annotations: doc?.meta.annotations ?? {} },
@@ -160,12 +173,15 @@ function serviceInputs(inputs: ClusterInputs, facts: MemberFacts, healthAllowed:
     const pool = addresses.pool === undefined ? undefined : poolsByName.get(addresses.pool);
     const lacking = healthAllowed ? (inputs.notConfiguredOn?.(key) ?? []) : [];
     const notConfigured = lacking.length > 0 ? { notConfiguredOn: new Set(lacking) } : {};
+    const known = inputs.endpoints?.get(key) ?? (inputs.endpoints ? NO_ENDPOINTS : undefined);
     out.push({
       service,
       ips: addresses.ips,
-      endpoints: passing
-        ? { servingNodes: new Set([...passing].filter((n) => everyone.has(n))), healthChecked: true, ...notConfigured }
-        : { servingNodes: everyone, ...notConfigured },
+      endpoints: known
+        ? known
+        : passing
+          ? { servingNodes: new Set([...passing].filter((n) => everyone.has(n))), healthChecked: true, ...notConfigured }
+          : { servingNodes: everyone, ...notConfigured },
       ...(pool ? { pool } : {}),
     });
   }

@@ -15,6 +15,7 @@ import { forbidden, isAllowed, type RbacPolicy, type RequestAttributes, type Use
 import { routeRequest, type Route } from './request-route';
 import type { ResourceCatalog } from './resource-catalog';
 import { selectedName } from './selectors';
+import { wantsTable } from './table';
 
 /** Loopback only: the fake is for tests on this machine and must never be reachable from elsewhere. */
 export const LISTEN_HOST = '127.0.0.1';
@@ -198,6 +199,7 @@ export class HttpShell {
           query: url.searchParams,
           contentType: request.headers['content-type'],
           body,
+          table: wantsTable(request.headers.accept),
           defaultManager: managerFromUserAgent(request.headers['user-agent']),
         },
         response,

@@ -19,6 +19,7 @@ import {
   type ServiceDefaultsOptions,
 } from './service-defaults';
 import { checkCustomResourceRules } from './crd-rules';
+import { tableOf } from './table';
 import { dryRunStore, isDryRun, type StoreAccess } from './dry-run';
 import type { WatchHub } from './watch-hub';
 import { asVersion, prepareCreate, prepareUpdate } from './write-rules';
@@ -36,6 +37,8 @@ export interface ResourceRequest {
   query: URLSearchParams;
   contentType: string | undefined;
   body: Buffer;
+  /** The client asked for meta.k8s.io Tables (kubectl get): reads answer with one. */
+  table: boolean;
   /** The fieldManager of a write that names none (the apiserver derives it from the User-Agent). */
   defaultManager: string;
 }
@@ -165,9 +168,10 @@ function applyPatch(context: HandlerContext, request: ResourceRequest): { code: 
   return { code: 200, object: stored };
 }
 
-function listOf(context: HandlerContext, route: ResourceRoute, query: URLSearchParams): unknown {
+function listOf(context: HandlerContext, route: ResourceRoute, query: URLSearchParams, table: boolean): unknown {
   const filter = filterOf(route.type, query);
   const items = context.store.list(route.type, route.namespace).filter((object) => objectMatches(filter, object));
+  if (table) return tableOf(route.type, items, String(context.store.currentRevision()));
   return {
     kind: `${route.type.kind}List`,
     apiVersion: apiVersionOf(route.type, route.version),
@@ -192,10 +196,12 @@ export function handleResource(live: HandlerContext, request: ResourceRequest, r
   const context = isDryRun(query) ? { ...live, store: dryRunStore(live.store), ownership: new FieldOwnership() } : live;
   const manager = query.get('fieldManager') ?? request.defaultManager;
   switch (route.verb) {
-    case 'get':
-      return { code: 200, body: out(route, current(context, route)) };
+    case 'get': {
+      const object = current(context, route);
+      return { code: 200, body: request.table ? tableOf(route.type, [object], object.metadata.resourceVersion ?? '') : out(route, object) };
+    }
     case 'list':
-      return { code: 200, body: listOf(context, route, query) };
+      return { code: 200, body: listOf(context, route, query, request.table) };
     case 'watch': {
       const filter = filterOf(route.type, query);
       // A watch on one object by its path is the collection's watch restricted to that name.
@@ -210,6 +216,7 @@ export function handleResource(live: HandlerContext, request: ResourceRequest, r
           ...(query.get('resourceVersion') !== null ? { resourceVersion: query.get('resourceVersion') ?? '' } : {}),
           allowBookmarks: query.get('allowWatchBookmarks') === 'true',
           ...(timeout !== null ? { timeoutSeconds: Number(timeout) } : {}),
+          table: request.table,
         },
         response,
       );

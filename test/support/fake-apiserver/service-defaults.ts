@@ -177,7 +177,11 @@ export function defaultUpdatedService(
   spec['type'] ??= 'ClusterIP';
   const typeChanged = spec['type'] !== oldSpec['type'];
   if (spec['type'] !== 'ExternalName' && oldSpec['type'] !== 'ExternalName') {
-    for (const field of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy']) spec[field] ??= clone(oldSpec[field]);
+    // An empty value on update means "keep what was allocated" (PatchAllocatedValues), as an absent one does.
+    for (const field of ['clusterIP', 'clusterIPs', 'ipFamilies', 'ipFamilyPolicy']) {
+      const value = spec[field];
+      if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) spec[field] = clone(oldSpec[field]);
+    }
     if (spec['clusterIP'] !== oldSpec['clusterIP']) {
       throw invalid('Service', '', name, [
         `spec.clusterIPs[0]: Invalid value: ${JSON.stringify(spec['clusterIP'])}: may not change once set`,

@@ -16,6 +16,7 @@ import { objectMatches, type ObjectFilter } from './selectors';
 import type { ObjectStore, StoreChange } from './store';
 import { typeKey, type ResourceType } from './resource-catalog';
 import { asVersion } from './write-rules';
+import { tableOf } from './table';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -27,6 +28,8 @@ export interface WatchSpec {
   resourceVersion?: string;
   allowBookmarks: boolean;
   timeoutSeconds?: number;
+  /** Objects as meta.k8s.io Tables (kubectl get -w asks for them). */
+  table?: boolean;
 }
 
 export interface WatchHubOptions {
@@ -77,7 +80,7 @@ export class WatchHub {
     store.subscribe((change) => {
       for (const watch of this.open) {
         const event = eventFor(watch.spec, change);
-        if (event) this.send(watch, event.type, asVersion(watch.spec.type, event.object, watch.spec.version));
+        if (event) this.send(watch, event.type, this.rendered(watch.spec, event.object));
       }
     });
   }
@@ -93,7 +96,7 @@ export class WatchHub {
       response.end();
       return;
     }
-    for (const event of replay) this.send(watch, event.type, asVersion(spec.type, event.object, spec.version));
+    for (const event of replay) this.send(watch, event.type, this.rendered(spec, event.object));
     this.open.add(watch);
     const forget = (): void => this.forget(watch);
     response.on('close', forget);
@@ -117,6 +120,10 @@ export class WatchHub {
       return 'expired';
     }
     return changes.flatMap((change) => eventFor(spec, change) ?? []);
+  }
+
+  private rendered(spec: WatchSpec, object: KubeObject): unknown {
+    return spec.table ? tableOf(spec.type, [object], object.metadata.resourceVersion ?? '') : asVersion(spec.type, object, spec.version);
   }
 
   private send(watch: OpenWatch, type: WatchEventType, object: unknown): void {

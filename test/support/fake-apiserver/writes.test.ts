@@ -204,6 +204,24 @@ describe('MetalLB CRD rules and status apply', () => {
   });
 });
 
+describe('versions', () => {
+  it('serves bgppeers in v1beta2 (preferred) and v1beta1 over one stored object', async () => {
+    const group = await client.send('GET', '/apis/metallb.io');
+    expect(group.body.preferredVersion).toEqual({ groupVersion: 'metallb.io/v1beta2', version: 'v1beta2' });
+    const peer = {
+      apiVersion: 'metallb.io/v1beta2',
+      kind: 'BGPPeer',
+      metadata: { name: 'tor' },
+      spec: { myASN: 64500, peerASN: 64501, peerAddress: '192.0.2.1' },
+    };
+    expect((await client.send('POST', '/apis/metallb.io/v1beta2/namespaces/metallb-system/bgppeers', peer)).code).toBe(201);
+    const old = await client.send('GET', '/apis/metallb.io/v1beta1/namespaces/metallb-system/bgppeers/tor');
+    expect(old.body.apiVersion).toBe('metallb.io/v1beta1');
+    expect(old.body.spec).toEqual(peer.spec);
+    expect((await client.send('GET', '/apis/metallb.io/v1beta2/namespaces/metallb-system/ipaddresspools')).code).toBe(404);
+  });
+});
+
 describe('names and owners', () => {
   it('makes a name from generateName with five random characters', async () => {
     const created = await client.send('POST', L2STATUSES, {
