@@ -4,11 +4,11 @@
  * and their ipv4_/ipv6_ variants) and /healthz, /readyz on --health-bind (ready once every cache has listed and
  * the first reconcile ran, as controller-runtime's probes MetalLB's Deployment points at).
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Gauge, Registry } from 'prom-client';
 import type { PoolUsage } from '../allocator';
 import type { HostPort } from '../gossip/transport/address';
+import type { HttpRequest, HttpResponse, HttpServer, HttpServerFactory, HttpServerOptions } from '../runtime/http';
+import { realHttpServers } from '../runtime/real-http-server';
 
 export interface ControllerProbe {
   readonly ready: boolean;
@@ -58,49 +58,74 @@ export interface ControllerHttp {
   close(): Promise<void>;
 }
 
-async function listen(server: Server, bind: HostPort): Promise<HostPort> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(bind.port, bind.host, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  return { host: bind.host, port: address.port };
+/**
+ * Limits of the two small servers, as the speaker's metrics server has them (src/daemon/metrics/metrics-server.ts):
+ * a scraper or prober that stalls cannot hold a connection or the process's descriptors.
+ */
+const CONTROLLER_HTTP_OPTIONS: HttpServerOptions = {
+  requestTimeoutMs: 10_000,
+  keepAliveTimeoutMs: 5_000,
+  timeoutCheckMs: 1_000,
+  maxConnections: 32,
+};
+
+function text(res: HttpResponse, status: number, body: string): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain' });
+  res.end(body);
 }
 
-export async function startControllerHttp(metricsBind: HostPort, healthBind: HostPort, probe: ControllerProbe): Promise<ControllerHttp> {
-  const registry = controllerRegistry(probe);
-  const metrics = createServer((req, res) => {
-    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found: try /metrics\n');
-      return;
-    }
+function metricsHandler(registry: Registry): (req: HttpRequest, res: HttpResponse) => void {
+  return (req, res) => {
+    req.resume();
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') return text(res, 404, 'not found: try /metrics\n');
     registry.metrics().then(
-      (text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
-      (error: Error) => res.writeHead(503, { 'Content-Type': 'text/plain' }).end(`${error.message}\n`),
+      (body) => {
+        res.writeHead(200, { 'Content-Type': registry.contentType });
+        res.end(body);
+      },
+      (error: Error) => text(res, 503, `${error.message}\n`),
     );
-  });
-  const health = createServer((req, res) => {
+  };
+}
+
+function healthHandler(probe: ControllerProbe): (req: HttpRequest, res: HttpResponse) => void {
+  return (req, res) => {
+    req.resume();
     const path = (req.url ?? '').split('?')[0];
-    if (path === '/healthz') res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
+    if (path === '/healthz') text(res, 200, 'ok\n');
     else if (path === '/readyz') {
-      if (probe.ready) res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok\n');
-      else res.writeHead(503, { 'Content-Type': 'text/plain' }).end('not ready: waiting for the first reconcile\n');
-    } else res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found: try /healthz or /readyz\n');
-  });
-  const servers = [metrics, health];
+      if (probe.ready) text(res, 200, 'ok\n');
+      else text(res, 503, 'not ready: waiting for the first reconcile\n');
+    } else text(res, 404, 'not found: try /healthz or /readyz\n');
+  };
+}
+
+const boundAddress = (server: HttpServer, bind: HostPort): HostPort =>
+  'host' in server.bound ? { host: server.bound.host, port: server.bound.port } : bind;
+
+/** The controller's /metrics and /healthz, /readyz, on servers from the runtime's factory (real sockets by default). */
+export async function startControllerHttp(
+  metricsBind: HostPort,
+  healthBind: HostPort,
+  probe: ControllerProbe,
+  http: HttpServerFactory = realHttpServers,
+): Promise<ControllerHttp> {
+  const servers: HttpServer[] = [];
   const close = async (): Promise<void> => {
     await Promise.all(
-      servers.map(
-        (s) =>
-          new Promise<void>((resolve) => {
-            s.close(() => resolve());
-            s.closeAllConnections();
-          }),
-      ),
+      servers.map((s) => {
+        const closed = s.close();
+        s.closeAllConnections();
+        return closed;
+      }),
     );
   };
   try {
-    return { metrics: await listen(metrics, metricsBind), health: await listen(health, healthBind), close };
+    const metrics = await http.listenHttp(metricsBind, CONTROLLER_HTTP_OPTIONS, metricsHandler(controllerRegistry(probe)));
+    servers.push(metrics);
+    const health = await http.listenHttp(healthBind, CONTROLLER_HTTP_OPTIONS, healthHandler(probe));
+    servers.push(health);
+    return { metrics: boundAddress(metrics, metricsBind), health: boundAddress(health, healthBind), close };
   } catch (error) {
     await close();
     throw error;

@@ -14,6 +14,7 @@ import type { ApiObject, ApiService } from './api-objects';
 import { ResourceWatch } from '../sources/k8s/resource-watch';
 import { REAL_RUNTIME } from '../runtime/real-runtime';
 import type { Log } from '../runtime/log';
+import type { Clock, Randomness, Scheduler, Timer } from '../runtime/runtime';
 import { chooseConfiguration, type ConfigurationRead } from './configuration-choice';
 import {
   configurationStateStatus,
@@ -23,7 +24,7 @@ import {
   type ConfigurationStateStatus,
 } from './configuration-state';
 import { ControllerWriter } from './controller-writer';
-import type { KubeClient } from './kube-client';
+import type { KubeClient } from '../sources/k8s/api/kube-client';
 import { MEMBERLIST_KEY_BYTES, memberlistSecretDecision } from './memberlist-secret';
 import { poolStatusWrites } from './pool-status';
 import { EMPTY_MEMORY, type ControllerMemory, reconcileServices } from './reconcile-services';
@@ -42,6 +43,8 @@ export interface ControllerProcessOptions {
   readonly podName?: string;
   readonly log: Log;
   readonly now?: () => number;
+  /** Clock and timers of the watches and the reconcile debounce (the real ones by default). */
+  readonly runtime?: Clock & Scheduler & Randomness;
 }
 
 /** The metallb.io kinds MetalLB's controller validates as its configuration (its PoolReconciler reads them all through config.For). */
@@ -59,7 +62,8 @@ export class MetalLBController {
   private lastConfigMessage = '';
   private writtenState: ConfigurationStateStatus | undefined;
   private fresher = new Map<string, ApiService>();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Timer | undefined;
+  private readonly runtime: Clock & Scheduler & Randomness;
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
@@ -71,11 +75,12 @@ export class MetalLBController {
 
   constructor(private readonly options: ControllerProcessOptions) {
     const { client, namespace, log } = options;
-    this.now = options.now ?? Date.now;
+    this.runtime = options.runtime ?? REAL_RUNTIME;
+    this.now = options.now ?? (() => this.runtime.now());
     this.writer = new ControllerWriter(client, this.now);
     const changed = (): void => this.schedule(RECONCILE_DEBOUNCE_MS);
     const watch = (name: string, path: string, onChange: () => void): ResourceWatch =>
-      new ResourceWatch({ kubeConfig: client.config, path, name, runtime: REAL_RUNTIME, onChange, log });
+      new ResourceWatch({ kubeConfig: client.config, path, name, runtime: this.runtime, onChange, log });
     this.services = watch('services', '/api/v1/services', () => {
       this.fresher.clear();
       changed();
@@ -96,7 +101,7 @@ export class MetalLBController {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
     await Promise.all(this.caches.map((cache) => cache.stop().catch(() => undefined)));
     await this.running;
   }
@@ -104,16 +109,16 @@ export class MetalLBController {
   /** Resolves once no reconcile is running or scheduled (tests, and a clean stop). */
   async settled(): Promise<void> {
     while (this.running !== undefined || this.timer !== undefined) {
-      await (this.running ?? new Promise((resolve) => setTimeout(resolve, RECONCILE_DEBOUNCE_MS)));
+      await (this.running ?? new Promise<void>((resolve) => this.runtime.after(RECONCILE_DEBOUNCE_MS, resolve)));
     }
   }
 
   private schedule(delay: number): void {
     if (this.stopped || this.timer !== undefined) return;
-    this.timer = setTimeout(() => {
+    this.timer = this.runtime.after(delay, () => {
       this.timer = undefined;
       void this.reconcile();
-    }, delay);
+    });
   }
 
   /** One reconcile at a time; a change during one runs another right after. */

@@ -9,7 +9,7 @@ import type { ApiObject, ApiService } from './api-objects';
 import type { ConfigurationStateStatus } from './configuration-state';
 import type { ControllerEvent } from './controller-events';
 import { type EventMemory, correlateEvent } from './event-correlator';
-import { type KubeClient, KubeClientError } from './kube-client';
+import { type KubeClient, KubeClientError } from '../sources/k8s/api/kube-client';
 
 const EVENT_SOURCE_COMPONENT = 'metallb-controller';
 const HTTP_CONFLICT = 409;

@@ -2,7 +2,7 @@
 // `controller`, the running configuration when a new one is invalid, and the memberlist Secret.
 import { describe, expect, it } from 'vitest';
 import { poolStatusWrites } from '../../src/controller/pool-status';
-import { stringifyWithInt64 } from '../../src/controller/json-int64';
+import { stringifyWithInt64 } from '../../src/sources/k8s/api/json-int64';
 import {
   configurationStateStatus,
   newConfigurationState,

@@ -10,7 +10,7 @@ import { rawClient } from '../support/fake-apiserver/raw-client';
 import { INSTALL_NAMESPACE as NS, kubectl, kubectlMissing } from '../support/deploy-manifests';
 import { until } from '../support/until';
 import { MetalLBController } from '../../src/controller/controller-loop';
-import { kubeClient, loadKubeConfig } from '../../src/controller/kube-client';
+import { kubeClient, loadKubeConfig } from '../../src/sources/k8s/api/kube-client';
 import { SILENT_LOG } from '../../src/runtime/log';
 
 const skip = kubectlMissing();

@@ -8,7 +8,7 @@ import { type FakeApiServer, startFakeApiServer } from '../support/fake-apiserve
 import { rawClient, type RawClient } from '../support/fake-apiserver/raw-client';
 import { until } from '../support/until';
 import { MetalLBController } from '../../src/controller/controller-loop';
-import { kubeClient, loadKubeConfig } from '../../src/controller/kube-client';
+import { kubeClient, loadKubeConfig } from '../../src/sources/k8s/api/kube-client';
 import { SILENT_LOG } from '../../src/runtime/log';
 
 const NS = 'metallb-system';

@@ -99,7 +99,7 @@ export const controllerCommand: CommandModule<object, ControllerArgs> = {
     const [{ MetalLBController }, { startControllerHttp }, { kubeClient, loadKubeConfig }] = await Promise.all([
       import('../../controller/controller-loop'),
       import('../../controller/controller-http'),
-      import('../../controller/kube-client'),
+      import('../../sources/k8s/api/kube-client'),
     ]);
     let client;
     try {
@@ -117,7 +117,7 @@ export const controllerCommand: CommandModule<object, ControllerArgs> = {
       log: logger,
     });
     const http = await startControllerHttp(metricsBind, healthBind, controller).catch((error: Error) => {
-      throw new CommandError(`cannot listen: ${error.message}`, 'bindFailed');
+      throw new CommandError(`cannot listen: ${error.cause instanceof Error ? error.cause.message : error.message}`, 'bindFailed');
     });
     const stopped = new Promise<string>((resolve) => {
       process.once('SIGTERM', () => resolve('SIGTERM'));

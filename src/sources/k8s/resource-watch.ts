@@ -15,7 +15,7 @@
 import { type KubeConfig, ListWatch, Watch } from '@kubernetes/client-node';
 import type { Clock, Randomness, Scheduler, Timer } from '../../runtime';
 import { type Log, SILENT_LOG } from '../../runtime/log';
-import { type ApiList, listObjects } from './api-list';
+import { type ApiList, listObjects } from './api/api-list';
 import type { ApiObject } from './api-object';
 import {
   HEALTHY_WATCH_MS,

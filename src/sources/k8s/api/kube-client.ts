@@ -7,8 +7,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { loadKubeConfig as loadSourceKubeConfig } from '../sources/k8s/kube-config';
-import { CodedError } from '../errors/coded-error';
+import { loadKubeConfig as loadSourceKubeConfig } from '../kube-config';
+import { CodedError } from '../../../errors/coded-error';
 import { stringifyWithInt64 } from './json-int64';
 
 export const KubeClientErrorCode = {

@@ -6,7 +6,7 @@
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { ApiObject } from './api-object';
+import type { ApiObject } from '../api-object';
 
 /** What a list returns: its items and the collection's resourceVersion to watch from. */
 export interface ApiList {
