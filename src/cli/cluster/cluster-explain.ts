@@ -16,7 +16,7 @@ import type { ClusterChoice, ClusterRead } from './read-cluster';
 import { ExitCode } from '../exit-codes';
 import { type OutputFormat, isStructured } from '../output-format';
 
-export interface ClusterExplanation {
+interface ClusterExplanation {
   readonly explanations: readonly Explanation[];
   /** Services without an IP: "namespace/name" and why. */
   readonly pending: readonly { readonly service: string; readonly reason: string }[];
@@ -24,7 +24,7 @@ export interface ClusterExplanation {
   readonly notes: readonly string[];
 }
 
-export function explainCluster(read: ClusterRead, options: { ignoreExcludeLB?: boolean } = {}): ClusterExplanation {
+function explainCluster(read: ClusterRead, options: { ignoreExcludeLB?: boolean } = {}): ClusterExplanation {
   const facts = clusterFacts(read);
   const pending = facts.services.filter((s) => s.pending !== null).map((s) => ({ service: s.service, reason: s.pending as string }));
   const snapshot = facts.snapshot;
@@ -35,7 +35,7 @@ export function explainCluster(read: ClusterRead, options: { ignoreExcludeLB?: b
       notes: ["the cluster's metallb.io objects do not validate: run mlb validate --kubeconfig to see why"],
     };
   }
-  const { endpoints } = prepareCluster(read.objects);
+  const { endpoints } = prepareCluster(read.objects, read.lbClass);
   const speakers = runningSpeakerNodes(read);
   const live = speakers.length > 0 ? speakers : snapshot.nodes.map((n) => n.meta.name);
   const notes =
@@ -84,7 +84,7 @@ function speakersNote(e: Explanation, written: readonly Announcer[]): string {
 }
 
 /** The shell: reads the cluster and explains it. */
-export async function readAndExplainCluster(choice: ClusterChoice, options: { ignoreExcludeLB?: boolean }): Promise<ClusterExplanation> {
+async function readAndExplainCluster(choice: ClusterChoice, options: { ignoreExcludeLB?: boolean }): Promise<ClusterExplanation> {
   const { readCluster } = await import('./read-cluster');
   return explainCluster(await readCluster(choice), options);
 }

@@ -16,7 +16,7 @@ import { translateCluster } from '../../sources/k8s/translate-cluster';
 import type { ClusterRead } from './read-cluster';
 
 /** MetalLB's Event source components (controller/main.go, speaker/main.go: k8s.Config.ProcessName). */
-export const METALLB_EVENT_COMPONENTS: readonly string[] = ['metallb-controller', 'metallb-speaker'];
+const METALLB_EVENT_COMPONENTS: readonly string[] = ['metallb-controller', 'metallb-speaker'];
 /** The controller's Warning reasons that leave a service without an IP (controller/service.go). */
 const NO_IP_REASONS = new Set([
   'AllocationFailed',
@@ -71,13 +71,13 @@ const record = (value: unknown): Json => (value !== null && typeof value === 'ob
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 export function clusterFacts(read: ClusterRead): ClusterFacts {
-  const { result } = translateCluster(read.objects, read.server);
+  const { result } = translateCluster(read.objects, read.server, {}, read.lbClass);
   const snapshot = result.ok ? result.snapshot : undefined;
   const allocation = snapshot ? allocateFile(snapshot) : undefined;
   const events = metallbEvents(read.events);
   const announcers = announcersByService(read);
   const services = read.objects.services
-    .filter((s) => record(s.spec).type === 'LoadBalancer')
+    .filter((s) => handled(s, read.lbClass))
     .map((s) => {
       const key = objectKey(s);
       const ips = ingressIPs(s);
@@ -93,13 +93,19 @@ export function clusterFacts(read: ClusterRead): ClusterFacts {
   return { services, events, snapshot, allocation };
 }
 
+/** As the speaker and controller pick their Services: type LoadBalancer, of this load-balancer class (none: no class). */
+function handled(service: ApiObject, lbClass: string | undefined): boolean {
+  const spec = record(service.spec);
+  return spec.type === 'LoadBalancer' && text(spec.loadBalancerClass) === (lbClass ?? '');
+}
+
 function ingressIPs(service: ApiObject): string[] {
   const ingress = record(record(record(service.status).loadBalancer)).ingress;
   return Array.isArray(ingress) ? ingress.map((i) => text(record(i).ip)).filter((ip) => ip !== '') : [];
 }
 
 /** MetalLB's events, newest first (lastTimestamp, else eventTime, else firstTimestamp). */
-export function metallbEvents(events: readonly ApiObject[]): ClusterEvent[] {
+function metallbEvents(events: readonly ApiObject[]): ClusterEvent[] {
   return events
     .map((e): ClusterEvent => {
       const involved = record(e.involvedObject);

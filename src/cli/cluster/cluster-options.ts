@@ -10,6 +10,7 @@ export interface ClusterArgs {
   kubeconfig?: string;
   kubernetes?: boolean;
   namespace?: string;
+  'lb-class'?: string;
 }
 
 export function clusterOptions(what: string) {
@@ -26,11 +27,20 @@ export function clusterOptions(what: string) {
       type: 'string',
       describe: "With --kubeconfig/--kubernetes: MetalLB's namespace (default: METALLB_NAMESPACE, else metallb-system)",
     },
+    'lb-class': {
+      type: 'string',
+      describe:
+        'With --kubeconfig/--kubernetes: the Services of this spec.loadBalancerClass, as mlb controller --lb-class (default: those without one)',
+    },
   } as const;
 }
 
 /** The cluster to read, or undefined when the command was not pointed at one. */
 export function clusterChoice(args: ClusterArgs): ClusterChoice | undefined {
   if (args.kubeconfig === undefined && args.kubernetes !== true) return undefined;
-  return { namespace: metallbNamespace(args.namespace), ...(args.kubeconfig ? { kubeconfig: args.kubeconfig } : {}) };
+  return {
+    namespace: metallbNamespace(args.namespace),
+    ...(args.kubeconfig ? { kubeconfig: args.kubeconfig } : {}),
+    ...(args['lb-class'] ? { lbClass: args['lb-class'] } : {}),
+  };
 }

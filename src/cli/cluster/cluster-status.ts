@@ -10,10 +10,10 @@ import { type ClusterEvent, type ServiceFacts, clusterFacts } from './cluster-fa
 import type { ClusterChoice, ClusterRead } from './read-cluster';
 
 /** Events shown: the newest; more would push the services off the screen (kubectl get events shows them all). */
-export const MAX_STATUS_EVENTS = 10;
+const MAX_STATUS_EVENTS = 10;
 const NONE = '-';
 
-export interface PoolUsage {
+interface PoolUsage {
   readonly pool: string;
   readonly assignedIPv4: number;
   readonly availableIPv4: number;
@@ -21,7 +21,7 @@ export interface PoolUsage {
   readonly availableIPv6: number;
 }
 
-export interface ComponentState {
+interface ComponentState {
   /** "controller", "speaker-node-a". */
   readonly component: string;
   /** Valid | Invalid | Unknown (ConfigurationState status.result). */
@@ -29,7 +29,7 @@ export interface ComponentState {
   readonly errorSummary: string;
 }
 
-export interface ClusterStatus {
+interface ClusterStatus {
   readonly apiVersion: 'mlb.io/v1';
   readonly kind: 'ClusterStatus';
   readonly server: string;
@@ -48,7 +48,7 @@ type Json = Record<string, unknown>;
 const record = (value: unknown): Json => (value !== null && typeof value === 'object' ? (value as Json) : {});
 const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
 
-export function clusterStatus(read: ClusterRead): ClusterStatus {
+function clusterStatus(read: ClusterRead): ClusterStatus {
   const facts = clusterFacts(read);
   return {
     apiVersion: 'mlb.io/v1',
@@ -90,13 +90,13 @@ export function runningSpeakerNodes(read: ClusterRead): string[] {
   return [...new Set(nodes)].sort();
 }
 
-export function announcedByText(s: ServiceFacts): string {
+function announcedByText(s: ServiceFacts): string {
   if (s.pending !== null) return 'PENDING: no IP (why below)';
   if (s.announcedBy.length === 0) return 'NOBODY (no ServiceL2Status or ServiceBGPStatus names it)';
   return s.announcedBy.map((a) => `${a.node} (${a.protocol}${a.via.length > 0 ? ` via ${a.via.join(',')}` : ''})`).join(', ');
 }
 
-export function renderClusterStatus(s: ClusterStatus): string {
+function renderClusterStatus(s: ClusterStatus): string {
   const speakers = s.speakers.length > 0 ? `speakers running on ${s.speakers.join(', ')}` : 'no Running speaker Pod found';
   const config =
     s.configuration.length === 0

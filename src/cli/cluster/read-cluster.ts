@@ -6,14 +6,16 @@
  * watch: the commands print what the cluster says now. Adapter: network.
  */
 import { apiServerOf, loadKubeConfig } from '../../sources/k8s/kube-config';
-import { ApiRequestError, listObjects, type ListQuery } from '../../sources/k8s/api-list';
+import { listObjects, type ListQuery } from '../../sources/k8s/api-list';
 import type { ApiObject } from '../../sources/k8s/api-object';
 import type { ClusterObjects } from '../../sources/k8s/translate-cluster';
-import { METALLB_GROUP_VERSION, WATCHED_KINDS, kindPath } from '../../sources/k8s/watched-kinds';
+import { WATCHED_KINDS, kindPath } from '../../sources/k8s/watched-kinds';
 import { CommandError } from '../exit-codes';
 
 /** The speaker Pods' labels in MetalLB's manifests (METALLB_ML_LABELS' default). */
 export const SPEAKER_POD_SELECTOR = 'app=metallb,component=speaker';
+/** The group and version of MetalLB's status kinds (ServiceL2Status, ServiceBGPStatus, ConfigurationState). */
+const METALLB_GROUP_VERSION = 'metallb.io/v1beta1';
 /** Every list gives up after this long: a command that hangs on a dead API server tells the user nothing. */
 const LIST_TIMEOUT_MS = 20_000;
 
@@ -21,6 +23,8 @@ export interface ClusterRead {
   /** The API server's address, for every line that says where the facts came from. */
   readonly server: string;
   readonly namespace: string;
+  /** --lb-class: the Services handled are those of this spec.loadBalancerClass (none: those without one). */
+  readonly lbClass?: string;
   readonly objects: ClusterObjects;
   readonly l2Statuses: readonly ApiObject[];
   readonly bgpStatuses: readonly ApiObject[];
@@ -36,6 +40,7 @@ export interface ClusterChoice {
   /** --kubeconfig; absent: KUBECONFIG, else the pod's service account. */
   readonly kubeconfig?: string;
   readonly namespace: string;
+  readonly lbClass?: string;
 }
 
 const metallbPath = (namespace: string, plural: string): string =>
@@ -49,7 +54,7 @@ export async function readCluster(choice: ClusterChoice): Promise<ClusterRead> {
     try {
       return (await listObjects(kubeConfig, path, query, AbortSignal.timeout(LIST_TIMEOUT_MS))).items;
     } catch (error) {
-      if (optional && error instanceof ApiRequestError && error.statusCode === 404) {
+      if (optional && statusCodeOf(error) === 404) {
         missing.push(path.slice(path.lastIndexOf('/') + 1));
         return [];
       }
@@ -68,6 +73,7 @@ export async function readCluster(choice: ClusterChoice): Promise<ClusterRead> {
   return {
     server,
     namespace: choice.namespace,
+    ...(choice.lbClass ? { lbClass: choice.lbClass } : {}),
     objects: Object.fromEntries(kinds) as unknown as ClusterObjects,
     l2Statuses,
     bgpStatuses,
@@ -90,4 +96,10 @@ function loadClusterConfig(path: string | undefined): ReturnType<typeof loadKube
 function unreachable(server: string, error: unknown): CommandError {
   const reason = error instanceof Error ? error.message : String(error);
   return new CommandError(`cannot read the cluster from the Kubernetes API ${server}: ${reason}`, 'clusterUnreachable');
+}
+
+/** The HTTP status of a failed list (api-list.ts ApiRequestError carries it as statusCode). */
+function statusCodeOf(error: unknown): number | undefined {
+  const code = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof code === 'number' ? code : undefined;
 }

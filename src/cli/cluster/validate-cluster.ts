@@ -13,7 +13,7 @@ export async function readClusterConfig(choice: ClusterChoice): Promise<LoadedCo
   const { readCluster } = await import('./read-cluster');
   const cluster = await readCluster(choice);
   const file = `the Kubernetes API ${cluster.server} (namespace ${cluster.namespace})`;
-  const { result } = translateCluster(cluster.objects, file);
+  const { result } = translateCluster(cluster.objects, file, {}, cluster.lbClass);
   return { file, snapshot: result.ok ? result.snapshot : undefined, diagnostics: result.diagnostics.map(namingItsObject) };
 }
 

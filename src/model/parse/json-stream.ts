@@ -10,7 +10,7 @@
 const DOCUMENT_START = '--- ';
 
 /** Where each top-level object after the first begins, when `text` is a stream of JSON objects; else []. */
-export function jsonObjectStarts(text: string): number[] {
+function jsonObjectStarts(text: string): number[] {
   const first = text.search(/\S/);
   if (first === -1 || text[first] !== '{') return [];
   const starts: number[] = [];

@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runMlbInProcess } from '../run-cli';
+import { service } from '../../sources/k8s/cluster-fixtures';
 import { seedPendingAndAnnounced, startTestCluster, type TestCluster } from './cluster-setup';
 
 let c: TestCluster;
@@ -70,5 +71,20 @@ describe('mlb status --kubeconfig', () => {
     expect(run.stdout.split('\n')[1]).toBe(
       'config    controller Valid, speaker-node-a Invalid: configuration error: pool "x" has no prefixes defined',
     );
+  });
+
+  it("leaves out another implementation's Services, and shows them with their --lb-class", async () => {
+    const other = service('kvip', { ingress: ['203.0.113.5'] });
+    c.put('', 'services', 'v1', 'Service', {
+      ...other,
+      spec: { ...(other.spec as object), loadBalancerClass: 'kube-vip.io/kube-vip-class' },
+    });
+    const plain = await runMlbInProcess(['status', '--kubeconfig', c.kubeconfig, '--json']);
+    expect((JSON.parse(plain.stdout) as { services: { service: string }[] }).services.map((s) => s.service)).toEqual([
+      'default/api',
+      'default/web',
+    ]);
+    const classed = await runMlbInProcess(['status', '--kubeconfig', c.kubeconfig, '--lb-class', 'kube-vip.io/kube-vip-class', '--json']);
+    expect((JSON.parse(classed.stdout) as { services: { service: string }[] }).services.map((s) => s.service)).toEqual(['default/kvip']);
   });
 });
