@@ -5,6 +5,7 @@
  */
 import { metallbNamespace } from '../../sources/k8s/kubernetes-mode';
 import type { ClusterChoice } from './read-cluster';
+import { UsageError } from '../exit-codes';
 
 export interface ClusterArgs {
   kubeconfig?: string;
@@ -35,9 +36,23 @@ export function clusterOptions(what: string) {
   } as const;
 }
 
-/** The cluster to read, or undefined when the command was not pointed at one. */
-export function clusterChoice(args: ClusterArgs): ClusterChoice | undefined {
-  if (args.kubeconfig === undefined && args.kubernetes !== true) return undefined;
+/**
+ * The cluster to read, or undefined when the command was not pointed at one. `others`: the command's flags that
+ * name another source (--config, --socket, ...), by name: given with a cluster, they are a usage error rather
+ * than silently ignored.
+ */
+export function clusterChoice(args: ClusterArgs, others: Readonly<Record<string, unknown>> = {}): ClusterChoice | undefined {
+  if (args.kubeconfig === undefined && args.kubernetes !== true) {
+    if (args['lb-class'] !== undefined) throw new UsageError('--lb-class goes with --kubeconfig or --kubernetes');
+    return undefined;
+  }
+  const given = Object.entries(others).filter(
+    ([, value]) => value !== undefined && value !== false && !(Array.isArray(value) && value.length === 0),
+  );
+  if (given.length > 0) {
+    const flags = given.map(([name]) => (name === 'file' ? 'a file' : `--${name}`)).join(' and ');
+    throw new UsageError(`${flags} and --kubeconfig/--kubernetes name different sources: give one`);
+  }
   return {
     namespace: metallbNamespace(args.namespace),
     ...(args.kubeconfig ? { kubeconfig: args.kubeconfig } : {}),

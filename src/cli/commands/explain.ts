@@ -74,7 +74,7 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
       ),
   handler: async (args) => {
     outputFormat(args);
-    const cluster = clusterChoice(args);
+    const cluster = clusterChoice(args, { config: args.config, nodes: args.nodes });
     if (cluster) {
       const options = { ignoreExcludeLB: args['ignore-exclude-lb'], format: outputFormat(args) };
       return explainFromCluster(cluster, args.targets, options, { select: selectExplanations, print: printExplanations });

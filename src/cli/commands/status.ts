@@ -68,7 +68,7 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
       .example('mlb status --kubernetes --json', 'the same from inside the cluster (KUBECONFIG or the pod service account), as JSON'),
   handler: async (args) => {
     const format = outputFormat(args);
-    const cluster = clusterChoice(args);
+    const cluster = clusterChoice(args, { watch: args.watch });
     if (cluster) return statusFromCluster(cluster, format);
     const client = connectControl(args.socket);
     if (args.watch) return runStatusWatch(client, format);

@@ -57,7 +57,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       ),
   handler: async (args) => {
     const format = outputFormat(args);
-    const cluster = clusterChoice(args);
+    const cluster = clusterChoice(args, { file: args.file, config: args.config, 'node-name': args['node-name'] });
     const loaded = cluster
       ? await readClusterConfig(cluster)
       : await readConfig(configFromArguments(args.file, args.config, 'validate'), maxConfigBytes(args['max-config-bytes']));

@@ -59,4 +59,10 @@ describe('mlb validate --kubeconfig', () => {
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(run.status).toBe(1);
   });
+
+  it('refuses a file and a cluster at once (exit 2) rather than ignoring one', async () => {
+    const run = await runMlbInProcess(['validate', 'examples/plain-host.yaml', '--kubeconfig', c.kubeconfig]);
+    expect(run.stderr).toContain('a file and --kubeconfig/--kubernetes name different sources: give one');
+    expect(run.status).toBe(2);
+  });
 });
