@@ -87,4 +87,15 @@ describe('mlb status --kubeconfig', () => {
     const classed = await runMlbInProcess(['status', '--kubeconfig', c.kubeconfig, '--lb-class', 'kube-vip.io/kube-vip-class', '--json']);
     expect((JSON.parse(classed.stdout) as { services: { service: string }[] }).services.map((s) => s.service)).toEqual(['default/kvip']);
   });
+
+  it('reads the cluster of KUBECONFIG with --kubernetes, and lists every BGP announcer with its peers', async () => {
+    c.put('metallb.io', 'servicebgpstatuses', 'metallb.io/v1beta1', 'ServiceBGPStatus', {
+      metadata: { name: 'bgp-x1y2z', namespace: 'metallb-system' },
+      spec: {},
+      status: { node: 'node-a', serviceName: 'web', serviceNamespace: 'default', peers: ['tor-1', 'tor-2'] },
+    });
+    const run = await runMlbInProcess(['status', '--kubernetes', '--once'], { KUBECONFIG: c.kubeconfig });
+    expect(run.stdout).toMatch(/^default\/web\s+192\.0\.2\.1\s+public\s+node-b \(layer2\), node-a \(bgp via tor-1,tor-2\)$/m);
+    expect(run.status).toBe(0);
+  });
 });
