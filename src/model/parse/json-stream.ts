@@ -23,12 +23,15 @@ function jsonObjectStarts(text: string): number[] {
       else if (c === '"') inString = false;
       continue;
     }
+    if (depth === 0 && i !== first) {
+      // Between top-level values only whitespace and the next object: anything else (a "---", a YAML line after
+      // a flow mapping) means the text is YAML, which is left exactly as it is.
+      if (c === '{') starts.push(i);
+      else if (!/\s/.test(c ?? '')) return [];
+    }
     if (c === '"') inString = true;
-    else if (c === '{' || c === '[') {
-      if (depth === 0 && i !== first) starts.push(i);
-      depth++;
-    } else if (c === '}' || c === ']') depth--;
-    // Anything else at depth 0 between values (a stray word) is left for the YAML parser to report.
+    else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
   }
   return starts;
 }

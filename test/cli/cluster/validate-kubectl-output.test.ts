@@ -70,3 +70,14 @@ describe('mlb validate on kubectl output', () => {
     expect(status).toBe(1);
   });
 });
+
+describe('YAML that merely starts with a flow mapping', () => {
+  it('is left as YAML: a "[" on a later block line is not taken for a second JSON value', async () => {
+    const text =
+      '{apiVersion: metallb.io/v1beta1, kind: L2Advertisement, metadata: {name: l2}}\n---\n' +
+      'apiVersion: metallb.io/v1beta1\nkind: IPAddressPool\nmetadata: {name: lan}\nspec:\n  addresses: [192.0.2.0/28]\n';
+    const run = await runMlbInProcess(['validate', '-'], {}, text);
+    expect(run.stdout).toContain('<stdin>: valid (1 pools, 1 advertisements');
+    expect(run.status).toBe(0);
+  });
+});
