@@ -11,8 +11,10 @@ import { connectControl, DEFAULT_CONTROL_SOCKET } from '../control-client';
 import { reportUnannounced } from '../unannounced-explanations';
 import { configOption, singleConfig } from '../config-argument';
 import { isStructured, type OutputFormat, outputFormat, outputOption, printStructured } from '../output-format';
+import { type ClusterArgs, clusterChoice, clusterOptions } from '../cluster/cluster-options';
+import { explainFromCluster } from '../cluster/cluster-explain';
 
-interface ExplainArgs {
+interface ExplainArgs extends ClusterArgs {
   targets: string[];
   config?: string;
   socket?: string;
@@ -58,7 +60,9 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
         describe: 'Print [{service, ip, protocol, winner, announcing, candidates}] as JSON',
       })
       .option('output', outputOption('the same as the default text, which never cuts a column'))
+      .options(clusterOptions('Elect'))
       .example('mlb explain', 'every service IP, as the daemon on this host sees it now')
+      .example('mlb explain --kubeconfig ~/.kube/config demo/web', 'which node answers for demo/web and why, or why it is pending')
       .example('mlb explain --config examples/plain-host.yaml --nodes node-a,node-b,node-c', 'every service IP, offline')
       .example('mlb explain demo/web 192.168.10.210 --config examples/plain-host.yaml --json', 'two of them, for a script')
       .epilogue(
@@ -70,6 +74,11 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
       ),
   handler: async (args) => {
     outputFormat(args);
+    const cluster = clusterChoice(args, { config: args.config, nodes: args.nodes });
+    if (cluster) {
+      const options = { ignoreExcludeLB: args['ignore-exclude-lb'], format: outputFormat(args) };
+      return explainFromCluster(cluster, args.targets, options, { select: selectExplanations, print: printExplanations });
+    }
     if (singleConfig(args.config) === undefined) return explainFromDaemon(args);
     if (args.socket !== undefined) {
       throw new UsageError(

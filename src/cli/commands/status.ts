@@ -22,8 +22,10 @@ import { memberReleasesText } from '../member-releases-text';
 import { isStructured, outputFormat, outputOption, printStructured } from '../output-format';
 import { runStatusWatch } from '../status-watch';
 import { importStatusTui } from './import-status-tui';
+import { type ClusterArgs, clusterChoice, clusterOptions } from '../cluster/cluster-options';
+import { statusFromCluster } from '../cluster/cluster-status';
 
-interface StatusArgs {
+interface StatusArgs extends ClusterArgs {
   socket: string;
   once?: boolean;
   json?: boolean;
@@ -52,14 +54,22 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
         describe:
           'Print a line per event as it happens (TIME TYPE text; -o json: one JSON object per line), from now on, until interrupted (exit 0) or the daemon stops (exit 1)',
       })
+      .options(clusterOptions("Show the cluster's view (services, who announces them, why one is pending, pools, configuration, events)"))
       .conflicts('once', 'json')
       .conflicts('watch', 'once')
       .example('mlb status', 'the live view: up/down select, Enter shows why, / filters, q quits')
       .example('mlb status --once', 'services, owners and members as tables')
       .example("mlb status --json | jq '.services[] | {service, owner}'", 'for a script')
-      .example('mlb status --watch -o json | jq -c \'select(.type == "ownerChanged")\'', 'each failover as it happens'),
+      .example('mlb status --watch -o json | jq -c \'select(.type == "ownerChanged")\'', 'each failover as it happens')
+      .example(
+        'mlb status --kubeconfig ~/.kube/config',
+        'the cluster: which node announces each service, why one is pending, pool usage, events',
+      )
+      .example('mlb status --kubernetes --json', 'the same from inside the cluster (KUBECONFIG or the pod service account), as JSON'),
   handler: async (args) => {
     const format = outputFormat(args);
+    const cluster = clusterChoice(args, { watch: args.watch });
+    if (cluster) return statusFromCluster(cluster, format);
     const client = connectControl(args.socket);
     if (args.watch) return runStatusWatch(client, format);
     // Read once before anything is drawn: a daemon that cannot be reached fails the command with its reason.

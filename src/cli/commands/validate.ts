@@ -10,8 +10,10 @@ import { configFromArguments, configOption } from '../config-argument';
 import { isStructured, outputFormat, outputOption, printStructured } from '../output-format';
 import { poolUsageTable } from '../pool-usage-table';
 import { servicesWithoutIPLine, validateFindings, type ValidateFindings } from '../validate-findings';
+import { type ClusterArgs, clusterChoice, clusterOptions } from '../cluster/cluster-options';
+import { readClusterConfig } from '../cluster/validate-cluster';
 
-interface ValidateArgs {
+interface ValidateArgs extends ClusterArgs {
   file?: string;
   config?: string;
   json: boolean;
@@ -39,9 +41,15 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
         type: 'string',
         describe: "This host's mlb daemon --node-name: warn when the file lists Nodes but none of that name",
       })
+      .options(clusterOptions('Validate the metallb.io objects, LoadBalancer Services and Nodes'))
       .example('mlb validate /etc/mlb/mlb.yaml', 'errors as file:line:column, then the allocation')
       .example('mlb validate -f /etc/mlb/conf.d -o yaml', 'a directory of files as one configuration, as YAML')
       .example('generate-config | mlb validate -', 'from standard input (diagnostics say <stdin>:line:column)')
+      .example(
+        'kubectl get ipaddresspools,l2advertisements,svc,nodes -A -o yaml | mlb validate -',
+        "a cluster's objects as kubectl prints them",
+      )
+      .example('mlb validate --kubeconfig ~/.kube/config', "the live cluster's configuration, each problem naming its object")
       .epilogue(
         'Exit 0 when the file is valid (warnings and notes allowed), 1 when it is not. On a plain host a service ' +
           "that cannot get an address is an error of the file: it is reported at the field to change, with MetalLB's " +
@@ -49,7 +57,10 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       ),
   handler: async (args) => {
     const format = outputFormat(args);
-    const loaded = await readConfig(configFromArguments(args.file, args.config, 'validate'), maxConfigBytes(args['max-config-bytes']));
+    const cluster = clusterChoice(args, { file: args.file, config: args.config, 'node-name': args['node-name'] });
+    const loaded = cluster
+      ? await readClusterConfig(cluster)
+      : await readConfig(configFromArguments(args.file, args.config, 'validate'), maxConfigBytes(args['max-config-bytes']));
     const allocation = loaded.snapshot ? allocate(loaded.snapshot) : undefined;
     const findings = validateFindings(loaded.diagnostics, loaded.snapshot, allocation, args['node-name']);
     const { errors, warnings } = findings;

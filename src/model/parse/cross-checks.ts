@@ -94,7 +94,8 @@ function checkPoolOverlaps(parsed: ParsedObjects): void {
 /** " (first defined at file:line:column)": where an earlier definition is, for messages about a later one. */
 function definedAt(parsed: Parsed<AnyObject>, path: string, words: string): string {
   const at = fieldPosition(parsed, path);
-  return at ? ` (${words} ${at.file}:${at.line}:${at.column})` : '';
+  // Objects read from the Kubernetes API have no lines (line 0): there the message names the objects already.
+  return at && at.line > 0 ? ` (${words} ${at.file}:${at.line}:${at.column})` : '';
 }
 
 /** An aggregation length shorter than a pool entry's own prefix would announce addresses outside the pool. */

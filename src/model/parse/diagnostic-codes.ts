@@ -126,6 +126,11 @@ export const DiagnosticCode = {
   // Kubernetes mode
   /** The Kubernetes API cannot be reached: the last configuration read from it keeps running (stale). */
   apiUnreachable: 'apiUnreachable',
+  /**
+   * A note: an item of a `kind: List` (kubectl get -o yaml/json) of a kind mlb does not read as configuration
+   * (EndpointSlice, Pod, ServiceL2Status, ...): skipped, since cluster output holds such objects by design.
+   */
+  skippedKind: 'skippedKind',
 } as const;
 
 export type DiagnosticCodeName = (typeof DiagnosticCode)[keyof typeof DiagnosticCode];

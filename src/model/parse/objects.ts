@@ -38,7 +38,14 @@ function scalarText(node: unknown): string | undefined {
   return isScalar(node) && typeof node.value === 'string' ? node.value : undefined;
 }
 
-function readObjectNode(source: SourceText, document: YamlDocument, node: YamlNode, sink: DiagnosticSink, into: ParsedObjects): void {
+function readObjectNode(
+  source: SourceText,
+  document: YamlDocument,
+  node: YamlNode,
+  sink: DiagnosticSink,
+  into: ParsedObjects,
+  inList = false,
+): void {
   if (!isMap(node)) {
     sink.error(
       DiagnosticCode.notAnObject,
@@ -58,6 +65,10 @@ function readObjectNode(source: SourceText, document: YamlDocument, node: YamlNo
     return;
   }
   const versions = KIND_VERSIONS[kind];
+  if (!versions && inList && isServerObject(node)) {
+    scope.note(DiagnosticCode.skippedKind, skippedKindMessage(kind, node), top.position);
+    return;
+  }
   if (!versions) {
     const suggestion = closestMatch(kind, Object.keys(KIND_VERSIONS));
     const hint = suggestion ? ` (did you mean "${suggestion}"?)` : `: mlb reads ${Object.keys(KIND_VERSIONS).join(', ')}`;
@@ -78,7 +89,7 @@ function readObjectNode(source: SourceText, document: YamlDocument, node: YamlNo
   if (kind === 'List') {
     top.ignore('items');
     const items = top.list('items') ?? [];
-    for (const item of items) readObjectNode(source, document, item.value, sink, into);
+    for (const item of items) readObjectNode(source, document, item.value, sink, into, true);
     scope.finishAll();
     return;
   }
@@ -135,4 +146,31 @@ function readKind(kind: string, apiVersion: string, top: MapReader, scope: Objec
       return;
     }
   }
+}
+
+/**
+ * An item the API server returned (it has metadata.uid or resourceVersion, which only the server writes), so
+ * its kind is the cluster's, not a typo: `kubectl get all,ipaddresspools -A -o yaml` lists Pods and
+ * EndpointSlices beside the configuration. A hand-written List item of an unknown kind is still an error, with
+ * its did-you-mean.
+ */
+function isServerObject(node: YamlNode): boolean {
+  if (!isMap(node)) return false;
+  const metadata = node.get('metadata', true);
+  return isMap(metadata) && (metadata.has('uid') || metadata.has('resourceVersion'));
+}
+
+/** Kinds MetalLB's own components write: named so users see mlb knows them and reads them elsewhere. */
+const STATUS_KINDS: Readonly<Record<string, string>> = {
+  ServiceL2Status: 'written by the speaker that announces a service (mlb status --kubeconfig shows it)',
+  ServiceBGPStatus: 'written by each speaker that announces a service (mlb status --kubeconfig shows it)',
+  ConfigurationState: "written by MetalLB's components about their configuration (mlb status --kubeconfig shows it)",
+};
+
+function skippedKindMessage(kind: string, node: YamlNode): string {
+  const metadata = isMap(node) ? node.get('metadata', true) : undefined;
+  const name = isMap(metadata) ? scalarText(metadata.get('name', true)) : undefined;
+  const what = `${kind}${name === undefined ? '' : ` "${name}"`}`;
+  const why = STATUS_KINDS[kind] ?? 'not configuration';
+  return `skipped ${what}: ${why}; mlb reads ${Object.keys(KIND_VERSIONS).join(', ')}`;
 }

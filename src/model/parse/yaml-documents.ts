@@ -10,6 +10,7 @@ import { Composer, type Document, LineCounter, Parser, type Node as YamlNode, is
 import type { SourcePosition } from '../types';
 import { DiagnosticCode } from './diagnostic-codes';
 import type { DiagnosticSink } from './diagnostic-sink';
+import { separateJsonObjects } from './json-stream';
 
 /** Where a text came from, so node offsets can be turned into positions. */
 export interface SourceText {
@@ -114,7 +115,9 @@ export function sourceText(file: string, parts: readonly SourcePart[] = []): Sou
  * The documents of `text`, composed lazily in file order; `source`'s line counter learns each line as the parser
  * reaches it, so a document's positions are known when it is yielded.
  */
-export function* yamlDocuments(text: string, source: SourceText, sink: DiagnosticSink): Generator<YamlDocument> {
+export function* yamlDocuments(given: string, source: SourceText, sink: DiagnosticSink): Generator<YamlDocument> {
+  // Several `kubectl get -o json` outputs in one text become one document each (json-stream.ts).
+  const text = separateJsonObjects(given);
   // The core schema (YAML 1.2) is what the Kubernetes API effectively accepts for these fields: "65000:100"
   // stays a string (YAML 1.1 would read it as a base-60 number).
   const parser = new Parser(source.lines.addNewLine);
