@@ -6,7 +6,7 @@
  * watch: the commands print what the cluster says now. Adapter: network.
  */
 import { apiServerOf, loadKubeConfig } from '../../sources/k8s/kube-config';
-import { listObjects, type ListQuery } from '../../sources/k8s/api-list';
+import { listObjects, type ListQuery } from '../../sources/k8s/api/api-list';
 import type { ApiObject } from '../../sources/k8s/api-object';
 import type { ClusterObjects } from '../../sources/k8s/translate-cluster';
 import { WATCHED_KINDS, kindPath } from '../../sources/k8s/watched-kinds';
