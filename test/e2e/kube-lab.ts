@@ -8,10 +8,11 @@
  * shared with the namespaces; the network is not), where this process connects it to the fake. Killing the relay is
  * an API server that stops: connections drop and new ones are refused, and the fake's state survives for the restart.
  */
-import { type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { MLB_BUNDLE, REPO_ROOT } from '../cli/run-cli';
 import { startDaemon, type RunningDaemon } from '../daemon/run-daemon';
 import { INSTALL_NAMESPACE, kubectl } from '../support/deploy-manifests';
@@ -25,7 +26,9 @@ import {
 } from '../support/fake-apiserver';
 import { writeKubeconfig } from '../support/fake-apiserver/credentials';
 import type { LabHost } from '../support/netns-lab';
-import { DaemonLab, METRICS_PORT, eventually } from './daemon-lab';
+import { DaemonLab, HTTP_PORT, METRICS_PORT, eventually, type StatusService } from './daemon-lab';
+
+const run = promisify(execFile);
 
 /** The API server's port on the lab segment (kubeadm's). */
 export const API_PORT = 6443;
@@ -122,7 +125,10 @@ function clusterObjects(nodes: readonly LabHost[], slices: readonly KubeObject[]
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: objectMeta('controller', INSTALL_NAMESPACE, { app: 'metallb', component: 'controller' }),
-      spec: { selector: { matchLabels: { app: 'metallb', component: 'controller' } }, template: { metadata: {}, spec: { containers: [] } } },
+      spec: {
+        selector: { matchLabels: { app: 'metallb', component: 'controller' } },
+        template: { metadata: {}, spec: { containers: [] } },
+      },
     },
     ...nodes.map(nodeObject),
     ...nodes.map(speakerPod),
@@ -191,7 +197,13 @@ export class KubeLab {
 
   /** Starts the relay: the API server is reachable on the segment again. */
   async startApi(): Promise<void> {
-    const relay = this.hosts.lab.spawnIn(this.apiHost, process.execPath, ['-e', RELAY, this.apiHost.ipv4, String(API_PORT), this.bridgePath]);
+    const relay = this.hosts.lab.spawnIn(this.apiHost, process.execPath, [
+      '-e',
+      RELAY,
+      this.apiHost.ipv4,
+      String(API_PORT),
+      this.bridgePath,
+    ]);
     this.relay = relay;
     await new Promise<void>((resolve, reject) => {
       relay.stdout!.once('data', () => resolve());
@@ -282,6 +294,51 @@ export class KubeLab {
     );
     this.hosts.daemons.set(name, daemon);
     return daemon;
+  }
+
+  /*
+   * The lab's views, asynchronous: the fake API server and its relay live on this process's event loop, and a
+   * synchronous child (DaemonLab's spawnSync) would freeze them for as long as it runs, which the speakers see as
+   * a slow or silent API server.
+   */
+
+  /** `mlb status --json` of a node, through its control socket. */
+  async status(
+    name: string,
+  ): Promise<{ services: StatusService[]; members: { name: string; state: string }[]; config: { state: string } }> {
+    const { stdout } = await run(process.execPath, [MLB_BUNDLE, 'status', '--json', '--socket', this.hosts.socket(name)], {
+      cwd: REPO_ROOT,
+    });
+    return JSON.parse(stdout);
+  }
+
+  async ownerOf(name: string, service: string): Promise<string | null> {
+    return (await this.status(name)).services.find((s) => s.service === service && s.protocol === 'layer2')?.owner ?? null;
+  }
+
+  /** The owner every running speaker agrees on, once each sees the others alive; undefined until then. */
+  async agreedOwner(service: string, nodes: readonly string[]): Promise<string | undefined> {
+    const views = await Promise.all(nodes.map((n) => this.status(n)));
+    if (!views.every((v) => v.members.filter((m) => m.state === 'alive').length === nodes.length)) return undefined;
+    const owners = new Set(views.map((v) => v.services.find((s) => s.service === service && s.protocol === 'layer2')?.owner ?? ''));
+    const [owner] = [...owners];
+    return owners.size === 1 && owner ? owner : undefined;
+  }
+
+  /** The MACs answering ARP for `ip` from the client (iputils arping, `count` probes). */
+  async arpingMacs(ip: string, count = 2): Promise<string[]> {
+    const args = ['netns', 'exec', this.hosts.client.netns, 'arping', '-c', String(count), '-w', String(count + 1), '-I', 'eth0', ip];
+    const { stdout } = await run('ip', args).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+    return [...new Set([...stdout.matchAll(/reply from \S+ \[([0-9a-f:]+)\]/gi)].map((m) => (m[1] as string).toLowerCase()))];
+  }
+
+  /** The node whose HTTP server answered on ip from the client, or undefined. */
+  async curl(ip: string): Promise<string | undefined> {
+    const args = ['netns', 'exec', this.hosts.client.netns, 'curl', '-s', '--max-time', '1', `http://${ip}:${HTTP_PORT}/`];
+    return run('ip', args).then(
+      ({ stdout }) => stdout,
+      () => undefined,
+    );
   }
 
   /** Every speaker's log lines and the controller's output, for a failed run. */
