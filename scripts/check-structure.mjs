@@ -103,6 +103,12 @@ export const PURE_FILES = [
   'src/sources/file/config-file-checks.ts',
   'src/sources/file/config-directory.ts',
   'src/sources/file/answer-chunks.ts',
+  // The Kubernetes source: API objects to a Snapshot and endpoints is pure; the watches and the source are the shell.
+  'src/sources/k8s/api-object.ts',
+  'src/sources/k8s/watched-kinds.ts',
+  'src/sources/k8s/service-endpoints.ts',
+  'src/sources/k8s/translate-cluster.ts',
+  'src/sources/k8s/restart-policy.ts',
 ];
 
 /** What a pure module may import besides pure modules, and why each has no I/O. */

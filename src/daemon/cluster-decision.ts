@@ -21,12 +21,16 @@ import {
   type Explanation,
   type MlbNodeStates,
   type ServiceElectionInput,
+  type ServiceEndpoints,
 } from '../election';
 import { memberFacts, type MemberFacts } from '../gossip/member-facts';
 import type { NodeMeta } from '../gossip/node-meta';
 import type { IP } from '../ip';
 import type { ServiceAddresses } from './allocation/effective-allocation';
 import { nodeKnownByName, serviceKey, withKubeletLabels, type IPAddressPool, type Node, type Service, type Snapshot } from '../model';
+
+/** A service the source knows no endpoints of: nothing serves it (MetalLB: notOwner everywhere). */
+const NO_ENDPOINTS: ServiceEndpoints = { servingNodes: new Set() };
 
 export interface LiveMember {
   readonly name: string;
@@ -52,6 +56,12 @@ export interface ClusterInputs {
    */
   readonly notConfiguredOn?: (service: string) => readonly string[];
   readonly options?: ElectionOptions;
+  /**
+   * "namespace/name" -> where the service can be served, when the configuration source knows it (Kubernetes: its
+   * EndpointSlices). Given, it is the election's endpoint input for every service, as in MetalLB's speaker; absent
+   * (plain hosts), every live node serves, or those whose health check passes.
+   */
+  readonly endpoints?: ReadonlyMap<string, ServiceEndpoints>;
 }
 
 /** One IP this node must answer for at layer 2, and where. */
@@ -160,12 +170,15 @@ function serviceInputs(inputs: ClusterInputs, facts: MemberFacts, healthAllowed:
     const pool = addresses.pool === undefined ? undefined : poolsByName.get(addresses.pool);
     const lacking = healthAllowed ? (inputs.notConfiguredOn?.(key) ?? []) : [];
     const notConfigured = lacking.length > 0 ? { notConfiguredOn: new Set(lacking) } : {};
+    const known = inputs.endpoints?.get(key) ?? (inputs.endpoints ? NO_ENDPOINTS : undefined);
     out.push({
       service,
       ips: addresses.ips,
-      endpoints: passing
-        ? { servingNodes: new Set([...passing].filter((n) => everyone.has(n))), healthChecked: true, ...notConfigured }
-        : { servingNodes: everyone, ...notConfigured },
+      endpoints: known
+        ? known
+        : passing
+          ? { servingNodes: new Set([...passing].filter((n) => everyone.has(n))), healthChecked: true, ...notConfigured }
+          : { servingNodes: everyone, ...notConfigured },
       ...(pool ? { pool } : {}),
     });
   }

@@ -8,7 +8,8 @@ import { BgpAnnouncer } from '../announce/bgp/bgp-announcer';
 import { NetlinkLinks } from '../announce/l2/interfaces';
 import { L2Announcer } from '../announce/l2/l2-announcer';
 import { REAL_RUNTIME } from '../runtime';
-import { type ConfigParser, FileSource } from '../sources/file';
+import type { ConfigParser } from '../sources/file';
+import { type KubernetesModeOptions, openConfigSource } from './config-source-choice';
 import { ControlServer } from './control';
 import { SelfChecker } from './self-check/self-checker';
 import { Speaker, type SpeakerOptions } from './speaker';
@@ -16,19 +17,21 @@ import type { LayerTwo, LayerTwoHooks, SpeakerParts } from './speaker-parts';
 import { openVipBinding } from './vip-binding';
 
 export interface SpeakerAssemblyOptions extends SpeakerOptions {
-  /** --config: a YAML file, or a directory of them. */
-  readonly configFile: string;
+  /** --config: a YAML file, or a directory of them (absent with --kubernetes). */
+  readonly configFile?: string;
   /** Where the configuration is parsed (the daemon: a worker thread); default in-process. */
   readonly configParser?: ConfigParser;
   /** --max-config-bytes; default DEFAULT_MAX_CONFIG_BYTES. */
   readonly maxConfigBytes?: number;
+  /** --kubernetes: the configuration comes from the Kubernetes API instead of a file. */
+  readonly kubernetes?: KubernetesModeOptions;
 }
 
 export function assembleSpeaker(options: SpeakerAssemblyOptions): Speaker {
-  const { configFile, configParser, maxConfigBytes, ...settings } = options;
+  const { configFile, configParser, maxConfigBytes, kubernetes, ...settings } = options;
   const { logger } = settings;
   const parts: SpeakerParts = {
-    configSource: new FileSource(configFile, { parse: configParser, maxBytes: maxConfigBytes }),
+    configSource: openConfigSource({ configFile, configParser, maxConfigBytes, kubernetes }, logger),
     runtime: REAL_RUNTIME,
     openLayerTwo: (hooks) => openHostLayerTwo(settings, hooks),
     openBgp: () => new BgpAnnouncer(logger, REAL_RUNTIME),

@@ -20,6 +20,7 @@ import type { Timer } from '../runtime';
 import { infoAsDebug } from '../runtime/log';
 import type { StateFiles } from '../runtime/state-files';
 import { ConfigLoadError, type ConfigSource, type ConfigState } from '../sources/config-source';
+import { electionAssignments } from './source-assignments';
 import type { WithheldRelease } from './allocation/allocate-with-table';
 import type { ClusterDecision, ServiceAddresses } from './cluster-decision';
 import { ClusterGossip } from './cluster-gossip';
@@ -503,7 +504,8 @@ export class Speaker implements ControlProvider, MetricsSource {
     const snapshot = config.retention.snapshot;
     const { agreement } = config;
     const allocation = this.cluster.allocate(snapshot, live, (key) => agreement.holders(hashServiceKey(key)));
-    this.addresses = allocation.addresses;
+    const assigned = electionAssignments(this.source.state, snapshot, allocation.addresses);
+    this.addresses = assigned.addresses;
     this.withheld = allocation.withheld;
     this.cluster.updateHealthChecks(snapshot);
     const gossip = this.gossip;
@@ -514,9 +516,10 @@ export class Speaker implements ControlProvider, MetricsSource {
         snapshot,
         live,
         known: members.map((m) => m.name),
-        addresses: allocation.addresses,
+        addresses: assigned.addresses,
         passing: this.cluster.passing(snapshot, liveNames),
         notConfiguredOn: (key) => agreement.lacking(hashServiceKey(key)),
+        ...assigned.endpointsInput,
       },
       joined: this.joined,
       handingOver: this.handover?.held,

@@ -4,6 +4,7 @@
  * running while what the source holds now is refused (MetalLB's metallb_k8s_client_config_stale_bool).
  * Source-neutral on purpose: nothing here knows about files, watchers or informers.
  */
+import type { ServiceEndpoints } from '../election/election-input';
 import type { Diagnostic, Snapshot } from '../model';
 import { CodedError } from '../errors/coded-error';
 
@@ -16,6 +17,12 @@ export interface ConfigState {
   readonly diagnostics: readonly Diagnostic[];
   /** When the running snapshot was loaded (clock milliseconds); undefined before the first valid load. */
   readonly loadedAt: number | undefined;
+  /**
+   * Where each service of the snapshot can be served, by "namespace/name", when the source knows it (Kubernetes:
+   * the EndpointSlices, as MetalLB's speaker counts them). Absent (the file source): the daemon decides itself
+   * (every live node, or the health checks). Goes with `snapshot`: kept with it while the source is stale.
+   */
+  readonly endpoints?: ReadonlyMap<string, ServiceEndpoints>;
 }
 
 export type ConfigListener = (state: ConfigState) => void;

@@ -20,10 +20,12 @@ import { CommandError, ExitCode, UsageError } from '../exit-codes';
 import { ConfigLoadError, workerParser } from '../../sources/file';
 import { maxConfigBytes, maxConfigBytesOption } from '../config-input';
 import { configOption, daemonConfig } from '../config-argument';
+import { type KubernetesArgs, kubernetesModeOptions, kubernetesOptions } from '../kubernetes-options';
+import { kubernetesNodeName } from '../../sources/k8s/kubernetes-mode';
 import { formatDiagnostic } from '../../model';
 
-interface DaemonArgs {
-  config: string;
+interface DaemonArgs extends KubernetesArgs {
+  config?: string;
   'max-config-bytes': number;
   'node-name': string;
   'node-labels'?: string;
@@ -60,9 +62,11 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
         ...configOption(
           'The YAML file, or a directory whose *.yaml and *.yml files (in name order) are one configuration; edits are picked up live, a bad edit keeps the last good configuration',
         ),
-        demandOption: true,
       })
       .option('max-config-bytes', maxConfigBytesOption)
+      .option('kubernetes', kubernetesOptions.kubernetes)
+      .option('kubeconfig', kubernetesOptions.kubeconfig)
+      .option('namespace', kubernetesOptions.namespace)
       .option('node-name', {
         type: 'string',
         default: hostname(),
@@ -166,8 +170,9 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
         ? undefined
         : parseOrUsage(() => parseHostPort(args['metrics-bind']!, METALLB_METRICS_PORT), '--metrics-bind');
     const maxBytes = maxConfigBytes(args['max-config-bytes']);
-    const configFile = daemonConfig(args.config);
-    const logger = createLogger({ level: args['log-level'], base: { node: args['node-name'] } });
+    const configFile = args.kubernetes ? undefined : daemonConfig(args.config);
+    const nodeName = args.kubernetes ? kubernetesNodeName(args['node-name']) : args['node-name'];
+    const logger = createLogger({ level: args['log-level'], base: { node: nodeName } });
 
     // From here on every failure is a failed start: said once in the log (where systemd's journal and log
     // pipelines look) and once on stderr by main, naming what failed, and the process exits non-zero.
@@ -202,8 +207,9 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
 
     const speaker = assembleSpeaker({
       // Parsed on a worker thread: a large file must not stall gossip, ARP answers or BFD while it is read.
-      nodeName: args['node-name'],
-      configFile,
+      nodeName,
+      ...(configFile === undefined ? {} : { configFile }),
+      ...(args.kubernetes ? { kubernetes: kubernetesModeOptions(args) } : {}),
       configParser: workerParser(),
       maxConfigBytes: maxBytes,
       bind,

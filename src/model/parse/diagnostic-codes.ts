@@ -123,6 +123,9 @@ export const DiagnosticCode = {
    * in the message; `mlb validate --json` lists the allocator's code per service).
    */
   serviceGetsNoIP: 'serviceGetsNoIP',
+  // Kubernetes mode
+  /** The Kubernetes API cannot be reached: the last configuration read from it keeps running (stale). */
+  apiUnreachable: 'apiUnreachable',
 } as const;
 
 export type DiagnosticCodeName = (typeof DiagnosticCode)[keyof typeof DiagnosticCode];

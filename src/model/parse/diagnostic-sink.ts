@@ -2,12 +2,26 @@ import { compareDiagnosticPositions, type Diagnostic } from '../diagnostic';
 import type { SourcePosition } from '../types';
 import type { DiagnosticCodeName } from './diagnostic-codes';
 
+/** How a sink reports objects that came from the Kubernetes API rather than from a file. */
+export interface SinkOptions {
+  /**
+   * Codes reported as warnings rather than errors. For API objects: a field mlb does not know comes from an API
+   * newer than mlb (the API server has already enforced the schema) and must not stop the whole configuration,
+   * just as MetalLB's own decoder ignores it.
+   */
+  readonly warnOnly?: ReadonlySet<DiagnosticCodeName>;
+  /** False: no positions (API objects have no file and line; the object named in each diagnostic says where). */
+  readonly positions?: boolean;
+}
+
 /** Collects diagnostics while a configuration is read; one sink per parse. */
 export class DiagnosticSink {
   private readonly items: Diagnostic[] = [];
 
+  constructor(private readonly options: SinkOptions = {}) {}
+
   error(code: DiagnosticCodeName, message: string, position?: SourcePosition, object?: string): void {
-    this.add('error', code, message, position, object);
+    this.add(this.options.warnOnly?.has(code) ? 'warning' : 'error', code, message, position, object);
   }
 
   warning(code: DiagnosticCodeName, message: string, position?: SourcePosition, object?: string): void {
@@ -53,7 +67,7 @@ export class DiagnosticSink {
       severity,
       code,
       message,
-      ...(position !== undefined && { position }),
+      ...(position !== undefined && this.options.positions !== false && { position }),
       ...(object !== undefined && { object }),
     });
   }

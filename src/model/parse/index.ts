@@ -20,3 +20,4 @@ export {
 } from './health-check';
 export { snapshotFromClone } from './snapshot-clone';
 export { deepFreeze } from './build-snapshot';
+export { parseApiObjects } from './parse-objects';

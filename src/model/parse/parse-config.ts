@@ -9,7 +9,7 @@ import { buildSnapshot } from './build-snapshot';
 import { collectAliases, resolveCommunities } from './community-aliases';
 import { runCrossChecks } from './cross-checks';
 import { DiagnosticSink } from './diagnostic-sink';
-import { emptyParsedObjects } from './parsed-objects';
+import { type ParsedObjects, emptyParsedObjects } from './parsed-objects';
 import { collectWarnings } from './warnings';
 import { readDocuments } from './read-documents';
 import { type SourcePart, sourceText } from './yaml-documents';
@@ -38,6 +38,14 @@ export function parseConfig(text: string, file: string, options: ParseOptions = 
   const source = sourceText(file, options.parts);
   const parsed = emptyParsedObjects();
   readDocuments(text, source, sink, parsed);
+  return finishParse(parsed, sink, options);
+}
+
+/**
+ * What follows reading, for every way objects arrive (YAML text here, API objects in parse-objects.ts): the
+ * checks across objects, community aliases, warnings, and the Snapshot when nothing is an error.
+ */
+export function finishParse(parsed: ParsedObjects, sink: DiagnosticSink, options: ParseOptions = {}): ParseResult {
   runCrossChecks(parsed);
   const aliases = collectAliases(parsed);
   const bgpAdvertisements = parsed.bgpAdvertisements.map((ad) => resolveCommunities(ad, aliases));

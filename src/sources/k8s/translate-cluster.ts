@@ -1,0 +1,113 @@
+/**
+ * The Kubernetes API's objects to what the speaker runs on: the same validated Snapshot the file source builds
+ * (model/parse parseApiObjects: every rule and message of the file mode) and, per LoadBalancer service, where it
+ * can be served (service-endpoints.ts). Pure: the watches (resource-watch.ts) hold the objects, this only reads
+ * them.
+ *
+ * What differs from a file, and why:
+ * - Only type LoadBalancer Services are read: MetalLB's speaker handles no other (reason notLoadBalancer), and a
+ *   cluster's thousands of ClusterIP services must neither cost a parse nor, by one odd annotation, hold up the
+ *   configuration of the load balancers.
+ * - Nodes are read for their name, labels, annotations, conditions and addresses only: the election needs the
+ *   labels (node selectors, node.kubernetes.io/exclude-from-external-load-balancers) and the NetworkUnavailable
+ *   condition; the rest of a Node (images, capacity, kubelet info) is large and changes every few seconds.
+ * - The assignment is each Service's status.loadBalancer.ingress, which the controller writes.
+ * - Objects are read in namespace/name order (a file's order is its author's; the API has none), so two
+ *   speakers reading the same objects report the same order-dependent findings (pool overlaps).
+ */
+import { createHash } from 'node:crypto';
+import type { ServiceEndpoints } from '../../election';
+import { type ParseOptions, type ParseResult, parseApiObjects } from '../../model';
+import { type ApiEndpointSlice, type ApiObject, objectKey } from './api-object';
+import { endpointsByService } from './service-endpoints';
+import { WATCHED_KINDS, type WatchedKindName } from './watched-kinds';
+
+/** Every watched kind's objects, as the API returned them. */
+export type ClusterObjects = Readonly<Record<WatchedKindName, readonly ApiObject[]>>;
+
+export interface ClusterTranslation {
+  readonly result: ParseResult;
+  /** "namespace/name" -> where the service can be served; one entry per LoadBalancer Service. */
+  readonly endpoints: ReadonlyMap<string, ServiceEndpoints>;
+}
+
+/** What the parser will read and the endpoints, before parsing, with a digest that tells two of them apart. */
+export interface PreparedCluster {
+  readonly documents: readonly ApiObject[];
+  readonly endpoints: ReadonlyMap<string, ServiceEndpoints>;
+  /**
+   * sha256 over the documents (minus the API server's bookkeeping) and the endpoints: equal digests, equal
+   * translations. A Node's heartbeat or a pod moving between two nodes that both still serve changes nothing here,
+   * so the source neither parses again nor tells anyone.
+   */
+  readonly digest: string;
+}
+
+export function emptyClusterObjects(): ClusterObjects {
+  return Object.fromEntries(WATCHED_KINDS.map((k) => [k.name, []])) as unknown as ClusterObjects;
+}
+
+export function prepareCluster(objects: ClusterObjects): PreparedCluster {
+  const documents: ApiObject[] = [];
+  for (const kind of WATCHED_KINDS) {
+    if (kind.name === 'endpointslices') continue;
+    for (const object of sortedByKey(objects[kind.name])) {
+      const typed = { ...object, apiVersion: object.apiVersion ?? kind.apiVersion, kind: kind.kind };
+      if (kind.name === 'services' && !isLoadBalancer(typed)) continue;
+      documents.push(kind.name === 'nodes' ? nodeFields(typed) : typed);
+    }
+  }
+  const serviceKeys = documents.filter((d) => d.kind === 'Service').map(objectKey);
+  const endpoints = endpointsByService(objects.endpointslices as readonly ApiEndpointSlice[], serviceKeys);
+  return { documents, endpoints, digest: digestOf(documents, endpoints) };
+}
+
+export function translatePrepared(prepared: PreparedCluster, origin: string, options: ParseOptions = {}): ClusterTranslation {
+  return { result: parseApiObjects(prepared.documents, origin, options), endpoints: prepared.endpoints };
+}
+
+export function translateCluster(objects: ClusterObjects, origin: string, options: ParseOptions = {}): ClusterTranslation {
+  return translatePrepared(prepareCluster(objects), origin, options);
+}
+
+/** Fields the API server changes on every write, whatever the write was: not part of what an object says. */
+const BOOKKEEPING = new Set(['resourceVersion', 'managedFields', 'generation']);
+
+function digestOf(documents: readonly ApiObject[], endpoints: ReadonlyMap<string, ServiceEndpoints>): string {
+  const hash = createHash('sha256');
+  const replacer = (key: string, value: unknown): unknown => (BOOKKEEPING.has(key) ? undefined : value);
+  for (const document of documents) hash.update(JSON.stringify(document, replacer)).update('\n');
+  for (const [key, e] of endpoints) hash.update(`${key} ${[...e.servingNodes].join(',')} ${e.servingWithoutNode === true}\n`);
+  return hash.digest('hex');
+}
+
+function sortedByKey(objects: readonly ApiObject[]): ApiObject[] {
+  return [...objects].sort((a, b) => {
+    const ka = objectKey(a);
+    const kb = objectKey(b);
+    return ka < kb ? -1 : ka > kb ? 1 : 0;
+  });
+}
+
+function isLoadBalancer(service: ApiObject): boolean {
+  const spec = service.spec as { type?: unknown } | undefined;
+  return spec?.type === 'LoadBalancer';
+}
+
+interface ApiNodeStatus {
+  readonly conditions?: readonly { readonly type?: unknown; readonly status?: unknown }[];
+  readonly addresses?: unknown;
+}
+
+/** The fields of a Node the model reads (see the file comment); each condition's type and status only. */
+function nodeFields(node: ApiObject): ApiObject {
+  const { name, labels, annotations } = node.metadata ?? {};
+  const status = (node.status ?? {}) as ApiNodeStatus;
+  const conditions = status.conditions?.map((c) => ({ type: c.type, status: c.status }));
+  return {
+    apiVersion: node.apiVersion,
+    kind: node.kind,
+    metadata: { name, ...(labels && { labels }), ...(annotations && { annotations }) },
+    status: { ...(conditions && { conditions }), ...(status.addresses !== undefined && { addresses: status.addresses }) },
+  };
+}

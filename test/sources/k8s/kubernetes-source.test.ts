@@ -1,0 +1,166 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ConfigState } from '../../../src/sources/config-source';
+import { KubernetesSource } from '../../../src/sources/k8s/kubernetes-source';
+import { loadKubeConfig } from '../../../src/sources/k8s/kube-config';
+import type { ApiObject } from '../../../src/sources/k8s/api-object';
+import { startFakeApiServer, type FakeApiServer, type KubeObject } from '../../support/fake-apiserver';
+import { ManualRuntime } from '../../support/manual-runtime';
+import { until } from '../../support/until';
+import { l2Advertisement, node, pool, service, slice } from './cluster-fixtures';
+
+let api: FakeApiServer;
+let dir: string;
+let runtime: ManualRuntime;
+let source: KubernetesSource | undefined;
+let states: ConfigState[];
+
+const TYPES = {
+  pools: ['metallb.io', 'ipaddresspools', 'metallb.io/v1beta1', 'IPAddressPool'],
+  l2: ['metallb.io', 'l2advertisements', 'metallb.io/v1beta1', 'L2Advertisement'],
+  services: ['', 'services', 'v1', 'Service'],
+  nodes: ['', 'nodes', 'v1', 'Node'],
+  slices: ['discovery.k8s.io', 'endpointslices', 'discovery.k8s.io/v1', 'EndpointSlice'],
+} as const;
+
+function put(which: keyof typeof TYPES, object: ApiObject): void {
+  const [group, plural, apiVersion, kind] = TYPES[which];
+  api.store.create(api.resourceType(group, plural), { ...object, apiVersion, kind } as unknown as KubeObject);
+}
+
+function seedCluster(): void {
+  put('pools', pool('public', ['192.0.2.0/28']));
+  put('l2', l2Advertisement('l2', { ipAddressPools: ['public'] }));
+  put('services', service('web', { ingress: ['192.0.2.1'], policy: 'Local' }));
+  put('nodes', node('node-a'));
+  put('nodes', node('node-b'));
+  put('slices', slice('web-1', 'web', [{ ip: '10.0.0.1', node: 'node-b' }]));
+}
+
+function makeSource(): KubernetesSource {
+  const { kubeConfig } = loadKubeConfig({ path: api.kubeconfigPath(dir) });
+  source = new KubernetesSource({ kubeConfig, namespace: 'metallb-system', runtime });
+  source.onChange((state) => states.push(state));
+  return source;
+}
+
+/** Lets the debounce (on the manual clock) run, a little at a time, until `probe` holds. */
+async function settle<T>(what: string, probe: () => T | undefined | false, maxMs = 600_000): Promise<T> {
+  for (let waited = 0; ; waited += 500) {
+    const found = await until(what, () => probe() || 'no', 100).catch(() => 'no' as const);
+    if (found !== 'no') return found as T;
+    if (waited > maxMs) throw new Error(`not within ${maxMs} ms of manual time: ${what}`);
+    await runtime.advanceBy(500);
+  }
+}
+
+/** Gives in-flight events time to arrive and the debounce to run, for "nothing happened" checks. */
+async function quiet(): Promise<void> {
+  for (let i = 0; i < 5; i++) {
+    await new Promise((r) => setTimeout(r, 30));
+    await runtime.advanceBy(200);
+  }
+}
+
+beforeEach(async () => {
+  api = await startFakeApiServer();
+  dir = mkdtempSync(join(tmpdir(), 'mlb-kso-source-'));
+  runtime = new ManualRuntime();
+  states = [];
+});
+
+afterEach(async () => {
+  await source?.stop();
+  source = undefined;
+  await api.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('KubernetesSource', () => {
+  it('decides nothing before every resource has been listed, then gives the Snapshot and the endpoints', async () => {
+    seedCluster();
+    api.faults.failNext(2, { code: 500, pathPrefix: '/api/v1/nodes' });
+    const s = makeSource();
+    let started: ConfigState | undefined;
+    void s.start().then((state) => (started = state));
+    await until('the other resources listed', () => api.audit.count({ verb: 'list', resource: 'services', code: 200 }) === 1);
+    await quiet();
+    expect(started).toBeUndefined();
+    expect(s.state.snapshot).toBeUndefined();
+    await settle('started', () => started);
+    expect(started?.snapshot?.nodes.map((n) => n.meta.name)).toEqual(['node-a', 'node-b']);
+    expect(started?.snapshot?.services.map((x) => x.meta.name)).toEqual(['web']);
+    expect(started?.stale).toBe(false);
+    expect([...(started?.endpoints?.get('default/web')?.servingNodes ?? [])]).toEqual(['node-b']);
+  });
+
+  it('tells its listeners once per real change: a burst is one change, writes mlb does not read are none', async () => {
+    seedCluster();
+    const s = makeSource();
+    const first = await settleStart(s);
+    states.length = 0;
+    // Not read: a ClusterIP service, a Node heartbeat, a slice rewritten with the same serving nodes.
+    put('services', service('dns', { type: 'ClusterIP' }));
+    const nodes = api.resourceType('', 'nodes');
+    const a = api.store.get(nodes, undefined, 'node-a');
+    if (!a) throw new Error('node-a');
+    const status = a.status as { conditions: { lastHeartbeatTime: string }[] };
+    for (const c of status.conditions) c.lastHeartbeatTime = '2026-12-01T11:00:00Z';
+    api.store.update(nodes, a);
+    put('slices', slice('web-2', 'web', [{ ip: '10.0.0.2', node: 'node-b' }]));
+    await quiet();
+    expect(states).toEqual([]);
+    expect(s.state.snapshot).toBe(first.snapshot);
+    // A burst: a pool and a service in one go.
+    put('pools', pool('second', ['198.51.100.0/28']));
+    put('services', service('api', { ingress: ['198.51.100.1'] }));
+    await settle('the burst is applied', () => s.state.snapshot?.services.length === 2);
+    await quiet();
+    expect(states).toHaveLength(1);
+    expect(states[0]?.snapshot?.pools.map((p) => p.meta.name)).toEqual(['public', 'second']);
+  });
+
+  it('keeps the last good configuration when an object is invalid, stale with the file mode’s reasons', async () => {
+    seedCluster();
+    const s = makeSource();
+    const first = await settleStart(s);
+    put('pools', pool('overlapping', ['192.0.2.8/29']));
+    await settle('stale', () => s.state.stale);
+    expect(s.state.snapshot).toBe(first.snapshot);
+    expect(s.state.diagnostics[0]).toMatchObject({ severity: 'error', code: 'overlappingCIDR' });
+    api.store.delete(api.resourceType('metallb.io', 'ipaddresspools'), 'metallb-system', 'overlapping');
+    await settle('fresh again', () => !s.state.stale);
+    expect(s.state.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  });
+
+  it('keeps the configuration through an API outage, stale and saying since when, and recovers without a change', async () => {
+    seedCluster();
+    const s = makeSource();
+    const first = await settleStart(s);
+    const outageAt = runtime.now();
+    await api.faults.outage('refuse');
+    await settle('stale', () => s.state.stale);
+    expect(s.state.snapshot).toBe(first.snapshot);
+    expect(s.state.endpoints).toBe(first.endpoints);
+    const [unreachable] = s.state.diagnostics;
+    expect(unreachable?.code).toBe('apiUnreachable');
+    const since = Date.parse(/unreachable since (\S+) /.exec(unreachable?.message ?? '')?.[1] ?? '');
+    expect(since).toBeGreaterThanOrEqual(outageAt);
+    expect(since).toBeLessThanOrEqual(runtime.now());
+    // Minutes pass: still the same configuration.
+    for (let i = 0; i < 120; i++) await runtime.advanceBy(1_000);
+    expect(s.state.snapshot).toBe(first.snapshot);
+    await api.faults.heal();
+    await settle('fresh again', () => !s.state.stale);
+    expect(s.state.snapshot).toBe(first.snapshot);
+    expect(states.every((state) => state.snapshot === first.snapshot)).toBe(true);
+  });
+});
+
+async function settleStart(s: KubernetesSource): Promise<ConfigState> {
+  let started: ConfigState | undefined;
+  void s.start().then((state) => (started = state));
+  return settle('started', () => started);
+}
