@@ -103,6 +103,22 @@ export const PURE_FILES = [
   'src/sources/file/config-file-checks.ts',
   'src/sources/file/config-directory.ts',
   'src/sources/file/answer-chunks.ts',
+  // The Kubernetes controller: the reconcile (Services, pool status, ConfigurationState, memberlist Secret) is
+  // pure; the API writer, the watches and the command around it are the shell.
+  'src/controller/api-objects.ts',
+  'src/controller/cluster-family.ts',
+  'src/controller/go-text.ts',
+  'src/controller/service-view.ts',
+  'src/controller/controller-events.ts',
+  'src/controller/service-prechecks.ts',
+  'src/controller/service-status.ts',
+  'src/controller/reconcile-services.ts',
+  'src/controller/pool-status.ts',
+  'src/controller/json-int64.ts',
+  'src/controller/configuration-state.ts',
+  'src/controller/configuration-choice.ts',
+  'src/controller/memberlist-secret.ts',
+  'src/controller/event-correlator.ts',
   // The Kubernetes source: API objects to a Snapshot and endpoints is pure; the watches and the source are the shell.
   'src/sources/k8s/api-object.ts',
   'src/sources/k8s/watched-kinds.ts',

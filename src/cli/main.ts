@@ -9,6 +9,7 @@ import { versionCommand } from './commands/version';
 import { validateCommand } from './commands/validate';
 import { explainCommand } from './commands/explain';
 import { daemonCommand } from './commands/daemon';
+import { controllerCommand } from './commands/controller';
 import { arpingCommand } from './commands/arping';
 import { labCommand } from './commands/lab';
 import { statusCommand } from './commands/status';
@@ -30,6 +31,7 @@ import { isInProcessHost, runInProcess, type InProcessInput, type InProcessResul
 /** Every command, in the order --help lists them (each has its own argument type, hence any). */
 const COMMANDS: readonly CommandModule<any, any>[] = [
   daemonCommand,
+  controllerCommand,
   validateCommand,
   explainCommand,
   arpingCommand,

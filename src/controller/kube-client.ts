@@ -1,0 +1,114 @@
+/**
+ * A small JSON client for the few calls the controller makes, on @kubernetes/client-node's KubeConfig for the
+ * server, TLS and credentials (in-cluster token re-read as it rotates; plain http only with
+ * insecure-skip-tls-verify, as client-node requires). Writes go through exactly the verbs MetalLB's RBAC grants:
+ * services/status update, events create/patch, metallb.io status updates, secrets create.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { loadKubeConfig as loadSourceKubeConfig } from '../sources/k8s/kube-config';
+import { CodedError } from '../errors/coded-error';
+import { stringifyWithInt64 } from './json-int64';
+
+export const KubeClientErrorCode = {
+  /** The API answered with an HTTP error; `status` says which (409 conflict, 404 not found...). */
+  httpError: 'httpError',
+  /** No answer: connection refused, reset, timed out. */
+  unreachable: 'unreachable',
+  /** No usable kubeconfig or in-cluster service account. */
+  noConfig: 'noConfig',
+} as const;
+export type KubeClientErrorCode = (typeof KubeClientErrorCode)[keyof typeof KubeClientErrorCode];
+
+export class KubeClientError extends CodedError<KubeClientErrorCode> {
+  constructor(
+    code: KubeClientErrorCode,
+    message: string,
+    readonly status = 0,
+  ) {
+    super(code, message);
+  }
+}
+
+/** One request may take this long before it counts as unreachable: a half-open connection must not hang a reconcile. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+export type PatchType = 'application/merge-patch+json' | 'application/strategic-merge-patch+json';
+
+export interface KubeClient {
+  /** undefined on 404. */
+  get<T>(path: string): Promise<T | undefined>;
+  put<T>(path: string, body: unknown): Promise<T>;
+  post<T>(path: string, body: unknown): Promise<T>;
+  patch<T>(path: string, body: unknown, type: PatchType): Promise<T>;
+  readonly server: string;
+  readonly config: KubeConfig;
+}
+
+/** --kubeconfig, else $KUBECONFIG, else the pod's service account (the Kubernetes source's loader), as a typed error. */
+export function loadKubeConfig(path: string | undefined, env: NodeJS.ProcessEnv = process.env): KubeConfig {
+  const where = path ?? env['KUBECONFIG'] ?? 'the in-cluster configuration';
+  let kc: KubeConfig;
+  try {
+    kc = loadSourceKubeConfig({ ...(path && { path }), env }).kubeConfig;
+  } catch (error) {
+    throw new KubeClientError(KubeClientErrorCode.noConfig, `cannot load ${where}: ${(error as Error).message}`);
+  }
+  if (kc.getCurrentCluster() === null) {
+    throw new KubeClientError(KubeClientErrorCode.noConfig, `no cluster in ${where} (--kubeconfig, KUBECONFIG)`);
+  }
+  return kc;
+}
+
+export function kubeClient(kc: KubeConfig): KubeClient {
+  const cluster = kc.getCurrentCluster();
+  if (cluster === null) throw new KubeClientError(KubeClientErrorCode.noConfig, 'no current cluster');
+  const server = cluster.server.replace(/\/+$/, '');
+  const request = async <T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T | undefined> => {
+    const url = new URL(server + path);
+    const options: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
+    await kc.applyToHTTPSOptions(options);
+    const text = body === undefined ? undefined : stringifyWithInt64(body);
+    if (text !== undefined)
+      options.headers = { ...options.headers, 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text) };
+    const transport = url.protocol === 'http:' ? http : https;
+    const { status, data } = await new Promise<{ status: number; data: string }>((resolve, reject) => {
+      const req = transport.request(url, options, (res) => {
+        let chunks = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (chunks += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, data: chunks }));
+        res.on('error', reject);
+      });
+      req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`no answer in ${REQUEST_TIMEOUT_MS} ms`)));
+      req.on('error', (e) => reject(new KubeClientError(KubeClientErrorCode.unreachable, `${method} ${path}: ${e.message}`)));
+      if (text !== undefined) req.write(text);
+      req.end();
+    });
+    if (method === 'GET' && status === 404) return undefined;
+    if (status < 200 || status > 299) {
+      throw new KubeClientError(KubeClientErrorCode.httpError, `${method} ${path}: HTTP ${status}: ${statusMessage(data)}`, status);
+    }
+    return (data === '' ? undefined : JSON.parse(data)) as T;
+  };
+  return {
+    server,
+    config: kc,
+    get: (path) => request('GET', path),
+    put: async (path, body) => (await request('PUT', path, body)) as never,
+    post: async (path, body) => (await request('POST', path, body)) as never,
+    patch: async (path, body, type) => (await request('PATCH', path, body, type)) as never,
+  };
+}
+
+/** A Status object's message, else the body's start. */
+function statusMessage(data: string): string {
+  try {
+    const parsed = JSON.parse(data) as { message?: string };
+    if (typeof parsed.message === 'string') return parsed.message;
+  } catch {
+    // not JSON: fall through
+  }
+  return data.slice(0, 200);
+}
