@@ -658,7 +658,8 @@ export class Speaker implements ControlProvider, MetricsSource {
     return encodeNodeMeta(
       nodeFacts({
         nodeName: this.options.nodeName,
-        snapshot,
+        // Kubernetes mode (the source knows endpoints): every speaker reads the Node objects, none publishes them.
+        ...(this.source.state.endpoints ? {} : { snapshot }),
         labels: this.options.nodeLabels,
         draining: this.flags.draining,
         warmingUp: this.flags.warmingUp,
