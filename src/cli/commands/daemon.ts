@@ -22,9 +22,10 @@ import { maxConfigBytes, maxConfigBytesOption } from '../config-input';
 import { configOption, daemonConfig } from '../config-argument';
 import { type KubernetesArgs, kubernetesModeOptions, kubernetesOptions } from '../kubernetes-options';
 import { kubernetesNodeName } from '../../sources/k8s/kubernetes-mode';
+import { openKubernetesSpeakerPart, speakerHealthBindOption, type SpeakerHealthArgs } from '../kubernetes-speaker-part';
 import { formatDiagnostic } from '../../model';
 
-interface DaemonArgs extends KubernetesArgs {
+interface DaemonArgs extends KubernetesArgs, SpeakerHealthArgs {
   config?: string;
   'max-config-bytes': number;
   'node-name': string;
@@ -67,6 +68,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       .option('kubernetes', kubernetesOptions.kubernetes)
       .option('kubeconfig', kubernetesOptions.kubeconfig)
       .option('namespace', kubernetesOptions.namespace)
+      .option('health-bind', speakerHealthBindOption)
       .option('node-name', {
         type: 'string',
         default: hostname(),
@@ -188,8 +190,11 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       throw failure;
     };
 
-    const key = args['gossip-key-file'] ? await loadGossipKeyring(args['gossip-key-file']).catch(failedStart) : undefined;
-    for (const warning of key?.warnings ?? []) logger.warn({ event: warning.event, file: args['gossip-key-file'] }, warning.message);
+    // Kubernetes mode: join list from the speaker pods, gossip bind and key from MetalLB's environment, status writer, probes.
+    const k8s = args.kubernetes ? await openKubernetesSpeakerPart(args, nodeName, join, logger).catch(failedStart) : undefined;
+    const keyFile = args['gossip-key-file'] ?? k8s?.keyFile;
+    const key = keyFile ? await loadGossipKeyring(keyFile).catch(failedStart) : undefined;
+    for (const warning of key?.warnings ?? []) logger.warn({ event: warning.event, file: keyFile }, warning.message);
     const keyring = key?.keyring;
     if (!keyring)
       logger.warn({ event: 'gossipUnencrypted' }, 'no --gossip-key-file: gossip travels in plain text and anyone on the network can join');
@@ -212,9 +217,10 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       ...(args.kubernetes ? { kubernetes: kubernetesModeOptions(args) } : {}),
       configParser: workerParser(),
       maxConfigBytes: maxBytes,
-      bind,
+      bind: k8s?.bind ?? bind,
       ...(advertise ? { advertiseHost: advertise } : {}),
-      join,
+      join: k8s?.join ?? join,
+      ...(k8s ? { kubernetesSpeaker: k8s } : {}),
       keyring,
       stateDir: args['state-dir'],
       nodeLabels,
@@ -271,6 +277,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       await stopped;
     } finally {
       await metrics?.close();
+      await k8s?.close();
     }
   },
 };

@@ -11,6 +11,8 @@ import {
   type ConfigurationStateStatus,
 } from '../../controller/configuration-state';
 import type { ApiObject } from '../../controller/api-objects';
+import { DiagnosticCode, diagnosticReport } from '../../model';
+import type { ConfigState } from '../../sources/config-source';
 import type { OwnerPod } from './service-status-plan';
 
 const COMPONENT_TYPE_LABEL = 'metallb.io/component-type';
@@ -52,4 +54,15 @@ export function newSpeakerConfigurationState(namespace: string, node: string, ow
       ...(owner && { ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: owner.name, uid: owner.uid }] }),
     },
   };
+}
+
+/**
+ * The configuration error the ConfigurationState reports: the first error of what the API holds when it was
+ * refused. An API outage also makes the state stale, but it says nothing about the configuration (and nothing
+ * could be written during it anyway), so it is not an error here.
+ */
+export function configurationErrorOf(state: ConfigState | undefined): string | undefined {
+  if (!state?.stale) return undefined;
+  const errors = diagnosticReport(state.diagnostics.filter((d) => d.code !== DiagnosticCode.apiUnreachable)).errors;
+  return errors[0];
 }
