@@ -92,7 +92,7 @@ export function decideCluster(inputs: ClusterInputs): ClusterDecision {
   const facts = memberFacts(inputs.live);
   const allowed = facts.mlbOnlyInputsAllowed;
   const config: ElectionConfig = {
-    nodes: electionNodes(inputs.snapshot, facts, inputs.known),
+    nodes: electionNodes(inputs.snapshot, facts, inputs.known, inputs.endpoints !== undefined),
     pools: inputs.snapshot.pools,
     l2Advertisements: inputs.snapshot.l2Advertisements,
     bgpAdvertisements: inputs.snapshot.bgpAdvertisements,
@@ -122,15 +122,18 @@ export function decideCluster(inputs: ClusterInputs): ClusterDecision {
  * The Node objects of the election. A live mlb member is described by its own meta (labels and conditions it
  * publishes) plus the kubelet's labels (hostname, os) a cluster's Node would carry; anyone else by the
  * configuration's v1 Node document (which has them too), or as a node with only those labels. Documented nodes
- * that are not live stay listed, so explain says "notLiveMember" for them.
+ * that are not live stay listed, so explain says "notLiveMember" for them. `fromApi`: the Node documents are the
+ * cluster's own (Kubernetes mode) and win over meta.
  */
-export function electionNodes(snapshot: Snapshot, facts: MemberFacts, known: readonly string[] = []): Node[] {
+export function electionNodes(snapshot: Snapshot, facts: MemberFacts, known: readonly string[] = [], fromApi = false): Node[] {
   const documented = new Map(snapshot.nodes.map((n) => [n.meta.name, n]));
   const names = [...new Set([...snapshot.nodes.map((n) => n.meta.name), ...facts.live, ...known])];
   return names.map((name) => {
     const meta = facts.facts.get(name);
     const doc = documented.get(name);
-    if (!meta) return doc ?? nodeKnownByName(name);
+    // From the Kubernetes API every speaker reads every Node object itself, as MetalLB's speakers do: those win
+    // over gossip meta (which then carries no labels: a real Node's labels rarely fit memberlist's 512 bytes).
+    if (!meta || (fromApi && doc)) return doc ?? nodeKnownByName(name);
     return {
       kind: 'Node',
       meta: { name, namespace: '', labels: withKubeletLabels(name, meta.labels), annotations: doc?.meta.annotations ?? {} },

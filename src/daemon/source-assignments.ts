@@ -24,7 +24,7 @@ export function electionAssignments(
 }
 
 /** Each service's status.loadBalancer.ingress IPs; the pool is the one holding them all (the election finds it). */
-export function ingressAddresses(snapshot: Snapshot): Map<string, ServiceAddresses> {
+function ingressAddresses(snapshot: Snapshot): Map<string, ServiceAddresses> {
   const out = new Map<string, ServiceAddresses>();
   for (const service of snapshot.services) {
     if (service.ingressIPs.length > 0) out.set(serviceKey(service), { ips: service.ingressIPs });

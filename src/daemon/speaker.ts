@@ -562,6 +562,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     if (plan.bgp) this.bgp?.update(plan.bgp.peers, plan.bgp.routes);
     this.selfCheck?.setMacOwners(this.answers.macOwners); // members' MACs and departed members' (answer-context.ts)
     this.selfCheck?.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
+    this.parts.onPlanned?.(plan);
   }
 
   // --- announcing ------------------------------------------------------------------------------------------------
@@ -657,7 +658,8 @@ export class Speaker implements ControlProvider, MetricsSource {
     return encodeNodeMeta(
       nodeFacts({
         nodeName: this.options.nodeName,
-        snapshot,
+        // Kubernetes mode (the source knows endpoints): every speaker reads the Node objects, none publishes them.
+        ...(this.source.state.endpoints ? {} : { snapshot }),
         labels: this.options.nodeLabels,
         draining: this.flags.draining,
         warmingUp: this.flags.warmingUp,

@@ -20,11 +20,12 @@ import { CommandError, ExitCode, UsageError } from '../exit-codes';
 import { ConfigLoadError, workerParser } from '../../sources/file';
 import { maxConfigBytes, maxConfigBytesOption } from '../config-input';
 import { configOption, daemonConfig } from '../config-argument';
-import { type KubernetesArgs, kubernetesModeOptions, kubernetesOptions } from '../kubernetes-options';
+import { type KubernetesArgs, checkKubernetesArgs, kubernetesModeOptions, kubernetesOptions } from '../kubernetes-options';
 import { kubernetesNodeName } from '../../sources/k8s/kubernetes-mode';
+import { openKubernetesSpeakerPart, speakerHealthBindOption, type SpeakerHealthArgs } from '../kubernetes-speaker-part';
 import { formatDiagnostic } from '../../model';
 
-interface DaemonArgs extends KubernetesArgs {
+interface DaemonArgs extends KubernetesArgs, SpeakerHealthArgs {
   config?: string;
   'max-config-bytes': number;
   'node-name': string;
@@ -67,6 +68,8 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       .option('kubernetes', kubernetesOptions.kubernetes)
       .option('kubeconfig', kubernetesOptions.kubeconfig)
       .option('namespace', kubernetesOptions.namespace)
+      .option('lb-class', kubernetesOptions['lb-class'])
+      .option('health-bind', speakerHealthBindOption)
       .option('node-name', {
         type: 'string',
         default: hostname(),
@@ -170,6 +173,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
         ? undefined
         : parseOrUsage(() => parseHostPort(args['metrics-bind']!, METALLB_METRICS_PORT), '--metrics-bind');
     const maxBytes = maxConfigBytes(args['max-config-bytes']);
+    checkKubernetesArgs(args);
     const configFile = args.kubernetes ? undefined : daemonConfig(args.config);
     const nodeName = args.kubernetes ? kubernetesNodeName(args['node-name']) : args['node-name'];
     const logger = createLogger({ level: args['log-level'], base: { node: nodeName } });
@@ -188,8 +192,11 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       throw failure;
     };
 
-    const key = args['gossip-key-file'] ? await loadGossipKeyring(args['gossip-key-file']).catch(failedStart) : undefined;
-    for (const warning of key?.warnings ?? []) logger.warn({ event: warning.event, file: args['gossip-key-file'] }, warning.message);
+    // Kubernetes mode: join list from the speaker pods, gossip bind and key from MetalLB's environment, status writer, probes.
+    const k8s = args.kubernetes ? await openKubernetesSpeakerPart(args, nodeName, join, logger).catch(failedStart) : undefined;
+    const keyFile = args['gossip-key-file'] ?? k8s?.keyFile;
+    const key = keyFile ? await loadGossipKeyring(keyFile).catch(failedStart) : undefined;
+    for (const warning of key?.warnings ?? []) logger.warn({ event: warning.event, file: keyFile }, warning.message);
     const keyring = key?.keyring;
     if (!keyring)
       logger.warn({ event: 'gossipUnencrypted' }, 'no --gossip-key-file: gossip travels in plain text and anyone on the network can join');
@@ -212,9 +219,10 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       ...(args.kubernetes ? { kubernetes: kubernetesModeOptions(args) } : {}),
       configParser: workerParser(),
       maxConfigBytes: maxBytes,
-      bind,
+      bind: k8s?.bind ?? bind,
       ...(advertise ? { advertiseHost: advertise } : {}),
-      join,
+      join: k8s?.join ?? join,
+      ...(k8s ? { kubernetesSpeaker: k8s } : {}),
       keyring,
       stateDir: args['state-dir'],
       nodeLabels,
@@ -271,6 +279,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       await stopped;
     } finally {
       await metrics?.close();
+      await k8s?.close();
     }
   },
 };

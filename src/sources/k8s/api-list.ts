@@ -15,7 +15,7 @@ export interface ApiList {
 }
 
 /** An API answer other than 200: the status code is what client-node's ListWatch reads (410: list again). */
-export class ApiRequestError extends Error {
+class ApiRequestError extends Error {
   constructor(
     readonly statusCode: number,
     message: string,

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { DEFAULT_METALLB_NAMESPACE } from '../../model';
 
 /** Where a pod's service account says which namespace it runs in. */
-export const SERVICE_ACCOUNT_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+const SERVICE_ACCOUNT_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -15,14 +15,14 @@ export const MAX_RESTART_DELAY_MS = 30_000;
  * never lives forever behind a proxy that forgot it, and the watches of many speakers do not end together
  * (kubectl and client-go pick 5-10 min the same way).
  */
-export const WATCH_TIMEOUT_MIN_S = 300;
-export const WATCH_TIMEOUT_MAX_S = 600;
+const WATCH_TIMEOUT_MIN_S = 300;
+const WATCH_TIMEOUT_MAX_S = 600;
 /**
  * A watch that heard nothing (no event, no bookmark) for this long is taken for a half-open connection and
  * restarted. The API server sends bookmarks (allowWatchBookmarks) about once a minute, so a live quiet watch is
  * well inside it; restarting a watch that was merely quiet costs one request and resumes from the same version.
  */
-export const WATCH_SILENCE_LIMIT_MS = 150_000;
+const WATCH_SILENCE_LIMIT_MS = 150_000;
 /** How often the silence is looked at; the limit is reached at most this late. */
 export const WATCHDOG_CHECK_MS = 15_000;
 /** A watch open this long, or one that delivered a line, was healthy: the next failure starts the backoff anew. */
@@ -31,7 +31,7 @@ export const HEALTHY_WATCH_MS = 30_000;
  * Watch requests of one resource start at least this far apart. A server (or proxy) that answers a watch with an
  * empty 200 makes 1.4.0's ListWatch re-watch at once, forever; this bounds that loop to one request a second.
  */
-export const MIN_WATCH_SPACING_MS = 1_000;
+const MIN_WATCH_SPACING_MS = 1_000;
 /** A list or a watch's response headers not there after this long: the request is given up and retried. */
 export const REQUEST_TIMEOUT_MS = 30_000;
 

@@ -10,17 +10,17 @@ import type { ServiceEndpoints } from '../../election';
 import type { ApiEndpoint, ApiEndpointSlice } from './api-object';
 
 /** The label that ties an EndpointSlice to its Service (discovery.k8s.io/v1, set by the EndpointSlice controller). */
-export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
 /** MetalLB's EndpointCanServe: ready unknown counts as ready; serving rescues a not-ready (terminating) endpoint. */
-export function endpointCanServe(endpoint: ApiEndpoint): boolean {
+function endpointCanServe(endpoint: ApiEndpoint): boolean {
   const conditions = endpoint.conditions ?? {};
   if (conditions.ready === undefined || conditions.ready === null || conditions.ready) return true;
   return conditions.serving === true;
 }
 
 /** The service ("namespace/name") a slice belongs to, or undefined for a slice without the label. */
-export function sliceServiceKey(slice: ApiEndpointSlice): string | undefined {
+function sliceServiceKey(slice: ApiEndpointSlice): string | undefined {
   const service = slice.metadata?.labels?.[SERVICE_NAME_LABEL];
   const namespace = slice.metadata?.namespace;
   if (!service || !namespace) return undefined;

@@ -5,9 +5,9 @@
  * are read as (items of a list carry neither, so they are filled in here). Pure.
  */
 
-export const METALLB_GROUP_VERSION = 'metallb.io/v1beta1';
+const METALLB_GROUP_VERSION = 'metallb.io/v1beta1';
 /** MetalLB serves BGPPeer in v1beta2 (v1beta1 is converted by its webhook); mlb reads both. */
-export const METALLB_BGPPEER_VERSION = 'metallb.io/v1beta2';
+const METALLB_BGPPEER_VERSION = 'metallb.io/v1beta2';
 
 export type WatchedKindName =
   | 'ipaddresspools'

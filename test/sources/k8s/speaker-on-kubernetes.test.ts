@@ -43,7 +43,10 @@ beforeAll(async () => {
     api.store.create(api.resourceType(group, plural), { ...object, apiVersion, kind } as unknown as KubeObject);
   put('metallb.io', 'ipaddresspools', 'metallb.io/v1beta1', 'IPAddressPool', pool('public', ['192.0.2.0/28']));
   put('metallb.io', 'l2advertisements', 'metallb.io/v1beta1', 'L2Advertisement', l2Advertisement('l2', { ipAddressPools: ['public'] }));
-  for (const name of ['node-a', 'node-b']) put('', 'nodes', 'v1', 'Node', node(name));
+  // Labels as a real cluster's Nodes carry them (topology, instance type, operators'): far more than memberlist's
+  // 512 bytes of node meta could hold.
+  const labels = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`topology.example.com/label-${i}`, `value-${i}-abcdefghij`]));
+  for (const name of ['node-a', 'node-b']) put('', 'nodes', 'v1', 'Node', node(name, { labels }));
   for (const [name, ip, on] of SERVICES) {
     put('', 'services', 'v1', 'Service', service(name, { ingress: [ip], policy: 'Local' }));
     put(
