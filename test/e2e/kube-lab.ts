@@ -9,7 +9,7 @@
  * an API server that stops: connections drop and new ones are refused, and the fake's state survives for the restart.
  */
 import { execFile, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -252,45 +252,51 @@ export class KubeLab {
     return this.controller;
   }
 
-  /** The memberlist secret the controller creates, written where the speaker DaemonSet mounts it. */
-  async memberlistKeyFile(): Promise<string> {
+  /** The memberlist secret the controller creates, written where the speaker DaemonSet mounts it (a directory). */
+  async memberlistKeyDir(): Promise<string> {
     const secrets = this.api.resourceType('', 'secrets');
     const secret = await eventually(() => this.api.store.get(secrets, INSTALL_NAMESPACE, 'memberlist'), 15_000, 100);
-    const key = Buffer.from((secret as { data: { secretkey: string } }).data.secretkey, 'base64');
-    const file = join(this.dir, 'ml_secret_key');
-    writeFileSync(file, key, { mode: 0o600 });
-    return file;
+    const dir = join(this.dir, 'ml_secret_key');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'secretkey'), Buffer.from((secret as { data: { secretkey: string } }).data.secretkey, 'base64'), {
+      mode: 0o600,
+    });
+    return dir;
   }
 
   /**
-   * `mlb daemon --kubernetes` on a node, as the speaker service account, its node name from METALLB_NODE_NAME
-   * as the DaemonSet sets it. Gossip joins the other nodes' addresses (their pod IPs).
+   * `mlb daemon --kubernetes` on a node as deploy/'s DaemonSet runs it, as the speaker service account: node name,
+   * pod name, gossip address and key directory from MetalLB's environment, and no --join (it joins the speaker
+   * Pods at their pod IPs). The paths a pod gets from its own filesystem (state, control socket) are per node here.
+   * --gossip-bind: `mlb daemon` still demands it even when METALLB_ML_BIND_ADDR gives the address (the DaemonSet
+   * passes none); it is given the same address, so this does not change what is tested.
    */
-  startSpeaker(name: string, keyFile: string): RunningDaemon {
+  startSpeaker(name: string, keyDir: string): RunningDaemon {
     const host = this.hosts.host(name);
-    const others = this.hosts.nodes.filter((n) => n.name !== name).map((n) => `${n.ipv4}:7946`);
+    const env = {
+      METALLB_NODE_NAME: name,
+      METALLB_POD_NAME: `speaker-${name}`,
+      METALLB_HOST: host.ipv4,
+      METALLB_ML_BIND_ADDR: host.ipv4,
+      METALLB_ML_BIND_PORT: '7946',
+      METALLB_ML_LABELS: 'app=metallb,component=speaker',
+      METALLB_ML_SECRET_KEY_PATH: keyDir,
+    };
     const daemon = startDaemon(
       [
         '--kubernetes',
+        `--metrics-bind=${host.ipv4}`,
         '--kubeconfig',
         this.kubeconfig(SPEAKER_SUBJECT),
-        '--namespace',
-        INSTALL_NAMESPACE,
         '--gossip-bind',
         `${host.ipv4}:7946`,
-        '--join',
-        others.join(','),
-        '--gossip-key-file',
-        keyFile,
         '--state-dir',
         join(this.dir, name),
         '--control-socket',
         this.hosts.socket(name),
-        '--metrics-bind',
-        `${host.ipv4}:${METRICS_PORT}`,
       ],
       host.netns,
-      ['env', `METALLB_NODE_NAME=${name}`],
+      ['env', ...Object.entries(env).map(([k, v]) => `${k}=${v}`)],
     );
     this.hosts.daemons.set(name, daemon);
     return daemon;

@@ -60,8 +60,8 @@ describe.skipIf(skip !== undefined)(`Kubernetes mode in network namespaces${skip
   beforeAll(async () => {
     lab = await KubeLab.start((nodes) => [endpointSlice('web', HTTP_PORT, nodes)]);
     lab.startController();
-    const keyFile = await lab.memberlistKeyFile();
-    for (const node of lab.hosts.nodes) lab.startSpeaker(node.name, keyFile);
+    const keyDir = await lab.memberlistKeyDir();
+    for (const node of lab.hosts.nodes) lab.startSpeaker(node.name, keyDir);
     await lab.kubectl.ok(['apply', '--validate=false', '-f', '-'], { input: POOL_YAML });
     for (const node of lab.hosts.nodes) await lab.hosts.daemon(node.name).waitFor((l) => l.event === 'gossipStarted', 20_000);
   }, 60_000);
@@ -73,6 +73,19 @@ describe.skipIf(skip !== undefined)(`Kubernetes mode in network namespaces${skip
 
   const ingressOf = async (): Promise<string | undefined> =>
     (await lab.kubectl.ok(['get', 'svc', 'web', '-n', APP_NAMESPACE, '-o', 'jsonpath={.status.loadBalancer.ingress[0].ip}'])) || undefined;
+  const eventsOf = async (name: string) =>
+    (
+      JSON.parse(
+        await lab.kubectl.ok(['get', 'events', '-n', APP_NAMESPACE, '--field-selector', `involvedObject.name=${name}`, '-o', 'json']),
+      ) as { items: { reason: string; type: string; message: string; source: { component: string } }[] }
+    ).items;
+  /** The only ServiceL2Status of the Service when there is exactly one and it names `node`, else undefined. */
+  const onlyL2Status = async (node: string) => {
+    const list = JSON.parse(await lab.kubectl.ok(['get', 'servicel2statuses', '-n', INSTALL_NAMESPACE, '-o', 'json'])) as {
+      items: { metadata: { labels?: Record<string, string> }; status?: { node?: string } }[];
+    };
+    return list.items.length === 1 && list.items[0]!.status?.node === node ? list.items[0] : undefined;
+  };
   const runningSpeakers = () => lab.hosts.nodes.map((n) => n.name).filter((n) => running(lab.hosts.daemon(n).child));
 
   it('a Service created with kubectl gets an address from the pool, its status, an IPAllocated event, and the client reaches its owner', async () => {
@@ -81,13 +94,11 @@ describe.skipIf(skip !== undefined)(`Kubernetes mode in network namespaces${skip
     expect(ip).toMatch(POOL_ADDRESS);
     const svc = JSON.parse(await lab.kubectl.ok(['get', 'svc', 'web', '-n', APP_NAMESPACE, '-o', 'json']));
     expect(svc.metadata.annotations['metallb.io/ip-allocated-from-pool']).toBe('lab');
-    const events = JSON.parse(
-      await lab.kubectl.ok(['get', 'events', '-n', APP_NAMESPACE, '--field-selector', 'involvedObject.name=web', '-o', 'json']),
-    ) as { items: { reason: string; type: string; message: string; source: { component: string } }[] };
-    expect(events.items).toContainEqual(
+    const events = await eventsOf('web');
+    expect(events).toContainEqual(
       expect.objectContaining({ reason: 'IPAllocated', type: 'Normal', source: { component: 'metallb-controller' } }),
     );
-    expect(events.items.find((e) => e.reason === 'IPAllocated')?.message).toContain(ip);
+    expect(events.find((e) => e.reason === 'IPAllocated')?.message).toContain(ip);
     // Every speaker read the address from the Service's status and agrees on one owner.
     owner = await until('the speakers agree on an owner', () => lab.agreedOwner(SERVICE, runningSpeakers()), 30_000);
     for (const node of runningSpeakers()) expect((await lab.status(node)).services.find((s) => s.service === SERVICE)?.ips).toEqual([ip]);
@@ -95,7 +106,22 @@ describe.skipIf(skip !== undefined)(`Kubernetes mode in network namespaces${skip
     expect(await until('an ARP answer', async () => nonEmpty(await lab.arpingMacs(ip)))).toEqual([lab.hosts.macOf(owner)]);
   }, 60_000);
 
-  it.todo("the owner's speaker records nodeAssigned on the Service and one ServiceL2Status names its node (not in the speaker yet)");
+  it("the owner's speaker records nodeAssigned on the Service and one ServiceL2Status names its node", async () => {
+    const assigned = await until('a nodeAssigned event', async () =>
+      nonEmpty((await eventsOf('web')).filter((e) => e.reason === 'nodeAssigned')),
+    );
+    expect(assigned).toEqual([
+      expect.objectContaining({
+        type: 'Normal',
+        source: { component: 'metallb-speaker' },
+        message: `announcing from node "${owner}" with protocol "layer2"`,
+      }),
+    ]);
+    expect(await until(`one ServiceL2Status on ${owner}`, async () => onlyL2Status(owner))).toMatchObject({
+      metadata: { labels: { 'metallb.io/node': owner, 'metallb.io/service-name': 'web', 'metallb.io/service-namespace': APP_NAMESPACE } },
+      status: { node: owner, serviceName: 'web', serviceNamespace: APP_NAMESPACE },
+    });
+  }, 30_000);
 
   it("kill -9 of the owner's speaker: another node answers within the fast profile's failover bound", async () => {
     const loop = lab.hosts.clientLoop(ip);
@@ -123,7 +149,11 @@ describe.skipIf(skip !== undefined)(`Kubernetes mode in network namespaces${skip
     }
   }, 45_000);
 
-  it.todo("after the failover the ServiceL2Status names the new owner's node (not in the speaker yet)");
+  it("after the failover one ServiceL2Status names the new owner's node", async () => {
+    expect(await until(`one ServiceL2Status on ${owner}`, async () => onlyL2Status(owner), 20_000)).toMatchObject({
+      status: { node: owner, serviceName: 'web', serviceNamespace: APP_NAMESPACE },
+    });
+  }, 30_000);
 
   it('the API server stops for 30 s: nothing is withdrawn, the client keeps reaching the owner, and the speakers resync after', async () => {
     const survivors = runningSpeakers();
