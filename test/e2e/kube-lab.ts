@@ -258,9 +258,9 @@ export class KubeLab {
     const secret = await eventually(() => this.api.store.get(secrets, INSTALL_NAMESPACE, 'memberlist'), 15_000, 100);
     const dir = join(this.dir, 'ml_secret_key');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'secretkey'), Buffer.from((secret as { data: { secretkey: string } }).data.secretkey, 'base64'), {
-      mode: 0o600,
-    });
+    const data = secret['data'] as { secretkey: string };
+    // Secret data is base64 in the API; the mounted file holds the decoded value.
+    writeFileSync(join(dir, 'secretkey'), Buffer.from(data.secretkey, 'base64'), { mode: 0o600 });
     return dir;
   }
 
