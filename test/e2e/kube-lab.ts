@@ -152,8 +152,8 @@ export class KubeLab {
   kubectl!: Kubectl;
   controller: Controller | undefined;
 
-  private constructor() {
-    this.hosts = new DaemonLab(3);
+  private constructor(nodeCount: number) {
+    this.hosts = new DaemonLab(nodeCount);
     this.apiHost = this.hosts.lab.addHost('api');
   }
 
@@ -170,8 +170,8 @@ export class KubeLab {
   }
 
   /** The lab, the fake with deploy/'s RBAC and the seeded cluster, and the relay that exposes it to the namespaces. */
-  static async start(slices: (nodes: readonly LabHost[]) => KubeObject[]): Promise<KubeLab> {
-    const lab = new KubeLab();
+  static async start(slices: (nodes: readonly LabHost[]) => KubeObject[], nodeCount = 3): Promise<KubeLab> {
+    const lab = new KubeLab(nodeCount);
     try {
       const { stdout } = await kubectl(['kustomize', join(REPO_ROOT, 'deploy')]);
       lab.api = await startFakeApiServer({
