@@ -11,6 +11,8 @@ export interface KubernetesModeOptions {
   readonly kubeconfig?: string;
   /** The namespace of the metallb.io objects. */
   readonly namespace: string;
+  /** --lb-class. */
+  readonly lbClass?: string;
 }
 
 export interface ConfigSourceChoice {
@@ -34,7 +36,8 @@ export function openConfigSource(choice: ConfigSourceChoice, log: Log): ConfigSo
           import('../sources/k8s/kube-config'),
         ]);
         const { kubeConfig } = loadKubeConfig(kubernetes.kubeconfig ? { path: kubernetes.kubeconfig } : {});
-        return new KubernetesSource({ kubeConfig, namespace: kubernetes.namespace, log });
+        const lbClass = kubernetes.lbClass ? { lbClass: kubernetes.lbClass } : {};
+        return new KubernetesSource({ kubeConfig, namespace: kubernetes.namespace, log, ...lbClass });
       },
     );
   }

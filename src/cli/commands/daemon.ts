@@ -20,7 +20,7 @@ import { CommandError, ExitCode, UsageError } from '../exit-codes';
 import { ConfigLoadError, workerParser } from '../../sources/file';
 import { maxConfigBytes, maxConfigBytesOption } from '../config-input';
 import { configOption, daemonConfig } from '../config-argument';
-import { type KubernetesArgs, kubernetesModeOptions, kubernetesOptions } from '../kubernetes-options';
+import { type KubernetesArgs, checkKubernetesArgs, kubernetesModeOptions, kubernetesOptions } from '../kubernetes-options';
 import { kubernetesNodeName } from '../../sources/k8s/kubernetes-mode';
 import {
   kubernetesGossipBind,
@@ -73,6 +73,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       .option('kubernetes', kubernetesOptions.kubernetes)
       .option('kubeconfig', kubernetesOptions.kubeconfig)
       .option('namespace', kubernetesOptions.namespace)
+      .option('lb-class', kubernetesOptions['lb-class'])
       .option('health-bind', speakerHealthBindOption)
       .option('node-name', {
         type: 'string',
@@ -176,6 +177,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
         ? undefined
         : parseOrUsage(() => parseHostPort(args['metrics-bind']!, METALLB_METRICS_PORT), '--metrics-bind');
     const maxBytes = maxConfigBytes(args['max-config-bytes']);
+    checkKubernetesArgs(args);
     const configFile = args.kubernetes ? undefined : daemonConfig(args.config);
     const nodeName = args.kubernetes ? kubernetesNodeName(args['node-name']) : args['node-name'];
     const logger = createLogger({ level: args['log-level'], base: { node: nodeName } });

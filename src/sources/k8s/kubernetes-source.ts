@@ -24,6 +24,12 @@ import { WATCHED_KINDS, type WatchedKindName, kindPath } from './watched-kinds';
 
 /** Quiet time after a change before recomputing: a burst (a re-list, a rollout's EndpointSlice churn) is one recomputation. */
 export const RECOMPUTE_DEBOUNCE_MS = 100;
+/**
+ * How long the API must stay unreachable before the state says so: a dropped watch (a proxy or API server
+ * restart) is usually back within a couple of restarts, and reporting each blip would flap the daemon's stale
+ * state and logs for nothing.
+ */
+export const UNREACHABLE_GRACE_MS = 5_000;
 
 export interface KubernetesSourceOptions {
   readonly kubeConfig: KubeConfig;
@@ -32,6 +38,8 @@ export interface KubernetesSourceOptions {
   readonly runtime?: Clock & Scheduler & Randomness;
   readonly debounceMs?: number;
   readonly parseOptions?: ParseOptions;
+  /** --lb-class: the Services handled are those of this spec.loadBalancerClass (unset: those without one). */
+  readonly lbClass?: string;
   readonly log?: Log;
 }
 
@@ -42,6 +50,7 @@ export class KubernetesSource implements ConfigSource {
   private readonly runtime: Clock & Scheduler & Randomness;
   private readonly server: string;
   private debounce: Timer | undefined;
+  private graceTimer: Timer | undefined;
   private lastDigest: string | undefined;
   /** What the caches say, connection aside: the last good snapshot, and whether what they hold now was refused. */
   private read: ConfigState = this.current;
@@ -100,6 +109,7 @@ export class KubernetesSource implements ConfigSource {
   async stop(): Promise<void> {
     this.stopped = true;
     this.debounce?.cancel();
+    this.graceTimer?.cancel();
     this.firstSync?.reject(new Error(`stopped before the Kubernetes API ${this.server} was read`));
     this.firstSync = undefined;
     await Promise.all([...this.watches.values()].map((w) => w.stop()));
@@ -130,7 +140,7 @@ export class KubernetesSource implements ConfigSource {
   private recompute(): void {
     if (this.stopped) return;
     const objects = Object.fromEntries([...this.watches].map(([name, w]) => [name, w.objects()])) as unknown as ClusterObjects;
-    const prepared = prepareCluster(objects);
+    const prepared = prepareCluster(objects, this.options.lbClass);
     if (prepared.digest !== this.lastDigest) {
       this.lastDigest = prepared.digest;
       const { result, endpoints } = translatePrepared(prepared, this.origin, this.options.parseOptions ?? {});
@@ -161,7 +171,17 @@ export class KubernetesSource implements ConfigSource {
       }
     }
     if (first?.failingSince === undefined) return undefined;
-    const since = new Date(first.failingSince).toISOString();
+    const sinceMs = first.failingSince;
+    const graceLeft = sinceMs + UNREACHABLE_GRACE_MS - this.runtime.now();
+    if (graceLeft > 0) {
+      // Looked at again when the grace is over (the failing watches may say nothing more until then).
+      this.graceTimer ??= this.runtime.after(graceLeft, () => {
+        this.graceTimer = undefined;
+        this.recompute();
+      });
+      return undefined;
+    }
+    const since = new Date(sinceMs).toISOString();
     const running =
       this.read.loadedAt === undefined
         ? 'nothing loaded yet'

@@ -5,7 +5,7 @@
  * them.
  *
  * What differs from a file, and why:
- * - Only type LoadBalancer Services are read: MetalLB's speaker handles no other (reason notLoadBalancer), and a
+ * - Only type LoadBalancer Services of this load-balancer class are read: MetalLB's speaker handles no other, and a
  *   cluster's thousands of ClusterIP services must neither cost a parse nor, by one odd annotation, hold up the
  *   configuration of the load balancers.
  * - Nodes are read for their name, labels, annotations, conditions and addresses only: the election needs the
@@ -47,13 +47,18 @@ export function emptyClusterObjects(): ClusterObjects {
   return Object.fromEntries(WATCHED_KINDS.map((k) => [k.name, []])) as unknown as ClusterObjects;
 }
 
-export function prepareCluster(objects: ClusterObjects): PreparedCluster {
+/**
+ * `lbClass`: --lb-class. A Service is handled when its spec.loadBalancerClass is this one (unset: only Services
+ * without a class), as MetalLB does: another implementation's Service keeps the ingress that implementation wrote,
+ * which mlb must not announce.
+ */
+export function prepareCluster(objects: ClusterObjects, lbClass?: string): PreparedCluster {
   const documents: ApiObject[] = [];
   for (const kind of WATCHED_KINDS) {
     if (kind.name === 'endpointslices') continue;
     for (const object of sortedByKey(objects[kind.name])) {
       const typed = { ...object, apiVersion: object.apiVersion ?? kind.apiVersion, kind: kind.kind };
-      if (kind.name === 'services' && !isLoadBalancer(typed)) continue;
+      if (kind.name === 'services' && !handledService(typed, lbClass)) continue;
       documents.push(kind.name === 'nodes' ? nodeFields(typed) : typed);
     }
   }
@@ -66,8 +71,13 @@ export function translatePrepared(prepared: PreparedCluster, origin: string, opt
   return { result: parseApiObjects(prepared.documents, origin, options), endpoints: prepared.endpoints };
 }
 
-export function translateCluster(objects: ClusterObjects, origin: string, options: ParseOptions = {}): ClusterTranslation {
-  return translatePrepared(prepareCluster(objects), origin, options);
+export function translateCluster(
+  objects: ClusterObjects,
+  origin: string,
+  options: ParseOptions = {},
+  lbClass?: string,
+): ClusterTranslation {
+  return translatePrepared(prepareCluster(objects, lbClass), origin, options);
 }
 
 /** Fields the API server changes on every write, whatever the write was: not part of what an object says. */
@@ -89,9 +99,11 @@ function sortedByKey(objects: readonly ApiObject[]): ApiObject[] {
   });
 }
 
-function isLoadBalancer(service: ApiObject): boolean {
-  const spec = service.spec as { type?: unknown } | undefined;
-  return spec?.type === 'LoadBalancer';
+function handledService(service: ApiObject, lbClass: string | undefined): boolean {
+  const spec = service.spec as { type?: unknown; loadBalancerClass?: unknown } | undefined;
+  if (spec?.type !== 'LoadBalancer') return false;
+  const has = typeof spec.loadBalancerClass === 'string' ? spec.loadBalancerClass : '';
+  return has === (lbClass ?? '');
 }
 
 interface ApiNodeStatus {

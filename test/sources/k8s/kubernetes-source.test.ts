@@ -159,6 +159,41 @@ describe('KubernetesSource', () => {
   });
 });
 
+describe('KubernetesSource on a flaky connection', () => {
+  it('does not report a dropped watch that is back within seconds', async () => {
+    seedCluster();
+    const s = makeSource();
+    await settleStart(s);
+    states.length = 0;
+    const watchesBefore = api.audit.count({ verb: 'watch' });
+    await until('every watch open', () => api.faults.openWatches() === 9);
+    api.faults.dropWatches();
+    await settle(
+      'every watch open again',
+      () => api.audit.count({ verb: 'watch' }) >= watchesBefore + 9 && api.faults.openWatches() === 9,
+      4_000,
+    );
+    for (let i = 0; i < 20; i++) await runtime.advanceBy(500);
+    expect(states).toEqual([]);
+    expect(s.state.stale).toBe(false);
+  });
+
+  it('changes nothing when the API replays everything (a re-list after 410 Gone)', async () => {
+    seedCluster();
+    const s = makeSource();
+    const first = await settleStart(s);
+    states.length = 0;
+    const listsBefore = api.audit.count({ verb: 'list', code: 200 });
+    await until('every watch open', () => api.faults.openWatches() === 9);
+    api.faults.compact();
+    api.faults.expireWatches();
+    await settle('everything listed again', () => api.audit.count({ verb: 'list', code: 200 }) >= listsBefore + 9, 60_000);
+    await quiet();
+    expect(states.filter((state) => state.snapshot !== first.snapshot)).toEqual([]);
+    expect(s.state.snapshot).toBe(first.snapshot);
+  });
+});
+
 async function settleStart(s: KubernetesSource): Promise<ConfigState> {
   let started: ConfigState | undefined;
   void s.start().then((state) => (started = state));

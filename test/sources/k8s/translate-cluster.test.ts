@@ -44,6 +44,17 @@ describe('API objects to the Snapshot', () => {
     expect(snapshot.services[0]?.ingressIPs.map(formatIP)).toEqual(['192.0.2.1']);
   });
 
+  it('reads only the Services of its load-balancer class (--lb-class; none: only Services without a class)', () => {
+    const classed = (name: string, lbClass: string) => {
+      const s = service(name, { ingress: ['192.0.2.9'] });
+      return { ...s, spec: { ...(s.spec as object), loadBalancerClass: lbClass } };
+    };
+    const objects = { ...basicCluster(), services: [service('web', { ingress: ['192.0.2.1'] }), classed('other', 'example.com/other')] };
+    const names = (lbClass?: string) => snapshotOf(translateCluster(objects, ORIGIN, {}, lbClass).result).services.map((s) => s.meta.name);
+    expect(names()).toEqual(['web']);
+    expect(names('example.com/other')).toEqual(['other']);
+  });
+
   it('keeps the NetworkUnavailable condition and the exclusion label of each Node', () => {
     const objects = cluster({
       nodes: [
