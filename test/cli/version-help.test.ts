@@ -37,6 +37,7 @@ describe('mlb version and help', () => {
     expect(list[0]).toBe('Commands:');
     expect(list.slice(1).map((l) => l.trim().split(/\s+/)[1])).toEqual([
       'daemon',
+      'controller',
       'validate',
       'explain',
       'arping',

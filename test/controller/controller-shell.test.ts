@@ -23,7 +23,7 @@ afterEach(async () => {
   api = undefined;
 });
 
-async function setup(addresses: string[], options: { lbClass?: string; start?: boolean } = {}) {
+async function setup(addresses: string[], options: { lbClass?: string; start?: boolean; podName?: string } = {}) {
   api = await startFakeApiServer();
   const raw = rawClient(api.url);
   await raw.send('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
@@ -46,18 +46,25 @@ async function setup(addresses: string[], options: { lbClass?: string; start?: b
       deploymentName: 'controller',
       log: silent,
       ...(options.lbClass && { lbClass: options.lbClass }),
+      ...(options.podName && { podName: options.podName }),
     });
   controller = make();
   if (options.start !== false) controller.start();
   return { raw, api, make };
 }
 
+/** Creates or replaces a pool as a user would; a 409 (the controller wrote the pool's status meanwhile) is read again. */
 async function putPool(raw: RawClient, name: string, addresses: string[]) {
   const path = `/apis/metallb.io/v1beta1/namespaces/${NS}/ipaddresspools`;
-  const existing = await raw.send('GET', `${path}/${name}`);
   const body = { apiVersion: 'metallb.io/v1beta1', kind: 'IPAddressPool', metadata: { name, namespace: NS }, spec: { addresses } };
-  if (existing.code === 404) return raw.send('POST', path, body);
-  return raw.send('PUT', `${path}/${name}`, { ...body, metadata: existing.body.metadata });
+  return until(`pool ${name} written`, async () => {
+    const existing = await raw.send('GET', `${path}/${name}`);
+    const written =
+      existing.code === 404
+        ? await raw.send('POST', path, body)
+        : await raw.send('PUT', `${path}/${name}`, { ...body, metadata: existing.body.metadata });
+    return written.code < 300 && written;
+  });
 }
 
 function service(name: string, extra: { lbClass?: string; annotations?: Record<string, string> } = {}) {
@@ -234,5 +241,39 @@ describe('an invalid configuration', () => {
       const s = await raw.send('GET', `/apis/metallb.io/v1beta1/namespaces/${NS}/configurationstates/controller`);
       return s.body.status?.result === 'Valid' && s.body.status.errorSummary === undefined;
     });
+  });
+});
+
+describe('ConfigurationState owner', () => {
+  it('is the controller’s own Pod (METALLB_POD_NAME), so it goes away with the Pod', async () => {
+    const { raw } = await setup(['192.0.2.10/32'], { start: false, podName: 'controller-abc' });
+    const pod = await raw.send('POST', `/api/v1/namespaces/${NS}/pods`, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'controller-abc', namespace: NS },
+      spec: { containers: [{ name: 'controller', image: 'mlb:0.1.0' }] },
+    });
+    controller!.start();
+    const state = await until('configuration state', async () => {
+      const s = await raw.send('GET', `/apis/metallb.io/v1beta1/namespaces/${NS}/configurationstates/controller`);
+      return s.code === 200 && s.body;
+    });
+    expect(state.metadata.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Pod', name: 'controller-abc', uid: pod.body.metadata.uid }]);
+  });
+});
+
+describe('deleting a Service', () => {
+  it('frees its address for a pending Service at once', async () => {
+    const { raw } = await setup(['192.0.2.10/32']);
+    await raw.send('POST', '/api/v1/namespaces/default/services', service('first'));
+    await until('first has the address', async () => (await ingressOf(raw, 'first'))[0] === '192.0.2.10');
+    await raw.send('POST', '/api/v1/namespaces/default/services', service('second'));
+    await until('second is refused', async () => (await eventsOf(raw, 'second')).some((e) => e.reason === 'AllocationFailed'));
+    await raw.send('DELETE', '/api/v1/namespaces/default/services/first');
+    await until('second gets the address', async () => (await ingressOf(raw, 'second'))[0] === '192.0.2.10');
+    expect((await eventsOf(raw, 'second')).map((e) => e.message)).toEqual([
+      'Failed to allocate IP for "default/second": no available IPs',
+      'Assigned IP ["192.0.2.10"]',
+    ]);
   });
 });

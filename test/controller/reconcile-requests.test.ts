@@ -129,3 +129,23 @@ describe('dual stack', () => {
     expect([cluster.ingress('default/pref6'), cluster.allocatedFrom('default/pref6')]).toEqual([['2001:db8::'], 'b6']);
   });
 });
+
+describe('serviceAllocation namespaceSelectors', () => {
+  it('read the labels of the Service’s Namespace', async () => {
+    const { reconcileServices, EMPTY_MEMORY } = await import('../../src/controller/reconcile-services');
+    const pools = poolsOf(
+      pool('general', ['192.0.2.0/30']) +
+        pool('team', ['198.51.100.0/30'], '  serviceAllocation: {priority: 1, namespaceSelectors: [{matchLabels: {team: blue}}]}'),
+    );
+    const run = (labels: Record<string, string>) =>
+      reconcileServices({
+        pools,
+        namespaceLabels: new Map([['apps', labels]]),
+        services: [svc('web', { namespace: 'apps' })],
+        options: {},
+        memory: EMPTY_MEMORY,
+      }).decisions[0]?.desired;
+    expect(run({ team: 'blue' })).toMatchObject({ kind: 'assigned', pool: 'team' });
+    expect(run({})).toMatchObject({ kind: 'assigned', pool: 'general' });
+  });
+});

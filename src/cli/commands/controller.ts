@@ -9,9 +9,6 @@ import type { CommandModule } from 'yargs';
 import { createLogger, DEFAULT_LOG_LEVEL, LOG_LEVELS, type LogLevel } from '../../daemon/logger';
 import { type HostPort, parseHostPort } from '../../gossip/transport/address';
 import { DEFAULT_METALLB_NAMESPACE } from '../../model';
-import { MetalLBController } from '../../controller/controller-loop';
-import { startControllerHttp } from '../../controller/controller-http';
-import { kubeClient, loadKubeConfig } from '../../controller/kube-client';
 import { CommandError, UsageError } from '../exit-codes';
 
 interface ControllerArgs {
@@ -61,11 +58,11 @@ export const controllerCommand: CommandModule<object, ControllerArgs> = {
     y
       .option('kubeconfig', {
         type: 'string',
-        describe: 'Kubeconfig file; default $KUBECONFIG, else the pod’s service account (in-cluster)',
+        describe: "Kubeconfig file; default $KUBECONFIG, else the pod's service account (in-cluster)",
       })
       .option('namespace', {
         type: 'string',
-        describe: `Where the metallb.io objects live; default $METALLB_NAMESPACE, else the pod’s namespace, else ${DEFAULT_METALLB_NAMESPACE}`,
+        describe: `Where the metallb.io objects live; default $METALLB_NAMESPACE, else the pod's namespace, else ${DEFAULT_METALLB_NAMESPACE}`,
       })
       .option('lb-class', {
         type: 'string',
@@ -87,7 +84,7 @@ export const controllerCommand: CommandModule<object, ControllerArgs> = {
       .epilogue(
         'In the cluster it runs as the Deployment "controller" with the service account "controller" (see deploy/). ' +
           'Each Service gets status.loadBalancer.ingress and the metallb.io/ip-allocated-from-pool annotation through the ' +
-          'services/status subresource, and Events from "metallb-controller" with MetalLB’s reasons: `kubectl describe svc NAME` ' +
+          'services/status subresource, and Events from "metallb-controller" with the reasons MetalLB gives: `kubectl describe svc NAME` ' +
           'shows why a Service has no IP. Addresses are the ones `mlb validate`/`mlb explain` give the same objects in a file. ' +
           'Environment as MetalLB: METALLB_ML_SECRET_NAME (memberlist), METALLB_DEPLOYMENT (controller), METALLB_POD_NAME. ' +
           'SIGTERM or SIGINT stops it cleanly (exit 0).',
@@ -98,6 +95,12 @@ export const controllerCommand: CommandModule<object, ControllerArgs> = {
     const env = process.env;
     const namespace = resolveNamespace(args.namespace, env);
     const logger = createLogger({ level: args['log-level'], base: { component: 'controller' } });
+    // Loaded here, not at the top: client-node takes seconds to load and no other command needs it.
+    const [{ MetalLBController }, { startControllerHttp }, { kubeClient, loadKubeConfig }] = await Promise.all([
+      import('../../controller/controller-loop'),
+      import('../../controller/controller-http'),
+      import('../../controller/kube-client'),
+    ]);
     let client;
     try {
       client = kubeClient(loadKubeConfig(args.kubeconfig, env));
