@@ -234,4 +234,29 @@ describe('the speaker writes what it announces into the Kubernetes API', () => {
     expect(announced.every((ips) => ips.join() === '192.0.2.5' || ips.length === 0)).toBe(true);
     expect(announced.at(-1)).toEqual(['192.0.2.5']);
   }, 60_000);
+
+  it('writes a ServiceBGPStatus per announcing node, naming the peers the service is advertised to, sorted', async () => {
+    await startSpeaker('node-a', 'speaker-b');
+    const put = (plural: string, apiVersion: string, kind: string, name: string, spec: Record<string, unknown>) =>
+      api.store.create(api.resourceType('metallb.io', plural), {
+        apiVersion,
+        kind,
+        metadata: { name, namespace: NS },
+        spec,
+      } as unknown as KubeObject);
+    put('bgppeers', 'metallb.io/v1beta2', 'BGPPeer', 'tor-b', { myASN: 64500, peerASN: 64501, peerAddress: '198.51.100.2' });
+    put('bgppeers', 'metallb.io/v1beta2', 'BGPPeer', 'tor-a', { myASN: 64500, peerASN: 64501, peerAddress: '198.51.100.1' });
+    put('bgpadvertisements', 'metallb.io/v1beta1', 'BGPAdvertisement', 'bgp', { ipAddressPools: ['public'] });
+    const bgpStatuses = () =>
+      api.store.list(api.resourceType('metallb.io', 'servicebgpstatuses'), NS) as unknown as (StatusObject & {
+        status?: { peers?: string[] };
+      })[];
+    await vi.waitFor(
+      () =>
+        expect(bgpStatuses().map((o) => [o.metadata.name.slice(0, 4), o.metadata.labels?.['metallb.io/node'], o.status])).toEqual([
+          ['bgp-', 'node-a', { node: 'node-a', serviceName: 'web', serviceNamespace: 'default', peers: ['tor-a', 'tor-b'] }],
+        ]),
+      { timeout: 15_000 },
+    );
+  }, 60_000);
 });
