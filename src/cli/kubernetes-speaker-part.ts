@@ -2,7 +2,8 @@
  * `mlb daemon --kubernetes`: opens the speaker's Kubernetes part (src/daemon/k8s/kubernetes-speaker.ts), loaded
  * only in this mode since it loads client-node, which takes seconds to load and nothing else needs.
  */
-import { parseHostPort, type HostPort } from '../gossip/transport/address';
+import { formatHostPort, parseHostPort, type HostPort } from '../gossip/transport/address';
+import { memberlistEnv } from '../daemon/k8s/memberlist-env';
 import { UsageError } from './exit-codes';
 import type { Log } from '../runtime/log';
 import type { KubernetesSpeaker } from '../daemon/k8s/kubernetes-speaker';
@@ -35,4 +36,20 @@ export async function openKubernetesSpeakerPart(
     throw new UsageError(`--health-bind: ${(error as Error).message}`);
   }
   return openKubernetesSpeaker({ kubernetes: kubernetesModeOptions(args), node, log, extraJoin: join, ...(healthBind && { healthBind }) });
+}
+
+/**
+ * --gossip-bind when not given: with --kubernetes, MetalLB's METALLB_ML_BIND_ADDR (the host-network pod's IP) and
+ * METALLB_ML_BIND_PORT, as its DaemonSet sets them; otherwise the flag is required.
+ */
+export function kubernetesGossipBind(args: KubernetesArgs, env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const bind = args.kubernetes ? memberlistEnv(env).bind : undefined;
+  if (!bind) {
+    throw new UsageError(
+      args.kubernetes
+        ? 'Missing required argument: gossip-bind (or METALLB_ML_BIND_ADDR with --kubernetes)'
+        : 'Missing required argument: gossip-bind',
+    );
+  }
+  return formatHostPort(bind);
 }

@@ -22,7 +22,12 @@ import { maxConfigBytes, maxConfigBytesOption } from '../config-input';
 import { configOption, daemonConfig } from '../config-argument';
 import { type KubernetesArgs, checkKubernetesArgs, kubernetesModeOptions, kubernetesOptions } from '../kubernetes-options';
 import { kubernetesNodeName } from '../../sources/k8s/kubernetes-mode';
-import { openKubernetesSpeakerPart, speakerHealthBindOption, type SpeakerHealthArgs } from '../kubernetes-speaker-part';
+import {
+  kubernetesGossipBind,
+  openKubernetesSpeakerPart,
+  speakerHealthBindOption,
+  type SpeakerHealthArgs,
+} from '../kubernetes-speaker-part';
 import { formatDiagnostic } from '../../model';
 
 interface DaemonArgs extends KubernetesArgs, SpeakerHealthArgs {
@@ -30,7 +35,7 @@ interface DaemonArgs extends KubernetesArgs, SpeakerHealthArgs {
   'max-config-bytes': number;
   'node-name': string;
   'node-labels'?: string;
-  'gossip-bind': string;
+  'gossip-bind'?: string;
   'gossip-advertise'?: string;
   'gossip-profile': SwimProfileName;
   join?: string;
@@ -82,8 +87,8 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       })
       .option('gossip-bind', {
         type: 'string',
-        demandOption: true,
-        describe: 'HOST:PORT to listen on for gossip (UDP and TCP), e.g. 10.0.0.11:7946',
+        describe:
+          'HOST:PORT to listen on for gossip (UDP and TCP), e.g. 10.0.0.11:7946 (required; with --kubernetes default METALLB_ML_BIND_ADDR:METALLB_ML_BIND_PORT)',
       })
       .option('gossip-advertise', {
         type: 'string',
@@ -152,12 +157,11 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
         "On SIGTERM or SIGINT it hands its IPs to the next nodes, waits until they announce them (up to 3 s), then leaves the cluster. Logs are JSON lines (MetalLB's field names) unless stdout is a terminal.",
       ),
   handler: async (args) => {
-    const bind = parseOrUsage(() => parseHostPort(args['gossip-bind']), '--gossip-bind');
+    const gossipBind = args['gossip-bind'] ?? kubernetesGossipBind(args);
+    const bind = parseOrUsage(() => parseHostPort(gossipBind), '--gossip-bind');
     const wildcard = isIP(bind.host) && /^(0\.0\.0\.0|::)$/.test(bind.host);
     if (wildcard && !args['gossip-advertise']) {
-      throw new UsageError(
-        `--gossip-bind ${args['gossip-bind']} listens everywhere: say which address peers reach us at with --gossip-advertise`,
-      );
+      throw new UsageError(`--gossip-bind ${gossipBind} listens everywhere: say which address peers reach us at with --gossip-advertise`);
     }
     const advertise = args['gossip-advertise']
       ? parseOrUsage(() => parseHostPort(args['gossip-advertise']!), '--gossip-advertise').host
@@ -219,7 +223,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       ...(args.kubernetes ? { kubernetes: kubernetesModeOptions(args) } : {}),
       configParser: workerParser(),
       maxConfigBytes: maxBytes,
-      bind: k8s?.bind ?? bind,
+      bind,
       ...(advertise ? { advertiseHost: advertise } : {}),
       join: k8s?.join ?? join,
       ...(k8s ? { kubernetesSpeaker: k8s } : {}),

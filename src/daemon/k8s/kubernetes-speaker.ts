@@ -32,8 +32,6 @@ export interface KubernetesSpeakerOptions {
 export interface KubernetesSpeaker {
   /** The speaker's join list: the speaker pods' IPs, kept current. */
   readonly join: HostPort[];
-  /** METALLB_ML_BIND_ADDR:METALLB_ML_BIND_PORT, when set. */
-  readonly bind: HostPort | undefined;
   /** The memberlist secret file to read, when there is one to read. */
   readonly keyFile: string | undefined;
   readonly health: SpeakerHealthServer;
@@ -74,7 +72,6 @@ export async function openKubernetesSpeaker(options: KubernetesSpeakerOptions): 
   const keyFile = settings.keyFile.required || existsSync(settings.keyFile.path) ? settings.keyFile.path : undefined;
   return {
     join: peers.targets,
-    bind: settings.bind,
     keyFile,
     health,
     onPlanned: (plan) => {

@@ -53,6 +53,8 @@ export interface SpeakerStatusWriterOptions {
   readonly configError: () => string | undefined;
   readonly runtime: Clock & Scheduler;
   readonly log: Log;
+  /** Default STATUS_RETRY_MS; tests shorten it. */
+  readonly retryMs?: number;
 }
 
 export class SpeakerStatusWriter {
@@ -127,7 +129,7 @@ export class SpeakerStatusWriter {
       ok = await this.pass();
     } while (this.again && !this.stopped);
     this.running = false;
-    if (!ok && !this.stopped) this.retry = this.options.runtime.after(STATUS_RETRY_MS, () => this.kick());
+    if (!ok && !this.stopped) this.retry = this.options.runtime.after(this.options.retryMs ?? STATUS_RETRY_MS, () => this.kick());
   }
 
   /** One "make it so" pass; false when some write failed (the retry timer redoes the whole pass). */

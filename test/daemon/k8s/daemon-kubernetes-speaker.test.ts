@@ -3,7 +3,8 @@
 // METALLB_ML_LABELS (pod IPs, METALLB_ML_BIND_PORT), gossip encrypted with the memberlist secretkey, answer
 // /readyz on --health-bind once joined, and the owner writes the ServiceL2Status (owned by its Pod) and each its
 // ConfigurationState. The built bundle, against the fake API server.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { createSocket } from 'node:dgram';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
@@ -13,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiObject } from '../../../src/sources/k8s/api-object';
 import { startFakeApiServer, type FakeApiServer, type KubeObject } from '../../support/fake-apiserver';
 import { until } from '../../support/until';
-import { MLB_BUNDLE, REPO_ROOT, runMlb } from '../../cli/run-cli';
+import { MLB_BUNDLE, REPO_ROOT } from '../../cli/run-cli';
 import { l2Advertisement, node, pool, service, slice } from '../../sources/k8s/cluster-fixtures';
 
 /** A failure bound per step, not a measure: loading client-node alone takes seconds on a busy machine. */
@@ -21,6 +22,7 @@ const STEP_TIMEOUT_MS = 60_000;
 const NS = 'metallb-system';
 const HOSTS = { 'node-a': '127.0.0.1', 'node-b': '127.0.0.2' } as const;
 
+const execFileAsync = promisify(execFile);
 let api: FakeApiServer;
 let dir: string;
 const daemons: ChildProcess[] = [];
@@ -44,7 +46,13 @@ beforeAll(async () => {
   put('metallb.io', 'l2advertisements', 'metallb.io/v1beta1', 'L2Advertisement', l2Advertisement('l2', { ipAddressPools: ['public'] }));
   for (const name of Object.keys(HOSTS)) put('', 'nodes', 'v1', 'Node', node(name));
   put('', 'services', 'v1', 'Service', service('web', { ingress: ['192.0.2.5'], policy: 'Local' }));
-  put('discovery.k8s.io', 'endpointslices', 'discovery.k8s.io/v1', 'EndpointSlice', slice('web-x1', 'web', [{ ip: '10.0.0.9', node: 'node-b' }]));
+  put(
+    'discovery.k8s.io',
+    'endpointslices',
+    'discovery.k8s.io/v1',
+    'EndpointSlice',
+    slice('web-x1', 'web', [{ ip: '10.0.0.9', node: 'node-b' }]),
+  );
 });
 
 afterAll(async () => {
@@ -84,9 +92,17 @@ interface Status {
   readonly services: readonly { readonly service: string; readonly owner: string | null }[];
 }
 
-function status(socket: string): Status | undefined {
-  const run = runMlb(['status', '--socket', socket, '--json']);
-  return run.status === 0 ? (JSON.parse(run.stdout) as Status) : undefined;
+/**
+ * `mlb status --json`, run asynchronously: the fake API server lives in this process, and a synchronous run
+ * (runMlb) would stall it for as long as each status takes, starving both daemons' watches.
+ */
+async function status(socket: string): Promise<Status | undefined> {
+  try {
+    const { stdout } = await execFileAsync(process.execPath, [MLB_BUNDLE, 'status', '--socket', socket, '--json'], { cwd: REPO_ROOT });
+    return JSON.parse(stdout) as Status;
+  } catch {
+    return undefined;
+  }
 }
 
 async function readyz(port: number): Promise<number> {
@@ -147,15 +163,15 @@ describe('mlb daemon --kubernetes, the speaker in a cluster', () => {
       for (const r of running) {
         await until(
           `${r.name} sees both speakers`,
-          () => {
+          async () => {
             if (r.daemon.exitCode !== null) throw new Error(`${r.name} exited ${r.daemon.exitCode}`);
-            return status(r.socket)?.members.filter((m) => m.state === 'alive').length === 2;
+            return (await status(r.socket))?.members.filter((m) => m.state === 'alive').length === 2;
           },
           STEP_TIMEOUT_MS,
         ).catch((error: Error) => {
           throw new Error(`${error.message}\n${output}`);
         });
-        const s = status(r.socket)!;
+        const s = (await status(r.socket))!;
         expect(s.node.gossip).toMatchObject({ bind: `${HOSTS[r.name as keyof typeof HOSTS]}:${mlPort}`, encrypted: true });
         await until(`${r.name} /readyz`, async () => (await readyz(r.healthPort)) === 200, STEP_TIMEOUT_MS);
       }

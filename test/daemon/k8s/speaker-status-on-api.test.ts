@@ -13,6 +13,7 @@ import { Speaker, type SpeakerOptions } from '../../../src/daemon/speaker';
 import type { LayerTwo } from '../../../src/daemon/speaker-parts';
 import { SWIM_PROFILES } from '../../../src/gossip/swim';
 import { REAL_RUNTIME } from '../../../src/runtime';
+import { formatIP } from '../../../src/ip';
 import type { ApiObject } from '../../../src/sources/k8s/api-object';
 import { loadKubeConfig } from '../../../src/sources/k8s/kube-config';
 import { KubernetesSource } from '../../../src/sources/k8s/kubernetes-source';
@@ -68,7 +69,7 @@ afterEach(async () => {
 
 const noLinks = { links: () => [], link: () => undefined, onChange: () => () => undefined, close: () => undefined };
 
-async function startSpeaker(name: string, podName: string, joinTo?: string): Promise<Running> {
+async function startSpeaker(name: string, podName: string, joinTo?: string, announced: string[][] = []): Promise<Running> {
   const kubeconfigPath = api.kubeconfigPath(dir);
   const { kubeConfig } = loadKubeConfig({ path: kubeconfigPath });
   const source = new KubernetesSource({ kubeConfig, namespace: NS });
@@ -80,11 +81,12 @@ async function startSpeaker(name: string, podName: string, joinTo?: string): Pro
     configError: () => undefined,
     runtime: REAL_RUNTIME,
     log: silent,
+    retryMs: 200,
   });
   const layerTwo: LayerTwo = {
     links: noLinks,
     announcer: {
-      reconcile: () => undefined,
+      reconcile: (desired) => announced.push(desired.map((d) => formatIP(d.ip))),
       stats: () => ({
         requestsReceived: {},
         responsesSent: {},
@@ -184,7 +186,7 @@ describe('the speaker writes what it announces into the Kubernetes API', () => {
     api.store.update(slices, { ...api.store.get(slices, 'default', 'web-x1')!, endpoints: moved['endpoints'] } as unknown as KubeObject);
     await vi.waitFor(() => expect(l2Statuses().map((o) => o.status?.node)).toEqual(['node-b']), { timeout: 15_000 });
     expect(l2Statuses()[0]!.metadata.ownerReferences?.[0]?.uid).toBe(podUid('speaker-b'));
-    expect(l2Statuses()[0]!.metadata.name).not.toBe(first!.metadata.name);
+    const movedTo = l2Statuses()[0]!.metadata.name;
 
     // Both speakers wrote their ConfigurationState.
     const states = api.store.list(api.resourceType('metallb.io', 'configurationstates'), NS) as unknown as (StatusObject & {
@@ -195,8 +197,66 @@ describe('the speaker writes what it announces into the Kubernetes API', () => {
       ['speaker-node-b', { 'metallb.io/component-type': 'speaker', 'metallb.io/node-name': 'node-b' }, 'Valid'],
     ]);
 
+    // Back to node-a: its nodeAssigned again is a repeat, counted on the same Event (as client-go's correlator).
+    api.store.update(slices, {
+      ...api.store.get(slices, 'default', 'web-x1')!,
+      endpoints: slice('web-x1', 'web', [{ ip: '10.0.0.9', node: 'node-a' }])['endpoints'],
+    } as unknown as KubeObject);
+    await vi.waitFor(() => expect(l2Statuses().map((o) => o.status?.node)).toEqual(['node-a']), { timeout: 15_000 });
+    await vi.waitFor(() => {
+      const events = api.store.list(api.resourceType('', 'events'), 'default') as unknown as { message: string; count: number }[];
+      expect(events.map((e) => [e.message, e.count]).sort()).toEqual([
+        ['announcing from node "node-a" with protocol "layer2"', 2],
+        ['announcing from node "node-b" with protocol "layer2"', 1],
+      ]);
+    });
+    expect(api.audit.count({ resource: 'events', verb: 'patch', code: 200 })).toBe(1);
+
     // The owner's Pod is deleted: the garbage collector takes its ServiceL2Status with it.
-    api.store.delete(api.resourceType('', 'pods'), NS, 'speaker-b');
+    api.store.delete(api.resourceType('', 'pods'), NS, 'speaker-a');
     expect(l2Statuses()).toEqual([]);
+    expect(movedTo).not.toBe(first!.metadata.name);
+  }, 60_000);
+
+  it('keeps announcing while the API refuses the writes, and writes once it takes them again', async () => {
+    const path = `/apis/metallb.io/v1beta1/namespaces/${NS}/servicel2statuses`;
+    api.faults.failNext(3, { pathPrefix: path, method: 'POST', code: 500 });
+    const announced: string[][] = [];
+    await startSpeaker('node-a', 'speaker-b', undefined, announced);
+    await vi.waitFor(() => expect(announced.at(-1)).toEqual(['192.0.2.5']), { timeout: 15_000 });
+    await vi.waitFor(
+      () => expect(l2Statuses().map((o) => [o.status?.node, o.metadata.ownerReferences?.[0]?.name])).toEqual([['node-a', 'speaker-b']]),
+      {
+        timeout: 15_000,
+      },
+    );
+    expect(api.audit.count({ resource: 'servicel2statuses', verb: 'create', code: 500 })).toBe(3);
+    expect(announced.every((ips) => ips.join() === '192.0.2.5' || ips.length === 0)).toBe(true);
+    expect(announced.at(-1)).toEqual(['192.0.2.5']);
+  }, 60_000);
+
+  it('writes a ServiceBGPStatus per announcing node, naming the peers the service is advertised to, sorted', async () => {
+    await startSpeaker('node-a', 'speaker-b');
+    const put = (plural: string, apiVersion: string, kind: string, name: string, spec: Record<string, unknown>) =>
+      api.store.create(api.resourceType('metallb.io', plural), {
+        apiVersion,
+        kind,
+        metadata: { name, namespace: NS },
+        spec,
+      } as unknown as KubeObject);
+    put('bgppeers', 'metallb.io/v1beta2', 'BGPPeer', 'tor-b', { myASN: 64500, peerASN: 64501, peerAddress: '198.51.100.2' });
+    put('bgppeers', 'metallb.io/v1beta2', 'BGPPeer', 'tor-a', { myASN: 64500, peerASN: 64501, peerAddress: '198.51.100.1' });
+    put('bgpadvertisements', 'metallb.io/v1beta1', 'BGPAdvertisement', 'bgp', { ipAddressPools: ['public'] });
+    const bgpStatuses = () =>
+      api.store.list(api.resourceType('metallb.io', 'servicebgpstatuses'), NS) as unknown as (StatusObject & {
+        status?: { peers?: string[] };
+      })[];
+    await vi.waitFor(
+      () =>
+        expect(bgpStatuses().map((o) => [o.metadata.name.slice(0, 4), o.metadata.labels?.['metallb.io/node'], o.status])).toEqual([
+          ['bgp-', 'node-a', { node: 'node-a', serviceName: 'web', serviceNamespace: 'default', peers: ['tor-a', 'tor-b'] }],
+        ]),
+      { timeout: 15_000 },
+    );
   }, 60_000);
 });

@@ -15,7 +15,7 @@ import { MLB_BUNDLE, REPO_ROOT, runMlb } from '../../cli/run-cli';
 import { l2Advertisement, node, pool, service, slice } from './cluster-fixtures';
 
 /** A failure bound per step, not a measure: loading client-node alone takes seconds on a busy machine. */
-const STEP_TIMEOUT_MS = 60_000;
+const STEP_TIMEOUT_MS = 90_000;
 
 let api: FakeApiServer;
 let dir: string;
