@@ -268,8 +268,6 @@ export class KubeLab {
    * `mlb daemon --kubernetes` on a node as deploy/'s DaemonSet runs it, as the speaker service account: node name,
    * pod name, gossip address and key directory from MetalLB's environment, and no --join (it joins the speaker
    * Pods at their pod IPs). The paths a pod gets from its own filesystem (state, control socket) are per node here.
-   * --gossip-bind: `mlb daemon` still demands it even when METALLB_ML_BIND_ADDR gives the address (the DaemonSet
-   * passes none); it is given the same address, so this does not change what is tested.
    */
   startSpeaker(name: string, keyDir: string): RunningDaemon {
     const host = this.hosts.host(name);
@@ -288,8 +286,6 @@ export class KubeLab {
         `--metrics-bind=${host.ipv4}`,
         '--kubeconfig',
         this.kubeconfig(SPEAKER_SUBJECT),
-        '--gossip-bind',
-        `${host.ipv4}:7946`,
         '--state-dir',
         join(this.dir, name),
         '--control-socket',
