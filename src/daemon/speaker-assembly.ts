@@ -15,6 +15,7 @@ import { SelfChecker } from './self-check/self-checker';
 import { Speaker, type SpeakerOptions } from './speaker';
 import type { LayerTwo, LayerTwoHooks, SpeakerParts } from './speaker-parts';
 import { openVipBinding } from './vip-binding';
+import type { KubernetesSpeaker } from './k8s/kubernetes-speaker';
 
 export interface SpeakerAssemblyOptions extends SpeakerOptions {
   /** --config: a YAML file, or a directory of them (absent with --kubernetes). */
@@ -25,13 +26,18 @@ export interface SpeakerAssemblyOptions extends SpeakerOptions {
   readonly maxConfigBytes?: number;
   /** --kubernetes: the configuration comes from the Kubernetes API instead of a file. */
   readonly kubernetes?: KubernetesModeOptions;
+  /** --kubernetes: what the speaker writes to the API from its plans and configuration (k8s/kubernetes-speaker.ts). */
+  readonly kubernetesSpeaker?: Pick<KubernetesSpeaker, 'onPlanned' | 'attachSource'>;
 }
 
 export function assembleSpeaker(options: SpeakerAssemblyOptions): Speaker {
-  const { configFile, configParser, maxConfigBytes, kubernetes, ...settings } = options;
+  const { configFile, configParser, maxConfigBytes, kubernetes, kubernetesSpeaker, ...settings } = options;
   const { logger } = settings;
+  const configSource = openConfigSource({ configFile, configParser, maxConfigBytes, kubernetes }, logger);
+  kubernetesSpeaker?.attachSource(configSource);
   const parts: SpeakerParts = {
-    configSource: openConfigSource({ configFile, configParser, maxConfigBytes, kubernetes }, logger),
+    configSource,
+    ...(kubernetesSpeaker && { onPlanned: (plan) => kubernetesSpeaker.onPlanned(plan) }),
     runtime: REAL_RUNTIME,
     openLayerTwo: (hooks) => openHostLayerTwo(settings, hooks),
     openBgp: () => new BgpAnnouncer(logger, REAL_RUNTIME),

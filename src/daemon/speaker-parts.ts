@@ -15,6 +15,7 @@ import type { Runtime } from '../runtime';
 import type { StateFiles } from '../runtime/state-files';
 import type { ConfigSource } from '../sources/config-source';
 import type { ControlProvider } from './control';
+import type { SpeakerPlan } from './speaker-plan';
 import type { Prober } from './health/health-monitor';
 import type { AnswerFacts } from './self-check/expected-answer';
 import type { SelfChecker } from './self-check/self-checker';
@@ -84,6 +85,8 @@ export interface SpeakerParts {
   openBgp(): BgpSessions;
   /** Runs one health check (mlb.io/health-check); default: the real TCP, HTTP and exec probes (health-probers.ts). */
   readonly healthProbe?: Prober;
+  /** Told every plan the speaker applies (the Kubernetes mode writes status objects and events from it). */
+  readonly onPlanned?: (plan: SpeakerPlan) => void;
   /** Serves the control API (unix socket) from `provider`. */
   openControl(provider: ControlProvider): Promise<ControlEndpoint>;
 }

@@ -22,14 +22,20 @@ import { maxConfigBytes, maxConfigBytesOption } from '../config-input';
 import { configOption, daemonConfig } from '../config-argument';
 import { type KubernetesArgs, checkKubernetesArgs, kubernetesModeOptions, kubernetesOptions } from '../kubernetes-options';
 import { kubernetesNodeName } from '../../sources/k8s/kubernetes-mode';
+import {
+  kubernetesGossipBind,
+  openKubernetesSpeakerPart,
+  speakerHealthBindOption,
+  type SpeakerHealthArgs,
+} from '../kubernetes-speaker-part';
 import { formatDiagnostic } from '../../model';
 
-interface DaemonArgs extends KubernetesArgs {
+interface DaemonArgs extends KubernetesArgs, SpeakerHealthArgs {
   config?: string;
   'max-config-bytes': number;
   'node-name': string;
   'node-labels'?: string;
-  'gossip-bind': string;
+  'gossip-bind'?: string;
   'gossip-advertise'?: string;
   'gossip-profile': SwimProfileName;
   join?: string;
@@ -68,6 +74,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       .option('kubeconfig', kubernetesOptions.kubeconfig)
       .option('namespace', kubernetesOptions.namespace)
       .option('lb-class', kubernetesOptions['lb-class'])
+      .option('health-bind', speakerHealthBindOption)
       .option('node-name', {
         type: 'string',
         default: hostname(),
@@ -80,8 +87,8 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       })
       .option('gossip-bind', {
         type: 'string',
-        demandOption: true,
-        describe: 'HOST:PORT to listen on for gossip (UDP and TCP), e.g. 10.0.0.11:7946',
+        describe:
+          'HOST:PORT to listen on for gossip (UDP and TCP), e.g. 10.0.0.11:7946 (required; with --kubernetes default METALLB_ML_BIND_ADDR:METALLB_ML_BIND_PORT)',
       })
       .option('gossip-advertise', {
         type: 'string',
@@ -150,12 +157,11 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
         "On SIGTERM or SIGINT it hands its IPs to the next nodes, waits until they announce them (up to 3 s), then leaves the cluster. Logs are JSON lines (MetalLB's field names) unless stdout is a terminal.",
       ),
   handler: async (args) => {
-    const bind = parseOrUsage(() => parseHostPort(args['gossip-bind']), '--gossip-bind');
+    const gossipBind = args['gossip-bind'] ?? kubernetesGossipBind(args);
+    const bind = parseOrUsage(() => parseHostPort(gossipBind), '--gossip-bind');
     const wildcard = isIP(bind.host) && /^(0\.0\.0\.0|::)$/.test(bind.host);
     if (wildcard && !args['gossip-advertise']) {
-      throw new UsageError(
-        `--gossip-bind ${args['gossip-bind']} listens everywhere: say which address peers reach us at with --gossip-advertise`,
-      );
+      throw new UsageError(`--gossip-bind ${gossipBind} listens everywhere: say which address peers reach us at with --gossip-advertise`);
     }
     const advertise = args['gossip-advertise']
       ? parseOrUsage(() => parseHostPort(args['gossip-advertise']!), '--gossip-advertise').host
@@ -190,8 +196,11 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       throw failure;
     };
 
-    const key = args['gossip-key-file'] ? await loadGossipKeyring(args['gossip-key-file']).catch(failedStart) : undefined;
-    for (const warning of key?.warnings ?? []) logger.warn({ event: warning.event, file: args['gossip-key-file'] }, warning.message);
+    // Kubernetes mode: join list from the speaker pods, gossip bind and key from MetalLB's environment, status writer, probes.
+    const k8s = args.kubernetes ? await openKubernetesSpeakerPart(args, nodeName, join, logger).catch(failedStart) : undefined;
+    const keyFile = args['gossip-key-file'] ?? k8s?.keyFile;
+    const key = keyFile ? await loadGossipKeyring(keyFile).catch(failedStart) : undefined;
+    for (const warning of key?.warnings ?? []) logger.warn({ event: warning.event, file: keyFile }, warning.message);
     const keyring = key?.keyring;
     if (!keyring)
       logger.warn({ event: 'gossipUnencrypted' }, 'no --gossip-key-file: gossip travels in plain text and anyone on the network can join');
@@ -216,7 +225,8 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       maxConfigBytes: maxBytes,
       bind,
       ...(advertise ? { advertiseHost: advertise } : {}),
-      join,
+      join: k8s?.join ?? join,
+      ...(k8s ? { kubernetesSpeaker: k8s } : {}),
       keyring,
       stateDir: args['state-dir'],
       nodeLabels,
@@ -273,6 +283,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       await stopped;
     } finally {
       await metrics?.close();
+      await k8s?.close();
     }
   },
 };
