@@ -5,7 +5,8 @@
  * Loaded only in Kubernetes mode (it loads client-node). Not pure.
  */
 import { existsSync } from 'node:fs';
-import type { HostPort } from '../../gossip/transport/address';
+import { formatHostPort, type HostPort } from '../../gossip/transport/address';
+import { startError } from '../start-failure';
 import { REAL_BACKGROUND_RUNTIME } from '../../runtime';
 import type { Log } from '../../runtime/log';
 import { loadKubeConfig } from '../../sources/k8s/kube-config';
@@ -67,7 +68,10 @@ export async function openKubernetesSpeaker(options: KubernetesSpeakerOptions): 
   });
   let joined = false;
   let source: ConfigSource | undefined;
-  const health = await startSpeakerHealthServer(options.healthBind ?? SPEAKER_HEALTH_BIND, () => joined);
+  const healthBind = options.healthBind ?? SPEAKER_HEALTH_BIND;
+  const health = await startSpeakerHealthServer(healthBind, () => joined).catch((error: unknown) => {
+    throw startError(`serving /healthz and /readyz on ${formatHostPort(healthBind)} (--health-bind)`, error);
+  });
   await peers.start();
   const keyFile = settings.keyFile.required || existsSync(settings.keyFile.path) ? settings.keyFile.path : undefined;
   return {

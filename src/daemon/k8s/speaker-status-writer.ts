@@ -135,17 +135,20 @@ export class SpeakerStatusWriter {
   /** One "make it so" pass; false when some write failed (the retry timer redoes the whole pass). */
   private async pass(): Promise<boolean> {
     let ok = true;
-    const attempt = async (what: string, step: () => Promise<void>) => {
+    const attempt = async (what: string, step: () => Promise<void>): Promise<boolean> => {
       try {
         await step();
+        return true;
       } catch (error) {
         ok = false;
         this.options.log.warn({ event: 'kubernetesWriteFailed', what }, `${what}: ${errorText(error)}; retried`);
+        return false;
       }
     };
-    await attempt('reading the speaker pod', () => this.readOwner());
+    // Without the pod's uid the objects would have no owner and outlive the pod: they wait for it.
+    const owned = await attempt('reading the speaker pod', () => this.readOwner());
     const announced = this.announced;
-    if (announced) {
+    if (announced && owned) {
       await attempt('ServiceL2Status', () => this.syncKind('ServiceL2Status', announced.layer2));
       await attempt('ServiceBGPStatus', () => this.syncKind('ServiceBGPStatus', announced.bgp));
     }

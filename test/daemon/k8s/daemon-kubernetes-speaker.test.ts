@@ -2,7 +2,7 @@
 // memberlist port, as two hosts would have): with no --join they find each other from the speaker pods listed by
 // METALLB_ML_LABELS (pod IPs, METALLB_ML_BIND_PORT), gossip encrypted with the memberlist secretkey, answer
 // /readyz on --health-bind once joined, and the owner writes the ServiceL2Status (owned by its Pod) and each its
-// ConfigurationState. The built bundle, against the fake API server.
+// ConfigurationState. The built bundle, against the fake API server enforcing deploy/'s RBAC for the speaker account.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createSocket } from 'node:dgram';
@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiObject } from '../../../src/sources/k8s/api-object';
-import { startFakeApiServer, type FakeApiServer, type KubeObject } from '../../support/fake-apiserver';
+import { rbacFromManifestText, startFakeApiServer, type FakeApiServer, type KubeObject } from '../../support/fake-apiserver';
+import { kubectl, kubectlMissing } from '../../support/deploy-manifests';
 import { until } from '../../support/until';
 import { MLB_BUNDLE, REPO_ROOT } from '../../cli/run-cli';
 import { l2Advertisement, node, pool, service, slice } from '../../sources/k8s/cluster-fixtures';
@@ -38,7 +39,10 @@ const speakerPod = (nodeName: string, ip: string): KubeObject =>
   }) as unknown as KubeObject;
 
 beforeAll(async () => {
-  api = await startFakeApiServer({ objects: Object.entries(HOSTS).map(([n, ip]) => speakerPod(n, ip)) });
+  // Under deploy/'s RBAC when kubectl can render it: every request the speakers make must be one their roles allow.
+  const rbac = kubectlMissing() === undefined ? rbacFromManifestText((await kubectl(['kustomize', 'deploy/'])).stdout) : undefined;
+  api = await startFakeApiServer({ objects: Object.entries(HOSTS).map(([n, ip]) => speakerPod(n, ip)), ...(rbac && { rbac }) });
+  api.store.create(api.resourceType('', 'namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } as KubeObject);
   dir = mkdtempSync(join(tmpdir(), 'mlb-kst-daemon-'));
   const put = (group: string, plural: string, apiVersion: string, kind: string, object: ApiObject) =>
     api.store.create(api.resourceType(group, plural), { ...object, apiVersion, kind } as unknown as KubeObject);
@@ -131,7 +135,7 @@ describe('mlb daemon --kubernetes, the speaker in a cluster', () => {
             'daemon',
             '--kubernetes',
             '--kubeconfig',
-            api.kubeconfigPath(dir),
+            api.kubeconfigPath(dir, `system:serviceaccount:${NS}:speaker`),
             '--no-announce',
             '--state-dir',
             join(dir, name),
@@ -187,6 +191,13 @@ describe('mlb daemon --kubernetes, the speaker in a cluster', () => {
       expect(l2()[0]!.metadata.ownerReferences?.map((o) => o.name)).toEqual(['speaker-node-b']);
       const states = api.store.list(api.resourceType('metallb.io', 'configurationstates'), NS).map((o) => o.metadata.name);
       expect(states.sort()).toEqual(['speaker-node-a', 'speaker-node-b']);
+      // nodeAssigned on the Service, from metallb-speaker.
+      const events = api.store.list(api.resourceType('', 'events'), 'default') as unknown as {
+        reason: string;
+        source: { component: string };
+      }[];
+      expect(events.map((e) => [e.reason, e.source.component])).toEqual([['nodeAssigned', 'metallb-speaker']]);
+      expect(api.audit.forbidden()).toEqual([]);
     },
     4 * STEP_TIMEOUT_MS,
   );
