@@ -7,7 +7,8 @@
 import { Gauge, Registry } from 'prom-client';
 import type { PoolUsage } from '../allocator';
 import type { HostPort } from '../gossip/transport/address';
-import type { HttpRequest, HttpResponse, HttpServer, HttpServerFactory, HttpServerOptions } from '../runtime/http';
+import type { HttpRequest, HttpResponse, HttpServer, HttpServerFactory } from '../runtime/http';
+import { plainText, probeHandler, SMALL_HTTP_SERVER_OPTIONS } from '../daemon/probe-endpoints';
 import { realHttpServers } from '../runtime/real-http-server';
 
 export interface ControllerProbe {
@@ -58,45 +59,17 @@ export interface ControllerHttp {
   close(): Promise<void>;
 }
 
-/**
- * Limits of the two small servers, as the speaker's metrics server has them (src/daemon/metrics/metrics-server.ts):
- * a scraper or prober that stalls cannot hold a connection or the process's descriptors.
- */
-const CONTROLLER_HTTP_OPTIONS: HttpServerOptions = {
-  requestTimeoutMs: 10_000,
-  keepAliveTimeoutMs: 5_000,
-  timeoutCheckMs: 1_000,
-  maxConnections: 32,
-};
-
-function text(res: HttpResponse, status: number, body: string): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain' });
-  res.end(body);
-}
-
 function metricsHandler(registry: Registry): (req: HttpRequest, res: HttpResponse) => void {
   return (req, res) => {
     req.resume();
-    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') return text(res, 404, 'not found: try /metrics\n');
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') return plainText(res, 404, 'not found: try /metrics\n');
     registry.metrics().then(
       (body) => {
         res.writeHead(200, { 'Content-Type': registry.contentType });
         res.end(body);
       },
-      (error: Error) => text(res, 503, `${error.message}\n`),
+      (error: Error) => plainText(res, 503, `${error.message}\n`),
     );
-  };
-}
-
-function healthHandler(probe: ControllerProbe): (req: HttpRequest, res: HttpResponse) => void {
-  return (req, res) => {
-    req.resume();
-    const path = (req.url ?? '').split('?')[0];
-    if (path === '/healthz') text(res, 200, 'ok\n');
-    else if (path === '/readyz') {
-      if (probe.ready) text(res, 200, 'ok\n');
-      else text(res, 503, 'not ready: waiting for the first reconcile\n');
-    } else text(res, 404, 'not found: try /healthz or /readyz\n');
   };
 }
 
@@ -121,9 +94,13 @@ export async function startControllerHttp(
     );
   };
   try {
-    const metrics = await http.listenHttp(metricsBind, CONTROLLER_HTTP_OPTIONS, metricsHandler(controllerRegistry(probe)));
+    const metrics = await http.listenHttp(metricsBind, SMALL_HTTP_SERVER_OPTIONS, metricsHandler(controllerRegistry(probe)));
     servers.push(metrics);
-    const health = await http.listenHttp(healthBind, CONTROLLER_HTTP_OPTIONS, healthHandler(probe));
+    const health = await http.listenHttp(
+      healthBind,
+      SMALL_HTTP_SERVER_OPTIONS,
+      probeHandler(() => probe.ready, 'waiting for the first reconcile'),
+    );
     servers.push(health);
     return { metrics: boundAddress(metrics, metricsBind), health: boundAddress(health, healthBind), close };
   } catch (error) {

@@ -8,11 +8,11 @@
 import type { HostPort } from '../../gossip/transport/address';
 
 /** MetalLB's memberlist port (speaker/main.go default of METALLB_ML_BIND_PORT). */
-export const MEMBERLIST_DEFAULT_PORT = 7946;
+const MEMBERLIST_DEFAULT_PORT = 7946;
 /** The labels of MetalLB's speaker pods (config/manifests, kustomize): the default selector. */
-export const DEFAULT_ML_LABELS = 'app=metallb,component=speaker';
+const DEFAULT_ML_LABELS = 'app=metallb,component=speaker';
 /** Where MetalLB's manifests mount the memberlist Secret. */
-export const DEFAULT_ML_SECRET_KEY_PATH = '/etc/ml_secret_key';
+const DEFAULT_ML_SECRET_KEY_PATH = '/etc/ml_secret_key';
 /** The key of the memberlist Secret that holds the secret. */
 const SECRET_KEY_FILE = 'secretkey';
 

@@ -13,9 +13,9 @@
  */
 
 export const STATUS_GROUP_VERSION = 'metallb.io/v1beta1';
-export const NODE_LABEL = 'metallb.io/node';
-export const SERVICE_NAME_LABEL = 'metallb.io/service-name';
-export const SERVICE_NAMESPACE_LABEL = 'metallb.io/service-namespace';
+const NODE_LABEL = 'metallb.io/node';
+const SERVICE_NAME_LABEL = 'metallb.io/service-name';
+const SERVICE_NAMESPACE_LABEL = 'metallb.io/service-namespace';
 
 export type StatusKind = 'ServiceL2Status' | 'ServiceBGPStatus';
 
@@ -79,7 +79,7 @@ function splitKey(service: string): { namespace: string; name: string } {
   return { namespace: service.slice(0, slash), name: service.slice(slash + 1) };
 }
 
-export function statusBody(kind: StatusKind, node: string, announced: AnnouncedService): StatusBody {
+function statusBody(kind: StatusKind, node: string, announced: AnnouncedService): StatusBody {
   const { namespace, name } = splitKey(announced.service);
   const base = { node, serviceName: name, serviceNamespace: namespace };
   if (announced.detail.length === 0) return base;
@@ -89,7 +89,7 @@ export function statusBody(kind: StatusKind, node: string, announced: AnnouncedS
 }
 
 /** Whether the stored status says what is wanted (a freshly created object has none yet: the API dropped it). */
-export function sameStatus(stored: unknown, wanted: StatusBody): boolean {
+function sameStatus(stored: unknown, wanted: StatusBody): boolean {
   const s = (stored ?? {}) as Partial<StatusBody>;
   const norm = (b: Partial<StatusBody>) =>
     JSON.stringify([

@@ -26,7 +26,7 @@ export function speakerConfigurationStateName(node: string): string {
 }
 
 /** The config reconciler's condition: fine, or the first error of the configuration refused. */
-export function configReconcilerCondition(configurationError: string | undefined, now: string): Condition {
+function configReconcilerCondition(configurationError: string | undefined, now: string): Condition {
   if (configurationError === undefined) {
     return { type: CONFIG_RECONCILER_CONDITION, status: 'True', reason: ConditionReason.reconciled, message: '', lastTransitionTime: now };
   }

@@ -14,7 +14,7 @@ import { joinTargets } from './memberlist-env';
  * How often the pods are listed again. MetalLB lists every 5 minutes; mlb lists every minute so that a speaker on
  * a new node is joined from this side too within about the time MetalLB takes to rejoin (1 minute).
  */
-export const POD_LIST_INTERVAL_MS = 60_000;
+const POD_LIST_INTERVAL_MS = 60_000;
 
 export interface SpeakerPodPeersOptions {
   readonly kubeConfig: KubeConfig;

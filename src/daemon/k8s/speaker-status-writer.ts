@@ -29,14 +29,14 @@ import {
 import { newSpeakerConfigurationState, speakerConfigurationStateName, speakerConfigurationStatus } from './speaker-configuration-state';
 
 /** After a failed pass, the next one runs this much later even if nothing changes (the API may be back). */
-export const STATUS_RETRY_MS = 10_000;
+const STATUS_RETRY_MS = 10_000;
 /**
  * A full pass this often even when nothing changed here: another node may have written an object this node's
  * election says it must remove (MetalLB's reconcilers see those through their watch; mlb does not watch them).
  */
-export const STATUS_RESYNC_MS = 60_000;
+const STATUS_RESYNC_MS = 60_000;
 /** MetalLB's event source component for the speaker (users filter on it). */
-export const SPEAKER_COMPONENT = 'metallb-speaker';
+const SPEAKER_COMPONENT = 'metallb-speaker';
 const GROUP = 'metallb.io';
 const VERSION = STATUS_GROUP_VERSION.split('/')[1]!;
 const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
