@@ -7,17 +7,10 @@
 import type { HostPort } from '../gossip/transport/address';
 import type { HttpRequest, HttpResponse, HttpServerFactory, HttpServerOptions } from '../runtime/http';
 import { realHttpServers } from '../runtime/real-http-server';
+import { SMALL_HTTP_SERVER_LIMITS } from './metrics/metrics-server';
 
-/**
- * Limits of the small probe and metrics servers, as the speaker's metrics server has them
- * (metrics/metrics-server.ts): a prober or scraper that stalls cannot hold a connection or the descriptors.
- */
-export const SMALL_HTTP_SERVER_OPTIONS: HttpServerOptions = {
-  requestTimeoutMs: 10_000,
-  keepAliveTimeoutMs: 5_000,
-  timeoutCheckMs: 1_000,
-  maxConnections: 32,
-};
+/** The metrics server's limits (metrics/metrics-server.ts): a stalled prober cannot hold connections or descriptors. */
+export const SMALL_HTTP_SERVER_OPTIONS: HttpServerOptions = SMALL_HTTP_SERVER_LIMITS;
 
 export function plainText(res: HttpResponse, status: number, body: string): void {
   res.writeHead(status, { 'Content-Type': 'text/plain' });

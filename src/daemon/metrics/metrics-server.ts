@@ -28,6 +28,17 @@ const METRICS_TIMEOUT_CHECK_MS = 1_000;
 /** Prometheus reuses its connection every scrape interval (15 s by default); between scrapes it may close. */
 const METRICS_KEEP_ALIVE_MS = 5_000;
 
+/**
+ * The limits above as a server takes them: the controller's metrics and the /healthz, /readyz servers
+ * (probe-endpoints.ts) serve the same kind of client, a scraper or a kubelet, and share them.
+ */
+export const SMALL_HTTP_SERVER_LIMITS = {
+  timeoutCheckMs: METRICS_TIMEOUT_CHECK_MS,
+  requestTimeoutMs: METRICS_REQUEST_TIMEOUT_MS,
+  keepAliveTimeoutMs: METRICS_KEEP_ALIVE_MS,
+  maxConnections: METRICS_MAX_CONNECTIONS,
+} as const;
+
 export const MetricsErrorCode = {
   /** The address is taken, not local, or not allowed (a port below 1024 without the capability). */
   bindFailed: 'metricsBindFailed',
@@ -78,10 +89,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   const ready = options.ready ?? (() => true);
   const metrics = createMetricsRegistry(options.source);
   const serverOptions = {
-    timeoutCheckMs: METRICS_TIMEOUT_CHECK_MS,
-    requestTimeoutMs: METRICS_REQUEST_TIMEOUT_MS,
-    keepAliveTimeoutMs: METRICS_KEEP_ALIVE_MS,
-    maxConnections: METRICS_MAX_CONNECTIONS,
+    ...SMALL_HTTP_SERVER_LIMITS,
     onShed: (reason: 'evictedIdle' | 'allBusy', open: number) =>
       logger.debug(
         { event: 'metricsConnectionShed', reason, open },

@@ -1,14 +1,12 @@
 /**
- * A small JSON client for the few calls the controller makes, on @kubernetes/client-node's KubeConfig for the
- * server, TLS and credentials (in-cluster token re-read as it rotates; plain http only with
- * insecure-skip-tls-verify, as client-node requires). Writes go through exactly the verbs MetalLB's RBAC grants:
+ * A small JSON client for the few calls the controller and the speaker make, through the one request function
+ * (api-request.ts: server, TLS and credentials from client-node's KubeConfig). Writes go through exactly the verbs MetalLB's RBAC grants:
  * services/status update, events create/patch, metallb.io status updates, secrets create.
  */
-import http from 'node:http';
-import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { loadKubeConfig as loadSourceKubeConfig } from '../kube-config';
 import { CodedError } from '../../../errors/coded-error';
+import { apiRequest, statusMessage } from './api-request';
 import { stringifyWithInt64 } from './json-int64';
 
 export const KubeClientErrorCode = {
@@ -66,31 +64,27 @@ export function kubeClient(kc: KubeConfig): KubeClient {
   if (cluster === null) throw new KubeClientError(KubeClientErrorCode.noConfig, 'no current cluster');
   const server = cluster.server.replace(/\/+$/, '');
   const request = async <T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T | undefined> => {
-    const url = new URL(server + path);
-    const options: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
-    await kc.applyToHTTPSOptions(options);
     const text = body === undefined ? undefined : stringifyWithInt64(body);
-    if (text !== undefined)
-      options.headers = { ...options.headers, 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text) };
-    const transport = url.protocol === 'http:' ? http : https;
-    const { status, data } = await new Promise<{ status: number; data: string }>((resolve, reject) => {
-      const req = transport.request(url, options, (res) => {
-        let chunks = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (chunks += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, data: chunks }));
-        res.on('error', reject);
+    let answer;
+    try {
+      answer = await apiRequest(kc, {
+        method,
+        path,
+        ...(text !== undefined && { body: { text, contentType } }),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
-      req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`no answer in ${REQUEST_TIMEOUT_MS} ms`)));
-      req.on('error', (e) => reject(new KubeClientError(KubeClientErrorCode.unreachable, `${method} ${path}: ${e.message}`)));
-      if (text !== undefined) req.write(text);
-      req.end();
-    });
-    if (method === 'GET' && status === 404) return undefined;
-    if (status < 200 || status > 299) {
-      throw new KubeClientError(KubeClientErrorCode.httpError, `${method} ${path}: HTTP ${status}: ${statusMessage(data)}`, status);
+    } catch (error) {
+      throw new KubeClientError(KubeClientErrorCode.unreachable, `${method} ${path}: ${(error as Error).message}`);
     }
-    return (data === '' ? undefined : JSON.parse(data)) as T;
+    if (method === 'GET' && answer.status === 404) return undefined;
+    if (answer.status < 200 || answer.status > 299) {
+      throw new KubeClientError(
+        KubeClientErrorCode.httpError,
+        `${method} ${path}: HTTP ${answer.status}: ${statusMessage(answer.text)}`,
+        answer.status,
+      );
+    }
+    return (answer.text === '' ? undefined : JSON.parse(answer.text)) as T;
   };
   return {
     server,
@@ -100,15 +94,4 @@ export function kubeClient(kc: KubeConfig): KubeClient {
     post: async (path, body) => (await request('POST', path, body)) as never,
     patch: async (path, body, type) => (await request('PATCH', path, body, type)) as never,
   };
-}
-
-/** A Status object's message, else the body's start. */
-function statusMessage(data: string): string {
-  try {
-    const parsed = JSON.parse(data) as { message?: string };
-    if (typeof parsed.message === 'string') return parsed.message;
-  } catch {
-    // not JSON: fall through
-  }
-  return data.slice(0, 200);
 }
