@@ -2,7 +2,7 @@
 // single executable application (https://nodejs.org/api/single-executable-applications.html): a copy of this
 // node binary with a blob injected by postject. The blob holds the CLI and daemon as one CommonJS script (a single
 // executable runs CommonJS only) and, as assets: that same script again (the configuration parser's worker thread
-// runs it), the live view (dist/mlb-tui.mjs), mlb's two native addons and netlink's native binding. The addons
+// runs it), the live view (dist/mlb-tui.mjs), the Kubernetes client (dist/mlb-k8s.mjs), mlb's two native addons and netlink's native binding. The addons
 // are loaded from private copies at run time (src/native/private-addon-copy.ts), never from a shared path.
 //
 // Run after build.mjs (it needs dist/mlb-tui.mjs and build/Release/*.node): `npm run build` does both.
@@ -12,7 +12,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSyn
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { common, TUI_FILE, tuiBesideBundle } from './bundle-options.mjs';
+import { common, KUBERNETES_CLIENT_FILE, kubernetesClientBesideBundle, TUI_FILE, tuiBesideBundle } from './bundle-options.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -70,7 +70,7 @@ async function bundleScript() {
     // use it only to look beside themselves, which the executable replaces with its assets).
     define: { ...common.define, 'import.meta.url': '__mlbModuleUrl' },
     banner: { js: 'var __mlbModuleUrl = require("node:url").pathToFileURL(process.execPath).href;' },
-    plugins: [tuiBesideBundle, netlinkEmbedded],
+    plugins: [tuiBesideBundle, kubernetesClientBesideBundle, netlinkEmbedded],
   });
 }
 
@@ -78,6 +78,7 @@ function assets() {
   const files = {
     'mlb.cjs': SCRIPT,
     [TUI_FILE]: join(root, 'dist', TUI_FILE),
+    [KUBERNETES_CLIENT_FILE]: join(root, 'dist', KUBERNETES_CLIENT_FILE),
     'netlink.node': netlinkBindingFile(),
   };
   for (const addon of ADDONS) {

@@ -2,12 +2,23 @@
 // `mlb version` must name the commit it was built from, so a build without one fails instead of saying "dev".
 // The interactive `mlb status` (Ink, React, yoga's WebAssembly: twice the size of everything else) is a second
 // file beside it, dist/mlb-tui.mjs, loaded only when that view opens: in one file, every `mlb` command would
-// spend some 30 ms parsing code it never runs, and `mlb` must start in well under 200 ms.
+// spend some 30 ms parsing code it never runs, and `mlb` must start in well under 200 ms. For the same reason the
+// Kubernetes client library (5 MB, more than all of mlb) is a third file, dist/mlb-k8s.mjs, which only the commands
+// that talk to a cluster load.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { common, pkg, TUI_ENTRY, TUI_FILE, tuiBesideBundle } from './bundle-options.mjs';
+import {
+  common,
+  KUBERNETES_CLIENT_ENTRY,
+  KUBERNETES_CLIENT_FILE,
+  kubernetesClientBesideBundle,
+  pkg,
+  TUI_ENTRY,
+  TUI_FILE,
+  tuiBesideBundle,
+} from './bundle-options.mjs';
 
 /**
  * Ink's developer mode (DEV=true in the environment) imports react-devtools-core and reads Ink's package.json beside
@@ -32,7 +43,7 @@ const inkWithoutDevMode = {
 // createRequire lets bundled CommonJS packages (yargs, pino; react in the TUI) load Node built-ins.
 const requireBanner =
   "import { createRequire as __mlbCreateRequire } from 'node:module';\nconst require = __mlbCreateRequire(import.meta.url);";
-// The one-file build imports the TUI from a data: URL (src/packaging/embedded-module.ts), which createRequire
+// The one-file build imports the TUI and the Kubernetes client from a data: URL (src/packaging/embedded-module.ts), which createRequire
 // refuses; built-ins resolve the same from any file, so it is given the executable's path there.
 const tuiRequireBanner =
   "import { createRequire as __mlbCreateRequire } from 'node:module';\nconst require = __mlbCreateRequire(import.meta.url.startsWith('file:') ? import.meta.url : process.execPath);";
@@ -44,9 +55,16 @@ await build({
   outfile,
   // A shebang so dist/mlb.mjs runs as `mlb`.
   banner: { js: `#!/usr/bin/env node\n${requireBanner}` },
-  plugins: [tuiBesideBundle],
+  plugins: [tuiBesideBundle, kubernetesClientBesideBundle],
 });
 chmodSync(outfile, 0o755);
+await build({
+  ...common,
+  entryPoints: [KUBERNETES_CLIENT_ENTRY],
+  outfile: `dist/${KUBERNETES_CLIENT_FILE}`,
+  // Imported from a data: URL in the one-file build, as the live view is.
+  banner: { js: tuiRequireBanner },
+});
 await build({
   ...common,
   entryPoints: [TUI_ENTRY],
@@ -72,4 +90,4 @@ if (!addons.includes('mlb_native.node')) {
 // Without the MLB_ variables (MLB_COMMIT above): mlb reads every MLB_X as its flag --x.
 const withoutMlbFlags = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MLB_')));
 writeFileSync('dist/mlb.1', execFileSync(process.execPath, [outfile, 'man'], { encoding: 'utf8', env: withoutMlbFlags }));
-console.log(`built ${outfile}, dist/${TUI_FILE} and dist/mlb.1 (mlb ${pkg.version})`);
+console.log(`built ${outfile}, dist/${TUI_FILE}, dist/${KUBERNETES_CLIENT_FILE} and dist/mlb.1 (mlb ${pkg.version})`);

@@ -1,4 +1,4 @@
-// What every esbuild bundle of mlb shares: dist/mlb.mjs and dist/mlb-tui.mjs (build.mjs), and the CommonJS
+// What every esbuild bundle of mlb shares: dist/mlb.mjs, dist/mlb-tui.mjs and dist/mlb-k8s.mjs (build.mjs), and the CommonJS
 // bundle inside the one-file executable dist/mlb (build-sea.mjs).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -25,6 +25,37 @@ export const tuiBesideBundle = {
   name: 'tui-beside-bundle',
   setup(b) {
     b.onResolve({ filter: /^\.\.\/tui\/run-status-tui$/ }, () => ({ path: `./${TUI_FILE}`, external: true }));
+  },
+};
+
+/** The parts of @kubernetes/client-node mlb uses, bundled alone, and the file they become beside dist/mlb.mjs. */
+export const KUBERNETES_CLIENT_ENTRY = 'src/sources/k8s/api/client-node-exports.ts';
+export const KUBERNETES_CLIENT_FILE = 'mlb-k8s.mjs';
+const CLIENT_NODE_LOADER = /[\\/]src[\\/]sources[\\/]k8s[\\/]api[\\/]client-node-module\.ts$/;
+const CLIENT_NODE_EXPORTS = /[\\/]src[\\/]sources[\\/]k8s[\\/]api[\\/]client-node-exports\.ts$/;
+/**
+ * In the bundle, client-node-module.ts's `import('./client-node-exports')` stays a dynamic import, of
+ * ./mlb-k8s.mjs beside it: 5 MB that only Kubernetes commands load. Any other import of the package's values would
+ * pull it back into every start of mlb, so the build refuses it (imports of types only are erased before this).
+ */
+export const kubernetesClientBesideBundle = {
+  name: 'kubernetes-client-beside-bundle',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/client-node-exports$/ }, (args) =>
+      args.kind === 'dynamic-import' && CLIENT_NODE_LOADER.test(args.importer)
+        ? { path: `./${KUBERNETES_CLIENT_FILE}`, external: true }
+        : undefined,
+    );
+    b.onResolve({ filter: /^@kubernetes\/client-node$/ }, (args) => {
+      if (CLIENT_NODE_EXPORTS.test(args.importer)) return undefined;
+      return {
+        errors: [
+          {
+            text: `${args.importer} imports @kubernetes/client-node: take it from src/sources/k8s/api/client-node-module.ts (clientNode()), which loads dist/${KUBERNETES_CLIENT_FILE} only when needed`,
+          },
+        ],
+      };
+    });
   },
 };
 

@@ -35,7 +35,7 @@ export function openConfigSource(choice: ConfigSourceChoice, log: Log): ConfigSo
           import('../sources/k8s/kubernetes-source'),
           import('../sources/k8s/kube-config'),
         ]);
-        const { kubeConfig } = loadKubeConfig(kubernetes.kubeconfig ? { path: kubernetes.kubeconfig } : {});
+        const { kubeConfig } = await loadKubeConfig(kubernetes.kubeconfig ? { path: kubernetes.kubeconfig } : {});
         const lbClass = kubernetes.lbClass ? { lbClass: kubernetes.lbClass } : {};
         return new KubernetesSource({ kubeConfig, namespace: kubernetes.namespace, log, ...lbClass });
       },

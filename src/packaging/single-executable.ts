@@ -12,6 +12,8 @@ export const EMBEDDED = {
   bundle: 'mlb.cjs',
   /** The live view of `mlb status` (dist/mlb-tui.mjs): ES module text. */
   statusTui: 'mlb-tui.mjs',
+  /** @kubernetes/client-node (dist/mlb-k8s.mjs), loaded by Kubernetes commands only: ES module text. */
+  kubernetesClient: 'mlb-k8s.mjs',
   /** netlink's own native binding (its prebuilt node.napi.node). */
   netlinkBinding: 'netlink.node',
 } as const;

@@ -76,6 +76,16 @@ describe('mlb status', () => {
     expect(main).toContain('import("./mlb-tui.mjs")');
   });
 
+  it('keeps the Kubernetes client out of dist/mlb.mjs: only the commands that talk to a cluster load dist/mlb-k8s.mjs', () => {
+    const main = readFileSync(MLB_BUNDLE, 'utf8');
+    const client = readFileSync(join(REPO_ROOT, 'dist', 'mlb-k8s.mjs'), 'utf8');
+    for (const marker of ['node_modules/@kubernetes/client-node/', 'node_modules/ws/', 'node_modules/js-yaml/']) {
+      expect(main, marker).not.toContain(marker);
+      expect(client, marker).toContain(marker);
+    }
+    expect(main).toContain('import("./mlb-k8s.mjs")');
+  });
+
   it('reads the socket from MLB_SOCKET', async () => {
     const run = await runMlbAsync(['status', '--json'], { env: { MLB_SOCKET: path } });
     expect(run.status).toBe(0);

@@ -49,7 +49,7 @@ describe.skipIf(skip !== undefined)(`mlb controller under deploy/'s RBAC${skip ?
     });
     const kubeconfig = api.kubeconfigPath(mkdtempSync(join(tmpdir(), 'mlb-ctl-rbac-')), SUBJECT);
     controller = new MetalLBController({
-      client: kubeClient(loadKubeConfig(kubeconfig)),
+      client: kubeClient(await loadKubeConfig(kubeconfig)),
       namespace: NS,
       secretName: 'memberlist',
       deploymentName: 'controller',

@@ -38,9 +38,10 @@ async function setup(addresses: string[], options: { lbClass?: string; start?: b
   });
   await putPool(raw, 'main', addresses);
   const kubeconfig = api.kubeconfigPath(mkdtempSync(join(tmpdir(), 'mlb-ctl-')));
+  const client = kubeClient(await loadKubeConfig(kubeconfig));
   const make = () =>
     new MetalLBController({
-      client: kubeClient(loadKubeConfig(kubeconfig)),
+      client,
       namespace: NS,
       secretName: 'memberlist',
       deploymentName: 'controller',

@@ -15,7 +15,7 @@ const LOCK = `${REPO_ROOT}dist/.mlb-executable.lock`;
 const LOCK_POLL_MS = 250;
 /** The build takes well under a minute alone; on a loaded 2-core machine several. */
 const LOCK_WAIT_MS = 10 * 60_000;
-const INPUTS = ['dist/mlb.mjs', 'dist/mlb-tui.mjs'].map((f) => `${REPO_ROOT}${f}`);
+const INPUTS = ['dist/mlb.mjs', 'dist/mlb-tui.mjs', 'dist/mlb-k8s.mjs'].map((f) => `${REPO_ROOT}${f}`);
 
 function upToDate(): boolean {
   if (!existsSync(MLB_EXECUTABLE)) return false;

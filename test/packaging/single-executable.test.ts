@@ -7,12 +7,13 @@
  * opens the embedded live view in a terminal. Every native module is loaded from a private unnamed copy: the
  * temporary directory is left empty.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../cli/run-cli';
+import { seedPendingAndAnnounced, startTestCluster } from '../cli/cluster/cluster-setup';
 import { TmuxPane, tmuxAvailable, waitForScreen } from '../cli/tui/tmux-pane';
 import { startDaemon, type RunningDaemon } from '../daemon/run-daemon';
 import { API_IP, API_SERVICE_YAML, LAB_POOL_YAML } from '../e2e/daemon-lab';
@@ -72,6 +73,27 @@ describe.skipIf(!netns.ok)(`dist/mlb on a host without Node.js${netns.ok ? '' : 
     expect(validate.stdout).toContain('mlb.yaml: valid (2 pools');
     expect(validate.stdout).toMatch(/^demo\/web +192\.168\.10\.200 +lan +autoAssign$/m);
     expect(validate.status).toBe(0);
+  });
+
+  it('reads a cluster with the Kubernetes client it carries (loaded only by the commands that need it)', async () => {
+    const cluster = await startTestCluster();
+    try {
+      seedPendingAndAnnounced(cluster);
+      const kubeconfig = join(home, 'kubeconfig');
+      copyFileSync(cluster.kubeconfig, kubeconfig);
+      // Asynchronously: the fake API server answers from this process.
+      const args = [...WITHOUT_NODE.slice(1), 'env', '-i', NO_PATH, `TMPDIR=${temp}`, mlb, 'status', '--kubeconfig', kubeconfig, '--once'];
+      const status = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        execFile(WITHOUT_NODE[0]!, args, { cwd: home, encoding: 'utf8' }, (error, stdout, stderr) =>
+          resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        );
+      });
+      expect(status.stderr).toBe('');
+      expect(status.stdout).toMatch(/^default\/web\s+192\.0\.2\.1\s+public\s+node-b \(layer2\)$/m);
+      expect(status.code).toBe(0);
+    } finally {
+      await cluster.close();
+    }
   });
 
   it('runs the whole lab demo: every daemon and web server it starts is this same executable', () => {

@@ -47,7 +47,7 @@ const metallbPath = (namespace: string, plural: string): string =>
   `/apis/${METALLB_GROUP_VERSION}/namespaces/${encodeURIComponent(namespace)}/${plural}`;
 
 export async function readCluster(choice: ClusterChoice): Promise<ClusterRead> {
-  const { kubeConfig } = loadClusterConfig(choice.kubeconfig);
+  const { kubeConfig } = await loadClusterConfig(choice.kubeconfig);
   const server = apiServerOf(kubeConfig);
   const missing: string[] = [];
   const list = async (path: string, query: ListQuery = {}, optional = false): Promise<ApiObject[]> => {
@@ -84,9 +84,9 @@ export async function readCluster(choice: ClusterChoice): Promise<ClusterRead> {
   };
 }
 
-function loadClusterConfig(path: string | undefined): ReturnType<typeof loadKubeConfig> {
+async function loadClusterConfig(path: string | undefined): ReturnType<typeof loadKubeConfig> {
   try {
-    return loadKubeConfig(path ? { path } : {});
+    return await loadKubeConfig(path ? { path } : {});
   } catch (error) {
     const where = path ? `--kubeconfig ${path}` : 'KUBECONFIG or the pod service account';
     throw new CommandError(`cannot load the kubeconfig (${where}): ${(error as Error).message}`, 'kubeconfigUnreadable');

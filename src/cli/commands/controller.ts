@@ -103,7 +103,7 @@ export const controllerCommand: CommandModule<object, ControllerArgs> = {
     ]);
     let client;
     try {
-      client = kubeClient(loadKubeConfig(args.kubeconfig, env));
+      client = kubeClient(await loadKubeConfig(args.kubeconfig, env));
     } catch (error) {
       throw new CommandError((error as Error).message, 'kubeconfig');
     }

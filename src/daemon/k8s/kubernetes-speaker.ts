@@ -45,7 +45,7 @@ export interface KubernetesSpeaker {
 export async function openKubernetesSpeaker(options: KubernetesSpeakerOptions): Promise<KubernetesSpeaker> {
   const env = options.env ?? process.env;
   const settings = memberlistEnv(env);
-  const { kubeConfig } = loadKubeConfig(options.kubernetes.kubeconfig ? { path: options.kubernetes.kubeconfig, env } : { env });
+  const { kubeConfig } = await loadKubeConfig(options.kubernetes.kubeconfig ? { path: options.kubernetes.kubeconfig, env } : { env });
   const namespace = options.kubernetes.namespace;
   const runtime = REAL_BACKGROUND_RUNTIME;
   const peers = new SpeakerPodPeers({

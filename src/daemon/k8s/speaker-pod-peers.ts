@@ -4,7 +4,8 @@
  * periodically; the list it keeps is the speaker's join list, which its membership reads at every rejoin
  * (cluster-membership.ts), so a speaker pod that appears later is joined without a restart. Not pure: the API.
  */
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { clientNode } from '../../sources/k8s/api/client-node-module';
 import type { HostPort } from '../../gossip/transport/address';
 import type { Scheduler, Timer } from '../../runtime';
 import type { Log } from '../../runtime/log';
@@ -35,7 +36,7 @@ export class SpeakerPodPeers {
   private lastError: string | undefined;
 
   constructor(private readonly options: SpeakerPodPeersOptions) {
-    this.core = options.kubeConfig.makeApiClient(CoreV1Api);
+    this.core = options.kubeConfig.makeApiClient(clientNode().CoreV1Api);
   }
 
   /** Lists once (a failure is logged: the speaker starts anyway and the next list retries), then periodically. */

@@ -8,7 +8,8 @@
  * does never changes what the speaker announces. On @kubernetes/client-node 1.4.0: merge patches must name their
  * content type, since the generated patch methods default to a JSON patch.
  */
-import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type CoreV1Event, type KubeConfig } from '@kubernetes/client-node';
+import type { CoreV1Api, CustomObjectsApi, CoreV1Event, KubeConfig } from '@kubernetes/client-node';
+import { clientNode, type ClientNode } from '../../sources/k8s/api/client-node-module';
 import { correlateEvent, type EventMemory } from '../../controller/event-correlator';
 import type { ControllerEvent } from '../../controller/controller-events';
 import type { ApiService } from '../../controller/api-objects';
@@ -39,8 +40,14 @@ const STATUS_RESYNC_MS = 60_000;
 const SPEAKER_COMPONENT = 'metallb-speaker';
 const GROUP = 'metallb.io';
 const VERSION = STATUS_GROUP_VERSION.split('/')[1]!;
-const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-const STRATEGIC_MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
+function mergePatch(): ReturnType<ClientNode['setHeaderOptions']> {
+  const { setHeaderOptions, PatchStrategy } = clientNode();
+  return setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+}
+function strategicMergePatch(): ReturnType<ClientNode['setHeaderOptions']> {
+  const { setHeaderOptions, PatchStrategy } = clientNode();
+  return setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
+}
 
 export interface SpeakerStatusWriterOptions {
   readonly kubeConfig: KubeConfig;
@@ -75,8 +82,8 @@ export class SpeakerStatusWriter {
   private idle: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: SpeakerStatusWriterOptions) {
-    this.custom = options.kubeConfig.makeApiClient(CustomObjectsApi);
-    this.core = options.kubeConfig.makeApiClient(CoreV1Api);
+    this.custom = options.kubeConfig.makeApiClient(clientNode().CustomObjectsApi);
+    this.core = options.kubeConfig.makeApiClient(clientNode().CoreV1Api);
   }
 
   /**
@@ -206,7 +213,7 @@ export class SpeakerStatusWriter {
       };
       name = created.metadata?.name ?? '';
     }
-    await this.custom.patchNamespacedCustomObjectStatus({ ...target, name, body: { status: action.status } }, MERGE_PATCH);
+    await this.custom.patchNamespacedCustomObjectStatus({ ...target, name, body: { status: action.status } }, mergePatch());
   }
 
   private async sendEvents(): Promise<void> {
@@ -240,7 +247,7 @@ export class SpeakerStatusWriter {
     );
     if (action.kind === 'create')
       await this.core.createNamespacedEvent({ namespace: action.namespace, body: action.body as unknown as CoreV1Event });
-    else await this.core.patchNamespacedEvent({ namespace: action.namespace, name: action.name, body: action.body }, STRATEGIC_MERGE_PATCH);
+    else await this.core.patchNamespacedEvent({ namespace: action.namespace, name: action.name, body: action.body }, strategicMergePatch());
     this.eventMemory = memory;
   }
 
@@ -258,7 +265,7 @@ export class SpeakerStatusWriter {
     }
     // One writer of the whole status: a field left out (errorSummary once valid again) is sent as null.
     const whole = { ...status, errorSummary: status.errorSummary ?? null };
-    await this.custom.patchNamespacedCustomObjectStatus({ ...target, name, body: { status: whole } }, MERGE_PATCH);
+    await this.custom.patchNamespacedCustomObjectStatus({ ...target, name, body: { status: whole } }, mergePatch());
     this.writtenConfig = status;
   }
 }

@@ -3,7 +3,8 @@
  * given (--kubeconfig), else KUBECONFIG, else the pod's service account (in-cluster: KUBERNETES_SERVICE_HOST and
  * /var/run/secrets/kubernetes.io/serviceaccount). Adapter: files and environment.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { loadClientNode } from './api/client-node-module';
 
 export interface KubeConfigChoice {
   /** --kubeconfig. */
@@ -15,7 +16,8 @@ export interface KubeConfigChoice {
 /** How the configuration was found, for logs and `mlb status`. */
 export type KubeConfigOrigin = { readonly from: 'flag' | 'env'; readonly path: string } | { readonly from: 'in-cluster' };
 
-export function loadKubeConfig(choice: KubeConfigChoice = {}): { kubeConfig: KubeConfig; origin: KubeConfigOrigin } {
+export async function loadKubeConfig(choice: KubeConfigChoice = {}): Promise<{ kubeConfig: KubeConfig; origin: KubeConfigOrigin }> {
+  const { KubeConfig } = await loadClientNode();
   const kubeConfig = new KubeConfig();
   if (choice.path) {
     kubeConfig.loadFromFile(choice.path);

@@ -12,7 +12,8 @@
  * Callbacks only say "something changed" (O(1)): the owner recomputes from `objects()` when it chooses, so a
  * replayed or duplicated event costs a recomputation that finds nothing new. Not pure: network and timers.
  */
-import { type KubeConfig, ListWatch, Watch } from '@kubernetes/client-node';
+import type { KubeConfig, ListWatch, Watch } from '@kubernetes/client-node';
+import { clientNode } from './api/client-node-module';
 import type { Clock, Randomness, Scheduler, Timer } from '../../runtime';
 import { type Log, SILENT_LOG } from '../../runtime/log';
 import { type ApiList, listObjects } from './api/api-list';
@@ -69,6 +70,7 @@ export class ResourceWatch {
     this.log = options.log ?? SILENT_LOG;
     const timeout = watchTimeoutSeconds(options.runtime);
     const watch = { watch: (p: string, q: WatchQuery, cb: WatchCallback, done: WatchDone) => this.watch(p, q, cb, done) };
+    const { ListWatch } = clientNode();
     this.informer = new ListWatch(
       watchPath(options.path, timeout),
       watch as unknown as Watch,
@@ -230,6 +232,7 @@ export class ResourceWatch {
       this.touched();
       callback(phase, object, raw);
     };
+    const { Watch } = clientNode();
     controller = await new Watch(this.options.kubeConfig).watch(path, query, onLine, finish);
     if (finished || this.stopped) {
       controller.abort(); // given up (deadline, stop) while the request was still being made

@@ -71,10 +71,10 @@ const noLinks = { links: () => [], link: () => undefined, onChange: () => () => 
 
 async function startSpeaker(name: string, podName: string, joinTo?: string, announced: string[][] = []): Promise<Running> {
   const kubeconfigPath = api.kubeconfigPath(dir);
-  const { kubeConfig } = loadKubeConfig({ path: kubeconfigPath });
+  const { kubeConfig } = await loadKubeConfig({ path: kubeconfigPath });
   const source = new KubernetesSource({ kubeConfig, namespace: NS });
   const writer = new SpeakerStatusWriter({
-    kubeConfig: loadKubeConfig({ path: kubeconfigPath }).kubeConfig,
+    kubeConfig: (await loadKubeConfig({ path: kubeconfigPath })).kubeConfig,
     namespace: NS,
     node: name,
     podName,

@@ -39,8 +39,8 @@ function seedCluster(): void {
   put('slices', slice('web-1', 'web', [{ ip: '10.0.0.1', node: 'node-b' }]));
 }
 
-function makeSource(): KubernetesSource {
-  const { kubeConfig } = loadKubeConfig({ path: api.kubeconfigPath(dir) });
+async function makeSource(): Promise<KubernetesSource> {
+  const { kubeConfig } = await loadKubeConfig({ path: api.kubeconfigPath(dir) });
   source = new KubernetesSource({ kubeConfig, namespace: 'metallb-system', runtime });
   source.onChange((state) => states.push(state));
   return source;
@@ -82,7 +82,7 @@ describe('KubernetesSource', () => {
   it('decides nothing before every resource has been listed, then gives the Snapshot and the endpoints', async () => {
     seedCluster();
     api.faults.failNext(2, { code: 500, pathPrefix: '/api/v1/nodes' });
-    const s = makeSource();
+    const s = await makeSource();
     let started: ConfigState | undefined;
     void s.start().then((state) => (started = state));
     await until('the other resources listed', () => api.audit.count({ verb: 'list', resource: 'services', code: 200 }) === 1);
@@ -98,7 +98,7 @@ describe('KubernetesSource', () => {
 
   it('tells its listeners once per real change: a burst is one change, writes mlb does not read are none', async () => {
     seedCluster();
-    const s = makeSource();
+    const s = await makeSource();
     const first = await settleStart(s);
     states.length = 0;
     // Not read: a ClusterIP service, a Node heartbeat, a slice rewritten with the same serving nodes.
@@ -124,7 +124,7 @@ describe('KubernetesSource', () => {
 
   it('keeps the last good configuration when an object is invalid, stale with the file mode’s reasons', async () => {
     seedCluster();
-    const s = makeSource();
+    const s = await makeSource();
     const first = await settleStart(s);
     put('pools', pool('overlapping', ['192.0.2.8/29']));
     await settle('stale', () => s.state.stale);
@@ -137,7 +137,7 @@ describe('KubernetesSource', () => {
 
   it('keeps the configuration through an API outage, stale and saying since when, and recovers without a change', async () => {
     seedCluster();
-    const s = makeSource();
+    const s = await makeSource();
     const first = await settleStart(s);
     const outageAt = runtime.now();
     await api.faults.outage('refuse');
@@ -162,7 +162,7 @@ describe('KubernetesSource', () => {
 describe('KubernetesSource on a flaky connection', () => {
   it('does not report a dropped watch that is back within seconds', async () => {
     seedCluster();
-    const s = makeSource();
+    const s = await makeSource();
     await settleStart(s);
     states.length = 0;
     const watchesBefore = api.audit.count({ verb: 'watch' });
@@ -180,7 +180,7 @@ describe('KubernetesSource on a flaky connection', () => {
 
   it('changes nothing when the API replays everything (a re-list after 410 Gone)', async () => {
     seedCluster();
-    const s = makeSource();
+    const s = await makeSource();
     const first = await settleStart(s);
     states.length = 0;
     const listsBefore = api.audit.count({ verb: 'list', code: 200 });

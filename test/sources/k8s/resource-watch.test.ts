@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
+import { loadClientNode } from '../../../src/sources/k8s/api/client-node-module';
 import { ResourceWatch } from '../../../src/sources/k8s/resource-watch';
 import { startFakeApiServer, type FakeApiServer } from '../../support/fake-apiserver';
 import { ManualRuntime } from '../../support/manual-runtime';
@@ -52,6 +53,7 @@ function startWatch(options: { labelSelector?: string } = {}): ResourceWatch {
 }
 
 beforeEach(async () => {
+  await loadClientNode(); // what loading a kubeconfig does first in mlb
   api = await startFakeApiServer();
   dir = mkdtempSync(join(tmpdir(), 'mlb-kso-watch-'));
   runtime = new ManualRuntime();

@@ -72,7 +72,7 @@ afterEach(async () => {
 });
 
 async function startSpeaker(name: string, joinTo?: string): Promise<Running> {
-  const { kubeConfig } = loadKubeConfig({ path: api.kubeconfigPath(dir) });
+  const { kubeConfig } = await loadKubeConfig({ path: api.kubeconfigPath(dir) });
   const source = new KubernetesSource({ kubeConfig, namespace: 'metallb-system' });
   const reconciled: string[][] = [];
   const layerTwo: LayerTwo = {

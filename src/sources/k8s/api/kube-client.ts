@@ -45,11 +45,11 @@ export interface KubeClient {
 }
 
 /** --kubeconfig, else $KUBECONFIG, else the pod's service account (the Kubernetes source's loader), as a typed error. */
-export function loadKubeConfig(path: string | undefined, env: NodeJS.ProcessEnv = process.env): KubeConfig {
+export async function loadKubeConfig(path: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<KubeConfig> {
   const where = path ?? env['KUBECONFIG'] ?? 'the in-cluster configuration';
   let kc: KubeConfig;
   try {
-    kc = loadSourceKubeConfig({ ...(path && { path }), env }).kubeConfig;
+    kc = (await loadSourceKubeConfig({ ...(path && { path }), env })).kubeConfig;
   } catch (error) {
     throw new KubeClientError(KubeClientErrorCode.noConfig, `cannot load ${where}: ${(error as Error).message}`);
   }
