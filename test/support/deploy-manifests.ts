@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { REPO_ROOT } from '../cli/run-cli';
-import type { DiscoveredResource } from './kube-discovery-server';
+import type { ServedResource } from './fake-apiserver';
 import type { Schema } from './openapi-schema';
 
 const run = promisify(execFile);
@@ -95,8 +95,8 @@ export function schemasByKind(crds: readonly Crd[]): Map<string, Schema> {
   return byKind;
 }
 
-/** Built-in kinds the install and the examples use, for a discovery server (namespaced or not, as in Kubernetes). */
-export const BUILT_IN_RESOURCES: readonly DiscoveredResource[] = [
+/** Built-in kinds the install and the examples use, for the fake API server to serve (namespaced or not, as in Kubernetes). */
+export const BUILT_IN_RESOURCES: readonly ServedResource[] = [
   { group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false },
   { group: '', version: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true },
   { group: '', version: 'v1', kind: 'Service', plural: 'services', namespaced: true },
@@ -117,7 +117,7 @@ export const BUILT_IN_RESOURCES: readonly DiscoveredResource[] = [
 ];
 
 /** The resources the CRDs define once installed, every served version. */
-export function crdResources(crds: readonly Crd[]): DiscoveredResource[] {
+export function crdResources(crds: readonly Crd[]): ServedResource[] {
   return crds.flatMap((crd) =>
     crd.spec.versions
       .filter((v) => v.served)

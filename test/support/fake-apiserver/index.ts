@@ -27,6 +27,7 @@ export type { ObjectStore } from './store';
 export type { KubeObject } from './kube-object';
 export { rawClient, type RawClient, type RawWatch, type WatchEvent } from './raw-client';
 export { kubectlAvailable, kubectlFor, type Kubectl } from './kubectl';
+export { servedTypes, type ResourceType, type ServedResource } from './resource-catalog';
 
 /** The service CIDRs of a default dual-stack cluster (kubeadm's IPv4 default, a ULA for IPv6), IPv4 primary. */
 export const DEFAULT_SERVICE_CIDRS = ['10.96.0.0/16', 'fd00:10:96::/112'];
@@ -49,6 +50,11 @@ export interface FakeApiServerOptions {
   expiredWatch?: 'http' | 'event';
   /** Objects present from the start (stored as given, without defaulting), e.g. Nodes and the speaker Pods. */
   objects?: KubeObject[];
+  /**
+   * The resource types served instead of DEFAULT_RESOURCE_TYPES, e.g. exactly the kinds an install's manifests and
+   * CRDs define, so that kubectl meets "no matches for kind" for anything else as it would on that cluster.
+   */
+  resourceTypes?: readonly ResourceType[];
 }
 
 export interface FakeApiServer {
@@ -66,9 +72,9 @@ export interface FakeApiServer {
 }
 
 function seed(store: ObjectStore, catalog: ResourceCatalog, objects: KubeObject[]): void {
-  const namespaces = catalog.find('', 'v1', 'namespaces')!;
-  for (const name of INITIAL_NAMESPACES) {
-    store.create(namespaces, {
+  const namespaces = catalog.find('', 'v1', 'namespaces');
+  for (const name of namespaces ? INITIAL_NAMESPACES : []) {
+    store.create(namespaces!, {
       apiVersion: 'v1',
       kind: 'Namespace',
       metadata: { name },
@@ -85,7 +91,7 @@ function seed(store: ObjectStore, catalog: ResourceCatalog, objects: KubeObject[
 }
 
 export async function startFakeApiServer(options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
-  const catalog = new ResourceCatalog(DEFAULT_RESOURCE_TYPES);
+  const catalog = new ResourceCatalog(options.resourceTypes ?? DEFAULT_RESOURCE_TYPES);
   const store = new ObjectStore(catalog, options.historyLimit !== undefined ? { historyLimit: options.historyLimit } : {});
   seed(store, catalog, options.objects ?? []);
   const hub = new WatchHub(store, {

@@ -117,6 +117,45 @@ export const DEFAULT_RESOURCE_TYPES: readonly ResourceType[] = [
   metallb('servicel2statuses', 'ServiceL2Status'),
 ];
 
+/** A resource as a discovery document names it: what a test needs to serve a kind it installs (a CRD's, a built-in the fake does not serve by default). */
+export interface ServedResource {
+  /** '' for the core group. */
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  /** The plural resource name in URLs, e.g. ipaddresspools. */
+  readonly plural: string;
+  readonly namespaced: boolean;
+}
+
+/**
+ * Resource types for the given resources, one per group and plural with every version listed (the first given is
+ * preferred and stored). Kinds of a group with a dot other than the built-in API groups get CustomResourceDefinition
+ * semantics, as on a real server.
+ */
+export function servedTypes(resources: readonly ServedResource[]): ResourceType[] {
+  const byKey = new Map<string, ResourceType>();
+  for (const r of resources) {
+    const key = `${r.group}/${r.plural}`;
+    const known = byKey.get(key);
+    if (known) {
+      if (!known.versions.includes(r.version)) known.versions.push(r.version);
+      continue;
+    }
+    const custom = r.group.includes('.') && !BUILT_IN_GROUP.test(r.group);
+    const type = custom ? customResourceType(r) : builtin(r.group, r.version, r.plural, r.kind, { namespaced: r.namespaced });
+    byKey.set(key, type);
+  }
+  return [...byKey.values()];
+}
+
+/** API groups Kubernetes itself serves (`*.k8s.io`): everything else with a dot comes from a CRD. */
+const BUILT_IN_GROUP = /(^|\.)k8s\.io$/;
+
+function customResourceType(r: ServedResource): ResourceType {
+  return { ...metallb(r.plural, r.kind, [r.version]), group: r.group, namespaced: r.namespaced };
+}
+
 /** The store's key for a type: group and plural (all versions of a type share one set of objects). */
 export function typeKey(type: ResourceType): string {
   return type.group === '' ? type.plural : `${type.plural}.${type.group}`;
