@@ -43,3 +43,21 @@ export async function freeLoopbackPorts(count: number, host = '127.0.0.1'): Prom
   while (ports.size < count) ports.add(await freeLoopbackPort(host));
   return [...ports];
 }
+
+/** A port free for TCP and UDP on every one of `hosts` at once: several gossip nodes, one per loopback address, one port (as on real hosts). */
+export async function freePortOnAll(hosts: readonly string[]): Promise<number> {
+  for (let i = 0; i < ATTEMPTS; i++) {
+    const port = await tcpPort(hosts[0] ?? '127.0.0.1');
+    const free = await Promise.all(hosts.map(async (host) => (await udpFree(host, port)) && (await tcpFree(host, port))));
+    if (free.every(Boolean)) return port;
+  }
+  throw new Error(`no port free for both TCP and UDP on ${hosts.join(', ')} after ${ATTEMPTS} attempts`);
+}
+
+function tcpFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
+}
