@@ -194,6 +194,32 @@ describe('KubernetesSource on a flaky connection', () => {
   });
 });
 
+describe('KubernetesSource following EndpointSlices', () => {
+  it('moves where a service is served as its slices are updated, added and deleted; no slice left is nobody', async () => {
+    seedCluster();
+    const s = await makeSource();
+    await settleStart(s);
+    const slices = api.resourceType('discovery.k8s.io', 'endpointslices');
+    const serving = () => [...(s.state.endpoints?.get('default/web')?.servingNodes ?? [])].sort().join() || 'nobody';
+    const becomes = (expected: string) => settle(`web served on ${expected}`, () => serving() === expected);
+    expect(serving()).toBe('node-b');
+
+    // The pod moves: the endpoint slice controller rewrites the slice in place.
+    const moved = api.store.get(slices, 'default', 'web-1')!;
+    (moved as unknown as { endpoints: { nodeName: string }[] }).endpoints[0]!.nodeName = 'node-a';
+    api.store.update(slices, moved);
+    await becomes('node-a');
+    // A second slice (more pods than one slice holds, or the other address family) adds its nodes.
+    put('slices', slice('web-2', 'web', [{ ip: '10.0.0.2', node: 'node-b' }]));
+    await becomes('node-a,node-b');
+    api.store.delete(slices, 'default', 'web-1');
+    await becomes('node-b');
+    api.store.delete(slices, 'default', 'web-2');
+    await becomes('nobody');
+    expect(s.state.endpoints?.get('default/web')).toEqual({ servingNodes: new Set() });
+  });
+});
+
 async function settleStart(s: KubernetesSource): Promise<ConfigState> {
   let started: ConfigState | undefined;
   void s.start().then((state) => (started = state));
