@@ -85,6 +85,8 @@ export interface SpeakerOptions {
   readonly release?: string;
   /** exec: health checks run as this user (--health-check-user). */
   readonly healthCheckRunAs?: RunAs;
+  /** --ignore-exclude-lb (MetalLB's speaker flag): nodes labelled exclude-from-external-load-balancers stay candidates. */
+  readonly ignoreExcludeLB?: boolean;
   readonly logger: Logger;
 }
 
@@ -518,6 +520,7 @@ export class Speaker implements ControlProvider, MetricsSource {
         passing: this.cluster.health.passing(snapshot, liveNames),
         notConfiguredOn: (key) => agreement.lacking(hashServiceKey(key)),
         ...assigned.endpointsInput,
+        ...(this.options.ignoreExcludeLB ? { options: { ignoreExcludeLB: true } } : {}),
       },
       joined: this.joined,
       handingOver: this.handover?.held,

@@ -21,6 +21,7 @@ import { ConfigLoadError, workerParser } from '../../sources/file';
 import { maxConfigBytes, maxConfigBytesOption } from '../config-input';
 import { configOption, daemonConfig } from '../config-argument';
 import { type KubernetesArgs, checkKubernetesArgs, kubernetesModeOptions, kubernetesOptions } from '../kubernetes-options';
+import { type IgnoreExcludeLbArgs, ignoreExcludeLbOption, ignoreExcludeLbSetting } from '../ignore-exclude-lb-option';
 import { kubernetesNodeName } from '../../sources/k8s/kubernetes-mode';
 import {
   kubernetesGossipBind,
@@ -30,7 +31,7 @@ import {
 } from '../kubernetes-speaker-part';
 import { formatDiagnostic } from '../../model';
 
-interface DaemonArgs extends KubernetesArgs, SpeakerHealthArgs {
+interface DaemonArgs extends KubernetesArgs, SpeakerHealthArgs, IgnoreExcludeLbArgs {
   config?: string;
   'max-config-bytes': number;
   'node-name': string;
@@ -74,6 +75,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       .option('kubeconfig', kubernetesOptions.kubeconfig)
       .option('namespace', kubernetesOptions.namespace)
       .option('lb-class', kubernetesOptions['lb-class'])
+      .option('ignore-exclude-lb', ignoreExcludeLbOption)
       .option('health-bind', speakerHealthBindOption)
       .option('node-name', {
         type: 'string',
@@ -240,6 +242,7 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
       version: buildInfo().version,
       release: releaseText(buildInfo()),
       ...(healthCheckRunAs ? { healthCheckRunAs } : {}),
+      ...ignoreExcludeLbSetting(args),
     });
     // Metrics listen before the speaker starts: a taken port fails the start before this node joins the cluster
     // (not after, which the others would see as a flap), and owner changes from the first election on are
