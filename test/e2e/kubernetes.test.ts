@@ -2,15 +2,19 @@
  * Kubernetes mode end to end, in network namespaces: the fake API server with deploy/'s RBAC, `mlb controller`, three
  * `mlb daemon --kubernetes` speakers (the built bundle) and a client on one segment. A user creates a Service with
  * kubectl; it gets an address from the pool, status and events; the client reaches it; the owner's speaker is killed
- * and another node answers; the API server stops for 30 s and nothing is withdrawn; no request was ever refused.
+ * and another node answers; the API server stops for 30 s and nothing is withdrawn; the killed speaker restarts and
+ * rejoins without a dark moment for the client; no request was ever refused.
  */
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rankNodes } from '../../src/election';
 import { FAST_CONFIG, detectionTime } from '../../src/gossip/swim/config';
 import { MAX_RESTART_DELAY_MS } from '../../src/sources/k8s/restart-policy';
 import { INSTALL_NAMESPACE, kubectlMissing } from '../support/deploy-manifests';
 import { canUseNetns } from '../support/netns-lab';
 import { until } from '../support/until';
+import { MLB_BUNDLE, REPO_ROOT } from '../cli/run-cli';
 import { HTTP_PORT } from './daemon-lab';
 import { APP_NAMESPACE, CONTROLLER_SUBJECT, KubeLab, SPEAKER_SUBJECT, endpointSlice } from './kube-lab';
 
@@ -18,6 +22,7 @@ const netns = canUseNetns();
 const kubectlSkip = kubectlMissing();
 const skip = netns.ok ? kubectlSkip : netns.why;
 const SERVICE = `${APP_NAMESPACE}/web`;
+const run = promisify(execFile);
 
 /** The user's objects, applied with kubectl as in MetalLB's L2 quick start (the lab segment's spare addresses). */
 const POOL_YAML = `apiVersion: metallb.io/v1beta1
@@ -182,6 +187,53 @@ describe.skipIf(skip !== undefined)(`Kubernetes mode in network namespaces${skip
       loop.stop();
     }
   }, 120_000);
+
+  it("the killed speaker restarts as the DaemonSet restarts it: it rejoins warming up, announcing nothing while the owner keeps answering, then takes back the IP MetalLB's hash gives it, with one ServiceL2Status", async () => {
+    const all = lab.hosts.nodes.map((n) => n.name);
+    const killed = all.find((n) => !running(lab.hosts.daemon(n).child));
+    expect(killed, 'the speaker killed by the failover test').toBeDefined();
+    const back = killed!;
+    const holder = owner;
+    const others = all.filter((n) => n !== back);
+    // With every node serving, the hash winner among all three is the node that owned the IP before it was killed.
+    expect(rankNodes(all, ip)[0]).toBe(back);
+    const loop = lab.hosts.clientLoop(ip);
+    try {
+      await until('the client hears the owner', () => loop.samples.some((s) => s.node === holder));
+      const heardBefore = new Map(others.map((n) => [n, lab.hosts.daemon(n).lines.length]));
+      const restartedAt = Date.now();
+      const restarted = lab.startSpeaker(back, await lab.memberlistKeyDir());
+      // Its unclean end makes it warm up (WARM_UP_BASE_MS): back in gossip and seen by every other speaker, elected by none.
+      await restarted.waitFor((l) => l.event === 'gossipJoin', 60_000);
+      expect(restarted.lines.some((l) => l.event === 'warmUpStarted')).toBe(true);
+      for (const node of others)
+        await until(`${node} hears ${back} join again`, () =>
+          lab.hosts
+            .daemon(node)
+            .lines.slice(heardBefore.get(node))
+            .some((l) => l.event === 'memberJoined' && String(l.msg).endsWith(back)),
+        );
+      // An operator ends the warm-up (mlb warmup end) instead of waiting it out; a slow machine may have ended it already.
+      await run(process.execPath, [MLB_BUNDLE, 'warmup', 'end', '--socket', lab.hosts.socket(back)], { cwd: REPO_ROOT });
+      const warmUpEnded = await restarted.waitFor((l) => l.event === 'warmUpEnded', 60_000);
+      const warmUpEndedAt = Date.parse(String(warmUpEnded.ts));
+      await until(`every speaker names ${back} the owner`, async () => (await lab.agreedOwner(SERVICE, all)) === back, 30_000);
+      await until(`the client reaches ${back}`, () => loop.samples.some((s) => s.t >= warmUpEndedAt && s.node === back), 20_000);
+      // Nothing announced while warming up: its first announcement comes after the end of the warm-up.
+      const firstAnnounced = restarted.lines.findIndex((l) => l.event === 'serviceAnnounced');
+      expect(firstAnnounced).toBeGreaterThan(restarted.lines.indexOf(warmUpEnded));
+      // From the restart to the end of the warm-up the other node held the IP, and the client always reached it.
+      const whileHeld = loop.samples.filter((s) => s.t >= restartedAt && s.t < warmUpEndedAt);
+      expect(whileHeld.length).toBeGreaterThan(0);
+      expect(whileHeld.filter((s) => s.node !== holder)).toEqual([]);
+      expect(await until(`one ServiceL2Status on ${back}`, async () => onlyL2Status(back), 30_000)).toMatchObject({
+        status: { node: back, serviceName: 'web', serviceNamespace: APP_NAMESPACE },
+      });
+      owner = back;
+    } finally {
+      loop.stop();
+    }
+  }, 180_000);
 
   it("no request of the controller or the speakers was refused by deploy/'s RBAC", () => {
     expect(lab.api.audit.count({ subject: CONTROLLER_SUBJECT })).toBeGreaterThan(0);
