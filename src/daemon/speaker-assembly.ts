@@ -37,7 +37,7 @@ export function assembleSpeaker(options: SpeakerAssemblyOptions): Speaker {
   kubernetesSpeaker?.attachSource(configSource);
   const parts: SpeakerParts = {
     configSource,
-    ...(kubernetesSpeaker && { onPlanned: (plan) => kubernetesSpeaker.onPlanned(plan) }),
+    ...(kubernetesSpeaker && { onPlanned: (plan, answered) => kubernetesSpeaker.onPlanned(plan, answered) }),
     runtime: REAL_RUNTIME,
     openLayerTwo: (hooks) => openHostLayerTwo(settings, hooks),
     openBgp: () => new BgpAnnouncer(logger, REAL_RUNTIME),

@@ -560,7 +560,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     if (plan.bgp) this.bgp?.update(plan.bgp.peers, plan.bgp.routes);
     this.selfCheck?.setMacOwners(this.answers.macOwners); // members' MACs and departed members' (answer-context.ts)
     this.selfCheck?.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
-    this.parts.onPlanned?.(plan);
+    this.parts.onPlanned?.(plan, this.announcements.announced());
   }
 
   // --- announcing ------------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import type { Log } from '../../runtime/log';
 import { loadKubeConfig } from '../../sources/k8s/kube-config';
 import type { KubernetesModeOptions } from '../config-source-choice';
 import type { ConfigSource } from '../../sources/config-source';
+import type { AnnouncedIP } from '../local-announcements';
 import type { SpeakerPlan } from '../speaker-plan';
 import { configurationErrorOf } from './speaker-configuration-state';
 import { memberlistEnv } from './memberlist-env';
@@ -36,7 +37,7 @@ export interface KubernetesSpeaker {
   /** The memberlist secret file to read, when there is one to read. */
   readonly keyFile: string | undefined;
   readonly health: SpeakerHealthServer;
-  onPlanned(plan: SpeakerPlan): void;
+  onPlanned(plan: SpeakerPlan, answered: readonly AnnouncedIP[]): void;
   /** The speaker's configuration source: its verdict is the ConfigurationState's. */
   attachSource(source: ConfigSource): void;
   close(): Promise<void>;
@@ -78,10 +79,10 @@ export async function openKubernetesSpeaker(options: KubernetesSpeakerOptions): 
     join: peers.targets,
     keyFile,
     health,
-    onPlanned: (plan) => {
+    onPlanned: (plan, answered) => {
       // A plan has a BGP part once the first join is over (speaker-plan.ts): the speaker then serves.
       if (plan.bgp !== undefined) joined = true;
-      writer.planned(plan);
+      writer.planned(plan, answered);
     },
     attachSource: (s) => {
       source = s;
