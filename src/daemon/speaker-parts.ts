@@ -91,6 +91,11 @@ export interface SpeakerParts {
    * Kubernetes mode writes status objects and events from them).
    */
   readonly onPlanned?: (plan: SpeakerPlan, answered: readonly AnnouncedIP[]) => void;
+  /**
+   * Given the speaker's rejoin (join the seeds that are not members now) once it has joined: the Kubernetes mode
+   * calls it when a speaker pod starts or this node's Node object changes.
+   */
+  readonly rejoinRequests?: (rejoin: () => void) => void;
   /** Serves the control API (unix socket) from `provider`. */
   openControl(provider: ControlProvider): Promise<ControlEndpoint>;
 }

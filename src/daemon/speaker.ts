@@ -273,6 +273,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     });
     const membership = this.membership;
     await step('joining the cluster', () => membership.start());
+    this.parts.rejoinRequests?.(() => membership.rejoin());
     // Serving from here on (this node may own IPs): only now does an unclean end count toward flap damping.
     await this.flags.markRunning();
     this.joined = true;
