@@ -10,7 +10,7 @@
  */
 import type { CoreV1Api, CustomObjectsApi, CoreV1Event, KubeConfig } from '@kubernetes/client-node';
 import { clientNode, type ClientNode } from '../../sources/k8s/api/client-node-module';
-import { correlateEvent, type EventMemory } from '../../controller/event-correlator';
+import { EMPTY_EVENT_MEMORY, correlateEvent, type EventMemory } from '../../controller/event-correlator';
 import type { ControllerEvent } from '../../controller/controller-events';
 import type { ApiService } from '../../controller/api-objects';
 import { sameConfigurationState, type ConfigurationStateStatus } from '../../controller/configuration-state';
@@ -78,7 +78,7 @@ export class SpeakerStatusWriter {
   private announced: AnnouncedByProtocol | undefined;
   private failed: readonly FailedAnnouncement[] = [];
   private pendingEvents: SpeakerEvent[] = [];
-  private eventMemory: EventMemory = new Map();
+  private eventMemory: EventMemory = EMPTY_EVENT_MEMORY;
   private owner: OwnerPod | undefined;
   private ownerRead = false;
   private writtenConfig: ConfigurationStateStatus | undefined;
@@ -262,7 +262,8 @@ export class SpeakerStatusWriter {
     );
     if (action.kind === 'create')
       await this.core.createNamespacedEvent({ namespace: action.namespace, body: action.body as unknown as CoreV1Event });
-    else await this.core.patchNamespacedEvent({ namespace: action.namespace, name: action.name, body: action.body }, strategicMergePatch());
+    else if (action.kind === 'patch')
+      await this.core.patchNamespacedEvent({ namespace: action.namespace, name: action.name, body: action.body }, strategicMergePatch());
     this.eventMemory = memory;
   }
 
