@@ -15,11 +15,12 @@ interface ApiSecret extends ApiObject {
 /** An absent type is Opaque, the API server's default. */
 const DEFAULT_SECRET_TYPE = 'Opaque';
 
-export function peerSecretsOf(secrets: readonly ApiObject[]): PeerSecrets {
+/** The Secrets named `wanted` (BGPPeer passwordSecret names), by name. */
+export function peerSecretsOf(secrets: readonly ApiObject[], wanted: ReadonlySet<string>): PeerSecrets {
   const byName = new Map<string, PeerSecret>();
   for (const secret of secrets as readonly ApiSecret[]) {
     const name = secret.metadata?.name;
-    if (!name) continue;
+    if (!name || !wanted.has(name)) continue;
     byName.set(name, {
       namespace: secret.metadata?.namespace ?? '',
       name,

@@ -68,7 +68,8 @@ export function prepareCluster(objects: ClusterObjects, lbClass?: string): Prepa
   }
   const serviceKeys = documents.filter((d) => d.kind === 'Service').map(objectKey);
   const endpoints = endpointsByService(objects.endpointslices as readonly ApiEndpointSlice[], serviceKeys);
-  const peerSecrets = peerSecretsOf(objects.secrets);
+  // Only the Secrets a peer names: another Secret of the namespace changing (a certificate rotated) changes nothing.
+  const peerSecrets = peerSecretsOf(objects.secrets, referencedSecretNames(objects.bgppeers));
   return { documents, endpoints, peerSecrets, digest: digestOf(documents, endpoints, peerSecrets) };
 }
 
@@ -97,6 +98,15 @@ function digestOf(documents: readonly ApiObject[], endpoints: ReadonlyMap<string
   // A changed password must reach the peer's session (which restarts on it), so the Secrets' contents count.
   for (const [name, secret] of [...secrets].sort(([a], [b]) => (a < b ? -1 : 1))) hash.update(JSON.stringify([name, secret.type, [...secret.data].sort()])).update('\n');
   return hash.digest('hex');
+}
+
+function referencedSecretNames(peers: readonly ApiObject[]): ReadonlySet<string> {
+  const names = new Set<string>();
+  for (const peer of peers) {
+    const ref = (peer.spec as { passwordSecret?: { name?: unknown } } | undefined)?.passwordSecret;
+    if (typeof ref?.name === 'string') names.add(ref.name);
+  }
+  return names;
 }
 
 function sortedByKey(objects: readonly ApiObject[]): ApiObject[] {

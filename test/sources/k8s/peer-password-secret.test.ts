@@ -87,7 +87,7 @@ describe('BGPPeer passwordSecret on the API server', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('turns the missing-Secret error into a peer with the password once the Secret appears, and follows its changes', async () => {
+  it("turns the missing-Secret error into a peer with the password once the Secret appears, and follows its changes, not other Secrets'", async () => {
     api = await startFakeApiServer();
     dir = mkdtempSync(join(tmpdir(), 'mlb-ksp-secret-'));
     const runtime = new ManualRuntime();
@@ -122,6 +122,15 @@ describe('BGPPeer passwordSecret on the API server', () => {
     if (!stored) throw new Error('the Secret is gone');
     api.store.update(secrets, { ...stored, data: { password: Buffer.from('second key').toString('base64') } });
     await settled(runtime, () => source!.state.snapshot?.bgpPeers[0]?.password === 'second key' || undefined);
+
+    // A Secret no peer names (a certificate rotated, the memberlist key) changes nothing.
+    const running = source.state.snapshot;
+    create('', 'secrets', secret('webhook-cert', 'kubernetes.io/tls', { 'tls.crt': 'x' }));
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 30));
+      await runtime.advanceBy(200);
+    }
+    expect(source.state.snapshot).toBe(running);
   });
 });
 
