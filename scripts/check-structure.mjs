@@ -139,6 +139,7 @@ export const PURE_FILES = [
   'src/sources/k8s/watched-kinds.ts',
   'src/sources/k8s/service-endpoints.ts',
   'src/sources/k8s/translate-cluster.ts',
+  'src/sources/k8s/peer-secrets-of.ts',
   'src/sources/k8s/restart-policy.ts',
 ];
 

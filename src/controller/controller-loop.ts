@@ -47,7 +47,10 @@ export interface ControllerProcessOptions {
   readonly runtime?: Clock & Scheduler & Randomness;
 }
 
-/** The metallb.io kinds MetalLB's controller validates as its configuration (its PoolReconciler reads them all through config.For). */
+/**
+ * The metallb.io kinds MetalLB's controller validates as its configuration (its PoolReconciler reads them all
+ * through config.For), and the namespace's Secrets that BGPPeer passwordSecret references are checked against.
+ */
 const CONFIG_KINDS = WATCHED_KINDS.filter((k) => k.inMetalLBNamespace);
 
 export class MetalLBController {

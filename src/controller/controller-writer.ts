@@ -8,7 +8,7 @@
 import type { ApiObject, ApiService } from './api-objects';
 import type { ConfigurationStateStatus } from './configuration-state';
 import type { ControllerEvent } from './controller-events';
-import { type EventMemory, correlateEvent } from './event-correlator';
+import { EMPTY_EVENT_MEMORY, type EventMemory, correlateEvent } from './event-correlator';
 import { type KubeClient, KubeClientError } from '../sources/k8s/api/kube-client';
 
 const EVENT_SOURCE_COMPONENT = 'metallb-controller';
@@ -28,7 +28,7 @@ export type StatusWriteOutcome =
   { readonly kind: 'written'; readonly service: ApiService } | { readonly kind: 'conflict'; readonly fresh?: ApiService };
 
 export class ControllerWriter {
-  private events: EventMemory = new Map();
+  private events: EventMemory = EMPTY_EVENT_MEMORY;
 
   constructor(
     private readonly client: KubeClient,
@@ -47,10 +47,14 @@ export class ControllerWriter {
     }
   }
 
-  /** One event: a new Event, or a count increment of the identical one emitted within the window. */
+  /**
+   * One event: a new Event, or a count increment of the identical one emitted within the window; nothing when
+   * the service is over the spam filter's budget.
+   */
   async emit(service: ApiService, event: ControllerEvent): Promise<void> {
     const { action, memory } = correlateEvent(this.events, service, event, EVENT_SOURCE_COMPONENT, this.now());
     this.events = memory;
+    if (action.kind === 'drop') return;
     const base = `/api/v1/namespaces/${enc(action.namespace)}/events`;
     if (action.kind === 'create') await this.client.post(base, action.body);
     else await this.client.patch(`${base}/${enc(action.name)}`, action.body, 'application/strategic-merge-patch+json');

@@ -2,7 +2,9 @@
  * core/v1 Events as client-go's record package writes them (tools/record/events_cache.go), which is what
  * MetalLB's controller uses: the first occurrence is a new Event named "<object>.<unix nanos in hex>" with
  * count 1; the same event again (same object, type, reason, message, source) within the window is a PATCH of
- * that Event's count and lastTimestamp, never a new object, so `kubectl describe` shows "(x5 over 3m)". Pure:
+ * that Event's count and lastTimestamp, never a new object, so `kubectl describe` shows "(x5 over 3m)". And
+ * client-go's spam filter (EventSourceObjectSpamFilter): per source and object a burst of events, then one per
+ * refill period, the rest dropped, so a reconcile that fails on every pass cannot write without bound. Pure:
  * the time is passed in.
  */
 import type { ApiService } from './api-objects';
@@ -13,6 +15,14 @@ const REPEAT_WINDOW_MS = 10 * 60 * 1000;
 /** Events remembered at most (client-go's LRU holds 4096); the oldest are forgotten first. */
 const MAX_REMEMBERED = 4096;
 const NANOS_PER_MS = 1_000_000n;
+/**
+ * client-go's spam filter defaults (defaultSpamBurst, defaultSpamQPS = 1/300): 25 events per source and object at
+ * once, then one more every 5 minutes. A failing service is reported on every reconcile pass (as MetalLB does),
+ * and passes can follow each other quickly (each status write is a watch event); this caps what that costs the
+ * API server and etcd per service.
+ */
+export const EVENT_SPAM_BURST = 25;
+export const EVENT_SPAM_REFILL_MS = 5 * 60 * 1000;
 
 export interface EventIdentity {
   readonly name: string;
@@ -24,9 +34,24 @@ export interface EventIdentity {
 
 export type EventAction =
   | { readonly kind: 'create'; readonly namespace: string; readonly body: Record<string, unknown> }
-  | { readonly kind: 'patch'; readonly namespace: string; readonly name: string; readonly body: Record<string, unknown> };
+  | { readonly kind: 'patch'; readonly namespace: string; readonly name: string; readonly body: Record<string, unknown> }
+  /** Over the spam filter's budget for this object: nothing is sent. */
+  | { readonly kind: 'drop' };
 
-export type EventMemory = ReadonlyMap<string, EventIdentity>;
+/** Tokens left for one source and object, as of `at`. */
+interface SpamBucket {
+  readonly tokens: number;
+  readonly at: number;
+}
+
+export interface EventMemory {
+  /** The Events sent, by identity (the correlator's cache). */
+  readonly events: ReadonlyMap<string, EventIdentity>;
+  /** The spam filter's budget, by source and object. */
+  readonly buckets: ReadonlyMap<string, SpamBucket>;
+}
+
+export const EMPTY_EVENT_MEMORY: EventMemory = { events: new Map(), buckets: new Map() };
 
 function rfc3339(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19)}Z`;
@@ -45,6 +70,45 @@ export function correlateEvent(
   component: string,
   nowMs: number,
 ): { action: EventAction; memory: EventMemory } {
+  const spam = spendToken(memory.buckets, spamKeyOf(service, component), nowMs);
+  if (!spam.allowed) return { action: { kind: 'drop' }, memory: { ...memory, buckets: spam.buckets } };
+  const { action, events } = correlated(memory.events, service, event, component, nowMs);
+  return { action, memory: { events, buckets: spam.buckets } };
+}
+
+/** The token bucket of one source and object: refilled for the time since, then one token spent if there is one. */
+function spendToken(
+  buckets: ReadonlyMap<string, SpamBucket>,
+  key: string,
+  nowMs: number,
+): { allowed: boolean; buckets: ReadonlyMap<string, SpamBucket> } {
+  const before = buckets.get(key);
+  const refilled = before === undefined ? EVENT_SPAM_BURST : before.tokens + (nowMs - before.at) / EVENT_SPAM_REFILL_MS;
+  const tokens = Math.min(EVENT_SPAM_BURST, refilled);
+  const allowed = tokens >= 1;
+  const next = new Map(buckets);
+  next.delete(key);
+  next.set(key, { tokens: allowed ? tokens - 1 : tokens, at: nowMs });
+  forgetOldest(next);
+  return { allowed, buckets: next };
+}
+
+function spamKeyOf(service: ApiService, component: string): string {
+  const m = service.metadata;
+  return JSON.stringify([component, 'Service', m.namespace, m.name, m.uid]);
+}
+
+function forgetOldest(map: Map<string, unknown>): void {
+  while (map.size > MAX_REMEMBERED) map.delete(map.keys().next().value as string);
+}
+
+function correlated(
+  memory: ReadonlyMap<string, EventIdentity>,
+  service: ApiService,
+  event: ControllerEvent,
+  component: string,
+  nowMs: number,
+): { action: EventAction; events: ReadonlyMap<string, EventIdentity> } {
   const key = keyOf(service, event, component);
   const namespace = service.metadata.namespace ?? '';
   const now = rfc3339(nowMs);
@@ -56,13 +120,13 @@ export function correlateEvent(
     next.set(key, { ...seen, count, lastAt: nowMs });
     return {
       action: { kind: 'patch', namespace, name: seen.name, body: { count, lastTimestamp: now, message: event.message } },
-      memory: next,
+      events: next,
     };
   }
   const name = `${service.metadata.name ?? ''}.${(BigInt(nowMs) * NANOS_PER_MS).toString(16)}`;
   next.delete(key);
   next.set(key, { name, namespace, count: 1, firstTimestamp: now, lastAt: nowMs });
-  while (next.size > MAX_REMEMBERED) next.delete(next.keys().next().value as string);
+  forgetOldest(next);
   const m = service.metadata;
   const body = {
     apiVersion: 'v1',
@@ -79,5 +143,5 @@ export function correlateEvent(
     lastTimestamp: now,
     count: 1,
   };
-  return { action: { kind: 'create', namespace, body }, memory: next };
+  return { action: { kind: 'create', namespace, body }, events: next };
 }

@@ -11,8 +11,9 @@
  *   ordering, internal/k8s/controllers/service_controller_reload.go);
  * - a deleted Service simply stops holding: its addresses go to a pending one in the same pass, a shared
  *   address stays while another sharer holds it; a Service this controller never handled leaves no trace;
- * - events are emitted when a service's outcome changes, not on every pass (a repeat is the writer's count
- *   increment, not a new decision).
+ * - events are emitted when a service's outcome changes; a failure's Warning events again on every pass while
+ *   it lasts, as MetalLB records them on every failing reconcile (the writer's correlator counts the repeats on
+ *   one Event and its spam filter bounds them).
  */
 import { type AllocationResult, type PoolUsage, allocateServices } from '../allocator';
 import { type IP, formatIP } from '../ip';
@@ -65,7 +66,7 @@ export interface ServiceDecision {
   readonly write?: ApiService;
   /** What the write changes ("status.loadBalancer", "metadata.annotations"). */
   readonly differences: readonly string[];
-  /** To emit now, in MetalLB's order; empty when the outcome did not change since the last pass. */
+  /** To emit now, in MetalLB's order; when the outcome did not change, only a failure's warnings (repeats). */
   readonly events: readonly ControllerEvent[];
   readonly result?: AllocationResult;
 }
@@ -199,6 +200,14 @@ function fromResult(result: AllocationResult, before: readonly ControllerEvent[]
   };
 }
 
+/** Decisions that are failures: MetalLB's convergeBalancer reports them (Errorf) on every pass, not only the first. */
+const FAILING_REASONS: ReadonlySet<DecisionReason> = new Set<DecisionReason>([
+  'allocationFailed',
+  'notEnoughClusterIPs',
+  'clusterFamilyUnknown',
+  'clusterFamilyFailed',
+]);
+
 function finishDecision(api: ApiService, key: string, base: BaseDecision, lastOutcome: string | undefined): ServiceDecision {
   const next = base.desired === undefined ? undefined : serviceWithAddresses(api, base.desired);
   const differences = next === undefined ? [] : serviceDifferences(api, next);
@@ -211,9 +220,14 @@ function finishDecision(api: ApiService, key: string, base: BaseDecision, lastOu
     ...(base.desired && { desired: base.desired }),
     ...(next && differences.length > 0 && { write: next }),
     differences,
-    events: transition ? [...base.events, ...deprecated] : [],
+    events: transition ? [...base.events, ...deprecated] : repeatedEvents(base),
     ...(base.result && { result: base.result }),
   };
+}
+
+/** What a pass that changes nothing for the service emits: a failure's warnings again, nothing otherwise. */
+function repeatedEvents(base: BaseDecision): readonly ControllerEvent[] {
+  return FAILING_REASONS.has(base.reason) ? base.events.filter((e) => e.type === 'Warning') : [];
 }
 
 /** metallb.universe.tf/ annotations present on the Service, sorted (Go iterates its map in random order). */

@@ -36,6 +36,9 @@ export class ClusterMembership {
   private timer: Timer | undefined;
   private lastOutcome: string | undefined;
   private stopped = false;
+  /** The join running now: one at a time; a rejoin asked for meanwhile runs once after it. */
+  private joining: Promise<void> | undefined;
+  private joinAgain = false;
   /** State writes run one after another; flush() waits for the last: a restart must find what we saw. */
   private writes: Promise<void> = Promise.resolve();
 
@@ -47,8 +50,34 @@ export class ClusterMembership {
 
   /** Joins once (resolves when that attempt is over), then keeps rejoining missing peers. */
   async start(): Promise<void> {
-    await this.join();
-    if (!this.stopped) this.timer = (this.options.runtime ?? REAL_RUNTIME).every(REJOIN_INTERVAL_MS, () => void this.join());
+    await this.joinOnce();
+    if (!this.stopped) this.timer = (this.options.runtime ?? REAL_RUNTIME).every(REJOIN_INTERVAL_MS, () => this.rejoin());
+  }
+
+  /**
+   * Joins the seeds and known peers that are not live members now, without waiting for the timer: a new seed
+   * appeared (a speaker pod started) or this node changed (MetalLB's Rejoin). Never two joins at once.
+   */
+  rejoin(): void {
+    if (this.stopped) return;
+    if (this.joining) {
+      this.joinAgain = true;
+      return;
+    }
+    this.joinOnce().catch((error: Error) => this.options.logger.warn({ event: 'gossipJoin' }, `rejoin failed: ${error.message}`));
+  }
+
+  private async joinOnce(): Promise<void> {
+    this.joining = this.join();
+    try {
+      await this.joining;
+    } finally {
+      this.joining = undefined;
+      if (this.joinAgain) {
+        this.joinAgain = false;
+        this.rejoin();
+      }
+    }
   }
 
   stop(): void {

@@ -27,7 +27,7 @@ export interface SpeakerAssemblyOptions extends SpeakerOptions {
   /** --kubernetes: the configuration comes from the Kubernetes API instead of a file. */
   readonly kubernetes?: KubernetesModeOptions;
   /** --kubernetes: what the speaker writes to the API from its plans and configuration (k8s/kubernetes-speaker.ts). */
-  readonly kubernetesSpeaker?: Pick<KubernetesSpeaker, 'onPlanned' | 'attachSource'>;
+  readonly kubernetesSpeaker?: Pick<KubernetesSpeaker, 'onPlanned' | 'attachSource' | 'onRejoin'>;
 }
 
 export function assembleSpeaker(options: SpeakerAssemblyOptions): Speaker {
@@ -37,7 +37,10 @@ export function assembleSpeaker(options: SpeakerAssemblyOptions): Speaker {
   kubernetesSpeaker?.attachSource(configSource);
   const parts: SpeakerParts = {
     configSource,
-    ...(kubernetesSpeaker && { onPlanned: (plan) => kubernetesSpeaker.onPlanned(plan) }),
+    ...(kubernetesSpeaker && {
+      onPlanned: (plan, answered) => kubernetesSpeaker.onPlanned(plan, answered),
+      rejoinRequests: (rejoin) => kubernetesSpeaker.onRejoin(rejoin),
+    }),
     runtime: REAL_RUNTIME,
     openLayerTwo: (hooks) => openHostLayerTwo(settings, hooks),
     openBgp: () => new BgpAnnouncer(logger, REAL_RUNTIME),

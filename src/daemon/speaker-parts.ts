@@ -11,6 +11,7 @@ import type { L2AnnouncerStats, L2Metric } from '../announce/l2/l2-announcer';
 import type { DesiredAnnouncement } from '../announce/l2/l2-announcer-state';
 import type { ObservedConflict } from '../announce/l2/l2-interface';
 import type { BGPAnnouncement } from '../election';
+import type { AnnouncedIP } from './local-announcements';
 import type { Runtime } from '../runtime';
 import type { StateFiles } from '../runtime/state-files';
 import type { ConfigSource } from '../sources/config-source';
@@ -85,8 +86,16 @@ export interface SpeakerParts {
   openBgp(): BgpSessions;
   /** Runs one health check (mlb.io/health-check); default: the real TCP, HTTP and exec probes (health-probers.ts). */
   readonly healthProbe?: Prober;
-  /** Told every plan the speaker applies (the Kubernetes mode writes status objects and events from it). */
-  readonly onPlanned?: (plan: SpeakerPlan) => void;
+  /**
+   * Told every plan the speaker applies, with the layer 2 IPs it answers for after it and on which interfaces (the
+   * Kubernetes mode writes status objects and events from them).
+   */
+  readonly onPlanned?: (plan: SpeakerPlan, answered: readonly AnnouncedIP[]) => void;
+  /**
+   * Given the speaker's rejoin (join the seeds that are not members now) once it has joined: the Kubernetes mode
+   * calls it when a speaker pod starts or this node's Node object changes.
+   */
+  readonly rejoinRequests?: (rejoin: () => void) => void;
   /** Serves the control API (unix socket) from `provider`. */
   openControl(provider: ControlProvider): Promise<ControlEndpoint>;
 }

@@ -275,6 +275,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     });
     const membership = this.membership;
     await step('joining the cluster', () => membership.start());
+    this.parts.rejoinRequests?.(() => membership.rejoin());
     // Serving from here on (this node may own IPs): only now does an unclean end count toward flap damping.
     await this.flags.markRunning();
     this.joined = true;
@@ -563,7 +564,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     if (plan.bgp) this.bgp?.update(plan.bgp.peers, plan.bgp.routes);
     this.selfCheck?.setMacOwners(this.answers.macOwners); // members' MACs and departed members' (answer-context.ts)
     this.selfCheck?.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
-    this.parts.onPlanned?.(plan);
+    this.parts.onPlanned?.(plan, this.announcements.announced());
   }
 
   // --- announcing ------------------------------------------------------------------------------------------------

@@ -222,6 +222,23 @@ describe('mlb controller against an API server', () => {
   });
 });
 
+describe('a Service that keeps failing', () => {
+  it('is reported on every reconcile pass, each repeat a count increment on the one Event', async () => {
+    const { raw } = await setup(['192.0.2.10/32']);
+    await raw.send('POST', '/api/v1/namespaces/default/services', service('x', { annotations: { 'metallb.io/address-pool': 'gone' } }));
+    await until('the failure', async () => (await eventsOf(raw, 'x')).length === 1);
+    await controller!.settled();
+    const before = (await eventsOf(raw, 'x'))[0]!.count;
+    await controller!.reconcile();
+    await controller!.settled();
+    const events = await eventsOf(raw, 'x');
+    expect(events.map((e) => [e.type, e.reason, e.message, e.count])).toEqual([
+      ['Warning', 'AllocationFailed', 'Failed to allocate IP for "default/x": unknown pool "gone"', before + 1],
+    ]);
+    expect(before + 1).toBeGreaterThanOrEqual(2);
+  });
+});
+
 describe('an invalid configuration', () => {
   it('keeps the last valid one running and says so in ConfigurationState controller', async () => {
     const { raw } = await setup(['192.0.2.10/32']);

@@ -153,17 +153,22 @@ describe('clearing', () => {
   });
 });
 
-describe('events: once per transition', () => {
-  it('a failing Service warns once, not on every pass, and again when the failure changes', () => {
+describe('events: a transition once, a failure on every pass', () => {
+  it('a failing Service warns on every pass while it fails (MetalLB records each failing reconcile), with the new text when it changes', () => {
     const cluster = new Cluster(POOLS).put(svc('x', { annotations: { 'metallb.io/address-pool': 'nope' } }));
-    expect(decision(cluster.pass(), 'default/x').events).toEqual([
-      { type: 'Warning', reason: 'AllocationFailed', message: 'Failed to allocate IP for "default/x": unknown pool "nope"' },
-    ]);
-    expect(decision(cluster.pass(), 'default/x').events).toEqual([]);
+    const nope = { type: 'Warning', reason: 'AllocationFailed', message: 'Failed to allocate IP for "default/x": unknown pool "nope"' };
+    expect(decision(cluster.pass(), 'default/x').events).toEqual([nope]);
+    expect(decision(cluster.pass(), 'default/x').events).toEqual([nope]);
     cluster.put(svc('x', { annotations: { 'metallb.io/address-pool': 'gone' } }));
     expect(decision(cluster.pass(), 'default/x').events.map((e) => e.message)).toEqual([
       'Failed to allocate IP for "default/x": unknown pool "gone"',
     ]);
+  });
+
+  it('an allocated Service says IPAllocated once, not on every pass', () => {
+    const cluster = new Cluster(POOLS).put(svc('x'));
+    expect(decision(cluster.pass(), 'default/x').events.map((e) => e.reason)).toEqual(['IPAllocated']);
+    expect(decision(cluster.pass(), 'default/x').events).toEqual([]);
   });
 
   it('held addresses without a family warn nolbIPsIPFamily, then are replaced', () => {

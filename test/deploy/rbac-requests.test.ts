@@ -148,6 +148,12 @@ describe.skipIf(skip !== undefined)(`deploy/'s RBAC against the requests mlb mak
       await ok('GET', path);
     const pods = await ok('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=app%3Dmetallb%2Ccomponent%3Dspeaker`);
     expect(pods.items.map((p: { status: { podIP: string } }) => p.status.podIP)).toEqual(['192.0.2.201']);
+    // Then watched (a new speaker is joined at once), with its own Node (a change rejoins).
+    await ok('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=app%3Dmetallb%2Ccomponent%3Dspeaker&watch=true&timeoutSeconds=1`);
+    await ok('GET', '/api/v1/nodes?fieldSelector=metadata.name%3Dnode-1&watch=true&timeoutSeconds=1');
+    // BGPPeer passwordSecret: the Secrets of the namespace, listed and watched.
+    await ok('GET', `/api/v1/namespaces/${NS}/secrets`);
+    await ok('GET', `/api/v1/namespaces/${NS}/secrets?watch=true&timeoutSeconds=1`);
     await ok('GET', `/apis/metallb.io/v1beta1/namespaces/${NS}/l2advertisements`);
     for (const [plural, kind, prefix, status] of [
       ['servicel2statuses', 'ServiceL2Status', 'l2-', { node: 'node-1', serviceName: 'web', serviceNamespace: 'default' }],

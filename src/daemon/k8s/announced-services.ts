@@ -2,8 +2,19 @@
  * What this node announces, per service and protocol, read off one speaker plan: the input of the status objects
  * (service-status-plan.ts) and of the `nodeAssigned` events. Pure.
  */
+import { formatIP } from '../../ip';
 import type { SpeakerPlan } from '../speaker-plan';
 import type { AnnouncedService } from './service-status-plan';
+
+/** One layer 2 IP of a service this node won and cannot answer for (announce-failures.ts). */
+export interface FailedAnnouncement {
+  readonly service: string;
+  readonly ip: string;
+}
+
+export function failureKey(failed: FailedAnnouncement): string {
+  return `${failed.service} ${failed.ip}`;
+}
 
 export interface AnnouncedByProtocol {
   readonly layer2: readonly AnnouncedService[];
@@ -12,12 +23,20 @@ export interface AnnouncedByProtocol {
 
 /**
  * Undefined until the first join is over (the plan then has no BGP part): before that this node knows only itself
- * and announces nothing, and its status objects must not be judged from that.
+ * and announces nothing, and its status objects must not be judged from that. `failed`: layer 2 IPs this node
+ * cannot answer for (announce-failures.ts); a service none of whose IPs is answered is not announced here, as
+ * MetalLB's ServiceL2Status lists only what its announcer took.
  */
-export function announcedServices(plan: Pick<SpeakerPlan, 'layer2' | 'bgp' | 'decision'>, self: string): AnnouncedByProtocol | undefined {
+export function announcedServices(
+  plan: Pick<SpeakerPlan, 'layer2' | 'bgp' | 'decision'>,
+  self: string,
+  failed: readonly FailedAnnouncement[] = [],
+): AnnouncedByProtocol | undefined {
   if (plan.bgp === undefined) return undefined;
+  const unanswered = new Set(failed.map(failureKey));
   const interfaces = new Map<string, Set<string>>();
   for (const owned of plan.layer2) {
+    if (unanswered.has(failureKey({ service: owned.service, ip: formatIP(owned.ip) }))) continue;
     const set = interfaces.get(owned.service) ?? new Set<string>();
     for (const name of owned.interfaces) set.add(name);
     interfaces.set(owned.service, set);
@@ -48,7 +67,7 @@ export interface SpeakerEvent {
 export const PROTOCOL_NAMES = { layer2: 'layer2', bgp: 'bgp' } as const;
 
 /** Go's %q of a plain string: a double-quoted string with JSON-compatible escapes for what node names may hold. */
-function goQuote(text: string): string {
+export function goQuote(text: string): string {
   return JSON.stringify(text);
 }
 

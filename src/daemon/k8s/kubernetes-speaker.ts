@@ -1,5 +1,6 @@
 /**
- * What `mlb daemon --kubernetes` adds around the speaker: the join list from the speaker pods, the gossip bind and
+ * What `mlb daemon --kubernetes` adds around the speaker: the join list from the speaker pods (and rejoins when
+ * one starts or this node changes), the gossip bind and
  * key from MetalLB's environment, the status writer fed by every plan, and the health probes. The daemon command
  * opens it before the speaker and closes it after; the speaker sees only its join list and one plan hook.
  * Loaded only in Kubernetes mode (it loads client-node). Not pure.
@@ -7,11 +8,12 @@
 import { existsSync } from 'node:fs';
 import { formatHostPort, type HostPort } from '../../gossip/transport/address';
 import { startError } from '../start-failure';
-import { REAL_BACKGROUND_RUNTIME } from '../../runtime';
+import { REAL_BACKGROUND_RUNTIME, REAL_RUNTIME } from '../../runtime';
 import type { Log } from '../../runtime/log';
 import { loadKubeConfig } from '../../sources/k8s/kube-config';
 import type { KubernetesModeOptions } from '../config-source-choice';
 import type { ConfigSource } from '../../sources/config-source';
+import type { AnnouncedIP } from '../local-announcements';
 import type { SpeakerPlan } from '../speaker-plan';
 import { configurationErrorOf } from './speaker-configuration-state';
 import { memberlistEnv } from './memberlist-env';
@@ -36,7 +38,9 @@ export interface KubernetesSpeaker {
   /** The memberlist secret file to read, when there is one to read. */
   readonly keyFile: string | undefined;
   readonly health: SpeakerHealthServer;
-  onPlanned(plan: SpeakerPlan): void;
+  onPlanned(plan: SpeakerPlan, answered: readonly AnnouncedIP[]): void;
+  /** The speaker's rejoin: called when a speaker pod starts or this node's Node object changes. */
+  onRejoin(rejoin: () => void): void;
   /** The speaker's configuration source: its verdict is the ConfigurationState's. */
   attachSource(source: ConfigSource): void;
   close(): Promise<void>;
@@ -53,7 +57,9 @@ export async function openKubernetesSpeaker(options: KubernetesSpeakerOptions): 
     namespace,
     labels: settings.labels,
     port: settings.port,
-    runtime,
+    node: options.node,
+    // The watches' restart jitter; their timers are the background ones (they never hold the process up).
+    runtime: { ...runtime, randomInt: (max) => REAL_RUNTIME.randomInt(max), random: () => REAL_RUNTIME.random() },
     log: options.log,
     extra: options.extraJoin ?? [],
   });
@@ -78,18 +84,19 @@ export async function openKubernetesSpeaker(options: KubernetesSpeakerOptions): 
     join: peers.targets,
     keyFile,
     health,
-    onPlanned: (plan) => {
+    onPlanned: (plan, answered) => {
       // A plan has a BGP part once the first join is over (speaker-plan.ts): the speaker then serves.
       if (plan.bgp !== undefined) joined = true;
-      writer.planned(plan);
+      writer.planned(plan, answered);
     },
+    onRejoin: (rejoin) => peers.onRejoin(rejoin),
     attachSource: (s) => {
       source = s;
       s.onChange(() => writer.configChanged());
     },
     close: async () => {
-      peers.stop();
       writer.stop();
+      await peers.stop();
       await writer.settled();
       await health.close();
     },

@@ -62,3 +62,10 @@ export function joinTargets(pods: readonly ListedPod[], port: number): HostPort[
   }
   return [...ips].sort().map((host) => ({ host, port }));
 }
+
+/** The pod IPs of the pods that are Running: those a join can reach now (a Pending pod's may not listen yet). */
+export function runningPodIPs(pods: readonly ListedPod[]): ReadonlySet<string> {
+  const ips = new Set<string>();
+  for (const pod of pods) if (pod.status?.podIP && pod.status.phase === 'Running') ips.add(pod.status.podIP);
+  return ips;
+}

@@ -1,7 +1,7 @@
 /**
  * The speaker's writes to the Kubernetes API, as MetalLB's speaker makes them: ServiceL2Status and
- * ServiceBGPStatus (service-status-plan.ts), `nodeAssigned` events on the Services (announced-services.ts, counted
- * on one Event by the controller's correlator), and the ConfigurationState `speaker-<node>`. Not pure: the API.
+ * ServiceBGPStatus (service-status-plan.ts), `nodeAssigned` and `announceFailed` events on the Services
+ * (announced-services.ts, announce-failures.ts; repeats counted on one Event by the controller's correlator), and the ConfigurationState `speaker-<node>`. Not pure: the API.
  *
  * Every pass is "make it so" from the latest plan: it lists what the API holds and applies the difference, so a
  * failed or lost write is simply redone by the next pass (a retry timer runs one after an error). What the API
@@ -10,14 +10,22 @@
  */
 import type { CoreV1Api, CustomObjectsApi, CoreV1Event, KubeConfig } from '@kubernetes/client-node';
 import { clientNode, type ClientNode } from '../../sources/k8s/api/client-node-module';
-import { correlateEvent, type EventMemory } from '../../controller/event-correlator';
+import { EMPTY_EVENT_MEMORY, correlateEvent, type EventMemory } from '../../controller/event-correlator';
 import type { ControllerEvent } from '../../controller/controller-events';
 import type { ApiService } from '../../controller/api-objects';
 import { sameConfigurationState, type ConfigurationStateStatus } from '../../controller/configuration-state';
 import type { Clock, Scheduler, Timer } from '../../runtime';
 import type { Log } from '../../runtime/log';
 import type { SpeakerPlan } from '../speaker-plan';
-import { announcedServices, newlyAnnounced, type AnnouncedByProtocol, type SpeakerEvent } from './announced-services';
+import type { AnnouncedIP } from '../local-announcements';
+import { failedAnnouncements, newlyFailed } from './announce-failures';
+import {
+  announcedServices,
+  newlyAnnounced,
+  type AnnouncedByProtocol,
+  type FailedAnnouncement,
+  type SpeakerEvent,
+} from './announced-services';
 import {
   STATUS_GROUP_VERSION,
   STATUS_KINDS,
@@ -68,8 +76,9 @@ export class SpeakerStatusWriter {
   private readonly custom: CustomObjectsApi;
   private readonly core: CoreV1Api;
   private announced: AnnouncedByProtocol | undefined;
+  private failed: readonly FailedAnnouncement[] = [];
   private pendingEvents: SpeakerEvent[] = [];
-  private eventMemory: EventMemory = new Map();
+  private eventMemory: EventMemory = EMPTY_EVENT_MEMORY;
   private owner: OwnerPod | undefined;
   private ownerRead = false;
   private writtenConfig: ConfigurationStateStatus | undefined;
@@ -89,15 +98,21 @@ export class SpeakerStatusWriter {
   /**
    * A new plan: what this node announces now. A pass runs only when that or the configuration's verdict changed
    * (the speaker recomputes on every gossip change; the API need not hear about those), besides the periodic one.
+   * `answered`: the layer 2 IPs the node answers for after applying the plan, with the interfaces it chose (an IP
+   * whose advertisement names only absent interfaces has none: announceFailed, and not announced).
    */
-  planned(plan: SpeakerPlan): void {
-    const now = announcedServices(plan, this.options.node);
+  planned(plan: SpeakerPlan, answered: readonly AnnouncedIP[] = []): void {
+    const failed = failedAnnouncements(plan.layer2, answered);
+    const now = announcedServices(plan, this.options.node, failed);
     if (now === undefined) return;
     this.resync ??= this.options.runtime.every(STATUS_RESYNC_MS, () => this.kick());
-    const key = JSON.stringify([now, this.options.configError()]);
+    const key = JSON.stringify([now, failed, this.options.configError()]);
     if (key === this.lastKey) return;
     this.lastKey = key;
+    // MetalLB's order: the failure while setting the balancer, then the assignment of what could be announced.
+    this.pendingEvents.push(...newlyFailed(this.failed, failed, this.options.node));
     this.pendingEvents.push(...newlyAnnounced(this.announced, now, this.options.node));
+    this.failed = failed;
     this.announced = now;
     this.kick();
   }
@@ -247,7 +262,8 @@ export class SpeakerStatusWriter {
     );
     if (action.kind === 'create')
       await this.core.createNamespacedEvent({ namespace: action.namespace, body: action.body as unknown as CoreV1Event });
-    else await this.core.patchNamespacedEvent({ namespace: action.namespace, name: action.name, body: action.body }, strategicMergePatch());
+    else if (action.kind === 'patch')
+      await this.core.patchNamespacedEvent({ namespace: action.namespace, name: action.name, body: action.body }, strategicMergePatch());
     this.eventMemory = memory;
   }
 

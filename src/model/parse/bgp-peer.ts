@@ -113,15 +113,8 @@ export function readBGPPeer(top: MapReader, meta: ObjectMeta, apiVersion: string
       `can not have both password and secret ref set in peer config ${peerRef}`,
       'passwordSecret',
     );
-  } else if (secretName) {
-    // config.go passwordFromSecretForPeer: MetalLB does not load a configuration whose peer's Secret is
-    // missing, and a file holds no Secret mlb reads, so the session would never get its TCP MD5 key.
-    spec.error(
-      DiagnosticCode.secretNotFound,
-      `secret ref not found for peer config ${peerRef}: a configuration file cannot hold the Secret, put the key in password`,
-      'passwordSecret',
-    );
   }
+  // The Secret itself is looked up after reading (peer-secrets.ts): only the caller knows which Secrets exist.
 
   const ebgpMultiHop = spec.boolean('ebgpMultiHop') ?? false;
   const internal = dynamicASN === 'internal' || (peerASN !== undefined && peerASN === myASN);

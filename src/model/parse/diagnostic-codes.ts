@@ -66,8 +66,15 @@ export const DiagnosticCode = {
   bfdEchoModeUnsupported: 'bfdEchoModeUnsupported',
   /** A BGPPeer field MetalLB's native speaker refuses and mlb's speaker lacks too (vrf, localASN, interface). */
   unsupportedPeerField: 'unsupportedPeerField',
-  /** A BGPPeer passwordSecret: the Secret cannot be in a configuration file, so the key never arrives. */
+  /**
+   * A BGPPeer passwordSecret naming no Secret: in a file (which cannot hold one) always, in Kubernetes mode when
+   * the MetalLB namespace has no Secret of that name.
+   */
   secretNotFound: 'secretNotFound',
+  /** A BGPPeer passwordSecret naming a Secret that is not of type kubernetes.io/basic-auth. */
+  secretTypeMismatch: 'secretTypeMismatch',
+  /** A BGPPeer passwordSecret naming a Secret without the key `password`. */
+  secretPasswordMissing: 'secretPasswordMissing',
   /** A mlb.io/subnets annotation entry that is not a CIDR. */
   invalidSubnet: 'invalidSubnet',
   /** A Service's mlb.io/health-check annotations that mlb cannot run (scheme, port, duration, rise/fall...). */

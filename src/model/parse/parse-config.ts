@@ -10,6 +10,7 @@ import { collectAliases, resolveCommunities } from './community-aliases';
 import { runCrossChecks } from './cross-checks';
 import { DiagnosticSink } from './diagnostic-sink';
 import { type ParsedObjects, emptyParsedObjects } from './parsed-objects';
+import { type PeerSecrets, resolvePeerSecrets } from './peer-secrets';
 import { collectWarnings } from './warnings';
 import { readDocuments } from './read-documents';
 import { type SourcePart, sourceText } from './yaml-documents';
@@ -22,6 +23,11 @@ export interface ParseOptions {
   readonly knownSubnets?: readonly CIDR[];
   /** The text is several files joined (sources/file/config-directory.ts): positions name the file they are in. */
   readonly parts?: readonly SourcePart[];
+  /**
+   * The Secrets of the MetalLB namespace by name, where BGPPeer passwordSecret references are looked up
+   * (Kubernetes mode). Undefined: the objects come from a file, which can hold no Secret.
+   */
+  readonly peerSecrets?: PeerSecrets;
 }
 
 export type ParseResult =
@@ -46,6 +52,7 @@ export function parseConfig(text: string, file: string, options: ParseOptions = 
  * checks across objects, community aliases, warnings, and the Snapshot when nothing is an error.
  */
 export function finishParse(parsed: ParsedObjects, sink: DiagnosticSink, options: ParseOptions = {}): ParseResult {
+  resolvePeerSecrets(parsed, options.peerSecrets);
   runCrossChecks(parsed);
   const aliases = collectAliases(parsed);
   const bgpAdvertisements = parsed.bgpAdvertisements.map((ad) => resolveCommunities(ad, aliases));

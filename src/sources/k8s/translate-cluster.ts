@@ -17,8 +17,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { ServiceEndpoints } from '../../election';
-import { type ParseOptions, type ParseResult, parseApiObjects } from '../../model';
+import { type ParseOptions, type ParseResult, type PeerSecrets, parseApiObjects } from '../../model';
 import { type ApiEndpointSlice, type ApiObject, objectKey } from './api-object';
+import { peerSecretsOf } from './peer-secrets-of';
 import { endpointsByService } from './service-endpoints';
 import { WATCHED_KINDS, type WatchedKindName } from './watched-kinds';
 
@@ -35,8 +36,10 @@ export interface ClusterTranslation {
 export interface PreparedCluster {
   readonly documents: readonly ApiObject[];
   readonly endpoints: ReadonlyMap<string, ServiceEndpoints>;
+  /** The MetalLB namespace's Secrets, where BGPPeer passwordSecret references are looked up. */
+  readonly peerSecrets: PeerSecrets;
   /**
-   * sha256 over the documents (minus the API server's bookkeeping) and the endpoints: equal digests, equal
+   * sha256 over the documents (minus the API server's bookkeeping), the endpoints and the Secrets: equal digests, equal
    * translations. A Node's heartbeat or a pod moving between two nodes that both still serve changes nothing here,
    * so the source neither parses again nor tells anyone.
    */
@@ -55,7 +58,8 @@ export function emptyClusterObjects(): ClusterObjects {
 export function prepareCluster(objects: ClusterObjects, lbClass?: string): PreparedCluster {
   const documents: ApiObject[] = [];
   for (const kind of WATCHED_KINDS) {
-    if (kind.name === 'endpointslices') continue;
+    // Not configuration documents: read into the endpoints and the peer passwords below.
+    if (kind.name === 'endpointslices' || kind.name === 'secrets') continue;
     for (const object of sortedByKey(objects[kind.name])) {
       const typed = { ...object, apiVersion: object.apiVersion ?? kind.apiVersion, kind: kind.kind };
       if (kind.name === 'services' && !handledService(typed, lbClass)) continue;
@@ -64,11 +68,14 @@ export function prepareCluster(objects: ClusterObjects, lbClass?: string): Prepa
   }
   const serviceKeys = documents.filter((d) => d.kind === 'Service').map(objectKey);
   const endpoints = endpointsByService(objects.endpointslices as readonly ApiEndpointSlice[], serviceKeys);
-  return { documents, endpoints, digest: digestOf(documents, endpoints) };
+  // Only the Secrets a peer names: another Secret of the namespace changing (a certificate rotated) changes nothing.
+  const peerSecrets = peerSecretsOf(objects.secrets, referencedSecretNames(objects.bgppeers));
+  return { documents, endpoints, peerSecrets, digest: digestOf(documents, endpoints, peerSecrets) };
 }
 
 export function translatePrepared(prepared: PreparedCluster, origin: string, options: ParseOptions = {}): ClusterTranslation {
-  return { result: parseApiObjects(prepared.documents, origin, options), endpoints: prepared.endpoints };
+  const result = parseApiObjects(prepared.documents, origin, { ...options, peerSecrets: prepared.peerSecrets });
+  return { result, endpoints: prepared.endpoints };
 }
 
 export function translateCluster(
@@ -83,12 +90,23 @@ export function translateCluster(
 /** Fields the API server changes on every write, whatever the write was: not part of what an object says. */
 const BOOKKEEPING = new Set(['resourceVersion', 'managedFields', 'generation']);
 
-function digestOf(documents: readonly ApiObject[], endpoints: ReadonlyMap<string, ServiceEndpoints>): string {
+function digestOf(documents: readonly ApiObject[], endpoints: ReadonlyMap<string, ServiceEndpoints>, secrets: PeerSecrets): string {
   const hash = createHash('sha256');
   const replacer = (key: string, value: unknown): unknown => (BOOKKEEPING.has(key) ? undefined : value);
   for (const document of documents) hash.update(JSON.stringify(document, replacer)).update('\n');
   for (const [key, e] of endpoints) hash.update(`${key} ${[...e.servingNodes].join(',')} ${e.servingWithoutNode === true}\n`);
+  // A changed password must reach the peer's session (which restarts on it), so the Secrets' contents count.
+  for (const [name, secret] of [...secrets].sort(([a], [b]) => (a < b ? -1 : 1))) hash.update(JSON.stringify([name, secret.type, [...secret.data].sort()])).update('\n');
   return hash.digest('hex');
+}
+
+function referencedSecretNames(peers: readonly ApiObject[]): ReadonlySet<string> {
+  const names = new Set<string>();
+  for (const peer of peers) {
+    const ref = (peer.spec as { passwordSecret?: { name?: unknown } } | undefined)?.passwordSecret;
+    if (typeof ref?.name === 'string') names.add(ref.name);
+  }
+  return names;
 }
 
 function sortedByKey(objects: readonly ApiObject[]): ApiObject[] {

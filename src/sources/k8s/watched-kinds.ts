@@ -1,8 +1,8 @@
 /**
  * The resources the speaker's Kubernetes source watches, as MetalLB's speaker does (speaker/main.go and
- * internal/k8s: the namespaced metallb.io resources of its own namespace, Services, EndpointSlices and Nodes of
- * the whole cluster), with the API path each is listed and watched at and the kind and apiVersion its objects
- * are read as (items of a list carry neither, so they are filled in here). Pure.
+ * internal/k8s: the namespaced metallb.io resources and the Secrets of its own namespace, Services,
+ * EndpointSlices and Nodes of the whole cluster), with the API path each is listed and watched at and the kind
+ * and apiVersion its objects are read as (items of a list carry neither, so they are filled in here). Pure.
  */
 
 const METALLB_GROUP_VERSION = 'metallb.io/v1beta1';
@@ -18,7 +18,8 @@ export type WatchedKindName =
   | 'communities'
   | 'services'
   | 'nodes'
-  | 'endpointslices';
+  | 'endpointslices'
+  | 'secrets';
 
 export interface WatchedKind {
   /** The resource's plural name, as in its path. */
@@ -43,6 +44,8 @@ export const WATCHED_KINDS: readonly WatchedKind[] = [
   { name: 'services', kind: 'Service', apiVersion: 'v1', inMetalLBNamespace: false },
   { name: 'nodes', kind: 'Node', apiVersion: 'v1', inMetalLBNamespace: false },
   { name: 'endpointslices', kind: 'EndpointSlice', apiVersion: 'discovery.k8s.io/v1', inMetalLBNamespace: false },
+  // BGPPeer passwordSecret names a Secret of the MetalLB namespace (MetalLB's config reconciler reads them there).
+  { name: 'secrets', kind: 'Secret', apiVersion: 'v1', inMetalLBNamespace: true },
 ];
 
 /** The collection path of a kind: "/apis/metallb.io/v1beta1/namespaces/metallb-system/ipaddresspools", "/api/v1/nodes". */

@@ -1,7 +1,8 @@
 // Two speakers on the Kubernetes source against the fake API server, each with its status writer: the
 // ServiceL2Status of a service is written by its owner (generateName l2-, labels, owned by the speaker's Pod,
 // status set after the create), moves when the owner changes, and goes with the owner's Pod (garbage collection);
-// the owner emits `nodeAssigned` from metallb-speaker, and each speaker writes its ConfigurationState.
+// the owner emits `nodeAssigned` from metallb-speaker (or `announceFailed` when the advertisement names no
+// interface it has), and each speaker writes its ConfigurationState.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,7 +125,7 @@ async function startSpeaker(name: string, podName: string, joinTo?: string, anno
     openLayerTwo: async () => layerTwo,
     openBgp: () => ({ update: () => undefined, status: () => [], close: async () => undefined }),
     openControl: async () => ({ close: async () => undefined }),
-    onPlanned: (plan) => writer.planned(plan),
+    onPlanned: (plan, answered) => writer.planned(plan, answered),
   });
   await speaker.start();
   const r = { speaker, writer };
@@ -258,5 +259,39 @@ describe('the speaker writes what it announces into the Kubernetes API', () => {
         ]),
       { timeout: 15_000 },
     );
+  }, 60_000);
+
+  it('warns announceFailed on the Service, and claims nothing, when the advertisement names no interface the owner has', async () => {
+    const put = (group: string, plural: string, object: ApiObject, apiVersion: string, kind: string) =>
+      api.store.create(api.resourceType(group, plural), { ...object, apiVersion, kind } as unknown as KubeObject);
+    put('metallb.io', 'ipaddresspools', pool('restricted', ['198.51.100.0/28']), 'metallb.io/v1beta1', 'IPAddressPool');
+    const ad = l2Advertisement('only-eth9', { ipAddressPools: ['restricted'], interfaces: ['nonexistent'] });
+    put('metallb.io', 'l2advertisements', ad, 'metallb.io/v1beta1', 'L2Advertisement');
+    put('', 'services', service('shop', { ingress: ['198.51.100.6'] }), 'v1', 'Service');
+    put('discovery.k8s.io', 'endpointslices', slice('shop-x1', 'shop', [{ ip: '10.0.0.7', node: 'node-a' }]), 'discovery.k8s.io/v1', 'EndpointSlice');
+    const a = await startSpeaker('node-a', 'speaker-a');
+
+    const shopEvents = () =>
+      (
+        api.store.list(api.resourceType('', 'events'), 'default') as unknown as {
+          type: string;
+          reason: string;
+          message: string;
+          source: { component: string };
+          involvedObject: { name: string };
+        }[]
+      ).filter((e) => e.involvedObject.name === 'shop');
+    await vi.waitFor(() => expect(shopEvents().map((e) => e.reason)).toContain('announceFailed'), { timeout: 15_000 });
+    await a.writer.settled();
+    expect(shopEvents().map((e) => [e.type, e.reason, e.message, e.source.component])).toEqual([
+      [
+        'Warning',
+        'announceFailed',
+        'the interfaces specified by LB IP "198.51.100.6" doesn\'t exist in assigned node "node-a" with protocol "layer2"',
+        'metallb-speaker',
+      ],
+    ]);
+    // Nobody answers for it, so no ServiceL2Status says node-a does; web, on the other pool, is unaffected.
+    expect(l2Statuses().map((o) => [o.status?.serviceName, o.status?.node])).toEqual([['web', 'node-a']]);
   }, 60_000);
 });

@@ -5,11 +5,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ConfigState } from '../../../src/sources/config-source';
 import { KubernetesSource } from '../../../src/sources/k8s/kubernetes-source';
 import { loadKubeConfig } from '../../../src/sources/k8s/kube-config';
+import { WATCHED_KINDS } from '../../../src/sources/k8s/watched-kinds';
 import type { ApiObject } from '../../../src/sources/k8s/api-object';
 import { startFakeApiServer, type FakeApiServer, type KubeObject } from '../../support/fake-apiserver';
 import { ManualRuntime } from '../../support/manual-runtime';
 import { until } from '../../support/until';
 import { l2Advertisement, node, pool, service, slice } from './cluster-fixtures';
+
+/** One watch per watched resource. */
+const WATCHED = WATCHED_KINDS.length;
 
 let api: FakeApiServer;
 let dir: string;
@@ -166,11 +170,11 @@ describe('KubernetesSource on a flaky connection', () => {
     await settleStart(s);
     states.length = 0;
     const watchesBefore = api.audit.count({ verb: 'watch' });
-    await until('every watch open', () => api.faults.openWatches() === 9);
+    await until('every watch open', () => api.faults.openWatches() === WATCHED);
     api.faults.dropWatches();
     await settle(
       'every watch open again',
-      () => api.audit.count({ verb: 'watch' }) >= watchesBefore + 9 && api.faults.openWatches() === 9,
+      () => api.audit.count({ verb: 'watch' }) >= watchesBefore + WATCHED && api.faults.openWatches() === WATCHED,
       4_000,
     );
     for (let i = 0; i < 20; i++) await runtime.advanceBy(500);
@@ -184,10 +188,10 @@ describe('KubernetesSource on a flaky connection', () => {
     const first = await settleStart(s);
     states.length = 0;
     const listsBefore = api.audit.count({ verb: 'list', code: 200 });
-    await until('every watch open', () => api.faults.openWatches() === 9);
+    await until('every watch open', () => api.faults.openWatches() === WATCHED);
     api.faults.compact();
     api.faults.expireWatches();
-    await settle('everything listed again', () => api.audit.count({ verb: 'list', code: 200 }) >= listsBefore + 9, 60_000);
+    await settle('everything listed again', () => api.audit.count({ verb: 'list', code: 200 }) >= listsBefore + WATCHED, 60_000);
     await quiet();
     expect(states.filter((state) => state.snapshot !== first.snapshot)).toEqual([]);
     expect(s.state.snapshot).toBe(first.snapshot);
