@@ -10,7 +10,11 @@ import {
 
 const service = (name: string): ApiService =>
   ({ metadata: { name, namespace: 'default', uid: `uid-${name}`, resourceVersion: '1' } }) as unknown as ApiService;
-const failure = { type: 'Warning', reason: 'AllocationFailed', message: 'Failed to allocate IP for "default/x": no available IPs' } as const;
+const failure = {
+  type: 'Warning',
+  reason: 'AllocationFailed',
+  message: 'Failed to allocate IP for "default/x": no available IPs',
+} as const;
 const T0 = Date.UTC(2026, 11, 2);
 
 /** Sends `event` for `name` `times` times at `at`; returns the kinds of what would be written. */

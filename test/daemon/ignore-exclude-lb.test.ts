@@ -79,15 +79,23 @@ async function web(socket: string): Promise<Status['services'][number] | undefin
 }
 
 describe('mlb daemon --ignore-exclude-lb', () => {
-  it('lets the node labelled exclude-from-external-load-balancers announce; without it nobody does, and explain says why', async () => {
-    const [plain, ignoring] = await Promise.all([startEdge('plain', []), startEdge('ignoring', ['--ignore-exclude-lb'])]);
-    const elected = await until('the flagged daemon elects its node', async () => (await web(ignoring))?.owner === 'edge-1' && true, START_TIMEOUT_MS);
-    expect(elected).toBe(true);
-    const withoutFlag = await until('the plain daemon has elected', async () => web(plain), START_TIMEOUT_MS);
-    expect(withoutFlag).toMatchObject({ ips: ['192.0.2.5'], owner: null });
-    const { stdout } = await run(process.execPath, [MLB_BUNDLE, 'explain', '--socket', plain, 'default/web'], { cwd: REPO_ROOT }).catch(
-      (error: { stdout: string }) => ({ stdout: error.stdout }),
-    );
-    expect(stdout).toMatch(/exclude-from-external-load-balancers|nodeLabeledExcludeBalancers/);
-  }, 3 * START_TIMEOUT_MS);
+  it(
+    'lets the node labelled exclude-from-external-load-balancers announce; without it nobody does, and explain says why',
+    async () => {
+      const [plain, ignoring] = await Promise.all([startEdge('plain', []), startEdge('ignoring', ['--ignore-exclude-lb'])]);
+      const elected = await until(
+        'the flagged daemon elects its node',
+        async () => (await web(ignoring))?.owner === 'edge-1' && true,
+        START_TIMEOUT_MS,
+      );
+      expect(elected).toBe(true);
+      const withoutFlag = await until('the plain daemon has elected', async () => web(plain), START_TIMEOUT_MS);
+      expect(withoutFlag).toMatchObject({ ips: ['192.0.2.5'], owner: null });
+      const { stdout } = await run(process.execPath, [MLB_BUNDLE, 'explain', '--socket', plain, 'default/web'], { cwd: REPO_ROOT }).catch(
+        (error: { stdout: string }) => ({ stdout: error.stdout }),
+      );
+      expect(stdout).toMatch(/exclude-from-external-load-balancers|nodeLabeledExcludeBalancers/);
+    },
+    3 * START_TIMEOUT_MS,
+  );
 });

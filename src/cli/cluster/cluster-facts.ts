@@ -71,7 +71,7 @@ const record = (value: unknown): Json => (value !== null && typeof value === 'ob
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 export function clusterFacts(read: ClusterRead): ClusterFacts {
-  const { result } = translateCluster(read.objects, read.server, {}, read.lbClass);
+  const { result } = translateCluster(read.objects, read.server, read.secretsUnreadable ? { peerSecrets: 'unreadable' } : {}, read.lbClass);
   const snapshot = result.ok ? result.snapshot : undefined;
   const allocation = snapshot ? allocateFile(snapshot) : undefined;
   const events = metallbEvents(read.events);

@@ -77,7 +77,12 @@ function clusterStatus(read: ClusterRead): ClusterStatus {
       }))
       .sort((a, b) => (a.component < b.component ? -1 : 1)),
     events: facts.events.slice(0, MAX_STATUS_EVENTS),
-    notes: read.missing.map((plural) => `the cluster does not serve ${plural} (a MetalLB release before it, or mlb's CRDs not installed)`),
+    notes: [
+      ...read.missing.map((plural) => `the cluster does not serve ${plural} (a MetalLB release before it, or mlb's CRDs not installed)`),
+      ...(read.secretsUnreadable
+        ? ["you may not list Secrets in the MetalLB namespace: BGP peers' passwordSecret references are not checked"]
+        : []),
+    ],
   };
 }
 

@@ -34,6 +34,8 @@ export interface ClusterRead {
   readonly events: readonly ApiObject[];
   /** Resources the server does not serve (a MetalLB older than v0.14.4 has no ServiceL2Status), named for notes. */
   readonly missing: readonly string[];
+  /** The reader may not list Secrets (403): BGPPeer passwordSecret references are not checked. */
+  readonly secretsUnreadable: boolean;
 }
 
 export interface ClusterChoice {
@@ -61,7 +63,20 @@ export async function readCluster(choice: ClusterChoice): Promise<ClusterRead> {
       throw unreachable(server, error);
     }
   };
-  const watched = Promise.all(WATCHED_KINDS.map(async (kind) => [kind.name, await list(kindPath(kind, choice.namespace))] as const));
+  let secretsUnreadable = false;
+  const listKind = async (kind: (typeof WATCHED_KINDS)[number]): Promise<ApiObject[]> => {
+    if (kind.name !== 'secrets') return list(kindPath(kind, choice.namespace));
+    try {
+      return (await listObjects(kubeConfig, kindPath(kind, choice.namespace), {}, AbortSignal.timeout(LIST_TIMEOUT_MS))).items;
+    } catch (error) {
+      // Many operators may read everything but Secrets (the built-in `view` role): the BGP peers' passwords are
+      // then not checked, and the rest of the answer is whole.
+      if (statusCodeOf(error) !== 403) throw unreachable(server, error);
+      secretsUnreadable = true;
+      return [];
+    }
+  };
+  const watched = Promise.all(WATCHED_KINDS.map(async (kind) => [kind.name, await listKind(kind)] as const));
   const [kinds, l2Statuses, bgpStatuses, configurationStates, speakerPods, events] = await Promise.all([
     watched,
     list(metallbPath(choice.namespace, 'servicel2statuses'), {}, true),
@@ -81,6 +96,7 @@ export async function readCluster(choice: ClusterChoice): Promise<ClusterRead> {
     speakerPods,
     events,
     missing,
+    secretsUnreadable,
   };
 }
 

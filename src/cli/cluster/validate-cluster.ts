@@ -13,7 +13,12 @@ export async function readClusterConfig(choice: ClusterChoice): Promise<LoadedCo
   const { readCluster } = await import('./read-cluster');
   const cluster = await readCluster(choice);
   const file = `the Kubernetes API ${cluster.server} (namespace ${cluster.namespace})`;
-  const { result } = translateCluster(cluster.objects, file, {}, cluster.lbClass);
+  const { result } = translateCluster(
+    cluster.objects,
+    file,
+    cluster.secretsUnreadable ? { peerSecrets: 'unreadable' } : {},
+    cluster.lbClass,
+  );
   return { file, snapshot: result.ok ? result.snapshot : undefined, diagnostics: result.diagnostics.map(namingItsObject) };
 }
 

@@ -27,7 +27,8 @@ export interface ParseOptions {
    * The Secrets of the MetalLB namespace by name, where BGPPeer passwordSecret references are looked up
    * (Kubernetes mode). Undefined: the objects come from a file, which can hold no Secret.
    */
-  readonly peerSecrets?: PeerSecrets;
+  /** Kubernetes mode: the namespace's Secrets; 'unreadable' when the reader may not list them (no check then). */
+  readonly peerSecrets?: PeerSecrets | 'unreadable';
 }
 
 export type ParseResult =

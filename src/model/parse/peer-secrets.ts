@@ -29,9 +29,11 @@ export type PeerSecrets = ReadonlyMap<string, PeerSecret>;
 
 /**
  * Fills each peer's password from the Secret its passwordSecret names, or reports why it cannot. `secrets`
- * undefined: the objects came from a file. A peer with both password and passwordSecret has its error already.
+ * undefined: the objects came from a file; 'unreadable': from a cluster whose Secrets the reader may not list. A peer with both password and passwordSecret has its error already.
  */
-export function resolvePeerSecrets(parsed: ParsedObjects, secrets: PeerSecrets | undefined): void {
+export function resolvePeerSecrets(parsed: ParsedObjects, secrets: PeerSecrets | 'unreadable' | undefined): void {
+  // An operator's tool whose user may not read Secrets: the references cannot be checked, which is not an error.
+  if (secrets === 'unreadable') return;
   parsed.bgpPeers.forEach((entry, index) => {
     const peer = entry.object;
     if (!peer.passwordSecret || peer.password !== undefined) return;

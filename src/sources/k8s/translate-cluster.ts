@@ -74,7 +74,8 @@ export function prepareCluster(objects: ClusterObjects, lbClass?: string): Prepa
 }
 
 export function translatePrepared(prepared: PreparedCluster, origin: string, options: ParseOptions = {}): ClusterTranslation {
-  const result = parseApiObjects(prepared.documents, origin, { ...options, peerSecrets: prepared.peerSecrets });
+  const peerSecrets = options.peerSecrets === 'unreadable' ? 'unreadable' : prepared.peerSecrets;
+  const result = parseApiObjects(prepared.documents, origin, { ...options, peerSecrets });
   return { result, endpoints: prepared.endpoints };
 }
 
@@ -96,7 +97,8 @@ function digestOf(documents: readonly ApiObject[], endpoints: ReadonlyMap<string
   for (const document of documents) hash.update(JSON.stringify(document, replacer)).update('\n');
   for (const [key, e] of endpoints) hash.update(`${key} ${[...e.servingNodes].join(',')} ${e.servingWithoutNode === true}\n`);
   // A changed password must reach the peer's session (which restarts on it), so the Secrets' contents count.
-  for (const [name, secret] of [...secrets].sort(([a], [b]) => (a < b ? -1 : 1))) hash.update(JSON.stringify([name, secret.type, [...secret.data].sort()])).update('\n');
+  for (const [name, secret] of [...secrets].sort(([a], [b]) => (a < b ? -1 : 1)))
+    hash.update(JSON.stringify([name, secret.type, [...secret.data].sort()])).update('\n');
   return hash.digest('hex');
 }
 

@@ -6,7 +6,9 @@ const owned = (interfaces: string[]) => [{ service: 'default/web', ip: parseIP('
 
 describe('announceFailed: the owner cannot answer on the interfaces its advertisement names', () => {
   it('fails an IP whose advertisement names interfaces and that the node answers on none of them', () => {
-    expect(failedAnnouncements(owned(['eth9']), [{ ip: '192.0.2.5', interfaces: [] }])).toEqual([{ service: 'default/web', ip: '192.0.2.5' }]);
+    expect(failedAnnouncements(owned(['eth9']), [{ ip: '192.0.2.5', interfaces: [] }])).toEqual([
+      { service: 'default/web', ip: '192.0.2.5' },
+    ]);
   });
 
   it('does not fail an IP answered on one of the named interfaces', () => {

@@ -22,7 +22,13 @@ function ownerWith(nodes: ReturnType<typeof node>[]): string | null | undefined 
   const objects = cluster({
     ...basicCluster(),
     nodes,
-    endpointslices: [slice('web-1', 'web', SPEAKERS.map((n, i) => ({ ip: `10.0.0.${i + 1}`, node: n })))],
+    endpointslices: [
+      slice(
+        'web-1',
+        'web',
+        SPEAKERS.map((n, i) => ({ ip: `10.0.0.${i + 1}`, node: n })),
+      ),
+    ],
   });
   const { result, endpoints } = translateCluster(objects, 'https://127.0.0.1:6443');
   if (!result.ok) throw new Error(JSON.stringify(result.diagnostics));

@@ -149,7 +149,12 @@ async function metallbMembers(speaker: { child: ChildProcess; lines: string[] })
   return (JSON.parse(answer) as { members: { name: string }[] }).members.map((m) => m.name).sort();
 }
 
-function startMlbSpeaker(name: keyof typeof MLB_HOSTS, port: number, keyDir: string, healthPort: number): { socket: string; child: ChildProcess } {
+function startMlbSpeaker(
+  name: keyof typeof MLB_HOSTS,
+  port: number,
+  keyDir: string,
+  healthPort: number,
+): { socket: string; child: ChildProcess } {
   const socket = join(dir, `${name}.sock`);
   const child = spawn(
     process.execPath,
@@ -204,7 +209,8 @@ describe.skipIf(missingTool !== undefined)('a cluster of mlb speakers and a Meta
       const metallb = startMetallbSpeaker(goBinary, port, join(keyDir, 'secretkey'));
       await until('the MetalLB speaker to start', () => metallb.lines.some((l) => l.includes('"event":"ready"')), STEP_TIMEOUT_MS);
       const speakers = [];
-      for (const name of ['node-a', 'node-b'] as const) speakers.push({ name, ...startMlbSpeaker(name, port, keyDir, await freeLoopbackPort()) });
+      for (const name of ['node-a', 'node-b'] as const)
+        speakers.push({ name, ...startMlbSpeaker(name, port, keyDir, await freeLoopbackPort()) });
       const failing = (error: Error) => {
         throw new Error(`${error.message}\n${output}\n[${METALLB_NODE}] ${metallb.lines.slice(-20).join('\n')}`);
       };

@@ -51,7 +51,9 @@ let joins: string[][];
 let live: Set<string>;
 
 beforeEach(async () => {
-  api = await startFakeApiServer({ objects: [speakerPod('speaker-a', SELF.name, SELF.ip), speakerPod('speaker-b', 'node-b', '192.0.2.12')] });
+  api = await startFakeApiServer({
+    objects: [speakerPod('speaker-a', SELF.name, SELF.ip), speakerPod('speaker-b', 'node-b', '192.0.2.12')],
+  });
   api.store.create(api.resourceType('', 'nodes'), { ...node(SELF.name), apiVersion: 'v1', kind: 'Node' } as unknown as KubeObject);
   dir = mkdtempSync(join(tmpdir(), 'mlb-ksp-peers-'));
   runtime = new ManualRuntime();
@@ -170,7 +172,10 @@ describe('speaker pods and the memberlist join', () => {
     const labelled = api.store.get(nodes, undefined, SELF.name)!;
     api.store.update(nodes, {
       ...labelled,
-      metadata: { ...labelled.metadata, labels: { ...labelled.metadata.labels, 'node.kubernetes.io/exclude-from-external-load-balancers': '' } },
+      metadata: {
+        ...labelled.metadata,
+        labels: { ...labelled.metadata.labels, 'node.kubernetes.io/exclude-from-external-load-balancers': '' },
+      },
     } as unknown as KubeObject);
     const took = await advanceUntil('rejoined', () => joins.length > 0);
     expect(took).toBeLessThan(AT_ONCE_MS);

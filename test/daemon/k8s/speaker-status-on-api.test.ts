@@ -268,7 +268,13 @@ describe('the speaker writes what it announces into the Kubernetes API', () => {
     const ad = l2Advertisement('only-eth9', { ipAddressPools: ['restricted'], interfaces: ['nonexistent'] });
     put('metallb.io', 'l2advertisements', ad, 'metallb.io/v1beta1', 'L2Advertisement');
     put('', 'services', service('shop', { ingress: ['198.51.100.6'] }), 'v1', 'Service');
-    put('discovery.k8s.io', 'endpointslices', slice('shop-x1', 'shop', [{ ip: '10.0.0.7', node: 'node-a' }]), 'discovery.k8s.io/v1', 'EndpointSlice');
+    put(
+      'discovery.k8s.io',
+      'endpointslices',
+      slice('shop-x1', 'shop', [{ ip: '10.0.0.7', node: 'node-a' }]),
+      'discovery.k8s.io/v1',
+      'EndpointSlice',
+    );
     const a = await startSpeaker('node-a', 'speaker-a');
 
     const shopEvents = () =>

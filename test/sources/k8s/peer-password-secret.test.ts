@@ -46,7 +46,9 @@ describe('BGPPeer passwordSecret from the API objects', () => {
   it('refuses the configuration when the MetalLB namespace has no Secret of that name', () => {
     const result = translate([secret('other', 'kubernetes.io/basic-auth', { password: 'x' })]);
     expect(result.ok).toBe(false);
-    expect(errorsOf(result)).toEqual([{ code: 'secretNotFound', message: 'secret ref not found for peer config "metallb-system"/"router"' }]);
+    expect(errorsOf(result)).toEqual([
+      { code: 'secretNotFound', message: 'secret ref not found for peer config "metallb-system"/"router"' },
+    ]);
   });
 
   it('refuses a Secret that is not of type kubernetes.io/basic-auth (an Opaque one included)', () => {
@@ -70,7 +72,7 @@ describe('BGPPeer passwordSecret from the API objects', () => {
     ]);
   });
 
-  it('gives the peer the Secret\'s password as its TCP MD5 key, as spec.password would', () => {
+  it("gives the peer the Secret's password as its TCP MD5 key, as spec.password would", () => {
     const result = translate([secret('bgp-password', 'kubernetes.io/basic-auth', { username: 'u', password: 'md5 key' })]);
     expect(result.ok && result.snapshot.bgpPeers.map((p) => [p.meta.name, p.password])).toEqual([['router', 'md5 key']]);
   });
@@ -95,7 +97,8 @@ describe('BGPPeer passwordSecret on the API server', () => {
       api!.store.create(api!.resourceType(group, plural), object as unknown as KubeObject);
     };
     const basic = basicCluster();
-    for (const p of basic.ipaddresspools) create('metallb.io', 'ipaddresspools', { ...p, apiVersion: 'metallb.io/v1beta1', kind: 'IPAddressPool' });
+    for (const p of basic.ipaddresspools)
+      create('metallb.io', 'ipaddresspools', { ...p, apiVersion: 'metallb.io/v1beta1', kind: 'IPAddressPool' });
     create('metallb.io', 'bgppeers', stripServerFields(peer('router', 'bgp-password')));
 
     const { kubeConfig } = await loadKubeConfig({ path: api.kubeconfigPath(dir) });
