@@ -24,9 +24,17 @@ function shape(node: unknown): unknown {
   if (node === null || node === undefined) return null;
   if (isScalar(node)) {
     const value = node.value === null ? null : node.value;
-    return ['scalar', node.range?.[0], typeof value === 'number' && Number.isNaN(value) ? 'NaN' : value, node.type ?? null, node.source, node.format ?? null];
+    return [
+      'scalar',
+      node.range?.[0],
+      typeof value === 'number' && Number.isNaN(value) ? 'NaN' : value,
+      node.type ?? null,
+      node.source,
+      node.format ?? null,
+    ];
   }
-  if (isMap(node)) return ['map', node.range?.[0], node.items.map((pair) => (isPair(pair) ? [shape(pair.key), shape(pair.value)] : 'not a pair'))];
+  if (isMap(node))
+    return ['map', node.range?.[0], node.items.map((pair) => (isPair(pair) ? [shape(pair.key), shape(pair.value)] : 'not a pair'))];
   if (isSeq(node)) return ['seq', node.range?.[0], node.items.map((item) => shape(item))];
   return ['other'];
 }
@@ -134,7 +142,10 @@ describe('a large file', () => {
     let text = head;
     for (let i = 0; i < 50; i++) text += serviceText(i, '80');
     const clean = parseConfig(text, 'big.yaml');
-    const withFlow = parseConfig(`${text}---\napiVersion: v1\nkind: Service\nmetadata: {name: late, namespace: demo}\nspec:\n  type: LoadBalancer\n  ports: [{port: 81}]\n`, 'big.yaml');
+    const withFlow = parseConfig(
+      `${text}---\napiVersion: v1\nkind: Service\nmetadata: {name: late, namespace: demo}\nspec:\n  type: LoadBalancer\n  ports: [{port: 81}]\n`,
+      'big.yaml',
+    );
     expect(clean.ok && withFlow.ok).toBe(true);
     if (clean.ok && withFlow.ok) {
       expect(withFlow.snapshot.services).toHaveLength(clean.snapshot.services.length + 1);
