@@ -7,8 +7,14 @@
 import type { Explanation } from '../election';
 import type { ClusterDecision } from './cluster-decision';
 import type { ControlSnapshot } from './control/control-snapshot';
-import type { ControlViewInputs } from './control-view';
-import { holdingKey } from './owner-history';
+import { holdingKey, type OwnerHistory } from './owner-history';
+
+/** What the rows are made of besides the decision: the part of control-view.ts's inputs they read. */
+export interface ServiceRowInputs {
+  readonly allocation: { readonly results: ReadonlyMap<string, { status: string; message?: string }> };
+  readonly health: ReadonlyMap<string, { passing: readonly string[]; failing: readonly string[] }>;
+  readonly owners: OwnerHistory;
+}
 
 type ServiceRow = ControlSnapshot['services'][number];
 
@@ -32,14 +38,14 @@ function explanationIndex(explanations: readonly Explanation[]): Map<string, Exp
   return index;
 }
 
-function healthOf(inputs: ControlViewInputs, service: string): ServiceRow['health'] {
+function healthOf(inputs: ServiceRowInputs, service: string): ServiceRow['health'] {
   const health = inputs.health.get(service);
   return health
     ? { checked: true, passing: [...health.passing], failing: [...health.failing] }
     : { checked: false, passing: [], failing: [] };
 }
 
-export function serviceRows(inputs: ControlViewInputs, decision: ClusterDecision): ServiceRows {
+export function serviceRows(inputs: ServiceRowInputs, decision: ClusterDecision): ServiceRows {
   const { outcomes } = decision;
   const elected = new Set(outcomes.map((o) => o.service));
   // Services without an IP (allocation failed, or waiting for the allocator) are listed too, with the reason.
