@@ -7,7 +7,7 @@
  * block scalars), which costs ten times the rest of a parse on a file of 10,000 Services.
  *
  * A document that uses anything else (flow "[a]" or "{a: b}", "&anchor", "!tag", "|" block text, a multi-line or
- * escaped scalar, a tab, "..."), or that has a syntax error, makes it answer "unsupported": the caller then
+ * escaped scalar, a tab, a directive), or that has a syntax error, makes it answer "unsupported": the caller then
  * gives the text to the `yaml` package, so errors keep their exact wording. Pure and synchronous.
  */
 import { type Document, type Node as YamlNode, Pair, Scalar, Schema, YAMLMap, YAMLSeq } from 'yaml';
@@ -292,8 +292,21 @@ export function* subsetDocuments(text: string): Generator<SubsetDocument | typeo
       lines = [];
       docStart = offset;
       explicit = true;
+    } else if (indent === 0 && /^\.\.\.[ ]*$/.test(text.slice(offset, end))) {
+      // A document end marker (YAML 1.2.2 section 9.1.4; a --config directory's files are joined with one): the
+      // next document starts at its "---" or, without one, at its first line. One that ends nothing (only
+      // comments before it) is a document of its own to the package: left to it.
+      const document =
+        docStart !== -1 || lines.length > 0
+          ? subsetDocument(text, lines, docStart === -1 ? (lines[0]?.start ?? 0) : docStart, explicit)
+          : UNSUPPORTED;
+      yield document;
+      if (document === UNSUPPORTED) return;
+      lines = [];
+      docStart = -1;
+      explicit = false;
     } else if (indent === 0 && (first === '%' || text.startsWith('...', offset) || text.startsWith('---', offset))) {
-      yield UNSUPPORTED; // directives, document end markers, content after "---": the package's rules
+      yield UNSUPPORTED; // directives, content after "---" or "...": the package's rules
       return;
     } else if (first !== undefined && offset + indent < end && first !== '#') {
       lines.push({ start: offset, end, indent });
