@@ -27,7 +27,7 @@ function indent(text: string): string {
     .join('\n');
 }
 
-export function renderExplanation(e: Explanation): string {
+function renderExplanation(e: Explanation): string {
   const verdict =
     e.protocol === 'layer2'
       ? e.winner

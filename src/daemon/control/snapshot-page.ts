@@ -15,7 +15,7 @@ export interface SnapshotPage {
  * The most services one page carries: a page of this many services over a 1,000-node cluster (every candidate
  * listed) is still a few megabytes, well inside the client's response limit.
  */
-export const MAX_SNAPSHOT_PAGE = 1_000;
+const MAX_SNAPSHOT_PAGE = 1_000;
 
 export type PageQuery = { readonly ok: true; readonly page: SnapshotPage | undefined } | { readonly ok: false; readonly problem: string };
 
