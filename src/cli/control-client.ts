@@ -8,7 +8,8 @@ import { request, type IncomingMessage } from 'node:http';
 import { readFileSync, statSync } from 'node:fs';
 import type { Explanation } from '../election';
 import { CONTROL_API_HEADER, CONTROL_API_VERSION, isControlSnapshot, type ControlSnapshot } from '../daemon/control/control-snapshot';
-import { isControlErrorBody } from '../daemon/control/control-errors';
+import { ControlErrorCode, isControlErrorBody } from '../daemon/control/control-errors';
+import { collectPages } from '../daemon/control/snapshot-page';
 import { ControlPath } from '../daemon/control/control-routes';
 import { EVERY_EXPLANATION, explainQuery, type ExplainFilter } from '../daemon/control/explain-filter';
 import type { DrainResult } from '../daemon/control/control-server';
@@ -90,13 +91,23 @@ export function connectControl(socketPath: string = DEFAULT_CONTROL_SOCKET): Con
   return {
     socketPath,
     async getSnapshot() {
-      const body = await call('GET', ControlPath.snapshot, CONTROL_READ_TIMEOUT_MS);
-      if (!isControlSnapshot(body)) {
-        const version = (body as { apiVersion?: unknown } | null)?.apiVersion;
-        if (typeof version === 'string' && version !== CONTROL_API_VERSION) throw versionMismatch(socketPath, version);
-        throw notMlb(socketPath, 'its snapshot is not an mlb.io/v1 snapshot');
+      const read = async (path: string): Promise<ControlSnapshot> => {
+        const body = await call('GET', path, CONTROL_READ_TIMEOUT_MS);
+        if (!isControlSnapshot(body)) {
+          const version = (body as { apiVersion?: unknown } | null)?.apiVersion;
+          if (typeof version === 'string' && version !== CONTROL_API_VERSION) throw versionMismatch(socketPath, version);
+          throw notMlb(socketPath, 'its snapshot is not an mlb.io/v1 snapshot');
+        }
+        return body;
+      };
+      // In pages (snapshot-page.ts): each answer stays small however many services the daemon holds. A daemon
+      // from before pages refuses the query (badRequest) and is asked for the whole snapshot instead.
+      try {
+        return await collectPages((page) => read(`${ControlPath.snapshot}?offset=${page.offset}&limit=${page.limit}`));
+      } catch (error) {
+        if (!(error instanceof ControlClientError && error.daemonCode === ControlErrorCode.badRequest)) throw error;
+        return read(ControlPath.snapshot);
       }
-      return body;
     },
     async getExplain(filter = {}) {
       const query = explainQuery({ ...EVERY_EXPLANATION, ...filter });

@@ -3,11 +3,15 @@
  * and the election over a given set of live nodes. `mlb validate` and `mlb explain --config` both read it.
  */
 import { type AllocateServicesOutput, type AssignedResult, allocateFile } from '../allocator';
-import { type ElectionOptions, type Explanation, type ServiceElectionInput, electAll } from '../election';
+import { type ElectionOptions, type Explanation, type ServiceElectionInput, explainEach } from '../election';
 import { nodeKnownByName, type Node, type Snapshot } from '../model';
 
 export interface OfflineElection {
-  readonly explanations: readonly Explanation[];
+  /**
+   * Every allocated IP's explanation in service order, built as it is read (explain-each.ts) and again on each
+   * iteration: a large file's explanations never exist all at once.
+   */
+  readonly explanations: Iterable<Explanation>;
   /** Nodes named on the command line that no v1 Node document describes (taken as carrying only the kubelet's labels). */
   readonly undocumentedNodes: readonly string[];
 }
@@ -43,17 +47,14 @@ export function electOffline(
       pool: poolsByName.get(assigned.pool) ?? null,
     });
   }
-  const election = electAll(
-    {
-      nodes,
-      pools: snapshot.pools,
-      l2Advertisements: snapshot.l2Advertisements,
-      bgpAdvertisements: snapshot.bgpAdvertisements,
-      bgpPeers: snapshot.bgpPeers,
-      options,
-    },
-    inputs,
-    new Set(liveNodes),
-  );
-  return { explanations: election.explain(), undocumentedNodes };
+  const config = {
+    nodes,
+    pools: snapshot.pools,
+    l2Advertisements: snapshot.l2Advertisements,
+    bgpAdvertisements: snapshot.bgpAdvertisements,
+    bgpPeers: snapshot.bgpPeers,
+    options,
+  };
+  const live = new Set(liveNodes);
+  return { explanations: { [Symbol.iterator]: () => explainEach(config, inputs, live) }, undocumentedNodes };
 }

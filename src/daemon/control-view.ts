@@ -10,7 +10,9 @@ import { diagnosticReport } from '../model';
 import type { ConfigState } from '../sources/config-source';
 import type { ClusterDecision } from './cluster-decision';
 import { CONTROL_API_VERSION, type ControlSnapshot } from './control/control-snapshot';
-import { holdingKey, type OwnerHistory } from './owner-history';
+import type { SnapshotPage } from './control/snapshot-page';
+import { serviceRows } from './control-service-rows';
+import type { OwnerHistory } from './owner-history';
 import type { BgpPeerStatus } from '../announce/bgp/bgp-announcer';
 import type { WithheldRelease } from './allocation/allocate-with-table';
 import { refusalMessage } from './config-facts/config-agreement';
@@ -52,6 +54,8 @@ export interface ControlViewInputs {
   readonly withheld?: readonly WithheldRelease[];
   /** The newest drain request heard per node (remote-drain/). */
   readonly drainRequests?: DrainRequestTable;
+  /** Only these services (GET /v1/snapshot?offset&limit): the others are not built at all. */
+  readonly page?: SnapshotPage;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -84,7 +88,7 @@ export function controlView(inputs: ControlViewInputs): ControlSnapshot {
     mlbOnlyInputs: decision ? { ...decision.mlbInputs } : { allowed: false, reason: 'no election yet' },
     allocation: { allocator: inputs.allocation.allocator, version: inputs.allocation.version },
     ...(inputs.configAgreement ? { configAgreement: agreementView(inputs.configAgreement, inputs.withheld ?? []) } : {}),
-    services: decision ? servicesView(inputs, decision) : [],
+    ...servicesPart(inputs, decision),
     local: {
       announced: inputs.announced.map((a) => ({ ip: a.ip, interfaces: [...a.interfaces] })),
       bound: [...inputs.bound],
@@ -153,48 +157,16 @@ function memberView(m: Member, requests: DrainRequestTable | undefined): Control
   };
 }
 
-function servicesView(inputs: ControlViewInputs, decision: ClusterDecision): ControlSnapshot['services'] {
-  const explanations = decision.explain();
-  const elected = new Set(decision.outcomes.map((o) => o.service));
-  // Services without an IP (allocation failed, or waiting for the allocator) are listed too, with the reason.
-  const unelected = [...inputs.allocation.results]
-    .filter(([key]) => !elected.has(key))
-    .map(([service, allocation]) => ({
-      service,
-      ips: [],
-      protocol: 'layer2' as const,
-      owner: null,
-      announcing: [],
-      since: null,
-      health: {
-        checked: inputs.health.has(service),
-        passing: [...(inputs.health.get(service)?.passing ?? [])],
-        failing: [...(inputs.health.get(service)?.failing ?? [])],
-      },
-      allocation,
-      candidates: [],
-    }));
-  return [
-    ...decision.outcomes.map((outcome) => {
-      const explanation = explanations.find(
-        (e) => e.service === outcome.service && e.protocol === outcome.protocol && e.ip === outcome.ips[0],
-      );
-      const holding = inputs.owners.get(holdingKey(outcome));
-      const health = inputs.health.get(outcome.service);
-      return {
-        service: outcome.service,
-        ips: [...outcome.ips],
-        protocol: outcome.protocol,
-        owner: outcome.winner,
-        announcing: [...outcome.announcing],
-        since: holding && holding.holders.length > 0 ? iso(holding.since) : null,
-        health: health
-          ? { checked: true, passing: [...health.passing], failing: [...health.failing] }
-          : { checked: false, passing: [], failing: [] },
-        allocation: inputs.allocation.results.get(outcome.service) ?? { status: 'ok' },
-        candidates: (explanation?.candidates ?? []).map((c) => ({ node: c.node, rank: c.rank, eligible: c.eligible, reason: c.reason })),
-      };
-    }),
-    ...unelected,
-  ];
+/** The services (a page of them when asked), built only for the rows answered. */
+function servicesPart(
+  inputs: ControlViewInputs,
+  decision: ClusterDecision | undefined,
+): Pick<ControlSnapshot, 'services' | 'servicesPage'> {
+  const rows = decision ? serviceRows(inputs, decision) : { total: 0, build: () => [] };
+  const { page } = inputs;
+  if (!page) return { services: rows.build(0, rows.total) };
+  return {
+    services: rows.build(page.offset, Math.min(rows.total, page.offset + page.limit)),
+    servicesPage: { offset: page.offset, limit: page.limit, total: rows.total },
+  };
 }

@@ -27,7 +27,7 @@ import { startClusterRecords, type ClusterRecords } from './cluster-records';
 import { ClusterMembership } from './cluster-membership';
 import { ConfigTracker, explainRetention, hashServiceKey } from './config-facts';
 import { logConfigReport } from './config-load-report';
-import type { ControlProvider, ControlSnapshot } from './control';
+import type { ControlProvider, ControlSnapshot, SnapshotPage } from './control';
 import { controlView } from './control-view';
 import { withLiveFacts } from './explain-live-facts';
 import { EventLog, type DaemonEvent } from './daemon-events';
@@ -384,7 +384,7 @@ export class Speaker implements ControlProvider, MetricsSource {
   }
 
   /** The control API's snapshot: exactly the state the last decision was made from. */
-  snapshot(): ControlSnapshot {
+  snapshot(page?: SnapshotPage): ControlSnapshot {
     const cluster = this.cluster;
     return controlView({
       now: this.now(),
@@ -417,6 +417,7 @@ export class Speaker implements ControlProvider, MetricsSource {
       bgp: this.bgp?.status() ?? [],
       conflicts: this.conflictSharing?.view(this.selfCheck?.conflicts() ?? [], this.liveNames(), this.answers.macOwners) ?? [],
       drainRequests: this.remoteDrain?.requests() ?? new Map(),
+      ...(page ? { page } : {}),
     });
   }
 

@@ -91,8 +91,8 @@ async function readAndExplainCluster(choice: ClusterChoice, options: { ignoreExc
 
 /** How `mlb explain` selects and prints explanations, handed in so the cluster path prints exactly as the others. */
 export interface ExplainPrinter {
-  select(all: readonly Explanation[], targets: readonly string[], where: string): Explanation[];
-  print(selected: readonly Explanation[], format: OutputFormat): void;
+  select(all: readonly Explanation[], targets: readonly string[], where: string): Iterable<Explanation>;
+  print(selected: Iterable<Explanation>, format: OutputFormat): Promise<void>;
 }
 
 /**
@@ -112,7 +112,7 @@ export async function explainFromCluster(
   const otherTargets = targets.filter((t) => !isPending(t));
   const onlyPendingAsked = targets.length > 0 && otherTargets.length === 0;
   for (const note of notes) process.stderr.write(`note: ${note}\n`);
-  if (!onlyPendingAsked) printer.print(printer.select(explanations, otherTargets, 'in the cluster'), options.format);
+  if (!onlyPendingAsked) await printer.print(printer.select(explanations, otherTargets, 'in the cluster'), options.format);
   const lines = pendingAsked.map((p) => `${p.service}: PENDING, no IP: ${p.reason}\n`);
   if (lines.length === 0) return;
   if (isStructured(options.format)) process.stderr.write(lines.map((l) => `mlb: ${l}`).join(''));

@@ -1,16 +1,12 @@
 import type { CommandModule } from 'yargs';
-import { formatIP, parseIP } from '../../ip';
 import { errorsFirst, formatDiagnostic } from '../../model';
-import type { Explanation } from '../../election';
 import { readConfig } from '../config-input';
 import { allocate, electOffline } from '../offline-cluster';
 import { CommandError, UsageError } from '../exit-codes';
-import { candidateText } from '../reason-text';
-import { renderTable } from '../render-table';
 import { connectControl, DEFAULT_CONTROL_SOCKET } from '../control-client';
-import { reportUnannounced } from '../unannounced-explanations';
 import { configOption, singleConfig } from '../config-argument';
-import { isStructured, type OutputFormat, outputFormat, outputOption, printStructured } from '../output-format';
+import { isStructured, outputFormat, outputOption } from '../output-format';
+import { printExplanations, selectExplanations } from '../explain-output';
 import { type ClusterArgs, clusterChoice, clusterOptions } from '../cluster/cluster-options';
 import { explainFromCluster } from '../cluster/cluster-explain';
 
@@ -104,7 +100,7 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
         process.stderr.write(`note: node ${name} has no v1 Node document in ${config}: taken as unlabelled\n`);
       }
     }
-    printExplanations(selected, outputFormat(args));
+    await printExplanations(selected, outputFormat(args));
   },
 };
 
@@ -116,17 +112,7 @@ async function explainFromDaemon(args: ExplainArgs): Promise<void> {
     }
   }
   const all = await connectControl(args.socket ?? DEFAULT_CONTROL_SOCKET).getExplain();
-  printExplanations(selectExplanations(all, args.targets, 'the daemon knows'), outputFormat(args));
-}
-
-function printExplanations(selected: readonly Explanation[], format: OutputFormat): void {
-  if (isStructured(format)) {
-    printStructured(selected, format, contractFields);
-  } else {
-    if (selected.length === 0) process.stdout.write('no service has an IP to announce\n');
-    process.stdout.write(selected.map(renderExplanation).join('\n'));
-  }
-  reportUnannounced(selected);
+  await printExplanations(selectExplanations(all, args.targets, 'the daemon knows'), outputFormat(args));
 }
 
 function splitNodes(text: string): string[] {
@@ -135,50 +121,4 @@ function splitNodes(text: string): string[] {
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
   return [...new Set(names)];
-}
-
-/** Keeps the explanations a target names; a target that names nothing is an error, not silence. */
-function selectExplanations(all: readonly Explanation[], targets: readonly string[], where: string): Explanation[] {
-  if (targets.length === 0) return [...all];
-  const selected = new Set<Explanation>();
-  for (const target of targets) {
-    const ip = parseIP(target);
-    const matches = ip
-      ? all.filter((e) => e.ip === formatIP(ip))
-      : all.filter((e) => e.service === target || e.service === `default/${target}`);
-    if (matches.length === 0) {
-      const known = [...new Set(all.map((e) => `${e.service} ${e.ip}`))].join(', ') || 'none';
-      const what = ip ? `no service has the IP ${formatIP(ip)}` : `no service is named ${JSON.stringify(target)}`;
-      throw new CommandError(`${what}; service IPs ${where}: ${known}`, 'targetNotFound');
-    }
-    for (const m of matches) selected.add(m);
-  }
-  return all.filter((e) => selected.has(e));
-}
-
-/** JSON.stringify replacer: bigint-free contract fields plus the optional BGP detail. */
-function contractFields(_key: string, value: unknown): unknown {
-  return typeof value === 'bigint' ? value.toString() : value;
-}
-
-function renderExplanation(e: Explanation): string {
-  const verdict =
-    e.protocol === 'layer2'
-      ? e.winner
-        ? `owner ${e.winner}`
-        : 'NOBODY ANNOUNCES'
-      : e.announcing.length > 0
-        ? `announced by ${e.announcing.join(', ')}`
-        : 'NOBODY ANNOUNCES';
-  const rows = e.candidates.map((c) => [c.rank === null ? '-' : String(c.rank), c.node, c.reason, candidateText(e, c)]);
-  const notes = (e.notes ?? []).map((n) => `  note: ${n}\n`).join('');
-  const view = e.viewer ? ` (as ${e.viewer} sees it)` : '';
-  return `${e.service} ${e.ip} (${e.protocol}): ${verdict}${view}\n${notes}${indent(renderTable(['RANK', 'NODE', 'REASON', ''], rows))}`;
-}
-
-function indent(text: string): string {
-  return text
-    .split('\n')
-    .map((l) => (l ? `  ${l}` : l))
-    .join('\n');
 }

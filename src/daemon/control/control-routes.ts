@@ -5,6 +5,7 @@
  */
 import { ControlErrorCode } from './control-errors';
 import { parseExplainFilter, type ExplainFilter } from './explain-filter';
+import { parseSnapshotPage, type SnapshotPage } from './snapshot-page';
 
 export const ControlPath = {
   snapshot: '/v1/snapshot',
@@ -18,7 +19,8 @@ export const ControlPath = {
 
 /** What the server does with a request. */
 export type Route =
-  | { readonly kind: 'snapshot' }
+  /** page: only these services (snapshot-page.ts); absent: the whole snapshot. */
+  | { readonly kind: 'snapshot'; readonly page?: SnapshotPage }
   | { readonly kind: 'explain'; readonly filter: ExplainFilter }
   /** node: another member to ask through gossip (`mlb drain NODE`); absent: this node. */
   | { readonly kind: 'drain'; readonly node?: string }
@@ -45,7 +47,7 @@ interface RouteRow {
 }
 
 const ROUTES: Readonly<Record<string, RouteRow>> = {
-  [ControlPath.snapshot]: { method: 'GET', params: [], decide: () => ({ kind: 'snapshot' }) },
+  [ControlPath.snapshot]: { method: 'GET', params: ['offset', 'limit'], decide: decideSnapshot },
   [ControlPath.explain]: { method: 'GET', params: ['service', 'ip'], decide: decideExplain },
   [ControlPath.drain]: { method: 'POST', params: ['node'], decide: (q) => decideDrain('drain', q) },
   [ControlPath.undrain]: { method: 'POST', params: ['node'], decide: (q) => decideDrain('undrain', q) },
@@ -82,6 +84,12 @@ export function routeRequest(method: string, target: string): Route {
     return routeError(400, ControlErrorCode.badRequest, `${url.pathname}: unknown query parameter ${unknown.join(', ')}; ${accepted}`);
   }
   return row.decide(url.searchParams);
+}
+
+function decideSnapshot(query: URLSearchParams): Route {
+  const parsed = parseSnapshotPage(query);
+  if (!parsed.ok) return routeError(400, ControlErrorCode.badRequest, `${ControlPath.snapshot}: ${parsed.problem}`);
+  return parsed.page ? { kind: 'snapshot', page: parsed.page } : { kind: 'snapshot' };
 }
 
 function decideExplain(query: URLSearchParams): Route {

@@ -17,6 +17,7 @@ import { REAL_BACKGROUND_RUNTIME } from '../../runtime/real-runtime';
 import type { Scheduler, Timer } from '../../runtime/runtime';
 import { resolveSocketGroup } from './socket-group';
 import { CONTROL_API_HEADER, CONTROL_API_VERSION, type ControlSnapshot } from './control-snapshot';
+import { pageOfSnapshot, type SnapshotPage } from './snapshot-page';
 import { ControlErrorCode, ControlSocketError, errorBody } from './control-errors';
 import { routeRequest, type Route } from './control-routes';
 import { filterExplanations } from './explain-filter';
@@ -43,7 +44,8 @@ export interface DrainResult {
  * event methods (EventSource: eventsSince, subscribeEvents) feed GET /v1/events.
  */
 export interface ControlProvider extends EventSource {
-  snapshot(): ControlSnapshot;
+  /** The whole snapshot, or (page given) one that may hold only those services (snapshot-page.ts). */
+  snapshot(page?: SnapshotPage): ControlSnapshot;
   explain(): Explanation[];
   /**
    * This node (no `node`, or its own name), or another member through gossip. Rejects with DrainRecordError when
@@ -285,7 +287,7 @@ export class ControlServer {
 async function answer(route: Exclude<Route, { kind: 'events' }>, provider: ControlProvider): Promise<Reply> {
   switch (route.kind) {
     case 'snapshot':
-      return { status: 200, body: provider.snapshot() };
+      return { status: 200, body: route.page ? pageOfSnapshot(provider.snapshot(route.page), route.page) : provider.snapshot() };
     case 'explain':
       return { status: 200, body: filterExplanations(provider.explain(), route.filter) };
     case 'drain':

@@ -157,6 +157,11 @@ export interface ControlSnapshot {
     /** Every known node with its reason, as `mlb explain` gives it. */
     candidates: { node: string; rank: number | null; eligible: boolean; reason: string }[];
   }[];
+  /**
+   * Present only in an answer to /v1/snapshot?offset=N&limit=M (snapshot-page.ts): `services` holds the services
+   * from `offset`, at most `limit` of them, of `total`.
+   */
+  servicesPage?: { offset: number; limit: number; total: number };
   /** What this node does right now. */
   local: {
     /** IPs it answers ARP/NDP for or advertises, and on which interfaces. */

@@ -6,3 +6,4 @@ export * from './control-routes';
 export * from './control-server';
 export * from './event-lines';
 export * from './event-stream';
+export * from './snapshot-page';

@@ -1,0 +1,318 @@
+/**
+ * A fast reader for the YAML that configuration files are made of: block mappings and block lists, one-line
+ * plain, single- and double-quoted scalars, comments and "---" between documents. It builds the `yaml`
+ * package's own node classes with the same ranges and scalar values the package's Composer gives (scalars are
+ * resolved by the package's core schema, YAML 1.2.2 section 10.3.2), so every reader and every position is the
+ * same; it only skips the package's general machinery (a concrete syntax tree, tokens, flow collections, anchors,
+ * block scalars), which costs ten times the rest of a parse on a file of 10,000 Services.
+ *
+ * A document that uses anything else (flow "[a]" or "{a: b}", "&anchor", "!tag", "|" block text, a multi-line or
+ * escaped scalar, a tab, a directive), or that has a syntax error, makes it answer "unsupported": the caller then
+ * gives the text to the `yaml` package, so errors keep their exact wording. Pure and synchronous.
+ */
+import { type Document, type Node as YamlNode, Pair, Scalar, Schema, YAMLMap, YAMLSeq } from 'yaml';
+
+/** What a document read by the subset reader offers (the part of Document.Parsed the model's readers use). */
+export interface SubsetDocument {
+  readonly doc: Document.Parsed;
+  readonly root: YamlNode | undefined;
+  readonly start: number;
+  readonly explicitStart: boolean;
+}
+
+/** The reader's answer for a document it does not read: the caller gives the text from here on to `yaml`. */
+export const UNSUPPORTED = Symbol('unsupported');
+
+/**
+ * The `yaml` package refuses an implicit key longer than this (YAML 1.2.2 section 7.4.1 limits implicit keys to
+ * 1024 characters); longer keys go to the package for its error.
+ */
+const MAX_IMPLICIT_KEY_LENGTH = 1024;
+
+/** A key as configuration files write it: Kubernetes field names, label and annotation keys, numbers. */
+const PLAIN_KEY = /^[A-Za-z0-9_][A-Za-z0-9_./-]*$/;
+
+/** Characters that start something other than a one-line plain scalar (YAML 1.2.2 section 5.3 indicators). */
+const SPECIAL_START = new Set(['[', ']', '{', '}', ',', '#', '&', '*', '!', '|', '>', '%', '@', '`', '?', ':', '-']);
+
+/** Control characters, carriage returns and a byte order mark need the package's handling (and its errors). */
+const NEEDS_FULL_PARSER = /[\u0000-\u0009\u000b-\u001f\u007f\r\ufeff]/;
+
+/** The core schema's scalar tags that apply to untagged plain scalars, in the schema's order (first match wins). */
+interface ScalarTagRule {
+  readonly test: RegExp;
+  readonly format?: string;
+  readonly resolve: (text: string, onError: (message: string) => void, options: { intAsBigInt: boolean }) => unknown;
+}
+const SCALAR_TAGS = new Schema({}).tags.filter(
+  (tag) => tag.default === true && 'test' in tag && tag.test instanceof RegExp,
+) as unknown as readonly ScalarTagRule[];
+
+/** Thrown inside the reader when a document leaves the subset; caught once per document. */
+class Unsupported extends Error {}
+const unsupported = (): never => {
+  throw new Unsupported();
+};
+
+/** A content line: not blank, not only a comment. */
+interface Line {
+  readonly start: number;
+  readonly end: number;
+  readonly indent: number;
+}
+
+/** The scalar's value as the core schema resolves an unquoted text (the Composer's own rule). */
+function plainScalar(text: string, offset: number): Scalar {
+  const tag = SCALAR_TAGS.find((t) => t.test.test(text));
+  let scalar: Scalar;
+  if (tag) {
+    const resolved: unknown = tag.resolve(text, unsupported, { intAsBigInt: false });
+    scalar = resolved instanceof Scalar ? resolved : new Scalar(resolved);
+    if (tag.format) scalar.format = tag.format;
+  } else scalar = new Scalar(text);
+  scalar.range = [offset, offset + text.length, offset + text.length];
+  scalar.source = text;
+  scalar.type = Scalar.PLAIN;
+  return scalar;
+}
+
+function nullScalar(offset: number): Scalar {
+  const scalar = new Scalar(null);
+  scalar.range = [offset, offset, offset];
+  scalar.source = '';
+  scalar.type = Scalar.PLAIN;
+  return scalar;
+}
+
+class DocumentReader {
+  private at = 0;
+
+  constructor(
+    private readonly text: string,
+    private readonly lines: readonly Line[],
+  ) {}
+
+  read(): YamlNode {
+    const first = this.lines[0] ?? unsupported();
+    const root = this.block(first.indent);
+    if (this.at < this.lines.length) unsupported();
+    return root;
+  }
+
+  private get line(): Line | undefined {
+    return this.lines[this.at];
+  }
+
+  private isDash(line: Line, column: number): boolean {
+    const start = line.start + column;
+    if (this.text[start] !== '-') return false;
+    return start + 1 === line.end || this.text[start + 1] === ' ';
+  }
+
+  /** A mapping or a list whose first line is the current one, starting at its indentation. */
+  private block(indent: number): YamlNode {
+    const line = this.line ?? unsupported();
+    return this.isDash(line, indent) ? this.list(indent) : this.mapping(indent, line.start + indent);
+  }
+
+  private list(indent: number): YAMLSeq {
+    const seq = new YAMLSeq();
+    let line = this.line;
+    seq.range = [(line?.start ?? 0) + indent, 0, 0];
+    while (line !== undefined && line.indent === indent && this.isDash(line, indent)) {
+      seq.items.push(this.listItem(line, indent));
+      line = this.line;
+    }
+    if (line !== undefined && line.indent > indent) unsupported();
+    return seq;
+  }
+
+  private listItem(line: Line, indent: number): YamlNode {
+    const dash = line.start + indent;
+    let content = dash + 1;
+    while (this.text[content] === ' ') content++;
+    if (content >= line.end || this.text[content] === '#') {
+      this.at++;
+      return this.nestedOrNull(indent, dash + 1);
+    }
+    if (this.isKeyAt(content, line.end)) return this.mapping(content - line.start, content);
+    const value = this.inlineScalar(content, line.end);
+    this.at++;
+    if (this.line !== undefined && this.line.indent > indent) unsupported();
+    return value;
+  }
+
+  /** A block mapping at `column`; its first key starts at `offset` (after "- " for a mapping in a list). */
+  private mapping(column: number, offset: number): YAMLMap {
+    const map = new YAMLMap();
+    map.range = [offset, 0, 0];
+    const seen = new Set<unknown>();
+    let keyAt = offset;
+    for (;;) {
+      const line = this.line ?? unsupported();
+      const pair = this.entry(line, keyAt, column);
+      const key = (pair.key as Scalar).value;
+      if (seen.has(key)) unsupported(); // the package reports duplicate keys
+      seen.add(key);
+      map.items.push(pair);
+      const next = this.line;
+      if (next === undefined || next.indent < column) return map;
+      if (next.indent > column || this.isDash(next, column)) unsupported();
+      keyAt = next.start + column;
+    }
+  }
+
+  /** indexOf within one line: a search for something a line lacks must not run on through the rest of the file. */
+  private indexWithin(needle: string, from: number, end: number): number {
+    const found = this.text.slice(from, end).indexOf(needle);
+    return found === -1 ? -1 : from + found;
+  }
+
+  private isKeyAt(start: number, end: number): boolean {
+    const colon = this.indexWithin(':', start, end);
+    if (colon === -1) return false;
+    const after = this.text[colon + 1];
+    if (colon + 1 !== end && after !== ' ') return false;
+    const key = this.text.slice(start, colon);
+    return PLAIN_KEY.test(key) && key.length <= MAX_IMPLICIT_KEY_LENGTH;
+  }
+
+  private entry(line: Line, keyAt: number, column: number): Pair {
+    if (!this.isKeyAt(keyAt, line.end)) unsupported();
+    const colon = this.indexWithin(':', keyAt, line.end);
+    const key = plainScalar(this.text.slice(keyAt, colon), keyAt);
+    let content = colon + 1;
+    while (this.text[content] === ' ') content++;
+    this.at++;
+    if (content >= line.end || (this.text[content] === '#' && content > colon + 1)) {
+      const next = this.line;
+      // A list may sit at its key's own indentation (YAML 1.2.2 example 8.22's "compact" form).
+      if (next !== undefined && next.indent === column && this.isDash(next, column)) return new Pair(key, this.list(column));
+      return new Pair(key, this.nestedOrNull(column, colon + 1));
+    }
+    const value = this.inlineScalar(content, line.end);
+    if (this.line !== undefined && this.line.indent > column) unsupported();
+    return new Pair(key, value);
+  }
+
+  /** What follows a key or dash with nothing after it: a more indented block, or null. */
+  private nestedOrNull(column: number, offset: number): YamlNode {
+    const next = this.line;
+    if (next !== undefined && next.indent > column) return this.block(next.indent);
+    return nullScalar(offset);
+  }
+
+  /** A scalar that ends on its line, from `start` to the line's end, without a trailing comment. */
+  private inlineScalar(start: number, end: number): Scalar {
+    const first = this.text[start] ?? '';
+    if (first === '"' || first === "'") return this.quoted(start, end, first);
+    if (SPECIAL_START.has(first)) {
+      const second = this.text[start + 1];
+      // "-1", "-x", ":x", "?x" are plain scalars; other indicators are not for this reader.
+      if (!('-:?'.includes(first) && second !== undefined && second !== ' ' && start + 1 < end)) unsupported();
+    }
+    let stop = this.indexWithin(' #', start, end);
+    if (stop === -1) stop = end;
+    let last = stop;
+    while (last > start && this.text[last - 1] === ' ') last--;
+    const raw = this.text.slice(start, last);
+    if (raw.endsWith(':') || raw.includes(': ')) unsupported(); // a mapping inside a scalar: the package's error
+    return plainScalar(raw, start);
+  }
+
+  private quoted(start: number, end: number, quote: string): Scalar {
+    let value = '';
+    let i = start + 1;
+    for (;;) {
+      const close = this.indexWithin(quote, i, end);
+      if (close === -1) unsupported(); // runs on to another line
+      if (quote === "'" && this.text[close + 1] === "'") {
+        value += this.text.slice(i, close + 1);
+        i = close + 2;
+        continue;
+      }
+      value += this.text.slice(i, close);
+      i = close + 1;
+      break;
+    }
+    if (quote === '"' && value.includes('\\')) unsupported(); // escapes: the package's rules
+    const rest = this.text.slice(i, end);
+    if (!/^( *| +#.*)$/.test(rest)) unsupported();
+    const scalar = new Scalar(value);
+    scalar.range = [start, i, i];
+    scalar.source = value;
+    scalar.type = quote === '"' ? Scalar.QUOTE_DOUBLE : Scalar.QUOTE_SINGLE;
+    return scalar;
+  }
+}
+
+function subsetDocument(text: string, lines: readonly Line[], start: number, explicitStart: boolean): SubsetDocument | typeof UNSUPPORTED {
+  let root: YamlNode | undefined;
+  try {
+    root = lines.length === 0 ? undefined : new DocumentReader(text, lines).read();
+  } catch (error) {
+    if (error instanceof Unsupported) return UNSUPPORTED;
+    throw error;
+  }
+  const doc = {
+    contents: root ?? null,
+    errors: [],
+    warnings: [],
+    range: [start, start, start],
+    directives: { docStart: explicitStart ? true : null },
+  } as unknown as Document.Parsed;
+  return { doc, root, start, explicitStart };
+}
+
+/**
+ * The documents of `text` in order, each as soon as it is read; UNSUPPORTED (then nothing more) at the first
+ * document outside the subset, or for the whole text when it holds characters only the package handles.
+ */
+export function* subsetDocuments(text: string): Generator<SubsetDocument | typeof UNSUPPORTED> {
+  if (NEEDS_FULL_PARSER.test(text)) {
+    yield UNSUPPORTED;
+    return;
+  }
+  let lines: Line[] = [];
+  let docStart = -1;
+  let explicit = false;
+  let offset = 0;
+  while (offset <= text.length) {
+    const newline = text.indexOf('\n', offset);
+    const end = newline === -1 ? text.length : newline;
+    let indent = 0;
+    while (text[offset + indent] === ' ') indent++;
+    const first = text[offset + indent];
+    if (indent === 0 && text.startsWith('---', offset) && /^---[ ]*$/.test(text.slice(offset, end))) {
+      if (docStart !== -1 || lines.length > 0) {
+        const document = subsetDocument(text, lines, docStart === -1 ? (lines[0]?.start ?? 0) : docStart, explicit);
+        yield document;
+        if (document === UNSUPPORTED) return;
+      }
+      lines = [];
+      docStart = offset;
+      explicit = true;
+    } else if (indent === 0 && /^\.\.\.[ ]*$/.test(text.slice(offset, end))) {
+      // A document end marker (YAML 1.2.2 section 9.1.4; a --config directory's files are joined with one): the
+      // next document starts at its "---" or, without one, at its first line. One that ends nothing (only
+      // comments before it) is a document of its own to the package: left to it.
+      const document =
+        docStart !== -1 || lines.length > 0
+          ? subsetDocument(text, lines, docStart === -1 ? (lines[0]?.start ?? 0) : docStart, explicit)
+          : UNSUPPORTED;
+      yield document;
+      if (document === UNSUPPORTED) return;
+      lines = [];
+      docStart = -1;
+      explicit = false;
+    } else if (indent === 0 && (first === '%' || text.startsWith('...', offset) || text.startsWith('---', offset))) {
+      yield UNSUPPORTED; // directives, content after "---" or "...": the package's rules
+      return;
+    } else if (first !== undefined && offset + indent < end && first !== '#') {
+      lines.push({ start: offset, end, indent });
+    }
+    if (newline === -1) break;
+    offset = newline + 1;
+  }
+  if (docStart !== -1 || lines.length > 0) yield subsetDocument(text, lines, docStart === -1 ? (lines[0]?.start ?? 0) : docStart, explicit);
+}
