@@ -21,7 +21,8 @@
  * every request whose scheduled time (start + seq / rate) has passed; a turn is a few microseconds when idle, so
  * requests go out one at a time, evenly spaced, and in batches only when the process was held up (never more
  * than 1 ms worth, the rest is reported as lag). How late each send was against its schedule is reported, and so is the
- * achieved rate and this process's CPU time: a generator that cannot keep up says so.
+ * achieved rate and this process's CPU time: a generator that cannot keep up says so. With `spin: false` the loop
+ * turns on a 1 ms timer instead (sends a few ms late at worst, the core left to others).
  */
 import { networkInterfaces } from 'node:os';
 import { createInterface } from 'node:readline';
@@ -37,6 +38,9 @@ const ETH_P_ARP = 0x0806;
 const SHA_OFFSET = 14 + 8;
 const ID_PREFIX = [0x02, 0xee] as const;
 const MAX_SEQ = 1 << 24;
+/** The timer-paced turn (spin: false); a turn may send what came due in up to TIMER_CATCH_UP_MS. */
+const TIMER_TURN_MS = 1;
+const TIMER_CATCH_UP_MS = 5;
 
 interface RunCommand {
   readonly op: 'run';
@@ -48,6 +52,11 @@ interface RunCommand {
   readonly untilReply?: boolean;
   /** Return every request (see PerRequest). */
   readonly perRequest?: boolean;
+  /**
+   * false: pace on a 1 ms timer instead of spinning (TIMER_TURN_MS): sends are up to a few ms late, but the
+   * generator leaves its core to others, for long low-rate runs beside something else being measured.
+   */
+  readonly spin?: boolean;
   readonly rate: number;
   readonly count: number;
   readonly timeoutMs: number;
@@ -161,7 +170,9 @@ async function run(command: RunCommand): Promise<Record<string, unknown>> {
   });
 
   const interval = 1e9 / rate;
-  const maxBatch = Math.max(1, Math.ceil(rate / 1000));
+  const spin = command.spin !== false;
+  const maxBatch = Math.max(1, Math.ceil((rate * (spin ? 1 : TIMER_CATCH_UP_MS)) / 1000));
+  const next = (turn: () => void) => (spin ? setImmediate(turn) : setTimeout(turn, TIMER_TURN_MS));
   let sent = 0;
   let queueFull = 0;
   let turns = 0;
@@ -192,10 +203,10 @@ async function run(command: RunCommand): Promise<Record<string, unknown>> {
         batch++;
       }
       if (batch > biggestBatch) biggestBatch = batch;
-      if (sent < count && !(command.untilReply && replies > 0)) setImmediate(turn);
+      if (sent < count && !(command.untilReply && replies > 0)) next(turn);
       else resolve();
     };
-    setImmediate(turn);
+    next(turn);
   });
   const sendEnd = Number(nowNs() - t0);
   const cpu = process.cpuUsage(cpuBefore);

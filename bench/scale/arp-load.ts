@@ -34,14 +34,19 @@ export class ArpLoad {
   }
 
   /**
-   * `count` requests at `rate` per second, each for one of `targets` (random); `untilReply` stops at the first
-   * answer.
+   * `count` requests at `rate` per second, each for one of `targets` (random). `untilReply` stops at the first
+   * answer; `spin: false` paces on a timer (generator.ts), leaving the generator's core to the daemon.
    */
-  async run(targets: readonly string[], rate: number, count: number, untilReply = false): Promise<ArpRun> {
+  async run(
+    targets: readonly string[],
+    rate: number,
+    count: number,
+    options: { untilReply?: boolean; spin?: boolean } = {},
+  ): Promise<ArpRun> {
     this.tag = (this.tag % 255) + 1;
     const expectedMs = (count / rate) * 1_000 + ARP_TIMEOUT_MS;
     const reply = await this.generator.call(
-      { op: 'run', targets, rate, count, timeoutMs: ARP_TIMEOUT_MS, tag: this.tag, perRequest: true, untilReply },
+      { op: 'run', targets, rate, count, timeoutMs: ARP_TIMEOUT_MS, tag: this.tag, perRequest: true, ...options },
       expectedMs * 2 + REPLY_SLACK_MS,
     );
     const result = reply as unknown as Omit<ArpRun, 'log'> & { perRequest: PerRequest };

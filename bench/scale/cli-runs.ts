@@ -91,7 +91,8 @@ export async function bestOfInterleaved(
 }
 
 export function describeEnd(r: TimedRun): string {
-  const end = r.timedOut ? 'timed out' : r.signal ? `killed by ${r.signal}` : `exit ${r.code}`;
+  if (r.timedOut) return 'timed out';
+  const end = r.signal ? `killed by ${r.signal}` : `exit ${r.code}`;
   const lastLine = r.stderrTail.split('\n').pop();
   return lastLine ? `${end}: ${lastLine}` : end;
 }

@@ -4,7 +4,7 @@
  * memory every RSS_SAMPLE_MS from /proc, its CPU time on demand, and the addresses on its VIP interface as
  * `ip -br addr show mlb0` prints them (what an operator would look at).
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { LabHost } from '../../test/support/netns-lab';
@@ -44,8 +44,7 @@ export class ScaleDaemon {
     daemon.child.once('exit', () => clearInterval(this.sampler));
   }
 
-  /** `cpu`: pinned there (taskset -c), apart from the ARP generator's core. */
-  static start(host: LabHost, config: string, dir: string, cpu: number | undefined): ScaleDaemon {
+  static start(host: LabHost, config: string, dir: string): ScaleDaemon {
     const socket = join(dir, 'mlb.sock');
     const args = [
       '--config',
@@ -60,7 +59,7 @@ export class ScaleDaemon {
       socket,
     ];
     const startedAt = Date.now();
-    const daemon = startDaemon(args, host.netns, cpu === undefined ? [] : ['taskset', '-c', String(cpu)]);
+    const daemon = startDaemon(args, host.netns);
     return new ScaleDaemon(daemon, host, startedAt, socket);
   }
 
@@ -93,6 +92,14 @@ export class ScaleDaemon {
       .map((s) => s.bytes)
       .sort((a, b) => a - b);
     return values.length ? values[Math.floor(values.length / 2)] : undefined;
+  }
+
+  /**
+   * Moves every thread of the daemon to these CPUs (taskset -a -p -c), e.g. "1" for the ARP runs, apart from the
+   * generator's core (as bench/arp pins them), and back to all of them after.
+   */
+  pin(cpus: string): void {
+    execFileSync('taskset', ['-a', '-p', '-c', cpus, String(this.pid)], { stdio: 'ignore' });
   }
 
   cpuTicks(): number | undefined {
