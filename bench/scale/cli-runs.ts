@@ -33,7 +33,9 @@ export interface TimedRun {
 export function timeNode(args: readonly string[], timeoutMs: number, sampleMemory = false): Promise<TimedRun> {
   return new Promise((resolve) => {
     const start = performance.now();
-    const child = spawn(process.execPath, [...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A session of its own, as a command typed in a shell: under sched_autogroup it gets a session's CPU share,
+    // not a slice of the bench's.
+    const child = spawn(process.execPath, [...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     running.add(child);
     let stdoutBytes = 0;
     let stderrTail = '';

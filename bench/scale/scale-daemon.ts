@@ -59,7 +59,11 @@ export class ScaleDaemon {
       socket,
     ];
     const startedAt = Date.now();
-    const daemon = startDaemon(args, host.netns);
+    // In a session of its own (setsid), as under systemd: with kernel.sched_autogroup_enabled, CFS shares CPU
+    // time between sessions first, and in the bench's session the daemon would share one session's share with the
+    // bench itself (bench/gossip/lab-nodes.ts ownSession, bench/arp/json-child.ts say the same). setsid execs in
+    // place (the child is no group leader), so the child's pid stays the daemon's.
+    const daemon = startDaemon(args, host.netns, ['setsid']);
     return new ScaleDaemon(daemon, host, startedAt, socket);
   }
 
