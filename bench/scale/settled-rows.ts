@@ -10,7 +10,7 @@ import { ARP_TIMEOUT_MS } from './arp-load';
 import { arpStats, firstAnswerAtMs, type RequestLog } from './arp-samples';
 import { describeEnd, timeMlb } from './cli-runs';
 import { clockTicksPerSecond } from './proc-stat';
-import { scaleConfig, vipOf } from './scale-config';
+import { scaleConfig, vipOf, vipsOf } from './scale-config';
 import type { ScaleDaemon } from './scale-daemon';
 import {
   ARP_RATE,
@@ -107,13 +107,26 @@ export async function measureRunning(
 ): Promise<void> {
   const limits = limitsFor(size);
   const targets = targetsFor(size);
-  const note = stillBinding;
+  let note = stillBinding;
+  let bound = [...binding.boundAt.keys()];
+  const wanted = new Set(vipsOf(size));
+  /**
+   * After binding was cut at its limit, a fresh look before each group of rows: a row measured while the daemon
+   * still binds says so, one measured after it finished does not (and ARP asks for every VIP bound by then).
+   */
+  const lookAgain = async () => {
+    if (!note) return;
+    bound = (await daemon.vipsBound()).filter((ip) => wanted.has(ip));
+    note = bound.length === size ? '' : `still binding: ${bound.length}/${size} bound`;
+    log(`binding: ${bound.length}/${size} bound`);
+  };
   /** A value, or why there is none when the daemon died under the bench. */
   const value = (v: number | undefined, detail?: string): Measured =>
     v === undefined && !daemon.running ? { kind: 'failed', why: daemon.describeExit() } : valueOrFailure(v, detail);
 
   // ---- settled: RSS and idle CPU ----------------------------------------------------------------------------
   await sleep(GRATUITOUS_QUIET_MS);
+  await lookAgain();
   const hz = clockTicksPerSecond();
   const cpu0 = daemon.cpuTicks();
   const idleFrom = performance.now();
@@ -131,7 +144,7 @@ export async function measureRunning(
   row(status.what, status.unit, status.measured, status.target);
 
   // ---- ARP at a fixed rate, kernel and mlb alternating -----------------------------------------------------
-  const bound = [...binding.boundAt.keys()];
+  await lookAgain();
   if (bound.length === 0) {
     for (const what of ['ARP p50 / kernel', 'ARP p99', 'ARP lost']) row(what, 'count', { kind: 'skipped', why: 'no VIP bound' });
   } else {
@@ -161,6 +174,7 @@ export async function measureRunning(
   }
 
   // ---- edit: one service added -------------------------------------------------------------------------------
+  await lookAgain();
   const added = vipOf(size);
   const editTarget = { max: FIXED_TARGETS.editToAnnouncedMs };
   const wroteAt = replaceFile(config, scaleConfig(size + 1));
