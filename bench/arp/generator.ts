@@ -5,7 +5,10 @@
  *
  *   run {target, rate, count, timeoutMs, tag}: sends `count` ARP requests "who-has target tell <client IP>" at
  *   `rate` per second, broadcast as arping sends them, out of an AF_PACKET socket (src/native) on eth0, and
- *   matches the replies.
+ *   matches the replies. With `targets` instead of `target`, each request asks for one of those addresses picked
+ *   at random (a daemon holding thousands of VIPs, bench/scale); `untilReply` stops sending at the first reply
+ *   (how long until an address starts being answered); `perRequest` adds every request's target, send time and
+ *   latency to the result (bench/scale classifies them against when each VIP was bound).
  *
  * Identifying a request: its ARP sender hardware address is 02:ee:<tag>:<seq, 24 bits> (locally administered,
  * unicast); the Ethernet source stays the client's own MAC, the sender IP the client's own IP. RFC 826 makes the
@@ -18,7 +21,8 @@
  * every request whose scheduled time (start + seq / rate) has passed; a turn is a few microseconds when idle, so
  * requests go out one at a time, evenly spaced, and in batches only when the process was held up (never more
  * than 1 ms worth, the rest is reported as lag). How late each send was against its schedule is reported, and so is the
- * achieved rate and this process's CPU time: a generator that cannot keep up says so.
+ * achieved rate and this process's CPU time: a generator that cannot keep up says so. With `spin: false` the loop
+ * turns on a 1 ms timer instead (sends a few ms late at worst, the core left to others).
  */
 import { networkInterfaces } from 'node:os';
 import { createInterface } from 'node:readline';
@@ -34,10 +38,25 @@ const ETH_P_ARP = 0x0806;
 const SHA_OFFSET = 14 + 8;
 const ID_PREFIX = [0x02, 0xee] as const;
 const MAX_SEQ = 1 << 24;
+/** The timer-paced turn (spin: false); a turn may send what came due in up to TIMER_CATCH_UP_MS. */
+const TIMER_TURN_MS = 1;
+const TIMER_CATCH_UP_MS = 5;
 
 interface RunCommand {
   readonly op: 'run';
-  readonly target: string;
+  /** The one address asked for, unless `targets` is given. */
+  readonly target?: string;
+  /** Each request asks for one of these, picked at random. */
+  readonly targets?: readonly string[];
+  /** Stop sending once any request was answered; `sent` says how many went out. */
+  readonly untilReply?: boolean;
+  /** Return every request (see PerRequest). */
+  readonly perRequest?: boolean;
+  /**
+   * false: pace on a 1 ms timer instead of spinning (TIMER_TURN_MS): sends are up to a few ms late, but the
+   * generator leaves its core to others, for long low-rate runs beside something else being measured.
+   */
+  readonly spin?: boolean;
   readonly rate: number;
   readonly count: number;
   readonly timeoutMs: number;
@@ -69,16 +88,38 @@ function ownAddresses(): { mac: Uint8Array; ip: IP } {
 
 const nowNs = (): bigint => process.hrtime.bigint();
 
+/**
+ * Every request of a run, as base64 of little-endian typed arrays (a run of 100,000 requests is 2.4 MB of JSON,
+ * where an array of objects would be ten times that): `target` the index into the run's targets (Uint32),
+ * `sentUs` the send time in µs after `t0EpochMs` (Float64), `latUs` the first reply's latency in µs, NaN when
+ * none came within the run (Float64). Only the `sent` first entries are meaningful.
+ */
+export interface PerRequest {
+  readonly t0EpochMs: number;
+  readonly target: string;
+  readonly sentUs: string;
+  readonly latUs: string;
+}
+
+const base64Of = (array: Uint32Array | Float64Array): string =>
+  Buffer.from(array.buffer, array.byteOffset, array.byteLength).toString('base64');
+
 async function run(command: RunCommand): Promise<Record<string, unknown>> {
   const { rate, count, timeoutMs, tag } = command;
   if (!(rate > 0) || !Number.isInteger(count) || count <= 0 || count >= MAX_SEQ) throw new Error('bad rate or count');
-  const target = requireIP(command.target);
+  const targets = (command.targets ?? (command.target === undefined ? [] : [command.target])).map(requireIP);
+  if (targets.length === 0) throw new Error('no target');
   const self = ownAddresses();
-  // One template frame (encodeArpFrame pads it to 60 octets); each request patches the 4 identifier bytes.
-  const template = Buffer.from(encodeArpFrame(arpRequest(self.mac, self.ip, target), BROADCAST_MAC, self.mac));
-  template[SHA_OFFSET] = ID_PREFIX[0];
-  template[SHA_OFFSET + 1] = ID_PREFIX[1];
-  template[SHA_OFFSET + 2] = tag & 0xff;
+  // One template frame per target (encodeArpFrame pads it to 60 octets); each request patches the 4 identifier bytes.
+  const templates = targets.map((target) => {
+    const frame = Buffer.from(encodeArpFrame(arpRequest(self.mac, self.ip, target), BROADCAST_MAC, self.mac));
+    frame[SHA_OFFSET] = ID_PREFIX[0];
+    frame[SHA_OFFSET + 1] = ID_PREFIX[1];
+    frame[SHA_OFFSET + 2] = tag & 0xff;
+    return frame;
+  });
+  const pick = new Uint32Array(count);
+  if (targets.length > 1) for (let i = 0; i < count; i++) pick[i] = Math.floor(Math.random() * targets.length);
 
   const sentAt = new Float64Array(count); // ns since t0
   const latency = new Float64Array(count).fill(NaN); // ns
@@ -103,7 +144,6 @@ async function run(command: RunCommand): Promise<Record<string, unknown>> {
       const tha = p.targetMAC;
       if (
         p.operation !== ArpOperation.reply ||
-        p.senderIP.value !== target.value ||
         p.targetIP.value !== self.ip.value ||
         tha[0] !== ID_PREFIX[0] ||
         tha[1] !== ID_PREFIX[1] ||
@@ -113,7 +153,7 @@ async function run(command: RunCommand): Promise<Record<string, unknown>> {
         return;
       }
       const seq = (tha[3]! << 16) | (tha[4]! << 8) | tha[5]!;
-      if (seq >= sent) {
+      if (seq >= sent || p.senderIP.value !== targets[pick[seq]!]!.value) {
         stray++;
         return;
       }
@@ -130,13 +170,16 @@ async function run(command: RunCommand): Promise<Record<string, unknown>> {
   });
 
   const interval = 1e9 / rate;
-  const maxBatch = Math.max(1, Math.ceil(rate / 1000));
+  const spin = command.spin !== false;
+  const maxBatch = Math.max(1, Math.ceil((rate * (spin ? 1 : TIMER_CATCH_UP_MS)) / 1000));
+  const next = (turn: () => void) => (spin ? setImmediate(turn) : setTimeout(turn, TIMER_TURN_MS));
   let sent = 0;
   let queueFull = 0;
   let turns = 0;
   let biggestBatch = 0;
   const cpuBefore = process.cpuUsage();
   t0 = nowNs();
+  const t0EpochMs = performance.timeOrigin + performance.now();
   await new Promise<void>((resolve) => {
     const turn = (): void => {
       turns++;
@@ -145,6 +188,7 @@ async function run(command: RunCommand): Promise<Record<string, unknown>> {
       let batch = 0;
       while (sent < due && batch < maxBatch) {
         const seq = sent;
+        const template = templates[pick[seq]!]!;
         template[SHA_OFFSET + 3] = (seq >> 16) & 0xff;
         template[SHA_OFFSET + 4] = (seq >> 8) & 0xff;
         template[SHA_OFFSET + 5] = seq & 0xff;
@@ -159,10 +203,10 @@ async function run(command: RunCommand): Promise<Record<string, unknown>> {
         batch++;
       }
       if (batch > biggestBatch) biggestBatch = batch;
-      if (sent < count) setImmediate(turn);
+      if (sent < count && !(command.untilReply && replies > 0)) next(turn);
       else resolve();
     };
-    setImmediate(turn);
+    next(turn);
   });
   const sendEnd = Number(nowNs() - t0);
   const cpu = process.cpuUsage(cpuBefore);
@@ -172,19 +216,28 @@ async function run(command: RunCommand): Promise<Record<string, unknown>> {
 
   const latUs: number[] = [];
   let late = 0;
-  for (let i = 0; i < count; i++) {
+  for (let i = 0; i < sent; i++) {
     const l = latency[i]!;
     if (Number.isNaN(l)) continue;
     if (l > timeoutMs * 1e6) late++;
     else latUs.push(Math.round(l / 100) / 10);
   }
-  const lagUs = Array.from(lag, (l) => l / 1000).sort((a, b) => a - b);
+  const lagUs = Array.from(lag.subarray(0, sent), (l) => l / 1000).sort((a, b) => a - b);
   // Achieved rate: requests after the first over the time they took (the first goes out at t0).
-  const achievedRate = count > 1 ? ((count - 1) * 1e9) / Math.max(1, sentAt[count - 1]! - sentAt[0]!) : rate;
+  const achievedRate = sent > 1 ? ((sent - 1) * 1e9) / Math.max(1, sentAt[sent - 1]! - sentAt[0]!) : rate;
+  const perRequest: PerRequest | undefined = command.perRequest
+    ? {
+        t0EpochMs,
+        target: base64Of(pick.subarray(0, sent)),
+        sentUs: base64Of(sentAt.subarray(0, sent).map((ns) => ns / 1000)),
+        latUs: base64Of(latency.subarray(0, sent).map((ns) => ns / 1000)),
+      }
+    : undefined;
   return {
-    target: formatIP(target),
+    target: targets.length === 1 ? formatIP(targets[0]!) : `${targets.length} addresses`,
     rate,
-    count,
+    // An untilReply run ends early: what was asked is what went out.
+    count: sent,
     sent,
     achievedRate,
     sendMs: sendEnd / 1e6,
@@ -201,6 +254,7 @@ async function run(command: RunCommand): Promise<Record<string, unknown>> {
     repliers: Object.fromEntries(repliers),
     latUs,
     socketStats: { ...socket.stats },
+    ...(perRequest ? { perRequest } : {}),
   };
 }
 

@@ -1,0 +1,103 @@
+/**
+ * The ARP requests of bench/scale's runs, pure: decoding the generator's per-request record (bench/arp/generator.ts
+ * PerRequest), latency quantiles and loss, and the requests of the "while binding" row: those for a VIP that the
+ * bench had already seen bound on mlb0 when the request left (a host that accepts a VIP's traffic while nobody
+ * answers ARP for it is what a user notices).
+ */
+import type { PerRequest } from '../arp/generator';
+import { quantile } from '../gossip/lab-nodes';
+
+export interface RequestLog {
+  /** The generator's run start on the epoch (ms). */
+  readonly t0EpochMs: number;
+  /** Per request: the index of the address asked for, its send time (µs after t0), its latency (µs, NaN: none). */
+  readonly target: Uint32Array;
+  readonly sentUs: Float64Array;
+  readonly latUs: Float64Array;
+}
+
+/** Base64 into a fresh (aligned) buffer: a Buffer from the pool may start at an offset no Float64Array accepts. */
+function bytesOf(base64: string): ArrayBuffer {
+  return new Uint8Array(Buffer.from(base64, 'base64')).buffer;
+}
+
+export function decodeRequests(record: PerRequest): RequestLog {
+  return {
+    t0EpochMs: record.t0EpochMs,
+    target: new Uint32Array(bytesOf(record.target)),
+    sentUs: new Float64Array(bytesOf(record.sentUs)),
+    latUs: new Float64Array(bytesOf(record.latUs)),
+  };
+}
+
+export interface ArpStats {
+  readonly requests: number;
+  /** Answered within the timeout. */
+  readonly answered: number;
+  readonly lost: number;
+  readonly p50Us: number;
+  readonly p99Us: number;
+}
+
+/** A request with no reply, or a reply later than timeoutUs, is lost (as bench/arp counts it). */
+export function arpStats(latencies: ArrayLike<number>, timeoutUs: number): ArpStats {
+  const answered: number[] = [];
+  for (let i = 0; i < latencies.length; i++) {
+    const l = latencies[i]!;
+    if (!Number.isNaN(l) && l <= timeoutUs) answered.push(l);
+  }
+  const sorted = Float64Array.from(answered).sort();
+  return {
+    requests: latencies.length,
+    answered: answered.length,
+    lost: latencies.length - answered.length,
+    p50Us: quantile(Array.from(sorted), 0.5),
+    p99Us: quantile(Array.from(sorted), 0.99),
+  };
+}
+
+export interface WhileBindingStats extends ArpStats {
+  /** Requests for VIPs not yet seen bound when they left (not held to any target). */
+  readonly beforeBound: number;
+  /** Of those, answered anyway (the daemon answers before the address is on mlb0). */
+  readonly beforeBoundAnswered: number;
+}
+
+/**
+ * The requests for a VIP already seen bound when they left. `boundAtMs(i)`: the epoch ms of the first look at
+ * mlb0 that showed target i (the look ended then, so the address was there by that time), undefined: never seen.
+ */
+export function whileBindingStats(
+  logs: readonly RequestLog[],
+  boundAtMs: (target: number) => number | undefined,
+  timeoutUs: number,
+): WhileBindingStats {
+  const held: number[] = [];
+  let beforeBound = 0;
+  let beforeBoundAnswered = 0;
+  for (const log of logs) {
+    for (let i = 0; i < log.sentUs.length; i++) {
+      const bound = boundAtMs(log.target[i]!);
+      const sentAt = log.t0EpochMs + log.sentUs[i]! / 1_000;
+      if (bound !== undefined && sentAt >= bound) {
+        held.push(log.latUs[i]!);
+      } else {
+        beforeBound++;
+        if (log.latUs[i]! <= timeoutUs) beforeBoundAnswered++;
+      }
+    }
+  }
+  return { ...arpStats(held, timeoutUs), beforeBound, beforeBoundAnswered };
+}
+
+/** When the first answered request of a run was answered, on the epoch (ms); undefined when none was. */
+export function firstAnswerAtMs(log: RequestLog): number | undefined {
+  let first: number | undefined;
+  for (let i = 0; i < log.sentUs.length; i++) {
+    const lat = log.latUs[i]!;
+    if (Number.isNaN(lat)) continue;
+    const at = log.t0EpochMs + (log.sentUs[i]! + lat) / 1_000;
+    if (first === undefined || at < first) first = at;
+  }
+  return first;
+}
