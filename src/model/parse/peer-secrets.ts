@@ -11,9 +11,9 @@ import { DiagnosticCode, type DiagnosticCodeName } from './diagnostic-codes';
 import { type Parsed, type ParsedObjects, reportAt } from './parsed-objects';
 
 /** The only Secret type MetalLB takes a peer password from (corev1.SecretTypeBasicAuth). */
-export const PEER_SECRET_TYPE = 'kubernetes.io/basic-auth';
+const PEER_SECRET_TYPE = 'kubernetes.io/basic-auth';
 /** The key of the Secret's data that holds the password. */
-export const PEER_SECRET_PASSWORD_KEY = 'password';
+const PEER_SECRET_PASSWORD_KEY = 'password';
 
 /** A Secret of the MetalLB namespace as the peer check reads it: its type and its decoded data. */
 export interface PeerSecret {
