@@ -19,7 +19,9 @@ import { formatIP, type IP } from '../../ip';
 import { formatMAC } from '../../announce/l2/mac-address';
 import type { ObservedConflict } from '../../announce/l2/l2-interface';
 import { readHostInterfaces, type HostInterface } from '../../announce/l2/arping/host-interfaces';
-import { probeOnce, type ProbeOnceOutcome } from '../../announce/l2/arping/probe-once';
+import type { ProbeOnceOutcome } from '../../announce/l2/arping/probe-once';
+import { ProbeSockets } from '../../announce/l2/arping/probe-sockets';
+import type { PacketSocket, PacketSocketOptions } from '../../native';
 import type { ArpingInterface } from '../../announce/l2/arping/neighbor-probe';
 import {
   conflictObserved,
@@ -83,8 +85,10 @@ export type Probe = (request: ProbeRequest) => Promise<ProbeOnceOutcome>;
 
 export interface SelfCheckerOptions {
   readonly logger: Log;
-  /** Injected in tests; probeOnce over a packet socket otherwise. */
+  /** Injected in tests; otherwise one long-lived packet socket per interface and kind (probe-sockets.ts). */
   readonly probe?: Probe;
+  /** The default probe's sockets (tests count them); openPacketSocket otherwise. */
+  readonly openSocket?: (options: PacketSocketOptions) => PacketSocket;
   /** This host's interfaces (their MACs are "ours"); readHostInterfaces by default, or the announcer's link table. */
   readonly interfaces?: () => readonly HostInterface[];
   /** Who owns each MAC (lowercase), from node facts in gossip; also settable later with setMacOwners. */
@@ -156,6 +160,7 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
   /** Probe failure kinds already warned about, so a missing capability is said once, not at every probe. */
   private readonly warned = new Set<string>();
   private readonly probe: Probe;
+  private readonly sockets: ProbeSockets | undefined;
   private readonly interfaces: () => readonly HostInterface[];
   private readonly now: () => number;
   private readonly runtime: Clock & Scheduler;
@@ -166,7 +171,13 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     super();
     this.schedule = emptySchedule(options.timing);
     this.macOwners = options.macOwners ?? new Map();
-    this.probe = options.probe ?? ((r) => probeOnce(r, { scheduler: this.runtime }));
+    this.sockets = options.probe
+      ? undefined
+      : new ProbeSockets({
+          scheduler: options.runtime ?? REAL_BACKGROUND_RUNTIME,
+          ...(options.openSocket ? { openSocket: options.openSocket } : {}),
+        });
+    this.probe = options.probe ?? ((r) => (this.sockets as ProbeSockets).probe(r));
     this.interfaces = options.interfaces ?? readHostInterfaces;
     this.runtime = options.runtime ?? REAL_BACKGROUND_RUNTIME;
     // Called through the runtime, never detached: a runtime may be a class whose now() reads its own fields.
@@ -213,10 +224,16 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     return { ...this.counters, active: activeConflicts(this.registry) };
   }
 
+  /** Packet sockets the default probe has opened: one per interface and kind, however many probes. */
+  get socketsOpened(): number {
+    return this.sockets?.opened ?? 0;
+  }
+
   /** Stops the timer and ends probes in flight; nothing is emitted afterwards. */
   close(): void {
     this.closed = true;
     this.abort.abort();
+    this.sockets?.close();
     this.timer?.cancel();
     this.timer = undefined;
   }
