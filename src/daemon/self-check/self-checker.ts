@@ -132,6 +132,14 @@ export interface SelfCheckStats {
  */
 const EXPECTED_ANSWERS_MAX = 4096;
 
+/**
+ * The least time between two passes over the schedule (each looks at every owned pair: a few milliseconds with
+ * 10,000). Finished probes wait for the next pass instead of each starting one, so a node probing at the full
+ * SELF_CHECK_MAX_PROBES_PER_SECOND makes 10 passes a second, not 50, and each takes the SELF_CHECK_BURST probes
+ * the budget gathered meanwhile (50 a second at 100 ms hold 5).
+ */
+export const SELF_CHECK_PASS_SPACING_MS = 100;
+
 interface ExpectedAnswer {
   readonly ip: IP;
   readonly firstSeen: number;
@@ -152,6 +160,8 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
   private macOwners: ReadonlyMap<string, string>;
   private timer: Timer | undefined;
   private timerAt: number | undefined;
+  /** When the last pass over the schedule ran (SELF_CHECK_PASS_SPACING_MS). */
+  private lastPass = -Infinity;
   private closed = false;
   private readonly abort = new AbortController();
   private readonly counters = { probesSent: 0, probesFailed: 0, conflictSightings: 0, conflictsDetected: 0, expectedAnswers: 0 };
@@ -250,6 +260,7 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
   private pump(): void {
     if (this.closed) return;
     const now = this.now();
+    this.lastPass = now;
     this.expire(now);
     this.summarise(now);
     const taken = takeDue(this.schedule, now);
@@ -265,7 +276,8 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     const next = [nextDueAt(this.schedule), nextForgetAt(this.registry, this.forgetMs), nextWindowEnd(this.logGate)].filter(
       (t): t is number => t !== undefined,
     );
-    const at = next.length > 0 ? Math.min(...next) : undefined;
+    const earliest = next.length > 0 ? Math.min(...next) : undefined;
+    const at = earliest === undefined ? undefined : Math.max(earliest, this.lastPass + SELF_CHECK_PASS_SPACING_MS);
     if (at === this.timerAt && this.timer) return;
     this.timer?.cancel();
     this.timer = undefined;
@@ -316,7 +328,8 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     const stillOwned = isOwnedKey(this.schedule, p.key);
     if (stillOwned) for (const mac of foreign) this.sighting({ ip: p.ip, mac, interface: p.interface, evidence: 'probeReply', at: now });
     this.schedule = probeDone(this.schedule, p.key, now, { conflict: stillOwned && foreign.length > 0 }, this.random);
-    this.pump();
+    // The next pass starts what this one frees (arm: not sooner than SELF_CHECK_PASS_SPACING_MS after the last).
+    this.arm();
   }
 
   private failed(kind: string, where: { ip: string; interface: string }, why: string): void {
