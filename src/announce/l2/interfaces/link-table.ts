@@ -148,3 +148,32 @@ export class LinkTable {
     return { notable, addressChanges };
   }
 }
+
+/**
+ * A dump brought up to date with the notifications read while it was taken. A dump is not atomic with respect to
+ * them: an address added during it may be missing from it although its notification was already applied, and
+ * replacing the table with the bare dump would report it gone (and the VIP binder would repair what was fine).
+ * The notifications come in the kernel's order, so applying them on top gives the latest state either way.
+ */
+export function dumpWithEvents(
+  links: readonly LinkHeader[],
+  addresses: ReadonlyMap<number, readonly LinkAddress[]>,
+  events: readonly LinkEvent[],
+): { links: LinkHeader[]; addresses: Map<number, LinkAddress[]> } {
+  const headers = new Map(links.map((l) => [l.index, l]));
+  const byIndex = new Map<number, Map<string, LinkAddress>>();
+  for (const [index, list] of addresses) byIndex.set(index, new Map(list.map((a) => [addressKey(a), a])));
+  for (const e of events) {
+    if (e.kind === 'link') headers.set(e.link.index, e.link);
+    else if (e.kind === 'linkGone') {
+      headers.delete(e.index);
+      byIndex.delete(e.index);
+    } else {
+      let map = byIndex.get(e.index);
+      if (!map) byIndex.set(e.index, (map = new Map()));
+      if (e.kind === 'address') map.set(addressKey(e.address), e.address);
+      else map.delete(addressKey(e.address));
+    }
+  }
+  return { links: [...headers.values()], addresses: new Map([...byIndex].map(([i, m]) => [i, [...m.values()]])) };
+}

@@ -16,7 +16,7 @@ import { ipFromBytes } from '../../../ip';
 import { REAL_BACKGROUND_RUNTIME } from '../../../runtime/real-runtime';
 import type { Scheduler, Timer } from '../../../runtime/runtime';
 import type { LinkAddress, LinkInfo } from './interface-selection';
-import { LinkTable, type AddressChange, type LinkEvent, type LinkHeader } from './link-table';
+import { LinkTable, dumpWithEvents, type AddressChange, type LinkEvent, type LinkHeader } from './link-table';
 
 /** MetalLB rescans interfaces every 10 s (announcer.go); here it is the fallback behind netlink events. */
 const INTERFACE_RESCAN_INTERVAL_MS = 10_000;
@@ -71,6 +71,8 @@ export class NetlinkLinks implements LinkSource, AddressSource {
   private scanning: Promise<void> | undefined;
   private again = false;
   private closed = false;
+  /** The notifications read while a dump is under way, applied on top of it (dumpWithEvents). */
+  private duringDump: LinkEvent[] | undefined;
   /** Dumps done, notifications applied, changes told to listeners, failed dumps. */
   readonly stats = { scans: 0, events: 0, changes: 0, errors: 0 };
 
@@ -177,6 +179,7 @@ export class NetlinkLinks implements LinkSource, AddressSource {
       }
       if (!event) continue;
       this.stats.events++;
+      this.duringDump?.push(event);
       this.told(this.table.apply(event));
     }
   }
@@ -218,12 +221,15 @@ export class NetlinkLinks implements LinkSource, AddressSource {
   private async dump(): Promise<void> {
     try {
       // One dump at a time: two concurrent dumps on one socket interleave their multipart replies.
+      this.duringDump = [];
       const links = await this.requests.getLinks();
       const addresses = await this.requests.getAddresses();
       if (this.closed) return;
       this.stats.scans++;
-      const { headers, byIndex } = tableFromNetlink(links, addresses);
-      const change = this.table.replace(headers, byIndex);
+      const dumped = tableFromNetlink(links, addresses);
+      const current = dumpWithEvents(dumped.headers, dumped.byIndex, this.duringDump);
+      this.duringDump = undefined;
+      const change = this.table.replace(current.links, current.addresses);
       for (const c of change.addressChanges) for (const listener of [...this.addressListeners]) listener(c);
       // The first dump is the start, not a change; after it, listeners hear at once of what the dump found.
       if (change.notable && this.stats.scans > 1) {
@@ -232,6 +238,7 @@ export class NetlinkLinks implements LinkSource, AddressSource {
         this.notify();
       }
     } catch (error) {
+      this.duringDump = undefined;
       this.stats.errors++;
       this.options.onError?.(error as Error);
     }
