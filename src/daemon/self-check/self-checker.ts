@@ -138,7 +138,7 @@ const EXPECTED_ANSWERS_MAX = 4096;
  * SELF_CHECK_MAX_PROBES_PER_SECOND makes 10 passes a second, not 50, and each takes the SELF_CHECK_BURST probes
  * the budget gathered meanwhile (50 a second at 100 ms hold 5).
  */
-export const SELF_CHECK_PASS_SPACING_MS = 100;
+const SELF_CHECK_PASS_SPACING_MS = 100;
 
 interface ExpectedAnswer {
   readonly ip: IP;

@@ -36,7 +36,7 @@ export interface TableChange {
 
 const NO_CHANGE: TableChange = { notable: false, addressChanges: [] };
 
-export function addressKey(a: LinkAddress): string {
+function addressKey(a: LinkAddress): string {
   return `${a.ip.family}/${a.ip.value.toString(16)}/${a.prefix}`;
 }
 
