@@ -329,7 +329,8 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     if (stillOwned) for (const mac of foreign) this.sighting({ ip: p.ip, mac, interface: p.interface, evidence: 'probeReply', at: now });
     this.schedule = probeDone(this.schedule, p.key, now, { conflict: stillOwned && foreign.length > 0 }, this.random);
     // The next pass starts what this one frees (arm: not sooner than SELF_CHECK_PASS_SPACING_MS after the last).
-    this.arm();
+    // A pass already due that soon will: arming again would look at every owned pair once per finished probe.
+    if (!this.timer || this.timerAt === undefined || this.timerAt > this.lastPass + SELF_CHECK_PASS_SPACING_MS) this.arm();
   }
 
   private failed(kind: string, where: { ip: string; interface: string }, why: string): void {
