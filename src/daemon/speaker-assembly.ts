@@ -11,6 +11,7 @@ import { REAL_RUNTIME } from '../runtime';
 import type { ConfigParser } from '../sources/file';
 import { type KubernetesModeOptions, openConfigSource } from './config-source-choice';
 import { ControlServer } from './control';
+import { interfacesFromLinks } from './self-check/link-interfaces';
 import { SelfChecker } from './self-check/self-checker';
 import { Speaker, type SpeakerOptions } from './speaker';
 import type { LayerTwo, LayerTwoHooks, SpeakerParts } from './speaker-parts';
@@ -58,7 +59,11 @@ async function openHostLayerTwo(settings: SpeakerOptions, hooks: LayerTwoHooks):
   const links = await NetlinkLinks.start({ onError: (e: Error) => logger.warn({ event: 'linkScanFailed' }, e.message) });
   const announcer = new L2Announcer({ links, logger, onConflict: (c) => hooks.onConflict(c) });
   // Split-brain self-check: probes what we own now and then and after membership changes (self-check/).
-  const selfCheck = new SelfChecker({ logger, answerFacts: (ip, mac) => hooks.answerFacts(ip, mac) });
+  const selfCheck = new SelfChecker({
+    logger,
+    interfaces: interfacesFromLinks(links),
+    answerFacts: (ip, mac) => hooks.answerFacts(ip, mac),
+  });
   try {
     const vips = vipInterface ? await openVipBinding({ vipInterface, links, logger, stopping: () => hooks.stopping() }) : undefined;
     return { links, announcer, vips, selfCheck };

@@ -21,7 +21,9 @@ export interface VipBindingOptions {
 
 export async function openVipBinding(options: VipBindingOptions): Promise<VipBinder> {
   const { vipInterface, links, logger } = options;
-  const vips = await VipBinder.open({ interfaceName: vipInterface, logger });
+  // The link table's notifications keep the binder's view of mlb0 (no dump per reconcile) and tell it of changes
+  // made behind its back, which it repairs.
+  const vips = await VipBinder.open({ interfaceName: vipInterface, logger, addresses: links });
   const prepare = () => {
     if (options.stopping()) return;
     const names = links

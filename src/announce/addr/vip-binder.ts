@@ -8,6 +8,11 @@
  * Crash safety has two halves. A crashed daemon leaves its VIPs on mlb0: prepareInterfaces makes the kernel
  * never answer ARP for them on the announcing interfaces (nor use them as ARP source), and the next open()
  * removes them. Operations are serialized, so reconcile, prepareInterfaces and close never interleave on mlb0.
+ *
+ * Scale: additions and removals go out in batches (vip-batch.ts), and with an address source (the daemon's
+ * netlink link table) mlb0's addresses are a view kept from the kernel's notifications, not a dump per
+ * reconcile. The same notifications say when someone else changed mlb0 (`ip addr del` of a VIP, the link
+ * deleted): the binder then reconciles again on its own, and says why (vipChangedBehindOurBack).
  */
 import { compareIP, formatIP, type IP } from '../../ip';
 import { arpSysctlPlan, type ArpSysctlChange, type ArpSysctlPlan } from './arp-sysctl-plan';
@@ -16,6 +21,21 @@ import { VipBindError } from './vip-bind-error';
 import { VipLink, type VipLinkState } from './vip-link';
 import { VIP_PREFIX, formatBoundAddress, planVipBinding, type BoundAddress, type VipDecision } from './vip-plan';
 import { type Log, SILENT_LOG } from '../../runtime/log';
+import { REAL_BACKGROUND_RUNTIME } from '../../runtime/real-runtime';
+import type { Scheduler, Timer } from '../../runtime/runtime';
+import { VIP_NETLINK_BATCH, inBatches } from './vip-batch';
+import { VipLinkView } from './vip-link-view';
+
+/**
+ * After mlb0 changed behind the binder's back, how long to wait for the rest of the burst (`ip addr flush` is
+ * one notification per address) before one reconcile repairs all of it.
+ */
+const REPAIR_SETTLE_MS = 100;
+
+/** The kernel's address changes on every link, told one at a time (NetlinkLinks in the daemon). */
+export interface VipAddressSource {
+  onAddressChange(listener: (change: { index: number; address: BoundAddress; present: boolean }) => void): () => void;
+}
 
 /** The interface name docs/architecture.md gives; mlb owns every address on it. */
 const DEFAULT_VIP_INTERFACE = 'mlb0';
@@ -27,6 +47,13 @@ export interface VipBinderOptions {
   readonly logger?: Log;
   /** Where the ARP sysctls live; a temporary directory in unit tests. Default /proc/sys/net/ipv4/conf. */
   readonly sysctlRoot?: string;
+  /**
+   * mlb0's addresses as notified by the kernel: reconcile reads them instead of dumping every address of the
+   * host, and a change nobody asked for is repaired. Without it (tests, tools), each reconcile dumps.
+   */
+  readonly addresses?: VipAddressSource;
+  /** The repair's settle timer (default real, unref'd). */
+  readonly scheduler?: Scheduler;
 }
 
 export interface VipReconcileResult {
@@ -49,9 +76,17 @@ export interface PrepareInterfacesResult extends ArpSysctlPlan {
 type RemovalCause = 'notDesired' | 'wrongPrefix' | 'staleFromPreviousRun' | 'daemonStopping';
 
 export class VipBinder {
-  private readonly boundSet = new Map<string, IP>();
+  private readonly view = new VipLinkView();
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** What the last reconcile was asked for (undefined before the first): a change departing from it is repaired. */
+  private desired: readonly IP[] | undefined;
+  /** mlb0's index as of the last ensure (notifications name links by index). */
+  private linkIndex: number | undefined;
+  private repairTimer: Timer | undefined;
+  private unsubscribe: (() => void) | undefined;
+  /** Reconciles started by a change made behind the binder's back. */
+  repairs = 0;
   /** What open() found on mlb0 and removed: the stale VIPs of a crashed run. */
   staleRemoved: readonly IP[] = [];
   /** The kind of mlb0 (dummy, or ifb where the kernel has no dummy driver). */
@@ -61,6 +96,8 @@ export class VipBinder {
     private readonly link: VipLink,
     private readonly log: Log,
     private readonly sysctlRoot: string,
+    private readonly source: VipAddressSource | undefined,
+    private readonly scheduler: Scheduler,
   ) {}
 
   get interfaceName(): string {
@@ -77,7 +114,9 @@ export class VipBinder {
     const name = options.interfaceName ?? DEFAULT_VIP_INTERFACE;
     let link: VipLink;
     try {
-      link = VipLink.open(name);
+      link = VipLink.open(name, (error) =>
+        log.warn({ event: 'vipNetlinkSocketError', interface: name, error: error.message }, `netlink socket of ${name}: ${error.message}`),
+      );
     } catch (error) {
       log.error(
         { event: 'vipInterfaceFailed', interface: name, code: (error as VipBindError).code, reason: (error as VipBindError).code },
@@ -85,13 +124,20 @@ export class VipBinder {
       );
       throw error;
     }
-    const binder = new VipBinder(link, log, options.sysctlRoot ?? PROC_IPV4_CONF);
+    const binder = new VipBinder(
+      link,
+      log,
+      options.sysctlRoot ?? PROC_IPV4_CONF,
+      options.addresses,
+      options.scheduler ?? REAL_BACKGROUND_RUNTIME,
+    );
     try {
       const { index } = await binder.ensureLink();
       const stale = planVipBinding(await link.addresses(index), []);
       const result = await binder.applyRemovals(index, stale.remove, () => 'staleFromPreviousRun');
       binder.staleRemoved = result.removed;
-      for (const address of await link.addresses(index)) binder.boundSet.set(keyOf(address.ip), address.ip);
+      binder.view.reset(await link.addresses(index));
+      binder.unsubscribe = options.addresses?.onAddressChange((change) => binder.noticed(change));
     } catch (error) {
       link.close();
       const e = error as VipBindError;
@@ -106,19 +152,22 @@ export class VipBinder {
    * deleted or set down meanwhile. Never rejects for a kernel refusal: failures are logged and returned.
    */
   reconcile(desired: readonly IP[]): Promise<VipReconcileResult> {
+    this.desired = desired;
+    this.view.want(desired);
     return this.serialized(async () => {
       let index: number;
-      let current: BoundAddress[];
+      let current: readonly BoundAddress[];
       try {
-        index = (await this.ensureLink()).index;
-        current = await this.link.addresses(index);
+        const state = await this.ensureLink();
+        index = state.index;
+        // Without notifications, or on a link just made again, only a dump says what is there.
+        if (!this.source || state.created) this.view.reset(await this.link.addresses(index));
+        current = this.view.addresses();
       } catch (error) {
         const e = error as VipBindError;
         this.log.error({ event: 'vipReconcileFailed', interface: this.link.name, code: e.code, errno: e.errno, reason: e.code }, e.message);
         return { added: [], removed: [], failed: [e], decisions: [] };
       }
-      this.boundSet.clear();
-      for (const address of current) this.boundSet.set(keyOf(address.ip), address.ip);
       const plan = planVipBinding(current, desired);
       const reasonOf = new Map(
         plan.decisions.filter((d) => d.action === 'remove').map((d) => [formatBoundAddress(d), d.reason as RemovalCause]),
@@ -136,7 +185,7 @@ export class VipBinder {
 
   /** The VIPs on mlb0 as of the last open/reconcile (sorted). */
   bound(): IP[] {
-    return [...this.boundSet.values()].sort(compareIP);
+    return this.view.ips().sort(compareIP);
   }
 
   /**
@@ -195,6 +244,9 @@ export class VipBinder {
    */
   close(options: { keep: boolean }): Promise<void> {
     if (this.closed) return this.queue.then(() => undefined);
+    this.unsubscribe?.();
+    this.repairTimer?.cancel();
+    this.repairTimer = undefined;
     const done = this.serialized(async () => {
       if (!options.keep) {
         try {
@@ -247,7 +299,39 @@ export class VipBinder {
       );
     }
     this.kind = state.kind;
+    this.linkIndex = state.index;
     return state;
+  }
+
+  /**
+   * The kernel says an address of some link appeared or left. On mlb0, one that departs from what was last asked
+   * for (a VIP gone, a stranger added) was changed by someone else: logged, and repaired by a reconcile once the
+   * burst settles. The binder's own changes agree with what it was asked for, so they never trigger one.
+   */
+  private noticed(change: { index: number; address: BoundAddress; present: boolean }): void {
+    if (this.closed || this.desired === undefined || change.index !== this.linkIndex) return;
+    const foreign = this.view.noticed(change);
+    if (!foreign) return;
+    const text = formatBoundAddress(change.address);
+    this.log.warn(
+      {
+        event: 'vipChangedBehindOurBack',
+        interface: this.link.name,
+        ip: formatIP(change.address.ip),
+        prefix: change.address.prefix,
+        reason: foreign,
+      },
+      foreign === 'notDesiredAdded'
+        ? `${text} was added to ${this.link.name} by someone else: removing it`
+        : `${text} was removed from ${this.link.name} by someone else: binding it again`,
+    );
+    if (this.repairTimer) return;
+    this.repairTimer = this.scheduler.after(REPAIR_SETTLE_MS, () => {
+      this.repairTimer = undefined;
+      if (this.closed || this.desired === undefined) return;
+      this.repairs++;
+      void this.reconcile(this.desired);
+    });
   }
 
   private async applyRemovals(
@@ -257,12 +341,13 @@ export class VipBinder {
   ): Promise<{ removed: IP[]; failed: VipBindError[] }> {
     const removed: IP[] = [];
     const failed: VipBindError[] = [];
-    for (const address of addresses) {
+    await inBatches(addresses, VIP_NETLINK_BATCH, async (address) => {
       const reason = cause(address);
+      this.view.expect(address, false);
       try {
         const outcome = await this.link.remove(index, address);
+        this.view.settled(address, false, outcome === 'removed' ? 'changed' : 'already');
         removed.push(address.ip);
-        this.boundSet.delete(keyOf(address.ip));
         const fields = {
           event: reason === 'staleFromPreviousRun' ? 'staleVipRemoved' : 'vipUnbound',
           interface: this.link.name,
@@ -275,6 +360,7 @@ export class VipBinder {
           this.log.warn(fields, `removed stale ${formatBoundAddress(address)} from ${this.link.name} (left by a previous run)`);
         else this.log.info(fields, `unbound ${formatBoundAddress(address)} from ${this.link.name}`);
       } catch (error) {
+        this.view.settled(address, false, 'failed');
         const e = error as VipBindError;
         failed.push(e);
         this.log.error(
@@ -290,7 +376,7 @@ export class VipBinder {
           e.message,
         );
       }
-    }
+    });
     return { removed, failed };
   }
 
@@ -301,23 +387,27 @@ export class VipBinder {
   ): Promise<{ added: IP[]; failed: VipBindError[] }> {
     const added: IP[] = [];
     const failed: VipBindError[] = [];
-    for (const ip of ips) {
-      const reason = decisions.find((d) => d.action === 'add' && keyOf(d.ip) === keyOf(ip))?.reason ?? 'desiredNotBound';
+    const reasons = new Map(decisions.filter((d) => d.action === 'add').map((d) => [keyOf(d.ip), d.reason]));
+    await inBatches(ips, VIP_NETLINK_BATCH, async (ip) => {
+      const reason = reasons.get(keyOf(ip)) ?? 'desiredNotBound';
       const text = formatIP(ip);
+      const address = { ip, prefix: VIP_PREFIX[ip.family] };
+      this.view.expect(address, true);
       try {
         const outcome = await this.link.add(index, ip);
+        this.view.settled(address, true, outcome === 'added' ? 'changed' : 'already');
         added.push(ip);
-        this.boundSet.set(keyOf(ip), ip);
         this.log.info(
           { event: 'vipBound', interface: this.link.name, ip: text, prefix: VIP_PREFIX[ip.family], reason, outcome },
           `bound ${text} to ${this.link.name}`,
         );
       } catch (error) {
+        this.view.settled(address, true, 'failed');
         const e = error as VipBindError;
         failed.push(e);
         this.log.error({ event: 'vipBindFailed', interface: this.link.name, ip: text, code: e.code, errno: e.errno, reason }, e.message);
       }
-    }
+    });
     return { added, failed };
   }
 }

@@ -26,6 +26,12 @@ export type VipLinkKind = (typeof VIP_LINK_KINDS)[number];
 
 /** A netlink request that the kernel leaves unanswered this long has failed (it normally answers in microseconds). */
 const NETLINK_REQUEST_TIMEOUT_MS = 5_000;
+/**
+ * SO_RCVBUF of the request socket: a batch of answers waits there until the event loop reads it. Asked for 1 MiB;
+ * the kernel grants at most net.core.rmem_max (208 KiB by default, doubled for its bookkeeping), which
+ * VIP_NETLINK_BATCH is sized for.
+ */
+const NETLINK_RECEIVE_BUFFER_BYTES = 1 << 20;
 
 const AF_INET = 2;
 const AF_INET6 = 10;
@@ -67,9 +73,17 @@ export class VipLink {
     private readonly socket: Netlink.RtNetlinkSocket,
   ) {}
 
-  static open(name: string): VipLink {
+  /**
+   * `onSocketError`: asynchronous socket trouble (ENOBUFS: answers were dropped, and the requests they answered
+   * fail by timeout, each reported with its VIP). Without a listener the package's 'error' event would throw
+   * inside its native callback and abort the process.
+   */
+  static open(name: string, onSocketError: (error: Error) => void = () => {}): VipLink {
     const nl = netlinkModule();
     const socket = nl.createRtNetlink();
+    socket.socket.on('error', onSocketError);
+    // Room for a batch's answers (vip-batch.ts); the kernel caps it at net.core.rmem_max.
+    socket.socket.setRecvBufferSize(NETLINK_RECEIVE_BUFFER_BYTES);
     socket.socket.unref();
     return new VipLink(name, nl, socket);
   }

@@ -19,7 +19,9 @@ import { formatIP, type IP } from '../../ip';
 import { formatMAC } from '../../announce/l2/mac-address';
 import type { ObservedConflict } from '../../announce/l2/l2-interface';
 import { readHostInterfaces, type HostInterface } from '../../announce/l2/arping/host-interfaces';
-import { probeOnce, type ProbeOnceOutcome } from '../../announce/l2/arping/probe-once';
+import type { ProbeOnceOutcome } from '../../announce/l2/arping/probe-once';
+import { ProbeSockets } from '../../announce/l2/arping/probe-sockets';
+import type { PacketSocket, PacketSocketOptions } from '../../native';
 import type { ArpingInterface } from '../../announce/l2/arping/neighbor-probe';
 import {
   conflictObserved,
@@ -83,8 +85,10 @@ export type Probe = (request: ProbeRequest) => Promise<ProbeOnceOutcome>;
 
 export interface SelfCheckerOptions {
   readonly logger: Log;
-  /** Injected in tests; probeOnce over a packet socket otherwise. */
+  /** Injected in tests; otherwise one long-lived packet socket per interface and kind (probe-sockets.ts). */
   readonly probe?: Probe;
+  /** The default probe's sockets (tests count them); openPacketSocket otherwise. */
+  readonly openSocket?: (options: PacketSocketOptions) => PacketSocket;
   /** This host's interfaces (their MACs are "ours"); readHostInterfaces by default, or the announcer's link table. */
   readonly interfaces?: () => readonly HostInterface[];
   /** Who owns each MAC (lowercase), from node facts in gossip; also settable later with setMacOwners. */
@@ -128,6 +132,14 @@ export interface SelfCheckStats {
  */
 const EXPECTED_ANSWERS_MAX = 4096;
 
+/**
+ * The least time between two passes over the schedule (each looks at every owned pair: a few milliseconds with
+ * 10,000). Finished probes wait for the next pass instead of each starting one, so a node probing at the full
+ * SELF_CHECK_MAX_PROBES_PER_SECOND makes 10 passes a second, not 50, and each takes the SELF_CHECK_BURST probes
+ * the budget gathered meanwhile (50 a second at 100 ms hold 5).
+ */
+const SELF_CHECK_PASS_SPACING_MS = 100;
+
 interface ExpectedAnswer {
   readonly ip: IP;
   readonly firstSeen: number;
@@ -148,6 +160,8 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
   private macOwners: ReadonlyMap<string, string>;
   private timer: Timer | undefined;
   private timerAt: number | undefined;
+  /** When the last pass over the schedule ran (SELF_CHECK_PASS_SPACING_MS). */
+  private lastPass = -Infinity;
   private closed = false;
   private readonly abort = new AbortController();
   private readonly counters = { probesSent: 0, probesFailed: 0, conflictSightings: 0, conflictsDetected: 0, expectedAnswers: 0 };
@@ -156,6 +170,7 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
   /** Probe failure kinds already warned about, so a missing capability is said once, not at every probe. */
   private readonly warned = new Set<string>();
   private readonly probe: Probe;
+  private readonly sockets: ProbeSockets | undefined;
   private readonly interfaces: () => readonly HostInterface[];
   private readonly now: () => number;
   private readonly runtime: Clock & Scheduler;
@@ -166,7 +181,13 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     super();
     this.schedule = emptySchedule(options.timing);
     this.macOwners = options.macOwners ?? new Map();
-    this.probe = options.probe ?? ((r) => probeOnce(r, { scheduler: this.runtime }));
+    this.sockets = options.probe
+      ? undefined
+      : new ProbeSockets({
+          scheduler: options.runtime ?? REAL_BACKGROUND_RUNTIME,
+          ...(options.openSocket ? { openSocket: options.openSocket } : {}),
+        });
+    this.probe = options.probe ?? ((r) => (this.sockets as ProbeSockets).probe(r));
     this.interfaces = options.interfaces ?? readHostInterfaces;
     this.runtime = options.runtime ?? REAL_BACKGROUND_RUNTIME;
     // Called through the runtime, never detached: a runtime may be a class whose now() reads its own fields.
@@ -213,10 +234,16 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     return { ...this.counters, active: activeConflicts(this.registry) };
   }
 
+  /** Packet sockets the default probe has opened: one per interface and kind, however many probes. */
+  get socketsOpened(): number {
+    return this.sockets?.opened ?? 0;
+  }
+
   /** Stops the timer and ends probes in flight; nothing is emitted afterwards. */
   close(): void {
     this.closed = true;
     this.abort.abort();
+    this.sockets?.close();
     this.timer?.cancel();
     this.timer = undefined;
   }
@@ -233,6 +260,7 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
   private pump(): void {
     if (this.closed) return;
     const now = this.now();
+    this.lastPass = now;
     this.expire(now);
     this.summarise(now);
     const taken = takeDue(this.schedule, now);
@@ -248,7 +276,8 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     const next = [nextDueAt(this.schedule), nextForgetAt(this.registry, this.forgetMs), nextWindowEnd(this.logGate)].filter(
       (t): t is number => t !== undefined,
     );
-    const at = next.length > 0 ? Math.min(...next) : undefined;
+    const earliest = next.length > 0 ? Math.min(...next) : undefined;
+    const at = earliest === undefined ? undefined : Math.max(earliest, this.lastPass + SELF_CHECK_PASS_SPACING_MS);
     if (at === this.timerAt && this.timer) return;
     this.timer?.cancel();
     this.timer = undefined;
@@ -299,7 +328,9 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     const stillOwned = isOwnedKey(this.schedule, p.key);
     if (stillOwned) for (const mac of foreign) this.sighting({ ip: p.ip, mac, interface: p.interface, evidence: 'probeReply', at: now });
     this.schedule = probeDone(this.schedule, p.key, now, { conflict: stillOwned && foreign.length > 0 }, this.random);
-    this.pump();
+    // The next pass starts what this one frees (arm: not sooner than SELF_CHECK_PASS_SPACING_MS after the last).
+    // A pass already due that soon will: arming again would look at every owned pair once per finished probe.
+    if (!this.timer || this.timerAt === undefined || this.timerAt > this.lastPass + SELF_CHECK_PASS_SPACING_MS) this.arm();
   }
 
   private failed(kind: string, where: { ip: string; interface: string }, why: string): void {

@@ -4,7 +4,8 @@
  * so killing it with SIGKILL is a real crash. One JSON command per line on stdin; JSON lines out: a reply with
  * the command's id, and the binder's log lines as {ev: 'log'} events.
  *
- * Commands: open {interfaceName?}, reconcile {desired: IP[]}, bound, prepare {interfaces}, close {keep},
+ * Commands: open {interfaceName?, followLinks?} (followLinks: the daemon's netlink link table feeds the binder's
+ * view of mlb0, as in `mlb daemon`), reconcile {desired: IP[]}, bound, prepare {interfaces}, close {keep},
  * udp {from?, to, port} (one datagram, from a bound source when given: makes this kernel resolve `to`),
  * ndpProbe {ifname, frames: hex[], listenMs} (raw frames out of a packet socket, then every Neighbor
  * Advertisement heard on the interface for listenMs).
@@ -13,6 +14,7 @@ import { createSocket } from 'node:dgram';
 import { createInterface } from 'node:readline';
 import { formatIP, parseIP, type IP } from '../../../src/ip';
 import { VipBinder, VipBindError } from '../../../src/announce/addr';
+import { NetlinkLinks } from '../../../src/announce/l2/interfaces';
 import { decodeEthernet, EtherType } from '../../../src/announce/l2/ethernet';
 import { formatMAC } from '../../../src/announce/l2/mac-address';
 import { decodeNdp } from '../../../src/announce/l2/ndp-packet';
@@ -20,7 +22,7 @@ import { acceptEthertypes, openPacketSocket } from '../../../src/native';
 import { type Log } from '../../../src/runtime/log';
 
 type Command =
-  | { op: 'open'; interfaceName?: string }
+  | { op: 'open'; interfaceName?: string; followLinks?: boolean }
   | { op: 'reconcile'; desired: string[] }
   | { op: 'bound' }
   | { op: 'prepare'; interfaces: string[] }
@@ -53,7 +55,12 @@ function opened(): VipBinder {
 async function run(command: Command): Promise<Record<string, unknown>> {
   switch (command.op) {
     case 'open': {
-      binder = await VipBinder.open({ logger, ...(command.interfaceName ? { interfaceName: command.interfaceName } : {}) });
+      const links = command.followLinks ? await NetlinkLinks.start() : undefined;
+      binder = await VipBinder.open({
+        logger,
+        ...(command.interfaceName ? { interfaceName: command.interfaceName } : {}),
+        ...(links ? { addresses: links } : {}),
+      });
       return { kind: binder.kind, staleRemoved: texts(binder.staleRemoved), bound: texts(binder.bound()) };
     }
     case 'reconcile': {

@@ -2,3 +2,4 @@
 // the netlink adapter that keeps the link table current.
 export * from './interface-selection';
 export * from './netlink-links';
+export type { AddressChange } from './link-table';

@@ -1,24 +1,33 @@
 /**
  * The interface selection's adapter: reads links and addresses over rtnetlink (the `netlink` package, prebuilt
- * N-API binaries) and follows them through netlink events (RTMGRP_LINK, IPV4_IFADDR, IPV6_IFADDR), with a full
- * rescan every INTERFACE_RESCAN_INTERVAL_MS as a fallback for a lost event (netlink multicast can overflow).
+ * N-API binaries) and follows them through netlink notifications (RTMGRP_LINK, IPV4_IFADDR, IPV6_IFADDR), each
+ * applied to a table as it comes (link-table.ts), with a full dump every INTERFACE_RESCAN_INTERVAL_MS and after a
+ * socket error as the fallback for a lost notification (netlink multicast overflows).
  *
- * Every event triggers a full dump rather than applying the delta: dumps are small, and a snapshot cannot drift.
- * Listeners hear about a change only when the snapshot differs. The package is loaded on start(), so importing
- * this module never fails where the binary is missing (the daemon then says why).
+ * Notifications are applied, not answered with a dump: with 10,000 VIPs on mlb0 a dump is 10,000 messages, and
+ * one after each of the 10,000 notifications that binding them brings made binding quadratic. Listeners hear
+ * about a change (after a short settle, once per burst) only when it can matter to them (link-table.ts); the
+ * address changes of each link are told at once to onAddressChange. The package is loaded on start(), so
+ * importing this module never fails where the binary is missing (the daemon then says why).
  */
 import { requireNetlink } from '../../../native/netlink-module';
 import type * as Netlink from 'netlink';
-import { formatIP, ipFromBytes } from '../../../ip';
-import { formatMAC } from '../mac-address';
+import { ipFromBytes } from '../../../ip';
 import { REAL_BACKGROUND_RUNTIME } from '../../../runtime/real-runtime';
 import type { Scheduler, Timer } from '../../../runtime/runtime';
 import type { LinkAddress, LinkInfo } from './interface-selection';
+import { LinkTable, dumpWithEvents, type AddressChange, type LinkEvent, type LinkHeader } from './link-table';
 
 /** MetalLB rescans interfaces every 10 s (announcer.go); here it is the fallback behind netlink events. */
 const INTERFACE_RESCAN_INTERVAL_MS = 10_000;
-/** Events come in bursts (a link up brings several address messages): one dump after the burst settles. */
+/** Notifications come in bursts (a link up brings several address messages): listeners hear once the burst settles. */
 const EVENT_SETTLE_MS = 20;
+
+/**
+ * SO_RCVBUF of the notification socket: binding thousands of VIPs brings a notification each, faster than a busy
+ * loop may read them. Capped by the kernel at net.core.rmem_max; an overflow costs a dump (ENOBUFS below).
+ */
+const EVENT_RECEIVE_BUFFER_BYTES = 4 << 20;
 
 const AF_INET = 2;
 const AF_INET6 = 10;
@@ -29,6 +38,13 @@ export interface LinkSource {
   link(name: string): LinkInfo | undefined;
   /** Called after every snapshot that differs from the last; returns an unsubscribe function. */
   onChange(listener: (links: readonly LinkInfo[]) => void): () => void;
+}
+
+/** The addresses of each link as the kernel reports them, one change at a time (the VIP binder's view of mlb0). */
+export interface AddressSource {
+  addressesOf(index: number): LinkAddress[];
+  /** Called at once for each address that appears or leaves; returns an unsubscribe function. */
+  onAddressChange(listener: (change: AddressChange) => void): () => void;
 }
 
 export interface NetlinkLinksOptions {
@@ -46,19 +62,22 @@ function netlinkModule(): NetlinkModule {
   return loaded;
 }
 
-export class NetlinkLinks implements LinkSource {
-  private snapshot: readonly LinkInfo[] = [];
-  private fingerprint = '';
+export class NetlinkLinks implements LinkSource, AddressSource {
+  private readonly table = new LinkTable();
   private readonly listeners = new Set<(links: readonly LinkInfo[]) => void>();
+  private readonly addressListeners = new Set<(change: AddressChange) => void>();
   private rescanTimer: Timer | undefined;
   private settleTimer: Timer | undefined;
   private scanning: Promise<void> | undefined;
   private again = false;
   private closed = false;
-  /** Rescans done, and how many were caused by netlink events (tests check events are followed, not polled). */
+  /** The notifications read while a dump is under way, applied on top of it (dumpWithEvents). */
+  private duringDump: LinkEvent[] | undefined;
+  /** Dumps done, notifications applied, changes told to listeners, failed dumps. */
   readonly stats = { scans: 0, events: 0, changes: 0, errors: 0 };
 
   private constructor(
+    private readonly nl: NetlinkModule,
     private readonly requests: Netlink.RtNetlinkSocket,
     private readonly events: Netlink.RtNetlinkSocket,
     private readonly options: NetlinkLinksOptions,
@@ -73,12 +92,25 @@ export class NetlinkLinks implements LinkSource {
     const nl = netlinkModule();
     const requests = nl.createRtNetlink();
     const events = nl.createRtNetlink();
-    const self = new NetlinkLinks(requests, events, options);
+    const self = new NetlinkLinks(nl, requests, events, options);
     for (const group of ['LINK', 'IPV4_IFADDR', 'IPV6_IFADDR'] as const) events.addMembership(group);
-    events.on('message', () => {
-      self.stats.events++;
-      self.scheduleScan();
+    events.socket.setRecvBufferSize(EVENT_RECEIVE_BUFFER_BYTES);
+    // The raw socket's messages keep their type (RTM_NEWADDR or RTM_DELADDR), which the parsed ones lose.
+    // Called from the native addon: a throw there aborts the process, so nothing may escape.
+    events.socket.on('message', (messages: readonly Netlink.NetlinkMessage[]) => {
+      try {
+        self.received(messages);
+      } catch (error) {
+        self.options.onError?.(error as Error);
+      }
     });
+    // ENOBUFS: the kernel dropped notifications. Only a dump says what they were.
+    events.socket.on('error', (error: Error) => {
+      self.options.onError?.(error);
+      void self.scan();
+    });
+    // An 'error' event without a listener would throw inside the addon's callback (and abort the process).
+    requests.socket.on('error', (error: Error) => self.options.onError?.(error));
     events.socket.unref();
     requests.socket.unref();
     await self.scan();
@@ -88,16 +120,25 @@ export class NetlinkLinks implements LinkSource {
   }
 
   links(): readonly LinkInfo[] {
-    return this.snapshot;
+    return this.table.links();
   }
 
   link(name: string): LinkInfo | undefined {
-    return this.snapshot.find((l) => l.name === name);
+    return this.table.links().find((l) => l.name === name);
+  }
+
+  addressesOf(index: number): LinkAddress[] {
+    return this.table.addressesOf(index);
   }
 
   onChange(listener: (links: readonly LinkInfo[]) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  onAddressChange(listener: (change: AddressChange) => void): () => void {
+    this.addressListeners.add(listener);
+    return () => this.addressListeners.delete(listener);
   }
 
   /** A full dump now; concurrent calls share one dump and queue at most one more. */
@@ -122,88 +163,158 @@ export class NetlinkLinks implements LinkSource {
     this.rescanTimer?.cancel();
     this.settleTimer?.cancel();
     this.listeners.clear();
+    this.addressListeners.clear();
     this.events.socket.close();
     this.requests.socket.close();
   }
 
-  private scheduleScan(): void {
+  private received(messages: readonly Netlink.NetlinkMessage[]): void {
+    if (this.closed) return;
+    for (const message of messages) {
+      let event: LinkEvent | undefined;
+      try {
+        event = linkEventFrom(message.type, this.nl.rt.parseMessage(message.type, message.data), this.nl.rt.MessageType);
+      } catch {
+        continue; // a message type this table does not follow
+      }
+      if (!event) continue;
+      this.stats.events++;
+      this.duringDump?.push(event);
+      this.told(this.table.apply(event));
+    }
+  }
+
+  private told(change: { notable: boolean; addressChanges: readonly AddressChange[] }): void {
+    for (const c of change.addressChanges) {
+      for (const listener of [...this.addressListeners]) {
+        try {
+          listener(c);
+        } catch (error) {
+          this.options.onError?.(error as Error);
+        }
+      }
+    }
+    if (change.notable) this.scheduleNotify();
+  }
+
+  private scheduleNotify(): void {
     if (this.settleTimer || this.closed) return;
     this.settleTimer = this.scheduler.after(EVENT_SETTLE_MS, () => {
       this.settleTimer = undefined;
-      void this.scan();
+      this.notify();
     });
+  }
+
+  private notify(): void {
+    if (this.closed) return;
+    this.stats.changes++;
+    const links = this.table.links();
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(links);
+      } catch (error) {
+        this.options.onError?.(error as Error);
+      }
+    }
   }
 
   private async dump(): Promise<void> {
     try {
       // One dump at a time: two concurrent dumps on one socket interleave their multipart replies.
+      this.duringDump = [];
       const links = await this.requests.getLinks();
       const addresses = await this.requests.getAddresses();
       if (this.closed) return;
       this.stats.scans++;
-      const next = linksFromNetlink(links, addresses);
-      const fingerprint = fingerprintOf(next);
-      if (fingerprint === this.fingerprint) return;
-      this.fingerprint = fingerprint;
-      this.snapshot = next;
-      this.stats.changes++;
-      for (const listener of [...this.listeners]) {
-        try {
-          listener(next);
-        } catch (error) {
-          this.options.onError?.(error as Error);
-        }
+      const dumped = tableFromNetlink(links, addresses);
+      const current = dumpWithEvents(dumped.headers, dumped.byIndex, this.duringDump);
+      this.duringDump = undefined;
+      const change = this.table.replace(current.links, current.addresses);
+      for (const c of change.addressChanges) for (const listener of [...this.addressListeners]) listener(c);
+      // The first dump is the start, not a change; after it, listeners hear at once of what the dump found.
+      if (change.notable && this.stats.scans > 1) {
+        this.settleTimer?.cancel();
+        this.settleTimer = undefined;
+        this.notify();
       }
     } catch (error) {
+      this.duringDump = undefined;
       this.stats.errors++;
       this.options.onError?.(error as Error);
     }
   }
 }
 
-/** The netlink package's link and address messages -> LinkInfo, sorted by name. Pure (tests feed it fixtures). */
-export function linksFromNetlink(links: readonly Netlink.rt.LinkMessage[], addresses: readonly Netlink.rt.AddressMessage[]): LinkInfo[] {
-  const byIndex = new Map<number, LinkAddress[]>();
-  for (const a of addresses) {
-    const index = a.data.index;
-    const family = a.data.family;
-    if (index === undefined || (family !== AF_INET && family !== AF_INET6)) continue;
-    // IFA_LOCAL is the interface's own address (IFA_ADDRESS is the peer on point-to-point links).
-    const bytes = a.attrs.local ?? a.attrs.address;
-    if (!bytes || bytes.length !== (family === AF_INET ? 4 : 16)) continue;
-    const list = byIndex.get(index) ?? [];
-    list.push({ ip: ipFromBytes(new Uint8Array(bytes)), prefix: a.data.prefixlen ?? (family === AF_INET ? 32 : 128) });
-    byIndex.set(index, list);
+/** One notification as a table event; undefined for what the table does not follow. */
+function linkEventFrom(
+  type: number,
+  parsed: Netlink.rt.Message,
+  types: { readonly NEWLINK: number; readonly DELLINK: number; readonly NEWADDR: number; readonly DELADDR: number },
+): LinkEvent | undefined {
+  if (parsed.kind === 'link') {
+    const header = headerFrom(parsed);
+    if (!header) return undefined;
+    if (type === types.DELLINK) return { kind: 'linkGone', index: header.index };
+    return type === types.NEWLINK ? { kind: 'link', link: header } : undefined;
   }
-  const out: LinkInfo[] = [];
-  for (const l of links) {
-    const index = l.data.index;
-    const name = l.attrs.ifname;
-    if (index === undefined || name === undefined) continue;
-    const address = l.attrs.address;
-    out.push({
-      index,
-      name,
-      mac: address && address.length === 6 ? new Uint8Array(address) : undefined,
-      up: l.data.flags?.up === true,
-      master: l.attrs.master !== undefined && l.attrs.master !== 0 ? l.attrs.master : undefined,
-      noarp: l.data.flags?.noarp === true,
-      addresses: byIndex.get(index) ?? [],
-    });
+  if (parsed.kind === 'address') {
+    const entry = addressFrom(parsed);
+    if (!entry) return undefined;
+    if (type === types.NEWADDR) return { kind: 'address', ...entry };
+    return type === types.DELADDR ? { kind: 'addressGone', ...entry } : undefined;
   }
-  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return undefined;
 }
 
-function fingerprintOf(links: readonly LinkInfo[]): string {
-  return JSON.stringify(
-    links.map((l) => [
-      l.index,
-      l.name,
-      l.mac ? formatMAC(l.mac) : '',
-      l.up,
-      l.master ?? 0,
-      l.noarp,
-      l.addresses.map((a) => `${formatIP(a.ip)}/${a.prefix}`).sort(),
-    ]),
-  );
+function headerFrom(l: Netlink.rt.LinkMessage): LinkHeader | undefined {
+  const index = l.data.index;
+  const name = l.attrs.ifname;
+  if (index === undefined || name === undefined) return undefined;
+  const address = l.attrs.address;
+  return {
+    index,
+    name,
+    mac: address && address.length === 6 ? new Uint8Array(address) : undefined,
+    up: l.data.flags?.up === true,
+    master: l.attrs.master !== undefined && l.attrs.master !== 0 ? l.attrs.master : undefined,
+    noarp: l.data.flags?.noarp === true,
+  };
+}
+
+function addressFrom(a: Netlink.rt.AddressMessage): { index: number; address: LinkAddress } | undefined {
+  const index = a.data.index;
+  const family = a.data.family;
+  if (index === undefined || (family !== AF_INET && family !== AF_INET6)) return undefined;
+  // IFA_LOCAL is the interface's own address (IFA_ADDRESS is the peer on point-to-point links).
+  const bytes = a.attrs.local ?? a.attrs.address;
+  if (!bytes || bytes.length !== (family === AF_INET ? 4 : 16)) return undefined;
+  return { index, address: { ip: ipFromBytes(new Uint8Array(bytes)), prefix: a.data.prefixlen ?? (family === AF_INET ? 32 : 128) } };
+}
+
+function tableFromNetlink(
+  links: readonly Netlink.rt.LinkMessage[],
+  addresses: readonly Netlink.rt.AddressMessage[],
+): { headers: LinkHeader[]; byIndex: Map<number, LinkAddress[]> } {
+  const byIndex = new Map<number, LinkAddress[]>();
+  for (const a of addresses) {
+    const entry = addressFrom(a);
+    if (!entry) continue;
+    const list = byIndex.get(entry.index) ?? [];
+    list.push(entry.address);
+    byIndex.set(entry.index, list);
+  }
+  const headers: LinkHeader[] = [];
+  for (const l of links) {
+    const header = headerFrom(l);
+    if (header) headers.push(header);
+  }
+  return { headers, byIndex };
+}
+
+/** The netlink package's link and address messages -> LinkInfo, sorted by name. Pure (tests feed it fixtures). */
+export function linksFromNetlink(links: readonly Netlink.rt.LinkMessage[], addresses: readonly Netlink.rt.AddressMessage[]): LinkInfo[] {
+  const { headers, byIndex } = tableFromNetlink(links, addresses);
+  return headers
+    .map((h) => ({ ...h, addresses: byIndex.get(h.index) ?? [] }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
