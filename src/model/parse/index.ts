@@ -21,4 +21,4 @@ export {
 export { snapshotFromClone } from './snapshot-clone';
 export { deepFreeze } from './build-snapshot';
 export { parseApiObjects } from './parse-objects';
-export { PEER_SECRET_PASSWORD_KEY, PEER_SECRET_TYPE, type PeerSecret, type PeerSecrets } from './peer-secrets';
+export type { PeerSecret, PeerSecrets } from './peer-secrets';
