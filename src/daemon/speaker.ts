@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import type { ObservedConflict } from '../announce/l2/l2-interface';
 import { formatMAC } from '../announce/l2/mac-address';
-import type { Explanation } from '../election';
+import { IncrementalElection, type Explanation } from '../election';
 import type { Keyring } from '../gossip/codec';
 import { GossipNode } from '../gossip/gossip-node';
 import { encodeNodeMeta } from '../gossip/node-meta';
@@ -109,6 +109,8 @@ export class Speaker implements ControlProvider, MetricsSource {
   private announcements!: LocalAnnouncements;
   private flags!: SpeakerFlags;
   private decision: ClusterDecision | undefined;
+  /** The election kept between recomputations: a membership change re-elects only what it can move. */
+  private readonly elector = new IncrementalElection();
   /** The addresses the last recomputation used: the allocator metrics count them per pool. */
   private addresses: ReadonlyMap<string, ServiceAddresses> = new Map();
   /** Releases the allocator holds back: services its file lacks that other live members define. */
@@ -527,6 +529,7 @@ export class Speaker implements ControlProvider, MetricsSource {
       members,
       previousMlbInputs: this.lastMlbInputs,
       now: this.now(),
+      elector: this.elector,
     });
     this.applyPlan(plan, members);
   }

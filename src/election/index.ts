@@ -14,3 +14,4 @@ export * from './bgp-should-announce';
 export * from './elect';
 export * from './election-index';
 export * from './candidate-text';
+export * from './incremental-election';
