@@ -75,34 +75,55 @@ async function main(): Promise<void> {
       }),
   );
   const announced = (): number => nodes.reduce((n, node) => n + segment.announcedBy(node.name).length, 0);
+  // The moment the announcer is handed the awaited set, not when the clock loop next looks: work the daemon
+  // does after announcing (a report it logs) must not count.
+  let awaited = Number.POSITIVE_INFINITY;
+  let reachedAt: { wall: number; cpu: NodeJS.CpuUsage } | undefined;
+  const reconcile = segment.reconcile.bind(segment);
+  segment.reconcile = (port, desired) => {
+    reconcile(port, desired);
+    if (reachedAt === undefined && announced() >= awaited) reachedAt = { wall: performance.now(), cpu: process.cpuUsage() };
+  };
   const runUntil = async (done: () => boolean): Promise<void> => {
     for (let i = 0; i < 100_000 && !done(); i++) await network.advance(10);
     if (!done()) throw new Error('did not converge');
   };
 
+  const cpuMs = (since: NodeJS.CpuUsage): number => {
+    const at = reachedAt!.cpu;
+    return (at.user - since.user + at.system - since.system) / 1000;
+  };
   let t = performance.now();
+  let cpu = process.cpuUsage();
+  awaited = services;
   await profiled('a', async () => {
     const started = Promise.all(nodes.map((n) => n.start()));
     let ok = false;
     void started.then(() => (ok = true));
     await runUntil(() => ok && announced() === services);
   });
-  const initialMs = performance.now() - t;
+  const initialMs = reachedAt!.wall - t;
+  const initialCpu = cpuMs(cpu);
   await network.advance(1_000);
 
   const second = parse(services + 1);
   t = performance.now();
+  cpu = process.cpuUsage();
+  awaited = services + 1;
+  reachedAt = undefined;
   await profiled('b', async () => {
     for (const node of nodes) node.setConfig(second.snapshot);
     await runUntil(() => announced() === services + 1);
   });
-  const addMs = performance.now() - t;
+  const addMs = reachedAt!.wall - t;
+  const addCpu = cpuMs(cpu);
   await network.advance(1_000);
 
   console.log(`services=${services} nodes=${nodeCount}`);
   console.log(`yaml parse (not the daemon's path): initial ${first.ms.toFixed(0)} ms, edited ${second.ms.toFixed(0)} ms`);
-  console.log(`(a) start -> every IP announced:       ${initialMs.toFixed(0)} ms`);
-  console.log(`(b) one service added -> announced:    ${addMs.toFixed(0)} ms`);
+  // CPU time beside wall time: on a shared machine the wall time also counts other processes' turns.
+  console.log(`(a) start -> every IP announced:       ${initialMs.toFixed(0)} ms wall, ${initialCpu.toFixed(0)} ms CPU`);
+  console.log(`(b) one service added -> announced:    ${addMs.toFixed(0)} ms wall, ${addCpu.toFixed(0)} ms CPU`);
   console.log(`rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB`);
   process.exit(0);
 }
