@@ -46,7 +46,7 @@ const serviceArb: fc.Arbitrary<ServiceSpec> = fc.record({
 
 type Step =
   | { readonly kind: 'join' | 'leave'; readonly node: string }
-  | { readonly kind: 'tiers'; readonly draining: string[]; readonly warmingUp: string[] }
+  | { readonly kind: 'tiers'; readonly draining: readonly string[]; readonly warmingUp: readonly string[] }
   | { readonly kind: 'exclude'; readonly node: string }
   | { readonly kind: 'reload'; readonly specs: ServiceSpec[] }
   | { readonly kind: 'same' };

@@ -19,6 +19,7 @@ import type { Snapshot } from '../../model';
 import { type AllocationEntry, type AllocationTable, expireReleasedEntries } from './allocation-table';
 import { type ServiceHolders, type TableChange, type WithheldRelease, allocateFromTable } from './allocate-with-table';
 import { chooseAllocator } from './allocator-node';
+import { allocateAdded, settledRun, type SettledRun } from './added-services';
 import { type Claim, claimAddresses } from './claim-addresses';
 
 export const AllocationStatusCode = {
@@ -79,6 +80,8 @@ export interface EffectiveAllocation {
   readonly results?: AllocateServicesOutput;
   /** On the allocator: entries of services its file lacks, kept because other live members define them. */
   readonly withheld: readonly WithheldRelease[];
+  /** On the allocator, when its run can be extended by added services: pass it to the next call. */
+  readonly settled?: SettledRun;
 }
 
 export function effectiveAllocation(
@@ -89,10 +92,13 @@ export function effectiveAllocation(
   now: number,
   holders?: ServiceHolders,
   mayWrite = true,
+  previous?: SettledRun,
 ): EffectiveAllocation {
   const allocator = chooseAllocator([...liveNodes, self]) as string;
   if (allocator === self && mayWrite) {
-    const run = allocateFromTable(snapshot, table, self, now, holders);
+    // A reload that only added services costs what it added (added-services.ts); anything else runs in full.
+    const run = (previous && allocateAdded(previous, snapshot, table, self, now)) ?? allocateFromTable(snapshot, table, self, now, holders);
+    const settled = settledRun(snapshot, table, self, run);
     const services = new Map([...run.results.results].map(([key, r]) => [key, statusOfResult(r)]));
     return {
       allocator,
@@ -109,6 +115,7 @@ export function effectiveAllocation(
       },
       results: run.results,
       withheld: run.withheld,
+      ...(settled && { settled }),
     };
   }
   const current = expireReleasedEntries(table, now);
