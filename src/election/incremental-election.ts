@@ -3,8 +3,9 @@
  * configuration change; electing every service from scratch each time (electAll) costs services x nodes, so a
  * cluster of 10,000 services paid that for one member joining. This keeps an ElectionIndex between calls and,
  * when only the live set moved, applies the joins and leaves to it (election-index.ts: only the units a node
- * can win or held are touched). Anything else that the index's units were built from changing (a Node's labels,
- * a pool, an advertisement, a service, what a service's endpoints mean for the election) makes it elect afresh,
+ * can win or held are touched). When services changed (a reload) but Nodes, pools and advertisements did not, it
+ * builds a new index on the same context, making units only for the services whose inputs changed and hashing
+ * only their new IPs. Anything else changing (a Node's labels, a pool, an advertisement) makes it elect afresh,
  * so its outcomes and explanations are always those of electAll on the same inputs
  * (test/election/incremental-election.test.ts checks random clusters under churn).
  *
@@ -13,6 +14,7 @@
  * index elects exactly as electAll with them.
  */
 import type { IPAddressPool, Service } from '../model';
+import type { ElectionUnit } from './election-context';
 import { ElectionIndex } from './election-index';
 import { electAll, type FullElection } from './elect';
 import type { ElectionConfig, ServiceElectionInput, ServiceEndpoints } from './election-input';
@@ -33,17 +35,23 @@ export interface IncrementalElectionStats {
   readonly incremental: number;
   /** Joins and leaves applied to the index, over all incremental calls. */
   readonly membershipChanges: number;
+  /** Election units made from service inputs (a reload makes those of the services it changed). */
+  readonly unitsMade: number;
 }
 
 export class IncrementalElection implements Elector {
   private index: ElectionIndex | undefined;
-  /** What the index's units were built from, besides the live set (see inputsKey). */
-  private key: string | undefined;
+  /** What the index's context was built from (configKey). */
+  private configKey: string | undefined;
+  /** Per service, what its units were built from besides the context (serviceInputKey), in election order. */
+  private serviceKeys: readonly string[] = [];
+  /** The units of each service key, made by the index's context: a reload re-makes only what it changed. */
+  private units = new Map<string, ElectionUnit[]>();
   private live = new Set<string>();
   /** Bumped whenever the index moves: an explanation asked for later must not read a newer state. */
   private generation = 0;
   private readonly ids = new ObjectIds();
-  private counts = { full: 0, incremental: 0, membershipChanges: 0 };
+  private counts = { full: 0, incremental: 0, membershipChanges: 0, unitsMade: 0 };
 
   get stats(): IncrementalElectionStats {
     return { ...this.counts };
@@ -57,18 +65,16 @@ export class IncrementalElection implements Elector {
       return electAll(config, services, live);
     }
     const { mlb: _tiers, ...plain } = config;
-    const key = this.inputsKey(plain, services);
+    const configKey = this.configKeyOf(plain);
+    const serviceKeys = services.map((s) => this.serviceInputKey(s));
     let index = this.index;
-    if (index && key === this.key) {
+    if (index && configKey === this.configKey && sameList(serviceKeys, this.serviceKeys)) {
       this.counts.incremental++;
       for (const node of this.live) if (!live.has(node)) this.apply(index, { kind: 'leave', node });
       for (const node of live) if (!this.live.has(node)) this.apply(index, { kind: 'join', node });
     } else {
       this.counts.full++;
-      index = new ElectionIndex(plain);
-      index.elect(services, live);
-      this.index = index;
-      this.key = key;
+      index = this.rebuild(plain, configKey, services, serviceKeys, live);
     }
     this.live = new Set(live);
     this.generation++;
@@ -81,6 +87,40 @@ export class IncrementalElection implements Elector {
     };
   }
 
+  /**
+   * A new index on these inputs. With the same context (a reload that kept Nodes, pools and advertisements), the
+   * units of services whose inputs did not change and the hash orders of their IPs come from the previous one.
+   */
+  private rebuild(
+    config: ElectionConfig,
+    configKey: string,
+    services: readonly ServiceElectionInput[],
+    serviceKeys: readonly string[],
+    live: ReadonlySet<string>,
+  ): ElectionIndex {
+    const previous = configKey === this.configKey ? this.index : undefined;
+    const index = previous ? new ElectionIndex(previous.context, previous) : new ElectionIndex(config);
+    const known = previous ? this.units : new Map<string, ElectionUnit[]>();
+    const units = new Map<string, ElectionUnit[]>();
+    const all: ElectionUnit[] = [];
+    services.forEach((service, i) => {
+      const key = serviceKeys[i] as string;
+      let made = known.get(key);
+      if (!made) {
+        made = index.context.unitsFor(service);
+        this.counts.unitsMade += made.length;
+      }
+      units.set(key, made);
+      all.push(...made);
+    });
+    index.electUnits(all, live);
+    this.index = index;
+    this.configKey = configKey;
+    this.serviceKeys = serviceKeys;
+    this.units = units;
+    return index;
+  }
+
   private apply(index: ElectionIndex, change: { kind: 'join' | 'leave'; node: string }): void {
     index.applyMembership(change);
     this.counts.membershipChanges++;
@@ -88,31 +128,38 @@ export class IncrementalElection implements Elector {
 
   private forget(): void {
     this.index = undefined;
-    this.key = undefined;
+    this.configKey = undefined;
+    this.serviceKeys = [];
+    this.units = new Map();
     this.live = new Set();
     this.generation++;
   }
 
   /**
-   * Everything the index's units and context were built from except the live set: the Nodes (rebuilt by the
-   * daemon every time, so by content), the configuration's objects and the services (immutable snapshots: by
-   * identity), each service's IPs and pool, and what its endpoints mean to the election (endpointsKey).
+   * What the context was built from: the Nodes (rebuilt by the daemon every time, so by content) and the
+   * configuration's objects (immutable snapshot objects, kept across reloads by snapshot-interning: by identity).
    */
-  private inputsKey(config: ElectionConfig, services: readonly ServiceElectionInput[]): string {
+  private configKeyOf(config: ElectionConfig): string {
     const ids = this.ids;
-    const parts = [
+    const lists = [config.pools, config.l2Advertisements, config.bgpAdvertisements, config.bgpPeers];
+    return [
       JSON.stringify(config.nodes),
       JSON.stringify(config.options ?? {}),
-      [config.pools, config.l2Advertisements, config.bgpAdvertisements, config.bgpPeers]
-        .map((list) => list.map((o) => ids.of(o)).join(','))
-        .join('|'),
-    ];
-    for (const s of services) {
-      const ips = (s.ips ?? s.service.ingressIPs).map((ip) => `${ip.family}:${ip.value.toString(16)}`).join(',');
-      parts.push(`${ids.of(s.service)};${ips};${poolKey(s.pool, ids)};${endpointsKey(s.service, s.endpoints)}`);
-    }
-    return parts.join('\n');
+      ...lists.map((list) => list.map((o) => ids.of(o)).join(',')),
+    ].join('|');
   }
+
+  /** What a service's units were built from besides the context: the Service, its IPs and pool, its endpoints. */
+  private serviceInputKey(s: ServiceElectionInput): string {
+    const ips = (s.ips ?? s.service.ingressIPs).map((ip) => `${ip.family}:${ip.value.toString(16)}`).join(',');
+    return `${this.ids.of(s.service)};${ips};${poolKey(s.pool, this.ids)};${endpointsKey(s.service, s.endpoints)}`;
+  }
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function poolKey(pool: IPAddressPool | null | undefined, ids: ObjectIds): string {

@@ -49,6 +49,8 @@ type Step =
   | { readonly kind: 'tiers'; readonly draining: readonly string[]; readonly warmingUp: readonly string[] }
   | { readonly kind: 'exclude'; readonly node: string }
   | { readonly kind: 'reload'; readonly specs: ServiceSpec[] }
+  | { readonly kind: 'add'; readonly spec: ServiceSpec }
+  | { readonly kind: 'drop'; readonly at: number }
   | { readonly kind: 'same' };
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
@@ -66,14 +68,18 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     weight: 1,
     arbitrary: fc.record({ kind: fc.constant('reload' as const), specs: fc.array(serviceArb, { minLength: 1, maxLength: 10 }) }),
   },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('add' as const), spec: serviceArb }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop' as const), at: fc.nat() }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'same' as const }) },
 );
 
+function serviceOf(s: ServiceSpec, name: string): Service {
+  const ips = [`${s.pool}.${s.octet}`, ...(s.dual && s.pool === '10.0.0' ? [`2001:db8::${s.octet}`] : [])];
+  return service(`ns/${name}`, ips, { externalTrafficPolicy: s.local ? 'Local' : 'Cluster' });
+}
+
 function servicesOf(specs: readonly ServiceSpec[]): Service[] {
-  return specs.map((s, i) => {
-    const ips = [`${s.pool}.${s.octet}`, ...(s.dual && s.pool === '10.0.0' ? [`2001:db8::${s.octet}`] : [])];
-    return service(`ns/svc-${i}`, ips, { externalTrafficPolicy: s.local ? 'Local' : 'Cluster' });
-  });
+  return specs.map((s, i) => serviceOf(s, `svc-${i}`));
 }
 
 function inputsOf(services: readonly Service[], specs: readonly ServiceSpec[], live: ReadonlySet<string>): ServiceElectionInput[] {
@@ -112,6 +118,16 @@ describe('IncrementalElection', () => {
             if (step.kind === 'reload') {
               specs = step.specs;
               services = servicesOf(specs);
+            }
+            // An edit that keeps the other services' objects (snapshot-interning.ts): their units are reused.
+            if (step.kind === 'add') {
+              specs = [...specs, step.spec];
+              services = [...services, serviceOf(step.spec, `added-${services.length}`)];
+            }
+            if (step.kind === 'drop' && services.length > 1) {
+              const at = step.at % services.length;
+              specs = specs.filter((_, i) => i !== at);
+              services = services.filter((_, i) => i !== at);
             }
             const config: ElectionConfig = {
               nodes: nodesOf(excluded),
@@ -165,7 +181,11 @@ describe('IncrementalElection', () => {
     expect(after.filter((o) => o.winner === victim)).toEqual([]);
     live.add(victim);
     expect(elect()).toEqual(before);
-    expect(elector.stats).toEqual({ full: 1, incremental: 2, membershipChanges: 2 });
+    expect(elector.stats).toEqual({ full: 1, incremental: 2, membershipChanges: 2, unitsMade: 2_000 });
+    // A reload that adds one service (the others' objects kept) makes that service's unit only.
+    services.splice(700, 0, service('ns/added', ['10.0.200.1']));
+    expect(elect()).toHaveLength(2_001);
+    expect(elector.stats).toEqual({ full: 2, incremental: 2, membershipChanges: 2, unitsMade: 2_001 });
   });
 
   it('elects from scratch while a node drains (the index has no preference tiers), and picks the index up after', () => {
@@ -188,6 +208,6 @@ describe('IncrementalElection', () => {
     expect(draining).toEqual(electAll(cfg([owner]), inputs, live).outcomes);
     expect(elector.elect(cfg([]), inputs, live).outcomes).toEqual(steady);
     expect(elector.elect(cfg([]), inputs, live).outcomes).toEqual(steady);
-    expect(elector.stats).toEqual({ full: 3, incremental: 1, membershipChanges: 0 });
+    expect(elector.stats).toEqual({ full: 3, incremental: 1, membershipChanges: 0, unitsMade: 4 });
   });
 });
