@@ -70,7 +70,7 @@ function internList<T extends Named>(before: readonly T[], after: readonly T[]):
 }
 
 /** Deep equality of parsed model values, ignoring positions (plain data: arrays, objects, bigints, typed arrays). */
-export function sameMeaning(a: unknown, b: unknown): boolean {
+function sameMeaning(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a)) {
