@@ -1,4 +1,4 @@
-// Every node's file gains one service among 300 (inserted in the middle, so every other document moves): the
+// Every node's file gains one service among 120 (inserted in the middle, so every other document moves): the
 // reload announces that service's IP and touches nothing else. No other IP is withdrawn, re-announced or moved on
 // the segment, and no node logs an announcement, withdrawal or owner change for another service: the reload's
 // shortcuts (snapshot interning, the allocator's added-services turn, the election's reused units) give what a
@@ -10,7 +10,7 @@ import { onlyVirtualTime } from '../support/virtual-cluster/only-virtual-time';
 
 onlyVirtualTime();
 
-const COUNT = 300;
+const COUNT = 120;
 const HEADER = `apiVersion: metallb.io/v1beta1
 kind: IPAddressPool
 metadata: { name: big, namespace: metallb-system }
@@ -29,7 +29,7 @@ function config(names: readonly string[]): Snapshot {
   return result.snapshot;
 }
 
-describe('a reload that adds one service to 300 on a 3-node cluster', () => {
+describe('a reload that adds one service to 120 on a 3-node cluster', () => {
   it("announces the new service's IP and withdraws, re-announces or moves no other", async () => {
     const names = Array.from({ length: COUNT }, (_, i) => `svc-${String(i).padStart(3, '0')}`);
     const cluster = await VirtualCluster.start({ seed: 16, size: 3, services: names, configOf: () => config(names) });
@@ -39,7 +39,7 @@ describe('a reload that adds one service to 300 on a 3-node cluster', () => {
     const since = cluster.now();
     const logged = new Map(cluster.nodes.map((n) => [n.name, n.logs.length]));
 
-    const edited = [...names.slice(0, 150), 'svc-new', ...names.slice(150)];
+    const edited = [...names.slice(0, 60), 'svc-new', ...names.slice(60)];
     for (const node of cluster.nodes) node.setConfig(config(edited));
     await cluster.until(() => cluster.serviceIps().has('demo/svc-new'), 'the new service has an IP');
     const newIp = cluster.serviceIps().get('demo/svc-new')!;
