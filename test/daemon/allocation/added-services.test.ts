@@ -1,11 +1,13 @@
 // A reload that adds services to a settled allocation costs what it added (added-services.ts), and gives exactly
 // what the full allocator turn gives: same table, same results and events, same claims, on random
-// configurations (requests, sharing, pools running out, dual stack, removals and edits between the steps).
+// configurations (requests, sharing, pools running out, dual stack, removals and edits between the steps). A
+// follower reuses its last answer while configuration and table are the same objects, with the same outcome.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IPAddressPool, Service } from '../../../src/model';
 import { allocateFromTable, emptyAllocationTable, effectiveAllocation, type EffectiveAllocation } from '../../../src/daemon/allocation';
-import { allocateAdded, settledRun, type SettledRun } from '../../../src/daemon/allocation/added-services';
+import { allocateAdded, settledRun } from '../../../src/daemon/allocation/added-services';
+import type { ReusableAllocation } from '../../../src/daemon/allocation/effective-allocation';
 import { DUAL, PREFER_DUAL, pool, service } from '../../allocator/factories';
 
 /** Small enough to run out now and then (a failed service stops the shortcut). */
@@ -44,26 +46,37 @@ const servicesArb = (max: number): fc.Arbitrary<Service[]> => fc.uniqueArray(ser
 
 /** What the daemon reads of an allocator turn (the allocator's internal state aside). */
 function view(e: EffectiveAllocation) {
-  const { settled: _settled, results, ...rest } = e;
+  const { reusable: _reusable, results, ...rest } = e;
   return { ...rest, results: results && { results: results.results, usage: results.usage } };
 }
 
 describe('a reload that only adds services', () => {
   it('allocates exactly as the full turn, step after step, whether or not the shortcut applies', () => {
     let shortcuts = 0;
+    let followed = 0;
     fc.assert(
       fc.property(servicesArb(8), fc.array(fc.tuple(servicesArb(3), fc.nat({ max: 3 })), { maxLength: 5 }), (first, steps) => {
         let services = first;
+        // One object per configuration, as the daemon's interned snapshot: what the reuse is keyed on.
+        let snapshot = { pools: POOLS, services };
         let table = emptyAllocationTable();
-        let settled: SettledRun | undefined;
+        let settled: ReusableAllocation | undefined;
+        const followers = new Map<string, ReusableAllocation | undefined>();
         let now = T0;
         const turn = (): void => {
-          const snapshot = { pools: POOLS, services };
-          if (settled && allocateAdded(settled, snapshot, table, SELF, now)) shortcuts++;
+          if (settled?.kind === 'settled' && allocateAdded(settled.run, snapshot, table, SELF, now)) shortcuts++;
           const kept = effectiveAllocation(snapshot, table, [SELF], SELF, now, undefined, true, settled);
           const full = effectiveAllocation(snapshot, table, [SELF], SELF, now);
           expect(view(kept)).toEqual(view(full));
-          settled = kept.settled;
+          settled = kept.reusable;
+          // The other nodes follow the table: reusing their last answer gives what the claim pass gives.
+          for (const other of ['node-2', 'node-3']) {
+            const before = followers.get(other);
+            const reused = effectiveAllocation(snapshot, table, [SELF, other], other, now, undefined, true, before);
+            if (before?.kind === 'following' && reused.reusable === before) followed++;
+            expect(view(reused)).toEqual(view(effectiveAllocation(snapshot, table, [SELF, other], other, now)));
+            followers.set(other, reused.reusable);
+          }
           table = kept.table; // equal to full.table; the daemon keeps the object it was given
           now += 1_000;
         };
@@ -74,13 +87,15 @@ describe('a reload that only adds services', () => {
           // Some steps also drop a service (the shortcut must not apply to those), most only add.
           const kept = removed === 0 ? services.slice(1) : services;
           services = [...kept, ...more.filter((s) => !names.has(s.meta.name))];
+          snapshot = { pools: POOLS, services };
           turn();
           turn();
         }
       }),
-      { numRuns: 300 },
+      { numRuns: 150 },
     );
     expect(shortcuts).toBeGreaterThan(0);
+    expect(followed).toBeGreaterThan(0);
   });
 
   it('adds one service to 2,000 settled ones by allocating that one, with the full turn’s outcome', () => {
