@@ -142,11 +142,9 @@ export class IncrementalElection implements Elector {
   private configKeyOf(config: ElectionConfig): string {
     const ids = this.ids;
     const lists = [config.pools, config.l2Advertisements, config.bgpAdvertisements, config.bgpPeers];
-    return [
-      JSON.stringify(config.nodes),
-      JSON.stringify(config.options ?? {}),
-      ...lists.map((list) => list.map((o) => ids.of(o)).join(',')),
-    ].join('|');
+    // A Node's addresses and subnets hold bigints (IP values), which JSON.stringify refuses as they are.
+    const nodes = JSON.stringify(config.nodes, (_key, value: unknown) => (typeof value === 'bigint' ? `0x${value.toString(16)}` : value));
+    return [nodes, JSON.stringify(config.options ?? {}), ...lists.map((list) => list.map((o) => ids.of(o)).join(','))].join('|');
   }
 
   /** What a service's units were built from besides the context: the Service, its IPs and pool, its endpoints. */

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { IncrementalElection, electAll, type ElectionConfig, type ServiceElectionInput } from '../../src/election';
 import type { Node, Service } from '../../src/model';
-import { EXCLUDE, bgpAd, input, l2Ad, node, pool, sel, service } from './factories';
+import { parseCIDR } from '../../src/ip';
+import { EXCLUDE, bgpAd, input, ip, l2Ad, node, pool, sel, service } from './factories';
 
 const NODE_NAMES = Array.from({ length: 8 }, (_, i) => `node-${i}`);
 
@@ -188,10 +189,16 @@ describe('IncrementalElection', () => {
     expect(elector.stats).toEqual({ full: 2, incremental: 2, membershipChanges: 2, unitsMade: 2_001 });
   });
 
-  it('elects from scratch while a node drains (the index has no preference tiers), and picks the index up after', () => {
+  it('elects from scratch while a node drains (the index has no preference tiers), and picks the index up after, for Nodes with addresses', () => {
     const services = [service('ns/a', ['10.0.0.1']), service('ns/b', ['10.0.0.2'])];
+    // Nodes documented with their addresses (IP values are bigints) and subnets, as a file's v1 Nodes are.
+    const documented = NODE_NAMES.map((n, k) => ({
+      ...node(n),
+      addresses: [ip(`192.0.2.${k + 1}`)],
+      subnets: [parseCIDR('192.0.2.0/24')!],
+    }));
     const cfg = (draining: string[]): ElectionConfig => ({
-      nodes: NODE_NAMES.map((n) => node(n)),
+      nodes: documented.map((n) => ({ ...n })),
       pools: POOLS,
       l2Advertisements: L2_ADS,
       bgpAdvertisements: [],
