@@ -34,15 +34,17 @@ function selectAddresses(
   request: Pick<FamilyRequest, 'family' | 'policy'>,
 ): { readonly ok: true; readonly ips: readonly IP[] } | { readonly ok: false; readonly error: AllocationError } {
   const { ipv4, ipv6 } = offer;
-  const fail = { ok: false, error: allocationErrors.noAvailableIPsForFamily(offer.pool, request.family) } as const;
-  if (request.family === 'ipv4') return ipv4 ? { ok: true, ips: [ipv4] } : fail;
-  if (request.family === 'ipv6') return ipv6 ? { ok: true, ips: [ipv6] } : fail;
+  // Built only on failure: an Error captures a stack trace, which cost more than the allocation itself when
+  // every call built one (a third of allocating 10,000 services).
+  const fail = () => ({ ok: false, error: allocationErrors.noAvailableIPsForFamily(offer.pool, request.family) }) as const;
+  if (request.family === 'ipv4') return ipv4 ? { ok: true, ips: [ipv4] } : fail();
+  if (request.family === 'ipv6') return ipv6 ? { ok: true, ips: [ipv6] } : fail();
   if (ipv4 && ipv6) return { ok: true, ips: [ipv4, ipv6] };
   if (request.policy === 'PreferDualStack') {
     if (ipv4) return { ok: true, ips: [ipv4] };
     if (ipv6) return { ok: true, ips: [ipv6] };
   }
-  return fail;
+  return fail();
 }
 
 /**

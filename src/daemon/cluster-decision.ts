@@ -10,7 +10,7 @@
 import {
   advertisementCoversPool,
   advertisementSelectsNode,
-  electAll,
+  FULL_ELECTION,
   l2AdsForService,
   peersOnNode,
   poolForIPs,
@@ -18,6 +18,7 @@ import {
   type ElectionConfig,
   type ElectionOptions,
   type ElectionOutcome,
+  type Elector,
   type Explanation,
   type MlbNodeStates,
   type ServiceElectionInput,
@@ -88,7 +89,11 @@ export interface ClusterDecision {
   readonly peersOnSelf: readonly string[];
 }
 
-export function decideCluster(inputs: ClusterInputs): ClusterDecision {
+/**
+ * `elector`: how every service is elected. The speaker passes its IncrementalElection, which keeps the election
+ * between calls and only re-elects what a membership change can move; the outcome is the same either way.
+ */
+export function decideCluster(inputs: ClusterInputs, elector: Elector = FULL_ELECTION): ClusterDecision {
   const facts = memberFacts(inputs.live);
   const allowed = facts.mlbOnlyInputsAllowed;
   const config: ElectionConfig = {
@@ -101,7 +106,7 @@ export function decideCluster(inputs: ClusterInputs): ClusterDecision {
     ...(allowed ? { mlb: nodeStates(facts.facts) } : {}),
   };
   const services = serviceInputs(inputs, facts, allowed);
-  const election = electAll(config, services, new Set(facts.live));
+  const election = elector.elect(config, services, new Set(facts.live));
   const selfNode = config.nodes.find((n) => n.meta.name === inputs.self);
   let explanations: Explanation[] | undefined;
   const explain = () => (explanations ??= election.explain());

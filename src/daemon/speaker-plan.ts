@@ -7,7 +7,7 @@
  * (test/daemon/speaker-plan.test.ts).
  */
 import { bgpPeerPlans, type BgpPeerPlan } from '../announce/bgp/bgp-peer-plan';
-import type { BGPAnnouncement } from '../election';
+import type { BGPAnnouncement, Elector } from '../election';
 import type { Member } from '../gossip/swim';
 import { formatIP, type IP } from '../ip';
 import { decideCluster, type ClusterDecision, type ClusterInputs, type OwnedL2 } from './cluster-decision';
@@ -33,6 +33,8 @@ export interface SpeakerPlanInputs {
   /** Whether mlb-only inputs (health, drain, warm-up) took part in the previous election; undefined before it. */
   readonly previousMlbInputs: boolean | undefined;
   readonly now: number;
+  /** The speaker's election across recomputations (election/incremental-election.ts); default: from scratch. */
+  readonly elector?: Elector;
 }
 
 /** An owner change, and the line that tells an operator about it. */
@@ -60,7 +62,7 @@ export interface SpeakerPlan {
 }
 
 export function planSpeaker(inputs: SpeakerPlanInputs): SpeakerPlan {
-  const decision = decideCluster(inputs.election);
+  const decision = decideCluster(inputs.election, inputs.elector);
   const tracked = trackOwners(inputs.owners, decision.outcomes, inputs.now, inputs.gone);
   const allowed = decision.mlbInputs.allowed;
   const { snapshot } = inputs.election;

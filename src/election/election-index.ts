@@ -65,7 +65,8 @@ export interface ElectionChange {
 export class ElectionIndex {
   readonly context: ElectionContext;
   private units: ElectionUnit[] = [];
-  private readonly orders = new Map<string, HashOrder>();
+  /** Hash orders by IP text: they depend only on the nodes, so an index on the same context shares them. */
+  private readonly orders: Map<string, HashOrder>;
   /** Per unit: its hash order (L2 at election time; BGP lazily, only explanations rank BGP nodes). */
   private unitOrders: (HashOrder | undefined)[] = [];
   /** Per L2 unit: the winner's position in its hash order, or NO_WINNER. Unused for BGP units. */
@@ -85,22 +86,29 @@ export class ElectionIndex {
   private allLive = true;
   private readonly unknownLive = new Set<string>();
 
-  constructor(config: ElectionConfig | ElectionContext) {
+  /** `sharing`: an index on the same context whose hash orders this one may reuse (a reload's new index). */
+  constructor(config: ElectionConfig | ElectionContext, sharing?: ElectionIndex) {
     this.context = config instanceof ElectionContext ? config : new ElectionContext(config);
+    this.orders = sharing && sharing.context === this.context ? sharing.orders : new Map();
     // The preference tiers (deferral.ts) re-rank across nodes, which the per-node rows here cannot express. The
-    // index serves MetalLB-sized clusters (Kubernetes mode, benchmarks); plain hosts elect with electAll.
+    // daemon elects with electAll while any node is in a tier (incremental-election.ts).
     if (this.context.config.mlb) throw new Error('ElectionIndex does not take mlb preference tiers (drain, warm-up): use electAll');
     this.live = new Uint8Array(this.context.nodeNames.length);
   }
 
   /** Cold election of every service. Returns the outcomes (explanations are built on demand by explain()). */
   elect(services: readonly ServiceElectionInput[], live: LiveMembers): ElectionOutcome[] {
+    return this.electUnits(unitsOf(this.context, services), live);
+  }
+
+  /** elect() on units already made by this index's context (unitsFor), in election order. */
+  electUnits(units: ElectionUnit[], live: LiveMembers): ElectionOutcome[] {
     const ctx = this.context;
     this.allLive = live === undefined;
     this.unknownLive.clear();
     for (let id = 0; id < ctx.nodeNames.length; id++) this.live[id] = live === undefined || live.has(ctx.nodeNames[id] as string) ? 1 : 0;
     if (live) for (const name of unknownLiveMembers(ctx, live)) this.unknownLive.add(name);
-    this.units = unitsOf(ctx, services);
+    this.units = units;
     const count = this.units.length;
     this.unitOrders = new Array(count);
     this.winnerPos = new Int32Array(count).fill(NO_WINNER);

@@ -15,3 +15,4 @@ export * from './elect';
 export * from './election-index';
 export * from './candidate-text';
 export * from './explain-each';
+export * from './incremental-election';

@@ -20,7 +20,7 @@ import type { RecordEffect, RecordsChannel, RecordsPart } from '../records/recor
 import type { ServiceHolders, WithheldRelease } from './allocate-with-table';
 import { emptyAllocationTable, receiveAllocationTable, type AllocationTable } from './allocation-table';
 import type { AllocationTableSaver } from './allocation-table-saver';
-import { AllocationStatusCode, effectiveAllocation } from './effective-allocation';
+import { AllocationStatusCode, effectiveAllocation, type ReusableAllocation } from './effective-allocation';
 import { describeEntry, restoreAllocations } from './restore-allocations';
 
 const HAS_ADDRESSES: ReadonlySet<string> = new Set([
@@ -72,6 +72,8 @@ export class AllocationTableSharing implements RecordsPart {
   private held: AllocationTable | undefined;
   private restoreTimer: Timer | undefined;
   private withheld: readonly WithheldRelease[] = [];
+  /** What the next allocation may reuse of the last one (effective-allocation.ts ReusableAllocation). */
+  private reusable: ReusableAllocation | undefined;
 
   constructor(private readonly options: AllocationTableSharingOptions) {
     this.held = options.held;
@@ -87,7 +89,9 @@ export class AllocationTableSharing implements RecordsPart {
     const mlbNodes = live.filter((m) => decodeNodeMeta(m.meta) !== undefined).map((m) => m.name);
     // Until the first join is over and the file is restored, a restarted allocator must not write a version of
     // its own (it would allocate afresh what the cluster or its file already assigned), nor use such a run.
-    const result = effectiveAllocation(snapshot, this.table, mlbNodes, this.options.self, this.options.runtime.now(), holders, this.ready);
+    const now = this.options.runtime.now();
+    const result = effectiveAllocation(snapshot, this.table, mlbNodes, this.options.self, now, holders, this.ready, this.reusable);
+    this.reusable = result.reusable;
     this.logWithheld(result.withheld);
     // Logged again when this node starts writing (role "following" until it has heard the cluster).
     if (result.allocator !== this.allocator || result.reason.code !== this.role) {

@@ -19,6 +19,7 @@ import type { Snapshot } from '../../model';
 import { type AllocationEntry, type AllocationTable, expireReleasedEntries } from './allocation-table';
 import { type ServiceHolders, type TableChange, type WithheldRelease, allocateFromTable } from './allocate-with-table';
 import { chooseAllocator } from './allocator-node';
+import { allocateAdded, settledRun, type SettledRun } from './added-services';
 import { type Claim, claimAddresses } from './claim-addresses';
 
 export const AllocationStatusCode = {
@@ -79,7 +80,24 @@ export interface EffectiveAllocation {
   readonly results?: AllocateServicesOutput;
   /** On the allocator: entries of services its file lacks, kept because other live members define them. */
   readonly withheld: readonly WithheldRelease[];
+  /** What the next call may reuse of this one (pass it back as `previous`). */
+  readonly reusable?: ReusableAllocation;
 }
+
+/**
+ * The allocator's settled run (a reload that only adds services extends it), or a follower's whole answer with
+ * what it was computed from (a recomputation on the same configuration and table gives the same answer: a
+ * membership change need not replay the claim pass over every service).
+ */
+export type ReusableAllocation =
+  | { readonly kind: 'settled'; readonly run: SettledRun }
+  | {
+      readonly kind: 'following';
+      readonly snapshot: Pick<Snapshot, 'pools' | 'services'>;
+      readonly table: AllocationTable;
+      readonly allocator: string;
+      readonly answer: EffectiveAllocation;
+    };
 
 export function effectiveAllocation(
   snapshot: Pick<Snapshot, 'pools' | 'services'>,
@@ -89,10 +107,15 @@ export function effectiveAllocation(
   now: number,
   holders?: ServiceHolders,
   mayWrite = true,
+  previous?: ReusableAllocation,
 ): EffectiveAllocation {
   const allocator = chooseAllocator([...liveNodes, self]) as string;
   if (allocator === self && mayWrite) {
-    const run = allocateFromTable(snapshot, table, self, now, holders);
+    // A reload that only added services costs what it added (added-services.ts); anything else runs in full.
+    const settledBefore = previous?.kind === 'settled' ? previous.run : undefined;
+    const run =
+      (settledBefore && allocateAdded(settledBefore, snapshot, table, self, now)) ?? allocateFromTable(snapshot, table, self, now, holders);
+    const settled = settledRun(snapshot, table, self, run);
     const services = new Map([...run.results.results].map(([key, r]) => [key, statusOfResult(r)]));
     return {
       allocator,
@@ -109,9 +132,30 @@ export function effectiveAllocation(
       },
       results: run.results,
       withheld: run.withheld,
+      ...(settled && { reusable: { kind: 'settled', run: settled } }),
     };
   }
   const current = expireReleasedEntries(table, now);
+  if (
+    previous?.kind === 'following' &&
+    previous.snapshot === snapshot &&
+    previous.table === current &&
+    previous.allocator === allocator &&
+    (allocator === self) === previous.answer.iAmAllocator
+  ) {
+    return { ...previous.answer, reusable: previous };
+  }
+  const answer = following(snapshot, current, allocator, self);
+  return { ...answer, reusable: { kind: 'following', snapshot, table: current, allocator, answer } };
+}
+
+/** A follower's answer: the table's addresses after the claim pass every node runs. */
+function following(
+  snapshot: Pick<Snapshot, 'pools' | 'services'>,
+  current: AllocationTable,
+  allocator: string,
+  self: string,
+): EffectiveAllocation {
   const { claims } = claimAddresses(snapshot, current);
   const services = new Map([...claims].map(([key, c]) => [key, statusOfClaim(key, c, allocator)]));
   return {

@@ -36,17 +36,38 @@ export function hashServiceKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest().subarray(0, CONFIG_HASH_BYTES).toString('hex');
 }
 
+/** The snapshot's lists in the canonical order of their names (sorted, as canonicalJSON sorts object keys). */
+const DIGESTED_LISTS = [
+  'bfdProfiles',
+  'bgpAdvertisements',
+  'bgpPeers',
+  'communities',
+  'l2Advertisements',
+  'nodes',
+  'pools',
+  'services',
+] as const;
+
+/**
+ * Each object's canonical text, by object: a reload keeps the objects it did not change (snapshot-interning.ts),
+ * so a digest after a one-service edit canonicalises one service, not 10,000.
+ */
+const canonicalTexts = new WeakMap<object, string>();
+const keyHashes = new WeakMap<object, string>();
+
+function canonicalTextOf(o: object): string {
+  let text = canonicalTexts.get(o);
+  if (text === undefined) {
+    text = canonicalJSON(o);
+    canonicalTexts.set(o, text);
+  }
+  return text;
+}
+
 export function configDigest(snapshot: Snapshot): string {
-  const text = canonicalJSON({
-    pools: snapshot.pools,
-    l2Advertisements: snapshot.l2Advertisements,
-    bgpAdvertisements: snapshot.bgpAdvertisements,
-    bgpPeers: snapshot.bgpPeers,
-    bfdProfiles: snapshot.bfdProfiles,
-    communities: snapshot.communities,
-    services: snapshot.services,
-    nodes: snapshot.nodes,
-  });
+  // Byte for byte canonicalJSON of { pools, l2Advertisements, ... } (the digest other nodes compare with), put
+  // together from each object's own canonical text.
+  const text = `{${DIGESTED_LISTS.map((name) => `"${name}":[${snapshot[name].map(canonicalTextOf).join(',')}]`).join(',')}}`;
   return createHash('sha256').update(text, 'utf8').digest().subarray(0, CONFIG_HASH_BYTES).toString('hex');
 }
 
@@ -54,7 +75,12 @@ export function summarizeConfig(snapshot: Snapshot): ConfigSummary {
   const keysByHash = new Map<string, string>();
   for (const service of snapshot.services) {
     const key = serviceKey(service);
-    keysByHash.set(hashServiceKey(key), key);
+    let hash = keyHashes.get(service);
+    if (hash === undefined) {
+      hash = hashServiceKey(key);
+      keyHashes.set(service, hash);
+    }
+    keysByHash.set(hash, key);
   }
   return { digest: configDigest(snapshot), services: snapshot.services.length, keyHashes: new Set(keysByHash.keys()), keysByHash };
 }

@@ -38,6 +38,14 @@ describe('configuration digest', () => {
     expect(configDigest(a)).toBe(configDigest(b));
   });
 
+  it('is the text every release computes, for objects seen before or not (mixed-version clusters compare it)', () => {
+    const snapshot = configSnapshot(['web', 'db'], { comment: 'x' });
+    // Computed by the release before per-object caching, from canonical JSON of the whole snapshot.
+    expect(configDigest(snapshot)).toBe('7a067a3288c49e8b');
+    expect(configDigest(snapshot)).toBe('7a067a3288c49e8b');
+    expect(configDigest({ ...snapshot, services: [...snapshot.services] })).toBe('7a067a3288c49e8b');
+  });
+
   it('differs when a service is missing', () => {
     expect(configDigest(configSnapshot(['web']))).not.toBe(configDigest(configSnapshot(['web', 'db'])));
   });
