@@ -13,7 +13,7 @@
 // Use from another bench:  import { measureDaemonArp } from './arp/daemon-arp';
 //                          const r = await measureDaemonArp({ vips: 10_000, rate: 10_000, seconds: 3 });
 // Or run it:               sudo LAB_NETNS_PREFIX=mine node --import tsx bench/arp/daemon-arp.ts 1,1000,10000 [rate] [seconds] [addWhileMeasuring]
-// MLB_BENCH_CLI=/path/to/other/dist/mlb.mjs measures another build. Needs root, `npm run build` and the addon.
+// BENCH_ARP_CLI=/path/to/other/dist/mlb.mjs measures another build. Needs root, `npm run build` and the addon.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +29,8 @@ const VIP_SUBNET_ADDRESS = '10.214.255.254/16';
 /** Binding 10,000 VIPs took minutes before netlink batching: the wait for the last VIP's first answer. */
 const READY_TIMEOUT_MS = 600_000;
 const READY_POLL_MS = 500;
+/** How much of the daemon's output is kept to explain a start that never answers. */
+const STDERR_KEPT = 4_000;
 
 export interface DaemonArpOptions {
   readonly vips: number;
@@ -134,7 +136,13 @@ function summarize(target: string, r: GeneratorRun): ArpRun {
   };
 }
 
-function startDaemon(lab: NetnsLab, node: LabHost, configFile: string, cli: string, cpu: number | undefined): void {
+/** The daemon's process: its exit (if any) and the end of its stderr, for a start that never answers. */
+interface DaemonProcess {
+  readonly exitCode: () => number | null;
+  readonly stderrTail: () => string;
+}
+
+function startDaemon(lab: NetnsLab, node: LabHost, configFile: string, cli: string, cpu: number | undefined): DaemonProcess {
   const state = tempDir('mlb-bench-arp-');
   const args = [
     cli,
@@ -153,7 +161,12 @@ function startDaemon(lab: NetnsLab, node: LabHost, configFile: string, cli: stri
     'warn',
   ];
   const [command, argv] = cpu === undefined ? [process.execPath, args] : ['taskset', ['-c', String(cpu), process.execPath, ...args]];
-  lab.spawnIn(node, command, argv, { cwd: REPO_ROOT, stdio: 'ignore', detached: true });
+  const child = lab.spawnIn(node, command, argv, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let tail = '';
+  const keep = (chunk: Buffer) => (tail = (tail + chunk.toString('utf8')).slice(-STDERR_KEPT));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  return { exitCode: () => child.exitCode, stderrTail: () => tail };
 }
 
 /** Builds a lab, starts the daemon with `vips` VIPs, measures the kernel then mlb; tears everything down. */
@@ -168,14 +181,16 @@ export async function measureDaemonArp(options: DaemonArpOptions): Promise<Daemo
     const configFile = join(tempDir('mlb-bench-arp-config-'), 'mlb.yaml');
     writeFileSync(configFile, daemonArpConfig(vips));
     const started = Date.now();
-    startDaemon(lab, node, configFile, cli, cpus?.[1]);
+    const daemon = startDaemon(lab, node, configFile, cli, cpus?.[1]);
     let tag = 0;
     const nextTag = () => (tag = (tag + 1) & 0xff);
     const last = vipAddress(vips - 1);
     for (;;) {
       const probe = await run(generator, last, 100, 3, nextTag());
       if (probe.replies > 0) break;
-      if (Date.now() - started > READY_TIMEOUT_MS) throw new Error(`the daemon did not answer for ${last} within ${READY_TIMEOUT_MS} ms`);
+      if (daemon.exitCode() !== null) throw new Error(`the daemon exited (${daemon.exitCode()}): ${daemon.stderrTail()}`);
+      if (Date.now() - started > READY_TIMEOUT_MS)
+        throw new Error(`the daemon did not answer for ${last} within ${READY_TIMEOUT_MS} ms: ${daemon.stderrTail()}`);
       await sleep(READY_POLL_MS);
     }
     const readyMs = Date.now() - started;
@@ -211,7 +226,7 @@ async function main(): Promise<void> {
       seconds: Number(seconds),
       addWhileMeasuring: Number(add),
       log: (l) => console.error(l),
-      ...(process.env.MLB_BENCH_CLI ? { cli: process.env.MLB_BENCH_CLI } : {}),
+      ...(process.env.BENCH_ARP_CLI ? { cli: process.env.BENCH_ARP_CLI } : {}),
     });
     for (const [who, x] of [
       ['kernel', r.kernel],
