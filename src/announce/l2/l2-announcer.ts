@@ -28,7 +28,7 @@ import type { L2DropReason } from './drop-reasons';
 import { REAL_RUNTIME } from '../../runtime/real-runtime';
 import type { Clock, Scheduler } from '../../runtime/runtime';
 import { gratuitousDriver, type GratuitousDriver } from './gratuitous-driver';
-import { METALLB_GRATUITOUS, type GratuitousBurst, type GratuitousConfig } from './gratuitous-schedule';
+import { METALLB_GRATUITOUS, type GratuitousBurst, type GratuitousChange, type GratuitousConfig } from './gratuitous-schedule';
 import type { LinkInfo } from './interfaces/interface-selection';
 import type { LinkSource } from './interfaces/netlink-links';
 import {
@@ -153,7 +153,13 @@ export class L2Announcer {
       port.owned = ownedOn(state, name);
       port.ownedV4 = ownedV4On(state, name);
     }
-    for (const effect of effects) this.apply(effect);
+    const changes: GratuitousChange[] = [];
+    for (const effect of effects) {
+      const change = this.apply(effect);
+      if (change) changes.push(change);
+    }
+    // One step of the schedule for the whole reconcile, however many addresses it gained or lost.
+    if (changes.length > 0) this.gratuitous.dispatch({ kind: 'changes', changes });
     // Interfaces whose sockets failed to open earlier get another chance on every reconcile.
     for (const port of this.ports.values()) this.ensureSockets(port);
     this.dropIdlePorts();
@@ -205,7 +211,8 @@ export class L2Announcer {
 
   // --- effects -------------------------------------------------------------------------------------------------
 
-  private apply(effect: L2Effect): void {
+  /** Carries out one effect; a gratuitous start or stop is returned, for one batched step of the schedule. */
+  private apply(effect: L2Effect): GratuitousChange | undefined {
     const port = this.port(effect.interface);
     switch (effect.kind) {
       case 'createARPResponder':
@@ -222,7 +229,7 @@ export class L2Announcer {
         );
         if (create) this.ensureSockets(port);
         else this.closeSocket(port, arp ? 'arp' : 'ndp');
-        return;
+        return undefined;
       }
       case 'joinSolicitedNodeGroup': {
         const mac = formatMAC(effect.mac);
@@ -232,7 +239,7 @@ export class L2Announcer {
           { event: effect.kind, interface: effect.interface, group: formatIP(effect.group), reason: effect.reason },
           'joined solicited-node group',
         );
-        return;
+        return undefined;
       }
       case 'leaveSolicitedNodeGroup': {
         const mac = formatMAC(effect.mac);
@@ -242,19 +249,17 @@ export class L2Announcer {
           { event: effect.kind, interface: effect.interface, group: formatIP(effect.group), reason: effect.reason },
           'left solicited-node group',
         );
-        return;
+        return undefined;
       }
       case 'startGratuitous':
-        if (port.iface) this.gratuitous.dispatch({ kind: 'gained', ip: effect.ip, iface: port.iface });
-        else
-          this.log.warn(
-            { event: 'announceDeferred', interface: effect.interface, ip: formatIP(effect.ip) },
-            'interface not present: announcing when it appears',
-          );
-        return;
+        if (port.iface) return { kind: 'gained', ip: effect.ip, iface: port.iface };
+        this.log.warn(
+          { event: 'announceDeferred', interface: effect.interface, ip: formatIP(effect.ip) },
+          'interface not present: announcing when it appears',
+        );
+        return undefined;
       case 'stopGratuitous':
-        this.gratuitous.dispatch({ kind: 'lost', ip: effect.ip, interfaceName: effect.interface });
-        return;
+        return { kind: 'lost', ip: effect.ip, interfaceName: effect.interface };
     }
   }
 
