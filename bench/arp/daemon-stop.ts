@@ -33,20 +33,33 @@ export async function measureDaemonStop(vips: number, cli = MLB_CLI, nodeArgs: r
     const configFile = join(dir, 'mlb.yaml');
     writeFileSync(configFile, daemonArpConfig(vips));
     const args = [...nodeArgs, cli, 'daemon', '--config', configFile, '--node-name', 'node', '--gossip-bind', `${node.ipv4}:7946`];
-    const child = lab.spawnIn(node, process.execPath, [...args, '--state-dir', dir, '--control-socket', join(dir, 'mlb.sock'), '--log-level', 'warn'], {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'ignore', 'ignore'],
-    });
+    const child = lab.spawnIn(
+      node,
+      process.execPath,
+      [...args, '--state-dir', dir, '--control-socket', join(dir, 'mlb.sock'), '--log-level', 'warn'],
+      {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'ignore', 'ignore'],
+      },
+    );
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const started = Date.now();
     for (let tag = 1; ; tag = (tag + 1) & 0xff) {
-      const probe = (await generator.call({ op: 'run', target: vipAddress(vips - 1), rate: 100, count: 3, timeoutMs: 100, tag })) as unknown as {
+      const probe = (await generator.call({
+        op: 'run',
+        target: vipAddress(vips - 1),
+        rate: 100,
+        count: 3,
+        timeoutMs: 100,
+        tag,
+      })) as unknown as {
         replies: number;
       };
       if (probe.replies > 0) break;
       if (Date.now() - started > READY_TIMEOUT_MS) throw new Error('the daemon never answered for its last VIP');
       await sleep(500);
     }
+    console.error(`${vips} VIPs answered after ${Date.now() - started} ms; SIGTERM`);
     // ip netns exec runs the daemon as its child: signal the daemon itself.
     const pid = execFileSync('ip', ['netns', 'pids', node.netns], { encoding: 'utf8' })
       .split('\n')
@@ -71,7 +84,9 @@ async function main(): Promise<void> {
   const nodeArgs = process.env.BENCH_STOP_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   for (const vips of sizes) {
     const r = await measureDaemonStop(vips, process.env.BENCH_ARP_CLI ?? MLB_CLI, nodeArgs);
-    console.log(`${vips} VIPs: SIGTERM -> exit ${(r.stopMs / 1000).toFixed(2)} s, exit code ${r.exitCode}, ${r.leftOnVipInterface} addresses left on mlb0`);
+    console.log(
+      `${vips} VIPs: SIGTERM -> exit ${(r.stopMs / 1000).toFixed(2)} s, exit code ${r.exitCode}, ${r.leftOnVipInterface} addresses left on mlb0`,
+    );
   }
 }
 
