@@ -7,7 +7,7 @@
   "targets": [
     {
       "target_name": "mlb_native",
-      "sources": ["src/native/packet-socket.cc", "src/native/arp-fast-path.cc", "src/native/tcp-md5.cc"],
+      "sources": ["src/native/packet-socket.cc", "src/native/arp-fast-path.cc", "src/native/arp-answer-thread.cc", "src/native/tcp-md5.cc"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS"],
       "cflags!": ["-fno-exceptions"],

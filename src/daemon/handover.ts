@@ -47,3 +47,16 @@ export function handoverStatus(inputs: HandoverInputs): HandoverStatus {
   if (inputs.now - inputs.startedAt >= HANDOVER_TIMEOUT_MS) return { done: true, waiting, orphaned, reason: 'timedOut' };
   return { done: false, waiting, orphaned, reason: 'waiting' };
 }
+
+/**
+ * Each layer-2 IP text -> the election's winner for it, in one pass over the outcomes. The handover asks for the
+ * owner of every held IP on every check: a scan of the outcomes per IP made that 10,000 x 10,000 comparisons per
+ * check with 10,000 VIPs, seconds of a stop spent before any IP was let go.
+ */
+export function layer2Owners(
+  outcomes: readonly { protocol: string; ips: readonly string[]; winner: string | null }[],
+): ReadonlyMap<string, string | null> {
+  const owners = new Map<string, string | null>();
+  for (const o of outcomes) if (o.protocol === 'layer2') for (const ip of o.ips) if (!owners.has(ip)) owners.set(ip, o.winner);
+  return owners;
+}

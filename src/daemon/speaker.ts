@@ -31,7 +31,7 @@ import type { ControlProvider, ControlSnapshot, SnapshotPage } from './control';
 import { controlView } from './control-view';
 import { withLiveFacts } from './explain-live-facts';
 import { EventLog, type DaemonEvent } from './daemon-events';
-import { handoverStatus } from './handover';
+import { handoverStatus, layer2Owners } from './handover';
 import { LocalAnnouncements } from './local-announcements';
 // Not './metrics': its index loads prom-client, which only --metrics-bind should load (daemon.ts imports it lazily).
 import type { MetricsCounters, MetricsSource } from './metrics/metrics-source';
@@ -133,7 +133,7 @@ export class Speaker implements ControlProvider, MetricsSource {
   /** The first join attempt is over: the election now sees the cluster, not just this node. */
   private joined = false;
   /** While leaving: the IPs held when the handover began, and those another MAC has announced since. */
-  private handover: { startedAt: number; held: string[]; claimed: Set<string> } | undefined;
+  private handover: { startedAt: number; held: string[]; heldSet: ReadonlySet<string>; claimed: Set<string> } | undefined;
   private membership: ClusterMembership | undefined;
   /** Compares this node's file with the others' and retains services they still define (config-facts/). */
   private configTracker!: ConfigTracker;
@@ -330,6 +330,9 @@ export class Speaker implements ControlProvider, MetricsSource {
       [
         ['membership', () => this.membership?.stop()],
         ['config', () => this.source.stop()],
+        // A leaving node expects other MACs on its IPs (its successors'); its probes, at 10,000 VIPs most of a stop's
+        // CPU, would only slow the handover and the withdraw down.
+        ['selfCheck', () => this.closeSelfCheck()],
         ['handover', () => gossip && this.handOver()],
         [
           'withdraw',
@@ -341,7 +344,6 @@ export class Speaker implements ControlProvider, MetricsSource {
         ['bgp', () => this.bgp?.close()],
         ['announcements', () => this.announcements?.settled()],
         ['l2', () => this.l2?.close()],
-        ['selfCheck', () => this.closeSelfCheck()],
         ['vips', () => this.vips?.close({ keep: false })],
         ['links', () => this.links?.close()],
         ['control', () => this.control?.close()],
@@ -624,7 +626,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     const ip = formatIP(conflict.ip);
     // While handing over, the successor's announcement is expected, not a split brain.
     if (!this.handover) this.selfCheck?.observe(conflict);
-    if (this.handover && this.handover.held.includes(ip) && !this.handover.claimed.has(ip)) {
+    if (this.handover && this.handover.heldSet.has(ip) && !this.handover.claimed.has(ip)) {
       this.handover.claimed.add(ip);
       this.options.logger.info({ event: 'handoverClaimed', ip, mac: formatMAC(conflict.mac) }, `successor announced ${ip}`);
     }
@@ -634,18 +636,18 @@ export class Speaker implements ControlProvider, MetricsSource {
     const held = this.announcements.announced().map((a) => a.ip);
     await this.flags.setLeaving();
     if (held.length === 0 || !this.options.announce) return;
-    this.handover = { startedAt: this.now(), held, claimed: new Set() };
+    this.handover = { startedAt: this.now(), held, heldSet: new Set(held), claimed: new Set() };
     this.schedule();
     for (;;) {
       await new Promise<void>((r) => this.parts.runtime.after(HANDOVER_POLL_MS, r));
-      const decision = this.decision;
+      const owners = layer2Owners(this.decision?.outcomes ?? []);
       const status = handoverStatus({
         held,
         claimed: this.handover.claimed,
         self: this.options.nodeName,
         startedAt: this.handover.startedAt,
         now: this.now(),
-        ownerOf: (ip) => decision?.outcomes.find((o) => o.protocol === 'layer2' && o.ips.includes(ip))?.winner ?? null,
+        ownerOf: (ip) => owners.get(ip) ?? null,
       });
       if (!status.done) continue;
       this.options.logger.info(

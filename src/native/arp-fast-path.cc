@@ -92,6 +92,22 @@ bool ArpFastPathReply(const uint8_t* f, size_t n, int pkttype, const ArpFastPath
   return true;
 }
 
+std::vector<uint32_t> ReadIpv4List(Napi::Env env, const Napi::Value& value, const char* what) {
+  if (!value.IsArray()) ThrowTypeError(env, std::string(what) + " must be an array of IPv4 addresses (uint32)");
+  Napi::Array ips = value.As<Napi::Array>();
+  std::vector<uint32_t> out;
+  out.reserve(ips.Length());
+  for (uint32_t i = 0; i < ips.Length(); i++) {
+    Napi::Value v = ips.Get(i);
+    double ip = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1;
+    if (!(ip >= 0 && ip <= 4294967295.0) || ip != static_cast<double>(static_cast<uint32_t>(ip))) {
+      ThrowTypeError(env, std::string(what) + "[" + std::to_string(i) + "] must be an integer from 0 to 4294967295");
+    }
+    out.push_back(static_cast<uint32_t>(ip));
+  }
+  return out;
+}
+
 ArpFastPathTable ReadArpFastPathTable(Napi::Env env, const Napi::Value& value, const char* what) {
   const std::string prefix = std::string(what) + ": ";
   if (!value.IsObject()) ThrowTypeError(env, prefix + "takes { mac, ips }");
@@ -100,18 +116,8 @@ ArpFastPathTable ReadArpFastPathTable(Napi::Env env, const Napi::Value& value, c
   if (!mac.IsBuffer() || mac.As<Napi::Buffer<uint8_t>>().Length() != kArpMacBytes) {
     ThrowTypeError(env, prefix + "mac must be a 6-byte Buffer");
   }
-  Napi::Value ipsValue = config.Get("ips");
-  if (!ipsValue.IsArray()) ThrowTypeError(env, prefix + "ips must be an array of IPv4 addresses (uint32)");
-  Napi::Array ips = ipsValue.As<Napi::Array>();
   ArpFastPathTable table;
-  for (uint32_t i = 0; i < ips.Length(); i++) {
-    Napi::Value v = ips.Get(i);
-    double ip = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1;
-    if (!(ip >= 0 && ip <= 4294967295.0) || ip != static_cast<double>(static_cast<uint32_t>(ip))) {
-      ThrowTypeError(env, prefix + "ips[" + std::to_string(i) + "] must be an integer from 0 to 4294967295");
-    }
-    table.ips.insert(static_cast<uint32_t>(ip));
-  }
+  for (uint32_t ip : ReadIpv4List(env, config.Get("ips"), (prefix + "ips").c_str())) table.ips.insert(ip);
   std::memcpy(table.mac, mac.As<Napi::Buffer<uint8_t>>().Data(), kArpMacBytes);
   return table;
 }

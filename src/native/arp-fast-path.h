@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <unordered_set>
+#include <vector>
 
 namespace mlb {
 
@@ -31,6 +32,9 @@ bool ArpFastPathReply(const uint8_t* frame, size_t length, int pkttype, const Ar
 
 // { mac: Buffer(6), ips: number[] } as setArpFastPath and arpFastPathReply take it; a TypeError prefixed `what`.
 ArpFastPathTable ReadArpFastPathTable(Napi::Env env, const Napi::Value& config, const char* what);
+
+// An array of IPv4 addresses as host-order uint32 numbers; a TypeError naming `what` otherwise.
+std::vector<uint32_t> ReadIpv4List(Napi::Env env, const Napi::Value& value, const char* what);
 
 // Adds arpFastPathReply(frame: Buffer, { mac, ips }, pkttype = PACKET_HOST) -> Buffer | null to the exports.
 void RegisterArpFastPath(Napi::Env env, Napi::Object exports);

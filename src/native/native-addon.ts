@@ -43,6 +43,7 @@ export interface NativePacketSocket {
   unref(): void;
   close(): void;
   setArpFastPath(config: { mac: Buffer; ips: number[] } | null): void;
+  changeArpFastPath(add: number[], remove: number[]): void;
   fastPathStats(): ArpFastPathStat[];
 }
 

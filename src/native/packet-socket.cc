@@ -9,7 +9,10 @@
 //   socket.addMembership(mac: Buffer) / dropMembership(mac: Buffer)     PACKET_MR_MULTICAST on the bound interface
 //   socket.ref() / unref() / close()
 //   socket.setArpFastPath({ mac: Buffer(6), ips: number[] } | null)   answer ARP requests for these IPv4 addresses
-//                                                   (host-order uint32) in C++, without calling onFrame; null: off
+//                                                   (host-order uint32) in C++, without calling onFrame; null: off.
+//                                                   The answers come from a thread of their own (arp-answer-thread.h),
+//                                                   so a busy event loop does not delay them.
+//   socket.changeArpFastPath(add: number[], remove: number[])   edits the table in place (the fast path must be on)
 //   socket.fastPathStats() -> { ip, requests, replies, sendFailures }[]    cumulative, per IP, since open
 //   arpFastPathReply(frame, { mac, ips }, pkttype?) -> Buffer | null   the fast path's answer, no socket (arp-fast-path.cc)
 //   ifNameToIndex(name) -> number                   0 when there is no such interface in this network namespace
@@ -19,6 +22,7 @@
 //
 // Errors thrown or reported carry `errno` (number), `code` (its name, "EPERM") and `syscall`.
 #include "addon-support.h"
+#include "arp-answer-thread.h"
 #include "arp-fast-path.h"
 
 #include <linux/filter.h>
@@ -101,6 +105,7 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
                         InstanceMethod<&PacketSocket::UnrefHandle>("unref"),
                         InstanceMethod<&PacketSocket::Close>("close"),
                         InstanceMethod<&PacketSocket::SetArpFastPath>("setArpFastPath"),
+                        InstanceMethod<&PacketSocket::ChangeArpFastPath>("changeArpFastPath"),
                         InstanceMethod<&PacketSocket::FastPathStats>("fastPathStats")});
   }
 
@@ -117,6 +122,7 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
     }
     receiveOutgoing_ = info[3].ToBoolean().Value();
     uint32_t receiveBufferBytes = UintArg(info, 4, "receiveBufferBytes", 0x7fffffff);
+    receiveBufferBytes_ = static_cast<int>(receiveBufferBytes);
     if (!info[5].IsFunction() || !info[6].IsFunction()) ThrowTypeError(env, "onFrame and onError must be functions");
     onFrame_ = Napi::Persistent(info[5].As<Napi::Function>());
     onError_ = Napi::Persistent(info[6].As<Napi::Function>());
@@ -169,8 +175,12 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
     }
   }
 
-  // Stops watching and closes the descriptor; the uv handle is freed by libuv once it has closed.
-  void Release() { mlb::ReleasePolledFd(poll_, fd_); }
+  // Stops the answer thread, stops watching and closes the descriptor; the uv handle is freed by libuv once it has
+  // closed.
+  void Release() {
+    answer_.reset();
+    mlb::ReleasePolledFd(poll_, fd_);
+  }
 
   void RequireOpen(Napi::Env env, const char* what) {
     if (fd_ < 0) {
@@ -235,21 +245,46 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
   }
 
   // setArpFastPath({ mac, ips } | null): replaces the whole table; counters are kept (they are per IP, cumulative).
+  // The answer thread starts with the first table and stops with null; if it cannot start, the event loop answers.
   void SetArpFastPath(const Napi::CallbackInfo& info) {
     if (info[0].IsNull() || info[0].IsUndefined()) {
-      fastPathOn_ = false;
-      fastPathTable_ = mlb::ArpFastPathTable{};
+      answer_.reset();
+      std::lock_guard<std::mutex> lock(shared_->mutex);
+      shared_->on = false;
+      shared_->table = mlb::ArpFastPathTable{};
       return;
     }
-    fastPathTable_ = mlb::ReadArpFastPathTable(info.Env(), info[0], "setArpFastPath");
-    fastPathOn_ = true;
+    mlb::ArpFastPathTable table = mlb::ReadArpFastPathTable(info.Env(), info[0], "setArpFastPath");
+    {
+      std::lock_guard<std::mutex> lock(shared_->mutex);
+      shared_->table = std::move(table);
+      shared_->on = true;
+    }
+    if (!answer_ && fd_ >= 0) answer_ = mlb::ArpAnswerThread::Start(ifindex_, receiveBufferBytes_, shared_);
+  }
+
+  // changeArpFastPath(add, remove): one edit per owned address gained or lost, instead of a whole new table each
+  // time (10,000 VIPs made every change a 10,000-entry copy).
+  void ChangeArpFastPath(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    std::vector<uint32_t> add = mlb::ReadIpv4List(env, info[0], "changeArpFastPath: add");
+    std::vector<uint32_t> remove = mlb::ReadIpv4List(env, info[1], "changeArpFastPath: remove");
+    std::lock_guard<std::mutex> lock(shared_->mutex);
+    if (!shared_->on) ThrowTypeError(env, "changeArpFastPath: the fast path is off (setArpFastPath first)");
+    for (uint32_t ip : remove) shared_->table.ips.erase(ip);
+    for (uint32_t ip : add) shared_->table.ips.insert(ip);
   }
 
   Napi::Value FastPathStats(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    Napi::Array out = Napi::Array::New(env, fastPathCounts_.size());
+    std::unordered_map<uint32_t, mlb::ArpFastPathCounts> snapshot;
+    {
+      std::lock_guard<std::mutex> lock(shared_->mutex);
+      snapshot = shared_->counts;
+    }
+    Napi::Array out = Napi::Array::New(env, snapshot.size());
     uint32_t i = 0;
-    for (const auto& [ip, counts] : fastPathCounts_) {
+    for (const auto& [ip, counts] : snapshot) {
       Napi::Object entry = Napi::Object::New(env);
       entry.Set("ip", Napi::Number::New(env, ip));
       entry.Set("requests", Napi::Number::New(env, static_cast<double>(counts.requests)));
@@ -260,17 +295,19 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
     return out;
   }
 
-  // The ARP fast path: true when the frame was a request for an address in the table and has been answered here
-  // (or the answer failed and was counted), so it is not delivered to JS. Which frames it takes, and the reply, are
+  // The ARP fast path on the event loop: true when the frame is a request for an address in the table, so it is not
+  // delivered to JS. While the answer thread runs, it has answered its own copy of the frame already; otherwise (it
+  // could not start, or stopped) the answer goes out from here. Which frames it takes, and the reply, are
   // ArpFastPathReply's (arp-fast-path.cc), held to respondArp (arp-responder.ts) by the parity test.
   bool ArpFastPath(const uint8_t* f, size_t n, int pkttype) {
-    if (!fastPathOn_) return false;
     uint8_t reply[mlb::kArpReplyFrameBytes];
     uint32_t targetIp = 0;
-    if (!mlb::ArpFastPathReply(f, n, pkttype, fastPathTable_, reply, targetIp)) return false;
+    {
+      std::lock_guard<std::mutex> lock(shared_->mutex);
+      if (!shared_->on || !mlb::ArpFastPathReply(f, n, pkttype, shared_->table, reply, targetIp)) return false;
+    }
+    if (answer_ && answer_->running()) return true;
 
-    FastPathCounts& counts = fastPathCounts_[targetIp];
-    counts.requests++;
     sockaddr_ll to{};
     to.sll_family = AF_PACKET;
     to.sll_ifindex = ifindex_;
@@ -281,6 +318,9 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
     do {
       sent = sendto(fd_, reply, sizeof reply, 0, reinterpret_cast<sockaddr*>(&to), sizeof to);
     } while (sent < 0 && errno == EINTR);
+    std::lock_guard<std::mutex> lock(shared_->mutex);
+    mlb::ArpFastPathCounts& counts = shared_->counts[targetIp];
+    counts.requests++;
     if (sent < 0) counts.sendFailures++;
     else counts.replies++;
     return true;
@@ -345,14 +385,9 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
   Napi::FunctionReference onFrame_;
   Napi::FunctionReference onError_;
   std::unique_ptr<Napi::AsyncContext> context_;
-  struct FastPathCounts {
-    uint64_t requests = 0;
-    uint64_t replies = 0;
-    uint64_t sendFailures = 0;
-  };
-  bool fastPathOn_ = false;
-  mlb::ArpFastPathTable fastPathTable_;
-  std::unordered_map<uint32_t, FastPathCounts> fastPathCounts_;
+  int receiveBufferBytes_ = 0;
+  std::shared_ptr<mlb::ArpFastPathShared> shared_ = std::make_shared<mlb::ArpFastPathShared>();
+  std::unique_ptr<mlb::ArpAnswerThread> answer_;
   uint8_t buffer_[kReceiveBufferBytes];
 };
 

@@ -9,7 +9,8 @@
  *
  * The ARP fast path (setArpFastPath) answers ARP requests for a table of owned IPv4 addresses inside the addon,
  * with the same reply bytes as the TS responder (arp-responder.ts), and never hands those frames to onFrame: no
- * JS call and no frame copy per request. It takes only frames respondArp answers without judgement from JS (in
+ * JS call and no frame copy per request. The answers come from a thread of the addon's own (arp-answer-thread.h),
+ * not from the event loop, so they do not wait for whatever else the process is doing. It takes only frames respondArp answers without judgement from JS (in
  * short, a plain untagged request for an owned address from another station); the exact rule is arp-fast-path.cc's
  * alone, held to respondArp frame by frame by test/native/arp-fast-path-parity.test.ts, so it is not restated
  * here. Every other frame reaches onFrame as before. Its counters are read with fastPathStats() (they do not count
@@ -89,6 +90,8 @@ export interface PacketSocket {
    * turns it off. Counters are kept across calls. Optional so that test doubles need not implement it.
    */
   setArpFastPath?(config: { mac: Uint8Array; ips: readonly number[] } | null): void;
+  /** Edits the fast path's table (which must be on): O(changes), not O(table). */
+  changeArpFastPath?(add: readonly number[], remove: readonly number[]): void;
   /** The fast path's counters per IP, cumulative since open (also after close: the last values). */
   fastPathStats?(): ArpFastPathStat[];
 }
@@ -187,6 +190,9 @@ export function openPacketSocket(options: PacketSocketOptions): PacketSocket {
     },
     setArpFastPath(config) {
       call(() => native.setArpFastPath(config === null ? null : { mac: macBytes(config.mac), ips: [...config.ips] }));
+    },
+    changeArpFastPath(add, remove) {
+      call(() => native.changeArpFastPath([...add], [...remove]));
     },
     fastPathStats: () => native.fastPathStats(),
   };

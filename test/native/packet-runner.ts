@@ -33,6 +33,8 @@ type Command =
   | { op: 'stats'; sock: string }
   | { op: 'fastPath'; sock: string; mac?: string; ips?: string[] }
   | { op: 'fastPathStats'; sock: string }
+  | { op: 'fastPathChange'; sock: string; add: string[]; remove: string[] }
+  | { op: 'block'; ms: number }
   | { op: 'udp'; to: string; port: number };
 
 interface Burst {
@@ -139,6 +141,21 @@ async function run(command: Command): Promise<Record<string, unknown>> {
       socketOf(command.sock).setArpFastPath!(
         command.mac === undefined ? null : { mac: macBytes(command.mac), ips: (command.ips ?? []).map(ipv4) },
       );
+      return {};
+    }
+    case 'fastPathChange': {
+      const ipv4 = (ip: string): number => ip.split('.').reduce((n, part) => n * 256 + Number(part), 0);
+      socketOf(command.sock).changeArpFastPath!(command.add.map(ipv4), command.remove.map(ipv4));
+      return {};
+    }
+    case 'block': {
+      // Holds the event loop as a long synchronous task would (a big reload, a burst of netlink work): says so
+      // first (stdout to a pipe is written synchronously), then spins.
+      emit({ ev: 'blocking' });
+      const until = Date.now() + command.ms;
+      while (Date.now() < until) {
+        // spinning on purpose
+      }
       return {};
     }
     case 'fastPathStats':

@@ -564,6 +564,42 @@ describe.skipIf(skipLab !== undefined)('frames between two namespaces on a bridg
     await peerB.ok({ op: 'close', sock: 'fp' });
   });
 
+  it('the ARP fast path answers while the event loop is held by other work, and follows edits of its table', async () => {
+    const KEPT = '10.213.0.160';
+    const ADDED = '10.213.0.161';
+    const REMOVED = '10.213.0.162';
+    const replyTo = (targetIp: string): string =>
+      Buffer.from(
+        respondToFrame(
+          Buffer.from(arpRequest(a, targetIp), 'hex'),
+          { name: 'eth0', mac: parseMAC(b.mac)!, addresses: [] },
+          ownedIPSet([parseIP(targetIp)!]),
+        ).reply!,
+      ).toString('hex');
+    await peerB.ok({ op: 'open', sock: 'busy', ifname: 'eth0', protocol: 'arp' });
+    await peerB.ok({ op: 'fastPath', sock: 'busy', mac: b.mac, ips: [KEPT, REMOVED] });
+    await peerB.ok({ op: 'fastPathChange', sock: 'busy', add: [ADDED], remove: [REMOVED] });
+
+    // The added address is answered; the removed one is not any more (it reaches JS, where nothing answers it).
+    const added = frameOn(peerA, 'tx', replyTo(ADDED));
+    await peerA.ok({ op: 'send', sock: 'tx', hex: arpRequest(a, ADDED) });
+    await added;
+    const removedToJs = frameOn(peerB, 'busy', arpRequest(a, REMOVED));
+    await peerA.ok({ op: 'send', sock: 'tx', hex: arpRequest(a, REMOVED) });
+    await removedToJs;
+    expect(peerA.frames('tx', replyTo(REMOVED))).toEqual([]);
+
+    // B's event loop spins (as a long synchronous task holds a daemon's); a request sent meanwhile is answered
+    // before the loop is free again.
+    const blockEnded = peerB.ok({ op: 'block', ms: 3_000 }, 30_000).then(() => 'loop free again');
+    await peerB.waitFor((e) => e.ev === 'blocking', FRAME_MS);
+    const answered = frameOn(peerA, 'tx', replyTo(KEPT)).then(() => 'answered');
+    await peerA.ok({ op: 'send', sock: 'tx', hex: arpRequest(a, KEPT) });
+    expect(await Promise.race([answered, blockEnded])).toBe('answered');
+    await blockEnded;
+    await peerB.ok({ op: 'close', sock: 'busy' });
+  });
+
   // Last: it takes B's link down and up again.
   it('a link going down is reported as interfaceDown, and the socket receives again once it is up', async () => {
     await peerB.ok({ op: 'open', sock: 'flap', ifname: 'eth0', protocol: 'arp' });

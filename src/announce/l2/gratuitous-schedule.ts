@@ -66,7 +66,15 @@ export type GratuitousEvent =
   /** No longer owned on that interface: the schedule stops without a last burst. */
   | { readonly kind: 'lost'; readonly ip: IP; readonly interfaceName: string }
   /** Time has passed; send whatever is due. */
-  | { readonly kind: 'tick' };
+  | { readonly kind: 'tick' }
+  /**
+   * Several gains and losses at one instant, as one step: a reload or a stop changes thousands of addresses at
+   * once, and one step per address copied the whole schedule each time (quadratic: seconds at 10,000 VIPs).
+   */
+  | { readonly kind: 'changes'; readonly changes: readonly GratuitousChange[] };
+
+/** A gain or a loss, as in a 'changes' event. */
+export type GratuitousChange = Extract<GratuitousEvent, { kind: 'gained' | 'lost' }>;
 
 export interface GratuitousBurst {
   readonly interface: string;
@@ -97,28 +105,12 @@ export function reduceGratuitous(
   const entries = new Map(state.entries);
   const bursts: GratuitousBurst[] = [];
   switch (event.kind) {
-    case 'gained': {
-      const key = entryKey(event.iface.name, event.ip);
-      const old = entries.get(key);
-      const fresh = old === undefined || old.phase === 'refresh' || !macEquals(old.iface.mac, event.iface.mac);
-      if (fresh) {
-        bursts.push(burst(event.ip, event.iface, 'change'));
-        entries.set(key, {
-          ip: event.ip,
-          iface: event.iface,
-          nextAt: now + config.intervalMs,
-          windowEnd: now + config.windowMs,
-          lastBurstAt: now,
-          phase: 'window',
-        });
-      } else {
-        // Already spamming: MetalLB only moves the stop time (m[key] = now + 5s).
-        entries.set(key, { ...old, iface: event.iface, windowEnd: now + config.windowMs });
-      }
-      break;
-    }
+    case 'gained':
     case 'lost':
-      entries.delete(entryKey(event.interfaceName, event.ip));
+      applyChange(entries, bursts, event, now, config);
+      break;
+    case 'changes':
+      for (const change of event.changes) applyChange(entries, bursts, change, now, config);
       break;
     case 'tick':
       for (const [key, entry] of state.entries) {
@@ -131,6 +123,36 @@ export function reduceGratuitous(
   }
   bursts.sort((a, b) => (a.interface < b.interface ? -1 : a.interface > b.interface ? 1 : compareIP(a.ip, b.ip)));
   return { state: { entries }, bursts, nextDeadline: earliest(entries) };
+}
+
+function applyChange(
+  entries: Map<string, ScheduleEntry>,
+  bursts: GratuitousBurst[],
+  event: GratuitousChange,
+  now: number,
+  config: GratuitousConfig,
+): void {
+  if (event.kind === 'lost') {
+    entries.delete(entryKey(event.interfaceName, event.ip));
+    return;
+  }
+  const key = entryKey(event.iface.name, event.ip);
+  const old = entries.get(key);
+  const fresh = old === undefined || old.phase === 'refresh' || !macEquals(old.iface.mac, event.iface.mac);
+  if (fresh) {
+    bursts.push(burst(event.ip, event.iface, 'change'));
+    entries.set(key, {
+      ip: event.ip,
+      iface: event.iface,
+      nextAt: now + config.intervalMs,
+      windowEnd: now + config.windowMs,
+      lastBurstAt: now,
+      phase: 'window',
+    });
+  } else {
+    // Already spamming: MetalLB only moves the stop time (m[key] = now + 5s).
+    entries.set(key, { ...old, iface: event.iface, windowEnd: now + config.windowMs });
+  }
 }
 
 /** One due entry at `now`: burst and reschedule, switch to refresh, or end (undefined). */

@@ -12,8 +12,9 @@
  * Nothing thrown while handling a frame leaves the receive loop: it is caught and counted.
  *
  * ARP fast path: each ARP socket is also given the IPv4 addresses owned on its interface and the interface's MAC
- * (setArpFastPath, refreshed on every reconcile and link change), so plain requests for them are answered inside
- * the addon with the very bytes respondToFrame would send; everything else (unowned targets, conflicts,
+ * (setArpFastPath, then changeArpFastPath with only the addresses gained and lost on each reconcile; a link change
+ * that keeps the MAC costs nothing), so plain requests for them are answered inside the addon, on a thread of its
+ * own, with the very bytes respondToFrame would send; everything else (unowned targets, conflicts,
  * announcements, VLAN-tagged or malformed frames) still comes here. The addon's per-IP counters are folded into
  * requests_received / responses_sent / sendFailures whenever stats or metrics are read and before a socket closes.
  *
@@ -27,7 +28,7 @@ import type { L2DropReason } from './drop-reasons';
 import { REAL_RUNTIME } from '../../runtime/real-runtime';
 import type { Clock, Scheduler } from '../../runtime/runtime';
 import { gratuitousDriver, type GratuitousDriver } from './gratuitous-driver';
-import { METALLB_GRATUITOUS, type GratuitousBurst, type GratuitousConfig } from './gratuitous-schedule';
+import { METALLB_GRATUITOUS, type GratuitousBurst, type GratuitousChange, type GratuitousConfig } from './gratuitous-schedule';
 import type { LinkInfo } from './interfaces/interface-selection';
 import type { LinkSource } from './interfaces/netlink-links';
 import {
@@ -49,6 +50,23 @@ import { type Log, SILENT_LOG } from '../../runtime/log';
 export type { L2Metric } from './l2-counters';
 
 const ETH_P_ARP = 0x0806;
+const NO_IPS: ReadonlySet<number> = new Set();
+
+/** The IPv4 addresses announced on `interfaceName`, as the fast path's host-order numbers. */
+function ownedV4On(state: L2AnnouncerState, interfaceName: string): ReadonlySet<number> {
+  const ips = new Set<number>();
+  for (const a of state.announced.values()) if (a.ip.family === 4 && a.interfaces.has(interfaceName)) ips.add(Number(a.ip.value));
+  return ips;
+}
+
+/** What to add to `before` and remove from it to make `after`. */
+function setChange(before: ReadonlySet<number>, after: ReadonlySet<number>): { add: number[]; remove: number[] } {
+  const add: number[] = [];
+  const remove: number[] = [];
+  for (const ip of after) if (!before.has(ip)) add.push(ip);
+  for (const ip of before) if (!after.has(ip)) remove.push(ip);
+  return { add, remove };
+}
 
 /** The subset of a pino logger the announcer uses. */
 export interface L2AnnouncerOptions {
@@ -88,12 +106,16 @@ interface Port {
   link: LinkInfo | undefined;
   iface: L2Interface | undefined;
   owned: OwnedIPs;
+  /** The IPv4 addresses owned on this interface as host-order numbers (the fast path's table); a new Set per change. */
+  ownedV4: ReadonlySet<number>;
   wantArp: boolean;
   wantNdp: boolean;
   arp: PacketSocket | undefined;
   ndp: PacketSocket | undefined;
-  /** What the ARP socket's fast path table holds now ("" when off), to skip identical updates. */
-  fastPathKey: string;
+  /** The MAC the ARP socket's fast path answers with ("" when off). */
+  fastPathMac: string;
+  /** The addresses its table holds (the ownedV4 Set last given to it: the same Set means nothing changed). */
+  fastPathIps: ReadonlySet<number>;
   /** The fast path counters of the ARP socket already folded into the announcer's counters: ip key -> counts. */
   fastPathSeen: Map<number, FastPathCount>;
   /** Solicited-node group MACs (text) to be joined on the NDP socket. */
@@ -124,10 +146,20 @@ export class L2Announcer {
     if (this.closed) throw new Error('L2Announcer is closed');
     const { state, effects } = reconcileL2(this.state, desired);
     this.state = state;
-    for (const name of new Set([...this.ports.keys(), ...announcedPairs(state).map((p) => p.iface)])) {
-      this.port(name).owned = ownedOn(state, name);
+    const names = new Set(this.ports.keys());
+    for (const a of state.announced.values()) for (const name of a.interfaces) names.add(name);
+    for (const name of names) {
+      const port = this.port(name);
+      port.owned = ownedOn(state, name);
+      port.ownedV4 = ownedV4On(state, name);
     }
-    for (const effect of effects) this.apply(effect);
+    const changes: GratuitousChange[] = [];
+    for (const effect of effects) {
+      const change = this.apply(effect);
+      if (change) changes.push(change);
+    }
+    // One step of the schedule for the whole reconcile, however many addresses it gained or lost.
+    if (changes.length > 0) this.gratuitous.dispatch({ kind: 'changes', changes });
     // Interfaces whose sockets failed to open earlier get another chance on every reconcile.
     for (const port of this.ports.values()) this.ensureSockets(port);
     this.dropIdlePorts();
@@ -179,7 +211,8 @@ export class L2Announcer {
 
   // --- effects -------------------------------------------------------------------------------------------------
 
-  private apply(effect: L2Effect): void {
+  /** Carries out one effect; a gratuitous start or stop is returned, for one batched step of the schedule. */
+  private apply(effect: L2Effect): GratuitousChange | undefined {
     const port = this.port(effect.interface);
     switch (effect.kind) {
       case 'createARPResponder':
@@ -196,7 +229,7 @@ export class L2Announcer {
         );
         if (create) this.ensureSockets(port);
         else this.closeSocket(port, arp ? 'arp' : 'ndp');
-        return;
+        return undefined;
       }
       case 'joinSolicitedNodeGroup': {
         const mac = formatMAC(effect.mac);
@@ -206,7 +239,7 @@ export class L2Announcer {
           { event: effect.kind, interface: effect.interface, group: formatIP(effect.group), reason: effect.reason },
           'joined solicited-node group',
         );
-        return;
+        return undefined;
       }
       case 'leaveSolicitedNodeGroup': {
         const mac = formatMAC(effect.mac);
@@ -216,19 +249,17 @@ export class L2Announcer {
           { event: effect.kind, interface: effect.interface, group: formatIP(effect.group), reason: effect.reason },
           'left solicited-node group',
         );
-        return;
+        return undefined;
       }
       case 'startGratuitous':
-        if (port.iface) this.gratuitous.dispatch({ kind: 'gained', ip: effect.ip, iface: port.iface });
-        else
-          this.log.warn(
-            { event: 'announceDeferred', interface: effect.interface, ip: formatIP(effect.ip) },
-            'interface not present: announcing when it appears',
-          );
-        return;
+        if (port.iface) return { kind: 'gained', ip: effect.ip, iface: port.iface };
+        this.log.warn(
+          { event: 'announceDeferred', interface: effect.interface, ip: formatIP(effect.ip) },
+          'interface not present: announcing when it appears',
+        );
+        return undefined;
       case 'stopGratuitous':
-        this.gratuitous.dispatch({ kind: 'lost', ip: effect.ip, interfaceName: effect.interface });
-        return;
+        return { kind: 'lost', ip: effect.ip, interfaceName: effect.interface };
     }
   }
 
@@ -240,11 +271,13 @@ export class L2Announcer {
         link: undefined,
         iface: undefined,
         owned: ownedIPSet([]),
+        ownedV4: NO_IPS,
         wantArp: false,
         wantNdp: false,
         arp: undefined,
         ndp: undefined,
-        fastPathKey: '',
+        fastPathMac: '',
+        fastPathIps: NO_IPS,
         fastPathSeen: new Map(),
         groups: new Set(),
       };
@@ -339,7 +372,8 @@ export class L2Announcer {
     if (kind === 'arp') this.collectPortFastPath(port);
     port[kind] = undefined;
     if (kind === 'arp') {
-      port.fastPathKey = '';
+      port.fastPathMac = '';
+      port.fastPathIps = NO_IPS;
       port.fastPathSeen = new Map();
     }
     try {
@@ -374,24 +408,32 @@ export class L2Announcer {
 
   // --- ARP fast path -------------------------------------------------------------------------------------------
 
-  /** Gives the ARP socket the IPv4 addresses owned on its interface now, with the interface's current MAC. */
+  /**
+   * Gives the ARP socket the IPv4 addresses owned on its interface now, with the interface's current MAC: the whole
+   * table when the fast path starts or the MAC changes, otherwise only the addresses gained and lost.
+   */
   private updateFastPath(port: Port): void {
     const socket = port.arp;
     if (!socket?.setArpFastPath) return;
-    const ips = port.iface
-      ? announcedPairs(this.state)
-          .filter((p) => p.iface === port.name && p.ip.family === 4)
-          .map((p) => Number(p.ip.value))
-          .sort((x, y) => x - y)
-      : [];
-    const key = port.iface && ips.length > 0 ? `${formatMAC(port.iface.mac)}|${ips.join(',')}` : '';
-    if (key === port.fastPathKey) return;
+    const wanted = port.iface ? port.ownedV4 : NO_IPS;
+    const mac = port.iface && wanted.size > 0 ? formatMAC(port.iface.mac) : '';
+    if (mac === port.fastPathMac && wanted === port.fastPathIps) return;
     try {
-      socket.setArpFastPath(key === '' || !port.iface ? null : { mac: port.iface.mac, ips });
-      port.fastPathKey = key;
+      if (mac === '') socket.setArpFastPath(null);
+      else if (mac !== port.fastPathMac) socket.setArpFastPath({ mac: port.iface!.mac, ips: [...wanted] });
+      else {
+        const { add, remove } = setChange(port.fastPathIps, wanted);
+        if (add.length === 0 && remove.length === 0) {
+          // the same addresses: nothing to tell the addon
+        } else if (socket.changeArpFastPath) socket.changeArpFastPath(add, remove);
+        else socket.setArpFastPath({ mac: port.iface!.mac, ips: [...wanted] });
+      }
+      port.fastPathMac = mac;
+      port.fastPathIps = mac === '' ? NO_IPS : wanted;
     } catch (error) {
       // Without the fast path every request still reaches respondToFrame: slower, never wrong.
-      port.fastPathKey = '';
+      port.fastPathMac = '';
+      port.fastPathIps = NO_IPS;
       this.log.error(
         { event: 'fastPathFailed', interface: port.name, error: String((error as Error)?.message ?? error) },
         'cannot set the ARP fast path',

@@ -77,6 +77,26 @@ describe('gratuitous schedule (MetalLB spamLoop)', () => {
     expect(first!.burst.frames.map(toHex)).toEqual([toHex(MLB_UNSOLICITED_NA)]);
   });
 
+  it('a batch of gains and losses at one instant schedules exactly what the same events one by one would', () => {
+    const many = Array.from({ length: 300 }, (_, i) => gained(METALLB_NODE, ip(`10.0.${i >> 8}.${i & 0xff}`)));
+    const lostSome = many
+      .filter((_, i) => i % 3 === 0)
+      .map((e): GratuitousEvent => ({ kind: 'lost', ip: (e as { ip: typeof METALLB_VIP }).ip, interfaceName: METALLB_NODE.name }));
+    const oneByOne = run([...many.map((event) => ({ at: 0, event })), ...lostSome.map((event) => ({ at: 2000, event }))], 10_000);
+    const batched = run(
+      [
+        { at: 0, event: { kind: 'changes', changes: many as never } },
+        { at: 2000, event: { kind: 'changes', changes: lostSome as never } },
+      ],
+      10_000,
+    );
+    const view = (bursts: { at: number; burst: GratuitousBurst }[]) =>
+      bursts.map((b) => `${b.at} ${formatIP(b.burst.ip)} ${b.burst.cause}`);
+    expect(view(batched)).toEqual(view(oneByOne));
+    // 300 gained at 0 (bursts at 0 and 1100), 100 of them lost at 2000; the other 200 go on to 4400.
+    expect(batched.filter((b) => b.at === 4400)).toHaveLength(200);
+  });
+
   it('a second change extends the window to 5 s after it, without an extra burst', () => {
     const bursts = run(
       [

@@ -12,6 +12,7 @@ import { L2Announcer } from '../../../src/announce/l2/l2-announcer';
 import { BROADCAST_MAC, parseMAC } from '../../../src/announce/l2/mac-address';
 import { acceptNeighborSolicitations } from '../../../src/announce/l2/neighbor-solicitation-filter';
 import { acceptEthertypes, type PacketSocket, type PacketSocketOptions } from '../../../src/native';
+import { nativeAddon } from '../../../src/native/native-addon';
 import { ManualRuntime } from '../../support/manual-runtime';
 
 const VIP4 = parseIP('10.0.0.100')!;
@@ -183,6 +184,55 @@ describe('L2Announcer', () => {
       responsesSent: { '10.0.0.100': 7, '10.0.0.101': 3 },
       sendFailures: 1,
     });
+  });
+
+  it('edits the ARP fast path table by the addresses gained and lost: an added VIP is answered, a removed one is not, a link event costs nothing', () => {
+    const links = new FakeLinks([eth0(2)]);
+    const { opened, open } = fakeOpener();
+    let table: { mac: Buffer; ips: Set<number> } | null = null;
+    const edits: { add: number[]; remove: number[] }[] = [];
+    let wholeTables = 0;
+    const withFastPath = (options: PacketSocketOptions): PacketSocket =>
+      Object.assign(open(options), {
+        setArpFastPath: (config: { mac: Uint8Array; ips: readonly number[] } | null) => {
+          wholeTables++;
+          table = config && { mac: Buffer.from(config.mac), ips: new Set(config.ips) };
+        },
+        changeArpFastPath: (add: readonly number[], remove: readonly number[]) => {
+          edits.push({ add: [...add], remove: [...remove] });
+          for (const ip of remove) table!.ips.delete(ip);
+          for (const ip of add) table!.ips.add(ip);
+        },
+        fastPathStats: () => [],
+      });
+    announcer = new L2Announcer({ links, openSocket: withFastPath });
+    const vip = (n: number) => parseIP(`10.0.${n >> 8}.${n & 0xff}`)!;
+    const many = Array.from({ length: 1000 }, (_, i) => ({ ip: vip(i + 1), interfaces: ['eth0'] }));
+    // What the addon's fast path (the same matcher its thread runs) answers with this table.
+    const answers = (ip: ReturnType<typeof vip>): boolean => {
+      const request = Buffer.from(encodeArpFrame(arpRequest(CLIENT, parseIP('10.0.200.1')!, ip), BROADCAST_MAC, CLIENT));
+      return table !== null && nativeAddon().arpFastPathReply(request, { mac: table.mac, ips: [...table.ips] }) !== null;
+    };
+
+    announcer.reconcile(many);
+    expect(wholeTables).toBe(1);
+    expect(table!.ips.size).toBe(1000);
+    const added = vip(2000);
+    announcer.reconcile([...many, { ip: added, interfaces: ['eth0'] }]);
+    expect(answers(added)).toBe(true);
+    const removed = vip(500);
+    announcer.reconcile([...many.filter((_, i) => i + 1 !== 500), { ip: added, interfaces: ['eth0'] }]);
+    expect(answers(removed)).toBe(false);
+    expect(answers(vip(501))).toBe(true);
+    // Each change went to the addon as that change alone, not as a new copy of 1,000 addresses.
+    expect(edits).toEqual([
+      { add: [Number(added.value)], remove: [] },
+      { add: [], remove: [Number(removed.value)] },
+    ]);
+    // A link event that changes nothing the fast path uses (an address on another link) sends nothing.
+    links.set([eth0(2), { ...eth0(3), name: 'eth1', mac: CLIENT }]);
+    expect([wholeTables, edits.length]).toEqual([1, 2]);
+    expect(opened).toHaveLength(1);
   });
 
   it('never lets a throw out of the receive path', () => {

@@ -1,0 +1,75 @@
+/**
+ * SIGTERM of a node holding many VIPs, beside a second node: the leaving node hands every one of them over (it
+ * waits until the other node has announced each, then withdraws) and exits 0, leaving nothing bound on mlb0.
+ * Both daemons run from the built bundle in network namespaces of the test's own.
+ *
+ * Slow (two daemons binding hundreds of VIPs): runs with SCALE_TESTS=1 only. It needs the successor to bind and
+ * announce its share within HANDOVER_TIMEOUT_MS, which the one-netlink-call-per-VIP binding does not do on a busy
+ * host (the handover times out and the leaving node withdraws first); batched binding is what makes it pass.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { daemonArpConfig } from '../../bench/arp/daemon-arp';
+import { canUseNetns, NetnsLab, type LabHost } from '../support/netns-lab';
+import { until } from '../support/until';
+import { startDaemon, type RunningDaemon } from './run-daemon';
+
+/** Enough VIPs that per-VIP work in the stop shows, few enough to start quickly on a shared machine. */
+const VIPS = 300;
+const START_MS = 120_000;
+const dir = mkdtempSync(join(tmpdir(), 'mlb-stop-many-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const netns = canUseNetns();
+const skip = !netns.ok ? netns.why : process.env.SCALE_TESTS !== '1' ? 'slow: set SCALE_TESTS=1' : undefined;
+describe.skipIf(skip !== undefined)(`a graceful stop with ${VIPS} VIPs${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  it('hands every VIP to the other node before withdrawing, and exits 0 with nothing left bound', { timeout: 300_000 }, async () => {
+    const lab = new NetnsLab();
+    const daemons: RunningDaemon[] = [];
+    try {
+      const hosts = [lab.addHost('node-a'), lab.addHost('node-b')];
+      const config = join(dir, 'mlb.yaml');
+      writeFileSync(config, daemonArpConfig(VIPS));
+      const start = (host: LabHost, other: LabHost): RunningDaemon => {
+        lab.execIn(host, 'ip', ['addr', 'add', '10.214.255.254/16', 'dev', 'eth0']);
+        const daemon = startDaemon(
+          [
+            ...['--config', config, '--node-name', host.name, '--gossip-bind', `${host.ipv4}:7946`, '--join', `${other.ipv4}:7946`],
+            ...['--state-dir', join(dir, host.name), '--control-socket', join(dir, `${host.name}.sock`), '--gossip-profile', 'fast'],
+          ],
+          host.netns,
+        );
+        daemons.push(daemon);
+        return daemon;
+      };
+      const [a, b] = [start(hosts[0]!, hosts[1]!), start(hosts[1]!, hosts[0]!)];
+      // Both members, and every VIP bound on one node or the other.
+      const bound = (d: RunningDaemon) => new Set(d.lines.filter((l) => l.event === 'vipBound').map((l) => String(l.ip)));
+      const unbound = (d: RunningDaemon) => new Set(d.lines.filter((l) => l.event === 'vipUnbound').map((l) => String(l.ip)));
+      const heldBy = (d: RunningDaemon) => [...bound(d)].filter((ip) => !unbound(d).has(ip));
+      await Promise.all([a, b].map((d) => d.waitFor((l) => l.event === 'memberJoined', START_MS)));
+      await until('every VIP bound, some on node-a', () => heldBy(a).length + heldBy(b).length === VIPS && heldBy(a).length > 0, START_MS);
+      const leaving = heldBy(a);
+
+      a.child.kill('SIGTERM');
+      expect(await a.exited()).toBe(0);
+      const done = a.lines.find((l) => l.event === 'handoverDone');
+      expect({ ...done, waiting: (done?.waiting as unknown[] | undefined)?.length }, JSON.stringify(done).slice(0, 300)).toMatchObject({
+        reason: 'allClaimed',
+        waiting: 0,
+        orphaned: [],
+      });
+      // Every IP node-a let go was claimed by node-b's announcement before node-a withdrew it.
+      const claimed = new Set(a.lines.filter((l) => l.event === 'handoverClaimed').map((l) => String(l.ip)));
+      expect(leaving.filter((ip) => !claimed.has(ip))).toEqual([]);
+      expect(lab.execIn(hosts[0]!, 'ip', ['-o', 'addr', 'show', 'dev', 'mlb0']).trim()).toBe('');
+      // node-b ends up holding all of them.
+      await until('node-b holding every VIP', () => heldBy(b).length === VIPS, START_MS);
+    } finally {
+      for (const d of daemons) d.child.kill('SIGKILL');
+      lab.destroy();
+    }
+  });
+});
