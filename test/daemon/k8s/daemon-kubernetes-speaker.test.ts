@@ -3,7 +3,8 @@
 // METALLB_ML_LABELS (pod IPs, METALLB_ML_BIND_PORT), gossip encrypted with the memberlist secretkey, answer
 // /readyz on --health-bind once joined, and the owner writes the ServiceL2Status (owned by its Pod) and each its
 // ConfigurationState. The built bundle, against the fake API server enforcing deploy/'s RBAC for the speaker account.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { spawnKubernetesSpeaker } from './spawn-kubernetes-speaker';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createSocket } from 'node:dgram';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -127,39 +128,17 @@ describe('mlb daemon --kubernetes, the speaker in a cluster', () => {
       const mlPort = await freePort(Object.values(HOSTS));
       const started = Object.entries(HOSTS).map(async ([name, host]) => {
         const healthPort = await freePort(['127.0.0.1']);
-        const socket = join(dir, `${name}.sock`);
-        const daemon = spawn(
-          process.execPath,
-          [
-            MLB_BUNDLE,
-            'daemon',
-            '--kubernetes',
-            '--kubeconfig',
-            api.kubeconfigPath(dir, `system:serviceaccount:${NS}:speaker`),
-            '--no-announce',
-            '--state-dir',
-            join(dir, name),
-            '--control-socket',
-            socket,
-            '--health-bind',
-            `127.0.0.1:${healthPort}`,
-          ],
-          {
-            cwd: REPO_ROOT,
-            env: {
-              ...process.env,
-              METALLB_NODE_NAME: name,
-              METALLB_NAMESPACE: NS,
-              METALLB_POD_NAME: `speaker-${name}`,
-              METALLB_ML_BIND_ADDR: host,
-              METALLB_ML_BIND_PORT: String(mlPort),
-              METALLB_ML_LABELS: 'app=metallb,component=speaker',
-              METALLB_ML_SECRET_KEY_PATH: keyDir,
-            },
-          },
-        );
-        daemon.stdout?.on('data', (b: Buffer) => (output += b.toString()));
-        daemon.stderr?.on('data', (b: Buffer) => (output += b.toString()));
+        const { socket, child: daemon } = spawnKubernetesSpeaker({
+          api,
+          dir,
+          namespace: NS,
+          node: name,
+          bindAddress: host,
+          bindPort: mlPort,
+          keyDir,
+          healthPort,
+          onOutput: (text) => (output += text),
+        });
         daemons.push(daemon);
         return { name, socket, healthPort, daemon };
       });

@@ -5,6 +5,7 @@
 // every IP has one owner: its own inputs (health, drain, warm-up) are off and a drained mlb node keeps the IPs
 // MetalLB's hash gives it. Once the MetalLB speaker has left, they are on again and the drain moves those IPs.
 // The built bundle against the fake API server, under deploy/'s RBAC for the speaker account.
+import { spawnKubernetesSpeaker } from './spawn-kubernetes-speaker';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -155,39 +156,17 @@ function startMlbSpeaker(
   keyDir: string,
   healthPort: number,
 ): { socket: string; child: ChildProcess } {
-  const socket = join(dir, `${name}.sock`);
-  const child = spawn(
-    process.execPath,
-    [
-      MLB_BUNDLE,
-      'daemon',
-      '--kubernetes',
-      '--kubeconfig',
-      api.kubeconfigPath(dir, `system:serviceaccount:${NS}:speaker`),
-      '--no-announce',
-      '--state-dir',
-      join(dir, name),
-      '--control-socket',
-      socket,
-      '--health-bind',
-      `127.0.0.1:${healthPort}`,
-    ],
-    {
-      cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        METALLB_NODE_NAME: name,
-        METALLB_NAMESPACE: NS,
-        METALLB_POD_NAME: `speaker-${name}`,
-        METALLB_ML_BIND_ADDR: MLB_HOSTS[name],
-        METALLB_ML_BIND_PORT: String(port),
-        METALLB_ML_LABELS: 'app=metallb,component=speaker',
-        METALLB_ML_SECRET_KEY_PATH: keyDir,
-      },
-    },
-  );
-  child.stdout?.on('data', (b: Buffer) => (output += b.toString()));
-  child.stderr?.on('data', (b: Buffer) => (output += b.toString()));
+  const { socket, child } = spawnKubernetesSpeaker({
+    api,
+    dir,
+    namespace: NS,
+    node: name,
+    bindAddress: MLB_HOSTS[name],
+    bindPort: port,
+    keyDir,
+    healthPort,
+    onOutput: (text) => (output += text),
+  });
   processes.push(child);
   return { socket, child };
 }
