@@ -127,6 +127,25 @@ void ArpAnswerThread::Run() {
   running_.store(false, std::memory_order_release);
 }
 
+void SendArpReplyAndCount(int fd, int ifindex, const uint8_t* reply, size_t length, uint32_t targetIp,
+                          ArpFastPathShared& shared) {
+  sockaddr_ll to{};
+  to.sll_family = AF_PACKET;
+  to.sll_ifindex = ifindex;
+  std::memcpy(&to.sll_protocol, reply + 12, 2);  // the reply's ethertype, already in network order
+  to.sll_halen = kArpMacBytes;
+  std::memcpy(to.sll_addr, reply, kArpMacBytes);  // its destination: the requester
+  ssize_t sent;
+  do {
+    sent = sendto(fd, reply, length, 0, reinterpret_cast<const sockaddr*>(&to), sizeof to);
+  } while (sent < 0 && errno == EINTR);
+  std::lock_guard<std::mutex> lock(shared.mutex);
+  ArpFastPathCounts& counts = shared.counts[targetIp];
+  counts.requests++;
+  if (sent < 0) counts.sendFailures++;
+  else counts.replies++;
+}
+
 void ArpAnswerThread::Answer(const uint8_t* frame, size_t length, int pkttype) {
   uint8_t reply[kArpReplyFrameBytes];
   uint32_t targetIp = 0;
@@ -134,21 +153,7 @@ void ArpAnswerThread::Answer(const uint8_t* frame, size_t length, int pkttype) {
     std::lock_guard<std::mutex> lock(shared_->mutex);
     if (!shared_->on || !ArpFastPathReply(frame, length, pkttype, shared_->table, reply, targetIp)) return;
   }
-  sockaddr_ll to{};
-  to.sll_family = AF_PACKET;
-  to.sll_ifindex = ifindex_;
-  std::memcpy(&to.sll_protocol, reply + 12, 2);  // the reply's ethertype, already in network order
-  to.sll_halen = kArpMacBytes;
-  std::memcpy(to.sll_addr, reply, kArpMacBytes);  // its destination: the requester
-  ssize_t sent;
-  do {
-    sent = sendto(fd_, reply, sizeof reply, 0, reinterpret_cast<sockaddr*>(&to), sizeof to);
-  } while (sent < 0 && errno == EINTR);
-  std::lock_guard<std::mutex> lock(shared_->mutex);
-  ArpFastPathCounts& counts = shared_->counts[targetIp];
-  counts.requests++;
-  if (sent < 0) counts.sendFailures++;
-  else counts.replies++;
+  SendArpReplyAndCount(fd_, ifindex_, reply, sizeof reply, targetIp, *shared_);
 }
 
 }  // namespace mlb

@@ -36,6 +36,11 @@ struct ArpFastPathShared {
   std::unordered_map<uint32_t, ArpFastPathCounts> counts;  // per IP, cumulative since the socket opened
 };
 
+// Sends a reply ArpFastPathReply built (its first six bytes are the requester's MAC) on `fd` out of `ifindex`,
+// and counts it for `targetIp`: the one way out for both the answer thread and the main socket's fallback.
+void SendArpReplyAndCount(int fd, int ifindex, const uint8_t* reply, size_t length, uint32_t targetIp,
+                          ArpFastPathShared& shared);
+
 class ArpAnswerThread {
  public:
   // Opens a packet socket on `ifindex` for ARP and starts answering; returns nullptr (errno set) when the socket

@@ -307,22 +307,7 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
       if (!shared_->on || !mlb::ArpFastPathReply(f, n, pkttype, shared_->table, reply, targetIp)) return false;
     }
     if (answer_ && answer_->running()) return true;
-
-    sockaddr_ll to{};
-    to.sll_family = AF_PACKET;
-    to.sll_ifindex = ifindex_;
-    std::memcpy(&to.sll_protocol, reply + 12, 2);  // the reply's ethertype, already in network order
-    to.sll_halen = kMacBytes;
-    std::memcpy(to.sll_addr, reply, kMacBytes);    // its destination: the requester
-    ssize_t sent;
-    do {
-      sent = sendto(fd_, reply, sizeof reply, 0, reinterpret_cast<sockaddr*>(&to), sizeof to);
-    } while (sent < 0 && errno == EINTR);
-    std::lock_guard<std::mutex> lock(shared_->mutex);
-    mlb::ArpFastPathCounts& counts = shared_->counts[targetIp];
-    counts.requests++;
-    if (sent < 0) counts.sendFailures++;
-    else counts.replies++;
+    mlb::SendArpReplyAndCount(fd_, ifindex_, reply, sizeof reply, targetIp, *shared_);
     return true;
   }
 
