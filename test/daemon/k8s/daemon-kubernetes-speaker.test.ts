@@ -3,9 +3,8 @@
 // METALLB_ML_LABELS (pod IPs, METALLB_ML_BIND_PORT), gossip encrypted with the memberlist secretkey, answer
 // /readyz on --health-bind once joined, and the owner writes the ServiceL2Status (owned by its Pod) and each its
 // ConfigurationState. The built bundle, against the fake API server enforcing deploy/'s RBAC for the speaker account.
-import { spawnKubernetesSpeaker } from './spawn-kubernetes-speaker';
-import { type ChildProcess, execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { speakerPod, speakerStatus, spawnKubernetesSpeaker } from './spawn-kubernetes-speaker';
+import type { ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
@@ -16,7 +15,6 @@ import type { ApiObject } from '../../../src/sources/k8s/api-object';
 import { rbacFromManifestText, startFakeApiServer, type FakeApiServer, type KubeObject } from '../../support/fake-apiserver';
 import { kubectl, kubectlMissing } from '../../support/deploy-manifests';
 import { until } from '../../support/until';
-import { MLB_BUNDLE, REPO_ROOT } from '../../cli/run-cli';
 import { l2Advertisement, node, pool, service, slice } from '../../sources/k8s/cluster-fixtures';
 
 /** A failure bound per step, not a measure: loading client-node alone takes seconds on a busy machine. */
@@ -24,25 +22,17 @@ const STEP_TIMEOUT_MS = 60_000;
 const NS = 'metallb-system';
 const HOSTS = { 'node-a': '127.0.0.1', 'node-b': '127.0.0.2' } as const;
 
-const execFileAsync = promisify(execFile);
 let api: FakeApiServer;
 let dir: string;
 const daemons: ChildProcess[] = [];
 let output = '';
 
-const speakerPod = (nodeName: string, ip: string): KubeObject =>
-  ({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: `speaker-${nodeName}`, namespace: NS, labels: { app: 'metallb', component: 'speaker' } },
-    spec: { nodeName, hostNetwork: true },
-    status: { podIP: ip, phase: 'Running' },
-  }) as unknown as KubeObject;
+const speakerPodAt = (nodeName: string, ip: string): KubeObject => speakerPod(NS, nodeName, ip);
 
 beforeAll(async () => {
   // Under deploy/'s RBAC when kubectl can render it: every request the speakers make must be one their roles allow.
   const rbac = kubectlMissing() === undefined ? rbacFromManifestText((await kubectl(['kustomize', 'deploy/'])).stdout) : undefined;
-  api = await startFakeApiServer({ objects: Object.entries(HOSTS).map(([n, ip]) => speakerPod(n, ip)), ...(rbac && { rbac }) });
+  api = await startFakeApiServer({ objects: Object.entries(HOSTS).map(([n, ip]) => speakerPodAt(n, ip)), ...(rbac && { rbac }) });
   api.store.create(api.resourceType('', 'namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } as KubeObject);
   dir = mkdtempSync(join(tmpdir(), 'mlb-kst-daemon-'));
   const put = (group: string, plural: string, apiVersion: string, kind: string, object: ApiObject) =>
@@ -97,18 +87,7 @@ interface Status {
   readonly services: readonly { readonly service: string; readonly owner: string | null }[];
 }
 
-/**
- * `mlb status --json`, run asynchronously: the fake API server lives in this process, and a synchronous run
- * (runMlb) would stall it for as long as each status takes, starving both daemons' watches.
- */
-async function status(socket: string): Promise<Status | undefined> {
-  try {
-    const { stdout } = await execFileAsync(process.execPath, [MLB_BUNDLE, 'status', '--socket', socket, '--json'], { cwd: REPO_ROOT });
-    return JSON.parse(stdout) as Status;
-  } catch {
-    return undefined;
-  }
-}
+const status = (socket: string): Promise<Status | undefined> => speakerStatus<Status>(socket);
 
 async function readyz(port: number): Promise<number> {
   try {

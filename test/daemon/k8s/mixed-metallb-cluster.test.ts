@@ -5,7 +5,7 @@
 // every IP has one owner: its own inputs (health, drain, warm-up) are off and a drained mlb node keeps the IPs
 // MetalLB's hash gives it. Once the MetalLB speaker has left, they are on again and the drain moves those IPs.
 // The built bundle against the fake API server, under deploy/'s RBAC for the speaker account.
-import { spawnKubernetesSpeaker } from './spawn-kubernetes-speaker';
+import { speakerPod, speakerStatus, spawnKubernetesSpeaker } from './spawn-kubernetes-speaker';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -51,19 +51,12 @@ let dir: string;
 const processes: ChildProcess[] = [];
 let output = '';
 
-const speakerPod = (nodeName: string, ip: string): KubeObject =>
-  ({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: `speaker-${nodeName}`, namespace: NS, labels: { app: 'metallb', component: 'speaker' } },
-    spec: { nodeName, hostNetwork: true },
-    status: { podIP: ip, phase: 'Running' },
-  }) as unknown as KubeObject;
+const speakerPodAt = (nodeName: string, ip: string): KubeObject => speakerPod(NS, nodeName, ip);
 
 beforeAll(async () => {
   if (missingTool) return;
   const rbac = kubectlMissing() === undefined ? rbacFromManifestText((await kubectl(['kustomize', 'deploy/'])).stdout) : undefined;
-  const pods = [...Object.entries(MLB_HOSTS), [METALLB_NODE, METALLB_HOST] as const].map(([n, ip]) => speakerPod(n, ip));
+  const pods = [...Object.entries(MLB_HOSTS), [METALLB_NODE, METALLB_HOST] as const].map(([n, ip]) => speakerPodAt(n, ip));
   api = await startFakeApiServer({ objects: pods, ...(rbac && { rbac }) });
   api.store.create(api.resourceType('', 'namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } as KubeObject);
   dir = mkdtempSync(join(tmpdir(), 'mlb-kpr-mixed-'));
@@ -97,15 +90,7 @@ interface Status {
   readonly services: readonly { readonly service: string; readonly owner: string | null }[];
 }
 
-/** `mlb status --json`, asynchronously: the fake API server runs in this process and must keep answering. */
-async function status(socket: string): Promise<Status | undefined> {
-  try {
-    const { stdout } = await execFileAsync(process.execPath, [MLB_BUNDLE, 'status', '--socket', socket, '--json'], { cwd: REPO_ROOT });
-    return JSON.parse(stdout) as Status;
-  } catch {
-    return undefined;
-  }
-}
+const status = (socket: string): Promise<Status | undefined> => speakerStatus<Status>(socket);
 
 /** Service name -> owner, as one speaker sees it. */
 function owners(s: Status | undefined): Record<string, string | null> {

@@ -3,10 +3,34 @@
  * account's kubeconfig on the fake API server, MetalLB's environment for the node name, namespace, pod and memberlist,
  * no announcing (the tests read the control socket and the API), its output collected for failure messages.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { MLB_BUNDLE, REPO_ROOT } from '../../cli/run-cli';
-import type { FakeApiServer } from '../../support/fake-apiserver';
+import type { FakeApiServer, KubeObject } from '../../support/fake-apiserver';
+
+const execFileAsync = promisify(execFile);
+
+/** A speaker Pod as the DaemonSet makes it (host network, MetalLB's labels), Running at `ip`. */
+export function speakerPod(namespace: string, nodeName: string, ip: string): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: `speaker-${nodeName}`, namespace, labels: { app: 'metallb', component: 'speaker' } },
+    spec: { nodeName, hostNetwork: true },
+    status: { podIP: ip, phase: 'Running' },
+  } as unknown as KubeObject;
+}
+
+/** `mlb status --json` of a speaker, asynchronously (the fake API server runs in this process and must keep answering); undefined while it does not answer. */
+export async function speakerStatus<T>(socket: string): Promise<T | undefined> {
+  try {
+    const { stdout } = await execFileAsync(process.execPath, [MLB_BUNDLE, 'status', '--socket', socket, '--json'], { cwd: REPO_ROOT });
+    return JSON.parse(stdout) as T;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface KubernetesSpeakerSpawn {
   readonly api: FakeApiServer;
