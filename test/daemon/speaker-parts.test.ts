@@ -6,18 +6,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import type { DesiredAnnouncement } from '../../src/announce/l2/l2-announcer-state';
 import { createLogger } from '../../src/daemon/logger';
-import { SelfChecker } from '../../src/daemon/self-check/self-checker';
 import { Speaker, type SpeakerOptions } from '../../src/daemon/speaker';
-import type { BgpSessions, LayerTwo, SpeakerParts } from '../../src/daemon/speaker-parts';
+import type { BgpSessions, SpeakerParts } from '../../src/daemon/speaker-parts';
 import { SWIM_PROFILES } from '../../src/gossip/swim';
-import { formatIP } from '../../src/ip';
 import { DiagnosticCode } from '../../src/model';
 import { REAL_RUNTIME } from '../../src/runtime';
 import { ConfigLoadError } from '../../src/sources/config-source';
 import { InMemoryConfigSource } from '../support/in-memory-config-source';
 import { configSnapshot } from './config-facts/config-yaml';
+import { recordingLayerTwo } from '../support/recording-layer-two';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-speaker-parts-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -33,28 +31,7 @@ interface Fakes {
 
 function fakeParts(source: InMemoryConfigSource): Fakes {
   const reconciled: string[][] = [];
-  const layerTwo: LayerTwo = {
-    links: { links: () => [], link: () => undefined, onChange: () => () => undefined, close: () => undefined },
-    announcer: {
-      reconcile: (desired: readonly DesiredAnnouncement[]) => reconciled.push(desired.map((d) => formatIP(d.ip)).sort()),
-      stats: () => ({
-        requestsReceived: {},
-        responsesSent: {},
-        gratuitousSent: {},
-        drops: {},
-        sendFailures: 0,
-        handlerErrors: 0,
-        conflicts: 0,
-        socketErrors: {},
-        interfaces: {},
-      }),
-      metrics: () => [],
-      close: () => undefined,
-    },
-    vips: undefined,
-    // Probes nothing: no interface is ever chosen for an IP here.
-    selfCheck: new SelfChecker({ logger: silent, interfaces: () => [], probe: async () => ({ sent: false, macs: [], socketErrors: [] }) }),
-  };
+  const layerTwo = recordingLayerTwo(reconciled);
   const bgp: BgpSessions = { update: () => undefined, status: () => [], close: async () => undefined };
   const fakes: Fakes = {
     reconciled,

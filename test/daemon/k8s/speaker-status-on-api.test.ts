@@ -9,17 +9,15 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../../src/daemon/logger';
 import { SpeakerStatusWriter } from '../../../src/daemon/k8s/speaker-status-writer';
-import { SelfChecker } from '../../../src/daemon/self-check/self-checker';
 import { Speaker, type SpeakerOptions } from '../../../src/daemon/speaker';
-import type { LayerTwo } from '../../../src/daemon/speaker-parts';
 import { SWIM_PROFILES } from '../../../src/gossip/swim';
 import { REAL_RUNTIME } from '../../../src/runtime';
-import { formatIP } from '../../../src/ip';
 import type { ApiObject } from '../../../src/sources/k8s/api-object';
 import { loadKubeConfig } from '../../../src/sources/k8s/kube-config';
 import { KubernetesSource } from '../../../src/sources/k8s/kubernetes-source';
 import { startFakeApiServer, type FakeApiServer, type KubeObject } from '../../support/fake-apiserver';
 import { l2Advertisement, node, pool, service, slice } from '../../sources/k8s/cluster-fixtures';
+import { recordingLayerTwo } from '../../support/recording-layer-two';
 
 const NS = 'metallb-system';
 const dir = mkdtempSync(join(tmpdir(), 'mlb-kst-status-'));
@@ -68,8 +66,6 @@ afterEach(async () => {
   }
 });
 
-const noLinks = { links: () => [], link: () => undefined, onChange: () => () => undefined, close: () => undefined };
-
 async function startSpeaker(name: string, podName: string, joinTo?: string, announced: string[][] = []): Promise<Running> {
   const kubeconfigPath = api.kubeconfigPath(dir);
   const { kubeConfig } = await loadKubeConfig({ path: kubeconfigPath });
@@ -84,27 +80,7 @@ async function startSpeaker(name: string, podName: string, joinTo?: string, anno
     log: silent,
     retryMs: 200,
   });
-  const layerTwo: LayerTwo = {
-    links: noLinks,
-    announcer: {
-      reconcile: (desired) => announced.push(desired.map((d) => formatIP(d.ip))),
-      stats: () => ({
-        requestsReceived: {},
-        responsesSent: {},
-        gratuitousSent: {},
-        drops: {},
-        sendFailures: 0,
-        handlerErrors: 0,
-        conflicts: 0,
-        socketErrors: {},
-        interfaces: {},
-      }),
-      metrics: () => [],
-      close: () => undefined,
-    },
-    vips: undefined,
-    selfCheck: new SelfChecker({ logger: silent, interfaces: () => [], probe: async () => ({ sent: false, macs: [], socketErrors: [] }) }),
-  };
+  const layerTwo = recordingLayerTwo(announced);
   const [host, port] = (joinTo ?? ':').split(':');
   const options: SpeakerOptions = {
     nodeName: name,

@@ -6,20 +6,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { DesiredAnnouncement } from '../../../src/announce/l2/l2-announcer-state';
 import { createLogger } from '../../../src/daemon/logger';
-import { SelfChecker } from '../../../src/daemon/self-check/self-checker';
 import { Speaker, type SpeakerOptions } from '../../../src/daemon/speaker';
-import type { BgpSessions, LayerTwo } from '../../../src/daemon/speaker-parts';
+import type { BgpSessions } from '../../../src/daemon/speaker-parts';
 import { SWIM_PROFILES } from '../../../src/gossip/swim';
 import { rankNodes } from '../../../src/election/hash-order';
-import { formatIP } from '../../../src/ip';
 import { REAL_RUNTIME } from '../../../src/runtime';
 import { KubernetesSource } from '../../../src/sources/k8s/kubernetes-source';
 import { loadKubeConfig } from '../../../src/sources/k8s/kube-config';
 import type { ApiObject } from '../../../src/sources/k8s/api-object';
 import { startFakeApiServer, type FakeApiServer, type KubeObject } from '../../support/fake-apiserver';
 import { l2Advertisement, node, pool, service, slice } from './cluster-fixtures';
+import { recordingLayerTwo } from '../../support/recording-layer-two';
 
 const dir = mkdtempSync(join(tmpdir(), 'mlb-kso-speaker-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -75,27 +73,7 @@ async function startSpeaker(name: string, joinTo?: string): Promise<Running> {
   const { kubeConfig } = await loadKubeConfig({ path: api.kubeconfigPath(dir) });
   const source = new KubernetesSource({ kubeConfig, namespace: 'metallb-system' });
   const reconciled: string[][] = [];
-  const layerTwo: LayerTwo = {
-    links: { links: () => [], link: () => undefined, onChange: () => () => undefined, close: () => undefined },
-    announcer: {
-      reconcile: (desired: readonly DesiredAnnouncement[]) => reconciled.push(desired.map((d) => formatIP(d.ip)).sort()),
-      stats: () => ({
-        requestsReceived: {},
-        responsesSent: {},
-        gratuitousSent: {},
-        drops: {},
-        sendFailures: 0,
-        handlerErrors: 0,
-        conflicts: 0,
-        socketErrors: {},
-        interfaces: {},
-      }),
-      metrics: () => [],
-      close: () => undefined,
-    },
-    vips: undefined,
-    selfCheck: new SelfChecker({ logger: silent, interfaces: () => [], probe: async () => ({ sent: false, macs: [], socketErrors: [] }) }),
-  };
+  const layerTwo = recordingLayerTwo(reconciled);
   const bgp: BgpSessions = { update: () => undefined, status: () => [], close: async () => undefined };
   const [host, port] = (joinTo ?? ':').split(':');
   const options: SpeakerOptions = {
