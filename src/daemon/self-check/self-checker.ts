@@ -12,7 +12,7 @@
  * node ranked ahead of us whose state may have changed before we heard (expected-answer.ts). Those are logged at
  * debug with their reason and counted apart; only real conflicts are warned about, listed and counted as active.
  */
-import { EventEmitter } from 'node:events';
+import { EventEmitter, setMaxListeners } from 'node:events';
 import { REAL_BACKGROUND_RUNTIME } from '../../runtime/real-runtime';
 import type { Clock, Scheduler, Timer } from '../../runtime/runtime';
 import { formatIP, type IP } from '../../ip';
@@ -32,6 +32,7 @@ import {
   nextDueAt,
   PROBE_REASON_TEXT,
   probeDone,
+  SELF_CHECK_MAX_IN_FLIGHT,
   setOwned,
   takeDue,
   type OwnedAddress,
@@ -179,6 +180,9 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
 
   constructor(private readonly options: SelfCheckerOptions) {
     super();
+    // Each probe in flight listens on the one abort signal: up to SELF_CHECK_MAX_IN_FLIGHT by design, where Node
+    // would warn of a leak past 10 (a MaxListenersExceededWarning on stderr of a daemon owning a few hundred VIPs).
+    setMaxListeners(SELF_CHECK_MAX_IN_FLIGHT, this.abort.signal);
     this.schedule = emptySchedule(options.timing);
     this.macOwners = options.macOwners ?? new Map();
     this.sockets = options.probe

@@ -228,6 +228,32 @@ describe('SelfChecker', () => {
     h.checker.close();
   });
 
+  it('a full in-flight limit of probes listening on the abort signal prints no leak warning on stderr', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    const pending: (() => void)[] = [];
+    // As the real probe does (probe-sockets.ts): each waits for replies listening for the checker closing.
+    const h = harness({
+      probe: (r) =>
+        new Promise((resolve) => {
+          const done = () => resolve({ sent: true, macs: [], socketErrors: [] });
+          r.signal.addEventListener('abort', done, { once: true });
+          pending.push(done);
+        }),
+    });
+    h.checker.setOwned(
+      Array.from({ length: SELF_CHECK_MAX_IN_FLIGHT + 8 }, (_, i) => ({ ip: ip(`10.213.0.${100 + i}`), interface: 'eth0' })),
+    );
+    await clock.advance(SELF_CHECK_SOON_MS + 1000);
+    expect(pending).toHaveLength(SELF_CHECK_MAX_IN_FLIGHT);
+    h.checker.close();
+    // process.emitWarning reports on the next tick.
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
+    expect(warnings.map((w) => w.name)).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('a probe that cannot be sent is warned once with its reason, then counted quietly', async () => {
     const h = harness({
       probe: () => Promise.reject(new PacketSocketError('permissionDenied', 'opening a packet socket needs CAP_NET_RAW')),
