@@ -7,16 +7,21 @@
 import type { Logger } from 'pino';
 import { selectInterfaces, type LinkSource } from '../announce/l2/interfaces';
 import type { DesiredAnnouncement } from '../announce/l2/l2-announcer-state';
+import { ipKey } from '../announce/l2/l2-interface';
 import { formatIP, type IP } from '../ip';
 import { REAL_RUNTIME } from '../runtime/real-runtime';
 import type { Clock } from '../runtime/runtime';
+import { ANSWER_PROGRESS_MIN_MS, answerableWhileBinding } from './answers-while-binding';
 import type { OwnedL2 } from './cluster-decision';
 
 /** The parts that touch the host, injectable so the daemon can run with announcing off (--no-announce). */
 export interface AnnouncePorts {
   reconcileL2(desired: readonly DesiredAnnouncement[]): void;
-  /** Binds exactly these VIPs locally (mlb0); undefined when binding is off. */
-  bindVips?(ips: readonly IP[]): Promise<void>;
+  /**
+   * Binds exactly these VIPs locally (mlb0), telling `onBound` of each batch as it lands; undefined when binding
+   * is off.
+   */
+  bindVips?(ips: readonly IP[], onBound?: (bound: readonly IP[]) => void): Promise<void>;
 }
 
 export interface AnnouncedIP {
@@ -38,6 +43,8 @@ export class LocalAnnouncements {
   private bindQueue: Promise<void> = Promise.resolve();
   /** The VIPs the last completed binding left bound. */
   private boundNow: readonly IP[] = [];
+  /** What the announcer was last told to answer for. */
+  private answering: readonly DesiredAnnouncement[] = [];
   private lastWarning = new Map<string, string>();
 
   constructor(
@@ -85,20 +92,34 @@ export class LocalAnnouncements {
     if (!ports) return;
     const bind = ports.bindVips;
     if (!bind) {
-      ports.reconcileL2(desired);
+      this.answer(ports, desired);
       return;
     }
     // Order matters to a client: a new VIP is bound before the gratuitous ARP sends traffic to it (or the first
-    // connections would be refused), and a withdrawn one is unbound only after its announcing stopped.
+    // connections would be refused), and a withdrawn one is unbound only after its announcing stopped. VIPs are
+    // answered as their batch lands, not after the whole change (answers-while-binding.ts).
     const ips = [...owned.map((o) => o.ip), ...alsoBound];
     this.bindQueue = this.bindQueue
       .then(async () => {
-        await bind([...this.boundNow, ...ips]);
-        ports.reconcileL2(desired);
+        const before = this.answering;
+        const bound = new Set(this.boundNow.map(ipKey));
+        let toldAt = -Infinity;
+        await bind([...this.boundNow, ...ips], (landed) => {
+          for (const ip of landed) bound.add(ipKey(ip));
+          if (this.clock.now() - toldAt < ANSWER_PROGRESS_MIN_MS) return;
+          toldAt = this.clock.now();
+          this.answer(ports, answerableWhileBinding(desired, before, bound));
+        });
+        this.answer(ports, desired);
         await bind(ips);
         this.boundNow = ips;
       })
       .catch((error: Error) => this.logger.error({ event: 'vipBindFailed', error: error.message }, `cannot bind VIPs: ${error.message}`));
+  }
+
+  private answer(ports: AnnouncePorts, desired: readonly DesiredAnnouncement[]): void {
+    this.answering = desired;
+    ports.reconcileL2(desired);
   }
 
   announced(): AnnouncedIP[] {

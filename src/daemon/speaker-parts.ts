@@ -36,7 +36,7 @@ export interface LayerTwoAnnouncer {
 
 /** The owned VIPs bound to the dummy interface (mlb0), so the host accepts their traffic. */
 export interface VipBinding {
-  reconcile(ips: readonly IP[]): Promise<unknown>;
+  reconcile(ips: readonly IP[], onBound?: (bound: readonly IP[]) => void): Promise<unknown>;
   bound(): IP[];
   close(options: { keep: boolean }): Promise<void>;
 }

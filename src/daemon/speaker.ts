@@ -614,7 +614,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.announcements = new LocalAnnouncements(
       {
         reconcileL2: (d) => void announcer.reconcile(d),
-        ...(vips ? { bindVips: async (ips) => void (await vips.reconcile(ips)) } : {}),
+        ...(vips ? { bindVips: async (ips, onBound) => void (await vips.reconcile(ips, onBound)) } : {}),
       },
       links,
       logger,

@@ -14,7 +14,18 @@
  */
 export const VIP_NETLINK_BATCH = 64;
 
-/** Runs `each` on every item, `size` at a time, a batch after the previous one settled. `each` must not reject. */
-export async function inBatches<T>(items: readonly T[], size: number, each: (item: T) => Promise<void>): Promise<void> {
-  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(each));
+/**
+ * Runs `each` on every item, `size` at a time, a batch after the previous one settled, and `afterBatch` once each
+ * batch settled. `each` must not reject.
+ */
+export async function inBatches<T>(
+  items: readonly T[],
+  size: number,
+  each: (item: T) => Promise<void>,
+  afterBatch?: () => void,
+): Promise<void> {
+  for (let i = 0; i < items.length; i += size) {
+    await Promise.all(items.slice(i, i + size).map(each));
+    afterBatch?.();
+  }
 }

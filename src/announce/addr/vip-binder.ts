@@ -150,8 +150,10 @@ export class VipBinder {
   /**
    * Makes mlb0 hold exactly `desired`, each as /32 or /128 (IPv6 nodad). Idempotent; repairs mlb0 if it was
    * deleted or set down meanwhile. Never rejects for a kernel refusal: failures are logged and returned.
+   * `onBound` hears each batch of VIPs as it lands on mlb0 (VIP_NETLINK_BATCH at a time), so the caller can start
+   * answering for them while the rest are still being bound.
    */
-  reconcile(desired: readonly IP[]): Promise<VipReconcileResult> {
+  reconcile(desired: readonly IP[], onBound?: (bound: readonly IP[]) => void): Promise<VipReconcileResult> {
     this.desired = desired;
     this.view.want(desired);
     return this.serialized(async () => {
@@ -173,7 +175,7 @@ export class VipBinder {
         plan.decisions.filter((d) => d.action === 'remove').map((d) => [formatBoundAddress(d), d.reason as RemovalCause]),
       );
       const removal = await this.applyRemovals(index, plan.remove, (a) => reasonOf.get(formatBoundAddress(a)) ?? 'notDesired');
-      const addition = await this.applyAdditions(index, plan.add, plan.decisions);
+      const addition = await this.applyAdditions(index, plan.add, plan.decisions, onBound);
       return {
         added: addition.added,
         removed: removal.removed,
@@ -384,11 +386,12 @@ export class VipBinder {
     index: number,
     ips: readonly IP[],
     decisions: readonly VipDecision[],
+    onBound: ((bound: readonly IP[]) => void) | undefined,
   ): Promise<{ added: IP[]; failed: VipBindError[] }> {
     const added: IP[] = [];
     const failed: VipBindError[] = [];
     const reasons = new Map(decisions.filter((d) => d.action === 'add').map((d) => [keyOf(d.ip), d.reason]));
-    await inBatches(ips, VIP_NETLINK_BATCH, async (ip) => {
+    const each = async (ip: IP) => {
       const reason = reasons.get(keyOf(ip)) ?? 'desiredNotBound';
       const text = formatIP(ip);
       const address = { ip, prefix: VIP_PREFIX[ip.family] };
@@ -407,6 +410,12 @@ export class VipBinder {
         failed.push(e);
         this.log.error({ event: 'vipBindFailed', interface: this.link.name, ip: text, code: e.code, errno: e.errno, reason }, e.message);
       }
+    };
+    let reported = 0;
+    await inBatches(ips, VIP_NETLINK_BATCH, each, () => {
+      if (!onBound || added.length === reported) return;
+      onBound(added.slice(reported));
+      reported = added.length;
     });
     return { added, failed };
   }

@@ -1,0 +1,78 @@
+/**
+ * Where the real daemon spends its time at scale: `mlb daemon` from dist/mlb.mjs, in a namespace of its own, with
+ * a file of N layer-2 services (bench/scale's file), run under `node --cpu-prof`. Prints, from this process's clock:
+ * start -> every VIP on mlb0, then one service added to the file -> its VIP on mlb0, the daemon's RSS after each,
+ * and leaves the CPU profile of the whole run (open it in Chrome DevTools or speedscope) in PROFILE_DIR.
+ *
+ *   npm run build && node --import tsx scripts/profile/daemon-start.ts [services=10000]
+ *   PROFILE_DIR=/tmp/prof node --import tsx scripts/profile/daemon-start.ts 10000
+ *
+ * Not a test and not the bench (bench/scale.bench.ts is): a profiling aid; root only (namespaces).
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GOSSIP_PORT, REPO_ROOT, sleep } from '../../bench/gossip/lab-nodes';
+import { NODE_VIP_SUBNET_ADDRESS, scaleConfig, vipOf } from '../../bench/scale/scale-config';
+import { NetnsLab } from '../../test/support/netns-lab';
+
+const services = Number(process.argv[2] ?? 10_000);
+const profileDir = process.env.PROFILE_DIR ?? mkdtempSync(join(tmpdir(), 'mlb-prof-'));
+/** Give up on a step after this long: a profile of a slow step is still written. */
+const STEP_LIMIT_MS = 120_000;
+
+const lab = new NetnsLab();
+const dir = mkdtempSync(join(tmpdir(), 'mlb-start-'));
+try {
+  const node = lab.addHost('node');
+  lab.execIn(node, 'ip', ['addr', 'add', NODE_VIP_SUBNET_ADDRESS, 'dev', 'eth0']);
+  const config = join(dir, 'mlb.yaml');
+  writeFileSync(config, scaleConfig(services));
+  mkdirSync(profileDir, { recursive: true });
+  const t0 = Date.now();
+  const child = spawn(
+    'ip',
+    [
+      ...['netns', 'exec', node.netns, 'setsid', process.execPath, '--cpu-prof', '--cpu-prof-dir', profileDir],
+      ...[join(REPO_ROOT, 'dist/mlb.mjs'), 'daemon', '--config', config, '--node-name', 'node'],
+      ...['--gossip-bind', `${node.ipv4}:${GOSSIP_PORT}`, '--state-dir', join(dir, 'state'), '--control-socket', join(dir, 'mlb.sock')],
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const boundCount = () => {
+    try {
+      return Number(lab.execIn(node, 'sh', ['-c', 'ip -4 -o addr show dev mlb0 | wc -l']).trim());
+    } catch {
+      return 0;
+    }
+  };
+  const isBound = (vip: string) => lab.execIn(node, 'ip', ['-4', '-o', 'addr', 'show', 'dev', 'mlb0', 'to', `${vip}/32`]).trim() !== '';
+  const rssMb = () => {
+    // `ip netns exec` and setsid exec in place: the child's pid is the daemon's.
+    const line = readFileSync(`/proc/${child.pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('VmRSS'));
+    return (Number(line?.split(/\s+/)[1]) / 1024).toFixed(0);
+  };
+  const until = async (what: string, done: () => boolean, from: number) => {
+    while (!done()) {
+      if (Date.now() - from > STEP_LIMIT_MS) throw new Error(`${what}: not within ${STEP_LIMIT_MS} ms`);
+      await sleep(50);
+    }
+    console.log(`${what}: ${Date.now() - from} ms, RSS ${rssMb()} MB`);
+  };
+  await until(`start -> ${services} VIPs on mlb0`, () => boundCount() >= services, t0);
+  await sleep(3_000);
+  console.log(`settled 3 s later: RSS ${rssMb()} MB`);
+  const t1 = Date.now();
+  writeFileSync(config, scaleConfig(services + 1));
+  await until('one service added -> its VIP on mlb0', () => isBound(vipOf(services)), t1);
+  await sleep(2_000);
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+  console.log(`profile: ${join(profileDir, readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'))[0] ?? '(none)')}`);
+} finally {
+  lab.destroy();
+  rmSync(dir, { recursive: true, force: true });
+}
