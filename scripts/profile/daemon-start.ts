@@ -6,6 +6,7 @@
  *
  *   npm run build && node --import tsx scripts/profile/daemon-start.ts [services=10000]
  *   PROFILE_DIR=/tmp/prof node --import tsx scripts/profile/daemon-start.ts 10000
+ *   HEAP_SNAPSHOT=1 ...   also writes a heap snapshot of the settled daemon into PROFILE_DIR (what its RSS holds)
  *
  * Not a test and not the bench (bench/scale.bench.ts is): a profiling aid; root only (namespaces).
  */
@@ -21,6 +22,37 @@ const services = Number(process.argv[2] ?? 10_000);
 const profileDir = process.env.PROFILE_DIR ?? mkdtempSync(join(tmpdir(), 'mlb-prof-'));
 /** Give up on a step after this long: a profile of a slow step is still written. */
 const STEP_LIMIT_MS = 120_000;
+const heapSnapshot = process.env.HEAP_SNAPSHOT === '1';
+/** Writing a heap snapshot of a few hundred MB takes seconds. */
+const SNAPSHOT_WAIT_MS = 60_000;
+
+/** The daemon's memory by mapping (`MAPPINGS=1`): which part of its RSS is V8's heap, malloc, code, the addon. */
+function largestMappings(pid: number): string {
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8')
+    .split('\n')
+    .filter((l) => /^(Rss|Anonymous|Private_Dirty)/.test(l));
+  const maps: { head: string; rssKb: number }[] = [];
+  let head = '';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) head = line;
+    else if (line.startsWith('Rss:')) maps.push({ head, rssKb: Number(line.split(/\s+/)[1]) });
+  }
+  maps.sort((a, b) => b.rssKb - a.rssKb);
+  const sizeOf = (h: string) => {
+    const [from, to] = h
+      .split(' ')[0]!
+      .split('-')
+      .map((x) => parseInt(x, 16));
+    return ((to! - from!) / 1048576).toFixed(0);
+  };
+  const top = maps
+    .slice(0, 12)
+    .map(
+      (m) =>
+        `${String(Math.round(m.rssKb / 1024)).padStart(5)} MB rss of ${sizeOf(m.head).padStart(5)} MB  ${m.head.split(/\s+/).slice(5).join(' ') || '[anon]'}`,
+    );
+  return [...rollup, `mappings: ${maps.length}`, ...top].join('\n');
+}
 
 const lab = new NetnsLab();
 const dir = mkdtempSync(join(tmpdir(), 'mlb-start-'));
@@ -35,6 +67,7 @@ try {
     'ip',
     [
       ...['netns', 'exec', node.netns, 'setsid', process.execPath, '--cpu-prof', '--cpu-prof-dir', profileDir],
+      ...(heapSnapshot ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${profileDir}`] : []),
       ...[join(REPO_ROOT, 'dist/mlb.mjs'), 'daemon', '--config', config, '--node-name', 'node'],
       ...['--gossip-bind', `${node.ipv4}:${GOSSIP_PORT}`, '--state-dir', join(dir, 'state'), '--control-socket', join(dir, 'mlb.sock')],
     ],
@@ -65,6 +98,13 @@ try {
   await until(`start -> ${services} VIPs on mlb0`, () => boundCount() >= services, t0);
   await sleep(3_000);
   console.log(`settled 3 s later: RSS ${rssMb()} MB`);
+  if (process.env.MAPPINGS === '1') console.log(largestMappings(child.pid!));
+  if (heapSnapshot) {
+    child.kill('SIGUSR2');
+    const written = () => readdirSync(profileDir).some((f) => f.endsWith('.heapsnapshot'));
+    await until('heap snapshot written', written, Date.now());
+    await sleep(SNAPSHOT_WAIT_MS / 20);
+  }
   const t1 = Date.now();
   writeFileSync(config, scaleConfig(services + 1));
   await until('one service added -> its VIP on mlb0', () => isBound(vipOf(services)), t1);
