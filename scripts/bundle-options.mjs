@@ -2,6 +2,7 @@
 // bundle inside the one-file executable dist/mlb (build-sea.mjs).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 
 export const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -54,6 +55,34 @@ export const kubernetesClientBesideBundle = {
             text: `${args.importer} imports @kubernetes/client-node: take it from src/sources/k8s/api/client-node-module.ts (clientNode()), which loads dist/${KUBERNETES_CLIENT_FILE} only when needed`,
           },
         ],
+      };
+    });
+  },
+};
+
+/**
+ * string-width 7 (what yargs' help layout measures every cell with) builds emoji-regex's whole regular expression
+ * anew for each character it measures: laying out `mlb --help` took longer than loading the rest of mlb. A string
+ * of printable ASCII alone is exactly as wide as it is long (no control, combining, emoji or East Asian wide
+ * character can be in it), so those are answered at once; every other string still goes to the package.
+ */
+const PRINTABLE_ASCII = '/^[\\x20-\\x7e]*$/';
+export const asciiStringWidth = {
+  name: 'ascii-string-width',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/](?:.*[\\/])?string-width[\\/]index\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const exported = /export default function stringWidth\(/;
+      if (!exported.test(source))
+        throw new Error(`${args.path}: string-width no longer exports 'function stringWidth(': update asciiStringWidth`);
+      return {
+        contents:
+          source.replace(exported, 'function packageStringWidth(') +
+          `\nconst PRINTABLE_ASCII = ${PRINTABLE_ASCII};\n` +
+          'export default function stringWidth(input, options) {\n' +
+          "  return typeof input === 'string' && PRINTABLE_ASCII.test(input) ? input.length : packageStringWidth(input, options);\n" +
+          '}\n',
+        loader: 'js',
       };
     });
   },
