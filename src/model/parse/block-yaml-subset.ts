@@ -11,7 +11,8 @@
  * escaped scalar, a tab, a directive), or that has a syntax error, makes it answer "unsupported": the caller then
  * gives the text to the `yaml` package, so errors keep their exact wording. Pure and synchronous.
  */
-import { type Document, type Node as YamlNode, Pair, type Scalar, YAMLMap, YAMLSeq } from 'yaml';
+import type { Document, Node as YamlNode, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
+import { newMap, newPair, newSeq } from './subset-nodes';
 import { flowCollectionLine } from './flow-yaml-subset';
 import {
   MAX_IMPLICIT_KEY_LENGTH,
@@ -75,7 +76,7 @@ class DocumentReader {
   }
 
   private list(indent: number): YAMLSeq {
-    const seq = new YAMLSeq();
+    const seq = newSeq();
     let line = this.line;
     seq.range = [(line?.start ?? 0) + indent, 0, 0];
     while (line !== undefined && line.indent === indent && this.isDash(line, indent)) {
@@ -103,7 +104,7 @@ class DocumentReader {
 
   /** A block mapping at `column`; its first key starts at `offset` (after "- " for a mapping in a list). */
   private mapping(column: number, offset: number): YAMLMap {
-    const map = new YAMLMap();
+    const map = newMap();
     map.range = [offset, 0, 0];
     const seen = new Set<unknown>();
     let keyAt = offset;
@@ -146,12 +147,12 @@ class DocumentReader {
     if (content >= line.end || (this.text[content] === '#' && content > colon + 1)) {
       const next = this.line;
       // A list may sit at its key's own indentation (YAML 1.2.2 example 8.22's "compact" form).
-      if (next !== undefined && next.indent === column && this.isDash(next, column)) return new Pair(key, this.list(column));
-      return new Pair(key, this.nestedOrNull(column, colon + 1));
+      if (next !== undefined && next.indent === column && this.isDash(next, column)) return newPair(key, this.list(column));
+      return newPair(key, this.nestedOrNull(column, colon + 1));
     }
     const value = this.inlineScalar(content, line.end);
     if (this.line !== undefined && this.line.indent > column) unsupported();
-    return new Pair(key, value);
+    return newPair(key, value);
   }
 
   /** What follows a key or dash with nothing after it: a more indented block, or null. */

@@ -6,7 +6,8 @@
  * ": ", an implicit null, a trailing comma, a plain scalar holding a flow indicator, a comment inside) throws
  * Unsupported: the document then goes to the package, with its exact errors. Pure.
  */
-import { type Node as YamlNode, Pair, type Scalar, YAMLMap, YAMLSeq } from 'yaml';
+import { type Node as YamlNode, type Scalar, type YAMLMap, YAMLSeq } from 'yaml';
+import { newMap, newPair, newSeq } from './subset-nodes';
 import { MAX_IMPLICIT_KEY_LENGTH, PLAIN_KEY, plainScalar, quotedScalar, unsupported } from './subset-scalars';
 
 /** Characters that end a plain scalar in flow context, or that it may not hold (YAML 1.2.2 section 7.3.3). */
@@ -42,7 +43,7 @@ class FlowLineReader {
     const start = this.at;
     this.at++;
     this.skipSpaces();
-    const node = open === '[' ? new YAMLSeq() : new YAMLMap();
+    const node = open === '[' ? newSeq() : newMap();
     node.flow = true;
     const close = open === '[' ? ']' : '}';
     if (this.text[this.at] === close) {
@@ -76,7 +77,7 @@ class FlowLineReader {
     if (map.items.some((pair) => (pair.key as Scalar).value === key.value)) unsupported(); // the package's error
     this.at = keyStart + colon + 1;
     this.skipSpaces();
-    map.items.push(new Pair(key, this.value(depth)));
+    map.items.push(newPair(key, this.value(depth)));
   }
 
   /** "-3", "-x": a dash followed by more of the scalar starts a plain scalar, not a list item. */

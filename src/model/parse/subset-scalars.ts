@@ -4,6 +4,7 @@
  * Unsupported, and the caller gives the document to the package. Pure.
  */
 import { Scalar, Schema } from 'yaml';
+import { newScalar } from './subset-nodes';
 
 /**
  * The `yaml` package refuses an implicit key longer than this (YAML 1.2.2 section 7.4.1 limits implicit keys to
@@ -52,9 +53,9 @@ export function plainScalar(text: string, offset: number): Scalar {
   let scalar: Scalar;
   if (tag) {
     const resolved: unknown = tag.resolve(text, unsupported, { intAsBigInt: false });
-    scalar = resolved instanceof Scalar ? resolved : new Scalar(resolved);
+    scalar = resolved instanceof Scalar ? resolved : newScalar(resolved);
     if (tag.format) scalar.format = tag.format;
-  } else scalar = new Scalar(text);
+  } else scalar = newScalar(text);
   scalar.range = [offset, offset + text.length, offset + text.length];
   scalar.source = text;
   scalar.type = Scalar.PLAIN;
@@ -62,7 +63,7 @@ export function plainScalar(text: string, offset: number): Scalar {
 }
 
 export function nullScalar(offset: number): Scalar {
-  const scalar = new Scalar(null);
+  const scalar = newScalar(null);
   scalar.range = [offset, offset, offset];
   scalar.source = '';
   scalar.type = Scalar.PLAIN;
@@ -91,7 +92,7 @@ export function quotedScalar(text: string, start: number, end: number, quote: st
     break;
   }
   if (quote === '"' && value.includes('\\')) unsupported(); // escapes: the package's rules
-  const scalar = new Scalar(value);
+  const scalar = newScalar(value);
   scalar.range = [start, i, i];
   scalar.source = value;
   scalar.type = quote === '"' ? Scalar.QUOTE_DOUBLE : Scalar.QUOTE_SINGLE;
