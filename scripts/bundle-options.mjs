@@ -64,9 +64,11 @@ export const kubernetesClientBesideBundle = {
  * string-width 7 (what yargs' help layout measures every cell with) builds emoji-regex's whole regular expression
  * anew for each character it measures: laying out `mlb --help` took longer than loading the rest of mlb. A string
  * of printable ASCII alone is exactly as wide as it is long (no control, combining, emoji or East Asian wide
- * character can be in it), so those are answered at once; every other string still goes to the package.
+ * character can be in it), so those are answered at once; every other string still goes to the package, whose
+ * Intl.Segmenter is made on first use instead of at start.
  */
 const PRINTABLE_ASCII = '/^[\\x20-\\x7e]*$/';
+const RGI_EMOJI = 'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;';
 export const asciiStringWidth = {
   name: 'ascii-string-width',
   setup(b) {
@@ -75,9 +77,28 @@ export const asciiStringWidth = {
       const exported = /export default function stringWidth\(/;
       if (!exported.test(source))
         throw new Error(`${args.path}: string-width no longer exports 'function stringWidth(': update asciiStringWidth`);
+      const segmenter = 'const segmenter = new Intl.Segmenter();';
+      const usesRgiEmoji = source.includes('rgiEmojiRegex');
+      if (usesRgiEmoji && (!source.includes(RGI_EMOJI) || /rgiEmojiRegex\.(?!test\()/.test(source))) {
+        throw new Error(
+          `${args.path}: string-width's rgiEmojiRegex is no longer '${RGI_EMOJI}' used with .test() only: update asciiStringWidth`,
+        );
+      }
+      if (!source.includes(segmenter))
+        throw new Error(`${args.path}: string-width no longer makes its segmenter as '${segmenter}': update asciiStringWidth`);
       return {
         contents:
-          source.replace(exported, 'function packageStringWidth(') +
+          source
+            .replace(exported, 'function packageStringWidth(')
+            // The segmenter is made when a string needs it, not when mlb starts: making one loads ICU's break
+            // iterator data, some 10 ms of every start, for strings that are nearly always printable ASCII.
+            .replace(segmenter, 'let made;\nconst segmenter = { segment: (text) => (made ??= new Intl.Segmenter()).segment(text) };')
+            // Likewise string-width 8's emoji pattern (Unicode's RGI_Emoji, a property of strings: some 30 ms to
+            // build), which it only ever .test()s.
+            .replace(
+              RGI_EMOJI,
+              'let rgi;\nconst rgiEmojiRegex = { test: (text) => (rgi ??= new RegExp("^\\\\p{RGI_Emoji}$", "v")).test(text) };',
+            ) +
           `\nconst PRINTABLE_ASCII = ${PRINTABLE_ASCII};\n` +
           'export default function stringWidth(input, options) {\n' +
           "  return typeof input === 'string' && PRINTABLE_ASCII.test(input) ? input.length : packageStringWidth(input, options);\n" +
