@@ -12,7 +12,14 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSyn
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { common, KUBERNETES_CLIENT_FILE, kubernetesClientBesideBundle, TUI_FILE, tuiBesideBundle } from './bundle-options.mjs';
+import {
+  asciiStringWidth,
+  common,
+  KUBERNETES_CLIENT_FILE,
+  kubernetesClientBesideBundle,
+  TUI_FILE,
+  tuiBesideBundle,
+} from './bundle-options.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -70,7 +77,7 @@ async function bundleScript() {
     // use it only to look beside themselves, which the executable replaces with its assets).
     define: { ...common.define, 'import.meta.url': '__mlbModuleUrl' },
     banner: { js: 'var __mlbModuleUrl = require("node:url").pathToFileURL(process.execPath).href;' },
-    plugins: [tuiBesideBundle, kubernetesClientBesideBundle, netlinkEmbedded],
+    plugins: [tuiBesideBundle, kubernetesClientBesideBundle, netlinkEmbedded, asciiStringWidth],
   });
 }
 

@@ -7,9 +7,10 @@
 // that talk to a cluster load.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  asciiStringWidth,
   common,
   KUBERNETES_CLIENT_ENTRY,
   KUBERNETES_CLIENT_FILE,
@@ -49,13 +50,23 @@ const tuiRequireBanner =
   "import { createRequire as __mlbCreateRequire } from 'node:module';\nconst require = __mlbCreateRequire(import.meta.url.startsWith('file:') ? import.meta.url : process.execPath);";
 
 const outfile = 'dist/mlb.mjs';
+/** The files the bundle is split into beside dist/mlb.mjs, one per command's import() and what they share. */
+const PART_PREFIX = 'mlb-part-';
+for (const file of existsSync('dist') ? readdirSync('dist') : []) {
+  if (file.startsWith(PART_PREFIX)) rmSync(join('dist', file));
+}
 await build({
   ...common,
-  entryPoints: ['src/cli/main.ts'],
-  outfile,
-  // A shebang so dist/mlb.mjs runs as `mlb`.
+  entryPoints: { mlb: 'src/cli/main.ts' },
+  outdir: 'dist',
+  outExtension: { '.js': '.mjs' },
+  // Split: each command's module (src/cli/command-index.ts) is a file that only a run of that command loads, so
+  // `mlb --help` and the commands that need little load little (parsing all of mlb is most of a start).
+  splitting: true,
+  chunkNames: `${PART_PREFIX}[hash]`,
+  // A shebang so dist/mlb.mjs runs as `mlb` (the parts get it too: esbuild gives every file the banner).
   banner: { js: `#!/usr/bin/env node\n${requireBanner}` },
-  plugins: [tuiBesideBundle, kubernetesClientBesideBundle],
+  plugins: [tuiBesideBundle, kubernetesClientBesideBundle, asciiStringWidth],
 });
 chmodSync(outfile, 0o755);
 await build({
@@ -90,4 +101,6 @@ if (!addons.includes('mlb_native.node')) {
 // Without the MLB_ variables (MLB_COMMIT above): mlb reads every MLB_X as its flag --x.
 const withoutMlbFlags = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MLB_')));
 writeFileSync('dist/mlb.1', execFileSync(process.execPath, [outfile, 'man'], { encoding: 'utf8', env: withoutMlbFlags }));
-console.log(`built ${outfile}, dist/${TUI_FILE}, dist/${KUBERNETES_CLIENT_FILE} and dist/mlb.1 (mlb ${pkg.version})`);
+console.log(
+  `built ${outfile} (and its ${PART_PREFIX}*.mjs), dist/${TUI_FILE}, dist/${KUBERNETES_CLIENT_FILE} and dist/mlb.1 (mlb ${pkg.version})`,
+);

@@ -2,6 +2,7 @@
 // bundle inside the one-file executable dist/mlb (build-sea.mjs).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 
 export const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
@@ -54,6 +55,55 @@ export const kubernetesClientBesideBundle = {
             text: `${args.importer} imports @kubernetes/client-node: take it from src/sources/k8s/api/client-node-module.ts (clientNode()), which loads dist/${KUBERNETES_CLIENT_FILE} only when needed`,
           },
         ],
+      };
+    });
+  },
+};
+
+/**
+ * string-width 7 (what yargs' help layout measures every cell with) builds emoji-regex's whole regular expression
+ * anew for each character it measures: laying out `mlb --help` took longer than loading the rest of mlb. A string
+ * of printable ASCII alone is exactly as wide as it is long (no control, combining, emoji or East Asian wide
+ * character can be in it), so those are answered at once; every other string still goes to the package, whose
+ * Intl.Segmenter is made on first use instead of at start.
+ */
+const PRINTABLE_ASCII = '/^[\\x20-\\x7e]*$/';
+const RGI_EMOJI = 'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;';
+export const asciiStringWidth = {
+  name: 'ascii-string-width',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/](?:.*[\\/])?string-width[\\/]index\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const exported = /export default function stringWidth\(/;
+      if (!exported.test(source))
+        throw new Error(`${args.path}: string-width no longer exports 'function stringWidth(': update asciiStringWidth`);
+      const segmenter = 'const segmenter = new Intl.Segmenter();';
+      const usesRgiEmoji = source.includes('rgiEmojiRegex');
+      if (usesRgiEmoji && (!source.includes(RGI_EMOJI) || /rgiEmojiRegex\.(?!test\()/.test(source))) {
+        throw new Error(
+          `${args.path}: string-width's rgiEmojiRegex is no longer '${RGI_EMOJI}' used with .test() only: update asciiStringWidth`,
+        );
+      }
+      if (!source.includes(segmenter))
+        throw new Error(`${args.path}: string-width no longer makes its segmenter as '${segmenter}': update asciiStringWidth`);
+      return {
+        contents:
+          source
+            .replace(exported, 'function packageStringWidth(')
+            // The segmenter is made when a string needs it, not when mlb starts: making one loads ICU's break
+            // iterator data, some 10 ms of every start, for strings that are nearly always printable ASCII.
+            .replace(segmenter, 'let made;\nconst segmenter = { segment: (text) => (made ??= new Intl.Segmenter()).segment(text) };')
+            // Likewise string-width 8's emoji pattern (Unicode's RGI_Emoji, a property of strings: some 30 ms to
+            // build), which it only ever .test()s.
+            .replace(
+              RGI_EMOJI,
+              'let rgi;\nconst rgiEmojiRegex = { test: (text) => (rgi ??= new RegExp("^\\\\p{RGI_Emoji}$", "v")).test(text) };',
+            ) +
+          `\nconst PRINTABLE_ASCII = ${PRINTABLE_ASCII};\n` +
+          'export default function stringWidth(input, options) {\n' +
+          "  return typeof input === 'string' && PRINTABLE_ASCII.test(input) ? input.length : packageStringWidth(input, options);\n" +
+          '}\n',
+        loader: 'js',
       };
     });
   },

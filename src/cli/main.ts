@@ -2,50 +2,29 @@
  * The `mlb` command line. Each command lives in commands/, one file each; this file only assembles them and
  * owns the exit codes: 0 ok, 1 failure, 2 usage error (docs/architecture.md, "CLI").
  */
-import yargs, { type CommandModule } from 'yargs';
+import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { ExitCode, UsageError } from './exit-codes';
-import { versionCommand } from './commands/version';
-import { validateCommand } from './commands/validate';
-import { explainCommand } from './commands/explain';
-import { daemonCommand } from './commands/daemon';
-import { controllerCommand } from './commands/controller';
-import { arpingCommand } from './commands/arping';
-import { labCommand } from './commands/lab';
-import { statusCommand } from './commands/status';
-import { checkCommand } from './commands/check';
-import { completionCommand } from './commands/completion';
-import { manCommand } from './commands/man';
 import { findCommand, outlineCommands } from './docs/command-outline';
 import { withWholeExamples } from './docs/help-examples';
-import { drainCommand, undrainCommand } from './commands/drain';
-import { warmupCommand } from './commands/warmup';
-import { installCommand } from './commands/install';
-import { isConfigParserWorker, runConfigParserWorker } from '../sources/file/worker-parser';
+import { manCommand } from './commands/man';
+import { type AnyCommand, COMMAND_ENTRIES, commandModules, commandName, commandsToLoad } from './command-index';
+import { isConfigParserWorker, rememberBundleEntry } from '../sources/file/parser-worker-role';
 import { brokenPipeDecision, handleBrokenPipes } from './broken-pipe';
 import { commandWord, usageErrorText, type CommandSummary } from './usage-hint';
 import { expandArgvShortcuts } from './argv-shortcuts';
 import { failureExit } from './failure-exit';
 import { isInProcessHost, runInProcess, type InProcessInput, type InProcessResult } from './in-process-run';
 
-/** Every command, in the order --help lists them (each has its own argument type, hence any). */
-const COMMANDS: readonly CommandModule<any, any>[] = [
-  daemonCommand,
-  controllerCommand,
-  validateCommand,
-  explainCommand,
-  arpingCommand,
-  statusCommand,
-  drainCommand,
-  undrainCommand,
-  warmupCommand,
-  labCommand,
-  versionCommand,
-  checkCommand,
-  installCommand,
-  completionCommand,
-  manCommand(() => ({ commands: COMMANDS, usage: PROGRAM_USAGE, epilogue: PROGRAM_EPILOGUE })),
-];
+/** The man page lists every command whole, so `mlb man` loads them all (command-index.ts). */
+const MAN = 'man';
+
+/** Every command, in the order --help lists them: whole where `argv` needs them, listed only otherwise. */
+async function programCommands(argv: readonly string[]): Promise<AnyCommand[]> {
+  const commands = await commandModules(COMMAND_ENTRIES, commandsToLoad(argv, new Set([MAN])));
+  commands.push(manCommand(() => ({ commands, usage: PROGRAM_USAGE, epilogue: PROGRAM_EPILOGUE })));
+  return commands;
+}
 
 /** `mlb --help`'s text before the commands, and after them; the man page (commands/man.ts) prints both too. */
 const PROGRAM_USAGE =
@@ -63,14 +42,15 @@ const PROGRAM_EPILOGUE =
 const helpWidth = (): number => Math.min(110, process.stdout.columns || 100);
 
 /** Each command's first word and description, for the list a usage error shows. */
-const COMMAND_SUMMARIES: readonly CommandSummary[] = COMMANDS.map((c) => ({
-  name: String(c.command).split(' ')[0] ?? '',
-  describe: typeof c.describe === 'string' ? c.describe : '',
-}));
+const COMMAND_SUMMARIES: readonly CommandSummary[] = [
+  ...COMMAND_ENTRIES.map((e) => ({ name: commandName(e.command), describe: e.describe })),
+  { name: MAN, describe: String(manCommand(() => ({ commands: [], usage: '', epilogue: '' })).describe) },
+];
 
 async function main(given: string[]): Promise<void> {
   const argv = expandArgvShortcuts(given);
   const HELP_WIDTH = helpWidth();
+  const commands = await programCommands(argv);
   const cli = yargs(argv)
     .scriptName('mlb')
     .usage(PROGRAM_USAGE)
@@ -82,7 +62,7 @@ async function main(given: string[]): Promise<void> {
     .option('native-addon', { type: 'string', hidden: true, global: true, describe: 'Path of mlb_native.node (MLB_NATIVE_ADDON)' })
     // MLB_UDP_TTL_ADDON (src/native/udp-ttl.ts, BFD's TTL-reporting socket) likewise.
     .option('udp-ttl-addon', { type: 'string', hidden: true, global: true, describe: 'Path of mlb_udp_ttl.node (MLB_UDP_TTL_ADDON)' })
-    .command([...COMMANDS])
+    .command(commands)
     .demandCommand(1, 'Name a command.')
     .strict()
     .recommendCommands()
@@ -102,7 +82,7 @@ async function main(given: string[]): Promise<void> {
   // can be printed whole (docs/help-examples.ts).
   await cli.parseAsync(argv, {}, (_error, parsed, output) => {
     if (!output) return;
-    const command = findCommand(outlineCommands(COMMANDS), (parsed?._ ?? []).map(String));
+    const command = findCommand(outlineCommands(commands), (parsed?._ ?? []).map(String));
     process.stdout.write(`${withWholeExamples(output, command?.examples ?? [], HELP_WIDTH)}\n`);
   });
 }
@@ -124,7 +104,7 @@ function fail(code: ExitCode, text: string): void {
 /** The same bundle is also the daemon's configuration parser thread (worker-parser.ts): then it only parses. */
 function run(): void {
   if (isConfigParserWorker()) {
-    runConfigParserWorker();
+    void import('../sources/file/worker-parser').then((w) => w.runConfigParserWorker());
     return;
   }
   const argv = hideBin(process.argv);
@@ -145,4 +125,6 @@ export function runMlbInProcess(input: InProcessInput): Promise<InProcessResult>
   return runInProcess(main, input);
 }
 
+// A parser worker starts at this file: the bundle's entry, which the check in run() is part of.
+rememberBundleEntry(import.meta.url);
 if (!isInProcessHost()) run();

@@ -4,7 +4,7 @@
  * command that does not exist); for a word from another tool's habits (`get`, `logs`), where that lives in mlb
  * (habit-words.ts); with no command at all, the list.
  */
-import { closestMatch } from '../model';
+import { closestMatch } from '../model/parse/did-you-mean';
 import { habitAnswer } from './habit-words';
 
 export interface CommandSummary {

@@ -1,16 +1,30 @@
 /**
  * A fast reader for the YAML that configuration files are made of: block mappings and block lists, one-line
- * plain, single- and double-quoted scalars, comments and "---" between documents. It builds the `yaml`
+ * plain, single- and double-quoted scalars, flow collections on one line ("[a, b]", "{ k: v }": flow-yaml-subset.ts),
+ * comments and "---" between documents. It builds the `yaml`
  * package's own node classes with the same ranges and scalar values the package's Composer gives (scalars are
  * resolved by the package's core schema, YAML 1.2.2 section 10.3.2), so every reader and every position is the
- * same; it only skips the package's general machinery (a concrete syntax tree, tokens, flow collections, anchors,
- * block scalars), which costs ten times the rest of a parse on a file of 10,000 Services.
+ * same; it only skips the package's general machinery (a concrete syntax tree, tokens, anchors, block scalars),
+ * which costs ten times the rest of a parse on a file of 10,000 Services.
  *
- * A document that uses anything else (flow "[a]" or "{a: b}", "&anchor", "!tag", "|" block text, a multi-line or
+ * A document that uses anything else (a flow collection over several lines, "&anchor", "!tag", "|" block text, a multi-line or
  * escaped scalar, a tab, a directive), or that has a syntax error, makes it answer "unsupported": the caller then
  * gives the text to the `yaml` package, so errors keep their exact wording. Pure and synchronous.
  */
-import { type Document, type Node as YamlNode, Pair, Scalar, Schema, YAMLMap, YAMLSeq } from 'yaml';
+import type { Document, Node as YamlNode, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
+import { newMap, newPair, newSeq } from './subset-nodes';
+import { flowCollectionLine } from './flow-yaml-subset';
+import {
+  MAX_IMPLICIT_KEY_LENGTH,
+  NEEDS_FULL_PARSER,
+  PLAIN_KEY,
+  SPECIAL_START,
+  Unsupported,
+  nullScalar,
+  plainScalar,
+  quotedScalar,
+  unsupported,
+} from './subset-scalars';
 
 /** What a document read by the subset reader offers (the part of Document.Parsed the model's readers use). */
 export interface SubsetDocument {
@@ -23,65 +37,11 @@ export interface SubsetDocument {
 /** The reader's answer for a document it does not read: the caller gives the text from here on to `yaml`. */
 export const UNSUPPORTED = Symbol('unsupported');
 
-/**
- * The `yaml` package refuses an implicit key longer than this (YAML 1.2.2 section 7.4.1 limits implicit keys to
- * 1024 characters); longer keys go to the package for its error.
- */
-const MAX_IMPLICIT_KEY_LENGTH = 1024;
-
-/** A key as configuration files write it: Kubernetes field names, label and annotation keys, numbers. */
-const PLAIN_KEY = /^[A-Za-z0-9_][A-Za-z0-9_./-]*$/;
-
-/** Characters that start something other than a one-line plain scalar (YAML 1.2.2 section 5.3 indicators). */
-const SPECIAL_START = new Set(['[', ']', '{', '}', ',', '#', '&', '*', '!', '|', '>', '%', '@', '`', '?', ':', '-']);
-
-/** Control characters, carriage returns and a byte order mark need the package's handling (and its errors). */
-const NEEDS_FULL_PARSER = /[\u0000-\u0009\u000b-\u001f\u007f\r\ufeff]/;
-
-/** The core schema's scalar tags that apply to untagged plain scalars, in the schema's order (first match wins). */
-interface ScalarTagRule {
-  readonly test: RegExp;
-  readonly format?: string;
-  readonly resolve: (text: string, onError: (message: string) => void, options: { intAsBigInt: boolean }) => unknown;
-}
-const SCALAR_TAGS = new Schema({}).tags.filter(
-  (tag) => tag.default === true && 'test' in tag && tag.test instanceof RegExp,
-) as unknown as readonly ScalarTagRule[];
-
-/** Thrown inside the reader when a document leaves the subset; caught once per document. */
-class Unsupported extends Error {}
-const unsupported = (): never => {
-  throw new Unsupported();
-};
-
 /** A content line: not blank, not only a comment. */
 interface Line {
   readonly start: number;
   readonly end: number;
   readonly indent: number;
-}
-
-/** The scalar's value as the core schema resolves an unquoted text (the Composer's own rule). */
-function plainScalar(text: string, offset: number): Scalar {
-  const tag = SCALAR_TAGS.find((t) => t.test.test(text));
-  let scalar: Scalar;
-  if (tag) {
-    const resolved: unknown = tag.resolve(text, unsupported, { intAsBigInt: false });
-    scalar = resolved instanceof Scalar ? resolved : new Scalar(resolved);
-    if (tag.format) scalar.format = tag.format;
-  } else scalar = new Scalar(text);
-  scalar.range = [offset, offset + text.length, offset + text.length];
-  scalar.source = text;
-  scalar.type = Scalar.PLAIN;
-  return scalar;
-}
-
-function nullScalar(offset: number): Scalar {
-  const scalar = new Scalar(null);
-  scalar.range = [offset, offset, offset];
-  scalar.source = '';
-  scalar.type = Scalar.PLAIN;
-  return scalar;
 }
 
 class DocumentReader {
@@ -116,7 +76,7 @@ class DocumentReader {
   }
 
   private list(indent: number): YAMLSeq {
-    const seq = new YAMLSeq();
+    const seq = newSeq();
     let line = this.line;
     seq.range = [(line?.start ?? 0) + indent, 0, 0];
     while (line !== undefined && line.indent === indent && this.isDash(line, indent)) {
@@ -144,7 +104,7 @@ class DocumentReader {
 
   /** A block mapping at `column`; its first key starts at `offset` (after "- " for a mapping in a list). */
   private mapping(column: number, offset: number): YAMLMap {
-    const map = new YAMLMap();
+    const map = newMap();
     map.range = [offset, 0, 0];
     const seen = new Set<unknown>();
     let keyAt = offset;
@@ -187,12 +147,12 @@ class DocumentReader {
     if (content >= line.end || (this.text[content] === '#' && content > colon + 1)) {
       const next = this.line;
       // A list may sit at its key's own indentation (YAML 1.2.2 example 8.22's "compact" form).
-      if (next !== undefined && next.indent === column && this.isDash(next, column)) return new Pair(key, this.list(column));
-      return new Pair(key, this.nestedOrNull(column, colon + 1));
+      if (next !== undefined && next.indent === column && this.isDash(next, column)) return newPair(key, this.list(column));
+      return newPair(key, this.nestedOrNull(column, colon + 1));
     }
     const value = this.inlineScalar(content, line.end);
     if (this.line !== undefined && this.line.indent > column) unsupported();
-    return new Pair(key, value);
+    return newPair(key, value);
   }
 
   /** What follows a key or dash with nothing after it: a more indented block, or null. */
@@ -203,9 +163,14 @@ class DocumentReader {
   }
 
   /** A scalar that ends on its line, from `start` to the line's end, without a trailing comment. */
-  private inlineScalar(start: number, end: number): Scalar {
+  private inlineScalar(start: number, end: number): YamlNode {
     const first = this.text[start] ?? '';
-    if (first === '"' || first === "'") return this.quoted(start, end, first);
+    if (first === '"' || first === "'") {
+      const scalar = quotedScalar(this.text, start, end, first);
+      if (!/^( *| +#.*)$/.test(this.text.slice(scalar.range?.[1], end))) unsupported();
+      return scalar;
+    }
+    if (first === '[' || first === '{') return flowCollectionLine(this.text, start, end);
     if (SPECIAL_START.has(first)) {
       const second = this.text[start + 1];
       // "-1", "-x", ":x", "?x" are plain scalars; other indicators are not for this reader.
@@ -218,31 +183,6 @@ class DocumentReader {
     const raw = this.text.slice(start, last);
     if (raw.endsWith(':') || raw.includes(': ')) unsupported(); // a mapping inside a scalar: the package's error
     return plainScalar(raw, start);
-  }
-
-  private quoted(start: number, end: number, quote: string): Scalar {
-    let value = '';
-    let i = start + 1;
-    for (;;) {
-      const close = this.indexWithin(quote, i, end);
-      if (close === -1) unsupported(); // runs on to another line
-      if (quote === "'" && this.text[close + 1] === "'") {
-        value += this.text.slice(i, close + 1);
-        i = close + 2;
-        continue;
-      }
-      value += this.text.slice(i, close);
-      i = close + 1;
-      break;
-    }
-    if (quote === '"' && value.includes('\\')) unsupported(); // escapes: the package's rules
-    const rest = this.text.slice(i, end);
-    if (!/^( *| +#.*)$/.test(rest)) unsupported();
-    const scalar = new Scalar(value);
-    scalar.range = [start, i, i];
-    scalar.source = value;
-    scalar.type = quote === '"' ? Scalar.QUOTE_DOUBLE : Scalar.QUOTE_SINGLE;
-    return scalar;
   }
 }
 

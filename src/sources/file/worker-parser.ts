@@ -11,16 +11,14 @@
  * clone in chunks (answer-chunks.ts), the next one asked for only after the event loop has had a turn, and is
  * rehydrated (snapshotFromClone). So the event loop never decodes a large file nor receives it in one piece.
  */
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { Worker, parentPort, workerData } from 'node:worker_threads';
 import { AnswerAssembler, type AnswerMessage, answerMessages } from './answer-chunks';
 import { type ConfigParser, ConfigParseError, type ParseRequest } from './config-parser';
 import { type ParsedConfigFile, parseConfigBytes } from './parse-config-bytes';
 import { parserWorkerEntry } from './parser-worker-entry';
 import { REAL_RUNTIME } from '../../runtime/real-runtime';
 import type { Scheduler } from '../../runtime/runtime';
-
-/** workerData.role of a configuration parser worker. */
-const WORKER_ROLE = 'mlb-config-parser';
+import { bundleEntry, WORKER_ROLE } from './parser-worker-role';
 
 /**
  * A parse that never finishes is stopped: the yaml parser is linear, so only a bug could get here. Far above what
@@ -49,11 +47,6 @@ export interface WorkerParserOptions {
   readonly scheduler?: Scheduler;
 }
 
-/** True inside a worker started by workerParser (main.ts then runs runConfigParserWorker instead of the CLI). */
-export function isConfigParserWorker(): boolean {
-  return !isMainThread && (workerData as Partial<WorkerInput> | null)?.role === WORKER_ROLE;
-}
-
 /** Main thread to worker: send the next chunk of the answer. */
 const NEXT_CHUNK = 'next';
 
@@ -79,7 +72,8 @@ function failure(error: (Error & { code?: string }) | undefined, heapLimitMb: nu
 
 /** A ConfigParser that parses each request in a worker thread of its own. */
 export function workerParser(options: WorkerParserOptions = {}): ConfigParser {
-  const entry = options.script === undefined ? parserWorkerEntry(import.meta.url) : { script: options.script, eval: false };
+  const entry =
+    options.script === undefined ? parserWorkerEntry(bundleEntry() ?? import.meta.url) : { script: options.script, eval: false };
   const timeoutMs = options.timeoutMs ?? PARSE_TIMEOUT_MS;
   const heapLimitMb = options.heapLimitMb ?? PARSE_HEAP_LIMIT_MB;
   const scheduler = options.scheduler ?? REAL_RUNTIME;
