@@ -55,7 +55,7 @@ function peerOf(command: { routerAddress: string; myASN: number; peerASN: number
     ebgpMultiHop: false,
     disableMP: false,
     dualStackAddressFamily: false,
-  } as unknown as BGPPeer;
+  };
 }
 
 function run(command: Command): Record<string, unknown> {
