@@ -11,6 +11,8 @@
 export const SIZE_LADDER = [0.01, 0.03, 0.1, 0.3, 1] as const;
 /** Fewer services than this give a per-service cost dominated by timer resolution and one-off costs. */
 export const MIN_SIZE = 20;
+/** Steps always measured, whatever the budget: two sizes are the fewest that show a scaling. */
+export const ALWAYS_MEASURED = 2;
 
 export interface SizePlan {
   /** Service counts to measure, ascending; the last is the full size when `full`. */
@@ -24,8 +26,8 @@ export interface SizePlan {
 
 /**
  * `perServiceMs`: the warmed baseline's cost per service per recompute; `runsPerSize`: recomputes measured at each
- * size (cases x best-of-N). Steps are taken while their cumulative estimate stays within `budgetS`; the smallest
- * step is always taken, so the scaling has at least one point.
+ * size (cases x best-of-N). Steps are taken while their cumulative estimate stays within `budgetS`; the
+ * ALWAYS_MEASURED smallest steps are taken whatever the budget, so there is a scaling to report.
  */
 export function planBaselineSizes(services: number, perServiceMs: number, runsPerSize: number, budgetS: number): SizePlan {
   const secondsFor = (size: number) => (size * perServiceMs * runsPerSize) / 1000;
@@ -34,7 +36,7 @@ export function planBaselineSizes(services: number, perServiceMs: number, runsPe
   let estimatedS = 0;
   for (const size of steps) {
     const cost = secondsFor(size);
-    if (sizes.length > 0 && estimatedS + cost > budgetS) break;
+    if (sizes.length >= ALWAYS_MEASURED && estimatedS + cost > budgetS) break;
     sizes.push(size);
     estimatedS += cost;
   }

@@ -19,8 +19,8 @@ describe('bench/election baseline sizes', () => {
     expect(plan.fullEstimateS).toBeCloseTo(600);
   });
 
-  it('always measures the smallest size, so there is a figure to scale even over budget', () => {
-    expect(planBaselineSizes(10_000, 1_000, 10, 1).sizes).toEqual([100]);
+  it('always measures the two smallest sizes, so there is a scaling to report even over budget', () => {
+    expect(planBaselineSizes(10_000, 1_000, 10, 1).sizes).toEqual([100, 300]);
   });
 
   it('never measures fewer than MIN_SIZE services, nor a size twice', () => {
