@@ -6,11 +6,11 @@
 // Lab: a NetnsLab with client (10.213.0.1) and node (10.213.0.2) on one bridge; the node's eth0 also holds
 // 10.214.255.254/16, the subnet of the VIPs (10.214.1.0 upwards, one pinned Service each), so the daemon picks eth0
 // for them as an operator's host would. Once the daemon answers for the last VIP (every one is bound and announced),
-// the kernel and mlb are measured one after the other at `rate` for `seconds`, mlb on a VIP in the middle of the
-// table. `addWhileMeasuring`: that many Services are appended to the file just before mlb's run, so the run
+// the kernel and mlb are measured one after the other at `rate` for `seconds`, mlb's requests spread at random over
+// every VIP it holds (bench/arp.bench.ts drives the lab itself: startDaemonArpLab). `addWhileMeasuring`: that many Services are appended to the file just before mlb's run, so the run
 // overlaps a reload binding them (the VIPs held before must still be answered meanwhile).
 //
-// Use from another bench:  import { measureDaemonArp } from './arp/daemon-arp';
+// Use from another bench:  import { measureDaemonArp, startDaemonArpLab } from './arp/daemon-arp';
 //                          const r = await measureDaemonArp({ vips: 10_000, rate: 10_000, seconds: 3 });
 // Or run it:               sudo LAB_NETNS_PREFIX=mine node --import tsx bench/arp/daemon-arp.ts 1,1000,10000 [rate] [seconds] [addWhileMeasuring]
 // BENCH_ARP_CLI=/path/to/other/dist/mlb.mjs measures another build. Needs root, `npm run build` and the addon.
@@ -104,27 +104,31 @@ spec:
   return parts.join('---\n');
 }
 
-interface GeneratorRun {
+export interface GeneratorRun {
+  /** The address asked for, or "N addresses". */
+  readonly target: string;
   readonly sent: number;
   readonly count: number;
   readonly replies: number;
   readonly duplicates: number;
   readonly achievedRate: number;
+  readonly lagP99Us: number;
   readonly latUs: number[];
 }
 
-async function run(generator: JsonChild, target: string, rate: number, count: number, tag: number): Promise<GeneratorRun> {
+/** `count` requests at `rate`, each for one of `targets` (random). */
+async function run(generator: JsonChild, targets: readonly string[], rate: number, count: number, tag: number): Promise<GeneratorRun> {
   const expected = (count / rate) * 1000 + TIMEOUT_MS;
   return (await generator.call(
-    { op: 'run', target, rate, count, timeoutMs: TIMEOUT_MS, tag },
+    { op: 'run', targets, rate, count, timeoutMs: TIMEOUT_MS, tag },
     expected * 3 + 10_000,
   )) as unknown as GeneratorRun;
 }
 
-function summarize(target: string, r: GeneratorRun): ArpRun {
+function summarize(r: GeneratorRun): ArpRun {
   const sorted = Array.from(Float64Array.from(r.latUs).sort());
   return {
-    target,
+    target: r.target,
     sent: r.sent,
     replies: r.replies,
     lost: r.count - r.replies,
@@ -169,9 +173,23 @@ function startDaemon(lab: NetnsLab, node: LabHost, configFile: string, cli: stri
   return { exitCode: () => child.exitCode, stderrTail: () => tail };
 }
 
-/** Builds a lab, starts the daemon with `vips` VIPs, measures the kernel then mlb; tears everything down. */
-export async function measureDaemonArp(options: DaemonArpOptions): Promise<DaemonArpResult> {
-  const { vips, rate, seconds, addWhileMeasuring = 0, cpus, log = () => {}, cli = MLB_CLI } = options;
+/** A lab whose daemon answers for every VIP it was started with; measure the kernel and mlb, then close(). */
+export interface DaemonArpLab {
+  readonly vips: number;
+  /** Daemon start -> the last VIP's first ARP answer. */
+  readonly readyMs: number;
+  /** `count` requests at `rate` for the node kernel's own address. */
+  kernel(rate: number, count: number): Promise<GeneratorRun>;
+  /** `count` requests at `rate`, each for one of the VIPs the daemon holds (picked at random by the generator). */
+  mlb(rate: number, count: number): Promise<GeneratorRun>;
+  /** Appends `more` Services to the daemon's file (a reload binding them). */
+  addServices(more: number): void;
+  close(): void;
+}
+
+/** Builds a lab and starts the daemon with `vips` VIPs; resolves once it answers for the last one. */
+export async function startDaemonArpLab(options: Omit<DaemonArpOptions, 'rate' | 'seconds' | 'addWhileMeasuring'>): Promise<DaemonArpLab> {
+  const { vips, cpus, log = () => {}, cli = MLB_CLI } = options;
   const lab = newLab();
   try {
     const client = lab.addHost('client');
@@ -186,7 +204,7 @@ export async function measureDaemonArp(options: DaemonArpOptions): Promise<Daemo
     const nextTag = () => (tag = (tag + 1) & 0xff);
     const last = vipAddress(vips - 1);
     for (;;) {
-      const probe = await run(generator, last, 100, 3, nextTag());
+      const probe = await run(generator, [last], 100, 3, nextTag());
       if (probe.replies > 0) break;
       if (daemon.exitCode() !== null) throw new Error(`the daemon exited (${daemon.exitCode()}): ${daemon.stderrTail()}`);
       if (Date.now() - started > READY_TIMEOUT_MS)
@@ -195,17 +213,36 @@ export async function measureDaemonArp(options: DaemonArpOptions): Promise<Daemo
     }
     const readyMs = Date.now() - started;
     log(`daemon with ${vips} VIPs answers for the last one after ${readyMs} ms`);
-    const target = vipAddress(Math.floor(vips / 2));
+    const held = Array.from({ length: vips }, (_, i) => vipAddress(i));
+    return {
+      vips,
+      readyMs,
+      kernel: (rate, count) => run(generator, [node.ipv4], rate, count, nextTag()),
+      mlb: (rate, count) => run(generator, held, rate, count, nextTag()),
+      addServices: (more) => writeFileSync(configFile, daemonArpConfig(vips + more)),
+      close: () => destroyLab(lab),
+    };
+  } catch (error) {
+    destroyLab(lab);
+    throw error;
+  }
+}
+
+/** Starts a lab (startDaemonArpLab), measures the kernel then mlb once each; tears everything down. */
+export async function measureDaemonArp(options: DaemonArpOptions): Promise<DaemonArpResult> {
+  const { rate, seconds, addWhileMeasuring = 0 } = options;
+  const lab = await startDaemonArpLab(options);
+  try {
     const count = Math.round(rate * seconds);
     // Warm-up (the generator's JIT, the bridge's MAC table), discarded.
-    await run(generator, node.ipv4, rate, Math.min(count, rate), nextTag());
-    await run(generator, target, rate, Math.min(count, rate), nextTag());
-    const kernel = summarize(node.ipv4, await run(generator, node.ipv4, rate, count, nextTag()));
-    if (addWhileMeasuring > 0) writeFileSync(configFile, daemonArpConfig(vips + addWhileMeasuring));
-    const mlb = summarize(target, await run(generator, target, rate, count, nextTag()));
-    return { vips, rate, readyMs, kernel, mlb, p50Ratio: mlb.p50Us / kernel.p50Us };
+    await lab.kernel(rate, Math.min(count, rate));
+    await lab.mlb(rate, Math.min(count, rate));
+    const kernel = summarize(await lab.kernel(rate, count));
+    if (addWhileMeasuring > 0) lab.addServices(addWhileMeasuring);
+    const mlb = summarize(await lab.mlb(rate, count));
+    return { vips: lab.vips, rate, readyMs: lab.readyMs, kernel, mlb, p50Ratio: mlb.p50Us / kernel.p50Us };
   } finally {
-    destroyLab(lab);
+    lab.close();
   }
 }
 

@@ -12,9 +12,11 @@
  * (fibMs), polled every POLL_MS. Run alone: `node --import tsx bench/bgp/gobgp-baseline.ts` (root, the four
  * router packages); BENCH_BGP_PREFIXES (default 10,000), BENCH_BGP_TRIALS (default 3).
  */
+import { execFileSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { NetnsLab, type LabHost } from '../../test/support/netns-lab';
 import { routerLabSkipReason, startFrr, startGobgp, waitFor, type FrrRouter } from '../../test/support/routers';
+import { GOBGP_API_PORT } from '../../test/support/routers/gobgp-config';
 import { encodeHostRoutesDump, hostRoutes } from './mrt-table-dump';
 
 export const NODE_ASN = 64512;
@@ -71,10 +73,30 @@ export function startBenchFrr(lab: NetnsLab, router: LabHost, nodeAddresses: rea
 
 export interface BaselineTrial extends FrrHoldTimes {
   readonly prefixes: number;
+  /** ms per route of the other way to load GoBGP, one `gobgp global rib add` per route (measured on the first trial). */
+  readonly cliMsPerRoute?: number;
+}
+
+/** Routes added one CLI process each to price that method (a shell loop in the namespace, as a script would). */
+export const CLI_SAMPLE_ROUTES = 100;
+/** The CLI sample's prefixes, clear of the bench's 10.214.0.0/16. */
+const CLI_SAMPLE_FIRST = '10.215.0.0';
+
+/**
+ * The per-route way to load GoBGP: one `gobgp global rib add` process per route, in one shell loop inside the
+ * namespace. Returns ms per route (process start-up and a gRPC round trip each: why the bench injects an MRT dump).
+ */
+function cliMsPerRoute(netns: string, nextHop: string, count: number): number {
+  const adds = hostRoutes(count, CLI_SAMPLE_FIRST)
+    .map((p) => `gobgp -u 127.0.0.1 -p ${GOBGP_API_PORT} global rib add ${p} origin igp nexthop ${nextHop} community 65000:100 -a ipv4`)
+    .join('\n');
+  const at = performance.now();
+  execFileSync('ip', ['netns', 'exec', netns, 'sh', '-e'], { input: adds, stdio: ['pipe', 'ignore', 'pipe'] });
+  return (performance.now() - at) / count;
 }
 
 /** One GoBGP trial in a fresh lab, cleaned up whatever happens. */
-export async function gobgpBaselineTrial(prefixCount = DEFAULT_PREFIXES): Promise<BaselineTrial> {
+export async function gobgpBaselineTrial(prefixCount = DEFAULT_PREFIXES, priceCli = false): Promise<BaselineTrial> {
   const lab = new NetnsLab();
   const stops: (() => void)[] = [];
   try {
@@ -101,12 +123,18 @@ export async function gobgpBaselineTrial(prefixCount = DEFAULT_PREFIXES): Promis
     });
     const since = Date.now();
     const injection = gobgp.injectMrt(dump);
+    let times: FrrHoldTimes;
     try {
-      const times = await timeUntilFrrHolds(frr, prefixCount, { since });
-      return { prefixes: prefixCount, ...times };
+      times = await timeUntilFrrHolds(frr, prefixCount, { since });
     } finally {
       await injection.finish();
     }
+    // After the measurement, so it cannot slow it down.
+    return {
+      prefixes: prefixCount,
+      ...times,
+      ...(priceCli ? { cliMsPerRoute: cliMsPerRoute(node.netns, node.ipv4, CLI_SAMPLE_ROUTES) } : {}),
+    };
   } finally {
     for (const stop of stops.reverse()) stop();
     lab.destroy();
@@ -115,7 +143,7 @@ export async function gobgpBaselineTrial(prefixCount = DEFAULT_PREFIXES): Promis
 
 export async function gobgpBaseline(prefixCount = DEFAULT_PREFIXES, trials = 3): Promise<BaselineTrial[]> {
   const results: BaselineTrial[] = [];
-  for (let i = 0; i < trials; i++) results.push(await gobgpBaselineTrial(prefixCount));
+  for (let i = 0; i < trials; i++) results.push(await gobgpBaselineTrial(prefixCount, i === 0));
   return results;
 }
 
