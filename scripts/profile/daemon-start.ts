@@ -99,6 +99,11 @@ try {
   await sleep(3_000);
   console.log(`settled 3 s later: RSS ${rssMb()} MB`);
   if (process.env.MAPPINGS === '1') console.log(largestMappings(child.pid!));
+  // HOLD_MS: time to point other tools at the settled daemon (its control socket is printed).
+  if (process.env.HOLD_MS) {
+    console.log(`holding for ${process.env.HOLD_MS} ms: control socket ${join(dir, 'mlb.sock')}`);
+    await sleep(Number(process.env.HOLD_MS));
+  }
   if (heapSnapshot) {
     child.kill('SIGUSR2');
     const written = () => readdirSync(profileDir).some((f) => f.endsWith('.heapsnapshot'));
