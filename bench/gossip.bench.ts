@@ -153,7 +153,17 @@ async function main(): Promise<number> {
   const stats = new Map(CONFIGURATIONS.map((c) => [c.id, summary(results.get(c.id)!)]));
   console.log('\ncrash -> dead at the last survivor (first survivor median beside it); formula = detectionTime(profile, 3)\n');
   printTable(
-    ['configuration', 'min', 'median', 'max', 'first survivor (median)', 'formula typical', 'formula worst', 'failed trials', 'false deaths'],
+    [
+      'configuration',
+      'min',
+      'median',
+      'max',
+      'first survivor (median)',
+      'formula typical',
+      'formula worst',
+      'failed trials',
+      'false deaths',
+    ],
     CONFIGURATIONS.map((c) => {
       const s = stats.get(c.id)!;
       const f = detectionTime(c.swim, NODES);
