@@ -20,6 +20,7 @@
 // death or failover, on a daemon exiting, or when the measured loss is not near the configured one.
 //
 // Not part of `npm run bench`. Run as root: node --import tsx bench/gossip-soak.ts [--minutes 10] [--loss 5] [--hogs 2] [--nice -5]
+// [--profile fast|fast-failover]
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -47,6 +48,7 @@ const { values: flags } = parseArgs({
     hogs: { type: 'string', default: '2' },
     nice: { type: 'string', default: '-5' },
     baseline: { type: 'string', default: '20' },
+    profile: { type: 'string', default: 'fast' },
   },
   strict: true,
 });
@@ -55,6 +57,12 @@ const LOSS = Number(flags.loss);
 const HOGS = Number(flags.hogs);
 const NICE = Number(flags.nice);
 const BASELINE_S = Number(flags.baseline);
+/** fast (the plain-host default) or fast-failover (VIPs move at a confirmed suspicion: counted as false failovers). */
+const PROFILE = flags.profile as 'fast' | 'fast-failover';
+if (PROFILE !== 'fast' && PROFILE !== 'fast-failover') {
+  console.error(`bench/gossip-soak: --profile must be fast or fast-failover, not ${flags.profile}`);
+  process.exit(2);
+}
 if (![MINUTES, LOSS, HOGS, NICE, BASELINE_S].every(Number.isFinite) || MINUTES <= 0 || LOSS < 0 || LOSS > 100 || HOGS < 0) {
   console.error(`${TOOL}: bad arguments (--minutes > 0, --loss 0..100, --hogs >= 0, --nice N, --baseline seconds)`);
   process.exit(2);
@@ -277,7 +285,7 @@ async function main(): Promise<number> {
   const cpuOf = (name: string) => (name === STARVED ? HOG_CPU : CALM_CPU);
   const start = (i: number, join: LabNode[]) =>
     startMlb(lab, hosts[i]!, `node-${hosts[i]!.name}`, {
-      profile: 'fast',
+      profile: PROFILE,
       logLevel: 'debug',
       join,
       cpu: cpuOf(`node-${hosts[i]!.name}`),
@@ -291,7 +299,7 @@ async function main(): Promise<number> {
   const starved = nodes.find((n) => n.name === STARVED)!;
   console.log(`machine: ${cpus().length} CPUs, loadavg ${loadavg()} before the stress (other users' load included)`);
   console.log(
-    `${TOOL}: 3 mlb daemons (profile fast, debug logs) in lab ${lab.id}; node-a, node-b on CPU ${CALM_CPU}, ${STARVED} on CPU ${HOG_CPU}`,
+    `${TOOL}: 3 mlb daemons (profile ${PROFILE}, debug logs) in lab ${lab.id}; node-a, node-b on CPU ${CALM_CPU}, ${STARVED} on CPU ${HOG_CPU}`,
   );
 
   // Baseline: no loss, no hogs.
@@ -345,7 +353,7 @@ async function main(): Promise<number> {
   // ---- report ----
   const t = tallies.soak;
   console.log(
-    `\n== soak: ${(seconds / 60).toFixed(1)} min, profile fast (probe ${FAST_CONFIG.probeInterval} ms, timeout ${FAST_CONFIG.probeTimeout} ms, ` +
+    `\n== soak: ${(seconds / 60).toFixed(1)} min, profile ${PROFILE} (probe ${FAST_CONFIG.probeInterval} ms, timeout ${FAST_CONFIG.probeTimeout} ms, ` +
       `suspicion ${FAST_CONFIG.suspicionMult}x/${FAST_CONFIG.suspicionMaxTimeoutMult}x)\n`,
   );
   console.log('packet loss (nftables counters, input on eth0):');

@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { canUseNetns, NetnsLab, type LabHost } from '../../test/support/netns-lab';
 import { buildGoProgram, goPathWith, goToolchain } from '../../test/interop/go-program';
-import type { SwimConfig } from '../../src/gossip/swim/config';
+import type { SwimConfig, SwimProfileName } from '../../src/gossip/swim/config';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const MLB_CLI = join(REPO_ROOT, 'dist/mlb.mjs');
@@ -249,7 +249,7 @@ function goEvent(record: Record<string, unknown>, self: string): NodeEvent | und
 }
 
 export interface MlbOptions {
-  readonly profile: 'fast' | 'lan' | 'wan';
+  readonly profile: SwimProfileName;
   readonly join?: readonly LabNode[];
   readonly logLevel?: 'error' | 'warn' | 'info' | 'debug';
   /** Pin the daemon to this CPU (taskset -c). */
