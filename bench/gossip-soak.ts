@@ -15,10 +15,12 @@
 // schedstat of each daemon's main (event-loop) thread (run-queue wait per wake-up, CPU used) and the probe round
 // trips the daemons log (debug `probeAcked` rtt), each for a 20 s baseline without stress and for the soak.
 // Counted during the soak: false suspicions (gossip debug lines with reason "suspect"; none of the nodes
-// crashes, so every one is false), refutations, failed probes, and false deaths (memberFailed). Exit 1 on any
-// false suspicion or death, on a daemon exiting, or when the measured loss is not near the configured one.
+// crashes, so every one is false), refutations, failed probes, false deaths (memberFailed) and false failovers
+// (suspectConfirmed: the election gave up on a live node before its death). Exit 1 on any false suspicion,
+// death or failover, on a daemon exiting, or when the measured loss is not near the configured one.
 //
 // Not part of `npm run bench`. Run as root: node --import tsx bench/gossip-soak.ts [--minutes 10] [--loss 5] [--hogs 2] [--nice -5]
+// [--profile fast|fast-failover]
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -46,6 +48,7 @@ const { values: flags } = parseArgs({
     hogs: { type: 'string', default: '2' },
     nice: { type: 'string', default: '-5' },
     baseline: { type: 'string', default: '20' },
+    profile: { type: 'string', default: 'fast' },
   },
   strict: true,
 });
@@ -54,6 +57,12 @@ const LOSS = Number(flags.loss);
 const HOGS = Number(flags.hogs);
 const NICE = Number(flags.nice);
 const BASELINE_S = Number(flags.baseline);
+/** fast (the plain-host default) or fast-failover (VIPs move at a confirmed suspicion: counted as false failovers). */
+const PROFILE = flags.profile as 'fast' | 'fast-failover';
+if (PROFILE !== 'fast' && PROFILE !== 'fast-failover') {
+  console.error(`bench/gossip-soak: --profile must be fast or fast-failover, not ${flags.profile}`);
+  process.exit(2);
+}
 if (![MINUTES, LOSS, HOGS, NICE, BASELINE_S].every(Number.isFinite) || MINUTES <= 0 || LOSS < 0 || LOSS > 100 || HOGS < 0) {
   console.error(`${TOOL}: bad arguments (--minutes > 0, --loss 0..100, --hogs >= 0, --nice N, --baseline seconds)`);
   process.exit(2);
@@ -76,6 +85,7 @@ class Tally {
   readonly probeTcpOnly = new Map<string, number>();
   readonly suspicionTimeouts = new Map<string, number>();
   readonly deaths: string[] = [];
+  readonly failovers: string[] = [];
   readonly rejoins: string[] = [];
   /** "observer>target" -> round trips (ms) of probes answered by the direct ping, before indirect pings went out. */
   readonly rtts = new Map<string, number[]>();
@@ -136,6 +146,8 @@ function observe(node: LabNode, record: Record<string, unknown>): void {
   const msg = typeof record.msg === 'string' ? record.msg : '';
   const recent = record.event === 'gossip' ? remember(node, record) : [];
   if (record.event === 'memberFailed') tally.deaths.push(`${node.name} declared ${String(record.member)} dead at ${String(record.ts)}`);
+  // The election moved a live node's IPs away on a confirmed suspicion (src/daemon/suspect-owners.ts).
+  if (record.event === 'suspectConfirmed') tally.failovers.push(`${node.name} gave up on ${String(record.member)} at ${String(record.ts)}`);
   if (record.event === 'memberJoined') tally.rejoins.push(`${node.name} saw ${String(record.member)} (re)join at ${String(record.ts)}`);
   if (record.event !== 'gossip') return;
   switch (record.reason) {
@@ -273,7 +285,7 @@ async function main(): Promise<number> {
   const cpuOf = (name: string) => (name === STARVED ? HOG_CPU : CALM_CPU);
   const start = (i: number, join: LabNode[]) =>
     startMlb(lab, hosts[i]!, `node-${hosts[i]!.name}`, {
-      profile: 'fast',
+      profile: PROFILE,
       logLevel: 'debug',
       join,
       cpu: cpuOf(`node-${hosts[i]!.name}`),
@@ -287,7 +299,7 @@ async function main(): Promise<number> {
   const starved = nodes.find((n) => n.name === STARVED)!;
   console.log(`machine: ${cpus().length} CPUs, loadavg ${loadavg()} before the stress (other users' load included)`);
   console.log(
-    `${TOOL}: 3 mlb daemons (profile fast, debug logs) in lab ${lab.id}; node-a, node-b on CPU ${CALM_CPU}, ${STARVED} on CPU ${HOG_CPU}`,
+    `${TOOL}: 3 mlb daemons (profile ${PROFILE}, debug logs) in lab ${lab.id}; node-a, node-b on CPU ${CALM_CPU}, ${STARVED} on CPU ${HOG_CPU}`,
   );
 
   // Baseline: no loss, no hogs.
@@ -341,7 +353,7 @@ async function main(): Promise<number> {
   // ---- report ----
   const t = tallies.soak;
   console.log(
-    `\n== soak: ${(seconds / 60).toFixed(1)} min, profile fast (probe ${FAST_CONFIG.probeInterval} ms, timeout ${FAST_CONFIG.probeTimeout} ms, ` +
+    `\n== soak: ${(seconds / 60).toFixed(1)} min, profile ${PROFILE} (probe ${FAST_CONFIG.probeInterval} ms, timeout ${FAST_CONFIG.probeTimeout} ms, ` +
       `suspicion ${FAST_CONFIG.suspicionMult}x/${FAST_CONFIG.suspicionMaxTimeoutMult}x)\n`,
   );
   console.log('packet loss (nftables counters, input on eth0):');
@@ -432,6 +444,7 @@ async function main(): Promise<number> {
     starvedSoak.waitPerSliceMs > 3 * Math.max(0.05, starvedBase.waitPerSliceMs);
   const lossOk = LOSS === 0 || Math.abs(measuredLoss - LOSS) <= Math.max(1.5, LOSS * 0.3);
   const falseDeaths = t.deaths.length + tallies.baseline.deaths.length;
+  const falseFailovers = t.failovers.length + tallies.baseline.failovers.length;
   console.log('');
   printTable(
     ['result', 'value', ''],
@@ -447,6 +460,7 @@ async function main(): Promise<number> {
         '',
       ],
       ['false deaths', String(falseDeaths), falseDeaths === 0 ? 'ok' : 'FAILED'],
+      ['false failovers (confirmed suspicions of a silent node)', String(falseFailovers), falseFailovers === 0 ? 'ok' : 'FAILED'],
       ['measured loss', `${measuredLoss.toFixed(2)}%`, lossOk ? 'ok' : 'FAILED (the loss rule is not doing its job)'],
       [
         `${STARVED} starved (wait per wake-up: soak / its baseline / node-a soak)`,
@@ -459,10 +473,11 @@ async function main(): Promise<number> {
     ],
   );
   for (const d of [...tallies.baseline.deaths, ...t.deaths]) console.log(`  false death: ${d}`);
+  for (const f of [...tallies.baseline.failovers, ...t.failovers]) console.log(`  false failover: ${f}`);
   for (const r of t.rejoins) console.log(`  rejoin: ${r}`);
   for (const s of stories) console.log(`\n${s}`);
   const falseSuspicions = t.total(t.suspicionsStarted) + tallies.baseline.total(tallies.baseline.suspicionsStarted);
-  return falseSuspicions === 0 && falseDeaths === 0 && lossOk && !exited ? 0 : 1;
+  return falseSuspicions === 0 && falseDeaths === 0 && falseFailovers === 0 && lossOk && !exited ? 0 : 1;
 }
 
 process.exitCode = await main();

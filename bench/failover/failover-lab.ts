@@ -23,7 +23,7 @@ import type { ControlSnapshot } from '../../src/daemon/control/control-snapshot'
 import { API_IP, API_SERVICE, API_SERVICE_YAML, DaemonLab, HTTP_PORT, LAB_POOL_YAML } from '../../test/e2e/daemon-lab';
 import { JsonChild } from '../arp/json-child';
 import type { SeenEvent } from './client-probe';
-import { KeepalivedNode } from './keepalived';
+import { KeepalivedNode, type VrrpTiming } from './keepalived';
 
 /** keepalived's VIP: in the lab subnet, outside mlb's pool (10.213.0.200-220). */
 export const KEEPALIVED_VIP = '10.213.0.230';
@@ -131,13 +131,13 @@ export class FailoverLab {
     await Promise.all([...this.daemons.daemons.values()].map((d) => d.exited()));
   }
 
-  /** keepalived on every node, priorities by mlb's order (so its master is mlb's owner). */
-  startKeepalived(): void {
+  /** keepalived on every node with this timing, priorities by mlb's order (so its master is mlb's owner). */
+  startKeepalived(timing: VrrpTiming): void {
     this.ranking.forEach((name, i) => {
       const node = new KeepalivedNode(
         this.daemons.lab,
         this.daemons.host(name),
-        { routerId: name, priority: PRIORITIES[i]!, vip: KEEPALIVED_VIP },
+        { routerId: name, priority: PRIORITIES[i]!, vip: KEEPALIVED_VIP, timing },
         this.daemons.dir,
       );
       this.keepalived.set(name, node);

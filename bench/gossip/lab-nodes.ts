@@ -15,6 +15,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { canUseNetns, NetnsLab, type LabHost } from '../../test/support/netns-lab';
 import { buildGoProgram, goPathWith, goToolchain } from '../../test/interop/go-program';
+import type { SwimConfig, SwimProfileName } from '../../src/gossip/swim/config';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const MLB_CLI = join(REPO_ROOT, 'dist/mlb.mjs');
@@ -248,7 +249,7 @@ function goEvent(record: Record<string, unknown>, self: string): NodeEvent | und
 }
 
 export interface MlbOptions {
-  readonly profile: 'fast' | 'lan' | 'wan';
+  readonly profile: SwimProfileName;
   readonly join?: readonly LabNode[];
   readonly logLevel?: 'error' | 'warn' | 'info' | 'debug';
   /** Pin the daemon to this CPU (taskset -c). */
@@ -294,10 +295,37 @@ export function startMlb(lab: NetnsLab, host: LabHost, name: string, options: Ml
   return new LabNode('mlb', name, host, child);
 }
 
-/** The Go memberlist node (LAN defaults) in the host's namespace. */
-export function startGo(lab: NetnsLab, host: LabHost, name: string, binary: string, join: readonly LabNode[] = []): LabNode {
+/**
+ * The failure-detector timers memberlist has (its Config fields, in mlb's names): what go/memberlist-node's -timers
+ * can set. mlb's own additions (directPingRetries, extendWhenHeard) have no memberlist counterpart.
+ */
+const MEMBERLIST_TIMERS = [
+  'probeInterval',
+  'probeTimeout',
+  'indirectChecks',
+  'suspicionMult',
+  'suspicionMaxTimeoutMult',
+  'retransmitMult',
+  'awarenessMaxMultiplier',
+  'gossipInterval',
+  'gossipNodes',
+  'gossipToTheDeadTime',
+  'pushPullInterval',
+  'tcpTimeout',
+] as const satisfies readonly (keyof SwimConfig)[];
+
+/** The Go memberlist node in the host's namespace: LAN defaults, or memberlist's timers taken from `timers`. */
+export function startGo(
+  lab: NetnsLab,
+  host: LabHost,
+  name: string,
+  binary: string,
+  join: readonly LabNode[] = [],
+  timers?: SwimConfig,
+): LabNode {
   const args = ['-name', name, '-bind', host.ipv4, '-port', String(GOSSIP_PORT)];
   if (join.length) args.push('-join', join.map((n) => n.address).join(','));
+  if (timers) args.push('-timers', JSON.stringify(Object.fromEntries(MEMBERLIST_TIMERS.map((k) => [k, timers[k]]))));
   // stdin stays open (a pipe) so the node keeps reading commands; nothing is sent.
   const child = lab.spawnIn(host, binary, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   return new LabNode('go', name, host, child);

@@ -37,7 +37,8 @@ import { LocalAnnouncements } from './local-announcements';
 import type { MetricsCounters, MetricsSource } from './metrics/metrics-source';
 import { poolMetrics } from './metrics/pool-metrics';
 import { linkMacs, nodeFacts } from './node-facts';
-import { goneHoldersFrom, type OwnerHistory } from './owner-history';
+import type { OwnerHistory } from './owner-history';
+import { electableMembers, goneOrConfirmedHolders, suspicionListener } from './suspect-owners';
 import { planSpeaker, withdrawReason, type SpeakerPlan } from './speaker-plan';
 import type { BgpSessions, ControlEndpoint, HostLinks, LayerTwoAnnouncer, SpeakerParts, VipBinding } from './speaker-parts';
 import type { SelfChecker } from './self-check/self-checker';
@@ -236,6 +237,7 @@ export class Speaker implements ControlProvider, MetricsSource {
       this.onMember(m.state === 'left' ? 'memberLeft' : 'memberFailed', m.state === 'left' ? 'member left' : 'member declared dead', m),
     );
     gossip.on('update', (m) => this.onMember('memberUpdated', 'member meta changed', m));
+    gossip.on('suspicion', suspicionListener(gossip, logger, () => this.schedule()));
     this.cluster = await step(`reading the allocation table in --state-dir ${stateDir}`, () =>
       startClusterRecords({
         wire,
@@ -520,11 +522,12 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.cluster.health.updateHealthChecks(snapshot);
     const gossip = this.gossip;
     const members = gossip.members();
+    const suspects = gossip.confirmedSuspects();
     const plan = planSpeaker({
       election: {
         self: this.options.nodeName,
         snapshot,
-        live,
+        live: electableMembers(live, suspects),
         known: members.map((m) => m.name),
         addresses: assigned.addresses,
         passing: this.cluster.health.passing(snapshot, liveNames),
@@ -536,7 +539,7 @@ export class Speaker implements ControlProvider, MetricsSource {
       handingOver: this.handover?.held,
       announced: this.announcements.announced(),
       owners: this.owners,
-      gone: goneHoldersFrom(members, (name) => gossip.lastHeardFrom(name)),
+      gone: goneOrConfirmedHolders(members, suspects, (name) => gossip.lastHeardFrom(name)),
       members,
       previousMlbInputs: this.lastMlbInputs,
       now: this.now(),

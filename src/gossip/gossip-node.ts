@@ -21,6 +21,7 @@ import type { GossipMessage } from './messages';
 import {
   createSwimNode,
   LAN_CONFIG,
+  confirmedSuspects,
   liveMembers,
   step,
   type LeaveOutcome,
@@ -98,6 +99,8 @@ export interface GossipNodeEvents {
   join: [Member];
   leave: [Member];
   update: [Member];
+  /** A suspicion of the member became confirmed (true), or a confirmed one was refuted (false). */
+  suspicion: [Member, boolean];
   conflict: [Extract<SwimOutEvent, { type: 'conflict' }>];
   userMessage: [Uint8Array, HostPort];
   remoteState: [Uint8Array, boolean];
@@ -189,6 +192,11 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
   /** Alive or suspect members: MetalLB's "usable speakers". */
   liveMembers(): Member[] {
     return liveMembers(this.state);
+  }
+
+  /** Members whose suspicion is confirmed, with when it was (swim/confirmed-suspects.ts). */
+  confirmedSuspects(): Map<string, number> {
+    return confirmedSuspects(this.state);
   }
 
   /** memberlist Join: a push/pull with every address; resolves when all have answered or failed. */
@@ -285,6 +293,9 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
       case 'leave':
       case 'update':
         this.emit(event.type, event.member);
+        return;
+      case 'suspicion':
+        this.emit('suspicion', event.member, event.confirmed);
         return;
       case 'conflict':
         this.emit('conflict', event);

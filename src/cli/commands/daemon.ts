@@ -97,10 +97,10 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
         describe: 'The address peers reach us at (required when --gossip-bind is 0.0.0.0 or ::)',
       })
       .option('gossip-profile', {
-        choices: ['fast', 'lan', 'wan'] as const,
+        choices: ['fast', 'fast-failover', 'lan', 'wan'] as const,
         default: PLAIN_HOST_PROFILE,
         describe:
-          'Failure detection timers: fast (~1 s to declare a crashed node dead), lan (memberlist and MetalLB defaults, ~5-8 s), wan',
+          'Failure detection timers: fast (~1 s to declare a crashed node dead), fast-failover (fast, and VIPs move when two members agree a silent node is unreachable: ~0.5 s, see docs/failover.md), lan (memberlist and MetalLB defaults, ~5-8 s), wan',
       })
       .option('join', {
         type: 'string',

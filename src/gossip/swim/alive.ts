@@ -3,6 +3,7 @@ import { bytesEqual, formatAddress } from './address';
 import { broadcast, emit, log, type Draft } from './draft';
 import { insertAtRandomPosition, isDeadOrLeft, VSN_PCUR, VSN_PMAX, VSN_PMIN, type Member } from './member-table';
 import { refute } from './refute';
+import { isConfirmed } from './confirmed-suspects';
 
 /**
  * An alive message, from a packet, a push/pull or ourselves (memberlist state.go aliveNode).
@@ -81,8 +82,11 @@ export function aliveNode(d: Draft, a: Alive, bootstrap: boolean): void {
   }
   if (isSelf && a.incarnation < member.incarnation) return;
 
+  const refuted = d.suspicions.get(a.node);
   d.suspicions.delete(a.node);
   const old = member;
+  // A refuted confirmed suspicion: the member counts in the election again (confirmed-suspects.ts).
+  if (refuted && isConfirmed(refuted) && member.state === 'suspect' && d.config.failoverAtConfirmation) emit(d, { type: 'suspicion', member, confirmed: false });
 
   if (isSelf && !bootstrap) {
     // A restart with other meta can meet an alive of ours with the same incarnation: refute unless identical.

@@ -49,6 +49,12 @@ export interface SwimConfig {
    * after the second deadline. Local behaviour only: nothing changes on the wire.
    */
   readonly extendWhenHeard: boolean;
+  /**
+   * mlb (not memberlist): the election stops counting on a member once its suspicion is confirmed by k other
+   * members and nothing was heard from it since the suspicion began, instead of once it is declared dead one
+   * suspicion minimum later (confirmed-suspects.ts says what it costs). Local behaviour: nothing changes on the wire.
+   */
+  readonly failoverAtConfirmation: boolean;
   /** Skip the TCP ping that runs beside indirect pings (peers with pmax >= 3). */
   readonly disableTcpPings: boolean;
   /** A dead node's name may be claimed from another address after this long; 0 = never (memberlist's default). */
@@ -75,6 +81,7 @@ export const LAN_CONFIG: SwimConfig = Object.freeze({
   tcpTimeout: 10_000,
   directPingRetries: 0, // memberlist sends one direct ping per probe
   extendWhenHeard: false, // memberlist suspects at the deadline whatever else it heard
+  failoverAtConfirmation: false, // MetalLB elects among alive and suspect speakers until one is dead
   disableTcpPings: false, // TCP pings are safe, even with mixed versions
   deadNodeReclaimTime: 0, // a dead node's name cannot move to another address
   udpBufferSize: UDP_BUFFER_SIZE, // fits a 1500-byte MTU with IP/UDP headers to spare
@@ -120,6 +127,11 @@ export const WAN_CONFIG: SwimConfig = Object.freeze({
  * at max until refuted; suspicions of it are refuted in its next busy slot. And since a starved node still
  * sends its own pings and gossip, only late, a round that hears from the target but gets no ack is extended once
  * (extendWhenHeard) instead of suspecting it; a crashed node is silent, so T above is unchanged.
+ *
+ * With FAST_FAILOVER, VIPs move before T: at the confirmation (the second survivor's failed probe, W + P + G
+ * later), when the node has been silent since it was suspected (docs/failover.md). Shorter timers were tried:
+ * P = 100 ms halves T in the simulation but a starved node (28 ms per task) goes from 71% to 100% busy and is
+ * declared dead hundreds of times in 5 minutes, so P = 200 ms is the floor for the soak's starved node.
  */
 export const FAST_CONFIG: SwimConfig = Object.freeze({
   ...LAN_CONFIG,
@@ -141,16 +153,30 @@ export const FAST_CONFIG: SwimConfig = Object.freeze({
   // A starved node still gossips, late: what it says proves it alive, so its slowness costs one more round, not
   // a suspicion (the soak's starved node was suspected about once in 10 minutes without this).
   extendWhenHeard: true,
+  // Off: the election waits for the death (see FAST_FAILOVER_CONFIG for the profile that does not).
+  failoverAtConfirmation: false,
 });
+
+/**
+ * FAST_FAILOVER: FAST's timers, and VIPs move at a confirmed suspicion of a silent node instead of at its death
+ * (failoverAtConfirmation; confirmed-suspects.ts, docs/failover.md). A crash or a cut link is confirmed by the
+ * second survivor's failed probe about half a second after it happened; the suspicion minimum (600 ms) after that
+ * only waits for a refutation a silent node never sends. Opt-in, not FAST's default: a live node that stalls
+ * long enough to fail two whole probe rounds (a daemon restarting on a host at load 20, seen in bench/failover on
+ * a shared 2-core machine) is confirmed and refutes a moment later, and with this profile its VIPs move away and
+ * back where FAST only logs the suspicion.
+ */
+export const FAST_FAILOVER_CONFIG: SwimConfig = Object.freeze({ ...FAST_CONFIG, failoverAtConfirmation: true });
 
 /** A member whose last direct ack came within this fraction of probeTimeout is quick: a late ack means loss. */
 export const FAST_MEMBER_RTT_FRACTION = 0.25;
 
-export type SwimProfileName = 'lan' | 'wan' | 'fast';
+export type SwimProfileName = 'lan' | 'wan' | 'fast' | 'fast-failover';
 export const SWIM_PROFILES: Readonly<Record<SwimProfileName, SwimConfig>> = Object.freeze({
   lan: LAN_CONFIG,
   wan: WAN_CONFIG,
   fast: FAST_CONFIG,
+  'fast-failover': FAST_FAILOVER_CONFIG,
 });
 
 /** Clusters up to this size push/pull at the configured interval (memberlist pushPullScaleThreshold). */

@@ -57,6 +57,8 @@ export type SwimOutEvent =
   | { readonly type: 'leave'; readonly member: Member }
   /** A live member's meta changed. */
   | { readonly type: 'update'; readonly member: Member }
+  /** A suspicion of a member became confirmed (k confirmations), or a confirmed one was refuted (confirmed-suspects.ts). */
+  | { readonly type: 'suspicion'; readonly member: Member; readonly confirmed: boolean }
   /** Another address claims a known member's name (memberlist NotifyConflict). */
   | {
       readonly type: 'conflict';

@@ -25,6 +25,7 @@ export * from './errors';
 export * from './events';
 export * from './member-table';
 export * from './members';
+export { confirmedSuspects, isConfirmed } from './confirmed-suspects';
 export { encodedSize } from './message-size';
 export { seedRng, type RngState } from './random';
 export * from './state';

@@ -3,6 +3,7 @@ import { suspicionParameters } from './config';
 import { broadcast, bump, emit, log, numNodes, type Draft } from './draft';
 import { isDeadOrLeft, type Member } from './member-table';
 import { refute } from './refute';
+import { isConfirmed } from './confirmed-suspects';
 import { confirmSuspicion, startSuspicion } from './suspicion';
 
 /**
@@ -18,10 +19,13 @@ export function suspectNode(d: Draft, s: Suspect): void {
   if (!member) return;
   const running = d.suspicions.get(s.node);
   if (running) {
-    const confirmed = confirmSuspicion(running, s.from);
-    if (confirmed) {
+    const next = confirmSuspicion(running, s.from);
+    if (next) {
+      const confirmed = isConfirmed(next) ? { ...next, confirmedAt: d.now } : next;
       d.suspicions.set(s.node, confirmed);
       broadcast(d, s.node, s);
+      // The election stops counting on a member with a confirmed suspicion (confirmed-suspects.ts).
+      if (confirmed.confirmedAt !== undefined && d.config.failoverAtConfirmation) emit(d, { type: 'suspicion', member, confirmed: true });
       log(d, 'debug', 'suspectConfirmed', `suspicion of ${s.node} confirmed by ${s.from}`, {
         confirmations: confirmed.confirmations,
         k: confirmed.k,

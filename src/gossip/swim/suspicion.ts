@@ -14,6 +14,8 @@ export interface Suspicion {
   readonly confirmedBy: readonly string[];
   /** Confirmations counted so far (0..k). */
   readonly confirmations: number;
+  /** When the k-th confirmation arrived (set by suspectNode; confirmed-suspects.ts); undefined before. */
+  readonly confirmedAt?: number;
   /** When the node is declared dead unless it refutes first. */
   readonly deadline: number;
   /** The member's stateChange when the suspicion began: a timer firing for an older state is stale. */

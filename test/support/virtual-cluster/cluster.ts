@@ -6,6 +6,7 @@
  *
  * Awaiting anything a speaker does (start, stop, drain) needs the clock to run: use `settle(promise)`.
  */
+import type { SwimProfileName } from '../../../src/gossip/swim';
 import type { Snapshot } from '../../../src/model';
 import { VirtualNetwork } from '../../../src/runtime';
 import { configSnapshot } from '../../daemon/config-facts/config-yaml';
@@ -36,6 +37,8 @@ export interface VirtualClusterOptions {
   /** Service names (namespace demo) every node's file defines, unless `configOf` says otherwise. */
   readonly services: readonly string[];
   readonly size?: number;
+  /** Every node's --gossip-profile (fast unless given). */
+  readonly profile?: SwimProfileName;
   /** A node's own file (by node name), for a cluster whose files differ. */
   readonly configOf?: (node: string) => Snapshot | undefined;
 }
@@ -84,6 +87,7 @@ export class VirtualCluster {
         config: options.configOf?.(name) ?? shared,
         network: this.network,
         segment: this.segment,
+        ...(options.profile ? { profile: options.profile } : {}),
       });
     });
   }

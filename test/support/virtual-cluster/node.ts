@@ -14,7 +14,7 @@ import type { BgpSessions, LayerTwo, LayerTwoHooks, SpeakerParts } from '../../.
 import { SelfChecker } from '../../../src/daemon/self-check/self-checker';
 import type { HealthCheckSpec } from '../../../src/daemon/health/health-check-spec';
 import type { ProbeResult } from '../../../src/daemon/health/health-state';
-import { SWIM_PROFILES } from '../../../src/gossip/swim';
+import { SWIM_PROFILES, type SwimProfileName } from '../../../src/gossip/swim';
 import type { HostPort } from '../../../src/gossip/transport/address';
 import { parseIP } from '../../../src/ip';
 import type { Snapshot } from '../../../src/model';
@@ -42,6 +42,8 @@ export interface VirtualNodeOptions {
   readonly config: Snapshot;
   readonly network: VirtualNetwork;
   readonly segment: VirtualSegment;
+  /** The gossip profile (--gossip-profile); fast, the plain-host default, unless a scenario needs another. */
+  readonly profile?: SwimProfileName;
 }
 
 export class VirtualNode {
@@ -154,8 +156,8 @@ export class VirtualNode {
       join: this.options.join,
       stateDir: this.stateFiles.where,
       nodeLabels: {},
-      gossipConfig: SWIM_PROFILES.fast,
-      profileName: 'fast',
+      gossipConfig: SWIM_PROFILES[this.options.profile ?? 'fast'],
+      profileName: this.options.profile ?? 'fast',
       announce: true,
       logger,
       controlSocket: `/run/mlb/${this.name}.sock`,

@@ -10,6 +10,8 @@
 // it: Node.State is never set (nodeState.State shadows it), so it is read from the embedding nodeState.
 // Flags mirror what MetalLB sets: LAN defaults, name, bind address and port, optional secret key file read
 // verbatim and turned into the AES key as MetalLB does (the secret followed by sha256(""), cut to 32 bytes).
+// -timers overrides failure-detector timers of the LAN defaults (JSON, durations in ms, the names of mlb's
+// SwimConfig), so a benchmark can run memberlist's mechanism with the timers of another profile.
 package main
 
 import (
@@ -108,6 +110,52 @@ func (d metaDelegate) GetBroadcasts(overhead, limit int) [][]byte { return nil }
 func (d metaDelegate) LocalState(join bool) []byte                { return nil }
 func (d metaDelegate) MergeRemoteState(buf []byte, join bool)     {}
 
+// timers: the failure-detector settings -timers may override; an absent field keeps the LAN default.
+type timers struct {
+	ProbeInterval           *float64 `json:"probeInterval"`
+	ProbeTimeout            *float64 `json:"probeTimeout"`
+	IndirectChecks          *int     `json:"indirectChecks"`
+	SuspicionMult           *int     `json:"suspicionMult"`
+	SuspicionMaxTimeoutMult *int     `json:"suspicionMaxTimeoutMult"`
+	RetransmitMult          *int     `json:"retransmitMult"`
+	AwarenessMaxMultiplier  *int     `json:"awarenessMaxMultiplier"`
+	GossipInterval          *float64 `json:"gossipInterval"`
+	GossipNodes             *int     `json:"gossipNodes"`
+	GossipToTheDeadTime     *float64 `json:"gossipToTheDeadTime"`
+	PushPullInterval        *float64 `json:"pushPullInterval"`
+	TCPTimeout              *float64 `json:"tcpTimeout"`
+}
+
+func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
+
+func applyTimers(conf *memberlist.Config, text string) error {
+	var t timers
+	if err := json.Unmarshal([]byte(text), &t); err != nil {
+		return err
+	}
+	durations := []struct {
+		v   *float64
+		dst *time.Duration
+	}{{t.ProbeInterval, &conf.ProbeInterval}, {t.ProbeTimeout, &conf.ProbeTimeout}, {t.GossipInterval, &conf.GossipInterval},
+		{t.GossipToTheDeadTime, &conf.GossipToTheDeadTime}, {t.PushPullInterval, &conf.PushPullInterval}, {t.TCPTimeout, &conf.TCPTimeout}}
+	for _, d := range durations {
+		if d.v != nil {
+			*d.dst = ms(*d.v)
+		}
+	}
+	counts := []struct {
+		v   *int
+		dst *int
+	}{{t.IndirectChecks, &conf.IndirectChecks}, {t.SuspicionMult, &conf.SuspicionMult}, {t.SuspicionMaxTimeoutMult, &conf.SuspicionMaxTimeoutMult},
+		{t.RetransmitMult, &conf.RetransmitMult}, {t.AwarenessMaxMultiplier, &conf.AwarenessMaxMultiplier}, {t.GossipNodes, &conf.GossipNodes}}
+	for _, c := range counts {
+		if c.v != nil {
+			*c.dst = *c.v
+		}
+	}
+	return nil
+}
+
 type logCounter struct{}
 
 // Write forwards memberlist's log lines as events, so tests can count refusals (e.g. decryption failures).
@@ -123,6 +171,7 @@ func main() {
 	join := flag.String("join", "", "comma-separated host:port to join")
 	keyFile := flag.String("key-file", "", "MetalLB secretkey file")
 	meta := flag.String("meta", "", "node meta (text)")
+	timerJSON := flag.String("timers", "", "failure-detector timers overriding the LAN defaults (JSON, ms)")
 	flag.Parse()
 
 	conf := memberlist.DefaultLANConfig()
@@ -132,6 +181,12 @@ func main() {
 	conf.AdvertisePort = *port
 	conf.Events = events{}
 	conf.LogOutput = logCounter{}
+	if *timerJSON != "" {
+		if err := applyTimers(conf, *timerJSON); err != nil {
+			fmt.Fprintln(os.Stderr, "-timers:", err)
+			os.Exit(2)
+		}
+	}
 	if *meta != "" {
 		conf.Delegate = metaDelegate{meta: []byte(*meta)}
 	}
