@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { ApiError, badRequest, notFound } from './api-error';
 import { FieldOwnership } from './apply';
 import { asKubeObject, clone, isPlainObject, jsonEqual, type KubeObject } from './kube-object';
+import { pageOf, pageRequestOf } from './list-pages';
 import { jsonPatch, mergePatch, patchKindOf, strategicMergePatch } from './patch';
 import type { ResourceRoute } from './request-route';
 import { apiVersionOf, type ResourceType } from './resource-catalog';
@@ -174,13 +175,30 @@ function applyPatch(context: HandlerContext, request: ResourceRequest): { code: 
 
 function listOf(context: HandlerContext, route: ResourceRoute, query: URLSearchParams, table: boolean): unknown {
   const filter = filterOf(route.type, query);
-  const items = context.store.list(route.type, route.namespace).filter((object) => objectMatches(filter, object));
-  if (table) return tableOf(route.type, items, String(context.store.currentRevision()));
+  const paging = pageRequestOf(query);
+  if (table || paging.limit === undefined) {
+    const items = context.store.list(route.type, route.namespace).filter((object) => objectMatches(filter, object));
+    if (table) return tableOf(route.type, items, String(context.store.currentRevision()));
+    return {
+      kind: `${route.type.kind}List`,
+      apiVersion: apiVersionOf(route.type, route.version),
+      metadata: { resourceVersion: String(context.store.currentRevision()) },
+      items: items.map((object) => out(route, object)),
+    };
+  }
+  const matching = context.store
+    .listUncloned(route.type, route.namespace)
+    .filter(({ object }) => objectMatches(filter, object))
+    .map(({ key, object }) => ({ key, item: object }));
+  const page = pageOf(matching, paging, context.store.currentRevision());
   return {
     kind: `${route.type.kind}List`,
     apiVersion: apiVersionOf(route.type, route.version),
-    metadata: { resourceVersion: String(context.store.currentRevision()) },
-    items: items.map((object) => out(route, object)),
+    metadata: {
+      resourceVersion: String(page.resourceVersion),
+      ...(page.continueToken !== undefined && { continue: page.continueToken, remainingItemCount: page.remainingItemCount }),
+    },
+    items: page.items.map((object) => out(route, clone(object))),
   };
 }
 
