@@ -8,7 +8,7 @@
 import type { ApiObject, ApiService } from './api-objects';
 import type { ConfigurationStateStatus } from './configuration-state';
 import type { ControllerEvent } from './controller-events';
-import { EMPTY_EVENT_MEMORY, type EventMemory, correlateEvent } from './event-correlator';
+import { newEventMemory, recordEvent } from './event-correlator';
 import { type KubeClient, KubeClientError } from '../sources/k8s/api/kube-client';
 
 const EVENT_SOURCE_COMPONENT = 'metallb-controller';
@@ -28,7 +28,8 @@ export type StatusWriteOutcome =
   { readonly kind: 'written'; readonly service: ApiService } | { readonly kind: 'conflict'; readonly fresh?: ApiService };
 
 export class ControllerWriter {
-  private events: EventMemory = EMPTY_EVENT_MEMORY;
+  /** Updated in place, synchronously: emits running side by side each see the ones before them. */
+  private readonly events = newEventMemory();
 
   constructor(
     private readonly client: KubeClient,
@@ -52,8 +53,7 @@ export class ControllerWriter {
    * the service is over the spam filter's budget.
    */
   async emit(service: ApiService, event: ControllerEvent): Promise<void> {
-    const { action, memory } = correlateEvent(this.events, service, event, EVENT_SOURCE_COMPONENT, this.now());
-    this.events = memory;
+    const action = recordEvent(this.events, service, event, EVENT_SOURCE_COMPONENT, this.now());
     if (action.kind === 'drop') return;
     const base = `/api/v1/namespaces/${enc(action.namespace)}/events`;
     if (action.kind === 'create') await this.client.post(base, action.body);

@@ -18,6 +18,8 @@ import { REAL_RUNTIME, type Clock, type Randomness, type Scheduler, type Timer }
 import { type Log, SILENT_LOG } from '../../runtime/log';
 import { type ConfigListener, ConfigLoadError, type ConfigSource, type ConfigState } from '../config-source';
 import { apiServerOf } from './kube-config';
+import { keptFields } from './kept-fields';
+import { oneListAtATime } from './list-gate';
 import { ResourceWatch } from './resource-watch';
 import { type ClusterObjects, prepareCluster, translatePrepared } from './translate-cluster';
 import { WATCHED_KINDS, type WatchedKindName, kindPath } from './watched-kinds';
@@ -62,6 +64,7 @@ export class KubernetesSource implements ConfigSource {
     this.runtime = options.runtime ?? REAL_RUNTIME;
     this.server = apiServerOf(options.kubeConfig);
     const log = options.log ?? SILENT_LOG;
+    const listGate = oneListAtATime();
     this.watches = new Map(
       WATCHED_KINDS.map((kind) => [
         kind.name,
@@ -72,6 +75,8 @@ export class KubernetesSource implements ConfigSource {
           runtime: this.runtime,
           onChange: () => this.dirty(),
           log,
+          keep: (object) => keptFields(kind.name, object),
+          listGate,
         }),
       ]),
     );

@@ -17,6 +17,7 @@ import { clientNode } from './api/client-node-module';
 import type { Clock, Randomness, Scheduler, Timer } from '../../runtime';
 import { type Log, SILENT_LOG } from '../../runtime/log';
 import { type ApiList, listObjects } from './api/api-list';
+import type { ListGate } from './list-gate';
 import type { ApiObject } from './api-object';
 import {
   HEALTHY_WATCH_MS,
@@ -41,7 +42,17 @@ export interface ResourceWatchOptions {
   /** Something changed: an object, the sync, or the connection. Runs inside the stream parser: keep it O(1). */
   readonly onChange: () => void;
   readonly log?: Log;
+  /**
+   * What of each received object the cache keeps (kept-fields.ts), applied to lists and watch events alike;
+   * whole objects by default (the controller writes back whole Services).
+   */
+  readonly keep?: (object: ApiObject) => ApiObject;
+  /** Shared by the watches of one process to list one at a time (list-gate.ts); ungated by default. */
+  readonly listGate?: ListGate;
 }
+
+/** Watch events that carry an object of the resource (ERROR carries a Status, BOOKMARK only a resourceVersion). */
+const OBJECT_PHASES = new Set(['ADDED', 'MODIFIED', 'DELETED']);
 
 type WatchQuery = Record<string, string | number | boolean | undefined>;
 type WatchCallback = (phase: string, apiObj: unknown, watchObj?: unknown) => void;
@@ -172,13 +183,18 @@ export class ResourceWatch {
     open.abort(); // the informer reports the abort as an error: the restart follows the usual path
   }
 
-  private async list(): Promise<ApiList> {
+  private list(): Promise<ApiList> {
+    const gate = this.options.listGate;
+    return gate ? gate(() => this.listNow()) : this.listNow();
+  }
+
+  private async listNow(): Promise<ApiList> {
     this.requests += 1;
     const abort = new AbortController();
     this.listAborts.add(abort);
     const timer = this.options.runtime.after(REQUEST_TIMEOUT_MS, () => abort.abort());
     try {
-      const list = await listObjects(this.options.kubeConfig, this.options.path, this.selectors(), abort.signal);
+      const list = await listObjects(this.options.kubeConfig, this.options.path, this.selectors(), abort.signal, this.options.keep);
       this.listedOnce = true;
       this.touched();
       return list;
@@ -227,10 +243,13 @@ export class ResourceWatch {
     const headers = runtime.after(REQUEST_TIMEOUT_MS, () =>
       finish(new Error(`no answer to the watch of ${this.options.name} within ${REQUEST_TIMEOUT_MS} ms`)),
     );
+    const keep = this.options.keep;
     const onLine: WatchCallback = (phase, object, raw) => {
       this.failures = 0;
       this.touched();
-      callback(phase, object, raw);
+      // The raw event is not passed on: it holds the whole object, which the informer would otherwise see too.
+      if (keep && OBJECT_PHASES.has(phase)) callback(phase, keep(object as ApiObject), undefined);
+      else callback(phase, object, raw);
     };
     const { Watch } = clientNode();
     controller = await new Watch(this.options.kubeConfig).watch(path, query, onLine, finish);

@@ -9,7 +9,7 @@ import type { ResourceType } from './resource-catalog';
 import type { ObjectStore } from './store';
 
 /** The store operations the verb handlers use. */
-export type StoreAccess = Pick<ObjectStore, 'get' | 'list' | 'create' | 'update' | 'delete' | 'currentRevision'>;
+export type StoreAccess = Pick<ObjectStore, 'get' | 'list' | 'listUncloned' | 'create' | 'update' | 'delete' | 'currentRevision'>;
 
 export function isDryRun(query: URLSearchParams): boolean {
   return query.getAll('dryRun').includes('All');
@@ -20,6 +20,7 @@ export function dryRunStore(store: StoreAccess): StoreAccess {
   return {
     get: (type, namespace, name) => store.get(type, namespace, name),
     list: (type, namespace) => store.list(type, namespace),
+    listUncloned: (type, namespace) => store.listUncloned(type, namespace),
     currentRevision: () => store.currentRevision(),
     create(type: ResourceType, object: KubeObject) {
       const name = object.metadata.name ?? '';

@@ -6,7 +6,8 @@ import type { ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { ApiError, badRequest, notFound } from './api-error';
 import { FieldOwnership } from './apply';
-import { asKubeObject, clone, isPlainObject, type KubeObject } from './kube-object';
+import { asKubeObject, clone, isPlainObject, jsonEqual, type KubeObject } from './kube-object';
+import { pageOf, pageRequestOf } from './list-pages';
 import { jsonPatch, mergePatch, patchKindOf, strategicMergePatch } from './patch';
 import type { ResourceRoute } from './request-route';
 import { apiVersionOf, type ResourceType } from './resource-catalog';
@@ -80,7 +81,11 @@ function defaultedNew(context: HandlerContext, type: ResourceType, object: KubeO
 function defaultedUpdate(context: HandlerContext, type: ResourceType, object: KubeObject, old: KubeObject): KubeObject {
   checkCustomResourceRules(type, old, object);
   if (!isService(type)) return object;
-  const others = context.store.list(type).filter((service) => service.metadata.uid !== old.metadata.uid);
+  // A write that keeps the spec (every /status write) allocates nothing: listing every Service to learn what is
+  // taken would make N status writes cost N^2 (minutes for a controller writing 10,000 statuses).
+  const others = jsonEqual(object.spec, old.spec)
+    ? []
+    : context.store.list(type).filter((service) => service.metadata.uid !== old.metadata.uid);
   const allocations = allocationsOf([...others, old]);
   const result = defaultUpdatedService(object, old, context.services, allocations);
   defaultIngressIPMode(result, context.services);
@@ -170,13 +175,30 @@ function applyPatch(context: HandlerContext, request: ResourceRequest): { code: 
 
 function listOf(context: HandlerContext, route: ResourceRoute, query: URLSearchParams, table: boolean): unknown {
   const filter = filterOf(route.type, query);
-  const items = context.store.list(route.type, route.namespace).filter((object) => objectMatches(filter, object));
-  if (table) return tableOf(route.type, items, String(context.store.currentRevision()));
+  const paging = pageRequestOf(query);
+  if (table || paging.limit === undefined) {
+    const items = context.store.list(route.type, route.namespace).filter((object) => objectMatches(filter, object));
+    if (table) return tableOf(route.type, items, String(context.store.currentRevision()));
+    return {
+      kind: `${route.type.kind}List`,
+      apiVersion: apiVersionOf(route.type, route.version),
+      metadata: { resourceVersion: String(context.store.currentRevision()) },
+      items: items.map((object) => out(route, object)),
+    };
+  }
+  const matching = context.store
+    .listUncloned(route.type, route.namespace)
+    .filter(({ object }) => objectMatches(filter, object))
+    .map(({ key, object }) => ({ key, item: object }));
+  const page = pageOf(matching, paging, context.store.currentRevision());
   return {
     kind: `${route.type.kind}List`,
     apiVersion: apiVersionOf(route.type, route.version),
-    metadata: { resourceVersion: String(context.store.currentRevision()) },
-    items: items.map((object) => out(route, object)),
+    metadata: {
+      resourceVersion: String(page.resourceVersion),
+      ...(page.continueToken !== undefined && { continue: page.continueToken, remainingItemCount: page.remainingItemCount }),
+    },
+    items: page.items.map((object) => out(route, clone(object))),
   };
 }
 

@@ -70,6 +70,17 @@ export class ObjectStore {
     return items.map(clone);
   }
 
+  /**
+   * The stored objects themselves, in list order, uncloned: for a paged list, which clones only the page it
+   * sends (cloning every object for each page made paging a large type quadratic). Callers must not modify them.
+   * In key order by code unit, as etcd orders its keys by byte.
+   */
+  listUncloned(type: ResourceType, namespace?: string): { key: string; object: KubeObject }[] {
+    const entries = [...this.bucket(type)].filter(([, object]) => namespace === undefined || object.metadata.namespace === namespace);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return entries.map(([key, object]) => ({ key, object }));
+  }
+
   /** Stores a new object (its name already decided); assigns uid, creationTimestamp and the next revision. */
   create(type: ResourceType, object: KubeObject): KubeObject {
     const name = object.metadata.name ?? '';

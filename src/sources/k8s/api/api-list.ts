@@ -28,15 +28,55 @@ export interface ListQuery {
   readonly fieldSelector?: string;
 }
 
-export async function listObjects(kubeConfig: KubeConfig, path: string, query: ListQuery, signal: AbortSignal): Promise<ApiList> {
+/**
+ * Items asked for per page, as client-go's pager does (its default page size): the answer of one request stays
+ * around a megabyte whatever the cluster's size, and each page is trimmed (`keep`) before the next is read, so
+ * listing 20,000 EndpointSlices never holds them all whole at once. A server that ignores `limit` answers with
+ * everything in one page, which is read the same way.
+ */
+export const LIST_PAGE_SIZE = 500;
+
+export async function listObjects(
+  kubeConfig: KubeConfig,
+  path: string,
+  query: ListQuery,
+  signal: AbortSignal,
+  keep: (object: ApiObject) => ApiObject = (object) => object,
+): Promise<ApiList> {
+  const items: ApiObject[] = [];
+  let continueToken: string | undefined;
+  let metadata: ApiList['metadata'];
+  do {
+    const page = await listPage(kubeConfig, path, query, signal, continueToken);
+    for (const item of page.items ?? []) items.push(keep(item));
+    metadata = page.metadata;
+    continueToken = page.metadata?.continue || undefined;
+  } while (continueToken !== undefined);
+  const resourceVersion = metadata?.resourceVersion;
+  return { ...(resourceVersion !== undefined && { metadata: { resourceVersion } }), items };
+}
+
+interface ListPage {
+  readonly metadata?: { readonly resourceVersion?: string; readonly continue?: string };
+  readonly items?: ApiObject[];
+}
+
+async function listPage(
+  kubeConfig: KubeConfig,
+  path: string,
+  query: ListQuery,
+  signal: AbortSignal,
+  continueToken?: string,
+): Promise<ListPage> {
   const params = new URLSearchParams();
   if (query.labelSelector) params.set('labelSelector', query.labelSelector);
   if (query.fieldSelector) params.set('fieldSelector', query.fieldSelector);
-  const withQuery = params.size > 0 ? `${path}${path.includes('?') ? '&' : '?'}${params}` : path;
+  params.set('limit', String(LIST_PAGE_SIZE));
+  if (continueToken !== undefined) params.set('continue', continueToken);
+  const withQuery = `${path}${path.includes('?') ? '&' : '?'}${params}`;
   const answer = await apiRequest(kubeConfig, { method: 'GET', path: withQuery, signal });
   if (answer.status !== 200) {
     throw new ApiRequestError(answer.status, `GET ${apiUrl(kubeConfig, path).pathname}: ${answer.status} ${statusMessage(answer.text)}`);
   }
-  const list = JSON.parse(answer.text) as Partial<ApiList>;
-  return { ...(list.metadata ? { metadata: list.metadata } : {}), items: list.items ?? [] };
+  return JSON.parse(answer.text) as ListPage;
 }

@@ -8,6 +8,7 @@
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { useKeepAlivePool } from './keep-alive-agent';
 
 /**
  * Answers larger than this are refused before they are kept: a list of every EndpointSlice of a large cluster
@@ -44,6 +45,7 @@ export async function apiRequest(kubeConfig: KubeConfig, request: ApiRequest): P
     Object.assign(headers, { 'Content-Type': request.body.contentType, 'Content-Length': Buffer.byteLength(request.body.text) });
   const options: RequestOptions & { headers: Record<string, string | number> } = { method: request.method, headers };
   await kubeConfig.applyToHTTPSOptions(options);
+  useKeepAlivePool(kubeConfig, url.protocol, options);
   const response = await send(url, options, request);
   return { status: response.statusCode ?? 0, text: await readAnswer(response, request.signal) };
 }
