@@ -11,7 +11,7 @@ import { ipKey } from '../announce/l2/l2-interface';
 import { formatIP, type IP } from '../ip';
 import { REAL_RUNTIME } from '../runtime/real-runtime';
 import type { Clock } from '../runtime/runtime';
-import { ANSWER_PROGRESS_MIN_MS, answerableWhileBinding } from './answers-while-binding';
+import { answersWhileBinding, nextProgressAt } from './answers-while-binding';
 import type { OwnedL2 } from './cluster-decision';
 
 /** The parts that touch the host, injectable so the daemon can run with announcing off (--no-announce). */
@@ -101,14 +101,15 @@ export class LocalAnnouncements {
     const ips = [...owned.map((o) => o.ip), ...alsoBound];
     this.bindQueue = this.bindQueue
       .then(async () => {
-        const before = this.answering;
+        const answerable = answersWhileBinding(desired, this.answering);
         const bound = new Set(this.boundNow.map(ipKey));
-        let toldAt = -Infinity;
+        let nextAt = -Infinity;
         await bind([...this.boundNow, ...ips], (landed) => {
           for (const ip of landed) bound.add(ipKey(ip));
-          if (this.clock.now() - toldAt < ANSWER_PROGRESS_MIN_MS) return;
-          toldAt = this.clock.now();
-          this.answer(ports, answerableWhileBinding(desired, before, bound));
+          const startedAt = this.clock.now();
+          if (startedAt < nextAt) return;
+          this.answer(ports, answerable(bound));
+          nextAt = nextProgressAt(startedAt, this.clock.now());
         });
         this.answer(ports, desired);
         await bind(ips);

@@ -7,7 +7,12 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { DesiredAnnouncement } from '../../src/announce/l2/l2-announcer-state';
-import { ANSWER_PROGRESS_MIN_MS, answerableWhileBinding } from '../../src/daemon/answers-while-binding';
+import {
+  ANSWER_PROGRESS_COST_FACTOR,
+  ANSWER_PROGRESS_MIN_MS,
+  answersWhileBinding,
+  nextProgressAt,
+} from '../../src/daemon/answers-while-binding';
 import { LocalAnnouncements } from '../../src/daemon/local-announcements';
 import { formatIP, parseIP, type IP } from '../../src/ip';
 import { ManualScheduler } from '../support/manual-scheduler';
@@ -99,12 +104,17 @@ describe('answering while binding', () => {
   });
 });
 
-describe('answerableWhileBinding', () => {
+describe('answersWhileBinding', () => {
   const d = (i: number, interfaces = ['eth0']): DesiredAnnouncement => ({ ip: vip(i), interfaces });
   it('is the bound part of the change, with its new interfaces, plus what was answered before', () => {
     const before = [d(1), d(2)];
     const desired = [d(2, ['eth1']), d(3), d(4)];
-    const now = answerableWhileBinding(desired, before, new Set(['192.0.2.3']));
+    const now = answersWhileBinding(desired, before)(new Set(['192.0.2.3']));
     expect(now).toEqual([d(2, ['eth1']), d(3), d(1)]);
+  });
+
+  it('spaces updates by the least interval, or by a multiple of what the last one cost', () => {
+    expect(nextProgressAt(1_000, 1_002)).toBe(1_002 + ANSWER_PROGRESS_MIN_MS);
+    expect(nextProgressAt(1_000, 1_050)).toBe(1_050 + 50 * ANSWER_PROGRESS_COST_FACTOR);
   });
 });
