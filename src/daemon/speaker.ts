@@ -237,7 +237,10 @@ export class Speaker implements ControlProvider, MetricsSource {
       this.onMember(m.state === 'left' ? 'memberLeft' : 'memberFailed', m.state === 'left' ? 'member left' : 'member declared dead', m),
     );
     gossip.on('update', (m) => this.onMember('memberUpdated', 'member meta changed', m));
-    gossip.on('suspicion', suspicionListener(gossip, logger, () => this.schedule()));
+    gossip.on(
+      'suspicion',
+      suspicionListener(gossip, logger, () => this.schedule()),
+    );
     this.cluster = await step(`reading the allocation table in --state-dir ${stateDir}`, () =>
       startClusterRecords({
         wire,

@@ -86,7 +86,8 @@ export function aliveNode(d: Draft, a: Alive, bootstrap: boolean): void {
   d.suspicions.delete(a.node);
   const old = member;
   // A refuted confirmed suspicion: the member counts in the election again (confirmed-suspects.ts).
-  if (refuted && isConfirmed(refuted) && member.state === 'suspect' && d.config.failoverAtConfirmation) emit(d, { type: 'suspicion', member, confirmed: false });
+  if (refuted && isConfirmed(refuted) && member.state === 'suspect' && d.config.failoverAtConfirmation)
+    emit(d, { type: 'suspicion', member, confirmed: false });
 
   if (isSelf && !bootstrap) {
     // A restart with other meta can meet an alive of ours with the same incarnation: refute unless identical.
