@@ -2,7 +2,8 @@
  * What happens to a records payload larger than one packet, on the real gossip node: one node of a small virtual
  * cluster broadcasts it (as RecordsWire.broadcast does) and also holds it as its push/pull state (stateChanged).
  * Measured: the largest datagram anyone sent meanwhile (it must fit UDPBufferSize: memberlist never sends more),
- * whether the payload ever arrived as a gossiped user message, and when every other member had it by push/pull.
+ * whether the payload ever arrived as a gossiped user message, and when every other member had it by push/pull
+ * (each member that has it pushes it on, as RecordsWire makes a received newer table its own state).
  */
 import type { SwimConfig } from '../../src/gossip/swim';
 import { GossipWorld } from './gossip-world';
@@ -30,7 +31,10 @@ export async function recordsDelivery(config: SwimConfig, payload: Uint8Array, t
     let byBroadcast = 0;
     world.nodes.forEach((node, i) => {
       node.on('remoteState', (state) => {
-        if (state.length === payload.length) received.add(i);
+        if (state.length !== payload.length || received.has(i)) return;
+        received.add(i);
+        // As RecordsWire does with a newer table: it becomes this node's push/pull state too (anti-entropy).
+        node.setLocalState(state);
       });
       node.on('userMessage', (message) => {
         if (message.length === payload.length) byBroadcast++;
