@@ -83,15 +83,6 @@ export class Random {
   }
 
   /**
-   * Draws what pick(k, items, eligible) draws when `eligibleCount` items are eligible, choosing nothing: for a
-   * caller that finds it has nothing to send, so the stream (and every later choice) is the same as if it had.
-   */
-  skipPick(k: number, eligibleCount: number): void {
-    const count = Math.min(k, eligibleCount);
-    for (let i = 0; i < count; i++) this.int(eligibleCount - i);
-  }
-
-  /**
    * pick(k, pool, () => true) without copying `pool` (which it leaves as it is): the same draws, the same
    * choice, in O(k). For a pool the caller keeps (the gossip round's census).
    */

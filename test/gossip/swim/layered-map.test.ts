@@ -94,3 +94,17 @@ describe('LayeredMap', () => {
     expect(runs).toBe(2);
   });
 });
+
+describe('Random.pickFrom (the gossip round over its memoised census)', () => {
+  it('chooses what pick chooses from the same pool and state, and leaves the pool as it was', () => {
+    for (let seed = 1; seed < 50; seed++) {
+      const pool = Array.from({ length: seed % 9 }, (_, i) => `m${i}`);
+      const copy = [...pool];
+      const a = new Random(seedRng(seed));
+      const b = new Random(seedRng(seed));
+      expect(a.pickFrom(3, pool)).toEqual(b.pick(3, pool, () => true));
+      expect(a.state).toEqual(b.state);
+      expect(pool).toEqual(copy);
+    }
+  });
+});
