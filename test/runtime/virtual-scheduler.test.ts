@@ -27,6 +27,25 @@ describe('virtual clock and scheduler', () => {
     expect(seen).toEqual([deadline]);
   });
 
+  test('a fractional deadline armed at a fractional instant fires once now() has reached it, and does not spin', async () => {
+    // A packet arrives at a fractional instant (latency and jitter); the reducer it wakes asks for a tick at a
+    // fractional deadline a hair earlier (the fast profile's suspicion timeout at 50 nodes is 1018.8 ms).
+    const net = new VirtualNetwork({ seed: 1 });
+    const rt = net.host('192.0.2.10');
+    const start = rt.now();
+    const seen: number[] = [];
+    // What MachineDriver does: a tick that finds its deadline not yet due (now() < at) arms it again.
+    const arm = (at: number): void => {
+      rt.at(at, () => {
+        if (rt.now() < at) arm(at);
+        else seen.push(rt.now());
+      });
+    };
+    net.clock.schedule(start + 10.8, () => arm(start + 10.5));
+    await rt.advance(20);
+    expect(seen).toEqual([start + 11]);
+  });
+
   test('a deadline already past fires on the next turn, never inside at()', async () => {
     const rt = virtualRuntime({ seed: 1 });
     let fired = false;

@@ -54,6 +54,27 @@ class BitWriter {
 }
 
 /** Compresses like Go's lzw.NewWriter(w, lzw.LSB, 8): byte-identical output. */
+/**
+ * The compressor's hash table, shared by every call (compression is synchronous, so calls never overlap): a slot
+ * is in use only when its stamp is the current call's, so a call starts with an empty table without zeroing
+ * 96 KiB. Allocating and zeroing fresh tables per packet was most of the cost of gossip in a large simulated
+ * cluster, where every ping and ack is compressed.
+ */
+const SCRATCH_KEYS = new Int32Array(TABLE_SIZE);
+const SCRATCH_VALS = new Uint16Array(TABLE_SIZE);
+const SCRATCH_STAMPS = new Uint32Array(TABLE_SIZE);
+let lastStamp = 0;
+
+/** A stamp no slot holds yet (the table emptied); after 2^32 - 1 of them the stamps are cleared once. */
+function nextStamp(): number {
+  lastStamp = (lastStamp + 1) >>> 0;
+  if (lastStamp === 0) {
+    SCRATCH_STAMPS.fill(0);
+    lastStamp = 1;
+  }
+  return lastStamp;
+}
+
 export function lzwCompress(input: Uint8Array): Uint8Array {
   const w = new BitWriter(input.length + 16);
   if (input.length === 0) {
@@ -62,8 +83,10 @@ export function lzwCompress(input: Uint8Array): Uint8Array {
     w.write(EOF_CODE, FIRST_WIDTH);
     return w.finish();
   }
-  const keys = new Int32Array(TABLE_SIZE); // key + 1; 0 = empty
-  const vals = new Uint16Array(TABLE_SIZE);
+  const keys = SCRATCH_KEYS;
+  const vals = SCRATCH_VALS;
+  const stamps = SCRATCH_STAMPS;
+  let stamp = nextStamp();
   let width = FIRST_WIDTH;
   let hi = EOF_CODE;
   let overflow = 1 << FIRST_WIDTH;
@@ -80,7 +103,7 @@ export function lzwCompress(input: Uint8Array): Uint8Array {
       width = FIRST_WIDTH;
       hi = EOF_CODE;
       overflow = 1 << FIRST_WIDTH;
-      keys.fill(0);
+      stamp = nextStamp();
       return false;
     }
     return true;
@@ -92,18 +115,18 @@ export function lzwCompress(input: Uint8Array): Uint8Array {
     const lit = input[i] as number;
     const key = (code << 8) | lit;
     let h = ((key >>> 12) ^ key) & TABLE_MASK;
-    for (let t = keys[h] as number; t !== 0; t = keys[h] as number) {
-      if (t === key + 1) {
+    for (; stamps[h] === stamp; h = (h + 1) & TABLE_MASK) {
+      if (keys[h] === key) {
         code = vals[h] as number;
         continue outer;
       }
-      h = (h + 1) & TABLE_MASK;
     }
     w.write(code, width);
     code = lit;
     if (!incHi()) continue;
-    keys[h] = key + 1;
+    keys[h] = key;
     vals[h] = hi;
+    stamps[h] = stamp;
   }
   w.write(code, width);
   incHi();

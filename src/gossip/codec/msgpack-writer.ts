@@ -17,6 +17,21 @@ import { CodecError } from './drop-reasons';
 
 const utf8 = new TextEncoder();
 
+/**
+ * The encoded bytes of each struct field name seen: the names are a fixed vocabulary (memberlist's Go field names)
+ * written into every message, and encoding them afresh each time was most of a busy cluster's codec work.
+ */
+const FIELD_NAME_BYTES = new Map<string, Uint8Array>();
+
+function fieldNameBytes(name: string): Uint8Array {
+  let bytes = FIELD_NAME_BYTES.get(name);
+  if (!bytes) {
+    bytes = utf8.encode(name);
+    FIELD_NAME_BYTES.set(name, bytes);
+  }
+  return bytes;
+}
+
 /** One struct field's value; `bytes` with undefined is Go's nil slice (0xc0). */
 export type FieldValue =
   | { readonly uint: number }
@@ -187,7 +202,7 @@ export class MsgpackWriter {
     const names = Object.keys(fields).sort(compareBytes);
     this.mapHeader(names.length);
     for (const name of names) {
-      this.text(name);
+      this.str(fieldNameBytes(name));
       const v = fields[name] as FieldValue;
       if ('uint' in v) this.uint(v.uint);
       else if ('int' in v) this.int(v.int);

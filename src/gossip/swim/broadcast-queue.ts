@@ -42,6 +42,18 @@ function sendOrder(a: QueuedBroadcast, b: QueuedBroadcast): number {
   return b.id - a.id;
 }
 
+/** Where `item` goes in `sorted` (send order, a strict total order: ids are unique). */
+function insertionPoint(sorted: readonly QueuedBroadcast[], item: QueuedBroadcast): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sendOrder(sorted[mid]!, item) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 function finishedOf(items: readonly QueuedBroadcast[]): BroadcastNotify[] {
   return items.flatMap((i) => (i.notify ? [i.notify] : []));
 }
@@ -60,8 +72,9 @@ export function enqueueBroadcast(queue: BroadcastQueue, broadcast: NewBroadcast)
   // memberlist restarts its id counter when the queue empties; ids only order items that coexist.
   const id = (kept.length === 0 ? 0 : queue.lastId) + 1;
   const item: QueuedBroadcast = { ...broadcast, id, transmits: 0 };
-  kept.push(item);
-  kept.sort(sendOrder);
+  // `kept` is in send order already: one binary-searched insertion, not a sort of the whole queue (a node that
+  // learns a thousand members at a join queues a thousand alive messages, each into a queue of up to a thousand).
+  kept.splice(insertionPoint(kept, item), 0, item);
   return { queue: { items: kept, lastId: id }, finished: finishedOf(replaced) };
 }
 

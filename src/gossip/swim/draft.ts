@@ -4,6 +4,7 @@ import type { PeerAddress } from './address';
 import { enqueueBroadcast, takeBroadcasts, type BroadcastNotify } from './broadcast-queue';
 import { retransmitLimit } from './config';
 import type { LogLevel, LogReason, SendReason, StreamPurpose, SwimEffect, SwimOutEvent } from './effects';
+import { LayeredMap } from './layered-map';
 import { encodedSize } from './message-size';
 import { protocolMax, type Member } from './member-table';
 import { Random } from './random';
@@ -13,7 +14,7 @@ import type { PendingStream, SwimState, SwimStats } from './state';
  * The working copy of one reducer step: SwimState with its collections copied and writable, the clock, a PRNG
  * cursor and the effects produced so far. Handlers take a Draft and change it; the caller's state is untouched.
  */
-type Writable<T> = T extends ReadonlyMap<infer K, infer V> ? Map<K, V> : T extends readonly (infer E)[] ? E[] : T;
+type Writable<T> = T extends ReadonlyMap<infer K, infer V> ? LayeredMap<K, V> : T extends readonly (infer E)[] ? E[] : T;
 export type Draft = { -readonly [K in Exclude<keyof SwimState, 'rng'>]: Writable<SwimState[K]> } & {
   readonly now: number;
   readonly random: Random;
@@ -24,14 +25,15 @@ export function openDraft(state: SwimState, now: number): Draft {
   const { rng, ...rest } = state;
   return {
     ...rest,
-    members: new Map(state.members),
+    // Layered maps: a step copies only what it writes (layered-map.ts), not every member on every packet.
+    members: LayeredMap.over(state.members),
     probeOrder: [...state.probeOrder],
-    suspicions: new Map(state.suspicions),
-    relays: new Map(state.relays),
-    streams: new Map(state.streams),
-    joins: new Map(state.joins),
-    recentRtt: new Map(state.recentRtt),
-    lastHeard: new Map(state.lastHeard),
+    suspicions: LayeredMap.over(state.suspicions),
+    relays: LayeredMap.over(state.relays),
+    streams: LayeredMap.over(state.streams),
+    joins: LayeredMap.over(state.joins),
+    recentRtt: LayeredMap.over(state.recentRtt),
+    lastHeard: LayeredMap.over(state.lastHeard),
     now,
     random: new Random(rng),
     effects: [],

@@ -1,6 +1,7 @@
 import { pushPullScale } from './config';
 import { log, numNodes, openStream, sendPacket, takeGossip, type Draft } from './draft';
-import { addressOf } from './member-table';
+import { MapMemo } from './layered-map';
+import { addressOf, type Member } from './member-table';
 import { localPushPull } from './push-pull-merge';
 
 /**
@@ -11,24 +12,38 @@ import { localPushPull } from './push-pull-merge';
  * pushPull: every PushPullInterval (scaled above 32 nodes), a full exchange with one random alive member.
  */
 export function gossipRound(d: Draft): void {
-  const targets = d.random.pick(d.config.gossipNodes, [...d.members.values()], (m) => {
-    if (m.name === d.self.name) return false;
-    switch (m.state) {
-      case 'alive':
-      case 'suspect':
-        return true;
-      case 'dead':
-        return d.now - m.stateChange <= d.config.gossipToTheDeadTime;
-      case 'left':
-        return false;
-    }
-  });
+  const targets = d.random.pickFrom(d.config.gossipNodes, gossipTargets(d));
   for (const target of targets) {
     const messages = takeGossip(d);
     if (messages.length === 0) return;
     sendPacket(d, addressOf(target), messages, 'gossip');
   }
 }
+
+/**
+ * The members a gossip round may pick, in table order: alive, suspect, or dead for less than GossipToTheDeadTime.
+ * Every node asks on every tick (5 to 10 times a second), so the table is walked once per change of it (a
+ * memo), and again only while a dead member's time to be told is running (that part depends on the clock).
+ */
+function gossipTargets(d: Draft): readonly Member[] {
+  const self = d.self.name;
+  // A table belongs to one node, so leaving ourselves out inside the memo is safe.
+  const census = d.members.memo(GOSSIP_CENSUS, (members) => {
+    const candidates: Member[] = [];
+    let dead = 0;
+    for (const m of members.values()) {
+      if (m.state === 'left' || m.name === self) continue;
+      candidates.push(m);
+      if (m.state === 'dead') dead++;
+    }
+    return { candidates, dead };
+  });
+  if (census.dead === 0) return census.candidates;
+  const window = d.config.gossipToTheDeadTime;
+  return census.candidates.filter((m) => m.state !== 'dead' || d.now - m.stateChange <= window);
+}
+
+const GOSSIP_CENSUS = new MapMemo<string, Member, { readonly candidates: readonly Member[]; readonly dead: number }>();
 
 export function pushPullRound(d: Draft): void {
   d.nextPushPullAt = d.now + pushPullScale(d.config.pushPullInterval, numNodes(d));

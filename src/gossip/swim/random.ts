@@ -82,6 +82,24 @@ export class Random {
     }
   }
 
+  /**
+   * pick(k, pool, () => true) without copying `pool` (which it leaves as it is): the same draws, the same
+   * choice, in O(k). For a pool the caller keeps (the gossip round's census).
+   */
+  pickFrom<T>(k: number, pool: readonly T[]): T[] {
+    const count = Math.min(k, pool.length);
+    const swapped = new Map<number, T>();
+    const at = (i: number): T => (swapped.has(i) ? (swapped.get(i) as T) : pool[i]!);
+    const chosen: T[] = [];
+    for (let i = 0; i < count; i++) {
+      const j = i + this.int(pool.length - i);
+      const picked = at(j);
+      swapped.set(j, at(i));
+      chosen.push(picked);
+    }
+    return chosen;
+  }
+
   /** Up to k distinct items chosen uniformly among those `eligible` accepts (memberlist kRandomNodes). */
   pick<T>(k: number, items: readonly T[], eligible: (item: T) => boolean): T[] {
     const pool = items.filter(eligible);

@@ -9,6 +9,8 @@ import { SwimConfigError, SwimConfigErrorCode } from './errors';
 import type { SwimEvent } from './events';
 import { checkLeave, checkMeta, setMeta, startJoin, startLeave } from './join-leave';
 import { handleAck, handleIndirectPing, handleNack, handlePing } from './ping-handlers';
+import { MapIndex } from './layered-map';
+import type { Member } from './member-table';
 import { seedRng } from './random';
 import { ZERO_STATS, type SwimState } from './state';
 import { handleInboundStream, handleStreamFailed, handleStreamReply } from './streams';
@@ -153,16 +155,15 @@ function handleMessage(d: Draft, message: GossipMessage, from: PeerAddress): voi
  * daemon measures how long a crashed owner's IPs went unanswered from it (one pass over the members per packet).
  */
 function noteHeard(d: Draft, from: PeerAddress): void {
-  for (const member of d.members.values()) {
-    if (member.port === from.port && sameBytes(member.addr, from.addr)) {
-      d.lastHeard.set(member.name, d.now);
-      return;
-    }
-  }
+  const name = d.members.findBy(MEMBER_BY_ADDRESS, addressKey(from.addr, from.port));
+  if (name !== undefined) d.lastHeard.set(name, d.now);
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
+/** Members by where they are: a packet names no sender, only its source address. */
+const MEMBER_BY_ADDRESS = new MapIndex<Member>((m) => addressKey(m.addr, m.port));
+
+function addressKey(addr: Uint8Array, port: number): string {
+  return `${addr.join('.')}:${port}`;
 }
 
 function handleEvent(d: Draft, event: SwimEvent): void {

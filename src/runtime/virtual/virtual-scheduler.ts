@@ -1,7 +1,8 @@
 /**
  * Timers on virtual time for one host: `at`, `after` and `every` as the real scheduler offers them, each a task
  * of the shared VirtualClock owned by the host (so a crashed host's timers never fire and a starved host's fire
- * late). Never early: a deadline already past fires on the next task, never inside the call that armed it.
+ * late). Never early, by now() either: a fractional deadline fires at its next whole millisecond. A deadline
+ * already past fires on the next task, never inside the call that armed it.
  */
 import type { Scheduler, Timer } from '../runtime';
 import type { TaskOwner, VirtualClock } from './virtual-clock';
@@ -10,7 +11,11 @@ import type { TaskOwner, VirtualClock } from './virtual-clock';
 const MIN_INTERVAL_MS = 1;
 
 export function virtualScheduler(clock: VirtualClock, owner?: TaskOwner): Scheduler {
-  const at = (deadline: number, fire: () => void): Timer => clock.schedule(deadline, fire, owner);
+  // now() is whole milliseconds (the floor of the clock), so `fire` may run only once the clock has reached the
+  // deadline's next whole millisecond: a fractional deadline (memberlist's suspicion timeout is log10(n) x an
+  // interval, 1018.8 ms at n = 50 in the fast profile) run at the fractional instant itself would see a now()
+  // before it; a driver re-arming "not due yet" at that same instant would spin forever without time moving.
+  const at = (deadline: number, fire: () => void): Timer => clock.schedule(Math.ceil(deadline), fire, owner);
   return {
     at,
     after: (ms, fire) => at(clock.now() + Math.max(0, ms), fire),
