@@ -121,6 +121,8 @@ describe('command lines', () => {
     expect(flag('--state-dir')).toBe('/run/lab/node-2/state');
     expect(flag('--control-socket')).toBe('/run/lab/node-2/mlb.sock');
     expect(daemonArgv(plan, node2)).not.toContain('--gossip-profile');
+    const fastFailover = daemonArgv(plan, node2, { gossipProfile: 'fast-failover' });
+    expect(fastFailover[fastFailover.indexOf('--gossip-profile') + 1]).toBe('fast-failover');
   });
 
   it('starts the HTTP server and the probe as hidden mlb lab subcommands', () => {

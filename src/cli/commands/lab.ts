@@ -77,8 +77,8 @@ function labOptions<T>(y: Argv<T>): Argv<T & LabArgs> {
     })
     .option('dir', { type: 'string', default: DEFAULT_LAB_DIR, describe: 'Where the configuration, logs, state and control sockets go' })
     .option('gossip-profile', {
-      choices: ['fast', 'lan', 'wan'] as const,
-      describe: "The daemons' failure detection (default: the daemon's, fast)",
+      choices: ['fast', 'fast-failover', 'lan', 'wan'] as const,
+      describe: "The daemons' failure detection (default: the daemon's, fast; see mlb daemon --help)",
     })
     .option('bgp', {
       type: 'boolean',

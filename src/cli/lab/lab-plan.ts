@@ -17,6 +17,7 @@
  */
 import { METALLB_METRICS_PORT } from '../../daemon/metrics/metrics-port';
 import { LabError } from './lab-errors';
+import type { SwimProfileName } from '../../gossip/swim/config';
 
 export const DEFAULT_LAB_NAME = 'mlb-lab';
 /** /run is a tmpfs: the lab's files disappear on reboot, like its namespaces. */
@@ -178,7 +179,7 @@ export function hostByMac(plan: LabPlan, mac: string): LabHostPlan | undefined {
 }
 
 export interface DaemonArgvOptions {
-  readonly gossipProfile?: 'fast' | 'lan' | 'wan';
+  readonly gossipProfile?: SwimProfileName;
   readonly logLevel?: string;
 }
 

@@ -4,6 +4,7 @@
  * dir and node count, so it never disagrees with the code that reads it.
  */
 import { readJSONState, writeFileAtomic } from '../../daemon/state-dir';
+import type { SwimProfileName } from '../../gossip/swim/config';
 
 export const LAB_STATE_VERSION = 1;
 
@@ -19,7 +20,7 @@ export interface LabState {
   readonly nodes: number;
   /** The mlb command (argv prefix) the lab starts daemons and servers with. */
   readonly mlbCommand: readonly string[];
-  readonly gossipProfile?: 'fast' | 'lan' | 'wan';
+  readonly gossipProfile?: SwimProfileName;
   /** Built with --bgp: a router namespace running FRR, and BGP objects in the configuration. */
   readonly bgp?: boolean;
   /** building: up() has not finished (a crash here leaves something for down() to clean). */

@@ -7,6 +7,7 @@
  * that command; lab.json records their pids for the next command. Teardown does not trust the pids: it kills
  * whatever runs inside the lab's namespaces (only ever namespaces named like this lab's) and deletes them.
  */
+import type { SwimProfileName } from '../../gossip/swim/config';
 import { mkdir, readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../../daemon/state-dir';
 import { labConfigText } from './lab-config';
@@ -59,7 +60,8 @@ const DAEMON_STOP_TIMEOUT_MS = 5_000;
 /** The node, lab and socket directories hold the daemons' state and control sockets: root only. */
 const LAB_DIR_MODE = 0o700;
 
-export type GossipProfile = 'fast' | 'lan' | 'wan';
+/** Any of the daemon's --gossip-profile choices (swim/config.ts). */
+export type GossipProfile = SwimProfileName;
 
 export interface LabUpOptions {
   readonly nodes?: number;
