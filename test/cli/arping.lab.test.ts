@@ -9,9 +9,9 @@
  * why; in CI (CI set) a missing addon fails. Time: about 12 s, mostly the probes' one-second spacing.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADDON_MISSING_MESSAGE, nativeAddonStatus } from '../../src/native';
 import { canUseNetns, NetnsLab, type LabHost } from '../support/netns-lab';
@@ -162,11 +162,13 @@ describe.skipIf(skipLab !== undefined)('mlb arping in a lab (client, a = .2, b =
 
   it('without the native addon: exits 1 with the addon message', () => {
     const [client, a] = newLab('client', 'a') as [LabHost, LabHost];
-    // The bundle alone in an empty directory finds no mlb_native.node beside it or in ../build/Release.
+    // The bundle (its entry and the command parts beside it) in an empty directory finds no mlb_native.node beside
+    // it or in ../build/Release.
     const dir = mkdtempSync(join(tmpdir(), 'mlb-arping-noaddon-'));
     try {
       const bundle = join(dir, 'mlb.mjs');
-      copyFileSync(MLB_BUNDLE, bundle);
+      for (const file of readdirSync(dirname(MLB_BUNDLE)).filter((f) => f.endsWith('.mjs')))
+        copyFileSync(join(dirname(MLB_BUNDLE), file), join(dir, file));
       const run = arpingIn(client, ['-c', '1', a.ipv4], ['env', '-u', 'MLB_NATIVE_ADDON'], bundle);
       expect(run.status).toBe(1);
       expect(run.stderr).toContain(`mlb: ${ADDON_MISSING_MESSAGE}`);
