@@ -44,9 +44,12 @@ describe.skipIf(skip !== undefined)(`a graceful stop with ${VIPS} VIPs${skip ? `
       };
       const [a, b] = [start(hosts[0]!, hosts[1]!), start(hosts[1]!, hosts[0]!)];
       // Both members, and every VIP bound on one node or the other.
-      const bound = (d: RunningDaemon) => new Set(d.lines.filter((l) => l.event === 'vipBound').map((l) => String(l.ip)));
-      const unbound = (d: RunningDaemon) => new Set(d.lines.filter((l) => l.event === 'vipUnbound').map((l) => String(l.ip)));
-      const heldBy = (d: RunningDaemon) => [...bound(d)].filter((ip) => !unbound(d).has(ip));
+      // What each node holds: the VIPs whose last binding event is vipBound (one unbound and bound again is held).
+      const heldBy = (d: RunningDaemon) => {
+        const last = new Map<string, unknown>();
+        for (const l of d.lines) if (l.event === 'vipBound' || l.event === 'vipUnbound') last.set(String(l.ip), l.event);
+        return [...last].filter(([, event]) => event === 'vipBound').map(([ip]) => ip);
+      };
       await Promise.all([a, b].map((d) => d.waitFor((l) => l.event === 'memberJoined', START_MS)));
       // Settled: each node holds its share (node-a alone holds all of them until it has heard of node-b).
       await until(
