@@ -8,6 +8,9 @@
  *   PROFILE_DIR=/tmp/prof node --import tsx scripts/profile/daemon-start.ts 10000
  *   HEAP_SNAPSHOT=1 ...   also writes a heap snapshot of the settled daemon into PROFILE_DIR (what its RSS holds)
  *
+ *   NO_CPU_PROFILE=1 HOLD_MS=40000 NODE_FLAGS="--max-semi-space-size=2" ...   no profiler, RSS every 10 s while held,
+ *   with more node flags (what a flag does to the settled RSS)
+ *
  * Not a test and not the bench (bench/scale.bench.ts is): a profiling aid; root only (namespaces).
  */
 import { spawn } from 'node:child_process';
@@ -23,8 +26,13 @@ const profileDir = process.env.PROFILE_DIR ?? mkdtempSync(join(tmpdir(), 'mlb-pr
 /** Give up on a step after this long: a profile of a slow step is still written. */
 const STEP_LIMIT_MS = 120_000;
 const heapSnapshot = process.env.HEAP_SNAPSHOT === '1';
+/** NO_CPU_PROFILE=1: run without the profiler (its overhead off the figures); NODE_FLAGS: more flags for node. */
+const noCpuProfile = process.env.NO_CPU_PROFILE === '1';
+const nodeFlags = (process.env.NODE_FLAGS ?? '').split(' ').filter(Boolean);
 /** Writing a heap snapshot of a few hundred MB takes seconds. */
 const SNAPSHOT_WAIT_MS = 60_000;
+/** While holding, the daemon's RSS is printed this often (does it come down once idle?). */
+const HOLD_RSS_EVERY_MS = 10_000;
 
 /** The daemon's memory by mapping (`MAPPINGS=1`): which part of its RSS is V8's heap, malloc, code, the addon. */
 function largestMappings(pid: number): string {
@@ -66,7 +74,9 @@ try {
   const child = spawn(
     'ip',
     [
-      ...['netns', 'exec', node.netns, 'setsid', process.execPath, '--cpu-prof', '--cpu-prof-dir', profileDir],
+      ...['netns', 'exec', node.netns, 'setsid', process.execPath],
+      ...(noCpuProfile ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir]),
+      ...nodeFlags,
       ...(heapSnapshot ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${profileDir}`] : []),
       ...[join(REPO_ROOT, 'dist/mlb.mjs'), 'daemon', '--config', config, '--node-name', 'node'],
       ...['--gossip-bind', `${node.ipv4}:${GOSSIP_PORT}`, '--state-dir', join(dir, 'state'), '--control-socket', join(dir, 'mlb.sock')],
@@ -102,7 +112,11 @@ try {
   // HOLD_MS: time to point other tools at the settled daemon (its control socket is printed).
   if (process.env.HOLD_MS) {
     console.log(`holding for ${process.env.HOLD_MS} ms: control socket ${join(dir, 'mlb.sock')}`);
-    await sleep(Number(process.env.HOLD_MS));
+    const holdUntil = Date.now() + Number(process.env.HOLD_MS);
+    while (Date.now() < holdUntil) {
+      await sleep(Math.min(HOLD_RSS_EVERY_MS, holdUntil - Date.now()));
+      console.log(`  held ${Math.round((Date.now() - holdUntil + Number(process.env.HOLD_MS)) / 1000)} s: RSS ${rssMb()} MB`);
+    }
   }
   if (heapSnapshot) {
     child.kill('SIGUSR2');

@@ -18,6 +18,8 @@ export interface KubernetesModeOptions {
 export interface ConfigSourceChoice {
   readonly configFile?: string;
   readonly configParser?: ConfigParser;
+  /** The first load's parser (FileSourceOptions.firstParse). */
+  readonly firstConfigParser?: ConfigParser;
   readonly maxConfigBytes?: number;
   readonly kubernetes?: KubernetesModeOptions;
 }
@@ -42,5 +44,9 @@ export function openConfigSource(choice: ConfigSourceChoice, log: Log): ConfigSo
     );
   }
   if (choice.configFile === undefined) throw new Error('no configuration source: neither --config nor --kubernetes');
-  return new FileSource(choice.configFile, { parse: choice.configParser, maxBytes: choice.maxConfigBytes });
+  return new FileSource(choice.configFile, {
+    parse: choice.configParser,
+    firstParse: choice.firstConfigParser,
+    maxBytes: choice.maxConfigBytes,
+  });
 }

@@ -23,6 +23,8 @@ export interface SpeakerAssemblyOptions extends SpeakerOptions {
   readonly configFile?: string;
   /** Where the configuration is parsed (the daemon: a worker thread); default in-process. */
   readonly configParser?: ConfigParser;
+  /** Where the first load is parsed (the daemon: in-process, as nothing runs yet); default configParser. */
+  readonly firstConfigParser?: ConfigParser;
   /** --max-config-bytes; default DEFAULT_MAX_CONFIG_BYTES. */
   readonly maxConfigBytes?: number;
   /** --kubernetes: the configuration comes from the Kubernetes API instead of a file. */
@@ -32,9 +34,9 @@ export interface SpeakerAssemblyOptions extends SpeakerOptions {
 }
 
 export function assembleSpeaker(options: SpeakerAssemblyOptions): Speaker {
-  const { configFile, configParser, maxConfigBytes, kubernetes, kubernetesSpeaker, ...settings } = options;
+  const { configFile, configParser, firstConfigParser, maxConfigBytes, kubernetes, kubernetesSpeaker, ...settings } = options;
   const { logger } = settings;
-  const configSource = openConfigSource({ configFile, configParser, maxConfigBytes, kubernetes }, logger);
+  const configSource = openConfigSource({ configFile, configParser, firstConfigParser, maxConfigBytes, kubernetes }, logger);
   kubernetesSpeaker?.attachSource(configSource);
   const parts: SpeakerParts = {
     configSource,

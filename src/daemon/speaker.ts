@@ -62,6 +62,11 @@ const HANDOVER_POLL_MS = 50;
  * refresh). A conflict held back from the log (conflict-log-gate.ts) emits no event, so this bounds its delay.
  */
 const CONFLICT_SHARE_POLL_MS = 1_000;
+/**
+ * How long the first join may take before a decision is made without waiting for it (for the status: nothing is
+ * announced before the join is over). A join with a reachable seed or none is over well within it.
+ */
+const PRE_JOIN_DECISION_DELAY_MS = 1_000;
 
 export interface SpeakerOptions {
   readonly nodeName: string;
@@ -194,7 +199,6 @@ export class Speaker implements ControlProvider, MetricsSource {
     const source = this.source;
     const initial = await step(source.loadingStep, () => source.start());
     logger.info({ event: 'configLoaded', file: source.origin, services: initial.snapshot?.services.length }, 'configuration loaded');
-    logConfigReport(logger, initial.snapshot, this.options.nodeName);
     this.source.onChange((state) => this.onConfig(state));
 
     await step('starting ARP/NDP announcing', () => this.startAnnouncing());
@@ -274,7 +278,11 @@ export class Speaker implements ControlProvider, MetricsSource {
     );
     this.control = await step(`opening the control socket ${this.options.controlSocket}`, () => this.parts.openControl(this));
     logger.info({ event: 'controlListening', socket: this.options.controlSocket }, `control API on ${this.options.controlSocket}`);
-    this.schedule();
+    // Nothing is announced before the first join is over (speaker-plan.ts): a decision now would only feed the
+    // status, and the join's end recomputes anyway. So one is made early only when the join takes a while
+    // (unreachable seeds wait out their connect timeouts), not in front of a join that is over at once, where a
+    // second full recomputation of a large file would delay the first announcements by its whole cost.
+    const preJoinDecision = this.parts.runtime.after(PRE_JOIN_DECISION_DELAY_MS, () => this.schedule());
     this.membership = new ClusterMembership({
       gossip,
       self: this.options.nodeName,
@@ -284,12 +292,17 @@ export class Speaker implements ControlProvider, MetricsSource {
       runtime: this.parts.runtime,
     });
     const membership = this.membership;
-    await step('joining the cluster', () => membership.start());
+    try {
+      await step('joining the cluster', () => membership.start());
+    } finally {
+      preJoinDecision.cancel();
+    }
     this.parts.rejoinRequests?.(() => membership.rejoin());
     // Serving from here on (this node may own IPs): only now does an unclean end count toward flap damping.
     await this.flags.markRunning();
     this.joined = true;
     cluster.allocation.markJoined();
+    this.reportConfigAfterBinding(initial.snapshot);
   }
 
   /**
@@ -729,11 +742,18 @@ export class Speaker implements ControlProvider, MetricsSource {
     logger.info({ event: 'configLoaded', file: this.source.origin, services: state.snapshot?.services.length }, 'configuration reloaded');
     this.gossip?.setMeta(this.meta(state.snapshot));
     this.schedule();
-    // The report runs the file's allocation again (a quarter of a second at 10,000 services): after the reload
-    // is announced and bound, not in front of it.
+    this.reportConfigAfterBinding(state.snapshot);
+  }
+
+  /**
+   * Logs what the file gets wrong (config-load-report.ts). The report runs the file's allocation again (a quarter
+   * of a second at 10,000 services): after the decision it follows is announced and bound, not in front of it. The
+   * recomputation was scheduled first, on the same runtime, so its binding is queued when this runs.
+   */
+  private reportConfigAfterBinding(snapshot: Snapshot | undefined): void {
     this.parts.runtime.after(
       0,
-      () => void this.announcements.settled().then(() => logConfigReport(logger, state.snapshot, this.options.nodeName)),
+      () => void this.announcements.settled().then(() => logConfigReport(this.options.logger, snapshot, this.options.nodeName)),
     );
   }
 }

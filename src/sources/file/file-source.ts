@@ -26,7 +26,7 @@ import { type ConfigListener, ConfigLoadError, type ConfigSource, type ConfigSta
 import { DEFAULT_MAX_CONFIG_BYTES } from './config-file-checks';
 import { type ConfigParser, parseInProcess } from './config-parser';
 import { type ParseOutcome, parseConfigFileBytes } from './load-config-file';
-import { type ConfigSourceRead, isDirectory, readConfigSource, statSourceIdentity } from './read-config-source';
+import { type ConfigSourceRead, isDirectory, readConfigSource, statSource, statSourceIdentity } from './read-config-source';
 
 /** Quiet time after the last change event before reading: editors' save sequences finish well within it. */
 const RELOAD_DEBOUNCE_MS = 200;
@@ -56,6 +56,12 @@ export interface FileSourceOptions extends ParseOptions {
   readonly maxBytes?: number;
   /** Where the text is parsed: in-process by default, a worker thread in the daemon (worker-parser.ts). */
   readonly parse?: ConfigParser;
+  /**
+   * Where the first load is parsed (default: `parse`). The daemon parses it in-process: at start nothing runs yet
+   * that a busy event loop would delay (no gossip, no ARP answers), so a worker thread's start-up and the copy of
+   * its answer would only make the start slower.
+   */
+  readonly firstParse?: ConfigParser;
   /** The clock `loadedAt` reads and the timers the debounce, settle wait and stat poll run on (default: real). */
   readonly runtime?: Clock & Scheduler;
   /** Off: only the stat poll (for filesystems where fs.watch throws or misbehaves). */
@@ -119,7 +125,7 @@ export class FileSource implements ConfigSource {
   /** First load, then watching. Rejects (ConfigLoadError, or the fs error) when there is nothing valid to run. */
   async start(): Promise<FileSourceState> {
     this.directory = await isDirectory(this.path).catch(() => false);
-    await this.apply(await this.settledRead());
+    await this.apply(await this.settledRead(), this.options.firstParse ?? this.parse);
     if (this.current.snapshot === undefined) throw new ConfigLoadError(this.displayPath, this.current.diagnostics);
     this.watchDirectory();
     this.poller = this.runtime.every(this.options.pollIntervalMs ?? STAT_POLL_INTERVAL_MS, () => void this.poll());
@@ -175,7 +181,7 @@ export class FileSource implements ConfigSource {
         continue;
       }
       if (this.stopped) return;
-      await this.apply(read);
+      await this.apply(read, this.parse);
     } while (this.reloadAgain && !this.stopped);
   }
 
@@ -191,9 +197,13 @@ export class FileSource implements ConfigSource {
     const settleMs = this.options.settleMs ?? CONFIG_SETTLE_MS;
     const maxBytes = this.options.maxBytes ?? DEFAULT_MAX_CONFIG_BYTES;
     const rounds = settleMs > 0 ? Math.ceil(MAX_SETTLE_WAIT_MS / settleMs) : 1;
-    let seen = await statSourceIdentity(this.path);
+    const first = await statSource(this.path);
+    let seen = first?.identity;
+    // Untouched for settleMs already (its ctime says so): settled without waiting. A file written a while ago, the
+    // usual start, is read at once, and so is an edit whose debounce outlasted the settle time.
+    const settledSince = first !== undefined && this.runtime.now() - first.touchedMs >= settleMs;
     for (let round = 1; ; round++) {
-      if (settleMs > 0) {
+      if (settleMs > 0 && !(round === 1 && settledSince)) {
         await this.sleep(settleMs);
         const now = await statSourceIdentity(this.path);
         const settled = now === seen;
@@ -224,7 +234,7 @@ export class FileSource implements ConfigSource {
     };
   }
 
-  private async apply(read: ConfigSourceRead): Promise<void> {
+  private async apply(read: ConfigSourceRead, parse: ConfigParser): Promise<void> {
     if (!read.ok) {
       this.lastDigest = undefined;
       this.setState({ ...this.current, stale: true, diagnostics: [read.diagnostic] });
@@ -232,7 +242,7 @@ export class FileSource implements ConfigSource {
     }
     let parsed: ParseOutcome;
     try {
-      parsed = await parseConfigFileBytes(read.bytes, this.displayPath, this.parse, this.options, this.parsing.signal, read.parts);
+      parsed = await parseConfigFileBytes(read.bytes, this.displayPath, parse, this.options, this.parsing.signal, read.parts);
     } catch (error) {
       if (this.stopped) return; // the parse was cancelled by stop()
       throw error;

@@ -29,12 +29,22 @@ export async function isDirectory(path: string): Promise<boolean> {
 
 /** What tells one version of the configuration from the next without reading it; undefined when it cannot be stat'ed. */
 export async function statSourceIdentity(path: string): Promise<string | undefined> {
+  return (await statSource(path))?.identity;
+}
+
+/**
+ * The identity, and when the file (of a directory: any of its files, or the directory itself) was last touched:
+ * the latest ctime, which every write, rename onto it, chmod or utime moves to the moment it happened (stat(2)),
+ * so no change can have happened since.
+ */
+export async function statSource(path: string): Promise<{ readonly identity: string; readonly touchedMs: number } | undefined> {
   try {
     const s = await stat(path);
-    if (!s.isDirectory()) return fileKey(s);
+    if (!s.isDirectory()) return { identity: fileKey(s), touchedMs: s.ctimeMs };
     const names = configFileNames(await readdir(path));
     const identities = await Promise.all(names.map(async (name) => [name, await stat(join(path, name)).catch(() => undefined)] as const));
-    return directoryKey(identities);
+    const touchedMs = Math.max(s.ctimeMs, ...identities.map(([, i]) => i?.ctimeMs ?? s.ctimeMs));
+    return { identity: directoryKey(identities), touchedMs };
   } catch {
     return undefined;
   }

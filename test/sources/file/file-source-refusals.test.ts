@@ -53,11 +53,16 @@ function within<T>(promise: Promise<T>, what: string): Promise<T> {
 const poolNames = (state: FileSourceState): string[] => state.snapshot?.pools.map((p) => p.meta.name) ?? [];
 const errorCodes = (state: FileSourceState): string[] => state.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code);
 
-/** A Scheduler whose timeouts fire only when the test says so. */
-function manualTimers() {
+/**
+ * A Scheduler whose timeouts fire only when the test says so, and a clock that stands `clockOffsetMs` from the
+ * wall clock (the file's ctime is the wall clock's): at the start of the test by default, so every file the test
+ * writes looks freshly written however slowly the test runs.
+ */
+function manualTimers(clockOffsetMs?: number) {
   const pending: { fn: () => void; ms: number }[] = [];
+  const testStart = Date.now();
   const runtime: Clock & Scheduler = {
-    now: () => Date.now(),
+    now: () => (clockOffsetMs === undefined ? testStart : Date.now() + clockOffsetMs),
     after: (ms, fn) => {
       const timer = { fn, ms };
       pending.push(timer);
@@ -104,6 +109,31 @@ describe('FileSource: a file being written', () => {
     await within(reloading, 'the reload');
     expect(seen.map((state) => state.stale)).toEqual([false]);
     expect(poolNames(s.state)).toEqual(['bgp']);
+  });
+});
+
+describe('FileSource: a file that was written a while ago', () => {
+  it('is read at once, at start and on a reload: its ctime says it has been unchanged for the settle time', async () => {
+    writeFileSync(file, TUTORIAL_L2);
+    // The clock a minute ahead: the file was last touched a minute ago.
+    const timers = manualTimers(60_000);
+    const s = source({ runtime: timers.runtime, settleMs: 50 });
+    await within(s.start(), 'the start, with no timer fired');
+    expect(poolNames(s.state)).toEqual(['default']);
+    writeFileSync(file, TUTORIAL_BGP);
+    await within(s.reload(), 'the reload, with no timer fired');
+    expect(poolNames(s.state)).toEqual(['bgp']);
+  });
+
+  it('is waited for when it was touched within the settle time', async () => {
+    writeFileSync(file, TUTORIAL_L2);
+    // The clock 40 ms ahead, inside the 10 s settle time: the file looks freshly written.
+    const timers = manualTimers(40);
+    const s = source({ runtime: timers.runtime, settleMs: 10_000 });
+    const started = s.start();
+    expect(await timers.fireNext()).toBe(10_000);
+    await within(started, 'the start');
+    expect(poolNames(s.state)).toEqual(['default']);
   });
 });
 

@@ -7,7 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { nextState } from './next-state';
-import { ConfigLoadError, FileSource, type FileSourceOptions, type FileSourceState, loadConfigFile } from '../../../src/sources/file';
+import {
+  type ConfigParser,
+  ConfigLoadError,
+  FileSource,
+  type FileSourceOptions,
+  type FileSourceState,
+  loadConfigFile,
+  parseInProcess,
+} from '../../../src/sources/file';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
 const TUTORIAL_L2 = readFileSync(join(FIXTURES, 'valid', 'tutorial-l2.yaml'), 'utf8');
@@ -65,6 +73,23 @@ describe('FileSource', () => {
     // Notes only say which ipFamilies mlb chose for services that wrote none.
     expect(state.diagnostics.filter((d) => d.severity !== 'note')).toEqual([]);
     expect(poolNames(state)).toEqual(['default']);
+  });
+
+  it('parses the first load with firstParse and every reload with parse (the daemon: in-process, then a worker)', async () => {
+    writeFileSync(file, TUTORIAL_L2);
+    const used: string[] = [];
+    const counting =
+      (name: string): ConfigParser =>
+      (request, signal) => {
+        used.push(name);
+        return parseInProcess(request, signal);
+      };
+    const s = source({ firstParse: counting('first'), parse: counting('reload') });
+    await s.start();
+    const changed = nextState(s, (state) => poolNames(state).includes('bgp'));
+    saveLikeAnEditor(TUTORIAL_BGP);
+    await changed;
+    expect(used).toEqual(['first', 'reload']);
   });
 
   it('refuses to start from an invalid file, with the reasons', async () => {
