@@ -13,6 +13,8 @@
 //   ARP while binding: 1,000 requests/s for random VIPs from spawn until every VIP is bound (the generator paced
 //     on a timer, not spinning, so it takes little CPU from the daemon); held to the targets are the requests for
 //     a VIP a look had already shown bound when they left;
+//   the kernel alone: `ip -batch` adding the same N addresses to a link of its own before the daemon starts, the
+//     floor under the binding row (bench/scale/kernel-floor.ts), an information row;
 //   `mlb status --once` right after start: as soon as the control socket exists (during binding);
 //   RSS settled and idle CPU: after every VIP is bound and the gratuitous ARPs are over, utime+stime over
 //     IDLE_SECONDS (/proc/PID/stat) and the median RSS of that window's last 5 s;
@@ -42,6 +44,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { LabHost } from '../test/support/netns-lab';
 import { destroyLab, installCleanup, newLab, preflight, sleep, tempDir } from './gossip/lab-nodes';
+import { kernelBindFloorMs } from './scale/kernel-floor';
 import { ArpLoad, ARP_TIMEOUT_MS, type ArpRun } from './scale/arp-load';
 import { whileBindingStats } from './scale/arp-samples';
 import { bestOfInterleaved, describeEnd, timeMlb } from './scale/cli-runs';
@@ -126,6 +129,10 @@ async function measureSize(size: number): Promise<Row[]> {
     writeFileSync(config, scaleConfig(size));
     const arp = await ArpLoad.start(lab, client, PIN?.[0]);
 
+    // Before the daemon, not beside it: the two would share the kernel's time, and the daemon would see every
+    // address of the other link come and go.
+    const floorMs = kernelBindFloorMs(lab, node, vips, dir);
+
     // ---- start: binding, ARP while binding, status right after start -----------------------------------------
     const daemon = ScaleDaemon.start(node, config, dir);
     let bindingOver = false;
@@ -164,6 +171,11 @@ async function measureSize(size: number): Promise<Row[]> {
       );
     rows.push(await statusAfterStart);
     const status = rows[rows.length - 1]!;
+    row('  the kernel alone: `ip -batch` adding the N addresses to a fresh link', 'ms', {
+      kind: 'value',
+      value: floorMs,
+      detail: 'information: the floor under the row above',
+    });
     log(`${status.what}: ${formatMeasured(status.measured, status.unit)}`);
 
     const boundAtOf = (i: number) => binding.boundAt.get(vips[i]!);

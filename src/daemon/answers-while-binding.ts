@@ -7,6 +7,7 @@
  */
 import type { DesiredAnnouncement } from '../announce/l2/l2-announcer-state';
 import { ipKey } from '../announce/l2/l2-interface';
+import type { IP } from '../ip';
 
 /**
  * The least time between two progress updates of the announcer during one binding. A batch of VIPs lands every few
@@ -47,5 +48,21 @@ export function answersWhileBinding(
       if (bound.has(key) || answered.has(key)) now.push(desired[i]!);
     }
     return now.concat(dropped);
+  };
+}
+
+/**
+ * The entries of `desired` for a batch of VIPs that just landed, to be answered at once (L2Announcer.answerAhead)
+ * rather than at the next progress update: O(batch) per batch, the index built once per change.
+ */
+export function answerAheadOf(desired: readonly DesiredAnnouncement[]): (landed: readonly IP[]) => DesiredAnnouncement[] {
+  const byKey = new Map(desired.map((d) => [ipKey(d.ip), d]));
+  return (landed) => {
+    const out: DesiredAnnouncement[] = [];
+    for (const ip of landed) {
+      const d = byKey.get(ipKey(ip));
+      if (d) out.push(d);
+    }
+    return out;
   };
 }

@@ -11,12 +11,14 @@ import { ipKey } from '../announce/l2/l2-interface';
 import { formatIP, type IP } from '../ip';
 import { REAL_RUNTIME } from '../runtime/real-runtime';
 import type { Clock } from '../runtime/runtime';
-import { answersWhileBinding, nextProgressAt } from './answers-while-binding';
+import { answerAheadOf, answersWhileBinding, nextProgressAt } from './answers-while-binding';
 import type { OwnedL2 } from './cluster-decision';
 
 /** The parts that touch the host, injectable so the daemon can run with announcing off (--no-announce). */
 export interface AnnouncePorts {
   reconcileL2(desired: readonly DesiredAnnouncement[]): void;
+  /** Answers these ahead of the next reconcileL2 (L2Announcer.answerAhead): each batch of a binding as it lands. */
+  answerAhead?(additions: readonly DesiredAnnouncement[]): void;
   /**
    * Binds exactly these VIPs locally (mlb0), telling `onBound` of each batch as it lands; undefined when binding
    * is off.
@@ -102,10 +104,12 @@ export class LocalAnnouncements {
     this.bindQueue = this.bindQueue
       .then(async () => {
         const answerable = answersWhileBinding(desired, this.answering);
+        const ahead = answerAheadOf(desired);
         const bound = new Set(this.boundNow.map(ipKey));
         let nextAt = -Infinity;
         await bind([...this.boundNow, ...ips], (landed) => {
           for (const ip of landed) bound.add(ipKey(ip));
+          ports.answerAhead?.(ahead(landed));
           const startedAt = this.clock.now();
           if (startedAt < nextAt) return;
           this.answer(ports, answerable(bound));

@@ -29,6 +29,8 @@ export interface HostLinks extends LinkSource {
 /** ARP/NDP answering for the owned IPs (L2Announcer). */
 export interface LayerTwoAnnouncer {
   reconcile(desired: readonly DesiredAnnouncement[]): unknown;
+  /** Answers a batch just bound ahead of the next reconcile (L2Announcer.answerAhead); optional for fakes. */
+  answerAhead?(additions: readonly DesiredAnnouncement[]): void;
   stats(): L2AnnouncerStats;
   metrics(): L2Metric[];
   close(): void;

@@ -633,6 +633,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.announcements = new LocalAnnouncements(
       {
         reconcileL2: (d) => void announcer.reconcile(d),
+        answerAhead: (d) => announcer.answerAhead?.(d),
         ...(vips ? { bindVips: async (ips, onBound) => void (await vips.reconcile(ips, onBound)) } : {}),
       },
       links,

@@ -75,6 +75,26 @@ describe('answering while binding', () => {
     expect(toldUnbound).toEqual([]);
   });
 
+  it('answers every batch ahead the moment it lands, between spaced progress updates', async () => {
+    const clock = new ManualScheduler(1_000);
+    const ahead: string[][] = [];
+    const binder = steppedBinder(clock);
+    const announcements = new LocalAnnouncements(
+      { reconcileL2: () => undefined, answerAhead: (d) => ahead.push(answered(d)), bindVips: binder.bindVips },
+      undefined,
+      pino({ level: 'silent' }),
+      clock,
+    );
+    announcements.apply(owned(1, 100), () => 'notOwner');
+    await clock.advance(0);
+    await binder.land(30);
+    await binder.land(30);
+    await binder.land(40);
+    await announcements.settled();
+    expect(ahead.map((batch) => batch.length)).toEqual([30, 30, 40]);
+    expect(ahead.flat().sort()).toEqual(answered(owned(1, 100)));
+  });
+
   it('keeps answering a VIP being withdrawn until the change is bound, and the VIPs it kept all along', async () => {
     const clock = new ManualScheduler(1_000);
     const told: DesiredAnnouncement[][] = [];

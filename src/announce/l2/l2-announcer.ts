@@ -167,6 +167,36 @@ export class L2Announcer {
     return effects;
   }
 
+  /**
+   * Answers ARP for these addresses from now on, ahead of the reconcile that announces them: a binding in progress
+   * reports each batch as it lands (answers-while-binding.ts), and a reconcile costs O(everything owned) where this
+   * costs O(batch), so a freshly bound VIP is answered within one netlink batch instead of one progress update.
+   * Only the fast path of interfaces whose fast path already answers for others gains them (IPv4); the next
+   * reconcile announces them (gratuitous ARP, the JavaScript path, IPv6) and finds the fast path holding them.
+   */
+  answerAhead(additions: readonly DesiredAnnouncement[]): void {
+    const gained = new Map<Port, number[]>();
+    for (const d of additions) {
+      if (d.ip.family !== 4) continue;
+      const ip = Number(d.ip.value);
+      for (const name of d.interfaces) {
+        const port = this.ports.get(name);
+        if (!port?.arp?.changeArpFastPath || port.fastPathMac === '' || port.fastPathIps.has(ip)) continue;
+        const list = gained.get(port) ?? [];
+        list.push(ip);
+        gained.set(port, list);
+      }
+    }
+    for (const [port, ips] of gained) {
+      try {
+        port.arp!.changeArpFastPath!(ips, []);
+      } catch {
+        continue; // the next reconcile sets the whole table again (updateFastPath logs what fails)
+      }
+      port.fastPathIps = new Set([...port.fastPathIps, ...ips]);
+    }
+  }
+
   /** What is announced now: ip -> interfaces. */
   announced(): { ip: IP; interfaces: string[] }[] {
     return [...this.state.announced.values()].map((a) => ({ ip: a.ip, interfaces: [...a.interfaces].sort() }));

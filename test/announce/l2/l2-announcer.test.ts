@@ -5,7 +5,7 @@
  * sockets, timers and kernels are in l2-announcer.lab.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseIP } from '../../../src/ip';
+import { formatIP, parseIP } from '../../../src/ip';
 import { arpRequest, encodeArpFrame } from '../../../src/announce/l2/arp-packet';
 import type { LinkInfo, LinkSource } from '../../../src/announce/l2/interfaces';
 import { L2Announcer } from '../../../src/announce/l2/l2-announcer';
@@ -233,6 +233,51 @@ describe('L2Announcer', () => {
     links.set([eth0(2), { ...eth0(3), name: 'eth1', mac: CLIENT }]);
     expect([wholeTables, edits.length]).toEqual([1, 2]);
     expect(opened).toHaveLength(1);
+  });
+
+  it('answers a batch ahead of its reconcile: the fast path gains it at once, and the reconcile that follows adds nothing twice', () => {
+    const links = new FakeLinks([eth0(2)]);
+    const { open } = fakeOpener();
+    let table: { mac: Buffer; ips: Set<number> } | null = null;
+    const edits: { add: number[]; remove: number[] }[] = [];
+    const withFastPath = (options: PacketSocketOptions): PacketSocket =>
+      Object.assign(open(options), {
+        setArpFastPath: (config: { mac: Uint8Array; ips: readonly number[] } | null) => {
+          table = config && { mac: Buffer.from(config.mac), ips: new Set(config.ips) };
+        },
+        changeArpFastPath: (add: readonly number[], remove: readonly number[]) => {
+          edits.push({ add: [...add], remove: [...remove] });
+          for (const ip of remove) table!.ips.delete(ip);
+          for (const ip of add) table!.ips.add(ip);
+        },
+        fastPathStats: () => [],
+      });
+    announcer = new L2Announcer({ links, openSocket: withFastPath });
+    const vip = (n: number) => parseIP(`10.0.${n >> 8}.${n & 0xff}`)!;
+    const answers = (ip: ReturnType<typeof vip>): boolean => {
+      const request = Buffer.from(encodeArpFrame(arpRequest(CLIENT, parseIP('10.0.200.1')!, ip), BROADCAST_MAC, CLIENT));
+      return table !== null && nativeAddon().arpFastPathReply(request, { mac: table.mac, ips: [...table.ips] }) !== null;
+    };
+    const first = [{ ip: vip(1), interfaces: ['eth0'] }];
+    // Before anything is answered on eth0 there is no fast path to add to: the batch waits for its reconcile.
+    announcer.answerAhead(first);
+    expect(table).toBeNull();
+    announcer.reconcile(first);
+    const batch = [vip(2), vip(3)].map((ip) => ({ ip, interfaces: ['eth0'] }));
+    announcer.answerAhead(batch);
+    expect([answers(vip(2)), answers(vip(3))]).toEqual([true, true]);
+    // Not announced yet: no gratuitous ARP, no state, until the reconcile.
+    expect(announcer.announced().map((a) => formatIP(a.ip))).toEqual(['10.0.0.1']);
+    announcer.reconcile([...first, ...batch]);
+    expect(announcer.announced()).toHaveLength(3);
+    // IPv6 and unknown interfaces are left to the reconcile; a second answerAhead of the same adds nothing.
+    announcer.answerAhead([{ ip: parseIP('fd00::5')!, interfaces: ['eth0'] }, { ip: vip(4), interfaces: ['eth9'] }, ...batch]);
+    expect(edits).toEqual([{ add: [Number(vip(2).value), Number(vip(3).value)], remove: [] }]);
+    // A batch answered ahead and then dropped from the change is removed by the next reconcile.
+    announcer.answerAhead([{ ip: vip(5), interfaces: ['eth0'] }]);
+    expect(answers(vip(5))).toBe(true);
+    announcer.reconcile([...first, ...batch]);
+    expect(answers(vip(5))).toBe(false);
   });
 
   it('never lets a throw out of the receive path', () => {
