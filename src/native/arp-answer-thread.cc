@@ -139,7 +139,7 @@ void SendArpReplyAndCount(int fd, int ifindex, const uint8_t* reply, size_t leng
   do {
     sent = sendto(fd, reply, length, 0, reinterpret_cast<const sockaddr*>(&to), sizeof to);
   } while (sent < 0 && errno == EINTR);
-  std::lock_guard<std::mutex> lock(shared.mutex);
+  std::lock_guard<mlb::PriorityInheritanceMutex> lock(shared.mutex);
   ArpFastPathCounts& counts = shared.counts[targetIp];
   counts.requests++;
   if (sent < 0) counts.sendFailures++;
@@ -150,7 +150,7 @@ void ArpAnswerThread::Answer(const uint8_t* frame, size_t length, int pkttype) {
   uint8_t reply[kArpReplyFrameBytes];
   uint32_t targetIp = 0;
   {
-    std::lock_guard<std::mutex> lock(shared_->mutex);
+    std::lock_guard<mlb::PriorityInheritanceMutex> lock(shared_->mutex);
     if (!shared_->on || !ArpFastPathReply(frame, length, pkttype, shared_->table, reply, targetIp)) return;
   }
   SendArpReplyAndCount(fd_, ifindex_, reply, sizeof reply, targetIp, *shared_);

@@ -12,6 +12,7 @@
 #define MLB_ARP_ANSWER_THREAD_H_
 
 #include "arp-fast-path.h"
+#include "pi-mutex.h"
 
 #include <atomic>
 #include <cstdint>
@@ -30,7 +31,7 @@ struct ArpFastPathCounts {
 
 // What the main thread and the answer thread share. `on` false: nothing is answered by either.
 struct ArpFastPathShared {
-  std::mutex mutex;
+  PriorityInheritanceMutex mutex;  // the answer thread is real-time: see pi-mutex.h
   bool on = false;
   ArpFastPathTable table;
   std::unordered_map<uint32_t, ArpFastPathCounts> counts;  // per IP, cumulative since the socket opened

@@ -249,14 +249,14 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
   void SetArpFastPath(const Napi::CallbackInfo& info) {
     if (info[0].IsNull() || info[0].IsUndefined()) {
       answer_.reset();
-      std::lock_guard<std::mutex> lock(shared_->mutex);
+      std::lock_guard<mlb::PriorityInheritanceMutex> lock(shared_->mutex);
       shared_->on = false;
       shared_->table = mlb::ArpFastPathTable{};
       return;
     }
     mlb::ArpFastPathTable table = mlb::ReadArpFastPathTable(info.Env(), info[0], "setArpFastPath");
     {
-      std::lock_guard<std::mutex> lock(shared_->mutex);
+      std::lock_guard<mlb::PriorityInheritanceMutex> lock(shared_->mutex);
       shared_->table = std::move(table);
       shared_->on = true;
     }
@@ -269,7 +269,7 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
     Napi::Env env = info.Env();
     std::vector<uint32_t> add = mlb::ReadIpv4List(env, info[0], "changeArpFastPath: add");
     std::vector<uint32_t> remove = mlb::ReadIpv4List(env, info[1], "changeArpFastPath: remove");
-    std::lock_guard<std::mutex> lock(shared_->mutex);
+    std::lock_guard<mlb::PriorityInheritanceMutex> lock(shared_->mutex);
     if (!shared_->on) ThrowTypeError(env, "changeArpFastPath: the fast path is off (setArpFastPath first)");
     for (uint32_t ip : remove) shared_->table.ips.erase(ip);
     for (uint32_t ip : add) shared_->table.ips.insert(ip);
@@ -279,7 +279,7 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
     Napi::Env env = info.Env();
     std::unordered_map<uint32_t, mlb::ArpFastPathCounts> snapshot;
     {
-      std::lock_guard<std::mutex> lock(shared_->mutex);
+      std::lock_guard<mlb::PriorityInheritanceMutex> lock(shared_->mutex);
       snapshot = shared_->counts;
     }
     Napi::Array out = Napi::Array::New(env, snapshot.size());
@@ -303,7 +303,7 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
     uint8_t reply[mlb::kArpReplyFrameBytes];
     uint32_t targetIp = 0;
     {
-      std::lock_guard<std::mutex> lock(shared_->mutex);
+      std::lock_guard<mlb::PriorityInheritanceMutex> lock(shared_->mutex);
       if (!shared_->on || !mlb::ArpFastPathReply(f, n, pkttype, shared_->table, reply, targetIp)) return false;
     }
     if (answer_ && answer_->running()) return true;
