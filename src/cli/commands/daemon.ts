@@ -17,7 +17,7 @@ import { releaseText } from '../../daemon/records-protocol';
 import { SWIM_PROFILES, type SwimProfileName } from '../../gossip/swim';
 import { parseHostPort } from '../../gossip/transport/address';
 import { CommandError, ExitCode, UsageError } from '../exit-codes';
-import { ConfigLoadError, parseInProcess, workerParser } from '../../sources/file';
+import { ConfigLoadError, parseInProcess, sizeChosenParser, workerParser } from '../../sources/file';
 import { maxConfigBytes, maxConfigBytesOption } from '../config-input';
 import { configOption, daemonConfig } from '../config-argument';
 import { type KubernetesArgs, checkKubernetesArgs, kubernetesModeOptions, kubernetesOptions } from '../kubernetes-options';
@@ -219,12 +219,13 @@ export const daemonCommand: CommandModule<object, DaemonArgs> = {
     if (socketGroup) await resolveSocketGroup(socketGroup).catch(failedStart);
 
     const speaker = assembleSpeaker({
-      // Reloads are parsed on a worker thread: a large file must not stall gossip, ARP answers or BFD while it is
-      // read. The first load is parsed in-process: nothing runs yet, and a worker would only add its start-up.
+      // Reloads of a large file are parsed on a worker thread: it must not stall gossip or BFD while it is read; a
+      // small one in-process, faster than a worker starts (size-chosen-parser.ts). The first load is parsed
+      // in-process: nothing runs yet, and a worker would only add its start-up.
       nodeName,
       ...(configFile === undefined ? {} : { configFile }),
       ...(args.kubernetes ? { kubernetes: kubernetesModeOptions(args) } : {}),
-      configParser: workerParser(),
+      configParser: sizeChosenParser(parseInProcess, workerParser()),
       firstConfigParser: parseInProcess,
       maxConfigBytes: maxBytes,
       bind,

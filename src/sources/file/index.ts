@@ -6,3 +6,4 @@ export { DEFAULT_MAX_CONFIG_BYTES, decodeConfigBytes, emptyConfigProblem, fileKi
 export { type ConfigParser, ConfigParseError, type ConfigParseErrorCode, type ParseRequest, parseInProcess } from './config-parser';
 export { type ConfigFileRead, type FileIdentity, readConfigFile } from './read-config-file';
 export { type WorkerParserOptions, workerParser } from './worker-parser';
+export { IN_PROCESS_PARSE_MAX_BYTES, sizeChosenParser } from './size-chosen-parser';
