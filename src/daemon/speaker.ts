@@ -28,6 +28,7 @@ import { ClusterMembership } from './cluster-membership';
 import { ConfigTracker, explainRetention, hashServiceKey } from './config-facts';
 import { logConfigReport } from './config-load-report';
 import type { ControlProvider, ControlSnapshot, SnapshotPage } from './control';
+import { DecisionTiming } from './decision-timing';
 import { controlView } from './control-view';
 import { withLiveFacts } from './explain-live-facts';
 import { EventLog, type DaemonEvent } from './daemon-events';
@@ -122,6 +123,7 @@ export class Speaker implements ControlProvider, MetricsSource {
   private readonly elector = new IncrementalElection();
   /** A reload hands on the previous objects for what it did not change, so later steps see what changed. */
   private readonly interner = new SnapshotInterner();
+  private readonly decisionTiming: DecisionTiming;
   /** The addresses the last recomputation used: the allocator metrics count them per pool. */
   private addresses: ReadonlyMap<string, ServiceAddresses> = new Map();
   /** Releases the allocator holds back: services its file lacks that other live members define. */
@@ -155,6 +157,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.source = parts.configSource;
     this.startedAt = parts.runtime.now();
     this.events = new EventLog(parts.runtime);
+    this.decisionTiming = new DecisionTiming(options.gossipConfig.probeTimeout);
   }
 
   /** Where restart history, drain record, peers and allocations live: the parts' store, else --state-dir. */
@@ -457,6 +460,7 @@ export class Speaker implements ControlProvider, MetricsSource {
       ...(this.cluster ? { gossipRecordDrops: { ...this.cluster.wire.drops, ...this.remoteDrain?.drops } } : {}),
       ...(this.selfCheck ? { selfCheck: this.selfCheckStats(this.selfCheck) } : {}),
       ...(config ? { pools: poolMetrics(config.pools, this.addresses) } : {}),
+      decisions: this.decisionTiming.view(),
     };
   }
 
@@ -521,6 +525,14 @@ export class Speaker implements ControlProvider, MetricsSource {
   private recompute(): void {
     const loaded = this.source.state.snapshot;
     if (!loaded || !this.gossip || !this.cluster || this.withdrawnForGood) return;
+    const startedAt = this.now();
+    this.decide(loaded);
+    const slow = this.decisionTiming.record(startedAt, this.now(), loaded.services.length);
+    if (slow) this.options.logger.warn({ event: 'slowDecision', tookMs: slow.tookMs, services: slow.services }, slow.message);
+  }
+
+  private decide(loaded: Snapshot): void {
+    if (!this.gossip || !this.cluster) return;
     const file = this.interner.intern(loaded);
     const live = this.gossip.liveMembers().map((m) => ({ name: m.name, ...(m.meta ? { meta: m.meta } : {}) }));
     const liveNames = live.map((m) => m.name);

@@ -8,6 +8,7 @@
  *
  * The speaker implements this; `snapshot` and `subscribeEvents` it already has for the control API.
  */
+import type { DecisionTimingView } from '../decision-timing';
 import type { L2Metric } from '../../announce/l2/l2-counters';
 import type { GossipCounters } from '../../gossip/gossip-stats';
 import type { ControlSnapshot } from '../control/control-snapshot';
@@ -43,4 +44,6 @@ export interface MetricsCounters {
   readonly selfCheck?: SelfCheckStats;
   /** Per-pool capacity and use: poolMetrics(snapshot.pools, allocation.addresses). */
   readonly pools?: readonly PoolMetrics[];
+  /** How long decisions hold the event loop (decision-timing.ts). */
+  readonly decisions?: DecisionTimingView;
 }

@@ -83,6 +83,20 @@ export const MLB_METRICS: readonly PulledMetric[] = [
     },
   },
   {
+    name: 'mlb_decision_duration_seconds',
+    help: 'How long the last decision (allocation, election, plan) held the event loop; absent before the first',
+    type: 'gauge',
+    labels: [],
+    samples: ({ counters }) => single(counters.decisions?.lastMs === undefined ? undefined : counters.decisions.lastMs / 1000),
+  },
+  {
+    name: 'mlb_decisions_slow_total',
+    help: 'Decisions that held the event loop longer than the gossip probe timeout (peers may suspect the node meanwhile)',
+    type: 'counter',
+    labels: [],
+    samples: ({ counters }) => single(counters.decisions?.slow),
+  },
+  {
     name: 'mlb_config_last_reload_success_timestamp_seconds',
     help: 'When the running configuration was loaded (Unix time); absent before the first good load',
     type: 'gauge',

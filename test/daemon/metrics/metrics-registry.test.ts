@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { increment, L2Counters } from '../../../src/announce/l2/l2-counters';
+import { DecisionTiming } from '../../../src/daemon/decision-timing';
 import { countDrop, emptyCounters } from '../../../src/gossip/gossip-stats';
 import { parseIP, type IP } from '../../../src/ip';
 import { createMetricsRegistry, poolMetrics, type MetricsRegistry } from '../../../src/daemon/metrics';
@@ -260,6 +261,18 @@ describe('mlb metrics', () => {
     expect(samplesOf(await scrape(registryOf(new FakeSource())), 'mlb_config_divergent_nodes')).toEqual([]);
   });
 
+  it('how long the last decision held the event loop, and how many outlasted the probe timeout', async () => {
+    const timing = new DecisionTiming(100);
+    timing.record(0, 40, 10);
+    timing.record(1_000, 1_950, 10_000);
+    const source = new FakeSource();
+    source.counters = { decisions: timing.view() };
+    const expo = await scrape(registryOf(source));
+    expect(expo.type.get('mlb_decision_duration_seconds')).toBe('gauge');
+    expect(valueOf(expo, 'mlb_decision_duration_seconds')).toBe(0.95);
+    expect(valueOf(expo, 'mlb_decisions_slow_total')).toBe(1);
+  });
+
   it('parts that do not run have no series (not a made-up 0)', async () => {
     const source = new FakeSource();
     const expo = await scrape(registryOf(source));
@@ -271,6 +284,7 @@ describe('mlb metrics', () => {
       'mlb_gossip_drops_total',
       'mlb_gossip_packets_total',
       'mlb_self_check_probes_total',
+      'mlb_decision_duration_seconds',
     ]) {
       expect(samplesOf(expo, name), name).toEqual([]);
       expect(expo.type.has(name), `${name} is still declared`).toBe(true);
