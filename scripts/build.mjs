@@ -6,7 +6,7 @@
 // Kubernetes client library (5 MB, more than all of mlb) is a third file, dist/mlb-k8s.mjs, which only the commands
 // that talk to a cluster load.
 import { build } from 'esbuild';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -55,19 +55,85 @@ const PART_PREFIX = 'mlb-part-';
 for (const file of existsSync('dist') ? readdirSync('dist') : []) {
   if (file.startsWith(PART_PREFIX)) rmSync(join('dist', file));
 }
+/**
+ * What src/cli/main.ts (dist/mlb.mjs) loads with import(), by the specifier it loads it with: the whole command line
+ * and the configuration parser thread. They are built together, split, and the entry is built alone, so that `mlb
+ * --help` reads one small file (scripts/build.mjs's entry check below holds it free of packages).
+ */
+const ENTRY_IMPORTS = {
+  './cli-program': { name: 'mlb-cli', source: 'src/cli/cli-program.ts' },
+  '../sources/file/worker-parser': { name: 'mlb-parser-worker', source: 'src/sources/file/worker-parser.ts' },
+};
 await build({
   ...common,
-  entryPoints: { mlb: 'src/cli/main.ts' },
+  entryPoints: Object.fromEntries(Object.values(ENTRY_IMPORTS).map((e) => [e.name, e.source])),
   outdir: 'dist',
   outExtension: { '.js': '.mjs' },
   // Split: each command's module (src/cli/command-index.ts) is a file that only a run of that command loads, so
-  // `mlb --help` and the commands that need little load little (parsing all of mlb is most of a start).
+  // the commands that need little load little (parsing all of mlb is most of a start).
   splitting: true,
   chunkNames: `${PART_PREFIX}[hash]`,
-  // A shebang so dist/mlb.mjs runs as `mlb` (the parts get it too: esbuild gives every file the banner).
-  banner: { js: `#!/usr/bin/env node\n${requireBanner}` },
+  banner: { js: requireBanner },
   plugins: [tuiBesideBundle, kubernetesClientBesideBundle, asciiStringWidth],
 });
+/** In dist/mlb.mjs, main.ts's import()s stay import()s, of the files built above beside it. */
+const entryImportsBeside = {
+  name: 'entry-imports-beside',
+  setup(b) {
+    b.onResolve({ filter: /./ }, (args) => {
+      const target = args.kind === 'dynamic-import' ? ENTRY_IMPORTS[args.path] : undefined;
+      return target === undefined ? undefined : { path: `./${target.name}.mjs`, external: true };
+    });
+  },
+};
+/**
+ * The entry may copy a few small files of mlb's (main.ts says which kind); a package in it is a sign that an import
+ * pulled the command line back in (yargs: some 70 ms of every `mlb --help`).
+ */
+function checkEntry(metafile) {
+  const packages = Object.keys(metafile.inputs).filter((input) => input.includes('node_modules'));
+  if (packages.length > 0) throw new Error(`build: ${outfile} must bundle no package, but has ${packages.join(', ')}`);
+}
+/** dist/mlb.mjs alone; `define` adds to common's. */
+async function buildEntry(define) {
+  const result = await build({
+    ...common,
+    define: { ...common.define, ...define },
+    entryPoints: ['src/cli/main.ts'],
+    outfile,
+    metafile: true,
+    // A shebang so dist/mlb.mjs runs as `mlb`.
+    banner: { js: `#!/usr/bin/env node\n${requireBanner}` },
+    plugins: [entryImportsBeside],
+  });
+  checkEntry(result.metafile);
+}
+// Without the MLB_ variables (MLB_COMMIT above): mlb reads every MLB_X as its flag --x.
+const withoutMlbFlags = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MLB_')));
+/**
+ * The widths `mlb --help` is baked in at (src/cli/prebuilt-answer.ts): 100 is its width when the output is no
+ * terminal (src/cli/help-width.ts), 110 its cap (any terminal at least that wide), 80 the classic terminal's. Any
+ * other width loads the whole command line, as every command does.
+ */
+const PREBUILT_HELP_WIDTHS = [80, 100, 110];
+/**
+ * `mlb --help` as the bundle just built prints it, its output made to look `width` columns wide (yargs and
+ * help-width.ts read process.stdout.columns). That build has nothing baked in, so the whole command line answers.
+ */
+function helpAt(width) {
+  const columns = `data:text/javascript,Object.defineProperty(process.stdout,'columns',{value:${width}})`;
+  // In the C locale: yargs' own English, which is all the entry answers for (prebuilt-answer.ts).
+  const env = { ...withoutMlbFlags, LC_ALL: 'C' };
+  const run = spawnSync(process.execPath, ['--import', columns, outfile, '--help'], { encoding: 'utf8', env });
+  if (run.status !== 0 || run.stderr !== '' || run.stdout === '') {
+    throw new Error(`build: ${outfile} --help at ${width} columns: status ${run.status}, stderr ${JSON.stringify(run.stderr)}`);
+  }
+  return run.stdout;
+}
+// Twice: once to print the help with the bundle's own yargs, then again with that text baked in.
+await buildEntry({});
+const prebuiltHelp = Object.fromEntries(PREBUILT_HELP_WIDTHS.map((width) => [width, helpAt(width)]));
+await buildEntry({ __MLB_PREBUILT_HELP__: JSON.stringify(prebuiltHelp) });
 chmodSync(outfile, 0o755);
 await build({
   ...common,
@@ -98,9 +164,7 @@ if (!addons.includes('mlb_native.node')) {
   console.warn(`build: ${releaseDir}/mlb_native.node is missing (npm rebuild builds it); dist/mlb.mjs will run without raw sockets`);
 }
 // The manual page, from the bundle's own command definitions (`mlb man`): one more start of mlb, some 100 ms.
-// Without the MLB_ variables (MLB_COMMIT above): mlb reads every MLB_X as its flag --x.
-const withoutMlbFlags = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MLB_')));
 writeFileSync('dist/mlb.1', execFileSync(process.execPath, [outfile, 'man'], { encoding: 'utf8', env: withoutMlbFlags }));
 console.log(
-  `built ${outfile} (and its ${PART_PREFIX}*.mjs), dist/${TUI_FILE}, dist/${KUBERNETES_CLIENT_FILE} and dist/mlb.1 (mlb ${pkg.version})`,
+  `built ${outfile} (and dist/mlb-cli.mjs, its ${PART_PREFIX}*.mjs), dist/${TUI_FILE}, dist/${KUBERNETES_CLIENT_FILE} and dist/mlb.1 (mlb ${pkg.version})`,
 );

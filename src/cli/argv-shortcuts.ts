@@ -19,3 +19,8 @@ export function expandArgvShortcuts(given: readonly string[]): string[] {
   if (!namesCommand && argv.some((a) => VERSION_FLAGS.has(a))) return ['version', ...argv.filter((a) => !VERSION_FLAGS.has(a))];
   return argv;
 }
+
+/** The first word of the command line that is not an option: what the user meant as the command. */
+export function commandWord(argv: readonly string[]): string | undefined {
+  return argv.find((a) => !a.startsWith('-'));
+}

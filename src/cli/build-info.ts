@@ -13,3 +13,11 @@ export function buildInfo(): BuildInfo {
   const commit = typeof __MLB_COMMIT__ === 'string' ? __MLB_COMMIT__ : 'unbuilt (run from source)';
   return { version, commit };
 }
+
+/**
+ * `mlb version`'s line. Also what main.ts prints for `mlb --version` without loading the command line
+ * (prebuilt-answer.ts), so both come from here.
+ */
+export function versionLine(info: BuildInfo, node: string): string {
+  return `mlb ${info.version} (commit ${info.commit}, node ${node})\n`;
+}

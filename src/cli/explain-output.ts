@@ -20,12 +20,8 @@ function contractFields(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? value.toString() : value;
 }
 
-function indent(text: string): string {
-  return text
-    .split('\n')
-    .map((l) => (l ? `  ${l}` : l))
-    .join('\n');
-}
+/** Each candidate table sits under its service's line. */
+const TABLE_INDENT = '  ';
 
 function renderExplanation(e: Explanation): string {
   const verdict =
@@ -39,7 +35,7 @@ function renderExplanation(e: Explanation): string {
   const rows = e.candidates.map((c) => [c.rank === null ? '-' : String(c.rank), c.node, c.reason, candidateText(e, c)]);
   const notes = (e.notes ?? []).map((n) => `  note: ${n}\n`).join('');
   const view = e.viewer ? ` (as ${e.viewer} sees it)` : '';
-  return `${e.service} ${e.ip} (${e.protocol}): ${verdict}${view}\n${notes}${indent(renderTable(['RANK', 'NODE', 'REASON', ''], rows))}`;
+  return `${e.service} ${e.ip} (${e.protocol}): ${verdict}${view}\n${notes}${renderTable(['RANK', 'NODE', 'REASON', ''], rows, TABLE_INDENT)}`;
 }
 
 /** One element of `JSON.stringify(list, replacer, 2)`: the element's lines indented once more. */

@@ -6,16 +6,12 @@
  */
 import { closestMatch } from '../model/parse/did-you-mean';
 import { habitAnswer } from './habit-words';
+import { commandWord } from './argv-shortcuts';
 
 export interface CommandSummary {
   /** The command's first word (`explain`, not `explain [targets..]`). */
   readonly name: string;
   readonly describe: string;
-}
-
-/** The first word of the command line that is not an option: what the user meant as the command. */
-export function commandWord(argv: readonly string[]): string | undefined {
-  return argv.find((a) => !a.startsWith('-'));
 }
 
 /** The text of a usage error (without the leading "mlb: "). */

@@ -35,9 +35,17 @@ function reasonText(reason: ReasonName): string {
 
 const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth'];
 
-/** "second" ... "tenth", then "11th": hash positions past ten are rare enough to read as numbers. */
+/** English ordinal suffixes by last digit; 11th, 12th and 13th (and 111th ...) take "th" whatever their last digit. */
+const SUFFIXES: Readonly<Record<number, string>> = { 1: 'st', 2: 'nd', 3: 'rd' };
+const TEENS_FROM = 11;
+const TEENS_TO = 13;
+
+/** "second" ... "tenth", then "11th", "21st", "22nd": hash positions past ten are rare enough to read as numbers. */
 function ordinal(n: number): string {
-  return ORDINALS[n - 1] ?? `${n}th`;
+  const word = ORDINALS[n - 1];
+  if (word !== undefined) return word;
+  const teen = n % 100 >= TEENS_FROM && n % 100 <= TEENS_TO;
+  return `${n}${teen ? 'th' : (SUFFIXES[n % 10] ?? 'th')}`;
 }
 
 /** The sentence for one candidate of an explanation. */

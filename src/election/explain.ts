@@ -6,7 +6,7 @@
 import type { ElectionContext, ElectionUnit } from './election-context';
 import type { ElectionProtocol } from './election-input';
 import { bgpAnnouncementsFor, type BGPAnnouncement } from './bgp-announcement';
-import { rankNodes } from './hash-order';
+import { hashOrderIndices } from './hash-order';
 import { Reason, type ReasonName } from './reasons';
 import { compareNames } from './verdict';
 import type { NodeReason } from './reasons';
@@ -94,19 +94,22 @@ export function explainUnit(
   const outcome = outcomeOf(unit, eligibleInHashOrder);
   const eligibleReason = (i: number): ReasonName =>
     unit.protocol === 'bgp' ? Reason.announcing : i === 0 ? Reason.owner : Reason.notOwner;
-  // Every listed node's place in hash order: the eligible ones' ranks alone hide who was skipped before them.
-  const positions = new Map(
-    rankNodes([...eligibleInHashOrder, ...ineligible.map((n) => n.node)], unit.hashText).map((node, i) => [node, i + 1]),
-  );
+  const position = hashPositions(eligibleInHashOrder, ineligible, unit.hashText);
   const candidates: CandidateExplanation[] = [
     ...eligibleInHashOrder.map((node, i) => ({
       node,
       rank: i + 1,
       eligible: true,
       reason: eligibleReason(i),
-      hashPosition: positions.get(node) as number,
+      hashPosition: position(i),
     })),
-    ...ineligible.map(({ node, reason }) => ({ node, rank: null, eligible: false, reason, hashPosition: positions.get(node) as number })),
+    ...ineligible.map(({ node, reason }, i) => ({
+      node,
+      rank: null,
+      eligible: false,
+      reason,
+      hashPosition: position(eligibleInHashOrder.length + i),
+    })),
   ];
   return unit.ips.map((ip, i) => {
     const explanation: Explanation = {
@@ -124,4 +127,19 @@ export function explainUnit(
     });
     return { ...explanation, announcements };
   });
+}
+
+/**
+ * Every listed node's place in hash order, 1-based, by its index in eligible-then-ineligible order: the eligible
+ * ones' ranks alone hide who was skipped before them. With no ineligible node (offline, every node live and
+ * serving: the common case) the eligible order is the hash order itself, and nothing is hashed again; else one
+ * array of positions, not a map of node names (explain is called once per service IP: at 1,000 nodes, the garbage
+ * of each call is what grows the process, election/explain-each.ts).
+ */
+function hashPositions(eligibleInHashOrder: readonly string[], ineligible: readonly NodeReason[], hashText: string): (i: number) => number {
+  if (ineligible.length === 0) return (i) => i + 1;
+  const order = hashOrderIndices([...eligibleInHashOrder, ...ineligible.map((n) => n.node)], hashText);
+  const positions = new Uint32Array(order.length);
+  for (let place = 0; place < order.length; place++) positions[order[place] as number] = place + 1;
+  return (i) => positions[i] as number;
 }

@@ -74,4 +74,24 @@ describe('candidateText', () => {
       `third in hash order; ${first} (first) is not eligible: its health check demo/web fails; ${second} (second) is not eligible: its health check demo/web fails; answers for the IP`,
     );
   });
+
+  it('positions past ten are English ordinals: 11th, 12th, 13th, 21st, 22nd, 23rd, 111th', () => {
+    const many = Array.from({ length: 120 }, (_, i) => `n${String(i).padStart(3, '0')}`);
+    const wide: ElectionConfig = { ...config, nodes: many.map((n) => node(n)) };
+    const e = electAll(wide, [{ service: web, endpoints: { servingNodes: new Set(many) } }], new Set(many)).explain()[0]!;
+    const at = (position: number) => e.candidates.find((c) => c.hashPosition === position)!;
+    const expected: Record<number, string> = {
+      11: '11th',
+      12: '12th',
+      13: '13th',
+      21: '21st',
+      22: '22nd',
+      23: '23rd',
+      24: '24th',
+      111: '111th',
+    };
+    for (const [position, text] of Object.entries(expected)) {
+      expect(candidateText(e, at(Number(position)))).toBe(`eligible (${text} in hash order), but ${e.winner} ranks ahead of it`);
+    }
+  });
 });

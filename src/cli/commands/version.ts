@@ -1,5 +1,5 @@
 import type { CommandModule } from 'yargs';
-import { buildInfo } from '../build-info';
+import { buildInfo, versionLine } from '../build-info';
 
 interface VersionArgs {
   json: boolean;
@@ -12,6 +12,6 @@ export const versionCommand: CommandModule<object, VersionArgs> = {
   handler: (args) => {
     const info = { ...buildInfo(), node: process.version };
     if (args.json) process.stdout.write(`${JSON.stringify(info)}\n`);
-    else process.stdout.write(`mlb ${info.version} (commit ${info.commit}, node ${info.node})\n`);
+    else process.stdout.write(versionLine(info, info.node));
   },
 };
