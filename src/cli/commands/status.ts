@@ -19,11 +19,9 @@ import { truncate } from '../text/truncate';
 import { MEMBER_HEADER, MEMBER_SHRINK, memberCells, ownerText } from '../status-cells';
 import { warmingUpText } from '../warm-up-text';
 import { memberReleasesText } from '../member-releases-text';
-import { isStructured, outputFormat, outputOption, printStructured } from '../output-format';
-import { runStatusWatch } from '../status-watch';
+import { isStructured, outputFormat, outputOption } from '../output-format';
 import { importStatusTui } from './import-status-tui';
 import { type ClusterArgs, clusterChoice, clusterOptions } from '../cluster/cluster-options';
-import { statusFromCluster } from '../cluster/cluster-status';
 
 interface StatusArgs extends ClusterArgs {
   socket: string;
@@ -69,13 +67,15 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
   handler: async (args) => {
     const format = outputFormat(args);
     const cluster = clusterChoice(args, { watch: args.watch });
-    if (cluster) return statusFromCluster(cluster, format);
+    // The cluster's view, --watch and the JSON/YAML forms load what they need when asked (yaml, the Kubernetes
+    // reads): the plain tables, what scripts and `watch mlb status` run, start without them.
+    if (cluster) return (await import('../cluster/cluster-status')).statusFromCluster(cluster, format);
     const client = connectControl(args.socket);
-    if (args.watch) return runStatusWatch(client, format);
+    if (args.watch) return (await import('../status-watch')).runStatusWatch(client, format);
     // Read once before anything is drawn: a daemon that cannot be reached fails the command with its reason.
     const snapshot = await client.getSnapshot();
     if (isStructured(format)) {
-      printStructured(snapshot, format);
+      (await import('../structured-output')).printStructured(snapshot, format);
       return;
     }
     if (!args.once && format === 'text' && isInteractive()) {
