@@ -16,7 +16,7 @@ import { realHttpServers } from '../../runtime/real-http-server';
 import { REAL_BACKGROUND_RUNTIME } from '../../runtime/real-runtime';
 import type { Scheduler, Timer } from '../../runtime/runtime';
 import { resolveSocketGroup } from './socket-group';
-import { CONTROL_API_HEADER, CONTROL_API_VERSION, type ControlSnapshot } from './control-snapshot';
+import { CONTROL_API_HEADER, CONTROL_API_VERSION, type ControlSnapshot, type ControlStatus } from './control-snapshot';
 import { pageOfSnapshot, type SnapshotPage } from './snapshot-page';
 import { ControlErrorCode, ControlSocketError, errorBody } from './control-errors';
 import { routeRequest, type Route } from './control-routes';
@@ -46,6 +46,11 @@ export interface DrainResult {
 export interface ControlProvider extends EventSource {
   /** The whole snapshot, or (page given) one that may hold only those services (snapshot-page.ts). */
   snapshot(page?: SnapshotPage): ControlSnapshot;
+  /**
+   * GET /v1/status: the snapshot without candidates and `local`, built without them. A provider without it
+   * answers with its whole snapshot, which is a status too.
+   */
+  status?(): ControlStatus;
   explain(): Explanation[];
   /**
    * This node (no `node`, or its own name), or another member through gossip. Rejects with DrainRecordError when
@@ -288,6 +293,8 @@ async function answer(route: Exclude<Route, { kind: 'events' }>, provider: Contr
   switch (route.kind) {
     case 'snapshot':
       return { status: 200, body: route.page ? pageOfSnapshot(provider.snapshot(route.page), route.page) : provider.snapshot() };
+    case 'status':
+      return { status: 200, body: provider.status ? provider.status() : provider.snapshot() };
     case 'explain':
       return { status: 200, body: filterExplanations(provider.explain(), route.filter) };
     case 'drain':
