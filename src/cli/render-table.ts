@@ -1,15 +1,25 @@
 /** Plain aligned columns for terminals and logs; the last column is never padded. */
 export function renderTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const all = [header, ...rows];
-  // A loop, not Math.max(...column): spreading hundreds of thousands of rows into arguments overflows the stack.
-  const widths = header.map((_, i) => all.reduce((width, r) => Math.max(width, (r[i] ?? '').length), 0));
-  return all
-    .map((r) =>
-      r
-        .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i] as number)))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n')
-    .concat('\n');
+  // Loops, not Math.max(...column): spreading hundreds of thousands of rows into arguments overflows the stack.
+  const widths = header.map((h) => h.length);
+  for (const r of rows) {
+    for (let i = 0; i < widths.length; i++) {
+      const length = (r[i] ?? '').length;
+      if (length > (widths[i] as number)) widths[i] = length;
+    }
+  }
+  // One string built line by line: `mlb status --once` renders 10,000 rows, and an array per row cost more than
+  // the text itself.
+  let text = line(header, widths);
+  for (const r of rows) text += line(r, widths);
+  return text;
+}
+
+/** A row's cells padded to the column widths (all but the last) and two spaces apart, without trailing spaces. */
+function line(cells: readonly string[], widths: readonly number[]): string {
+  let text = '';
+  const last = cells.length - 1;
+  for (let i = 0; i < last; i++) text += `${(cells[i] as string).padEnd(widths[i] ?? 0)}  `;
+  if (last >= 0) text += cells[last] as string;
+  return `${text.trimEnd()}\n`;
 }
