@@ -219,7 +219,7 @@ export class ControlServer {
     let text: string;
     let status = reply.status;
     try {
-      text = `${JSON.stringify(reply.body, bigintAsText)}\n`;
+      text = `${encodeBody(reply.body)}\n`;
     } catch (error) {
       status = 500;
       text = `${JSON.stringify(errorBody(ControlErrorCode.internal, `cannot encode the answer: ${errorText(error)}`))}\n`;
@@ -362,7 +362,20 @@ function listenError(error: Error, path: string): ControlSocketError {
     : new ControlSocketError(`cannot listen on the control socket ${path}: ${cause?.message ?? error.message}`, 'controlSocketUnusable');
 }
 
-/** Explanations may carry bigint-free data only, but a bigint must never turn into a 500 for the user. */
+/**
+ * The answer's JSON. Without a replacer first: a replacer is a call per value, which doubles the time of a
+ * 10,000-service answer, and answers carry no bigint. One that does (JSON.stringify throws on it) is encoded again
+ * with bigints as text, so a bigint never turns into a 500 for the user.
+ */
+function encodeBody(body: unknown): string {
+  try {
+    return JSON.stringify(body);
+  } catch (error) {
+    if (!(error instanceof TypeError && /BigInt/i.test(error.message))) throw error;
+    return JSON.stringify(body, bigintAsText);
+  }
+}
+
 function bigintAsText(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? value.toString() : value;
 }
