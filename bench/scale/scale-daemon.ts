@@ -44,7 +44,8 @@ export class ScaleDaemon {
     daemon.child.once('exit', () => clearInterval(this.sampler));
   }
 
-  static start(host: LabHost, config: string, dir: string): ScaleDaemon {
+  /** `bundle`: another mlb to run (startDaemon's), e.g. a script that runs dist/mlb.mjs under a profiler. */
+  static start(host: LabHost, config: string, dir: string, bundle?: string): ScaleDaemon {
     const socket = join(dir, 'mlb.sock');
     const args = [
       '--config',
@@ -63,7 +64,7 @@ export class ScaleDaemon {
     // time between sessions first, and in the bench's session the daemon would share one session's share with the
     // bench itself (bench/gossip/lab-nodes.ts ownSession, bench/arp/json-child.ts say the same). setsid execs in
     // place (the child is no group leader), so the child's pid stays the daemon's.
-    const daemon = startDaemon(args, host.netns, ['setsid']);
+    const daemon = startDaemon(args, host.netns, ['setsid'], bundle);
     return new ScaleDaemon(daemon, host, startedAt, socket);
   }
 

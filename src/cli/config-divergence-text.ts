@@ -3,10 +3,10 @@
  * one line per node whose file differs, what this node retains from its last good file, and what the allocator
  * keeps allocated because a member still defines it. Pure; --once and the TUI header both use it.
  */
-import type { ControlSnapshot } from '../daemon/control/control-snapshot';
+import type { ControlStatus } from '../daemon/control/control-snapshot';
 
 /** Full sentences, for --once: every divergent node, every retained service, every withheld release. */
-export function divergenceLines(s: ControlSnapshot): string[] {
+export function divergenceLines(s: ControlStatus): string[] {
   const a = s.configAgreement;
   if (!a) return [];
   return [
@@ -25,7 +25,7 @@ export function divergenceLines(s: ControlSnapshot): string[] {
 }
 
 /** One short line for the TUI header, null when every compared member has this node's configuration. */
-export function divergenceSummary(s: ControlSnapshot): string | null {
+export function divergenceSummary(s: ControlStatus): string | null {
   const a = s.configAgreement;
   const refused = a?.refused ?? [];
   if (!a || (a.divergent.length === 0 && a.retained.length === 0 && refused.length === 0)) return null;

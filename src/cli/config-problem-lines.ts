@@ -2,7 +2,8 @@
  * The lines under a STALE configuration, in `mlb status --once` and the view: errors first, then warnings (the
  * daemon already sends them apart and in file order; model/diagnostic-report decides the order everywhere).
  */
-import { type DiagnosticReport, reportSummary } from '../model';
+// The file itself, not the model's index: that loads the parser and yaml, which `mlb status` never runs.
+import { type DiagnosticReport, reportSummary } from '../model/diagnostic-report';
 import type { ControlSnapshot } from '../daemon/control/control-snapshot';
 
 function configReport(config: ControlSnapshot['config']): DiagnosticReport {

@@ -7,7 +7,14 @@
 import { request, type IncomingMessage } from 'node:http';
 import { readFileSync, statSync } from 'node:fs';
 import type { Explanation } from '../election';
-import { CONTROL_API_HEADER, CONTROL_API_VERSION, isControlSnapshot, type ControlSnapshot } from '../daemon/control/control-snapshot';
+import {
+  CONTROL_API_HEADER,
+  CONTROL_API_VERSION,
+  isControlSnapshot,
+  isControlStatus,
+  type ControlSnapshot,
+  type ControlStatus,
+} from '../daemon/control/control-snapshot';
 import { ControlErrorCode, isControlErrorBody } from '../daemon/control/control-errors';
 import { collectPages } from '../daemon/control/snapshot-page';
 import { ControlPath } from '../daemon/control/control-routes';
@@ -69,6 +76,8 @@ export class ControlClientError extends CommandError {
 export interface ControlClient {
   readonly socketPath: string;
   getSnapshot(): Promise<ControlSnapshot>;
+  /** What `mlb status --once` prints (GET /v1/status, one answer); a daemon from before it gives its snapshot. */
+  getStatus(): Promise<ControlStatus>;
   /** The daemon's explanations, all of them or those the filter names. */
   getExplain(filter?: Partial<ExplainFilter>): Promise<Explanation[]>;
   /** This node, or `node` through gossip (the answer then names the request to wait for). */
@@ -88,26 +97,43 @@ export interface ControlClient {
 /** A client for the daemon at `socketPath`; connections are made per call, so this never fails by itself. */
 export function connectControl(socketPath: string = DEFAULT_CONTROL_SOCKET): ControlClient {
   const call = (method: 'GET' | 'POST', path: string, timeoutMs: number) => callDaemon(socketPath, method, path, timeoutMs);
+  const getSnapshot = async (): Promise<ControlSnapshot> => {
+    const read = async (path: string): Promise<ControlSnapshot> => {
+      const body = await call('GET', path, CONTROL_READ_TIMEOUT_MS);
+      if (!isControlSnapshot(body)) {
+        const version = (body as { apiVersion?: unknown } | null)?.apiVersion;
+        if (typeof version === 'string' && version !== CONTROL_API_VERSION) throw versionMismatch(socketPath, version);
+        throw notMlb(socketPath, 'its snapshot is not an mlb.io/v1 snapshot');
+      }
+      return body;
+    };
+    // In pages (snapshot-page.ts): each answer stays small however many services the daemon holds. A daemon
+    // from before pages refuses the query (badRequest) and is asked for the whole snapshot instead.
+    try {
+      return await collectPages((page) => read(`${ControlPath.snapshot}?offset=${page.offset}&limit=${page.limit}`));
+    } catch (error) {
+      if (!(error instanceof ControlClientError && error.daemonCode === ControlErrorCode.badRequest)) throw error;
+      return read(ControlPath.snapshot);
+    }
+  };
   return {
     socketPath,
-    async getSnapshot() {
-      const read = async (path: string): Promise<ControlSnapshot> => {
-        const body = await call('GET', path, CONTROL_READ_TIMEOUT_MS);
-        if (!isControlSnapshot(body)) {
-          const version = (body as { apiVersion?: unknown } | null)?.apiVersion;
-          if (typeof version === 'string' && version !== CONTROL_API_VERSION) throw versionMismatch(socketPath, version);
-          throw notMlb(socketPath, 'its snapshot is not an mlb.io/v1 snapshot');
-        }
-        return body;
-      };
-      // In pages (snapshot-page.ts): each answer stays small however many services the daemon holds. A daemon
-      // from before pages refuses the query (badRequest) and is asked for the whole snapshot instead.
+    getSnapshot,
+    async getStatus() {
+      let body: unknown;
       try {
-        return await collectPages((page) => read(`${ControlPath.snapshot}?offset=${page.offset}&limit=${page.limit}`));
+        body = await call('GET', ControlPath.status, CONTROL_READ_TIMEOUT_MS);
       } catch (error) {
-        if (!(error instanceof ControlClientError && error.daemonCode === ControlErrorCode.badRequest)) throw error;
-        return read(ControlPath.snapshot);
+        // A daemon from before /v1/status has no such route: its snapshot holds everything the status does.
+        if (error instanceof ControlClientError && error.daemonCode === ControlErrorCode.notFound) return getSnapshot();
+        throw error;
       }
+      if (!isControlStatus(body)) {
+        const version = (body as { apiVersion?: unknown } | null)?.apiVersion;
+        if (typeof version === 'string' && version !== CONTROL_API_VERSION) throw versionMismatch(socketPath, version);
+        throw notMlb(socketPath, 'its status is not an mlb.io/v1 status');
+      }
+      return body;
     },
     async getExplain(filter = {}) {
       const query = explainQuery({ ...EVERY_EXPLANATION, ...filter });

@@ -3,12 +3,12 @@
  * the gossip records version the cluster is held to until the last old node is upgraded (records-protocol.ts).
  * Nothing while every live member runs the same release: the line is for the upgrade, not for every day. Pure.
  */
-import type { ControlSnapshot } from '../daemon/control/control-snapshot';
+import type { ControlStatus } from '../daemon/control/control-snapshot';
 
 /** How a member that advertises no release is named: an mlb release older than the field. */
 const UNVERSIONED_RELEASE_TEXT = 'older (no version)';
 
-export function memberReleasesText(s: ControlSnapshot): string | undefined {
+export function memberReleasesText(s: ControlStatus): string | undefined {
   const live = s.members.filter((m) => m.state === 'alive' && m.version !== undefined);
   const byRelease = new Map<string, string[]>();
   for (const m of live) {

@@ -1,9 +1,8 @@
 /**
- * -o json|yaml|wide, kubectl's habit, beside the older --json: which form a command prints. Pure, apart from
- * printStructured, which writes the chosen form of a value to stdout.
+ * -o json|yaml|wide, kubectl's habit, beside the older --json: which form a command prints. Pure; printing the
+ * chosen form is structured-output.ts's (it loads yaml, which a command printing text never needs).
  */
 import type { Options } from 'yargs';
-import { stringify as yamlText } from 'yaml';
 import { UsageError } from './exit-codes';
 
 export const OUTPUT_FORMATS = ['json', 'yaml', 'wide'] as const;
@@ -36,17 +35,4 @@ export function outputFormat(args: { readonly json?: boolean; readonly output?: 
 /** True when the format is a data form (json or yaml) rather than text for people. */
 export function isStructured(format: OutputFormat): format is 'json' | 'yaml' {
   return format === 'json' || format === 'yaml';
-}
-
-/**
- * `value` as indented JSON or as YAML, ending with a newline. The YAML is made from the JSON (through `replacer`),
- * so both forms carry exactly the same fields and values (bigints as the JSON replacer spells them).
- */
-function structuredText(value: unknown, format: 'json' | 'yaml', replacer?: (key: string, value: unknown) => unknown): string {
-  const json = JSON.stringify(value, replacer, 2);
-  return format === 'json' ? `${json}\n` : yamlText(JSON.parse(json) as unknown);
-}
-
-export function printStructured(value: unknown, format: 'json' | 'yaml', replacer?: (key: string, value: unknown) => unknown): void {
-  process.stdout.write(structuredText(value, format, replacer));
 }

@@ -2,14 +2,14 @@
  * The cells of the status tables that `mlb status --once` (commands/status.ts) and the Ink view (tui/) both show,
  * so both views read the same. Pure: snapshot in, text out.
  */
-import type { ControlSnapshot } from '../daemon/control/control-snapshot';
+import type { ControlStatus } from '../daemon/control/control-snapshot';
 import { drainFlag } from './drain-flag';
 
 /** What an empty cell shows, so columns stay readable. */
 const NONE = '-';
 
 /** layer2: the owner; BGP: every announcing node; nobody is said loudly (`mlb explain` says why). */
-export function ownerText(svc: ControlSnapshot['services'][number]): string {
+export function ownerText(svc: ControlStatus['services'][number]): string {
   if (svc.protocol === 'layer2') return svc.owner ?? 'NOBODY';
   return svc.announcing.length > 0 ? svc.announcing.join(',') : 'NOBODY';
 }
@@ -19,7 +19,7 @@ export const MEMBER_HEADER = ['NAME', 'STATE', 'LABELS', 'FLAGS'] as const;
 export const MEMBER_SHRINK = [[2], [0, 3]] as const;
 
 /** The members table's cells, by name: NAME, STATE, LABELS, FLAGS (self, metallb, draining, warming-up). */
-export function memberCells(s: ControlSnapshot): string[][] {
+export function memberCells(s: ControlStatus): string[][] {
   return [...s.members]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((m) => {

@@ -40,12 +40,13 @@ export function beforeWatch(event: DaemonEvent, startedAt: string): boolean {
  * fails (rejects with the reason).
  */
 async function followWatch(
-  client: Pick<ControlClient, 'getSnapshot' | 'followEvents' | 'socketPath'>,
+  client: Pick<ControlClient, 'getStatus' | 'followEvents' | 'socketPath'>,
   format: OutputFormat,
   write: (text: string) => void,
   signal: AbortSignal,
 ): Promise<void> {
-  const { generatedAt } = await client.getSnapshot();
+  // Only the daemon's time is needed: the one status answer, not the snapshot's pages.
+  const { generatedAt } = await client.getStatus();
   await client.followEvents(
     0,
     (event) => {

@@ -1,12 +1,13 @@
 /**
- * The snapshot's services rows, built for a range only: `mlb status` pages through 10,000 services
+ * The snapshot's services rows, built for a range only: the TUI pages through 10,000 services
  * (GET /v1/snapshot?offset&limit), and each page builds its own rows. Each row's candidates come from the
  * decision's explanations through one index (service, protocol, first IP), not a search of them per row, which
- * made a whole snapshot quadratic in the number of services (1.2 s at 10,000). Pure.
+ * made a whole snapshot quadratic in the number of services (1.2 s at 10,000); the index is built once per
+ * decision, not once per page. /v1/status's rows (buildBrief) have no candidates and never build it. Pure.
  */
 import type { Explanation } from '../election';
 import type { ClusterDecision } from './cluster-decision';
-import type { ControlSnapshot } from './control/control-snapshot';
+import type { ControlSnapshot, StatusServiceRow } from './control/control-snapshot';
 import { holdingKey, type OwnerHistory } from './owner-history';
 
 /** What the rows are made of besides the decision: the part of control-view.ts's inputs they read. */
@@ -22,16 +23,28 @@ export interface ServiceRows {
   /** Elected services (in the decision's order), then those without an IP. */
   readonly total: number;
   build(from: number, to: number): ServiceRow[];
+  /** The same rows without their candidates (GET /v1/status). */
+  buildBrief(from: number, to: number): StatusServiceRow[];
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const explanationKey = (service: string, protocol: string, ip: string | undefined) => `${service}\u0000${protocol}\u0000${ip ?? ''}`;
 
+/**
+ * Each decision's index, kept while the decision is (the speaker holds its last one): ten pages of a snapshot
+ * read the same index, the TUI's read every second too, until the next decision. A decision never changes once
+ * made, so the index made from it stays right; the map holds nothing a decision does not.
+ */
+const indexes = new WeakMap<ClusterDecision, Map<string, Explanation>>();
+
 /** The first explanation of each (service, protocol, IP), as a search in their order would find it. */
-function explanationIndex(explanations: readonly Explanation[]): Map<string, Explanation> {
+function explanationIndex(decision: ClusterDecision): Map<string, Explanation> {
+  const known = indexes.get(decision);
+  if (known) return known;
   const index = new Map<string, Explanation>();
-  for (const e of explanations) {
+  indexes.set(decision, index);
+  for (const e of decision.explain()) {
     const key = explanationKey(e.service, e.protocol, e.ip);
     if (!index.has(key)) index.set(key, e);
   }
@@ -50,11 +63,8 @@ export function serviceRows(inputs: ServiceRowInputs, decision: ClusterDecision)
   const elected = new Set(outcomes.map((o) => o.service));
   // Services without an IP (allocation failed, or waiting for the allocator) are listed too, with the reason.
   const unelected = [...inputs.allocation.results].filter(([key]) => !elected.has(key));
-  let index: Map<string, Explanation> | undefined;
-  const electedRow = (u: number): ServiceRow => {
+  const briefRow = (u: number): StatusServiceRow => {
     const outcome = outcomes[u] as (typeof outcomes)[number];
-    index ??= explanationIndex(decision.explain());
-    const explanation = index.get(explanationKey(outcome.service, outcome.protocol, outcome.ips[0]));
     const holding = inputs.owners.get(holdingKey(outcome));
     return {
       service: outcome.service,
@@ -65,6 +75,13 @@ export function serviceRows(inputs: ServiceRowInputs, decision: ClusterDecision)
       since: holding && holding.holders.length > 0 ? iso(holding.since) : null,
       health: healthOf(inputs, outcome.service),
       allocation: inputs.allocation.results.get(outcome.service) ?? { status: 'ok' },
+    };
+  };
+  const electedRow = (u: number): ServiceRow => {
+    const outcome = outcomes[u] as (typeof outcomes)[number];
+    const explanation = explanationIndex(decision).get(explanationKey(outcome.service, outcome.protocol, outcome.ips[0]));
+    return {
+      ...briefRow(u),
       candidates: (explanation?.candidates ?? []).map((c) => ({ node: c.node, rank: c.rank, eligible: c.eligible, reason: c.reason })),
     };
   };
@@ -88,6 +105,18 @@ export function serviceRows(inputs: ServiceRowInputs, decision: ClusterDecision)
     build(from, to) {
       const rows: ServiceRow[] = [];
       for (let i = from; i < to; i++) rows.push(i < outcomes.length ? electedRow(i) : unelectedRow(i - outcomes.length));
+      return rows;
+    },
+    buildBrief(from, to) {
+      const rows: StatusServiceRow[] = [];
+      for (let i = from; i < to; i++) {
+        if (i < outcomes.length) rows.push(briefRow(i));
+        else {
+          // An unelected service has no candidates to leave out: its row as the snapshot's, without the field.
+          const { candidates: _none, ...row } = unelectedRow(i - outcomes.length);
+          rows.push(row);
+        }
+      }
       return rows;
     },
   };

@@ -1,6 +1,7 @@
 /**
- * The control API's snapshot, built from the speaker's state at one instant. Pure: everything it shows is passed
- * in, so what `mlb status` prints is exactly what the speaker decided from.
+ * The control API's snapshot (and /v1/status, the snapshot as `mlb status --once` prints it), built from the
+ * speaker's state at one instant. Pure: everything it shows is passed in, so what `mlb status` prints is exactly
+ * what the speaker decided from.
  */
 import type { Member } from '../gossip/swim';
 import { decodeNodeMeta } from '../gossip/node-meta';
@@ -9,7 +10,7 @@ import { hostFromBytes } from '../gossip/transport/address';
 import { diagnosticReport } from '../model';
 import type { ConfigState } from '../sources/config-source';
 import type { ClusterDecision } from './cluster-decision';
-import { CONTROL_API_VERSION, type ControlSnapshot } from './control/control-snapshot';
+import { CONTROL_API_VERSION, type ControlSnapshot, type ControlStatus } from './control/control-snapshot';
 import type { SnapshotPage } from './control/snapshot-page';
 import { serviceRows } from './control-service-rows';
 import type { OwnerHistory } from './owner-history';
@@ -19,7 +20,8 @@ import { refusalMessage } from './config-facts/config-agreement';
 import type { ConfigStep } from './config-facts/config-tracker';
 import type { DrainRequestTable } from './remote-drain/drain-request-table';
 
-export interface ControlViewInputs {
+/** What /v1/status is built from: the snapshot's inputs but what only the snapshot shows (`local`, a page). */
+export interface StatusViewInputs {
   readonly now: number;
   readonly node: {
     readonly name: string;
@@ -44,8 +46,6 @@ export interface ControlViewInputs {
   /** Health-checked services: "namespace/name" -> nodes passing and failing (as published). */
   readonly health: ReadonlyMap<string, { passing: readonly string[]; failing: readonly string[] }>;
   readonly owners: OwnerHistory;
-  readonly announced: readonly { ip: string; interfaces: readonly string[] }[];
-  readonly bound: readonly string[];
   readonly conflicts: ControlSnapshot['conflicts'];
   /** BGP sessions of this node (empty without BGP peers). */
   readonly bgp: readonly BgpPeerStatus[];
@@ -54,6 +54,11 @@ export interface ControlViewInputs {
   readonly withheld?: readonly WithheldRelease[];
   /** The newest drain request heard per node (remote-drain/). */
   readonly drainRequests?: DrainRequestTable;
+}
+
+export interface ControlViewInputs extends StatusViewInputs {
+  readonly announced: readonly { ip: string; interfaces: readonly string[] }[];
+  readonly bound: readonly string[];
   /** Only these services (GET /v1/snapshot?offset&limit): the others are not built at all. */
   readonly page?: SnapshotPage;
 }
@@ -61,6 +66,25 @@ export interface ControlViewInputs {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export function controlView(inputs: ControlViewInputs): ControlSnapshot {
+  return {
+    ...headPart(inputs),
+    ...servicesPart(inputs, inputs.decision),
+    local: {
+      announced: inputs.announced.map((a) => ({ ip: a.ip, interfaces: [...a.interfaces] })),
+      bound: [...inputs.bound],
+    },
+    ...tailPart(inputs),
+  };
+}
+
+/** GET /v1/status: every service without its candidates, no `local`; the rest as controlView. */
+export function statusView(inputs: StatusViewInputs): ControlStatus {
+  const rows = inputs.decision ? serviceRows(inputs, inputs.decision) : undefined;
+  return { ...headPart(inputs), services: rows ? rows.buildBrief(0, rows.total) : [], ...tailPart(inputs) };
+}
+
+/** The snapshot's fields before `services`, in the order the answer lists them. */
+function headPart(inputs: StatusViewInputs): Omit<ControlStatus, 'services' | 'conflicts' | 'bgp'> {
   const { node, decision } = inputs;
   return {
     apiVersion: CONTROL_API_VERSION,
@@ -88,11 +112,12 @@ export function controlView(inputs: ControlViewInputs): ControlSnapshot {
     mlbOnlyInputs: decision ? { ...decision.mlbInputs } : { allowed: false, reason: 'no election yet' },
     allocation: { allocator: inputs.allocation.allocator, version: inputs.allocation.version },
     ...(inputs.configAgreement ? { configAgreement: agreementView(inputs.configAgreement, inputs.withheld ?? []) } : {}),
-    ...servicesPart(inputs, decision),
-    local: {
-      announced: inputs.announced.map((a) => ({ ip: a.ip, interfaces: [...a.interfaces] })),
-      bound: [...inputs.bound],
-    },
+  };
+}
+
+/** The snapshot's fields after `local`. */
+function tailPart(inputs: StatusViewInputs): Pick<ControlStatus, 'conflicts' | 'bgp'> {
+  return {
     conflicts: inputs.conflicts,
     ...(inputs.bgp.length > 0
       ? { bgp: inputs.bgp.map((b) => ({ ...b, establishedSince: b.establishedSince === null ? null : iso(b.establishedSince) })) }

@@ -27,9 +27,9 @@ import { startClusterRecords, type ClusterRecords } from './cluster-records';
 import { ClusterMembership } from './cluster-membership';
 import { ConfigTracker, explainRetention, hashServiceKey } from './config-facts';
 import { logConfigReport } from './config-load-report';
-import type { ControlProvider, ControlSnapshot, SnapshotPage } from './control';
+import type { ControlProvider, ControlSnapshot, ControlStatus, SnapshotPage } from './control';
+import { controlView, statusView, type StatusViewInputs } from './control-view';
 import { DecisionTiming } from './decision-timing';
-import { controlView } from './control-view';
 import { withLiveFacts } from './explain-live-facts';
 import { EventLog, type DaemonEvent } from './daemon-events';
 import { handoverStatus, layer2Owners } from './handover';
@@ -413,8 +413,22 @@ export class Speaker implements ControlProvider, MetricsSource {
 
   /** The control API's snapshot: exactly the state the last decision was made from. */
   snapshot(page?: SnapshotPage): ControlSnapshot {
-    const cluster = this.cluster;
     return controlView({
+      ...this.viewInputs(),
+      announced: this.announcements.announced(),
+      bound: this.vips?.bound().map(formatIP) ?? [],
+      ...(page ? { page } : {}),
+    });
+  }
+
+  /** GET /v1/status: the snapshot as `mlb status --once` prints it (no candidates, no `local`). */
+  status(): ControlStatus {
+    return statusView(this.viewInputs());
+  }
+
+  private viewInputs(): StatusViewInputs {
+    const cluster = this.cluster;
+    return {
       now: this.now(),
       node: {
         name: this.options.nodeName,
@@ -440,13 +454,10 @@ export class Speaker implements ControlProvider, MetricsSource {
       withheld: this.withheld,
       health: cluster?.health.healthView(this.source.state.snapshot) ?? new Map(),
       owners: this.owners,
-      announced: this.announcements.announced(),
-      bound: this.vips?.bound().map(formatIP) ?? [],
       bgp: this.bgp?.status() ?? [],
       conflicts: this.conflictSharing?.view(this.selfCheck?.conflicts() ?? [], this.liveNames(), this.answers.macOwners) ?? [],
       drainRequests: this.remoteDrain?.requests() ?? new Map(),
-      ...(page ? { page } : {}),
-    });
+    };
   }
 
   /** What the metrics endpoint reads at each scrape besides the snapshot (metrics/metrics-source.ts). */

@@ -4,7 +4,8 @@
  * node it is about, never "this node", because the explanation is one daemon's view of all of them: explaining
  * node-2 from node-1 must say node-2's health check fails, not "this node's".
  */
-import { EXCLUDE_LB_LABEL } from '../model';
+// The file itself, not the model's index: `mlb status` prints these sentences without loading the parser.
+import { EXCLUDE_LB_LABEL } from '../model/well-known';
 import type { CandidateExplanation, Explanation } from './explain';
 import type { ReasonName } from './reasons';
 

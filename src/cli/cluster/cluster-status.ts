@@ -5,7 +5,8 @@
  * recent events. The view (clusterStatus) and its text are pure; statusFromCluster is the shell.
  */
 import { renderTable } from '../render-table';
-import { type OutputFormat, isStructured, printStructured } from '../output-format';
+import { type OutputFormat, isStructured } from '../output-format';
+import { printStructured } from '../structured-output';
 import { type ClusterEvent, type ServiceFacts, clusterFacts } from './cluster-facts';
 import type { ClusterChoice, ClusterRead } from './read-cluster';
 

@@ -6,7 +6,7 @@
  * its columns with the same fitColumns.
  */
 import type { CommandModule } from 'yargs';
-import type { ControlSnapshot } from '../../daemon/control/control-snapshot';
+import type { ControlStatus } from '../../daemon/control/control-snapshot';
 import { allConfigProblems } from '../config-problem-lines';
 import { connectControl, DEFAULT_CONTROL_SOCKET } from '../control-client';
 import { CommandError } from '../exit-codes';
@@ -19,11 +19,9 @@ import { truncate } from '../text/truncate';
 import { MEMBER_HEADER, MEMBER_SHRINK, memberCells, ownerText } from '../status-cells';
 import { warmingUpText } from '../warm-up-text';
 import { memberReleasesText } from '../member-releases-text';
-import { isStructured, outputFormat, outputOption, printStructured } from '../output-format';
-import { runStatusWatch } from '../status-watch';
+import { isStructured, outputFormat, outputOption } from '../output-format';
 import { importStatusTui } from './import-status-tui';
 import { type ClusterArgs, clusterChoice, clusterOptions } from '../cluster/cluster-options';
-import { statusFromCluster } from '../cluster/cluster-status';
 
 interface StatusArgs extends ClusterArgs {
   socket: string;
@@ -69,21 +67,26 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
   handler: async (args) => {
     const format = outputFormat(args);
     const cluster = clusterChoice(args, { watch: args.watch });
-    if (cluster) return statusFromCluster(cluster, format);
+    // The cluster's view, --watch and the JSON/YAML forms load what they need when asked (yaml, the Kubernetes
+    // reads): the plain tables, what scripts and `watch mlb status` run, start without them.
+    if (cluster) return (await import('../cluster/cluster-status')).statusFromCluster(cluster, format);
     const client = connectControl(args.socket);
-    if (args.watch) return runStatusWatch(client, format);
+    if (args.watch) return (await import('../status-watch')).runStatusWatch(client, format);
     // Read once before anything is drawn: a daemon that cannot be reached fails the command with its reason.
-    const snapshot = await client.getSnapshot();
     if (isStructured(format)) {
-      printStructured(snapshot, format);
+      const snapshot = await client.getSnapshot();
+      (await import('../structured-output')).printStructured(snapshot, format);
       return;
     }
     if (!args.once && format === 'text' && isInteractive()) {
+      const snapshot = await client.getSnapshot();
       const { runStatusTui } = await loadStatusTui();
       await runStatusTui(client, snapshot);
       return;
     }
-    process.stdout.write(renderStatus(snapshot, format === 'wide' ? Infinity : process.stdout.columns || STATUS_DEFAULT_WIDTH));
+    // The tables show no candidates: one answer without them (GET /v1/status), not the snapshot's pages.
+    const status = await client.getStatus();
+    process.stdout.write(renderStatus(status, format === 'wide' ? Infinity : process.stdout.columns || STATUS_DEFAULT_WIDTH));
   },
 };
 
@@ -109,14 +112,14 @@ function isInteractive(): boolean {
 }
 
 /** The whole --once text: a summary, then services, members and conflicts, every line at most `width` wide. */
-export function renderStatus(s: ControlSnapshot, width: number): string {
+export function renderStatus(s: ControlStatus, width: number): string {
   const blocks = [renderSummary(s, width), renderServices(s, width), renderMembers(s, width)];
   if (s.bgp && s.bgp.length > 0) blocks.push(renderBgp(s, width));
   if (s.conflicts.length > 0) blocks.push(renderConflicts(s, width));
   return blocks.map((block) => clipLines(block, width)).join('\n');
 }
 
-function renderSummary(s: ControlSnapshot, width: number): string {
+function renderSummary(s: ControlStatus, width: number): string {
   const alive = s.members.filter((m) => m.state === 'alive').length;
   const n = s.node;
   const flags = [n.draining && 'draining', n.warmingUp && warmingUpText(n), n.leaving && 'leaving'].filter(Boolean);
@@ -137,15 +140,16 @@ function renderSummary(s: ControlSnapshot, width: number): string {
   return rows.map(([key, value]) => wrap(`${key.padEnd(SUMMARY_KEY_WIDTH)}${value}`, width, SUMMARY_KEY_WIDTH + 2)).join('');
 }
 
-function renderServices(s: ControlSnapshot, width: number): string {
+function renderServices(s: ControlStatus, width: number): string {
   if (s.services.length === 0) return 'no service has an IP to announce\n';
-  const rows = s.services.flatMap((svc) => {
-    const ips = svc.ips.length > 0 ? svc.ips : [NONE];
+  const rows: string[][] = [];
+  for (const svc of s.services) {
     const owner = ownerText(svc);
     const since = svc.since === null ? NONE : formatAge(svc.since, s.generatedAt);
     const health = svc.health.checked ? `${svc.health.passing.length}/${svc.health.passing.length + svc.health.failing.length} ok` : NONE;
-    return ips.map((ip) => [svc.service, ip, svc.protocol, owner, since, health]);
-  });
+    if (svc.ips.length === 0) rows.push([svc.service, NONE, svc.protocol, owner, since, health]);
+    for (const ip of svc.ips) rows.push([svc.service, ip, svc.protocol, owner, since, health]);
+  }
   const header = ['SERVICE', 'IP', 'PROTOCOL', 'OWNER', 'SINCE', 'HEALTH'];
   const table = renderTable(header, fitColumns(header, rows, width, [[0, 3], [1]]));
   const problems = s.services
@@ -154,12 +158,12 @@ function renderServices(s: ControlSnapshot, width: number): string {
   return problems.length === 0 ? table : `${table}allocation problems:\n${problems.join('\n')}\n`;
 }
 
-function renderMembers(s: ControlSnapshot, width: number): string {
+function renderMembers(s: ControlStatus, width: number): string {
   return renderTable(MEMBER_HEADER, fitColumns(MEMBER_HEADER, memberCells(s), width, MEMBER_SHRINK));
 }
 
 /** BGP sessions: one row per peer selecting this node, with what it holds from us and BFD's view. */
-function renderBgp(s: ControlSnapshot, width: number): string {
+function renderBgp(s: ControlStatus, width: number): string {
   const rows = (s.bgp ?? []).map((b) => [
     b.peer,
     b.address,
@@ -173,7 +177,7 @@ function renderBgp(s: ControlSnapshot, width: number): string {
   return renderTable(header, fitColumns(header, rows, width, [[6], [0], [2]]));
 }
 
-function renderConflicts(s: ControlSnapshot, width: number): string {
+function renderConflicts(s: ControlStatus, width: number): string {
   const rows = s.conflicts.map((c) => [
     c.ip,
     c.mac,
@@ -205,7 +209,18 @@ function wrap(text: string, width: number, indent: number): string {
   return lines.map((l) => `${l.trimEnd()}\n`).join('');
 }
 
+/** Every line of `text` cut to `width`; the text itself when all fit (the usual case: the tables were fitted). */
 function clipLines(text: string, width: number): string {
+  let start = 0;
+  for (let end = text.indexOf('\n'); start < text.length; end = text.indexOf('\n', start)) {
+    const stop = end < 0 ? text.length : end;
+    if (stop - start > width) return cutLines(text, width);
+    start = stop + 1;
+  }
+  return text;
+}
+
+function cutLines(text: string, width: number): string {
   return text
     .split('\n')
     .map((line) => truncate(line, width))

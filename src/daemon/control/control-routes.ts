@@ -9,6 +9,8 @@ import { parseSnapshotPage, type SnapshotPage } from './snapshot-page';
 
 export const ControlPath = {
   snapshot: '/v1/snapshot',
+  /** The snapshot as `mlb status --once` prints it, in one answer (control-snapshot.ts ControlStatus). */
+  status: '/v1/status',
   explain: '/v1/explain',
   drain: '/v1/drain',
   undrain: '/v1/undrain',
@@ -21,6 +23,7 @@ export const ControlPath = {
 export type Route =
   /** page: only these services (snapshot-page.ts); absent: the whole snapshot. */
   | { readonly kind: 'snapshot'; readonly page?: SnapshotPage }
+  | { readonly kind: 'status' }
   | { readonly kind: 'explain'; readonly filter: ExplainFilter }
   /** node: another member to ask through gossip (`mlb drain NODE`); absent: this node. */
   | { readonly kind: 'drain'; readonly node?: string }
@@ -48,6 +51,7 @@ interface RouteRow {
 
 const ROUTES: Readonly<Record<string, RouteRow>> = {
   [ControlPath.snapshot]: { method: 'GET', params: ['offset', 'limit'], decide: decideSnapshot },
+  [ControlPath.status]: { method: 'GET', params: [], decide: () => ({ kind: 'status' }) },
   [ControlPath.explain]: { method: 'GET', params: ['service', 'ip'], decide: decideExplain },
   [ControlPath.drain]: { method: 'POST', params: ['node'], decide: (q) => decideDrain('drain', q) },
   [ControlPath.undrain]: { method: 'POST', params: ['node'], decide: (q) => decideDrain('undrain', q) },

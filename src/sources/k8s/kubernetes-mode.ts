@@ -4,7 +4,8 @@
  * Adapter: environment and the service account's namespace file.
  */
 import { readFileSync } from 'node:fs';
-import { DEFAULT_METALLB_NAMESPACE } from '../../model';
+// The file itself, not the model's index: `mlb status` reads this for its options and must not load the parser.
+import { DEFAULT_METALLB_NAMESPACE } from '../../model/well-known';
 
 /** Where a pod's service account says which namespace it runs in. */
 const SERVICE_ACCOUNT_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';

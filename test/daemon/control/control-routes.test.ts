@@ -4,9 +4,10 @@ import { filterExplanations, parseExplainFilter, explainQuery, routeRequest, EVE
 import { exampleExplanations } from './fake-daemon';
 
 describe('routeRequest', () => {
-  it('maps the six routes to their handlers', () => {
+  it('maps the seven routes to their handlers', () => {
     expect(routeRequest('GET', '/v1/events?after=42')).toEqual({ kind: 'events', after: 42 });
     expect(routeRequest('GET', '/v1/snapshot')).toEqual({ kind: 'snapshot' });
+    expect(routeRequest('GET', '/v1/status')).toEqual({ kind: 'status' });
     expect(routeRequest('GET', '/v1/explain')).toEqual({ kind: 'explain', filter: EVERY_EXPLANATION });
     expect(routeRequest('POST', '/v1/drain')).toEqual({ kind: 'drain' });
     expect(routeRequest('POST', '/v1/undrain')).toEqual({ kind: 'undrain' });
@@ -35,6 +36,7 @@ describe('routeRequest', () => {
 
   it('refuses unknown query parameters and bad filters with 400 instead of ignoring them', () => {
     expect(routeRequest('GET', '/v1/snapshot?verbose=1')).toMatchObject({ status: 400, code: 'badRequest' });
+    expect(routeRequest('GET', '/v1/status?offset=0&limit=10')).toMatchObject({ status: 400, code: 'badRequest' });
     expect(routeRequest('GET', '/v1/explain?sevrice=demo/web')).toMatchObject({ status: 400, code: 'badRequest' });
     const badIP = routeRequest('GET', '/v1/explain?ip=10.0.0.300');
     expect(badIP).toMatchObject({ status: 400 });

@@ -191,6 +191,15 @@ describe('ControlServer with the client', () => {
     expect(failed.message).toContain('snapshot exploded');
     expect(await connectControl(path).getExplain()).toHaveLength((await exampleExplanations()).length);
   });
+
+  it('answers a snapshot holding a bigint with the number as text, not a 500', async () => {
+    const { path, provider } = await daemonAt();
+    const snapshot = exampleSnapshot();
+    provider.current = { ...snapshot, allocation: { ...snapshot.allocation, version: 12345678901234567890n as unknown as number } };
+    const answer = await rawRequest(path, 'GET', '/v1/snapshot');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ allocation: { version: '12345678901234567890' } });
+  });
 });
 
 /** Opens `count` connections that send nothing, each accepted before the next. */

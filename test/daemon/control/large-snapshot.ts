@@ -1,7 +1,7 @@
 // A daemon's control view of many services on one node, built by the real parser, election and control view.
 import { decideCluster } from '../../../src/daemon/cluster-decision';
-import { controlView, type ControlViewInputs } from '../../../src/daemon/control-view';
-import type { SnapshotPage } from '../../../src/daemon/control';
+import { controlView, statusView, type ControlViewInputs } from '../../../src/daemon/control-view';
+import type { ControlStatus, SnapshotPage } from '../../../src/daemon/control';
 import { encodeNodeMeta } from '../../../src/gossip/node-meta';
 import { parseIP, type IP } from '../../../src/ip';
 import { parseConfig } from '../../../src/model';
@@ -25,6 +25,14 @@ export function serviceIP(i: number): string {
 
 /** controlView over `services` services, each elected on the one live node; `page` as GET /v1/snapshot?offset&limit. */
 export function largeControlView(services: number): (page?: SnapshotPage) => ReturnType<typeof controlView> {
+  return largeViews(services).snapshot;
+}
+
+/** The snapshot (as largeControlView) and GET /v1/status of the same daemon state. */
+export function largeViews(services: number): {
+  snapshot: (page?: SnapshotPage) => ReturnType<typeof controlView>;
+  status: () => ControlStatus;
+} {
   const parsed = parseConfig(configText(services), 'mlb.yaml');
   if (!parsed.ok) throw new Error(`large configuration does not parse: ${JSON.stringify(parsed.diagnostics.slice(0, 3))}`);
   const addresses = new Map(
@@ -64,5 +72,5 @@ export function largeControlView(services: number): (page?: SnapshotPage) => Ret
     conflicts: [],
     bgp: [],
   };
-  return (page) => controlView(page ? { ...inputs, page } : inputs);
+  return { snapshot: (page) => controlView(page ? { ...inputs, page } : inputs), status: () => statusView(inputs) };
 }
