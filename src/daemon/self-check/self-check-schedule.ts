@@ -49,9 +49,11 @@ export const SELF_CHECK_MAX_IN_FLIGHT = 32;
 export const SELF_CHECK_MAX_PROBES_PER_SECOND = 50;
 /**
  * Probes that may start together beyond the rate (the token bucket's size): a handful of new ownerships (a
- * failover) are all checked a second later, while the thousands of a cold start keep to the rate.
+ * failover) are all checked a second later, while the thousands of a cold start keep to the rate. At the full
+ * rate it is also what one pass of the SelfChecker takes (self-checker.ts SELF_CHECK_PASS_SPACING_MS: 50 a
+ * second gather 10 in the 200 ms between passes); ten small broadcast frames back to back are nothing to a switch.
  */
-export const SELF_CHECK_BURST = 5;
+export const SELF_CHECK_BURST = 10;
 
 export type ProbeReason = 'newOwnership' | 'membershipChanged' | 'periodic' | 'conflictRecheck' | 'conflictObserved';
 
