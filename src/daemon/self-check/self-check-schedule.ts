@@ -237,7 +237,8 @@ export function probeDone(
   if (p.again) next = { dueAt: now + soonMs, reason: p.again };
   else if (outcome.conflict) next = { dueAt: now + conflictRecheckMs, reason: 'conflictRecheck' };
   else next = { dueAt: now + Math.round(periodMs * (1 + jitter * (2 * random() - 1))), reason: 'periodic' };
-  probes.set(key, { key, ip: p.ip, interface: p.interface, inFlight: false, ...next });
+  // Fields in setOwned's order: one object shape for every waiting probe keeps the passes' reads monomorphic.
+  probes.set(key, { key, ip: p.ip, interface: p.interface, dueAt: next.dueAt, reason: next.reason, inFlight: false });
   queue.push(key, next.dueAt);
   return { ...schedule, probes };
 }
