@@ -11,6 +11,7 @@
  * ends). At most SELF_CHECK_MAX_IN_FLIGHT probes run at once; the rest wait their turn, in due order.
  */
 import { formatIP, type IP } from '../../ip';
+import { ProbeDueQueue } from './probe-due-queue';
 
 /**
  * The regular period. A conflict must show on every node within 10 s: a probe at most 3.3 s (with jitter) after
@@ -48,9 +49,11 @@ export const SELF_CHECK_MAX_IN_FLIGHT = 32;
 export const SELF_CHECK_MAX_PROBES_PER_SECOND = 50;
 /**
  * Probes that may start together beyond the rate (the token bucket's size): a handful of new ownerships (a
- * failover) are all checked a second later, while the thousands of a cold start keep to the rate.
+ * failover) are all checked a second later, while the thousands of a cold start keep to the rate. At the full
+ * rate it is also what one pass of the SelfChecker takes (self-checker.ts SELF_CHECK_PASS_SPACING_MS: 50 a
+ * second gather 10 in the 200 ms between passes); ten small broadcast frames back to back are nothing to a switch.
  */
-export const SELF_CHECK_BURST = 5;
+export const SELF_CHECK_BURST = 10;
 
 export type ProbeReason = 'newOwnership' | 'membershipChanged' | 'periodic' | 'conflictRecheck' | 'conflictObserved';
 
@@ -114,12 +117,18 @@ export interface SelfCheckSchedule {
    * `at`; undefined: full. Even a burst of new ownerships (a cold start with 10,000 IPs) keeps to the rate.
    */
   readonly budget?: { readonly tokens: number; readonly at: number };
+  /**
+   * The waiting probes by due time and the count in flight, over `probes` (probe-due-queue.ts): built with each
+   * new map of probes, and kept up to date with it where takeDue and probeDone change it in place.
+   */
+  readonly queue: ProbeDueQueue;
 }
 
 const ownedKey = (a: OwnedAddress): string => `${formatIP(a.ip)}%${a.interface}`;
 
 export function emptySchedule(timing: Partial<SelfCheckTiming> = {}): SelfCheckSchedule {
-  return { timing: { ...DEFAULT_SELF_CHECK_TIMING, ...timing }, probes: new Map() };
+  const probes = new Map<string, ScheduledProbe>();
+  return { timing: { ...DEFAULT_SELF_CHECK_TIMING, ...timing }, probes, queue: new ProbeDueQueue(probes) };
 }
 
 /**
@@ -145,7 +154,7 @@ export function setOwned(schedule: SelfCheckSchedule, owned: readonly OwnedAddre
       });
   }
   for (const [key, p] of schedule.probes) if (p.inFlight && !probes.has(key)) probes.set(key, { ...p, released: true });
-  return { ...schedule, probes };
+  return { ...schedule, probes, queue: new ProbeDueQueue(probes) };
 }
 
 /** Brings the matching probes forward to now + soon (never later than they were due). */
@@ -157,7 +166,7 @@ function soon(schedule: SelfCheckSchedule, now: number, reason: ProbeReason, mat
     else if (p.inFlight) probes.set(key, { ...p, again: reason });
     else probes.set(key, p.dueAt <= at ? p : { ...p, dueAt: at, reason });
   }
-  return { ...schedule, probes };
+  return { ...schedule, probes, queue: new ProbeDueQueue(probes) };
 }
 
 export function membershipChanged(schedule: SelfCheckSchedule, now: number): SelfCheckSchedule {
@@ -170,38 +179,26 @@ export function conflictObserved(schedule: SelfCheckSchedule, ip: IP, now: numbe
 }
 
 /**
- * Hands out the due probes, earliest first, up to the in-flight limit, and marks them in flight. Updates the
- * given schedule's probes in place (and returns a schedule sharing them): a copy of every owned pair per probe
- * was most of an idle daemon's CPU with 10,000 owned IPs. The schedule passed in is not to be used afterwards.
+ * Hands out the due probes, earliest first (ties in owned order), up to the in-flight limit, and marks them in
+ * flight. Updates the given schedule's probes and queue in place (and returns a schedule sharing them): a copy of
+ * every owned pair per probe, and later a walk over them all per pass, were most of an idle daemon's CPU with
+ * 10,000 owned IPs. The schedule passed in is not to be used afterwards.
  */
 export function takeDue(schedule: SelfCheckSchedule, now: number): { schedule: SelfCheckSchedule; due: ScheduledProbe[] } {
   const tokens = tokensAt(schedule, now);
-  let inFlight = 0;
-  for (const p of schedule.probes.values()) if (p.inFlight) inFlight++;
-  const room = Math.min(schedule.timing.maxInFlight - inFlight, Math.floor(tokens));
+  const { queue } = schedule;
+  const room = Math.min(schedule.timing.maxInFlight - queue.inFlight, Math.floor(tokens));
   if (room <= 0) return { schedule, due: [] };
-  const due = earliestDue(schedule.probes.values(), now, room);
-  if (due.length === 0) return { schedule, due: [] };
   const probes = schedule.probes as Map<string, ScheduledProbe>;
-  for (const p of due) probes.set(p.key, { ...p, inFlight: true });
-  return { schedule: { ...schedule, probes, budget: { tokens: tokens - due.length, at: now } }, due };
-}
-
-/**
- * The `room` earliest probes due by `now`, earliest first (ties in owned order). A selection, not a sort: with
- * 10,000 owned IPs all due after a cold start, the rate limit hands out one or two at a time.
- */
-function earliestDue(all: Iterable<ScheduledProbe>, now: number, room: number): ScheduledProbe[] {
-  const best: ScheduledProbe[] = [];
-  for (const p of all) {
-    if (p.inFlight || p.dueAt > now) continue;
-    if (best.length === room && (best[room - 1] as ScheduledProbe).dueAt <= p.dueAt) continue;
-    let at = best.length;
-    while (at > 0 && (best[at - 1] as ScheduledProbe).dueAt > p.dueAt) at--;
-    best.splice(at, 0, p);
-    if (best.length > room) best.pop();
+  const due: ScheduledProbe[] = [];
+  for (let key = queue.takeDue(now); key !== undefined; key = due.length < room ? queue.takeDue(now) : undefined) {
+    const p = probes.get(key) as ScheduledProbe;
+    probes.set(key, { ...p, inFlight: true });
+    queue.inFlight++;
+    due.push(p);
   }
-  return best;
+  if (due.length === 0) return { schedule, due: [] };
+  return { schedule: { ...schedule, probes, budget: { tokens: tokens - due.length, at: now } }, due };
 }
 
 /** The token bucket's level at `now` (self-check rate limit). */
@@ -227,6 +224,8 @@ export function probeDone(
   const p = schedule.probes.get(key);
   if (!p) return schedule;
   const probes = schedule.probes as Map<string, ScheduledProbe>;
+  const { queue } = schedule;
+  if (p.inFlight) queue.inFlight--;
   if (p.released) {
     probes.delete(key);
     return { ...schedule, probes };
@@ -238,21 +237,18 @@ export function probeDone(
   if (p.again) next = { dueAt: now + soonMs, reason: p.again };
   else if (outcome.conflict) next = { dueAt: now + conflictRecheckMs, reason: 'conflictRecheck' };
   else next = { dueAt: now + Math.round(periodMs * (1 + jitter * (2 * random() - 1))), reason: 'periodic' };
-  probes.set(key, { key, ip: p.ip, interface: p.interface, inFlight: false, ...next });
+  // Fields in setOwned's order: one object shape for every waiting probe keeps the passes' reads monomorphic.
+  probes.set(key, { key, ip: p.ip, interface: p.interface, dueAt: next.dueAt, reason: next.reason, inFlight: false });
+  queue.push(key, next.dueAt);
   return { ...schedule, probes };
 }
 
 /** When the next probe not in flight is due (and the rate limit lets it start); undefined when there is none. */
 export function nextDueAt(schedule: SelfCheckSchedule): number | undefined {
-  let next: number | undefined;
-  let inFlight = 0;
-  for (const p of schedule.probes.values()) {
-    if (p.inFlight) inFlight++;
-    else if (next === undefined || p.dueAt < next) next = p.dueAt;
-  }
   // Every slot taken: nothing can start before a probe ends, and its end (probeDone) is the next wake-up. A due
   // time here would be in the past and wake the shell at once, again and again, until a slot frees.
-  if (inFlight >= schedule.timing.maxInFlight) return undefined;
+  if (schedule.queue.inFlight >= schedule.timing.maxInFlight) return undefined;
+  const next = schedule.queue.nextDueAt();
   const b = schedule.budget;
   if (next === undefined || !b || b.tokens >= 1) return next;
   // The rate limit is spent: not before the bucket holds a whole token again.

@@ -195,4 +195,47 @@ describe('self-check schedule', () => {
     const again = [...s.probes.values()].find((p) => p.reason === 'periodic');
     expect(again?.dueAt).toBeGreaterThan(SELF_CHECK_SOON_MS + (10_000 / SELF_CHECK_MAX_PROBES_PER_SECOND) * 1000 * (1 - SELF_CHECK_JITTER));
   });
+
+  it('hands out the earliest due first, ties in owned order, through reschedules, releases and membership changes', () => {
+    // The schedule keeps its waiting probes in a heap beside the map (probe-due-queue.ts); a plain scan of the map
+    // says what each pass must take.
+    let seed = 11;
+    const random = (): number => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const all = Array.from({ length: 60 }, (_, i) => `10.0.4.${i + 1}`);
+    const timing = { burst: SELF_CHECK_MAX_IN_FLIGHT, maxProbesPerSecond: 1_000_000, intervalMs: 2_000 };
+    let s = setOwned(emptySchedule(timing), owned(...all.slice(0, 40)), 0);
+    const inFlight = new Set<string>();
+    const expected = (now: number, room: number): string[] => {
+      const order = [...s.probes.keys()];
+      return [...s.probes.values()]
+        .filter((p) => !p.inFlight && p.dueAt <= now)
+        .sort((a, b) => a.dueAt - b.dueAt || order.indexOf(a.key) - order.indexOf(b.key))
+        .slice(0, room)
+        .map((p) => p.key);
+    };
+    let taken = 0;
+    for (let now = 0; now < 30_000; now += 50) {
+      const r = random();
+      if (r < 0.01) s = membershipChanged(s, now);
+      else if (r < 0.02) s = setOwned(s, owned(...all.filter(() => random() < 0.7)), now);
+      for (const key of [...inFlight]) {
+        if (random() < 0.3) {
+          s = probeDone(s, key, now, { conflict: random() < 0.1 }, random);
+          inFlight.delete(key);
+        }
+      }
+      const busy = [...s.probes.values()].filter((p) => p.inFlight).length;
+      const want = expected(now, SELF_CHECK_MAX_IN_FLIGHT - busy);
+      const result = takeDue(s, now);
+      s = result.schedule;
+      expect(keys(result.due)).toEqual(want);
+      for (const p of result.due) inFlight.add(p.key);
+      taken += result.due.length;
+      const waiting = [...s.probes.values()].filter((p) => !p.inFlight).map((p) => p.dueAt);
+      expect(nextDueAt(s)).toBe(
+        busy + result.due.length >= SELF_CHECK_MAX_IN_FLIGHT || waiting.length === 0 ? undefined : Math.min(...waiting),
+      );
+    }
+    expect(taken).toBeGreaterThan(200);
+  });
 });

@@ -36,8 +36,17 @@ interface Shared {
   stale: boolean;
 }
 
+/** A reply window, shared by the probes sent in one turn of the event loop (see wait). */
+interface Window {
+  readonly ms: number;
+  readonly signal: AbortSignal | undefined;
+  readonly over: Promise<void>;
+}
+
 export class ProbeSockets {
   private readonly sockets = new Map<string, Shared>();
+  /** The window probes sent in this turn join; forgotten once the turn's synchronous work is over. */
+  private window: Window | undefined;
   private closed = false;
   /** Sockets opened so far (the self-check's metrics and tests: one per interface and kind, not one per probe). */
   opened = 0;
@@ -108,7 +117,24 @@ export class ProbeSockets {
     if (!shared.socket.closed) shared.socket.close();
   }
 
+  /**
+   * The reply window: probes sent in the same turn (the self-check starts a pass's probes together) wait on one
+   * timer and one abort listener, not one each: at the self-check's 50 probes a second, a timer per probe was the
+   * largest part of an idle daemon's timer work. Their windows end together, as they were sent together.
+   */
   private wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    const joined = this.window;
+    if (joined && joined.ms === ms && joined.signal === signal) return joined.over;
+    const window: Window = { ms, signal, over: this.startWindow(ms, signal) };
+    this.window = window;
+    // A microtask runs once this turn's synchronous work (the pass that sent these probes) is over.
+    queueMicrotask(() => {
+      if (this.window === window) this.window = undefined;
+    });
+    return window.over;
+  }
+
+  private startWindow(ms: number, signal: AbortSignal | undefined): Promise<void> {
     const scheduler = this.deps.scheduler ?? REAL_RUNTIME;
     return new Promise((resolve) => {
       const done = (): void => {

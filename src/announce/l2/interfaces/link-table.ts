@@ -159,7 +159,9 @@ export function dumpWithEvents(
   links: readonly LinkHeader[],
   addresses: ReadonlyMap<number, readonly LinkAddress[]>,
   events: readonly LinkEvent[],
-): { links: LinkHeader[]; addresses: Map<number, LinkAddress[]> } {
+): { links: readonly LinkHeader[]; addresses: ReadonlyMap<number, readonly LinkAddress[]> } {
+  // Nothing came meanwhile (every rescan of an idle host): the dump is the state as it is.
+  if (events.length === 0) return { links, addresses };
   const headers = new Map(links.map((l) => [l.index, l]));
   const byIndex = new Map<number, Map<string, LinkAddress>>();
   for (const [index, list] of addresses) byIndex.set(index, new Map(list.map((a) => [addressKey(a), a])));
