@@ -1,7 +1,7 @@
 import { COMPOUND_HEADER_OVERHEAD, COMPOUND_MAX_PARTS, COMPOUND_PART_OVERHEAD, USER_MESSAGE_OVERHEAD } from '../codec/limits';
 import type { GossipMessage } from '../messages';
 import type { PeerAddress } from './address';
-import { enqueueBroadcast, takeBroadcasts, type BroadcastNotify } from './broadcast-queue';
+import { QueueDraft, type BroadcastNotify, type BroadcastQueue } from './broadcast-queue';
 import { retransmitLimit } from './config';
 import type { LogLevel, LogReason, SendReason, StreamPurpose, SwimEffect, SwimOutEvent } from './effects';
 import { LayeredMap } from './layered-map';
@@ -14,8 +14,17 @@ import type { PendingStream, SwimState, SwimStats } from './state';
  * The working copy of one reducer step: SwimState with its collections copied and writable, the clock, a PRNG
  * cursor and the effects produced so far. Handlers take a Draft and change it; the caller's state is untouched.
  */
-type Writable<T> = T extends ReadonlyMap<infer K, infer V> ? LayeredMap<K, V> : T extends readonly (infer E)[] ? E[] : T;
-export type Draft = { -readonly [K in Exclude<keyof SwimState, 'rng'>]: Writable<SwimState[K]> } & {
+type Writable<T> = T extends ReadonlyMap<infer K, infer V>
+  ? LayeredMap<K, V>
+  : T extends BroadcastQueue
+    ? QueueDraft
+    : T extends readonly (infer E)[]
+      ? E[]
+      : T;
+export type Draft = { -readonly [K in Exclude<keyof SwimState, 'rng' | 'probeOrder'>]: Writable<SwimState[K]> } & {
+  /** Read here; written through writableProbeOrder (copied on the first write of a step, not on every step). */
+  probeOrder: readonly string[];
+  probeOrderOwned: boolean;
   readonly now: number;
   readonly random: Random;
   readonly effects: SwimEffect[];
@@ -27,11 +36,14 @@ export function openDraft(state: SwimState, now: number): Draft {
     ...rest,
     // Layered maps: a step copies only what it writes (layered-map.ts), not every member on every packet.
     members: LayeredMap.over(state.members),
-    probeOrder: [...state.probeOrder],
+    probeOrder: state.probeOrder,
+    probeOrderOwned: false,
     suspicions: LayeredMap.over(state.suspicions),
     relays: LayeredMap.over(state.relays),
     streams: LayeredMap.over(state.streams),
     joins: LayeredMap.over(state.joins),
+    memberQueue: QueueDraft.over(state.memberQueue),
+    userQueue: QueueDraft.over(state.userQueue),
     recentRtt: LayeredMap.over(state.recentRtt),
     lastHeard: LayeredMap.over(state.lastHeard),
     now,
@@ -41,8 +53,17 @@ export function openDraft(state: SwimState, now: number): Draft {
 }
 
 export function closeDraft(d: Draft): SwimState {
-  const { now: _now, random, effects: _effects, ...rest } = d;
-  return { ...rest, rng: random.state };
+  const { now: _now, random, effects: _effects, probeOrderOwned: _owned, ...rest } = d;
+  return { ...rest, memberQueue: d.memberQueue.value(), userQueue: d.userQueue.value(), rng: random.state };
+}
+
+/** The probe order, ours to change in this step: a step that only reads it (nearly all) copies nothing. */
+export function writableProbeOrder(d: Draft): string[] {
+  if (!d.probeOrderOwned) {
+    d.probeOrder = [...d.probeOrder];
+    d.probeOrderOwned = true;
+  }
+  return d.probeOrder as string[];
 }
 
 export function log(
@@ -99,15 +120,13 @@ function packetBudget(d: Draft): number {
  */
 function takePending(d: Draft, bytesAvailable: number, maxMessages: number): GossipMessage[] {
   const limit = retransmitLimit(d.config.retransmitMult, numNodes(d));
-  const own = takeBroadcasts(d.memberQueue, COMPOUND_PART_OVERHEAD, bytesAvailable, limit, maxMessages);
   // Finished broadcasts need no callback: leave() watches its broadcast leave the queue (join-leave.ts).
-  d.memberQueue = own.queue;
+  const own = d.memberQueue.take(COMPOUND_PART_OVERHEAD, bytesAvailable, limit, maxMessages);
   const messages = [...own.messages];
   const used = own.messages.reduce((sum, m) => sum + encodedSize(m) + COMPOUND_PART_OVERHEAD, 0);
   const avail = bytesAvailable - used;
   if (avail > COMPOUND_PART_OVERHEAD + USER_MESSAGE_OVERHEAD && messages.length < maxMessages) {
-    const user = takeBroadcasts(d.userQueue, COMPOUND_PART_OVERHEAD + USER_MESSAGE_OVERHEAD, avail, limit, maxMessages - messages.length);
-    d.userQueue = user.queue;
+    const user = d.userQueue.take(COMPOUND_PART_OVERHEAD + USER_MESSAGE_OVERHEAD, avail, limit, maxMessages - messages.length);
     messages.push(...user.messages);
   }
   return messages;
@@ -126,13 +145,7 @@ export function takeGossip(d: Draft): GossipMessage[] {
 
 /** Queues a broadcast about node `key` (replacing older news about it). */
 export function broadcast(d: Draft, key: string, message: GossipMessage, notify?: BroadcastNotify): void {
-  const change = enqueueBroadcast(d.memberQueue, {
-    key,
-    message,
-    size: encodedSize(message),
-    ...(notify ? { notify } : {}),
-  });
-  d.memberQueue = change.queue;
+  d.memberQueue.enqueue({ key, message, size: encodedSize(message), ...(notify ? { notify } : {}) });
 }
 
 /** Starts a stream exchange and remembers what its reply is for. Returns the stream id. */
