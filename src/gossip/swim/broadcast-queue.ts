@@ -27,7 +27,11 @@ export interface BroadcastQueue {
   /** Kept in send order: transmits ascending, size descending, id descending. */
   readonly items: readonly QueuedBroadcast[];
   readonly lastId: number;
-  /** The keyed items by key: what a new broadcast about the same node replaces, found without a scan. */
+  /**
+   * Each key's item as it was queued (0 transmits): what a new broadcast about the same node replaces, found by
+   * a few binary searches (one per transmit count) instead of a scan. Written only by enqueue, so a take, which
+   * bumps every item it sends, writes no index; an entry whose item has left the queue is found nowhere.
+   */
   readonly byKey: ReadonlyMap<string, QueuedBroadcast>;
 }
 
@@ -66,6 +70,8 @@ export interface NewBroadcast {
 
 export interface Taken {
   readonly messages: readonly GossipMessage[];
+  /** Bytes the taken messages use, their overhead included. */
+  readonly used: number;
   /** Notifications of broadcasts that sent their last time in this take. */
   readonly finished: readonly BroadcastNotify[];
 }
@@ -102,9 +108,10 @@ export class QueueDraft {
   enqueue(broadcast: NewBroadcast): BroadcastNotify[] {
     this.own();
     const finished: BroadcastNotify[] = [];
-    const old = broadcast.key === undefined ? undefined : this.byKey.get(broadcast.key);
-    if (old) {
-      this.items.splice(insertionPoint(this.items, old), 1);
+    const at = broadcast.key === undefined ? -1 : this.positionOf(broadcast.key);
+    if (at >= 0) {
+      const old = this.items[at]!;
+      this.items.splice(at, 1);
       if (old.notify) finished.push(old.notify);
     }
     // memberlist restarts its id counter when the queue empties; ids only order items that coexist.
@@ -137,7 +144,7 @@ export class QueueDraft {
       messages.push(item.message);
       taken.push(i);
     }
-    if (messages.length === 0) return { messages, finished: [] };
+    if (messages.length === 0) return { messages, used, finished: [] };
     const finished: BroadcastNotify[] = [];
     // Sent again: one more transmit each. Taken in send order and all moved by one transmit, they stay in send
     // order among themselves, as the untaken do: one merge of the two puts the queue back in order.
@@ -153,17 +160,14 @@ export class QueueDraft {
       next++;
       if (item.transmits + 1 >= transmitLimit) {
         if (item.notify) finished.push(item.notify);
-        if (item.key !== undefined) this.byKey.delete(item.key);
         continue;
       }
-      const bumped = { ...item, transmits: item.transmits + 1 };
-      again.push(bumped);
-      if (item.key !== undefined) this.byKey.set(item.key, bumped);
+      again.push({ ...item, transmits: item.transmits + 1 });
     }
     this.items = merge(kept, again);
     this.owned = true;
     if (this.items.length === 0) this.lastId = 0;
-    return { messages, finished };
+    return { messages, used, finished };
   }
 
   /** Drops the most transmitted (then smallest, oldest) broadcasts beyond maxRetain (memberlist Prune). */
@@ -172,7 +176,6 @@ export class QueueDraft {
     const dropped = this.items.slice(maxRetain);
     this.items = this.items.slice(0, maxRetain);
     this.owned = true;
-    for (const item of dropped) if (item.key !== undefined) this.byKey.delete(item.key);
     return finishedOf(dropped);
   }
 
@@ -182,6 +185,25 @@ export class QueueDraft {
     this.owned = false;
     this.byKey = LayeredMap.over(this.byKey);
     return queue;
+  }
+
+  /**
+   * Where the item queued under `key` is now, or -1. It was queued as byKey holds it and has been sent some number
+   * of times since (each send adds one transmit and changes nothing else): one binary search per transmit count
+   * up to the most any item has. An id alone could name a later item (ids restart when the queue empties): the
+   * key must match too.
+   */
+  private positionOf(key: string): number {
+    const queued = this.byKey.get(key);
+    const items = this.items;
+    if (queued === undefined || items.length === 0) return -1;
+    const most = items[items.length - 1]!.transmits;
+    for (let transmits = queued.transmits; transmits <= most; transmits++) {
+      const at = insertionPoint(items, { ...queued, transmits });
+      const found = items[at];
+      if (found !== undefined && found.id === queued.id && found.key === key) return at;
+    }
+    return -1;
   }
 
   private own(): void {

@@ -123,8 +123,7 @@ function takePending(d: Draft, bytesAvailable: number, maxMessages: number): Gos
   // Finished broadcasts need no callback: leave() watches its broadcast leave the queue (join-leave.ts).
   const own = d.memberQueue.take(COMPOUND_PART_OVERHEAD, bytesAvailable, limit, maxMessages);
   const messages = [...own.messages];
-  const used = own.messages.reduce((sum, m) => sum + encodedSize(m) + COMPOUND_PART_OVERHEAD, 0);
-  const avail = bytesAvailable - used;
+  const avail = bytesAvailable - own.used;
   if (avail > COMPOUND_PART_OVERHEAD + USER_MESSAGE_OVERHEAD && messages.length < maxMessages) {
     const user = d.userQueue.take(COMPOUND_PART_OVERHEAD + USER_MESSAGE_OVERHEAD, avail, limit, maxMessages - messages.length);
     messages.push(...user.messages);

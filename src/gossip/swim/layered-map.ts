@@ -186,7 +186,17 @@ export class LayeredMap<K, V> implements Map<K, V> {
 
   private foldIfLarge(): void {
     if (this.replaced.size + this.deleted.size + this.added.size <= layerLimit(this.base.size)) return;
-    this.base = new Map(this.entryList());
+    // Built by forEach, not from entryList(): no [key, value] pair per entry for the collector (a thousand-member
+    // table folds every few dozen writes while members join).
+    const base = new Map<K, V>();
+    const { replaced, deleted } = this;
+    this.base.forEach((value, key) => {
+      if (deleted.has(key)) return;
+      const newer = replaced.get(key);
+      base.set(key, newer === undefined && !replaced.has(key) ? value : (newer as V));
+    });
+    this.added.forEach((value, key) => base.set(key, value));
+    this.base = base;
     this.replaced = new Map();
     this.deleted = new Set();
     this.added = new Map();
@@ -216,11 +226,12 @@ export class MapIndex<V> {
   of(base: ReadonlyMap<unknown, V>): ReadonlyMap<string, unknown> {
     let index = this.byBase.get(base);
     if (!index) {
-      index = new Map();
-      for (const [key, value] of base) {
+      const built = new Map<string, unknown>();
+      base.forEach((value, key) => {
         const indexKey = this.keyOf(value);
-        if (!index.has(indexKey)) index.set(indexKey, key);
-      }
+        if (!built.has(indexKey)) built.set(indexKey, key);
+      });
+      index = built;
       this.byBase.set(base, index);
     }
     return index;
