@@ -30,31 +30,75 @@ export type Draft = { -readonly [K in Exclude<keyof SwimState, 'rng' | 'probeOrd
   readonly effects: SwimEffect[];
 };
 
+// Both copies name every field: with a rest pattern ({ rng, ...rest }) and a spread, opening and closing a draft
+// of a thousand-member state cost ~100 us (V8's generic copy, and objects it could not keep fast) against ~2 us
+// here, and every node opens and closes one on every packet and tick. The compiler checks no field is missed.
 export function openDraft(state: SwimState, now: number): Draft {
-  const { rng, ...rest } = state;
   return {
-    ...rest,
+    config: state.config,
+    self: state.self,
     // Layered maps: a step copies only what it writes (layered-map.ts), not every member on every packet.
     members: LayeredMap.over(state.members),
     probeOrder: state.probeOrder,
     probeOrderOwned: false,
+    probeIndex: state.probeIndex,
+    incarnation: state.incarnation,
+    seqNo: state.seqNo,
+    health: state.health,
     suspicions: LayeredMap.over(state.suspicions),
+    probe: state.probe,
     relays: LayeredMap.over(state.relays),
-    streams: LayeredMap.over(state.streams),
-    joins: LayeredMap.over(state.joins),
     memberQueue: QueueDraft.over(state.memberQueue),
     userQueue: QueueDraft.over(state.userQueue),
+    streams: LayeredMap.over(state.streams),
+    nextStreamId: state.nextStreamId,
+    joins: LayeredMap.over(state.joins),
     recentRtt: LayeredMap.over(state.recentRtt),
     lastHeard: LayeredMap.over(state.lastHeard),
+    nextJoinId: state.nextJoinId,
+    leaving: state.leaving,
+    leaveDeadline: state.leaveDeadline,
+    nextProbeAt: state.nextProbeAt,
+    nextGossipAt: state.nextGossipAt,
+    nextPushPullAt: state.nextPushPullAt,
+    localUserState: state.localUserState,
+    stats: state.stats,
     now,
-    random: new Random(rng),
+    random: new Random(state.rng),
     effects: [],
   };
 }
 
 export function closeDraft(d: Draft): SwimState {
-  const { now: _now, random, effects: _effects, probeOrderOwned: _owned, ...rest } = d;
-  return { ...rest, memberQueue: d.memberQueue.value(), userQueue: d.userQueue.value(), rng: random.state };
+  return {
+    config: d.config,
+    self: d.self,
+    members: d.members,
+    probeOrder: d.probeOrder,
+    probeIndex: d.probeIndex,
+    incarnation: d.incarnation,
+    seqNo: d.seqNo,
+    health: d.health,
+    suspicions: d.suspicions,
+    probe: d.probe,
+    relays: d.relays,
+    memberQueue: d.memberQueue.value(),
+    userQueue: d.userQueue.value(),
+    streams: d.streams,
+    nextStreamId: d.nextStreamId,
+    joins: d.joins,
+    recentRtt: d.recentRtt,
+    lastHeard: d.lastHeard,
+    nextJoinId: d.nextJoinId,
+    leaving: d.leaving,
+    leaveDeadline: d.leaveDeadline,
+    nextProbeAt: d.nextProbeAt,
+    nextGossipAt: d.nextGossipAt,
+    nextPushPullAt: d.nextPushPullAt,
+    localUserState: d.localUserState,
+    rng: d.random.state,
+    stats: d.stats,
+  };
 }
 
 /** The probe order, ours to change in this step: a step that only reads it (nearly all) copies nothing. */
