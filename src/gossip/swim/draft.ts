@@ -14,13 +14,14 @@ import type { PendingStream, SwimState, SwimStats } from './state';
  * The working copy of one reducer step: SwimState with its collections copied and writable, the clock, a PRNG
  * cursor and the effects produced so far. Handlers take a Draft and change it; the caller's state is untouched.
  */
-type Writable<T> = T extends ReadonlyMap<infer K, infer V>
-  ? LayeredMap<K, V>
-  : T extends BroadcastQueue
-    ? QueueDraft
-    : T extends readonly (infer E)[]
-      ? E[]
-      : T;
+type Writable<T> =
+  T extends ReadonlyMap<infer K, infer V>
+    ? LayeredMap<K, V>
+    : T extends BroadcastQueue
+      ? QueueDraft
+      : T extends readonly (infer E)[]
+        ? E[]
+        : T;
 export type Draft = { -readonly [K in Exclude<keyof SwimState, 'rng' | 'probeOrder'>]: Writable<SwimState[K]> } & {
   /** Read here; written through writableProbeOrder (copied on the first write of a step, not on every step). */
   probeOrder: readonly string[];
