@@ -32,6 +32,8 @@ export class MachineDriver<S, E, F, R extends MachineStep<S, F> = MachineStep<S,
   private dispatching = false;
   private closed = false;
   private readonly timers = new Map<string, Timer>();
+  /** Where the `deadline` timer was last armed. */
+  private deadlineAt: number | undefined;
 
   constructor(
     private readonly options: MachineDriverOptions<S, E, F, R>,
@@ -120,8 +122,16 @@ export class MachineDriver<S, E, F, R extends MachineStep<S, F> = MachineStep<S,
     return result;
   }
 
+  /**
+   * Most steps (a packet, an ack) leave the deadline where it was: the armed timer then stays as it is rather than
+   * being cancelled and scheduled again, which in a simulated thousand-node cluster was a timer per packet.
+   */
   private armDeadline(result: R): void {
     const deadline = this.options.deadline;
-    if (deadline) this.arm(DEADLINE_TIMER, deadline.of(result), deadline.event);
+    if (!deadline) return;
+    const at = deadline.of(result);
+    if (at !== undefined && at === this.deadlineAt && this.timers.has(DEADLINE_TIMER)) return;
+    this.deadlineAt = at;
+    this.arm(DEADLINE_TIMER, at, deadline.event);
   }
 }

@@ -135,13 +135,22 @@ export function lzwCompress(input: Uint8Array): Uint8Array {
 }
 
 /**
+ * The decompressor's dictionary, shared by every call (decompression is synchronous) instead of 32 KiB allocated
+ * and zeroed per packet. What an earlier call left in it is never read: a code is looked up only when it is below
+ * the next free entry, and every entry below it was written by this call since its last clear (entries are
+ * defined in order from 258, one per code after the first).
+ */
+const DECODE_STARTS = new Int32Array(1 << MAX_WIDTH);
+const DECODE_LENGTHS = new Int32Array(1 << MAX_WIDTH);
+
+/**
  * Decompresses Go-style LSB LZW. Throws DecodeError 'badLzw' (invalid code, missing end code) or 'lzwTooLarge'
  * (output would pass maxOutput). Memory stays within maxOutput plus the 32 KiB of tables.
  */
 export function lzwDecompress(input: Uint8Array, maxOutput: number): Uint8Array {
   // Each dictionary entry is a run of earlier output: entry = output[start, start + len).
-  const entryStart = new Int32Array(1 << MAX_WIDTH);
-  const entryLen = new Int32Array(1 << MAX_WIDTH);
+  const entryStart = DECODE_STARTS;
+  const entryLen = DECODE_LENGTHS;
   let out = new Uint8Array(Math.min(maxOutput, Math.max(256, input.length * 4)));
   let o = 0;
   const ensure = (n: number): void => {

@@ -86,8 +86,9 @@ export function packetOverhead(opts: PacketEncodeOptions): number {
  */
 export function encodePacket(messages: readonly (GossipMessage | Uint8Array)[], opts: PacketEncodeOptions = {}): Uint8Array {
   if (messages.length === 0) throw new CodecError('badMessage', 'a packet needs at least one message');
-  const parts = messages.map((m) => (m instanceof Uint8Array ? m : encodeMessage(m)));
-  let msg = parts.length === 1 ? (parts[0] as Uint8Array) : encodeCompound(parts);
+  const parts = messages.map((m) => (m instanceof Uint8Array ? m : encodedOnce(m)));
+  // A lone message goes out as its own bytes: a copy, so the cached encoding never leaves this module.
+  let msg = parts.length === 1 ? (parts[0] as Uint8Array).slice() : encodeCompound(parts);
   if (opts.compress) {
     const c = encodeCompressed(msg);
     if (c.length < msg.length) msg = c;
@@ -96,6 +97,26 @@ export function encodePacket(messages: readonly (GossipMessage | Uint8Array)[], 
   const label = labelBytes(opts.label);
   if (opts.keyring) msg = encryptPayload(opts.encryptionVersion ?? 1, opts.keyring.primary, msg, label, (opts.nonce ?? randomNonce)());
   return addLabel(msg, label);
+}
+
+/**
+ * Each message's encoding, kept while the message object lives: messages are immutable values, and a broadcast
+ * goes out retransmitLimit times (12 at a thousand members), the same object each time (memberlist keeps its
+ * broadcasts encoded for the same reason).
+ */
+const ENCODED = new WeakMap<GossipMessage, Uint8Array>();
+
+/** The messages that are broadcast (sent again and again); a ping or an ack is sent once and not worth keeping. */
+const BROADCAST_TYPES: ReadonlySet<GossipMessage['type']> = new Set(['alive', 'suspect', 'dead', 'user']);
+
+function encodedOnce(message: GossipMessage): Uint8Array {
+  if (!BROADCAST_TYPES.has(message.type)) return encodeMessage(message);
+  let bytes = ENCODED.get(message);
+  if (bytes === undefined) {
+    bytes = encodeMessage(message);
+    ENCODED.set(message, bytes);
+  }
+  return bytes;
 }
 
 // ------------------------------------------------------------------------------------------ receiving

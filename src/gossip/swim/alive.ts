@@ -1,6 +1,6 @@
 import { VSN_LENGTH, type Alive } from '../messages';
 import { bytesEqual, formatAddress } from './address';
-import { broadcast, emit, log, type Draft } from './draft';
+import { broadcast, emit, log, writableProbeOrder, type Draft } from './draft';
 import { insertAtRandomPosition, isDeadOrLeft, VSN_PCUR, VSN_PMAX, VSN_PMIN, type Member } from './member-table';
 import { refute } from './refute';
 import { isConfirmed } from './confirmed-suspects';
@@ -43,7 +43,7 @@ export function aliveNode(d: Draft, a: Alive, bootstrap: boolean): void {
       vsn: a.vsn,
     };
     d.members.set(a.node, member);
-    insertAtRandomPosition(d.probeOrder, a.node, d.random);
+    insertAtRandomPosition(writableProbeOrder(d), a.node, d.random);
   } else if (!bytesEqual(member.addr, a.addr) || member.port !== a.port) {
     const reclaim = d.config.deadNodeReclaimTime;
     const canReclaim = reclaim > 0 && d.now - member.stateChange > reclaim;

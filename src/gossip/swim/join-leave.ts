@@ -74,7 +74,7 @@ export function startLeave(d: Draft, timeout: number): void {
 /** After every step: has the leave broadcast gone out, or has time run out? */
 export function checkLeave(d: Draft): void {
   if (d.leaveDeadline === undefined) return;
-  const stillQueued = d.memberQueue.items.some((item) => item.notify === 'leave');
+  const stillQueued = d.memberQueue.queued.some((item) => item.notify === 'leave');
   if (!stillQueued) {
     d.leaveDeadline = undefined;
     log(d, 'info', 'leaveDone', `leave broadcast sent`);

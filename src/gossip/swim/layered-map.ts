@@ -186,16 +186,44 @@ export class LayeredMap<K, V> implements Map<K, V> {
 
   private foldIfLarge(): void {
     if (this.replaced.size + this.deleted.size + this.added.size <= layerLimit(this.base.size)) return;
-    this.base = new Map(this.entryList());
+    // Built by forEach, not from entryList(): no [key, value] pair per entry for the collector (a thousand-member
+    // table folds every few dozen writes while members join).
+    const base = new Map<K, V>();
+    const { replaced, deleted } = this;
+    this.base.forEach((value, key) => {
+      if (deleted.has(key)) return;
+      const newer = replaced.get(key);
+      base.set(key, newer === undefined && !replaced.has(key) ? value : (newer as V));
+    });
+    this.added.forEach((value, key) => base.set(key, value));
+    // The layers are never written again (a view sharing them copies before writing): an index of the old base
+    // plus them is the new base's index (MapIndex.of), without a walk of the whole table.
+    FOLDS.set(base, { from: new WeakRef(this.base), replaced, deleted, added: this.added });
+    this.base = base;
     this.replaced = new Map();
     this.deleted = new Set();
     this.added = new Map();
   }
 }
 
+/** How a base was folded: the base before (weakly: an old table is not kept alive for this) and the layers. */
+interface Fold {
+  readonly from: WeakRef<ReadonlyMap<unknown, unknown>>;
+  readonly replaced: ReadonlyMap<unknown, unknown>;
+  readonly deleted: ReadonlySet<unknown>;
+  readonly added: ReadonlyMap<unknown, unknown>;
+}
+const FOLDS = new WeakMap<ReadonlyMap<unknown, unknown>, Fold>();
+
+/** One base's index; `collided` when two entries file under one index key (then only a full build is right). */
+interface BaseIndex {
+  readonly index: Map<string, unknown>;
+  readonly collided: boolean;
+}
+
 /** A secondary key over a LayeredMap's values (LayeredMap.findBy), its index of each base kept beside the base. */
 export class MapIndex<V> {
-  private readonly byBase = new WeakMap<ReadonlyMap<unknown, V>, Map<string, unknown>>();
+  private readonly byBase = new WeakMap<ReadonlyMap<unknown, V>, BaseIndex>();
 
   /** Each value's key, computed once per value (values are immutable objects; the layers are scanned per lookup). */
   private readonly keys = new WeakMap<V & object, string>();
@@ -214,16 +242,51 @@ export class MapIndex<V> {
 
   /** The index of `base`: each index key to the first key (in order) filed under it. */
   of(base: ReadonlyMap<unknown, V>): ReadonlyMap<string, unknown> {
-    let index = this.byBase.get(base);
-    if (!index) {
-      index = new Map();
-      for (const [key, value] of base) {
-        const indexKey = this.keyOf(value);
-        if (!index.has(indexKey)) index.set(indexKey, key);
-      }
-      this.byBase.set(base, index);
+    let entry = this.byBase.get(base);
+    if (!entry) {
+      entry = this.patched(base) ?? this.built(base);
+      this.byBase.set(base, entry);
     }
-    return index;
+    return entry.index;
+  }
+
+  private built(base: ReadonlyMap<unknown, V>): BaseIndex {
+    const index = new Map<string, unknown>();
+    let collided = false;
+    base.forEach((value, key) => {
+      const indexKey = this.keyOf(value);
+      if (index.has(indexKey)) collided = true;
+      else index.set(indexKey, key);
+    });
+    return { index, collided };
+  }
+
+  /**
+   * The index of a folded base from the index of the base it was folded from: a copy, less the entries the fold
+   * removed or replaced, plus the new values. Undefined (build it whole) when there is no such index, when the
+   * old base is gone, or when an index key is shared (which entry comes first is then a matter of order).
+   */
+  private patched(base: ReadonlyMap<unknown, V>): BaseIndex | undefined {
+    const fold = FOLDS.get(base);
+    const from = fold?.from.deref() as ReadonlyMap<unknown, V> | undefined;
+    const before = from && this.byBase.get(from);
+    if (!fold || !from || !before || before.collided) return undefined;
+    const index = new Map(before.index);
+    const remove = (key: unknown): void => {
+      const indexKey = this.keyOf(from.get(key) as V);
+      if (index.get(indexKey) === key) index.delete(indexKey);
+    };
+    fold.deleted.forEach(remove);
+    fold.replaced.forEach((_value, key) => remove(key));
+    let collided = false;
+    const add = (value: unknown, key: unknown): void => {
+      const indexKey = this.keyOf(value as V);
+      if (index.has(indexKey)) collided = true;
+      else index.set(indexKey, key);
+    };
+    fold.replaced.forEach(add);
+    fold.added.forEach(add);
+    return collided ? undefined : { index, collided };
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Ping } from '../messages';
 import { FAST_MEMBER_RTT_FRACTION } from './config';
 import { applyHealthDelta, failedProbeDelta, HealthDelta, scaleByHealth } from './awareness';
-import { bump, log, nextSeqNo, openStream, sendPacket, sendWithPiggyback, type Draft } from './draft';
+import { bump, log, nextSeqNo, openStream, sendPacket, sendWithPiggyback, writableProbeOrder, type Draft } from './draft';
 import { addressOf, isDeadOrLeft, protocolMax, PROTOCOL_NACK, PROTOCOL_TCP_PING, reapAndShuffle, type Member } from './member-table';
 import type { ProbeRound } from './state';
 import { suspectNode } from './suspect-dead';
@@ -26,7 +26,7 @@ function nextTarget(d: Draft): Member | undefined {
   const limit = 2 * d.probeOrder.length + 1;
   for (let looked = 0; looked < limit; looked++) {
     if (d.probeIndex >= d.probeOrder.length) {
-      const reaped = reapAndShuffle(d.members, d.probeOrder, d.now, d.config.gossipToTheDeadTime, d.self.name, d.random);
+      const reaped = reapAndShuffle(d.members, writableProbeOrder(d), d.now, d.config.gossipToTheDeadTime, d.self.name, d.random);
       for (const name of reaped) {
         d.recentRtt.delete(name);
         d.lastHeard.delete(name);

@@ -1,7 +1,7 @@
 import { DEFAULT_VSN, VSN_LENGTH, type GossipMessage } from '../messages';
 import type { PeerAddress } from './address';
 import { aliveNode, checkVsn } from './alive';
-import { EMPTY_BROADCAST_QUEUE, enqueueBroadcast, pruneBroadcasts } from './broadcast-queue';
+import { EMPTY_BROADCAST_QUEUE } from './broadcast-queue';
 import { LAN_CONFIG, validateConfig, type SwimConfig } from './config';
 import { closeDraft, emit, log, openDraft, type Draft } from './draft';
 import type { SwimEffect } from './effects';
@@ -187,12 +187,12 @@ function handleEvent(d: Draft, event: SwimEvent): void {
     case 'setMeta':
       return setMeta(d, event.meta);
     case 'broadcast': {
-      const queued = enqueueBroadcast(d.userQueue, {
+      d.userQueue.enqueue({
         ...(event.key === undefined ? {} : { key: event.key }),
         message: { type: 'user', payload: event.payload },
         size: event.payload.length,
       });
-      d.userQueue = pruneBroadcasts(queued.queue, MAX_QUEUED_USER_BROADCASTS).queue;
+      d.userQueue.prune(MAX_QUEUED_USER_BROADCASTS);
       return;
     }
     case 'setLocalState':
