@@ -1,7 +1,8 @@
 // bench/gossip-scale: mlb's gossip (memberlist-compatible SWIM) with N members (default 1,000) on virtual time,
 // every packet encoded and decoded by the real codecs and carried as bytes by the virtual network (0.2 ms +-0.1 ms
 // links), for the LAN and FAST profiles, against memberlist's formulas (memberlist-expectations.ts):
-//   - join convergence: every node joins node 0 at the same instant; virtual time until each knows every other;
+//   - join convergence: every node joins node 0 at the same instant (retrying a refused join as the daemon does);
+//     virtual time until each knows every other;
 //   - bytes/s and packets/s each node sends (UDP and TCP), over a quiet window after the join has settled;
 //   - crash detection: one node crashes; virtual time until the first and the last survivor declare it dead;
 //   - false positives under 5 % loss (each way, every link) over a fixed virtual span: suspicions each node
@@ -13,6 +14,7 @@
 // Run: node --expose-gc bench/run.mjs gossip-scale. No root, no real network.
 // BENCH_GOSSIP_SCALE_NODES=n (default 1000), BENCH_GOSSIP_SCALE_LOSS_S (virtual seconds at 5 % loss, default 120),
 // BENCH_GOSSIP_SCALE_PROFILES=lan,fast, BENCH_GOSSIP_SCALE_SERVICES (default 10000), BENCH_GOSSIP_SCALE_SEED.
+import { REJOIN_INTERVAL_MS } from '../src/daemon/cluster-membership';
 import { loadavg } from 'node:os';
 import { encodedSize } from '../src/gossip/swim/message-size';
 import { FAST_CONFIG, LAN_CONFIG, type SwimConfig } from '../src/gossip/swim';
@@ -71,7 +73,7 @@ async function profileRows(profile: string, config: SwimConfig): Promise<Row[]> 
   log(joined ? 'converged' : 'did not converge');
   rows.push({
     profile,
-    what: `join: ${N} nodes join one seed at once, until each knows all`,
+    what: `join: ${N} nodes join one seed at once (a refused join retried every ${REJOIN_INTERVAL_MS / 1000} s: ${world.joinAttempts} attempts), until each knows all`,
     unit: 'ms',
     measured: joined ? { kind: 'value', value: joinMs } : { kind: 'never', afterMs: 2 * join.high },
     expectation: `gossip ${formatValue(join.low, 'ms')} (log${config.gossipNodes}(n) rounds); bound: next push/pull, pushPullScale = ${formatValue(join.high, 'ms')}`,

@@ -8,6 +8,8 @@ import { GossipNode } from '../../src/gossip/gossip-node';
 import type { SwimConfig } from '../../src/gossip/swim';
 import { VirtualNetwork, type ByteStream, type Network, type Runtime, type VirtualRuntime } from '../../src/runtime';
 import type { Log } from '../../src/runtime/log';
+import { REJOIN_INTERVAL_MS } from '../../src/daemon/cluster-membership';
+import type { HostPort } from '../../src/gossip';
 
 /** memberlist's default port: every host has its own address, so all use it. */
 const GOSSIP_PORT = 7946;
@@ -42,6 +44,7 @@ export class GossipWorld {
   readonly ownSuspicions: { readonly by: string; readonly of: string; readonly at: number }[] = [];
   private readonly tcp: Tally[] = [];
   private readonly crashed = new Set<string>();
+  private readonly runtimes: Runtime[] = [];
 
   private constructor(private readonly options: WorldOptions) {
     this.net = new VirtualNetwork({ seed: options.seed, link: { latency: LAN_LATENCY_MS, jitter: LAN_JITTER_MS, loss: 0 } });
@@ -57,10 +60,27 @@ export class GossipWorld {
     return this.options.n;
   }
 
-  /** Every node joins node 0 at the same instant; resolves at once (the clock runs in runUntil). */
+  /**
+   * Every node joins node 0 at the same instant; resolves at once (the clock runs in runUntil). A join the seed
+   * refuses (it accepts INBOUND_STREAMS_MAX push/pull streams at a time, as memberlist caps them) is tried again
+   * every REJOIN_INTERVAL_MS, as the daemon's cluster membership does: a refused node is in nobody's table, and
+   * nothing else would ever bring it in.
+   */
   joinAllToSeed(): void {
     const seed = this.nodes[0]!.localAddress;
-    for (const node of this.nodes.slice(1)) void node.join([seed]);
+    for (let i = 1; i < this.nodes.length; i++) this.joinUntilAccepted(i, seed);
+  }
+
+  /** Join attempts made (the first ones included): more than n - 1 when the seed refused some. */
+  joinAttempts = 0;
+
+  private joinUntilAccepted(i: number, seed: HostPort): void {
+    this.joinAttempts++;
+    void this.nodes[i]!.join([seed]).then((result) => {
+      if (result.joined === 0 && this.isLive(this.names[i]!)) {
+        this.runtimes[i]!.after(REJOIN_INTERVAL_MS, () => this.joinUntilAccepted(i, seed));
+      }
+    });
   }
 
   /** Whether every node holds every other alive. */
@@ -118,11 +138,13 @@ export class GossipWorld {
     const tally: Tally = { udpPackets: 0, udpBytes: 0, tcpBytes: 0 };
     this.tcp.push(tally);
     this.known.push(0);
+    const runtime = countingRuntime(host, tally);
+    this.runtimes.push(runtime);
     const node = await GossipNode.create({
       name,
       bind: { host: ipOf(i), port: GOSSIP_PORT },
       config: this.options.config,
-      runtime: countingRuntime(host, tally),
+      runtime,
       log: this.suspicionLog(name),
     });
     // Our own alive was stepped at creation, before these listeners: count ourselves.
