@@ -5,7 +5,7 @@
  * sockets, timers and kernels are in l2-announcer.lab.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatIP, parseIP } from '../../../src/ip';
+import { formatIP, parseIP, type IP } from '../../../src/ip';
 import { arpRequest, encodeArpFrame } from '../../../src/announce/l2/arp-packet';
 import type { LinkInfo, LinkSource } from '../../../src/announce/l2/interfaces';
 import { L2Announcer } from '../../../src/announce/l2/l2-announcer';
@@ -186,37 +186,48 @@ describe('L2Announcer', () => {
     });
   });
 
-  it('edits the ARP fast path table by the addresses gained and lost: an added VIP is answered, a removed one is not, a link event costs nothing', () => {
-    const links = new FakeLinks([eth0(2)]);
+  /**
+   * Packet sockets with a fast path kept as a table here: whole tables set, edits, and what the addon's fast path
+   * (the same matcher its thread runs) answers with the table as it stands.
+   */
+  function fastPathSockets() {
     const { opened, open } = fakeOpener();
-    let table: { mac: Buffer; ips: Set<number> } | null = null;
-    const edits: { add: number[]; remove: number[] }[] = [];
-    let wholeTables = 0;
-    const withFastPath = (options: PacketSocketOptions): PacketSocket =>
+    const state = {
+      table: null as { mac: Buffer; ips: Set<number> } | null,
+      wholeTables: 0,
+      edits: [] as { add: number[]; remove: number[] }[],
+    };
+    const openSocket = (options: PacketSocketOptions): PacketSocket =>
       Object.assign(open(options), {
         setArpFastPath: (config: { mac: Uint8Array; ips: readonly number[] } | null) => {
-          wholeTables++;
-          table = config && { mac: Buffer.from(config.mac), ips: new Set(config.ips) };
+          state.wholeTables++;
+          state.table = config && { mac: Buffer.from(config.mac), ips: new Set(config.ips) };
         },
         changeArpFastPath: (add: readonly number[], remove: readonly number[]) => {
-          edits.push({ add: [...add], remove: [...remove] });
-          for (const ip of remove) table!.ips.delete(ip);
-          for (const ip of add) table!.ips.add(ip);
+          state.edits.push({ add: [...add], remove: [...remove] });
+          for (const ip of remove) state.table!.ips.delete(ip);
+          for (const ip of add) state.table!.ips.add(ip);
         },
         fastPathStats: () => [],
       });
-    announcer = new L2Announcer({ links, openSocket: withFastPath });
-    const vip = (n: number) => parseIP(`10.0.${n >> 8}.${n & 0xff}`)!;
-    const many = Array.from({ length: 1000 }, (_, i) => ({ ip: vip(i + 1), interfaces: ['eth0'] }));
-    // What the addon's fast path (the same matcher its thread runs) answers with this table.
-    const answers = (ip: ReturnType<typeof vip>): boolean => {
+    const answers = (ip: IP): boolean => {
       const request = Buffer.from(encodeArpFrame(arpRequest(CLIENT, parseIP('10.0.200.1')!, ip), BROADCAST_MAC, CLIENT));
+      const table = state.table;
       return table !== null && nativeAddon().arpFastPathReply(request, { mac: table.mac, ips: [...table.ips] }) !== null;
     };
+    return { opened, openSocket, state, answers };
+  }
+  const vip = (n: number): IP => parseIP(`10.0.${n >> 8}.${n & 0xff}`)!;
+
+  it('edits the ARP fast path table by the addresses gained and lost: an added VIP is answered, a removed one is not, a link event costs nothing', () => {
+    const links = new FakeLinks([eth0(2)]);
+    const { opened, openSocket, state, answers } = fastPathSockets();
+    announcer = new L2Announcer({ links, openSocket });
+    const many = Array.from({ length: 1000 }, (_, i) => ({ ip: vip(i + 1), interfaces: ['eth0'] }));
 
     announcer.reconcile(many);
-    expect(wholeTables).toBe(1);
-    expect(table!.ips.size).toBe(1000);
+    expect(state.wholeTables).toBe(1);
+    expect(state.table!.ips.size).toBe(1000);
     const added = vip(2000);
     announcer.reconcile([...many, { ip: added, interfaces: ['eth0'] }]);
     expect(answers(added)).toBe(true);
@@ -225,43 +236,24 @@ describe('L2Announcer', () => {
     expect(answers(removed)).toBe(false);
     expect(answers(vip(501))).toBe(true);
     // Each change went to the addon as that change alone, not as a new copy of 1,000 addresses.
-    expect(edits).toEqual([
+    expect(state.edits).toEqual([
       { add: [Number(added.value)], remove: [] },
       { add: [], remove: [Number(removed.value)] },
     ]);
     // A link event that changes nothing the fast path uses (an address on another link) sends nothing.
     links.set([eth0(2), { ...eth0(3), name: 'eth1', mac: CLIENT }]);
-    expect([wholeTables, edits.length]).toEqual([1, 2]);
+    expect([state.wholeTables, state.edits.length]).toEqual([1, 2]);
     expect(opened).toHaveLength(1);
   });
 
   it('answers a batch ahead of its reconcile: the fast path gains it at once, and the reconcile that follows adds nothing twice', () => {
     const links = new FakeLinks([eth0(2)]);
-    const { open } = fakeOpener();
-    let table: { mac: Buffer; ips: Set<number> } | null = null;
-    const edits: { add: number[]; remove: number[] }[] = [];
-    const withFastPath = (options: PacketSocketOptions): PacketSocket =>
-      Object.assign(open(options), {
-        setArpFastPath: (config: { mac: Uint8Array; ips: readonly number[] } | null) => {
-          table = config && { mac: Buffer.from(config.mac), ips: new Set(config.ips) };
-        },
-        changeArpFastPath: (add: readonly number[], remove: readonly number[]) => {
-          edits.push({ add: [...add], remove: [...remove] });
-          for (const ip of remove) table!.ips.delete(ip);
-          for (const ip of add) table!.ips.add(ip);
-        },
-        fastPathStats: () => [],
-      });
-    announcer = new L2Announcer({ links, openSocket: withFastPath });
-    const vip = (n: number) => parseIP(`10.0.${n >> 8}.${n & 0xff}`)!;
-    const answers = (ip: ReturnType<typeof vip>): boolean => {
-      const request = Buffer.from(encodeArpFrame(arpRequest(CLIENT, parseIP('10.0.200.1')!, ip), BROADCAST_MAC, CLIENT));
-      return table !== null && nativeAddon().arpFastPathReply(request, { mac: table.mac, ips: [...table.ips] }) !== null;
-    };
+    const { openSocket, state, answers } = fastPathSockets();
+    announcer = new L2Announcer({ links, openSocket });
     const first = [{ ip: vip(1), interfaces: ['eth0'] }];
     // Before anything is answered on eth0 there is no fast path to add to: the batch waits for its reconcile.
     announcer.answerAhead(first);
-    expect(table).toBeNull();
+    expect(state.table).toBeNull();
     announcer.reconcile(first);
     const batch = [vip(2), vip(3)].map((ip) => ({ ip, interfaces: ['eth0'] }));
     announcer.answerAhead(batch);
@@ -272,7 +264,7 @@ describe('L2Announcer', () => {
     expect(announcer.announced()).toHaveLength(3);
     // IPv6 and unknown interfaces are left to the reconcile; a second answerAhead of the same adds nothing.
     announcer.answerAhead([{ ip: parseIP('fd00::5')!, interfaces: ['eth0'] }, { ip: vip(4), interfaces: ['eth9'] }, ...batch]);
-    expect(edits).toEqual([{ add: [Number(vip(2).value), Number(vip(3).value)], remove: [] }]);
+    expect(state.edits).toEqual([{ add: [Number(vip(2).value), Number(vip(3).value)], remove: [] }]);
     // A batch answered ahead and then dropped from the change is removed by the next reconcile.
     announcer.answerAhead([{ ip: vip(5), interfaces: ['eth0'] }]);
     expect(answers(vip(5))).toBe(true);
