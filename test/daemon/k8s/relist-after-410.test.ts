@@ -121,13 +121,22 @@ describe('a relist after 410 Gone', () => {
         onOutput: (text) => (output += text),
       }).child;
 
-      // Settled: every Service written and announced, each with its ServiceL2Status and its two Events.
+      // Settled: every Service written and announced, each with its ServiceL2Status and its two Events, and the
+      // speaker's own ConfigurationState written (on a loaded machine it can come after the Services).
       const everything = () => {
         if (speaker!.exitCode !== null) throw new Error(`the speaker exited ${speaker!.exitCode}\n${output}`);
         const written = server.store.list(server.resourceType('', 'services')).filter(hasIngress).length;
         const l2 = server.store.list(server.resourceType('metallb.io', 'servicel2statuses'));
         const events = server.store.list(server.resourceType('', 'events'));
+        const configurationState = server.store
+          .list(server.resourceType('metallb.io', 'configurationstates'))
+          .some(
+            (c) =>
+              (c as { metadata?: { name?: string }; status?: unknown }).metadata?.name === `speaker-${NODE}` &&
+              (c as { status?: unknown }).status !== undefined,
+          );
         return (
+          configurationState &&
           written === SERVICES &&
           new Set(changes().map((c) => c.service)).size === SERVICES &&
           l2.filter((s) => (s as { status?: { node?: string } }).status?.node === NODE).length === SERVICES &&
