@@ -7,11 +7,23 @@
  * again with more services that request nothing, hold nothing (no table entry, not even a released one, no
  * status address) and are LoadBalancers does the same for the old ones, in the same order, and then allocates
  * the new ones afresh by key (allocate-services.ts, step 3) on that same state: exactly what this does, from the
- * previous run's final state. Anything else (a changed or removed service, a table written since, pools changed,
- * a withheld release, an entry expiring now) answers undefined and the caller runs allocateFromTable.
+ * previous run's final state. An added service that requests addresses nobody in that state uses is the same:
+ * allocateServices takes it in step 1 after the services holding what they request and before the other holders,
+ * and as its addresses touch nobody's, taking it after them instead changes nothing (added requesters first, by
+ * key, then added fresh ones, by key, as there). Anything else (a changed or removed service, a table written
+ * since, pools changed, a withheld release, an entry expiring now, a request for an address in use) answers
+ * undefined and the caller runs allocateFromTable.
  * test/daemon/allocation/added-services.test.ts checks the equality on random configurations.
  */
-import { type AllocateServicesOutput, type AllocationResult, planService, requestedIPs, skipReason } from '../../allocator';
+import {
+  type AllocateServicesOutput,
+  type AllocationResult,
+  type AllocatorState,
+  batchPhase,
+  planService,
+  requestedIPs,
+  skipReason,
+} from '../../allocator';
 import type { AssignedResult } from '../../allocator/results';
 import { allocateFresh } from '../../allocator/service-steps';
 import { finishFresh } from '../../allocator/allocate-service';
@@ -65,7 +77,12 @@ export function settledRun(
       return undefined;
     const entry = allocation.table.entries.get(key) as AllocationEntry;
     results.set(key, { status: 'assigned', service: key, ips: result.ips, pool: result.pool, reason: 'kept', events: [] });
-    claims.set(key, { kind: 'held', ips: result.ips, pool: result.pool, source: 'table', entry });
+    // The claim pass reads a service that requests its addresses as a requester, whatever the table holds.
+    const claim: Claim =
+      requestedIPs(service).kind === 'ips'
+        ? { kind: 'requested', ips: result.ips, pool: result.pool }
+        : { kind: 'held', ips: result.ips, pool: result.pool, source: 'table', entry };
+    claims.set(key, claim);
     held.set(key, result.ips);
   }
   const settled: TableAllocation = {
@@ -92,21 +109,24 @@ export function allocateAdded(
 ): TableAllocation | undefined {
   if (snapshot.pools !== previous.snapshot.pools || table !== previous.table || self !== previous.self) return undefined;
   if (expireReleasedEntries(table, now) !== table) return undefined;
-  const added = addedServices(previous.snapshot.services, snapshot.services, table);
+  const run = previous.allocation.results;
+  const added = addedServices(previous.snapshot.services, snapshot.services, table, run.state);
   if (added === undefined) return undefined;
   if (added.length === 0) return previous.allocation;
 
-  const run = previous.allocation.results;
   let state = run.state;
   const results = new Map(run.results);
   const claims = new Map(previous.allocation.claims.claims);
   const held = new Map(previous.allocation.claims.previous);
-  const plans = added.map((service) => planService(service, [])).sort((a, b) => compareStrings(a.key, b.key));
+  // allocateServices's order among the added: requesters (step 1), then fresh ones (step 3), each by key.
+  const plans = added
+    .map((service) => planService(service, []))
+    .sort((a, b) => batchPhase(a) - batchPhase(b) || compareStrings(a.key, b.key));
   for (const plan of plans) {
     const step = finishFresh(allocateFresh(state, plan), plan.key, [], undefined);
     state = step.state;
     results.set(plan.key, step.result);
-    claims.set(plan.key, { kind: 'none' });
+    claims.set(plan.key, plan.request.kind === 'ips' ? requesterClaim(step.result) : { kind: 'none' });
     held.set(plan.key, []);
   }
 
@@ -133,11 +153,24 @@ export function allocateAdded(
   };
 }
 
+/** What the claim pass says of a requester allocated afresh (claim-addresses.ts). */
+function requesterClaim(result: AllocationResult): Claim {
+  if (result.status === 'assigned') return { kind: 'requested', ips: result.ips, pool: result.pool };
+  if (result.status === 'failed') return { kind: 'requestFailed', code: result.code, error: result.error };
+  throw new Error(`allocateAdded: ${result.service} was skipped, yet addedServices admitted it`);
+}
+
 /**
  * The services of `after` that are not in `before`, when `after` holds every service of `before` (the same
- * objects) and each new one would be allocated afresh; undefined otherwise.
+ * objects) and each new one would be allocated afresh, or requests addresses no service uses in `state` (the
+ * previous run's final state); undefined otherwise.
  */
-function addedServices(before: readonly Service[], after: readonly Service[], table: AllocationTable): Service[] | undefined {
+function addedServices(
+  before: readonly Service[],
+  after: readonly Service[],
+  table: AllocationTable,
+  state: AllocatorState,
+): Service[] | undefined {
   const old = new Set(before);
   const oldKeys = new Set(before.map(serviceKey));
   const added: Service[] = [];
@@ -149,8 +182,10 @@ function addedServices(before: readonly Service[], after: readonly Service[], ta
     }
     const key = serviceKey(service);
     if (oldKeys.has(key) || table.entries.has(key)) return undefined;
-    if (skipReason(service, undefined) !== undefined || requestedIPs(service).kind !== 'none' || service.ingressIPs.length > 0)
-      return undefined;
+    if (skipReason(service, undefined) !== undefined || service.ingressIPs.length > 0) return undefined;
+    const request = requestedIPs(service);
+    if (request.kind === 'invalid') return undefined;
+    if (request.kind === 'ips' && request.ips.some((ip) => state.addressUse(ip) !== undefined)) return undefined;
     added.push(service);
   }
   if (kept !== before.length || new Set(added.map(serviceKey)).size !== added.length) return undefined;

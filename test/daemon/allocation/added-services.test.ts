@@ -114,4 +114,38 @@ describe('a reload that only adds services', () => {
     expect(shortcut!.results.results).toEqual(full.results.results);
     expect(shortcut!.claims).toEqual(full.claims);
   });
+
+  it('takes added services that request free addresses too, requesters before fresh ones as the full turn does', () => {
+    // Like a file whose every service pins its address (metallb.io/loadBalancerIPs), with one pinned and one
+    // automatic service added: the request wins the lowest free address although its key sorts last.
+    const small = [pool('small', ['192.0.2.10-192.0.2.19'])];
+    const pinned = [service('a', { requestIPs: '192.0.2.11' }), service('b', { requestIPs: '192.0.2.12' })];
+    const first = allocateFromTable({ pools: small, services: pinned }, emptyAllocationTable(), SELF, T0);
+    const settled = settledRun({ pools: small, services: pinned }, emptyAllocationTable(), SELF, first);
+    expect(settled).toBeDefined();
+    const added = [...pinned, service('aaa-fresh'), service('zzz-pinned', { requestIPs: '192.0.2.10' })];
+    const shortcut = allocateAdded(settled!, { pools: small, services: added }, first.table, SELF, T0 + 1_000);
+    const full = allocateFromTable({ pools: small, services: added }, first.table, SELF, T0 + 1_000);
+    expect(shortcut).toBeDefined();
+    expect(shortcut!.table).toEqual(full.table);
+    expect(shortcut!.table.entries.get('demo/zzz-pinned')?.ips).toEqual(['192.0.2.10']);
+    expect(shortcut!.table.entries.get('demo/aaa-fresh')?.ips).toEqual(['192.0.2.13']);
+    expect(shortcut!.results.results).toEqual(full.results.results);
+    expect(shortcut!.claims).toEqual(full.claims);
+    // The turn after, on its own output, is settled again and still the full turn's.
+    const next = settledRun({ pools: small, services: added }, first.table, SELF, shortcut!);
+    const again = allocateFromTable({ pools: small, services: added }, shortcut!.table, SELF, T0 + 2_000);
+    expect(next?.allocation.claims).toEqual(again.claims);
+    expect(next?.allocation.results.results).toEqual(again.results.results);
+  });
+
+  it('runs the full turn when an added service requests an address a settled one uses', () => {
+    const small = [pool('small', ['192.0.2.10-192.0.2.19'])];
+    const settledServices = [service('a', { requestIPs: '192.0.2.11' }), service('auto')];
+    const first = allocateFromTable({ pools: small, services: settledServices }, emptyAllocationTable(), SELF, T0);
+    const settled = settledRun({ pools: small, services: settledServices }, emptyAllocationTable(), SELF, first);
+    const auto = first.table.entries.get('demo/auto')?.ips[0];
+    const added = [...settledServices, service('thief', { requestIPs: auto })];
+    expect(allocateAdded(settled!, { pools: small, services: added }, first.table, SELF, T0 + 1_000)).toBeUndefined();
+  });
 });
