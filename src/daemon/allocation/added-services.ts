@@ -140,6 +140,7 @@ export function allocateAdded(
     entries.set(plan.key, after);
     changes.push({ service: plan.key, after });
   }
+  changes.sort((a, b) => compareStrings(a.service, b.service)); // by key, as allocateFromTable lists them
   const changed = changes.length > 0;
   const output: AllocateServicesOutput = { results: sortedByKey(results), usage: state.usage(), state };
   const addressClaims: AddressClaims = { claims: sortedByKey<Claim>(claims), previous: held };
