@@ -65,10 +65,17 @@ function canonicalTextOf(o: object): string {
 }
 
 export function configDigest(snapshot: Snapshot): string {
-  // Byte for byte canonicalJSON of { pools, l2Advertisements, ... } (the digest other nodes compare with), put
-  // together from each object's own canonical text.
-  const text = `{${DIGESTED_LISTS.map((name) => `"${name}":[${snapshot[name].map(canonicalTextOf).join(',')}]`).join(',')}}`;
-  return createHash('sha256').update(text, 'utf8').digest().subarray(0, CONFIG_HASH_BYTES).toString('hex');
+  // Byte for byte canonicalJSON of { pools, l2Advertisements, ... } (the digest other nodes compare with), fed to
+  // the hash piece by piece from each object's own canonical text: joined first, 10,000 services made a 2 MB
+  // string to flatten and convert before hashing, three times the hash's own cost.
+  const hash = createHash('sha256');
+  DIGESTED_LISTS.forEach((name, i) => {
+    hash.update(`${i === 0 ? '{' : ','}"${name}":[`, 'utf8');
+    snapshot[name].forEach((o: object, j: number) => hash.update(j === 0 ? canonicalTextOf(o) : `,${canonicalTextOf(o)}`, 'utf8'));
+    hash.update(']', 'utf8');
+  });
+  hash.update('}', 'utf8');
+  return hash.digest().subarray(0, CONFIG_HASH_BYTES).toString('hex');
 }
 
 export function summarizeConfig(snapshot: Snapshot): ConfigSummary {
