@@ -38,9 +38,10 @@ import { LocalAnnouncements } from './local-announcements';
 import type { MetricsCounters, MetricsSource } from './metrics/metrics-source';
 import { poolMetrics } from './metrics/pool-metrics';
 import { linkMacs, nodeFacts } from './node-facts';
-import type { OwnerHistory } from './owner-history';
+import type { OwnerChange, OwnerHistory } from './owner-history';
+import { ownerChangeLog } from './owner-change-log';
 import { electableMembers, goneOrConfirmedHolders, suspicionListener } from './suspect-owners';
-import { planSpeaker, withdrawReason, type SpeakerPlan } from './speaker-plan';
+import { planSpeaker, withdrawReason, type OwnerChangeReport, type SpeakerPlan } from './speaker-plan';
 import type { BgpSessions, ControlEndpoint, HostLinks, LayerTwoAnnouncer, SpeakerParts, VipBinding } from './speaker-parts';
 import type { SelfChecker } from './self-check/self-checker';
 import { ConflictSharing, conflictPairKey } from './self-check/conflict-sharing';
@@ -597,13 +598,9 @@ export class Speaker implements ControlProvider, MetricsSource {
       members,
       this.now(),
     );
-    for (const { change, message } of plan.ownerChanges) {
+    for (const { change } of plan.ownerChanges) {
       const { service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs } = change;
       this.events.record({ type: 'ownerChanged', service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs });
-      this.options.logger.info(
-        { event: 'ownerChanged', service, protocol, ips, from, to, unheldMs, reason: unheldReason, detectionMs },
-        message,
-      );
     }
     if (plan.electionInputsChanged) {
       this.lastMlbInputs = plan.electionInputsChanged.allowed;
@@ -617,6 +614,32 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.selfCheck?.setMacOwners(this.answers.macOwners); // members' MACs and departed members' (answer-context.ts)
     this.selfCheck?.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
     this.parts.onPlanned?.(plan, this.announcements.announced());
+    // Told after it is done: on a failover with thousands of services, the lines would delay the announcements.
+    this.logOwnerChanges(plan.ownerChanges);
+  }
+
+  private logOwnerChanges(reports: readonly OwnerChangeReport[]): void {
+    const { logger } = this.options;
+    const lines = ownerChangeLog(reports);
+    const fields = ({ service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs }: OwnerChange) => ({
+      event: 'ownerChanged',
+      service,
+      protocol,
+      ips,
+      from,
+      to,
+      unheldMs,
+      reason: unheldReason,
+      detectionMs,
+    });
+    for (const { change, message } of lines.info) logger.info(fields(change), message);
+    if (lines.summary) {
+      const { services, byHolder, message } = lines.summary;
+      logger.info({ event: 'firstHolders', services, byHolder }, message);
+    }
+    if (lines.debug.length > 0 && logger.isLevelEnabled('debug')) {
+      for (const { change, message } of lines.debug) logger.debug(fields(change), message);
+    }
   }
 
   // --- announcing ------------------------------------------------------------------------------------------------
