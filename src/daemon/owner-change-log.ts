@@ -8,6 +8,8 @@
  * services writes a few dozen lines instead of 10,000 (each about 80 µs, written synchronously, inside the
  * decision). The event stream (`mlb status --watch`) still gets every change.
  */
+import type { Logger } from 'pino';
+import type { OwnerChange } from './owner-history';
 import type { OwnerChangeReport } from './speaker-plan';
 
 /** First-holder changes of one decision logged one by one at info; the rest are counted in one line. */
@@ -49,4 +51,21 @@ export function ownerChangeLog(reports: readonly OwnerChangeReport[], limit = FI
     .join(', ');
   const message = `${debug.length} more services got their first holder (${counts}); each is logged at debug level, and \`mlb status\` shows every owner`;
   return { info, debug, summary: { services: debug.length, byHolder, message } };
+}
+
+/** Writes one decision's owner changes as ownerChangeLog sorts them (event ownerChanged, and firstHolders). */
+export function logOwnerChanges(logger: Logger, reports: readonly OwnerChangeReport[]): void {
+  const lines = ownerChangeLog(reports);
+  for (const { change, message } of lines.info) logger.info(ownerChangeFields(change), message);
+  if (lines.summary) {
+    const { services, byHolder, message } = lines.summary;
+    logger.info({ event: 'firstHolders', services, byHolder }, message);
+  }
+  if (lines.debug.length > 0 && logger.isLevelEnabled('debug')) {
+    for (const { change, message } of lines.debug) logger.debug(ownerChangeFields(change), message);
+  }
+}
+
+function ownerChangeFields({ service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs }: OwnerChange) {
+  return { event: 'ownerChanged', service, protocol, ips, from, to, unheldMs, reason: unheldReason, detectionMs };
 }

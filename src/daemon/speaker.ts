@@ -38,10 +38,10 @@ import { LocalAnnouncements } from './local-announcements';
 import type { MetricsCounters, MetricsSource } from './metrics/metrics-source';
 import { poolMetrics } from './metrics/pool-metrics';
 import { linkMacs, nodeFacts } from './node-facts';
-import type { OwnerChange, OwnerHistory } from './owner-history';
-import { ownerChangeLog } from './owner-change-log';
+import type { OwnerHistory } from './owner-history';
+import { logOwnerChanges } from './owner-change-log';
 import { electableMembers, goneOrConfirmedHolders, suspicionListener } from './suspect-owners';
-import { planSpeaker, withdrawReason, type OwnerChangeReport, type SpeakerPlan } from './speaker-plan';
+import { planSpeaker, withdrawReason, type SpeakerPlan } from './speaker-plan';
 import type { BgpSessions, ControlEndpoint, HostLinks, LayerTwoAnnouncer, SpeakerParts, VipBinding } from './speaker-parts';
 import type { SelfChecker } from './self-check/self-checker';
 import { ConflictSharing, conflictPairKey } from './self-check/conflict-sharing';
@@ -615,31 +615,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.selfCheck?.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
     this.parts.onPlanned?.(plan, this.announcements.announced());
     // Told after it is done: on a failover with thousands of services, the lines would delay the announcements.
-    this.logOwnerChanges(plan.ownerChanges);
-  }
-
-  private logOwnerChanges(reports: readonly OwnerChangeReport[]): void {
-    const { logger } = this.options;
-    const lines = ownerChangeLog(reports);
-    const fields = ({ service, protocol, ips, from, to, unheldMs, unheldReason, detectionMs }: OwnerChange) => ({
-      event: 'ownerChanged',
-      service,
-      protocol,
-      ips,
-      from,
-      to,
-      unheldMs,
-      reason: unheldReason,
-      detectionMs,
-    });
-    for (const { change, message } of lines.info) logger.info(fields(change), message);
-    if (lines.summary) {
-      const { services, byHolder, message } = lines.summary;
-      logger.info({ event: 'firstHolders', services, byHolder }, message);
-    }
-    if (lines.debug.length > 0 && logger.isLevelEnabled('debug')) {
-      for (const { change, message } of lines.debug) logger.debug(fields(change), message);
-    }
+    logOwnerChanges(this.options.logger, plan.ownerChanges);
   }
 
   // --- announcing ------------------------------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 // holders one by one only up to a limit, then counted in one line, so a start with thousands of services does not
 // write thousands of lines.
 import { describe, expect, it } from 'vitest';
-import { FIRST_HOLDER_INFO_LINES, ownerChangeLog } from '../../src/daemon/owner-change-log';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../src/daemon/logger';
+import { FIRST_HOLDER_INFO_LINES, logOwnerChanges, ownerChangeLog } from '../../src/daemon/owner-change-log';
 import type { OwnerChange, UnheldReason } from '../../src/daemon/owner-history';
 import type { OwnerChangeReport } from '../../src/daemon/speaker-plan';
 
@@ -44,5 +46,24 @@ describe('ownerChangeLog', () => {
   it('names several BGP holders together', () => {
     const reports = Array.from({ length: 3 }, (_, i) => report(i, ['node-a', 'node-b'], 'firstHolder'));
     expect(ownerChangeLog(reports, 1).summary?.byHolder).toEqual({ 'node-a,node-b': 2 });
+  });
+
+  it('writes the counted first holders as one firstHolders line at info, each of them at debug', () => {
+    const written = (level: 'info' | 'debug') => {
+      const lines: Record<string, unknown>[] = [];
+      const destination = new Writable({
+        write(chunk, _encoding, done) {
+          for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+          done();
+        },
+      });
+      const reports = Array.from({ length: 25 }, (_, i) => report(i, ['node-a'], 'firstHolder'));
+      logOwnerChanges(createLogger({ level, destination, pretty: false }), [...reports, report(99, ['node-b'], 'holderGone', ['node-a'])]);
+      return lines.map((l) => `${String(l.level)} ${String(l.event)} ${String(l.service ?? l.services)}`);
+    };
+    const info = written('info');
+    expect(info).toHaveLength(FIRST_HOLDER_INFO_LINES + 2);
+    expect(info.slice(-2)).toEqual(['info ownerChanged demo/svc-99', 'info firstHolders 5']);
+    expect(written('debug').filter((l) => l.startsWith('debug ownerChanged'))).toHaveLength(5);
   });
 });
