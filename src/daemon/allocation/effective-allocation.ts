@@ -19,7 +19,7 @@ import type { Snapshot } from '../../model';
 import { type AllocationEntry, type AllocationTable, expireReleasedEntries } from './allocation-table';
 import { type ServiceHolders, type TableChange, type WithheldRelease, allocateFromTable } from './allocate-with-table';
 import { chooseAllocator } from './allocator-node';
-import { allocateAdded, settledRun, type SettledRun } from './added-services';
+import { allocateReload, settledRun, type SettledRun } from './settled-reload';
 import { type Claim, claimAddresses } from './claim-addresses';
 
 export const AllocationStatusCode = {
@@ -111,10 +111,12 @@ export function effectiveAllocation(
 ): EffectiveAllocation {
   const allocator = chooseAllocator([...liveNodes, self]) as string;
   if (allocator === self && mayWrite) {
-    // A reload that only added services costs what it added (added-services.ts); anything else runs in full.
+    // A reload that added, removed or rewrote a few services costs what it changed (settled-reload.ts); anything
+    // else runs in full.
     const settledBefore = previous?.kind === 'settled' ? previous.run : undefined;
     const run =
-      (settledBefore && allocateAdded(settledBefore, snapshot, table, self, now)) ?? allocateFromTable(snapshot, table, self, now, holders);
+      (settledBefore && allocateReload(settledBefore, snapshot, table, self, now, holders)) ??
+      allocateFromTable(snapshot, table, self, now, holders);
     const settled = settledRun(snapshot, table, self, run);
     const services = new Map([...run.results.results].map(([key, r]) => [key, statusOfResult(r)]));
     return {

@@ -1,12 +1,13 @@
-// A reload that adds services to a settled allocation costs what it added (added-services.ts), and gives exactly
-// what the full allocator turn gives: same table, same results and events, same claims, on random
-// configurations (requests, sharing, pools running out, dual stack, removals and edits between the steps). A
-// follower reuses its last answer while configuration and table are the same objects, with the same outcome.
+// A reload that adds, removes or rewrites a few services of a settled allocation costs what it changed
+// (settled-reload.ts), and gives exactly what the full allocator turn gives: same table, same results and events,
+// same claims, on random configurations (requests, sharing, pools running out, dual stack, removals, rewrites that
+// allocation reads or not, removed services another member still defines). A follower reuses its last answer
+// while configuration and table are the same objects, with the same outcome.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IPAddressPool, Service } from '../../../src/model';
 import { allocateFromTable, emptyAllocationTable, effectiveAllocation, type EffectiveAllocation } from '../../../src/daemon/allocation';
-import { allocateAdded, settledRun } from '../../../src/daemon/allocation/added-services';
+import { allocateReload, settledRun } from '../../../src/daemon/allocation/settled-reload';
 import type { ReusableAllocation } from '../../../src/daemon/allocation/effective-allocation';
 import { DUAL, PREFER_DUAL, pool, service } from '../../allocator/factories';
 
@@ -50,12 +51,12 @@ function view(e: EffectiveAllocation) {
   return { ...rest, results: results && { results: results.results, usage: results.usage } };
 }
 
-describe('a reload that only adds services', () => {
+describe('a reload from a settled allocation', () => {
   it('allocates exactly as the full turn, step after step, whether or not the shortcut applies', () => {
     let shortcuts = 0;
     let followed = 0;
     fc.assert(
-      fc.property(servicesArb(8), fc.array(fc.tuple(servicesArb(3), fc.nat({ max: 3 })), { maxLength: 5 }), (first, steps) => {
+      fc.property(servicesArb(8), fc.array(fc.tuple(servicesArb(3), fc.nat({ max: 5 }), fc.nat({ max: 7 })), { maxLength: 5 }), (first, steps) => {
         let services = first;
         // One object per configuration, as the daemon's interned snapshot: what the reuse is keyed on.
         let snapshot = { pools: POOLS, services };
@@ -63,10 +64,13 @@ describe('a reload that only adds services', () => {
         let settled: ReusableAllocation | undefined;
         const followers = new Map<string, ReusableAllocation | undefined>();
         let now = T0;
+        // Some removed services are still defined by another member's file: their entries are withheld, not released.
+        let definedElsewhere = new Set<string>();
+        const holders = (key: string) => (definedElsewhere.has(key) ? ['node-2'] : []);
         const turn = (): void => {
-          if (settled?.kind === 'settled' && allocateAdded(settled.run, snapshot, table, SELF, now)) shortcuts++;
-          const kept = effectiveAllocation(snapshot, table, [SELF], SELF, now, undefined, true, settled);
-          const full = effectiveAllocation(snapshot, table, [SELF], SELF, now);
+          if (settled?.kind === 'settled' && allocateReload(settled.run, snapshot, table, SELF, now, holders)) shortcuts++;
+          const kept = effectiveAllocation(snapshot, table, [SELF], SELF, now, holders, true, settled);
+          const full = effectiveAllocation(snapshot, table, [SELF], SELF, now, holders);
           expect(view(kept)).toEqual(view(full));
           settled = kept.reusable;
           // The other nodes follow the table: reusing their last answer gives what the claim pass gives.
@@ -82,10 +86,16 @@ describe('a reload that only adds services', () => {
         };
         turn();
         turn();
-        for (const [more, removed] of steps) {
+        for (const [more, change, which] of steps) {
           const names = new Set(services.map((s) => s.meta.name));
-          // Some steps also drop a service (the shortcut must not apply to those), most only add.
-          const kept = removed === 0 ? services.slice(1) : services;
+          const target = services[which % Math.max(1, services.length)];
+          // Some steps also drop a service (now and then one another member still defines), or rewrite one in a
+          // field allocation never reads (its selector) or in one it reads (its ports, which sharing compares).
+          let kept = services;
+          if (target && change <= 1) kept = services.filter((s) => s !== target);
+          if (target && change === 2) kept = services.map((s) => (s === target ? { ...s, selector: { app: 'other' } } : s));
+          if (target && change === 3) kept = services.map((s) => (s === target ? { ...s, ports: [...s.ports, { protocol: 'UDP' as const, port: 53 }] } : s));
+          definedElsewhere = new Set(target && change === 1 ? [`demo/${target.meta.name}`] : []);
           services = [...kept, ...more.filter((s) => !names.has(s.meta.name))];
           snapshot = { pools: POOLS, services };
           turn();
@@ -105,7 +115,7 @@ describe('a reload that only adds services', () => {
     const settled = settledRun({ pools: big, services }, emptyAllocationTable(), SELF, first);
     expect(settled).toBeDefined();
     const added = [...services.slice(0, 1_000), service('new-one'), ...services.slice(1_000)];
-    const shortcut = allocateAdded(settled!, { pools: big, services: added }, first.table, SELF, T0 + 1_000);
+    const shortcut = allocateReload(settled!, { pools: big, services: added }, first.table, SELF, T0 + 1_000);
     const full = allocateFromTable({ pools: big, services: added }, first.table, SELF, T0 + 1_000);
     expect(shortcut).toBeDefined();
     expect(shortcut!.changes).toEqual(full.changes);
@@ -124,7 +134,7 @@ describe('a reload that only adds services', () => {
     const settled = settledRun({ pools: small, services: pinned }, emptyAllocationTable(), SELF, first);
     expect(settled).toBeDefined();
     const added = [...pinned, service('aaa-fresh'), service('zzz-pinned', { requestIPs: '192.0.2.10' })];
-    const shortcut = allocateAdded(settled!, { pools: small, services: added }, first.table, SELF, T0 + 1_000);
+    const shortcut = allocateReload(settled!, { pools: small, services: added }, first.table, SELF, T0 + 1_000);
     const full = allocateFromTable({ pools: small, services: added }, first.table, SELF, T0 + 1_000);
     expect(shortcut).toBeDefined();
     expect(shortcut!.table).toEqual(full.table);
@@ -146,6 +156,23 @@ describe('a reload that only adds services', () => {
     const settled = settledRun({ pools: small, services: settledServices }, emptyAllocationTable(), SELF, first);
     const auto = first.table.entries.get('demo/auto')?.ips[0];
     const added = [...settledServices, service('thief', { requestIPs: auto })];
-    expect(allocateAdded(settled!, { pools: small, services: added }, first.table, SELF, T0 + 1_000)).toBeUndefined();
+    expect(allocateReload(settled!, { pools: small, services: added }, first.table, SELF, T0 + 1_000)).toBeUndefined();
+  });
+
+  it('removes one of 2,000 settled services and rewrites another’s selector without the full turn, with its outcome', () => {
+    const big = [pool('big', ['10.0.0.0/16'])];
+    const services = Array.from({ length: 2_000 }, (_, i) => service(`svc-${i}`));
+    const first = allocateFromTable({ pools: big, services }, emptyAllocationTable(), SELF, T0);
+    const settled = settledRun({ pools: big, services }, emptyAllocationTable(), SELF, first);
+    const edited = services.filter((_, i) => i !== 7).map((s, i) => (i === 100 ? { ...s, selector: { app: 'canary' } } : s));
+    const shortcut = allocateReload(settled!, { pools: big, services: edited }, first.table, SELF, T0 + 1_000);
+    const full = allocateFromTable({ pools: big, services: edited }, first.table, SELF, T0 + 1_000);
+    expect(shortcut).toBeDefined();
+    expect(shortcut!.changes).toEqual(full.changes);
+    expect(shortcut!.changes.map((c) => [c.service, c.after.released])).toEqual([['demo/svc-7', true]]);
+    expect(shortcut!.table).toEqual(full.table);
+    expect(shortcut!.results.results).toEqual(full.results.results);
+    expect(shortcut!.results.usage).toEqual(full.results.usage);
+    expect(shortcut!.claims).toEqual(full.claims);
   });
 });

@@ -1,20 +1,24 @@
 /**
- * The allocator's turn when a reload only added services: the cost of the services added, not of the 10,000
- * already allocated. Pure.
+ * The allocator's turn after a reload that added, removed or rewrote a few services: the cost of those, not of
+ * the 10,000 already allocated. Pure.
  *
  * allocateFromTable on a table it has already settled (its previous run changed nothing, and every service was
- * kept as held: no failure, no fresh allocation) ends in a state where each held address is kept. Running it
- * again with more services that request nothing, hold nothing (no table entry, not even a released one, no
- * status address) and are LoadBalancers does the same for the old ones, in the same order, and then allocates
- * the new ones afresh by key (allocate-services.ts, step 3) on that same state: exactly what this does, from the
- * previous run's final state. An added service that requests addresses nobody in that state uses is the same:
- * allocateServices takes it in step 1 after the services holding what they request and before the other holders,
- * and as its addresses touch nobody's, taking it after them instead changes nothing (added requesters first, by
- * key, then added fresh ones, by key, as there). Anything else (a changed or removed service, a table written
- * since, pools changed, a withheld release, an entry expiring now, a request for an address in use) answers
- * undefined and the caller runs allocateFromTable.
- * test/daemon/allocation/added-services.test.ts checks the equality on random configurations.
+ * kept as held: no failure, no fresh allocation) ends in a state where each held address is kept. From there:
+ * - an added service that requests nothing and holds nothing (no table entry, not even a released one, no status
+ *   address) is allocated afresh by key (allocate-services.ts, step 3) on that same state;
+ * - an added service that requests addresses nobody in that state uses is the same: allocateServices takes it in
+ *   step 1, after the services holding what they request and before the other holders, and as its addresses
+ *   touch nobody's, taking it after them changes nothing (added requesters first, by key, then fresh ones);
+ * - a removed service that no live member's file still defines frees its addresses and its entry is released,
+ *   as the full turn does; nothing else moves, since no settled service was waiting for an address (one that
+ *   shared its addresses with another takes the full turn);
+ * - a service rewritten in what allocation never reads (its selector, externalTrafficPolicy, where it was written)
+ *   keeps its result.
+ * Anything else (a service changed in what allocation reads, a table written since, pools changed, a withheld
+ * release, an entry expiring now, a request for an address in use) answers undefined and the caller runs
+ * allocateFromTable. test/daemon/allocation/settled-reload.test.ts checks the equality on random configurations.
  */
+import { isDeepStrictEqual } from 'node:util';
 import {
   type AllocateServicesOutput,
   type AllocationResult,
@@ -30,7 +34,7 @@ import { finishFresh } from '../../allocator/allocate-service';
 import { compareStrings } from '../../allocator';
 import { formatIP } from '../../ip';
 import { serviceKey, type Service, type Snapshot } from '../../model';
-import type { TableAllocation } from './allocate-with-table';
+import type { ServiceHolders, TableAllocation, TableChange } from './allocate-with-table';
 import { type AllocationEntry, type AllocationTable, expireReleasedEntries, makeAllocationTable } from './allocation-table';
 import type { AddressClaims, Claim } from './claim-addresses';
 
@@ -97,29 +101,36 @@ export function settledRun(
 }
 
 /**
- * allocateFromTable(snapshot, table, self, now, holders) when `snapshot` only adds fresh services to a settled
- * run's; undefined otherwise.
+ * allocateFromTable(snapshot, table, self, now, holders) when `snapshot` changes a settled run's services only as
+ * the header says; undefined otherwise.
  */
-export function allocateAdded(
+export function allocateReload(
   previous: SettledRun,
   snapshot: Pick<Snapshot, 'pools' | 'services'>,
   table: AllocationTable,
   self: string,
   now: number,
+  holders: ServiceHolders = () => [],
 ): TableAllocation | undefined {
   if (snapshot.pools !== previous.snapshot.pools || table !== previous.table || self !== previous.self) return undefined;
   if (expireReleasedEntries(table, now) !== table) return undefined;
   const run = previous.allocation.results;
-  const added = addedServices(previous.snapshot.services, snapshot.services, table, run.state);
-  if (added === undefined) return undefined;
-  if (added.length === 0) return previous.allocation;
+  const delta = reloadDelta(previous.snapshot.services, snapshot.services, table, run.state, holders);
+  if (delta === undefined) return undefined;
+  if (delta.added.length === 0 && delta.removed.length === 0) return previous.allocation;
 
   let state = run.state;
   const results = new Map(run.results);
   const claims = new Map(previous.allocation.claims.claims);
   const held = new Map(previous.allocation.claims.previous);
+  for (const key of delta.removed) {
+    state = state.unassign(key);
+    results.delete(key);
+    claims.delete(key);
+    held.delete(key);
+  }
   // allocateServices's order among the added: requesters (step 1), then fresh ones (step 3), each by key.
-  const plans = added
+  const plans = delta.added
     .map((service) => planService(service, []))
     .sort((a, b) => batchPhase(a) - batchPhase(b) || compareStrings(a.key, b.key));
   for (const plan of plans) {
@@ -132,13 +143,20 @@ export function allocateAdded(
 
   const version = table.version + 1;
   const entries = new Map(table.entries);
-  const changes = [];
+  const changes: TableChange[] = [];
   for (const plan of plans) {
     const result = results.get(plan.key) as AllocationResult;
     if (result.status !== 'assigned') continue;
     const after: AllocationEntry = { ips: result.ips.map(formatIP), version, writer: self, at: now, released: false };
     entries.set(plan.key, after);
     changes.push({ service: plan.key, after });
+  }
+  for (const key of delta.removed) {
+    const before = table.entries.get(key);
+    if (before === undefined || before.released) continue;
+    const after: AllocationEntry = { ips: before.ips, version, writer: self, at: now, released: true };
+    entries.set(key, after);
+    changes.push({ service: key, before, after });
   }
   changes.sort((a, b) => compareStrings(a.service, b.service)); // by key, as allocateFromTable lists them
   const changed = changes.length > 0;
@@ -158,39 +176,72 @@ export function allocateAdded(
 function requesterClaim(result: AllocationResult): Claim {
   if (result.status === 'assigned') return { kind: 'requested', ips: result.ips, pool: result.pool };
   if (result.status === 'failed') return { kind: 'requestFailed', code: result.code, error: result.error };
-  throw new Error(`allocateAdded: ${result.service} was skipped, yet addedServices admitted it`);
+  throw new Error(`allocateReload: ${result.service} was skipped, yet reloadDelta admitted it`);
+}
+
+/** What a reload changed, when allocateReload can take it from the settled run. */
+interface ReloadDelta {
+  /** Services to allocate, in no particular order. */
+  readonly added: readonly Service[];
+  /** Keys of services gone from the file. */
+  readonly removed: readonly string[];
 }
 
 /**
- * The services of `after` that are not in `before`, when `after` holds every service of `before` (the same
- * objects) and each new one would be allocated afresh, or requests addresses no service uses in `state` (the
- * previous run's final state); undefined otherwise.
+ * How `after` differs from `before`, when every difference is one allocateReload takes (the header's list);
+ * undefined otherwise. `state`: the settled run's final state.
  */
-function addedServices(
+function reloadDelta(
   before: readonly Service[],
   after: readonly Service[],
   table: AllocationTable,
   state: AllocatorState,
-): Service[] | undefined {
+  holders: ServiceHolders,
+): ReloadDelta | undefined {
   const old = new Set(before);
-  const oldKeys = new Set(before.map(serviceKey));
+  const oldByKey = new Map(before.map((s) => [serviceKey(s), s]));
   const added: Service[] = [];
-  let kept = 0;
+  const afterKeys = new Set<string>();
   for (const service of after) {
-    if (old.has(service)) {
-      kept++;
+    const key = serviceKey(service);
+    if (afterKeys.has(key)) return undefined;
+    afterKeys.add(key);
+    if (old.has(service)) continue;
+    const was = oldByKey.get(key);
+    if (was !== undefined) {
+      if (!sameAllocationInputs(was, service)) return undefined;
       continue;
     }
-    const key = serviceKey(service);
-    if (oldKeys.has(key) || table.entries.has(key)) return undefined;
+    if (table.entries.has(key)) return undefined;
     if (skipReason(service, undefined) !== undefined || service.ingressIPs.length > 0) return undefined;
     const request = requestedIPs(service);
     if (request.kind === 'invalid') return undefined;
     if (request.kind === 'ips' && request.ips.some((ip) => state.addressUse(ip) !== undefined)) return undefined;
     added.push(service);
   }
-  if (kept !== before.length || new Set(added.map(serviceKey)).size !== added.length) return undefined;
-  return added;
+  const removed: string[] = [];
+  for (const key of oldByKey.keys()) {
+    if (afterKeys.has(key)) continue;
+    const entry = table.entries.get(key);
+    if (entry !== undefined && !entry.released && holders(key).length > 0) return undefined; // withheld, not released
+    const ips = state.allocation(key)?.ips ?? [];
+    if (ips.some((ip) => (state.addressUse(ip)?.users.length ?? 0) > 1)) return undefined;
+    removed.push(key);
+  }
+  return { added, removed };
+}
+
+/**
+ * The fields of a Service that allocation never reads: which pods serve it, how traffic reaches them, where it
+ * was written. Everything else (type, class, ports for sharing, families, requests, labels for pool selectors,
+ * annotations, status addresses) counts.
+ */
+function sameAllocationInputs(a: Service, b: Service): boolean {
+  const { selector: _as, externalTrafficPolicy: _ae, fieldPositions: _af, meta: am, ...ar } = a;
+  const { selector: _bs, externalTrafficPolicy: _be, fieldPositions: _bf, meta: bm, ...br } = b;
+  const { position: _ap, ...ameta } = am;
+  const { position: _bp, ...bmeta } = bm;
+  return isDeepStrictEqual(ar, br) && isDeepStrictEqual(ameta, bmeta);
 }
 
 function sortedByKey<V>(map: ReadonlyMap<string, V>): Map<string, V> {
