@@ -1,7 +1,7 @@
 // Every node's file gains one service among 120 (inserted in the middle, so every other document moves): the
 // reload announces that service's IP and touches nothing else. No other IP is withdrawn, re-announced or moved on
 // the segment, and no node logs an announcement, withdrawal or owner change for another service: the reload's
-// shortcuts (snapshot interning, the allocator's added-services turn, the election's reused units) give what a
+// shortcuts (snapshot interning, the allocator's settled-reload turn, the election's reused units) give what a
 // full recomputation gives.
 import { describe, expect, it } from 'vitest';
 import { parseConfig, type Snapshot } from '../../src/model';
