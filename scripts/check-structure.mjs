@@ -68,6 +68,8 @@ export const PURE_FILES = [
   'src/runtime/http.ts',
   // The state-files seam's interface; the directory implementation is the daemon's (src/daemon/directory-state-files.ts).
   'src/runtime/state-files.ts',
+  // The (time, order) min-heap both agendas keep: the gossip simulation's events and the self-check's probes.
+  'src/runtime/time-order-heap.ts',
   // Gossip: the message types and mlb's node meta; transport/ and gossip-node.ts are the shell.
   'src/gossip/messages.ts',
   'src/gossip/node-meta.ts',

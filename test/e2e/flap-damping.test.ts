@@ -10,6 +10,7 @@ import { canUseNetns } from '../support/netns-lab';
 import { API_SERVICE, DaemonLab, WEB_SERVICE } from './daemon-lab';
 
 const netns = canUseNetns();
+/** The pace of the crashes the test inflicts: the scenario itself, not a wait for anything (the waits are settled()). */
 const RESTART_EVERY_MS = 10_000;
 /** Four restarts: the first two warm-ups (30 s, 60 s) start on real restarts; the virtual test covers the rest. */
 const RUN_MS = 40_000;

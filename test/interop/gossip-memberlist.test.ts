@@ -355,6 +355,8 @@ function watchStates(good: readonly Peer[]) {
           else if (state !== 'alive') notAlive.push(`${observer} sees ${name} ${state}`);
         }
       }
+      // A fixed period on purpose: this watches for something that must not happen during the whole window, so
+      // there is no event to wait for; a sample every 200 ms is far shorter than a suspicion lasts.
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   })();

@@ -13,9 +13,9 @@
  *
  * ARP fast path: each ARP socket is also given the IPv4 addresses owned on its interface and the interface's MAC
  * (setArpFastPath, then changeArpFastPath with only the addresses gained and lost on each reconcile; a link change
- * that keeps the MAC costs nothing), so plain requests for them are answered inside the addon, on a thread of its
- * own, with the very bytes respondToFrame would send; everything else (unowned targets, conflicts,
- * announcements, VLAN-tagged or malformed frames) still comes here. The addon's per-IP counters are folded into
+ * that keeps the MAC costs nothing: arp-fast-path-mirror.ts), so plain requests for them are answered inside the
+ * addon, on a thread of its own, with the very bytes respondToFrame would send; everything else (unowned targets,
+ * conflicts, announcements, VLAN-tagged or malformed frames) still comes here. The addon's per-IP counters are folded into
  * requests_received / responses_sent / sendFailures whenever stats or metrics are read and before a socket closes.
  *
  * Counters (MetalLB's names, plain counters here; the metrics endpoint exposes them later):
@@ -44,7 +44,8 @@ import { ipKey, ownedIPSet, type FrameReceipt, type L2Interface, type ObservedCo
 import { respondToFrame } from './l2-responder';
 import { formatMAC, macEquals } from './mac-address';
 import { acceptNeighborSolicitations } from './neighbor-solicitation-filter';
-import { increment, L2Counters, type FastPathCount, type L2Metric } from './l2-counters';
+import { ArpFastPathMirror } from './arp-fast-path-mirror';
+import { increment, L2Counters, type L2Metric } from './l2-counters';
 import { type Log, SILENT_LOG } from '../../runtime/log';
 
 export type { L2Metric } from './l2-counters';
@@ -57,15 +58,6 @@ function ownedV4On(state: L2AnnouncerState, interfaceName: string): ReadonlySet<
   const ips = new Set<number>();
   for (const a of state.announced.values()) if (a.ip.family === 4 && a.interfaces.has(interfaceName)) ips.add(Number(a.ip.value));
   return ips;
-}
-
-/** What to add to `before` and remove from it to make `after`. */
-function setChange(before: ReadonlySet<number>, after: ReadonlySet<number>): { add: number[]; remove: number[] } {
-  const add: number[] = [];
-  const remove: number[] = [];
-  for (const ip of after) if (!before.has(ip)) add.push(ip);
-  for (const ip of before) if (!after.has(ip)) remove.push(ip);
-  return { add, remove };
 }
 
 /** The subset of a pino logger the announcer uses. */
@@ -106,18 +98,14 @@ interface Port {
   link: LinkInfo | undefined;
   iface: L2Interface | undefined;
   owned: OwnedIPs;
-  /** The IPv4 addresses owned on this interface as host-order numbers (the fast path's table); a new Set per change. */
+  /** The IPv4 addresses owned on this interface as host-order numbers (what the fast path is to answer); a new Set per reconcile. */
   ownedV4: ReadonlySet<number>;
   wantArp: boolean;
   wantNdp: boolean;
   arp: PacketSocket | undefined;
   ndp: PacketSocket | undefined;
-  /** The MAC the ARP socket's fast path answers with ("" when off). */
-  fastPathMac: string;
-  /** The addresses its table holds (the ownedV4 Set last given to it: the same Set means nothing changed). */
-  fastPathIps: ReadonlySet<number>;
-  /** The fast path counters of the ARP socket already folded into the announcer's counters: ip key -> counts. */
-  fastPathSeen: Map<number, FastPathCount>;
+  /** What the ARP socket's fast path holds, and its counters already folded into the announcer's. */
+  readonly fastPath: ArpFastPathMirror;
   /** Solicited-node group MACs (text) to be joined on the NDP socket. */
   readonly groups: Set<string>;
 }
@@ -181,20 +169,13 @@ export class L2Announcer {
       const ip = Number(d.ip.value);
       for (const name of d.interfaces) {
         const port = this.ports.get(name);
-        if (!port?.arp?.changeArpFastPath || port.fastPathMac === '' || port.fastPathIps.has(ip)) continue;
-        const list = gained.get(port) ?? [];
-        list.push(ip);
-        gained.set(port, list);
+        if (!port?.arp || !port.fastPath.answering) continue;
+        const list = gained.get(port);
+        if (list) list.push(ip);
+        else gained.set(port, [ip]);
       }
     }
-    for (const [port, ips] of gained) {
-      try {
-        port.arp!.changeArpFastPath!(ips, []);
-      } catch {
-        continue; // the next reconcile sets the whole table again (updateFastPath logs what fails)
-      }
-      port.fastPathIps = new Set([...port.fastPathIps, ...ips]);
-    }
+    for (const [port, ips] of gained) port.fastPath.addAhead(port.arp!, ips);
   }
 
   /** What is announced now: ip -> interfaces. */
@@ -306,9 +287,7 @@ export class L2Announcer {
         wantNdp: false,
         arp: undefined,
         ndp: undefined,
-        fastPathMac: '',
-        fastPathIps: NO_IPS,
-        fastPathSeen: new Map(),
+        fastPath: new ArpFastPathMirror(),
         groups: new Set(),
       };
       this.refreshLink(port);
@@ -399,13 +378,11 @@ export class L2Announcer {
 
   private closeSocket(port: Port, kind: 'arp' | 'ndp'): void {
     const socket = port[kind];
-    if (kind === 'arp') this.collectPortFastPath(port);
-    port[kind] = undefined;
     if (kind === 'arp') {
-      port.fastPathMac = '';
-      port.fastPathIps = NO_IPS;
-      port.fastPathSeen = new Map();
+      this.collectPortFastPath(port);
+      port.fastPath.reset();
     }
+    port[kind] = undefined;
     try {
       socket?.close();
     } catch {
@@ -438,32 +415,13 @@ export class L2Announcer {
 
   // --- ARP fast path -------------------------------------------------------------------------------------------
 
-  /**
-   * Gives the ARP socket the IPv4 addresses owned on its interface now, with the interface's current MAC: the whole
-   * table when the fast path starts or the MAC changes, otherwise only the addresses gained and lost.
-   */
+  /** Gives the ARP socket the IPv4 addresses owned on its interface now, with the interface's current MAC. */
   private updateFastPath(port: Port): void {
-    const socket = port.arp;
-    if (!socket?.setArpFastPath) return;
-    const wanted = port.iface ? port.ownedV4 : NO_IPS;
-    const mac = port.iface && wanted.size > 0 ? formatMAC(port.iface.mac) : '';
-    if (mac === port.fastPathMac && wanted === port.fastPathIps) return;
+    if (!port.arp) return;
     try {
-      if (mac === '') socket.setArpFastPath(null);
-      else if (mac !== port.fastPathMac) socket.setArpFastPath({ mac: port.iface!.mac, ips: [...wanted] });
-      else {
-        const { add, remove } = setChange(port.fastPathIps, wanted);
-        if (add.length === 0 && remove.length === 0) {
-          // the same addresses: nothing to tell the addon
-        } else if (socket.changeArpFastPath) socket.changeArpFastPath(add, remove);
-        else socket.setArpFastPath({ mac: port.iface!.mac, ips: [...wanted] });
-      }
-      port.fastPathMac = mac;
-      port.fastPathIps = mac === '' ? NO_IPS : wanted;
+      port.fastPath.sync(port.arp, port.iface?.mac, port.iface ? port.ownedV4 : NO_IPS);
     } catch (error) {
       // Without the fast path every request still reaches respondToFrame: slower, never wrong.
-      port.fastPathMac = '';
-      port.fastPathIps = NO_IPS;
       this.log.error(
         { event: 'fastPathFailed', interface: port.name, error: String((error as Error)?.message ?? error) },
         'cannot set the ARP fast path',
@@ -475,17 +433,8 @@ export class L2Announcer {
     for (const port of this.ports.values()) this.collectPortFastPath(port);
   }
 
-  /** Adds what the addon counted since the last look to requests_received / responses_sent / sendFailures. */
   private collectPortFastPath(port: Port): void {
-    const socket = port.arp;
-    if (!socket?.fastPathStats) return;
-    let stats;
-    try {
-      stats = socket.fastPathStats();
-    } catch {
-      return;
-    }
-    this.counters.foldFastPath(stats, port.fastPathSeen, (ip) => ipKey({ family: 4, value: BigInt(ip) }));
+    if (port.arp) port.fastPath.collect(port.arp, this.counters);
   }
 
   // --- receive -------------------------------------------------------------------------------------------------

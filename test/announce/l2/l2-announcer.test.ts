@@ -272,6 +272,35 @@ describe('L2Announcer', () => {
     expect(answers(vip(5))).toBe(false);
   });
 
+  it('keeps a batch answered ahead across a link event, until the reconcile that owns it or drops it', () => {
+    const links = new FakeLinks([eth0(2)]);
+    const { openSocket, state, answers } = fastPathSockets();
+    announcer = new L2Announcer({ links, openSocket });
+    const first = [{ ip: vip(1), interfaces: ['eth0'] }];
+    announcer.reconcile(first);
+    announcer.answerAhead([vip(2), vip(3)].map((ip) => ({ ip, interfaces: ['eth0'] })));
+    // A link event in between (another link appears) brings nothing new owned: the batch is still answered.
+    links.set([eth0(2), { ...eth0(3), name: 'eth1', mac: CLIENT }]);
+    expect([answers(vip(2)), answers(vip(3))]).toEqual([true, true]);
+    // The reconcile owns vip 2 and not vip 3 (dropped from the change): vip 3 goes, vip 2 is not added twice.
+    announcer.reconcile([...first, { ip: vip(2), interfaces: ['eth0'] }]);
+    expect([answers(vip(1)), answers(vip(2)), answers(vip(3))]).toEqual([true, true, false]);
+    expect(state.edits).toEqual([
+      { add: [Number(vip(2).value), Number(vip(3).value)], remove: [] },
+      { add: [], remove: [Number(vip(3).value)] },
+    ]);
+    // A later batch, then a MAC change: the whole table is set again to what is owned, answered with the new MAC.
+    announcer.answerAhead([{ ip: vip(4), interfaces: ['eth0'] }]);
+    const newMac = parseMAC('02:00:00:00:00:09')!;
+    links.set([{ ...eth0(2), mac: newMac }]);
+    expect(state.table!.mac).toEqual(Buffer.from(newMac));
+    expect([...state.table!.ips].sort()).toEqual([vip(1), vip(2)].map((ip) => Number(ip.value)));
+    // and the edits go on from that table: the next reconcile adds vip 4, and only it.
+    announcer.reconcile([...first, ...[2, 4].map((n) => ({ ip: vip(n), interfaces: ['eth0'] }))]);
+    expect(state.edits.at(-1)).toEqual({ add: [Number(vip(4).value)], remove: [] });
+    expect(answers(vip(4))).toBe(true);
+  });
+
   it('never lets a throw out of the receive path', () => {
     const links = new FakeLinks([eth0(2)]);
     const { opened, open } = fakeOpener();

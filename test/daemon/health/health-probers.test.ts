@@ -1,6 +1,6 @@
 // The probes against real things on this host: TCP and HTTP servers on loopback and real child processes. Each
 // answers { ok, detail } with the reason a person needs, within its timeout, and leaves nothing running.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { probeExec, probeHttp, probeTcp, runProbe } from '../../../src/daemon/health/health-probers';
 import { parseHealthCheck } from '../../../src/daemon/health/health-check-spec';
+import { realHttpClient } from '../../../src/runtime/real-http-client';
+import { realSignedTcp } from '../../../src/runtime/real-signed-tcp';
+import { ManualScheduler } from '../../support/manual-scheduler';
 import { until } from '../../support/until';
 
 const closers: (() => Promise<void>)[] = [];
@@ -36,6 +39,16 @@ function specOf(target: string) {
   if (!parsed.ok || !parsed.spec) throw new Error(`bad spec ${target}`);
   return parsed.spec;
 }
+
+/** The pids a shell wrote to `file` (one line), once the line is complete. */
+const runningPids = (file: string): Promise<number[]> =>
+  until(`the pids in ${file}`, () => {
+    const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    return text.endsWith('\n') ? text.trim().split(' ').map(Number) : undefined;
+  });
+
+/** The real network with a timeout clock moved by hand. */
+const realIo = (scheduler: ManualScheduler) => ({ scheduler, net: realSignedTcp, http: realHttpClient });
 
 /** Running, not a zombie waiting for whichever process adopted it to reap it. */
 const alive = (pid: number): boolean => {
@@ -101,15 +114,23 @@ describe('http probe', () => {
   });
 
   it('times out on a server that accepts and never answers, and closes its connection', async () => {
+    let accepted = false;
     let closed = false;
     const server = net.createServer((s) => {
+      accepted = true;
       s.resume(); // read, so the probe's FIN is seen
       s.on('close', () => {
         closed = true;
       });
     });
     const port = await listen(server);
-    expect(await probeHttp({ host: '127.0.0.1', port, path: '/' }, 200)).toEqual({ ok: false, detail: 'timed out after 200 ms' });
+    // The timeout is on a clock moved by hand, once the connection is in: it is the timeout that ends the probe,
+    // whatever the machine's load, and the test does not sit through it.
+    const clock = new ManualScheduler();
+    const pending = probeHttp({ host: '127.0.0.1', port, path: '/' }, 200, undefined, realIo(clock));
+    await until('the server to accept the probe', () => accepted);
+    await clock.advance(200);
+    expect(await pending).toEqual({ ok: false, detail: 'timed out after 200 ms' });
     await vi.waitFor(() => expect(closed).toBe(true), { timeout: 5000, interval: 20 });
   });
 
@@ -145,10 +166,15 @@ describe('exec probe', () => {
 
   it('kills a program that overruns its timeout, and what it started too', async () => {
     const pids = join(dir, 'pids');
-    // 2 s: long enough for the shell to start and write its pids on a loaded machine, far short of the 30 s sleep.
-    const result = await probeExec(['/bin/sh', '-c', `/bin/sleep 30 & echo $$ $! > ${pids}; wait`], 2000);
-    expect(result).toEqual({ ok: false, detail: 'timed out after 2000 ms' });
-    const [shell, sleeper] = readFileSync(pids, 'utf8').trim().split(' ').map(Number) as [number, number];
+    // The timeout is on a clock moved by hand, once the shell has written its pids: both processes run when it
+    // passes, however slow the machine is to start them.
+    const clock = new ManualScheduler();
+    const pending = probeExec(['/bin/sh', '-c', `/bin/sleep 30 & echo $$ $! > ${pids}; wait`], 2000, undefined, undefined, {
+      scheduler: clock,
+    });
+    const [shell, sleeper] = (await runningPids(pids)) as [number, number];
+    await clock.advance(2000);
+    expect(await pending).toEqual({ ok: false, detail: 'timed out after 2000 ms' });
     // The kill is sent before the probe answers; the kernel finishes the processes a moment later.
     await vi.waitFor(
       () => {
@@ -164,12 +190,16 @@ describe('exec probe', () => {
     expect(await probeExec([dir], 1000)).toEqual({ ok: false, detail: `permission denied (spawn ${dir} EACCES)` });
   });
 
-  it('stops at once when aborted', async () => {
+  it('stops at once when aborted, and kills the program', async () => {
     const abort = new AbortController();
-    const pending = probeExec(['/bin/sleep', '30'], 10_000, abort.signal);
-    setTimeout(() => abort.abort(), 100);
+    const pid = join(dir, 'aborted-pid');
+    const pending = probeExec(['/bin/sh', '-c', `echo $$ > ${pid}; exec /bin/sleep 30`], 10_000, abort.signal);
+    // Aborted while the program runs (its pid is written), not before it started.
+    const [sleeper] = (await runningPids(pid)) as [number];
+    abort.abort();
     // 'aborted', not 'timed out after 10000 ms': the abort ended it, long before the sleep or the timeout would.
     expect(await pending).toEqual({ ok: false, detail: 'aborted' });
+    await vi.waitFor(() => expect(alive(sleeper)).toBe(false), { timeout: 5000, interval: 20 });
     expect(await probeTcp('127.0.0.1', 1, 1000, AbortSignal.abort())).toEqual({ ok: false, detail: 'aborted' });
   });
 });
