@@ -56,52 +56,57 @@ describe('a reload from a settled allocation', () => {
     let shortcuts = 0;
     let followed = 0;
     fc.assert(
-      fc.property(servicesArb(8), fc.array(fc.tuple(servicesArb(3), fc.nat({ max: 5 }), fc.nat({ max: 7 })), { maxLength: 5 }), (first, steps) => {
-        let services = first;
-        // One object per configuration, as the daemon's interned snapshot: what the reuse is keyed on.
-        let snapshot = { pools: POOLS, services };
-        let table = emptyAllocationTable();
-        let settled: ReusableAllocation | undefined;
-        const followers = new Map<string, ReusableAllocation | undefined>();
-        let now = T0;
-        // Some removed services are still defined by another member's file: their entries are withheld, not released.
-        let definedElsewhere = new Set<string>();
-        const holders = (key: string) => (definedElsewhere.has(key) ? ['node-2'] : []);
-        const turn = (): void => {
-          if (settled?.kind === 'settled' && allocateReload(settled.run, snapshot, table, SELF, now, holders)) shortcuts++;
-          const kept = effectiveAllocation(snapshot, table, [SELF], SELF, now, holders, true, settled);
-          const full = effectiveAllocation(snapshot, table, [SELF], SELF, now, holders);
-          expect(view(kept)).toEqual(view(full));
-          settled = kept.reusable;
-          // The other nodes follow the table: reusing their last answer gives what the claim pass gives.
-          for (const other of ['node-2', 'node-3']) {
-            const before = followers.get(other);
-            const reused = effectiveAllocation(snapshot, table, [SELF, other], other, now, undefined, true, before);
-            if (before?.kind === 'following' && reused.reusable === before) followed++;
-            expect(view(reused)).toEqual(view(effectiveAllocation(snapshot, table, [SELF, other], other, now)));
-            followers.set(other, reused.reusable);
+      fc.property(
+        servicesArb(8),
+        fc.array(fc.tuple(servicesArb(3), fc.nat({ max: 5 }), fc.nat({ max: 7 })), { maxLength: 5 }),
+        (first, steps) => {
+          let services = first;
+          // One object per configuration, as the daemon's interned snapshot: what the reuse is keyed on.
+          let snapshot = { pools: POOLS, services };
+          let table = emptyAllocationTable();
+          let settled: ReusableAllocation | undefined;
+          const followers = new Map<string, ReusableAllocation | undefined>();
+          let now = T0;
+          // Some removed services are still defined by another member's file: their entries are withheld, not released.
+          let definedElsewhere = new Set<string>();
+          const holders = (key: string) => (definedElsewhere.has(key) ? ['node-2'] : []);
+          const turn = (): void => {
+            if (settled?.kind === 'settled' && allocateReload(settled.run, snapshot, table, SELF, now, holders)) shortcuts++;
+            const kept = effectiveAllocation(snapshot, table, [SELF], SELF, now, holders, true, settled);
+            const full = effectiveAllocation(snapshot, table, [SELF], SELF, now, holders);
+            expect(view(kept)).toEqual(view(full));
+            settled = kept.reusable;
+            // The other nodes follow the table: reusing their last answer gives what the claim pass gives.
+            for (const other of ['node-2', 'node-3']) {
+              const before = followers.get(other);
+              const reused = effectiveAllocation(snapshot, table, [SELF, other], other, now, undefined, true, before);
+              if (before?.kind === 'following' && reused.reusable === before) followed++;
+              expect(view(reused)).toEqual(view(effectiveAllocation(snapshot, table, [SELF, other], other, now)));
+              followers.set(other, reused.reusable);
+            }
+            table = kept.table; // equal to full.table; the daemon keeps the object it was given
+            now += 1_000;
+          };
+          turn();
+          turn();
+          for (const [more, change, which] of steps) {
+            const names = new Set(services.map((s) => s.meta.name));
+            const target = services[which % Math.max(1, services.length)];
+            // Some steps also drop a service (now and then one another member still defines), or rewrite one in a
+            // field allocation never reads (its selector) or in one it reads (its ports, which sharing compares).
+            let kept = services;
+            if (target && change <= 1) kept = services.filter((s) => s !== target);
+            if (target && change === 2) kept = services.map((s) => (s === target ? { ...s, selector: { app: 'other' } } : s));
+            if (target && change === 3)
+              kept = services.map((s) => (s === target ? { ...s, ports: [...s.ports, { protocol: 'UDP' as const, port: 53 }] } : s));
+            definedElsewhere = new Set(target && change === 1 ? [`demo/${target.meta.name}`] : []);
+            services = [...kept, ...more.filter((s) => !names.has(s.meta.name))];
+            snapshot = { pools: POOLS, services };
+            turn();
+            turn();
           }
-          table = kept.table; // equal to full.table; the daemon keeps the object it was given
-          now += 1_000;
-        };
-        turn();
-        turn();
-        for (const [more, change, which] of steps) {
-          const names = new Set(services.map((s) => s.meta.name));
-          const target = services[which % Math.max(1, services.length)];
-          // Some steps also drop a service (now and then one another member still defines), or rewrite one in a
-          // field allocation never reads (its selector) or in one it reads (its ports, which sharing compares).
-          let kept = services;
-          if (target && change <= 1) kept = services.filter((s) => s !== target);
-          if (target && change === 2) kept = services.map((s) => (s === target ? { ...s, selector: { app: 'other' } } : s));
-          if (target && change === 3) kept = services.map((s) => (s === target ? { ...s, ports: [...s.ports, { protocol: 'UDP' as const, port: 53 }] } : s));
-          definedElsewhere = new Set(target && change === 1 ? [`demo/${target.meta.name}`] : []);
-          services = [...kept, ...more.filter((s) => !names.has(s.meta.name))];
-          snapshot = { pools: POOLS, services };
-          turn();
-          turn();
-        }
-      }),
+        },
+      ),
       { numRuns: 150 },
     );
     expect(shortcuts).toBeGreaterThan(0);
