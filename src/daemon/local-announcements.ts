@@ -46,6 +46,8 @@ export class LocalAnnouncements {
    */
   private services = new Map<string, { readonly service: string; readonly ip: string }>();
   private bindQueue: Promise<void> = Promise.resolve();
+  /** Changes asked for so far: a queued change is stale once a newer one is asked for. */
+  private changes = 0;
   /** The VIPs the last completed binding left bound. */
   private boundNow: readonly IP[] = [];
   /** What the announcer was last told to answer for. */
@@ -109,21 +111,36 @@ export class LocalAnnouncements {
     // Order matters to a client: a new VIP is bound before the gratuitous ARP sends traffic to it (or the first
     // connections would be refused), and a withdrawn one is unbound only after its announcing stopped. VIPs are
     // answered as their batch lands, not after the whole change (answers-while-binding.ts).
+    //
+    // Changes queue behind a binding still under way, and by the time one's turn comes a newer one may be queued
+    // behind it: the older is then stale, and doing it would bind and answer again IPs this node has since given
+    // up (under load, with thousands of VIPs, an IP handed over came back a few seconds later, answered by two
+    // nodes). A stale change not started yet is skipped; one under way stops answering ahead of it and leaves
+    // what it bound for the newer one, which stops the answers first and unbinds after.
     const ips = [...owned.map((o) => o.ip), ...alsoBound];
+    const change = ++this.changes;
+    const current = () => change === this.changes;
     this.bindQueue = this.bindQueue
       .then(async () => {
+        if (!current()) return;
         const answerable = answersWhileBinding(desired, this.answering);
         const ahead = answerAheadOf(desired);
         const bound = new Set(this.boundNow.map(ipKey));
+        const both = [...this.boundNow, ...ips];
         let nextAt = -Infinity;
-        await bind([...this.boundNow, ...ips], (landed) => {
+        await bind(both, (landed) => {
           for (const ip of landed) bound.add(ipKey(ip));
+          if (!current()) return;
           ports.answerAhead?.(ahead(landed));
           const startedAt = this.clock.now();
           if (startedAt < nextAt) return;
           this.answer(ports, answerable(bound));
           nextAt = nextProgressAt(startedAt, this.clock.now());
         });
+        if (!current()) {
+          this.boundNow = [...new Map(both.map((ip) => [ipKey(ip), ip])).values()];
+          return;
+        }
         this.answer(ports, desired);
         await bind(ips);
         this.boundNow = ips;

@@ -137,4 +137,40 @@ describe('answersWhileBinding', () => {
     expect(nextProgressAt(1_000, 1_002)).toBe(1_002 + ANSWER_PROGRESS_MIN_MS);
     expect(nextProgressAt(1_000, 1_050)).toBe(1_050 + 50 * ANSWER_PROGRESS_COST_FACTOR);
   });
+
+  it('does not bind or answer again what a newer change gave up, when changes queue behind a slow binding', async () => {
+    // Under load, with thousands of VIPs, changes queue behind a binding still under way: 1..100 is binding when
+    // the node gives up 41..100, takes 41..60 back and gives them up again. Only the newest change may act:
+    // the IPs given up are never answered after that, and never bound again.
+    const clock = new ManualScheduler(1_000);
+    const told: string[][] = [];
+    const binder = steppedBinder(clock);
+    const reconcileL2 = (d: readonly DesiredAnnouncement[]) => told.push(answered(d));
+    const ahead: string[] = [];
+    const ports = {
+      reconcileL2,
+      bindVips: binder.bindVips,
+      answerAhead: (d: readonly DesiredAnnouncement[]) => ahead.push(...answered(d)),
+    };
+    const announcements = new LocalAnnouncements(ports, undefined, pino({ level: 'silent' }), clock);
+    announcements.apply(owned(1, 100), () => 'notOwner');
+    await clock.advance(0);
+    await binder.land(64);
+    const toldBefore = told.length;
+    const aheadBefore = ahead.length;
+    announcements.apply(owned(1, 40), () => 'notOwner');
+    announcements.apply(owned(1, 60), () => 'notOwner');
+    announcements.apply(owned(1, 40), () => 'notOwner');
+    await binder.land(36);
+    await announcements.settled();
+    await clock.advance(0);
+    const kept = owned(1, 40)
+      .map((o) => formatIP(o.ip))
+      .sort();
+    const givenUp = (list: readonly string[]) => list.filter((a) => !kept.includes(a));
+    expect(told.slice(toldBefore).flatMap(givenUp)).toEqual([]);
+    expect(givenUp(ahead.slice(aheadBefore))).toEqual([]);
+    expect(told.at(-1)).toEqual(kept);
+    expect([...binder.bound].sort()).toEqual(kept);
+  });
 });
