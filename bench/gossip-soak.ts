@@ -24,7 +24,9 @@
 // and answers ARP for its share, so the soak runs with the decisions of a full node (a full recomputation at every
 // membership change). The soak starts once every node binds and announces exactly its share; the daemons'
 // slowDecision warnings (a decision held the event loop past the probe timeout, when peers may start suspecting)
-// are counted and printed, and at the end every node must still hold its share.
+// are counted and printed, and at the end every node must still hold its share. A client on the segment (no loss
+// rule, no CPU pinning) asks ARP for random VIPs all along (bench/arp's generator, ARP_RATE a second), and the
+// answers and losses are printed per phase.
 //
 // Not part of `npm run bench`. Run as root: node --import tsx bench/gossip-soak.ts [--minutes 10] [--loss 5] [--hogs 2] [--nice -5]
 // [--profile fast|fast-failover] [--services N]
@@ -48,6 +50,8 @@ import {
   type LabNode,
 } from './gossip/lab-nodes';
 import { MAX_SERVICES, scaleConfig, vipsOf, vipSubnetAddress } from './scale/scale-config';
+import { ARP_TIMEOUT_MS, ArpLoad } from './scale/arp-load';
+import { arpStats } from './scale/arp-samples';
 import { sharesNotHeldBecause, waitForShares, type ControlledNode } from './scale/shares-reader';
 import { describeShares, type Shares } from './scale/vip-shares';
 import type { LabHost, NetnsLab } from '../test/support/netns-lab';
@@ -92,6 +96,10 @@ if (!Number.isInteger(SERVICES) || SERVICES < 0 || SERVICES > MAX_SERVICES) {
 const SHARES_TIMEOUT_MS = 30_000 + SERVICES * 10;
 /** Each look at the shares reads every node's status and `local` lists: every 500 ms keeps that a small load. */
 const SHARES_POLL_MS = 500;
+/** The client's ARP requests a second with services: a segment with clients, far below what costs a node CPU. */
+const ARP_RATE = 100;
+/** One generator run; each is counted in the phase it started in. */
+const ARP_RUN_S = 5;
 const HOG_CPU = 1;
 const CALM_CPU = 0;
 const STARVED = 'node-c';
@@ -114,6 +122,8 @@ class Tally {
   readonly rejoins: string[] = [];
   /** slowDecision warnings: the node that logged it and how long its decision held the event loop (ms). */
   readonly slowDecisions: { node: string; tookMs: number }[] = [];
+  /** The client's ARP runs: latencies in µs (NaN: no answer). */
+  readonly arpLatenciesUs: number[] = [];
   /** "observer>target" -> round trips (ms) of probes answered by the direct ping, before indirect pings went out. */
   readonly rtts = new Map<string, number[]>();
   /** "observer>target" -> probes answered only after indirect pings went out (the direct ping or its ack was late or lost). */
@@ -293,6 +303,9 @@ function setAutogroupNice(pid: number, nice: number): void {
 
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
+/** Sub-millisecond ARP answers, in ms with two decimals. */
+const fmtUs = (us: number) => (Number.isFinite(us) ? `${(us / 1_000).toFixed(2)} ms` : '-');
+
 /** "3 (node-a 1, node-b 0, node-c 2; longest 412 ms)": slowDecision warnings, per node. */
 function describeSlow(slow: Tally['slowDecisions'], names: readonly string[]): string {
   const longest = Math.max(0, ...slow.map((s) => s.tookMs).filter(Number.isFinite));
@@ -322,6 +335,7 @@ async function main(): Promise<number> {
   installCleanup(TOOL);
   const lab = newLab();
   const hosts = ['a', 'b', 'c'].map((n) => lab.addHost(n));
+  const client = SERVICES > 0 ? lab.addHost('client') : undefined;
   const cpuOf = (name: string) => (name === STARVED ? HOG_CPU : CALM_CPU);
   // With services: their file, and every host in their subnet so the daemons answer for them on eth0.
   const servicesFile = SERVICES > 0 ? join(tempDir('mlb-soak-'), 'mlb.yaml') : undefined;
@@ -367,6 +381,20 @@ async function main(): Promise<number> {
     );
   }
   const starved = nodes.find((n) => n.name === STARVED)!;
+  // ARP from the client in runs, each counted in the phase it started in, until arpStop is set.
+  let arpStop = false;
+  const arpLoop = client
+    ? (async () => {
+        const load = await ArpLoad.start(lab, client, undefined);
+        const vips = vipsOf(SERVICES);
+        while (!arpStop) {
+          const startedIn = phase;
+          const run = await load.run(vips, ARP_RATE, ARP_RATE * ARP_RUN_S, { spin: false });
+          if (startedIn !== 'setup') tallies[startedIn].arpLatenciesUs.push(...run.log.latUs);
+        }
+        load.stop();
+      })().catch((error: Error) => console.error(`${TOOL}: the client's ARP load stopped: ${error.message}`))
+    : undefined;
   console.log(`machine: ${cpus().length} CPUs, loadavg ${loadavg()} before the stress (other users' load included)`);
   console.log(
     `${TOOL}: 3 mlb daemons (profile ${PROFILE}, debug logs${SERVICES > 0 ? `, ${SERVICES} services announced` : ''}) in lab ${lab.id}; node-a, node-b on CPU ${CALM_CPU}, ${STARVED} on CPU ${HOG_CPU}`,
@@ -418,6 +446,8 @@ async function main(): Promise<number> {
   const soakSched = new Map(nodes.map((n) => [n.name, schedDelta(sched0.get(n.name), schedstat(n.pid), seconds)]));
   const hogSched = hogs.map((h, i) => schedDelta(hogSched0[i], schedstat(h.pid!), seconds));
   phase = 'setup';
+  arpStop = true;
+  await arpLoop;
   const loss = hosts.map((h) => ({ host: h, counters: lossCounters(lab, h) }));
   // Still every VIP bound and announced by its node, as at the start (no node died, so no share moved for good).
   const sharesAtEnd = shares && !exited ? await sharesNotHeldBecause(shares, controlled) : undefined;
@@ -504,6 +534,16 @@ async function main(): Promise<number> {
   console.log(
     `baseline (${BASELINE_S} s, no stress): suspicions started ${tallies.baseline.total(tallies.baseline.suspicionsStarted)}, false deaths ${tallies.baseline.deaths.length}`,
   );
+  if (SERVICES > 0) {
+    console.log(`\nARP from a client for random VIPs (${ARP_RATE}/s; lost: no answer within ${ARP_TIMEOUT_MS} ms):`);
+    printTable(
+      ['phase', 'requests', 'answered', 'lost', 'p50', 'p99'],
+      (['baseline', 'soak'] as const).map((p) => {
+        const a = arpStats(tallies[p].arpLatenciesUs, ARP_TIMEOUT_MS * 1_000);
+        return [p, String(a.requests), String(a.answered), String(a.lost), fmtUs(a.p50Us), fmtUs(a.p99Us)];
+      }),
+    );
+  }
   if (SERVICES > 0)
     console.log(
       `slowDecision warnings (a decision held the event loop past the ${FAST_CONFIG.probeTimeout} ms probe timeout): ` +
