@@ -270,7 +270,7 @@ async function main(): Promise<number> {
   console.log(`and -> first TCP connection answered by another node. ${TRIALS} trials per scenario and round.`);
   if (SERVICES > 0)
     console.log(
-      `mlb's file holds ${SERVICES + 1} services: the measured VIP and ${SERVICES} more pinned ones (${vipOf(0)}-${vipOf(SERVICES - 1)}), which the nodes elect, bind and announce.`,
+      `mlb's file holds ${SERVICES + 1} services: the measured VIP and ${SERVICES} more pinned ones (${vipOf(0)}-${vipOf(SERVICES - 1)}), which the nodes elect, bind and announce (each daemon in a session of its own: setsid).`,
     );
   if (ROUND_IDS) console.log(`Rounds: ${ROUNDS.map((r) => r.id).join(', ')} only.`);
   console.log('');

@@ -15,8 +15,8 @@
  *   (one advert interval): freshly started, its master-down timer would count from its own start, not from the
  *   master's last advertisement, and the third node could win the race (seen here before that wait existed).
  *
- * With `services` > 0 the daemons' file also holds that many pinned services (bench/scale's, in 10.214.16.0/20
- * and up, each host given an address in their subnet), which the nodes elect, bind and announce beside the
+ * With `services` > 0 the daemons' file also holds that many pinned services (bench/scale's, from 10.214.16.1 on,
+ * each host given an address in their subnet), which the nodes elect, bind and announce beside the
  * measured VIP. Steady then also means that every node binds and announces exactly its share of them
  * (bench/scale/vip-shares.ts): the shares the nodes agreed on at the round's start, to which every restore with
  * fresh state returns. The daemons' snapshots are read one page at a time (bench/scale/shares-reader.ts).
@@ -364,10 +364,17 @@ export class FailoverLab {
     this.daemons.destroy();
   }
 
-  /** Fresh --state-dir every start: no restart history, so no warm-up (the bench measures failover, not damping). */
+  /**
+   * Fresh --state-dir every start: no restart history, so no warm-up (the bench measures failover, not damping).
+   * With extra services each daemon runs in a session of its own (setsid, as under systemd, and as bench/scale
+   * and bench/gossip-soak start it): with kernel.sched_autogroup_enabled, CFS shares CPU between sessions first,
+   * and three daemons deciding over thousands of services inside the bench's one session got a third of one
+   * session's share on a loaded machine (first decisions of 3-4 s at 1,000 services, then members declared dead
+   * over and over). setsid execs in place, so the child's pid stays the daemon's (kill -9 still hits it).
+   */
   private startDaemon(name: string): void {
     rmSync(join(this.daemons.dir, name), { recursive: true, force: true });
-    this.daemons.start(name, this.mlbArgs);
+    this.daemons.start(name, this.mlbArgs, undefined, this.services > 0 ? ['setsid'] : []);
   }
 
   /** Why the lab is not steady on the owner yet; undefined once it is. Throws when a daemon died on its own. */
