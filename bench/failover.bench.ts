@@ -21,14 +21,21 @@
 // Exits 1 when a target is missed (default profile: death and crash <= 1.0 s median, graceful <= 0.1 s, ARP and
 // TCP alike; fast-failover: death and crash <= 0.5 s median, <= 0.8 s p99) or a trial never saw the failover.
 // Run: npm run bench  (or node --expose-gc bench/run.mjs failover); root only. BENCH_FAILOVER_TRIALS=n (default 10).
+// BENCH_FAILOVER_ROUNDS=default,fast-failover,lan (default all three): the rounds to run; the checks of a round
+// not run are left out, and so is the ratio column without keepalived's defaults.
+// BENCH_FAILOVER_SERVICES=n (default 0): n more pinned services in the daemons' file (bench/scale's, up to
+// 12,192), which the nodes elect, bind and announce beside the measured VIP: failover with a full node, not an
+// empty one. Between trials the lab then also waits until every node holds its share of them again.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { API_IP } from '../test/e2e/daemon-lab';
 import { FailoverLab, KEEPALIVED_VIP, OLD_ANSWER_GRACE_MS, SCENARIO_WORDS, type Observation, type Scenario } from './failover/failover-lab';
 import { keepalivedInstalled, VRRP_DEFAULT, VRRP_FAST, type VrrpTiming } from './failover/keepalived';
 import { fmtMs, preflight, printTable, quantile, REPO_ROOT, sleep } from './gossip/lab-nodes';
+import { MAX_SERVICES, vipOf } from './scale/scale-config';
 
 const TRIALS = Number(process.env.BENCH_FAILOVER_TRIALS ?? 10);
+const SERVICES = Number(process.env.BENCH_FAILOVER_SERVICES ?? 0);
 const SCENARIOS: readonly Scenario[] = ['death', 'crash', 'graceful'];
 /** A random pause before each failure, so it falls anywhere in the probe, gossip and VRRP schedules. */
 const SETTLE_MIN_MS = 100;
@@ -54,7 +61,7 @@ interface Round {
   readonly timeoutMs: number;
 }
 
-const ROUNDS: readonly Round[] = [
+const ALL_ROUNDS: readonly Round[] = [
   {
     id: 'default',
     label: 'mlb, default profile',
@@ -77,6 +84,10 @@ const ROUNDS: readonly Round[] = [
     timeoutMs: 20_000,
   },
 ];
+
+const ROUND_IDS = process.env.BENCH_FAILOVER_ROUNDS?.split(',').map((id) => id.trim());
+const ROUNDS = ROUND_IDS ? ALL_ROUNDS.filter((r) => ROUND_IDS.includes(r.id)) : ALL_ROUNDS;
+const ran = (id: Round['id']) => ROUNDS.some((r) => r.id === id);
 
 type KeepalivedKey = 'keepalived' | 'keepalived-fast';
 type SystemKey = Round['id'] | KeepalivedKey;
@@ -104,7 +115,10 @@ async function measure(lab: FailoverLab, began: number): Promise<void> {
     await lab.startMlb(round.args);
     lab.startKeepalived(round.keepalived.timing);
     await lab.waitSteady();
-    console.log(`${round.label} and ${round.keepalived.timing.label}: owner ${lab.owner}, next ${lab.ranking[1]}`);
+    const starting = lab.takeSlowDecisions();
+    const shares =
+      SERVICES > 0 ? `; extra services held: ${lab.describeShares()}; slowDecision warnings while starting: ${starting.count}` : '';
+    console.log(`${round.label} and ${round.keepalived.timing.label}: owner ${lab.owner}, next ${lab.ranking[1]}${shares}`);
     for (let i = 0; i < TRIALS; i++) {
       for (const scenario of SCENARIOS) {
         await sleep(SETTLE_MIN_MS + Math.random() * SETTLE_SPREAD_MS);
@@ -121,8 +135,17 @@ async function measure(lab: FailoverLab, began: number): Promise<void> {
     }
     await lab.stopMlb();
     await lab.stopKeepalived();
+    if (SERVICES > 0) {
+      const slow = lab.takeSlowDecisions();
+      const longest = slow.count > 0 ? ` (longest ${fmtMs(slow.longestMs)})` : '';
+      console.log(`  ${round.id}: slowDecision warnings during its trials and restores, all daemons: ${slow.count}${longest}`);
+      slowDecisions.set(round.id, slow);
+    }
   }
 }
+
+/** Per round with extra services: the slowDecision warnings its daemons logged after the round's start. */
+const slowDecisions = new Map<Round['id'], { count: number; longestMs: number }>();
 
 function report(): boolean {
   console.log("\nfailure -> the client sees another node (ms); ratio = median / keepalived's median in the same scenario\n");
@@ -136,7 +159,7 @@ function report(): boolean {
     for (const { key, label } of systems) {
       const os = observations(scenario, key);
       const ratio = (pick: (o: Observation) => number) =>
-        key === 'keepalived' ? '1' : `${(median(os, pick) / median(base, pick)).toFixed(2)}x`;
+        key === 'keepalived' ? '1' : base.length === 0 ? '-' : `${(median(os, pick) / median(base, pick)).toFixed(2)}x`;
       const stats = (pick: (o: Observation) => number) => {
         const values = sorted(os.map(pick));
         return [fmtMs(quantile(values, 0.5)), fmtMs(quantile(values, 0.9)), ratio(pick)];
@@ -169,7 +192,13 @@ function report(): boolean {
     rows,
   );
 
-  const checks = SCENARIOS.flatMap((scenario) =>
+  if (SERVICES > 0)
+    console.log(
+      `\nslowDecision warnings (a decision held a daemon's event loop past the probe timeout), all daemons, per round: ${[...slowDecisions]
+        .map(([id, slow]) => `${id} ${slow.count}${slow.count > 0 ? ` (longest ${fmtMs(slow.longestMs)})` : ''}`)
+        .join(', ')}`,
+    );
+  const checks = (ran('default') ? SCENARIOS : []).flatMap((scenario) =>
     (['arpMs', 'tcpMs'] as const).map((field) => {
       const value = median(observations(scenario, 'default'), (o) => o[field]);
       return {
@@ -181,7 +210,7 @@ function report(): boolean {
     }),
   );
   // Failover raised: median and p99 for node death and crash with the profile that moves at confirmation.
-  for (const scenario of ['death', 'crash'] as const)
+  for (const scenario of ran('fast-failover') ? (['death', 'crash'] as const) : [])
     for (const [q, target] of RAISED_TARGET_MS) {
       const value = quantile(sorted(observations(scenario, 'fast-failover').map((o) => Math.max(o.arpMs, o.tcpMs))), q);
       checks.push({
@@ -207,11 +236,23 @@ async function main(): Promise<number> {
     console.error(`bench/failover: BENCH_FAILOVER_TRIALS must be a whole number >= 1, not ${process.env.BENCH_FAILOVER_TRIALS}`);
     return 2;
   }
+  if (!Number.isInteger(SERVICES) || SERVICES < 0 || SERVICES > MAX_SERVICES) {
+    console.error(
+      `bench/failover: BENCH_FAILOVER_SERVICES must be a whole number from 0 to ${MAX_SERVICES}, not ${process.env.BENCH_FAILOVER_SERVICES}`,
+    );
+    return 2;
+  }
+  if (ROUNDS.length === 0 || ROUND_IDS?.some((id) => !ALL_ROUNDS.some((r) => r.id === id))) {
+    console.error(
+      `bench/failover: BENCH_FAILOVER_ROUNDS must list rounds among ${ALL_ROUNDS.map((r) => r.id).join(', ')}, not ${process.env.BENCH_FAILOVER_ROUNDS}`,
+    );
+    return 2;
+  }
   if (!keepalivedInstalled()) {
     console.error('bench/failover: keepalived is not installed (Debian: apt-get install keepalived)');
     return 2;
   }
-  const lab = new FailoverLab();
+  const lab = new FailoverLab(SERVICES);
   process.on('exit', () => lab.destroy());
   for (const [signal, n] of [
     ['SIGINT', 2],
@@ -226,13 +267,22 @@ async function main(): Promise<number> {
 
   console.log(`failover: 3 nodes and a client in a netns lab; mlb's VIP ${API_IP}, keepalived's VIP ${KEEPALIVED_VIP} (same owner, failed`);
   console.log('at the same instant). At the client, ARP and TCP probes every 10 ms: failure -> first ARP reply from another MAC,');
-  console.log(`and -> first TCP connection answered by another node. ${TRIALS} trials per scenario and round.\n`);
+  console.log(`and -> first TCP connection answered by another node. ${TRIALS} trials per scenario and round.`);
+  if (SERVICES > 0)
+    console.log(
+      `mlb's file holds ${SERVICES + 1} services: the measured VIP and ${SERVICES} more pinned ones (${vipOf(0)}-${vipOf(SERVICES - 1)}), which the nodes elect, bind and announce (each daemon in a session of its own: setsid).`,
+    );
+  if (ROUND_IDS) console.log(`Rounds: ${ROUNDS.map((r) => r.id).join(', ')} only.`);
+  console.log('');
   const began = Date.now();
   const build = buildStamp();
   try {
     await measure(lab, began);
   } catch (error) {
     console.error(`bench/failover: ${(error as Error).message}\n${lab.describeState()}`);
+    // With many services the last lines say little (one per VIP bound); the whole logs of the round say why.
+    if (SERVICES > 0)
+      console.error(`bench/failover: the daemons' logs (from the round's start or the last restore on): ${lab.daemons.writeLogs()}`);
     // scripts/build.mjs rewrites dist/mlb_native.node in place: a daemon that has it loaded runs changed code (SIGSEGV).
     if (buildStamp() !== build)
       console.error(

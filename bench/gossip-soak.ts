@@ -19,9 +19,19 @@
 // (suspectConfirmed: the election gave up on a live node before its death). Exit 1 on any false suspicion,
 // death or failover, on a daemon exiting, or when the measured loss is not near the configured one.
 //
+// --services N (default 0: examples/plain-host.yaml, not announced): the daemons read a file of N pinned services
+// instead (bench/scale's, each host given an address in their subnet) and announce them: every node elects, binds
+// and answers ARP for its share, so the soak runs with the decisions of a full node (a full recomputation at every
+// membership change). The soak starts once every node binds and announces exactly its share; the daemons'
+// slowDecision warnings (a decision held the event loop past the probe timeout, when peers may start suspecting)
+// are counted and printed, and at the end every node must still hold its share. A client on the segment (no loss
+// rule, no CPU pinning) asks ARP for random VIPs all along (bench/arp's generator, ARP_RATE a second), and the
+// answers and losses are printed per phase.
+//
 // Not part of `npm run bench`. Run as root: node --import tsx bench/gossip-soak.ts [--minutes 10] [--loss 5] [--hogs 2] [--nice -5]
-// [--profile fast|fast-failover]
+// [--profile fast|fast-failover] [--services N]
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { FAST_CONFIG } from '../src/gossip/swim/config';
@@ -36,8 +46,14 @@ import {
   quantile,
   sleep,
   startMlb,
+  tempDir,
   type LabNode,
 } from './gossip/lab-nodes';
+import { MAX_SERVICES, scaleConfig, vipsOf, vipSubnetAddress } from './scale/scale-config';
+import { ARP_TIMEOUT_MS, ArpLoad } from './scale/arp-load';
+import { arpStats } from './scale/arp-samples';
+import { sharesNotHeldBecause, waitForShares, type ControlledNode } from './scale/shares-reader';
+import { describeShares, type Shares } from './scale/vip-shares';
 import type { LabHost, NetnsLab } from '../test/support/netns-lab';
 
 const TOOL = 'bench/gossip-soak';
@@ -49,6 +65,7 @@ const { values: flags } = parseArgs({
     nice: { type: 'string', default: '-5' },
     baseline: { type: 'string', default: '20' },
     profile: { type: 'string', default: 'fast' },
+    services: { type: 'string', default: '0' },
   },
   strict: true,
 });
@@ -57,6 +74,7 @@ const LOSS = Number(flags.loss);
 const HOGS = Number(flags.hogs);
 const NICE = Number(flags.nice);
 const BASELINE_S = Number(flags.baseline);
+const SERVICES = Number(flags.services);
 /** fast (the plain-host default) or fast-failover (VIPs move at a confirmed suspicion: counted as false failovers). */
 const PROFILE = flags.profile as 'fast' | 'fast-failover';
 if (PROFILE !== 'fast' && PROFILE !== 'fast-failover') {
@@ -67,6 +85,21 @@ if (![MINUTES, LOSS, HOGS, NICE, BASELINE_S].every(Number.isFinite) || MINUTES <
   console.error(`${TOOL}: bad arguments (--minutes > 0, --loss 0..100, --hogs >= 0, --nice N, --baseline seconds)`);
   process.exit(2);
 }
+if (!Number.isInteger(SERVICES) || SERVICES < 0 || SERVICES > MAX_SERVICES) {
+  console.error(`${TOOL}: --services must be a whole number from 0 to ${MAX_SERVICES}, not ${flags.services}`);
+  process.exit(2);
+}
+/**
+ * Time for every node to hold its share after the start: one idle node binds 10,000 in about 9 s (docs/scale.md);
+ * three daemons starting together on two cores, one of them beside nothing yet but the others, take longer.
+ */
+const SHARES_TIMEOUT_MS = 30_000 + SERVICES * 10;
+/** Each look at the shares reads every node's status and `local` lists: every 500 ms keeps that a small load. */
+const SHARES_POLL_MS = 500;
+/** The client's ARP requests a second with services: a segment with clients, far below what costs a node CPU. */
+const ARP_RATE = 100;
+/** One generator run; each is counted in the phase it started in. */
+const ARP_RUN_S = 5;
 const HOG_CPU = 1;
 const CALM_CPU = 0;
 const STARVED = 'node-c';
@@ -87,6 +120,10 @@ class Tally {
   readonly deaths: string[] = [];
   readonly failovers: string[] = [];
   readonly rejoins: string[] = [];
+  /** slowDecision warnings: the node that logged it and how long its decision held the event loop (ms). */
+  readonly slowDecisions: { node: string; tookMs: number }[] = [];
+  /** The client's ARP runs: latencies in µs (NaN: no answer). */
+  readonly arpLatenciesUs: number[] = [];
   /** "observer>target" -> round trips (ms) of probes answered by the direct ping, before indirect pings went out. */
   readonly rtts = new Map<string, number[]>();
   /** "observer>target" -> probes answered only after indirect pings went out (the direct ping or its ack was late or lost). */
@@ -108,6 +145,8 @@ class Tally {
 
 const tallies: Record<Phase, Tally> = { baseline: new Tally(), soak: new Tally() };
 let phase: Phase | 'setup' = 'setup';
+/** slowDecision warnings before the baseline: the start, while every node binds its share. */
+const setupSlowDecisions: Tally['slowDecisions'] = [];
 
 /** How much of a prober's own story is printed beside a suspicion it started: a probe round and its extension. */
 const STORY_MS = 1_500;
@@ -141,6 +180,10 @@ function story(node: LabNode, suspected: string, lines: Record<string, unknown>[
 }
 
 function observe(node: LabNode, record: Record<string, unknown>): void {
+  if (record.event === 'slowDecision') {
+    const slow = { node: node.name, tookMs: typeof record.tookMs === 'number' ? record.tookMs : NaN };
+    (phase === 'setup' ? setupSlowDecisions : tallies[phase].slowDecisions).push(slow);
+  }
   if (phase === 'setup') return;
   const tally = tallies[phase];
   const msg = typeof record.msg === 'string' ? record.msg : '';
@@ -260,6 +303,16 @@ function setAutogroupNice(pid: number, nice: number): void {
 
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
+/** Sub-millisecond ARP answers, in ms with two decimals. */
+const fmtUs = (us: number) => (Number.isFinite(us) ? `${(us / 1_000).toFixed(2)} ms` : '-');
+
+/** "3 (node-a 1, node-b 0, node-c 2; longest 412 ms)": slowDecision warnings, per node. */
+function describeSlow(slow: Tally['slowDecisions'], names: readonly string[]): string {
+  const longest = Math.max(0, ...slow.map((s) => s.tookMs).filter(Number.isFinite));
+  const perNode = names.map((n) => `${n} ${slow.filter((s) => s.node === n).length}`).join(', ');
+  return `${slow.length} (${perNode}${slow.length > 0 ? `; longest ${fmtMs(longest)}` : ''})`;
+}
+
 // ---- main --------------------------------------------------------------------------------------------------------
 
 function rttRow(label: string, key: string, p: Phase): string[] {
@@ -282,7 +335,14 @@ async function main(): Promise<number> {
   installCleanup(TOOL);
   const lab = newLab();
   const hosts = ['a', 'b', 'c'].map((n) => lab.addHost(n));
+  const client = SERVICES > 0 ? lab.addHost('client') : undefined;
   const cpuOf = (name: string) => (name === STARVED ? HOG_CPU : CALM_CPU);
+  // With services: their file, and every host in their subnet so the daemons answer for them on eth0.
+  const servicesFile = SERVICES > 0 ? join(tempDir('mlb-soak-'), 'mlb.yaml') : undefined;
+  if (servicesFile) {
+    writeFileSync(servicesFile, scaleConfig(SERVICES));
+    hosts.forEach((host, i) => lab.execIn(host, 'ip', ['addr', 'add', vipSubnetAddress(i + 1), 'dev', 'eth0']));
+  }
   const start = (i: number, join: LabNode[]) =>
     startMlb(lab, hosts[i]!, `node-${hosts[i]!.name}`, {
       profile: PROFILE,
@@ -290,16 +350,54 @@ async function main(): Promise<number> {
       join,
       cpu: cpuOf(`node-${hosts[i]!.name}`),
       ownSession: true,
+      ...(servicesFile ? { config: servicesFile, announce: true } : {}),
     });
   const seed = start(0, []);
   await seed.until('ready', () => seed.first('ready') !== undefined, 20_000);
   const nodes = [seed, start(1, [seed]), start(2, [seed])];
   for (const n of nodes) n.onRecord = (r) => observe(n, r);
   await converged(nodes, 20_000);
+  const controlled: ControlledNode[] = nodes.map((n) => ({ name: n.name, socket: n.controlSocket! }));
+  let shares: Shares | undefined;
+  if (SERVICES > 0) {
+    const began = Date.now();
+    shares = await waitForShares(vipsOf(SERVICES), controlled, {
+      timeoutMs: SHARES_TIMEOUT_MS,
+      pollMs: SHARES_POLL_MS,
+      check: () => {
+        const exited = nodes.find((n) => !n.running);
+        if (exited) throw new Error(`${exited.describe()} exited while the nodes took their shares`);
+      },
+    });
+    console.log(
+      `${SERVICES} pinned services, each node binding and announcing its share (${describeShares(
+        shares,
+        nodes.map((n) => n.name),
+      )}) ` +
+        `${((Date.now() - began) / 1000).toFixed(1)} s after the three converged; slowDecision warnings so far: ${describeSlow(
+          setupSlowDecisions,
+          nodes.map((n) => n.name),
+        )}`,
+    );
+  }
   const starved = nodes.find((n) => n.name === STARVED)!;
+  // ARP from the client in runs, each counted in the phase it started in, until arpStop is set.
+  let arpStop = false;
+  const arpLoop = client
+    ? (async () => {
+        const load = await ArpLoad.start(lab, client, undefined);
+        const vips = vipsOf(SERVICES);
+        while (!arpStop) {
+          const startedIn = phase;
+          const run = await load.run(vips, ARP_RATE, ARP_RATE * ARP_RUN_S, { spin: false });
+          if (startedIn !== 'setup') tallies[startedIn].arpLatenciesUs.push(...run.log.latUs);
+        }
+        load.stop();
+      })().catch((error: Error) => console.error(`${TOOL}: the client's ARP load stopped: ${error.message}`))
+    : undefined;
   console.log(`machine: ${cpus().length} CPUs, loadavg ${loadavg()} before the stress (other users' load included)`);
   console.log(
-    `${TOOL}: 3 mlb daemons (profile ${PROFILE}, debug logs) in lab ${lab.id}; node-a, node-b on CPU ${CALM_CPU}, ${STARVED} on CPU ${HOG_CPU}`,
+    `${TOOL}: 3 mlb daemons (profile ${PROFILE}, debug logs${SERVICES > 0 ? `, ${SERVICES} services announced` : ''}) in lab ${lab.id}; node-a, node-b on CPU ${CALM_CPU}, ${STARVED} on CPU ${HOG_CPU}`,
   );
 
   // Baseline: no loss, no hogs.
@@ -339,7 +437,8 @@ async function main(): Promise<number> {
     console.log(
       `  ${((Date.now() - began) / 60_000).toFixed(1)} min: suspicions started ${t.total(t.suspicionsStarted)}, ` +
         `suspect lines ${[...t.suspectLines.values()].reduce((s, m) => s + [...m.values()].reduce((a, b) => a + b, 0), 0)}, ` +
-        `refutes ${t.total(t.refutes)}, false deaths ${t.deaths.length}, loss ${((dropSum / Math.max(1, inSum)) * 100).toFixed(1)}% of ${inSum} packets, loadavg ${loadavg()}`,
+        `refutes ${t.total(t.refutes)}, false deaths ${t.deaths.length}, ` +
+        `${SERVICES > 0 ? `slowDecision ${t.slowDecisions.length}, ` : ''}loss ${((dropSum / Math.max(1, inSum)) * 100).toFixed(1)}% of ${inSum} packets, loadavg ${loadavg()}`,
     );
     if (exited) break;
   }
@@ -347,7 +446,11 @@ async function main(): Promise<number> {
   const soakSched = new Map(nodes.map((n) => [n.name, schedDelta(sched0.get(n.name), schedstat(n.pid), seconds)]));
   const hogSched = hogs.map((h, i) => schedDelta(hogSched0[i], schedstat(h.pid!), seconds));
   phase = 'setup';
+  arpStop = true;
+  await arpLoop;
   const loss = hosts.map((h) => ({ host: h, counters: lossCounters(lab, h) }));
+  // Still every VIP bound and announced by its node, as at the start (no node died, so no share moved for good).
+  const sharesAtEnd = shares && !exited ? await sharesNotHeldBecause(shares, controlled) : undefined;
   destroyLab(lab);
 
   // ---- report ----
@@ -431,6 +534,22 @@ async function main(): Promise<number> {
   console.log(
     `baseline (${BASELINE_S} s, no stress): suspicions started ${tallies.baseline.total(tallies.baseline.suspicionsStarted)}, false deaths ${tallies.baseline.deaths.length}`,
   );
+  if (SERVICES > 0) {
+    console.log(`\nARP from a client for random VIPs (${ARP_RATE}/s; lost: no answer within ${ARP_TIMEOUT_MS} ms):`);
+    printTable(
+      ['phase', 'requests', 'answered', 'lost', 'p50', 'p99'],
+      (['baseline', 'soak'] as const).map((p) => {
+        const a = arpStats(tallies[p].arpLatenciesUs, ARP_TIMEOUT_MS * 1_000);
+        return [p, String(a.requests), String(a.answered), String(a.lost), fmtUs(a.p50Us), fmtUs(a.p99Us)];
+      }),
+    );
+  }
+  if (SERVICES > 0)
+    console.log(
+      `slowDecision warnings (a decision held the event loop past the ${FAST_CONFIG.probeTimeout} ms probe timeout): ` +
+        `soak ${describeSlow(t.slowDecisions, names)}; baseline ${describeSlow(tallies.baseline.slowDecisions, names)}; ` +
+        `start ${describeSlow(setupSlowDecisions, names)}`,
+    );
 
   const starvedSoak = soakSched.get(STARVED);
   const calmSoak = soakSched.get('node-a');
@@ -470,6 +589,16 @@ async function main(): Promise<number> {
         starvedOk ? 'ok' : 'WARNING: not clearly starved',
       ],
       ['daemons alive to the end', exited ? `no: ${exited}` : 'yes', exited ? 'FAILED' : 'ok'],
+      ...(SERVICES > 0
+        ? [
+            ['slowDecision warnings during the soak', String(t.slowDecisions.length), ''],
+            [
+              `every node still binds and announces its share of the ${SERVICES} services`,
+              exited ? '-' : (sharesAtEnd ?? 'yes'),
+              exited || sharesAtEnd ? 'FAILED' : 'ok',
+            ],
+          ]
+        : []),
     ],
   );
   for (const d of [...tallies.baseline.deaths, ...t.deaths]) console.log(`  false death: ${d}`);
@@ -477,7 +606,7 @@ async function main(): Promise<number> {
   for (const r of t.rejoins) console.log(`  rejoin: ${r}`);
   for (const s of stories) console.log(`\n${s}`);
   const falseSuspicions = t.total(t.suspicionsStarted) + tallies.baseline.total(tallies.baseline.suspicionsStarted);
-  return falseSuspicions === 0 && falseDeaths === 0 && falseFailovers === 0 && lossOk && !exited ? 0 : 1;
+  return falseSuspicions === 0 && falseDeaths === 0 && falseFailovers === 0 && lossOk && !exited && !sharesAtEnd ? 0 : 1;
 }
 
 process.exitCode = await main();

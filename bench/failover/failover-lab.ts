@@ -14,6 +14,12 @@
  *   take 3 advert intervals. The next failure waits until the restarted instance has heard the master as a backup
  *   (one advert interval): freshly started, its master-down timer would count from its own start, not from the
  *   master's last advertisement, and the third node could win the race (seen here before that wait existed).
+ *
+ * With `services` > 0 the daemons' file also holds that many pinned services (bench/scale's, from 10.214.16.1 on,
+ * each host given an address in their subnet), which the nodes elect, bind and announce beside the
+ * measured VIP. Steady then also means that every node binds and announces exactly its share of them
+ * (bench/scale/vip-shares.ts): the shares the nodes agreed on at the round's start, to which every restore with
+ * fresh state returns. The daemons' snapshots are read one page at a time (bench/scale/shares-reader.ts).
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,6 +28,9 @@ import { connectControl } from '../../src/cli/control-client';
 import type { ControlSnapshot } from '../../src/daemon/control/control-snapshot';
 import { API_IP, API_SERVICE, API_SERVICE_YAML, DaemonLab, HTTP_PORT, LAB_POOL_YAML } from '../../test/e2e/daemon-lab';
 import { JsonChild } from '../arp/json-child';
+import { scaleConfig, vipsOf, vipSubnetAddress } from '../scale/scale-config';
+import { holdingOf, readOwners, readSnapshotPage } from '../scale/shares-reader';
+import { agreedShares, describeShares, shareMismatch, type Shares } from '../scale/vip-shares';
 import type { SeenEvent } from './client-probe';
 import { KeepalivedNode, type VrrpTiming } from './keepalived';
 
@@ -38,6 +47,24 @@ const STEADY_POLL_MS = 100;
 const STEADY_WINDOW_MS = 300;
 /** A restarted node joins, is elected and sends its gratuitous ARPs within a few seconds; this is slack. */
 const STEADY_TIMEOUT_MS = 30_000;
+/**
+ * Added to STEADY_TIMEOUT_MS per extra service: one idle node binds 10,000 in about 9 s from its start
+ * (docs/scale.md); three daemons on two loaded cores, each restart binding a third and the others releasing it,
+ * take several times that. 10 ms each gives 130 s at 10,000: slack, not a target.
+ */
+const STEADY_MS_PER_SERVICE = 10;
+/**
+ * How often the steady check looks with extra services: each look reads every node's `local` lists (3,000 and
+ * more addresses each at 10,000), which the daemons build while they bind; 100 ms would make the look a load.
+ */
+const SHARES_POLL_MS = 500;
+/** Services per page when the measured one has to be looked for in a daemon's snapshot (its page limit). */
+const SCAN_PAGE = 1_000;
+/**
+ * Log lines kept per daemon once counted: restarts at 10,000 services log one line per announced service, some
+ * 10,000 a trial, which the bench would otherwise keep for the whole run; describeState shows the last few.
+ */
+const KEEP_LINES = 50;
 /** A started keepalived logs its BACKUP state within a second; one whose link returned, at once. */
 const KEEPALIVED_BACKUP_TIMEOUT_MS = 10_000;
 /** After the new MAC first answers, how long the old one may keep answering before it counts as "still answers". */
@@ -64,21 +91,20 @@ export interface Observation {
   readonly oldStillAnswers: boolean;
 }
 
-/** A minimal file: one pinned service, so the bench measures one VIP and nothing else moves. */
-function benchConfig(): string {
-  return `${LAB_POOL_YAML}---
+/**
+ * A minimal file: one pinned service, so the bench measures one VIP and nothing else moves; with `services`, as
+ * many more pinned services in bench/scale's pool beside it.
+ */
+function benchConfig(services: number): string {
+  const measured = `${LAB_POOL_YAML}---
 ${API_SERVICE_YAML}`;
+  return services > 0 ? `${measured}---\n${scaleConfig(services)}` : measured;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function snapshotOf(socket: string): Promise<ControlSnapshot | undefined> {
-  try {
-    return await connectControl(socket).getSnapshot();
-  } catch {
-    return undefined;
-  }
-}
+/** n of a lab host's address 10.213.0.n: its number on the segment. */
+const hostNumber = (ipv4: string) => Number(ipv4.split('.').at(-1));
 
 export class FailoverLab {
   readonly daemons = new DaemonLab(NODES);
@@ -86,12 +112,30 @@ export class FailoverLab {
   readonly keepalived = new Map<string, KeepalivedNode>();
   /** Node names in mlb's hash order for the VIP: [owner, next, last]. */
   ranking: string[] = [];
+  /** slowDecision warnings the daemons logged (the event loop held longer than the probe timeout), since taken. */
+  private slow = { count: 0, longestMs: 0 };
   private probe: JsonChild | undefined;
   private mlbArgs: string[] = [];
   private destroyed = false;
+  /** The extra services' VIPs, and each node's share of them once the nodes agreed (startMlb). */
+  private readonly extraVips: readonly string[];
+  private shares: Shares | undefined;
+  /** Where the measured service sits in the daemons' snapshot pages (looked for when it is not there). */
+  private apiOffset = 0;
+  private readonly linesCounted = new WeakMap<object, number>();
+  private readonly steadyTimeoutMs: number;
+  private readonly pollMs: number;
 
-  constructor() {
-    writeFileSync(this.daemons.configFile, benchConfig());
+  /** `services`: pinned services in the file besides the measured one (0: the measured one alone). */
+  constructor(readonly services = 0) {
+    writeFileSync(this.daemons.configFile, benchConfig(services));
+    this.extraVips = vipsOf(services);
+    this.steadyTimeoutMs = STEADY_TIMEOUT_MS + services * STEADY_MS_PER_SERVICE;
+    this.pollMs = services > 0 ? SHARES_POLL_MS : STEADY_POLL_MS;
+    // Every host in the VIPs' subnet, as bench/scale's node: the daemons answer for them on eth0 by its subnet.
+    if (services > 0)
+      for (const host of this.daemons.lab.hosts)
+        this.daemons.lab.execIn(host, 'ip', ['addr', 'add', vipSubnetAddress(hostNumber(host.ipv4)), 'dev', 'eth0']);
   }
 
   get owner(): string {
@@ -109,9 +153,13 @@ export class FailoverLab {
     this.probe = await JsonChild.start(this.daemons.lab, this.daemons.client, 'client probe', script, { args: [JSON.stringify(options)] });
   }
 
-  /** Starts mlb on every node with fresh state, learns the hash order, and waits until the owner announces. */
+  /**
+   * Starts mlb on every node with fresh state, learns the hash order, and waits until the owner announces; with
+   * extra services, also until every node names the same owner for each of them (their shares).
+   */
   async startMlb(args: string[]): Promise<void> {
     this.mlbArgs = args;
+    this.shares = undefined;
     for (const node of this.daemons.nodes) this.startDaemon(node.name);
     await this.until(
       'every node sees 3 members alive and one owner',
@@ -122,13 +170,48 @@ export class FailoverLab {
         this.ranking = state;
         return undefined;
       },
-      STEADY_TIMEOUT_MS,
+      this.steadyTimeoutMs,
+      this.pollMs,
     );
+    if (this.services === 0) return;
+    await this.until(
+      `every node names the same owner for each of the ${this.services} extra services`,
+      async () => {
+        this.requireDaemonsRunning();
+        const views = await Promise.all(
+          this.daemons.nodes.map((n) => readOwners(n.name, this.daemons.socket(n.name)).catch(() => undefined)),
+        );
+        if (views.some((v) => !v)) return 'a daemon did not answer /v1/status';
+        const shares = agreedShares(
+          this.extraVips,
+          views.map((v) => v!),
+        );
+        if (typeof shares === 'string') return shares;
+        this.shares = shares;
+        return undefined;
+      },
+      this.steadyTimeoutMs,
+      this.pollMs,
+    );
+  }
+
+  /** Each node's share of the extra services: "node-1 340, node-2 331, node-3 329" (empty without them). */
+  describeShares(): string {
+    return this.shares ? describeShares(this.shares, this.ranking) : '';
   }
 
   async stopMlb(): Promise<void> {
     for (const d of this.daemons.daemons.values()) d.child.kill('SIGTERM');
     await Promise.all([...this.daemons.daemons.values()].map((d) => d.exited()));
+    this.forgetLines();
+  }
+
+  /** The slowDecision warnings logged since the last call: how many, and the longest decision (ms). */
+  takeSlowDecisions(): { count: number; longestMs: number } {
+    this.forgetLines();
+    const taken = this.slow;
+    this.slow = { count: 0, longestMs: 0 };
+    return taken;
   }
 
   /** keepalived on every node with this timing, priorities by mlb's order (so its master is mlb's owner). */
@@ -153,7 +236,13 @@ export class FailoverLab {
 
   /** Waits until every running system is steady on the owner, as the nodes and as the client see it. */
   async waitSteady(): Promise<void> {
-    await this.until(`${this.owner} owns the VIPs and alone answers them`, () => this.notSteadyBecause(), STEADY_TIMEOUT_MS);
+    const what = this.shares ? `, and every node holds its share of the ${this.services} extra services,` : '';
+    await this.until(
+      `${this.owner} owns the VIPs${what} and alone answers them`,
+      () => this.notSteadyBecause(),
+      this.steadyTimeoutMs,
+      this.pollMs,
+    );
   }
 
   /** Fails the owner the systems share; returns the instant (epoch ms) taken just before. */
@@ -249,6 +338,7 @@ export class FailoverLab {
     }
     await this.waitSteady();
     for (const outcome of await Promise.all(restarts)) if (outcome instanceof Error) throw outcome;
+    this.forgetLines();
   }
 
   /** For a run that failed: how each daemon ended or what it last logged, and keepalived's last transitions. */
@@ -274,10 +364,17 @@ export class FailoverLab {
     this.daemons.destroy();
   }
 
-  /** Fresh --state-dir every start: no restart history, so no warm-up (the bench measures failover, not damping). */
+  /**
+   * Fresh --state-dir every start: no restart history, so no warm-up (the bench measures failover, not damping).
+   * With extra services each daemon runs in a session of its own (setsid, as under systemd, and as bench/scale
+   * and bench/gossip-soak start it): with kernel.sched_autogroup_enabled, CFS shares CPU between sessions first,
+   * and three daemons deciding over thousands of services inside the bench's one session got a third of one
+   * session's share on a loaded machine (first decisions of 3-4 s at 1,000 services, then members declared dead
+   * over and over). setsid execs in place, so the child's pid stays the daemon's (kill -9 still hits it).
+   */
   private startDaemon(name: string): void {
     rmSync(join(this.daemons.dir, name), { recursive: true, force: true });
-    this.daemons.start(name, this.mlbArgs);
+    this.daemons.start(name, this.mlbArgs, undefined, this.services > 0 ? ['setsid'] : []);
   }
 
   /** Why the lab is not steady on the owner yet; undefined once it is. Throws when a daemon died on its own. */
@@ -301,6 +398,24 @@ export class FailoverLab {
     return undefined;
   }
 
+  /**
+   * Tallies the slowDecision warnings of every daemon started (restarts included) from the lines not counted
+   * yet, then drops all but the last KEEP_LINES of each.
+   */
+  private forgetLines(): void {
+    for (const { daemon } of this.daemons.started) {
+      const lines = daemon.lines;
+      for (let i = this.linesCounted.get(daemon) ?? 0; i < lines.length; i++) {
+        const line = lines[i]!;
+        if (line.event !== 'slowDecision') continue;
+        this.slow.count++;
+        if (typeof line.tookMs === 'number') this.slow.longestMs = Math.max(this.slow.longestMs, line.tookMs);
+      }
+      if (lines.length > KEEP_LINES) lines.splice(0, lines.length - KEEP_LINES);
+      this.linesCounted.set(daemon, lines.length);
+    }
+  }
+
   private requireDaemonsRunning(): void {
     for (const [name, d] of this.daemons.daemons) {
       const end = d.child.exitCode ?? d.child.signalCode;
@@ -310,7 +425,7 @@ export class FailoverLab {
 
   /** The hash order once every node sees all members alive and agrees on one owner that announces; else why not. */
   private async mlbState(): Promise<string[] | string> {
-    const snapshots = await Promise.all(this.daemons.nodes.map((n) => snapshotOf(this.daemons.socket(n.name))));
+    const snapshots = await Promise.all(this.daemons.nodes.map((n) => this.snapshotOf(this.daemons.socket(n.name))));
     const views = snapshots.map(
       (s, i) => `${this.daemons.nodes[i]!.name}: ${s ? s.members.map((m) => `${m.name} ${m.state}`).join(', ') : 'no answer'}`,
     );
@@ -326,7 +441,37 @@ export class FailoverLab {
     if (ranking.length !== NODES || ranking[0] !== owner) return `mlb candidates: ${JSON.stringify(services[0]!.candidates)}`;
     const ownerSnapshot = snapshots[this.daemons.nodes.findIndex((n) => n.name === owner)]!;
     if (!ownerSnapshot.local.announced.some((a) => a.ip === API_IP)) return `mlb: ${owner} does not announce ${API_IP} yet`;
+    if (this.shares) {
+      const mismatch = shareMismatch(
+        this.shares,
+        snapshots.map((s, i) => holdingOf(this.daemons.nodes[i]!.name, s!)),
+      );
+      if (mismatch) return `mlb's extra services: ${mismatch}`;
+    }
     return ranking;
+  }
+
+  /**
+   * The daemon's snapshot; with extra services only the page holding the measured service (members and `local`
+   * come whole with every page), so a look does not make every daemon build and send every service's candidates.
+   */
+  private async snapshotOf(socket: string): Promise<ControlSnapshot | undefined> {
+    try {
+      if (this.services === 0) return await connectControl(socket).getSnapshot();
+      const page = await readSnapshotPage(socket, this.apiOffset, 1);
+      if (page.services[0]?.service === API_SERVICE) return page;
+      // The rows come in the daemon's order: look for the measured one once, and ask for its page from then on.
+      for (let offset = 0; offset < (page.servicesPage?.total ?? 0); offset += SCAN_PAGE) {
+        const scanned = await readSnapshotPage(socket, offset, SCAN_PAGE);
+        const i = scanned.services.findIndex((v) => v.service === API_SERVICE);
+        if (i < 0) continue;
+        this.apiOffset = offset + i;
+        return { ...scanned, services: [scanned.services[i]!] };
+      }
+      return page;
+    } catch {
+      return undefined;
+    }
   }
 
   private async seen(from: number): Promise<SeenEvent[]> {
@@ -334,11 +479,11 @@ export class FailoverLab {
     return reply.seen as SeenEvent[];
   }
 
-  private async until(what: string, notYet: () => Promise<string | undefined>, timeoutMs: number): Promise<void> {
+  private async until(what: string, notYet: () => Promise<string | undefined>, timeoutMs: number, pollMs = STEADY_POLL_MS): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (let why = await notYet(); why !== undefined; why = await notYet()) {
       if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what} (${why})`);
-      await sleep(STEADY_POLL_MS);
+      await sleep(pollMs);
     }
   }
 }

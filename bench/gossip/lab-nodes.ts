@@ -133,6 +133,8 @@ export class LabNode {
     readonly name: string,
     readonly host: LabHost,
     readonly child: ChildProcess,
+    /** mlb only: its control socket (`mlb status --socket`). */
+    readonly controlSocket?: string,
   ) {
     createInterface({ input: child.stdout! }).on('line', (line) => this.line(line));
     child.stderr?.on('data', (chunk: Buffer) => {
@@ -259,17 +261,25 @@ export interface MlbOptions {
    * sessions first: a daemon in its own session is not slowed by whatever else runs in this process's session.
    */
   readonly ownSession?: boolean;
+  /** The configuration file (DAEMON_CONFIG unless given). */
+  readonly config?: string;
+  /**
+   * Announce: bind and answer for the VIPs this node is elected for (the host needs an address in their subnet).
+   * Without it the daemon runs --no-announce: membership and elections only.
+   */
+  readonly announce?: boolean;
 }
 
 /** `node dist/mlb.mjs daemon` in the host's namespace, with its own state dir. */
 export function startMlb(lab: NetnsLab, host: LabHost, name: string, options: MlbOptions): LabNode {
   const stateDir = tempDir('mlb-bench-state-');
-  // Membership only: no announcing (the gossip bench measures failure detection), a control socket of its own.
+  const controlSocket = `${stateDir}/mlb.sock`;
+  // Membership only unless asked: no announcing (the gossip bench measures failure detection), a control socket of its own.
   const args = [
     MLB_CLI,
     'daemon',
     '--config',
-    DAEMON_CONFIG,
+    options.config ?? DAEMON_CONFIG,
     '--node-name',
     name,
     '--gossip-bind',
@@ -277,8 +287,8 @@ export function startMlb(lab: NetnsLab, host: LabHost, name: string, options: Ml
     '--state-dir',
     stateDir,
     '--control-socket',
-    `${stateDir}/mlb.sock`,
-    '--no-announce',
+    controlSocket,
+    ...(options.announce ? [] : ['--no-announce']),
     '--gossip-profile',
     options.profile,
     '--log-level',
@@ -292,7 +302,7 @@ export function startMlb(lab: NetnsLab, host: LabHost, name: string, options: Ml
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: options.ownSession === true,
   });
-  return new LabNode('mlb', name, host, child);
+  return new LabNode('mlb', name, host, child, controlSocket);
 }
 
 /**

@@ -9,9 +9,23 @@
  * segment, so the daemon answers on eth0 by its subnet check and not by its answer-everywhere fallback.
  */
 
-/** The node's second address on eth0: the VIPs' subnet. Only the lab's namespaces ever see it. */
-export const NODE_VIP_SUBNET_ADDRESS = '10.214.0.2/18';
 const VIP_PREFIX = '10.214';
+/** The VIPs' subnet as the hosts' eth0 holds it: 10.214.0.0-10.214.63.255, the VIPs from its .16.0 on. */
+const VIP_SUBNET_BITS = 18;
+
+/**
+ * Host number `n`'s second address on eth0, in the VIPs' subnet (10.214.0.n): one each when several nodes of a lab
+ * hold VIPs (bench/failover, bench/gossip-soak), so no two hosts claim the same address on the segment. Only the
+ * lab's namespaces ever see it.
+ */
+export function vipSubnetAddress(n: number): string {
+  if (!Number.isInteger(n) || n < 1 || n > 254)
+    throw new RangeError(`no host number ${n} in ${VIP_PREFIX}.0.0/${VIP_SUBNET_BITS} (1..254)`);
+  return `${VIP_PREFIX}.0.${n}/${VIP_SUBNET_BITS}`;
+}
+
+/** The node's second address on eth0 in bench/scale (one node: the lab's second host). */
+export const NODE_VIP_SUBNET_ADDRESS = vipSubnetAddress(2);
 /** VIPs start at 10.214.16.1, clear of the node's own .0.2; each /24 gives 254 (no .0, no .255). */
 const FIRST_THIRD_OCTET = 16;
 const LAST_THIRD_OCTET = 63;

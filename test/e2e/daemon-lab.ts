@@ -163,8 +163,11 @@ export class DaemonLab {
     return this.ownConfigs.get(name) ?? this.configFile;
   }
 
-  /** `bundle`: another build of mlb to run there (a previous release, in the rolling-upgrade test). */
-  start(name: string, extra: string[] = [], bundle = MLB_BUNDLE): RunningDaemon {
+  /**
+   * `bundle`: another build of mlb to run there (a previous release, in the rolling-upgrade test); `wrap`: a
+   * command that execs the rest (startDaemon's), e.g. setsid for a session of its own.
+   */
+  start(name: string, extra: string[] = [], bundle = MLB_BUNDLE, wrap: readonly string[] = []): RunningDaemon {
     const host = this.host(name);
     const others = this.nodes.filter((n) => n.name !== name).map((n) => `${n.ipv4}:7946`);
     const daemon = startDaemon(
@@ -187,7 +190,7 @@ export class DaemonLab {
         ...extra,
       ],
       host.netns,
-      [],
+      wrap,
       bundle,
     );
     this.daemons.set(name, daemon);
