@@ -38,7 +38,7 @@ export interface SubsetDocument {
 export const UNSUPPORTED = Symbol('unsupported');
 
 /** A content line: not blank, not only a comment. */
-interface Line {
+export interface Line {
   readonly start: number;
   readonly end: number;
   readonly indent: number;
@@ -186,7 +186,22 @@ class DocumentReader {
   }
 }
 
-function subsetDocument(text: string, lines: readonly Line[], start: number, explicitStart: boolean): SubsetDocument | typeof UNSUPPORTED {
+/**
+ * Where one document lies in the text, before it is read: its content lines, where it starts (its "---" line, else
+ * its first content line) and where the next one may start (`end`: the next "---" line, the line after a "..." that
+ * ends it, or the end of the text). Everything the subset reader makes of it lies within these lines, so a document
+ * whose text from `start` to `end` is unchanged reads the same (block-yaml-subset.ts is the reader's only input).
+ */
+export interface SubsetSpan {
+  readonly lines: readonly Line[];
+  readonly start: number;
+  readonly end: number;
+  readonly explicitStart: boolean;
+}
+
+/** Reads one span into nodes; UNSUPPORTED when it uses anything outside the subset. */
+export function readSubsetSpan(text: string, span: SubsetSpan): SubsetDocument | typeof UNSUPPORTED {
+  const { lines, start, explicitStart } = span;
   let root: YamlNode | undefined;
   try {
     root = lines.length === 0 ? undefined : new DocumentReader(text, lines).read();
@@ -209,6 +224,19 @@ function subsetDocument(text: string, lines: readonly Line[], start: number, exp
  * document outside the subset, or for the whole text when it holds characters only the package handles.
  */
 export function* subsetDocuments(text: string): Generator<SubsetDocument | typeof UNSUPPORTED> {
+  for (const span of subsetSpans(text)) {
+    const document = span === UNSUPPORTED ? UNSUPPORTED : readSubsetSpan(text, span);
+    yield document;
+    if (document === UNSUPPORTED) return;
+  }
+}
+
+/**
+ * The documents of `text` as spans, not yet read (a caller that has read a span's text before need not read it
+ * again); UNSUPPORTED (then nothing more) where the splitting itself needs the package's rules, or for the whole
+ * text when it holds characters only the package handles.
+ */
+export function* subsetSpans(text: string): Generator<SubsetSpan | typeof UNSUPPORTED> {
   if (NEEDS_FULL_PARSER.test(text)) {
     yield UNSUPPORTED;
     return;
@@ -217,6 +245,7 @@ export function* subsetDocuments(text: string): Generator<SubsetDocument | typeo
   let docStart = -1;
   let explicit = false;
   let offset = 0;
+  const span = (end: number): SubsetSpan => ({ lines, start: docStart === -1 ? (lines[0]?.start ?? 0) : docStart, end, explicitStart: explicit });
   while (offset <= text.length) {
     const newline = text.indexOf('\n', offset);
     const end = newline === -1 ? text.length : newline;
@@ -224,11 +253,7 @@ export function* subsetDocuments(text: string): Generator<SubsetDocument | typeo
     while (text[offset + indent] === ' ') indent++;
     const first = text[offset + indent];
     if (indent === 0 && text.startsWith('---', offset) && /^---[ ]*$/.test(text.slice(offset, end))) {
-      if (docStart !== -1 || lines.length > 0) {
-        const document = subsetDocument(text, lines, docStart === -1 ? (lines[0]?.start ?? 0) : docStart, explicit);
-        yield document;
-        if (document === UNSUPPORTED) return;
-      }
+      if (docStart !== -1 || lines.length > 0) yield span(offset);
       lines = [];
       docStart = offset;
       explicit = true;
@@ -236,12 +261,11 @@ export function* subsetDocuments(text: string): Generator<SubsetDocument | typeo
       // A document end marker (YAML 1.2.2 section 9.1.4; a --config directory's files are joined with one): the
       // next document starts at its "---" or, without one, at its first line. One that ends nothing (only
       // comments before it) is a document of its own to the package: left to it.
-      const document =
-        docStart !== -1 || lines.length > 0
-          ? subsetDocument(text, lines, docStart === -1 ? (lines[0]?.start ?? 0) : docStart, explicit)
-          : UNSUPPORTED;
-      yield document;
-      if (document === UNSUPPORTED) return;
+      if (docStart === -1 && lines.length === 0) {
+        yield UNSUPPORTED;
+        return;
+      }
+      yield span(newline === -1 ? text.length : newline + 1);
       lines = [];
       docStart = -1;
       explicit = false;
@@ -254,5 +278,5 @@ export function* subsetDocuments(text: string): Generator<SubsetDocument | typeo
     if (newline === -1) break;
     offset = newline + 1;
   }
-  if (docStart !== -1 || lines.length > 0) yield subsetDocument(text, lines, docStart === -1 ? (lines[0]?.start ?? 0) : docStart, explicit);
+  if (docStart !== -1 || lines.length > 0) yield span(text.length);
 }
