@@ -166,7 +166,8 @@ describe('a parse that reuses the previous readings', () => {
   });
 
   it('keeps the objects of unchanged documents: an append changes nothing else', () => {
-    const service = (n: string): string => `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${n}\nspec:\n  type: LoadBalancer\n  ports: [{ port: 80 }]\n`;
+    const service = (n: string): string =>
+      `apiVersion: v1\nkind: Service\nmetadata:\n  name: ${n}\nspec:\n  type: LoadBalancer\n  ports: [{ port: 80 }]\n`;
     const text = `${service('one')}---\n${service('two')}`;
     const first = parseConfigReusing(text, 'mlb.yaml', {}, undefined);
     const again = parseConfigReusing(`${text}---\n${service('three')}`, 'mlb.yaml', {}, first.documents);

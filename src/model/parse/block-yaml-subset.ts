@@ -245,7 +245,12 @@ export function* subsetSpans(text: string): Generator<SubsetSpan | typeof UNSUPP
   let docStart = -1;
   let explicit = false;
   let offset = 0;
-  const span = (end: number): SubsetSpan => ({ lines, start: docStart === -1 ? (lines[0]?.start ?? 0) : docStart, end, explicitStart: explicit });
+  const span = (end: number): SubsetSpan => ({
+    lines,
+    start: docStart === -1 ? (lines[0]?.start ?? 0) : docStart,
+    end,
+    explicitStart: explicit,
+  });
   while (offset <= text.length) {
     const newline = text.indexOf('\n', offset);
     const end = newline === -1 ? text.length : newline;

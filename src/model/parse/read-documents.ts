@@ -140,7 +140,13 @@ function readEach(
 }
 
 /** What reading one document added since `before`. */
-function readingSince(span: DocumentSpan, shape: DocumentShape, before: Previous, sink: DiagnosticSink, parsed: ParsedObjects): DocumentReading {
+function readingSince(
+  span: DocumentSpan,
+  shape: DocumentShape,
+  before: Previous,
+  sink: DiagnosticSink,
+  parsed: ParsedObjects,
+): DocumentReading {
   const objects: ReadObjects[] = [];
   OBJECT_LISTS.forEach((list, i) => {
     const from = before.lengths[i] ?? 0;
