@@ -38,9 +38,13 @@ const edits: Record<string, string> = {
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 const ms = (value: number): string => `${value.toFixed(1).padStart(7)} ms`;
 
-function timed<T>(run: () => T): [T, number] {
+/** The wall time of `run`, and (cpu) the process's CPU time over it: steadier than wall time on a shared machine. */
+function timed<T>(run: () => T, cpu?: number[]): [T, number] {
   const start = performance.now();
+  const used = process.cpuUsage();
   const value = run();
+  const { user, system } = process.cpuUsage(used);
+  cpu?.push((user + system) / 1000);
   return [value, performance.now() - start];
 }
 
@@ -58,21 +62,28 @@ console.log(`${services} Services, ${(base.length / 1e6).toFixed(1)} MB; median 
 for (const [name, text] of Object.entries(edits)) {
   const fresh: number[] = [];
   const reusing: number[] = [];
+  const freshCpu: number[] = [];
+  const reusingCpu: number[] = [];
   const steps: { read: number; finish: number }[] = [];
   for (let i = 0; i < WARM_UP + runs; i++) {
-    const [expected, freshMs] = timed(() => parseConfig(text, FILE));
-    const [got, reusingMs] = timed(() => parseConfigReusing(text, FILE, {}, before));
+    const warm = i >= WARM_UP;
+    const [expected, freshMs] = timed(() => parseConfig(text, FILE), warm ? freshCpu : undefined);
+    const [got, reusingMs] = timed(() => parseConfigReusing(text, FILE, {}, before), warm ? reusingCpu : undefined);
     if (i === 0 && !isDeepStrictEqual(got.result, expected)) throw new Error(`${name}: the reusing parse differs from the fresh one`);
     const step = reusingInSteps(text, before);
-    if (i < WARM_UP) continue;
+    if (!warm) continue;
     fresh.push(freshMs);
     reusing.push(reusingMs);
     steps.push(step);
   }
   const reused = parseConfigReusing(text, FILE, {}, before).documents.documents;
   console.log(`\n${name}:`);
-  console.log(`  fresh parseConfig      ${ms(median(fresh))}   (min ${ms(Math.min(...fresh))}, max ${ms(Math.max(...fresh))})`);
-  console.log(`  reusing the readings   ${ms(median(reusing))}   (min ${ms(Math.min(...reusing))}, max ${ms(Math.max(...reusing))})`);
+  console.log(
+    `  fresh parseConfig      ${ms(median(fresh))}   (min ${ms(Math.min(...fresh))}, max ${ms(Math.max(...fresh))}; CPU ${ms(median(freshCpu))})`,
+  );
+  console.log(
+    `  reusing the readings   ${ms(median(reusing))}   (min ${ms(Math.min(...reusing))}, max ${ms(Math.max(...reusing))}; CPU ${ms(median(reusingCpu))})`,
+  );
   console.log(`    of which reading     ${ms(median(steps.map((s) => s.read)))}`);
   console.log(`    of which finishParse ${ms(median(steps.map((s) => s.finish)))}`);
   console.log(`  documents kept for the next parse: ${reused.size}`);

@@ -38,7 +38,7 @@ export interface SubsetDocument {
 export const UNSUPPORTED = Symbol('unsupported');
 
 /** A content line: not blank, not only a comment. */
-export interface Line {
+interface Line {
   readonly start: number;
   readonly end: number;
   readonly indent: number;
