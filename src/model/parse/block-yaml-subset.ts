@@ -186,7 +186,42 @@ class DocumentReader {
   }
 }
 
-function subsetDocument(text: string, lines: readonly Line[], start: number, explicitStart: boolean): SubsetDocument | typeof UNSUPPORTED {
+/**
+ * Where one document lies in the text, before it is read: where it starts (its "---" line, else its first content
+ * line) and where the next one may start (`end`: the next "---" line, the line after a "..." that ends it, or the
+ * end of the text). Everything the subset reader makes of it lies within these lines, so a document whose text
+ * from `start` to `end` is unchanged reads the same.
+ */
+export interface SubsetSpan {
+  readonly start: number;
+  readonly end: number;
+  readonly explicitStart: boolean;
+}
+
+/** A "---" or "..." line (a document marker, YAML 1.2.2 section 9.1.3), trailing spaces allowed. */
+const MARKER_LINE = /^(?:---|\.\.\.)[ ]*$/;
+
+/** The content lines of a span (not blank, not only a comment, not its markers): what DocumentReader reads. */
+function contentLines(text: string, span: SubsetSpan): Line[] {
+  const lines: Line[] = [];
+  for (let offset = span.start; offset < span.end;) {
+    const newline = text.indexOf('\n', offset);
+    const end = newline === -1 ? text.length : newline;
+    let indent = 0;
+    while (text[offset + indent] === ' ') indent++;
+    const first = text[offset + indent];
+    const marker = indent === 0 && MARKER_LINE.test(text.slice(offset, end));
+    if (first !== undefined && offset + indent < end && first !== '#' && !marker) lines.push({ start: offset, end, indent });
+    if (newline === -1) break;
+    offset = newline + 1;
+  }
+  return lines;
+}
+
+/** Reads one span into nodes; UNSUPPORTED when it uses anything outside the subset. */
+export function readSubsetSpan(text: string, span: SubsetSpan): SubsetDocument | typeof UNSUPPORTED {
+  const { start, explicitStart } = span;
+  const lines = contentLines(text, span);
   let root: YamlNode | undefined;
   try {
     root = lines.length === 0 ? undefined : new DocumentReader(text, lines).read();
@@ -209,50 +244,66 @@ function subsetDocument(text: string, lines: readonly Line[], start: number, exp
  * document outside the subset, or for the whole text when it holds characters only the package handles.
  */
 export function* subsetDocuments(text: string): Generator<SubsetDocument | typeof UNSUPPORTED> {
+  for (const span of subsetSpans(text)) {
+    const document = span === UNSUPPORTED ? UNSUPPORTED : readSubsetSpan(text, span);
+    yield document;
+    if (document === UNSUPPORTED) return;
+  }
+}
+
+/**
+ * The documents of `text` as spans, not yet read (a caller that has read a span's text before need not read it
+ * again); UNSUPPORTED (then nothing more) where the splitting itself needs the package's rules, or for the whole
+ * text when it holds characters only the package handles. Only lines at column 0 can split documents: the others
+ * are only looked at until a document's first content line is found.
+ */
+export function* subsetSpans(text: string): Generator<SubsetSpan | typeof UNSUPPORTED> {
   if (NEEDS_FULL_PARSER.test(text)) {
     yield UNSUPPORTED;
     return;
   }
-  let lines: Line[] = [];
+  /** Where the document's "---" is (-1: none) and its first content line (-1: none yet). */
   let docStart = -1;
+  let firstContent = -1;
   let explicit = false;
   let offset = 0;
+  const span = (end: number): SubsetSpan => ({ start: docStart === -1 ? firstContent : docStart, end, explicitStart: explicit });
   while (offset <= text.length) {
     const newline = text.indexOf('\n', offset);
     const end = newline === -1 ? text.length : newline;
-    let indent = 0;
-    while (text[offset + indent] === ' ') indent++;
-    const first = text[offset + indent];
-    if (indent === 0 && text.startsWith('---', offset) && /^---[ ]*$/.test(text.slice(offset, end))) {
-      if (docStart !== -1 || lines.length > 0) {
-        const document = subsetDocument(text, lines, docStart === -1 ? (lines[0]?.start ?? 0) : docStart, explicit);
-        yield document;
-        if (document === UNSUPPORTED) return;
-      }
-      lines = [];
+    const atColumn0 = text[offset];
+    if (atColumn0 === '-' && text.startsWith('---', offset) && /^---[ ]*$/.test(text.slice(offset, end))) {
+      if (docStart !== -1 || firstContent !== -1) yield span(offset);
+      firstContent = -1;
       docStart = offset;
       explicit = true;
-    } else if (indent === 0 && /^\.\.\.[ ]*$/.test(text.slice(offset, end))) {
+    } else if (atColumn0 === '.' && /^\.\.\.[ ]*$/.test(text.slice(offset, end))) {
       // A document end marker (YAML 1.2.2 section 9.1.4; a --config directory's files are joined with one): the
       // next document starts at its "---" or, without one, at its first line. One that ends nothing (only
       // comments before it) is a document of its own to the package: left to it.
-      const document =
-        docStart !== -1 || lines.length > 0
-          ? subsetDocument(text, lines, docStart === -1 ? (lines[0]?.start ?? 0) : docStart, explicit)
-          : UNSUPPORTED;
-      yield document;
-      if (document === UNSUPPORTED) return;
-      lines = [];
+      if (docStart === -1 && firstContent === -1) {
+        yield UNSUPPORTED;
+        return;
+      }
+      yield span(newline === -1 ? text.length : newline + 1);
+      firstContent = -1;
       docStart = -1;
       explicit = false;
-    } else if (indent === 0 && (first === '%' || text.startsWith('...', offset) || text.startsWith('---', offset))) {
+    } else if (atColumn0 === '%' || text.startsWith('...', offset) || text.startsWith('---', offset)) {
       yield UNSUPPORTED; // directives, content after "---" or "...": the package's rules
       return;
-    } else if (first !== undefined && offset + indent < end && first !== '#') {
-      lines.push({ start: offset, end, indent });
+    } else if (firstContent === -1 && isContentLine(text, offset, end)) {
+      firstContent = offset;
     }
     if (newline === -1) break;
     offset = newline + 1;
   }
-  if (docStart !== -1 || lines.length > 0) yield subsetDocument(text, lines, docStart === -1 ? (lines[0]?.start ?? 0) : docStart, explicit);
+  if (docStart !== -1 || firstContent !== -1) yield span(text.length);
+}
+
+/** Not blank and not only a comment. */
+function isContentLine(text: string, offset: number, end: number): boolean {
+  let at = offset;
+  while (text[at] === ' ') at++;
+  return at < end && text[at] !== '#';
 }

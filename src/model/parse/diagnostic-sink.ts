@@ -51,6 +51,16 @@ export class DiagnosticSink {
     this.items.length = Math.min(this.items.length, mark);
   }
 
+  /** What arrived after `mark`, in order: a document's own findings, kept to be replayed (document-cache.ts). */
+  since(mark: number): Diagnostic[] {
+    return this.items.slice(mark);
+  }
+
+  /** Adds diagnostics another sink of the same options reported (a document read in an earlier parse). */
+  replay(diagnostics: readonly Diagnostic[]): void {
+    for (const d of diagnostics) this.items.push(d);
+  }
+
   /** Every diagnostic in file order (line, then column); ones without a position come last, in arrival order. */
   sorted(): Diagnostic[] {
     return sortDiagnostics(this.items);

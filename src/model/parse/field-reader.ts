@@ -13,8 +13,6 @@ import { type SourceText, positionOfNode, resolveAlias } from './yaml-documents'
 
 /** Everything the readers of one object share. */
 export class ObjectScope {
-  /** Value positions by field path; "" is the document itself. */
-  readonly positions = new Map<string, SourcePosition>();
   /** "Kind/namespace/name", filled in once metadata is read; attached to every diagnostic. */
   object: string | undefined;
   private readers: MapReader[] = [];
@@ -23,11 +21,24 @@ export class ObjectScope {
 
   constructor(
     readonly source: SourceText,
-    doc: Document.Parsed,
+    doc: Document.Parsed | undefined,
     readonly sink: DiagnosticSink,
     readonly kind: string,
+    /** Value positions by field path; "" is the document itself. Written while the object is read, then only read. */
+    readonly positions = new Map<string, SourcePosition>(),
   ) {
     this.document = doc;
+  }
+
+  /**
+   * This scope, read to the end, reporting into another parse: an object read in an earlier parse and reused
+   * (document-cache.ts), whose checks after reading (cross-checks, warnings) report into the new parse's sink. The
+   * positions are shared: nothing writes them once the object is read.
+   */
+  reportingTo(source: SourceText, sink: DiagnosticSink): ObjectScope {
+    const moved = new ObjectScope(source, undefined, sink, this.kind, this.positions);
+    moved.object = this.object;
+    return moved;
   }
 
   get doc(): Document.Parsed {

@@ -1,5 +1,6 @@
 // src/model/parse: YAML text to a validated Snapshot, with positions. Pure.
-export { parseConfig, type ParseOptions, type ParseResult } from './parse-config';
+export { parseConfig, parseConfigReusing, type ParseOptions, type ParseResult, type ReusableParse } from './parse-config';
+export type { DocumentCache } from './document-cache';
 export type { SourcePart } from './yaml-documents';
 export { DiagnosticCode, type DiagnosticCodeName } from './diagnostic-codes';
 export { parseDuration, type DurationResult } from './duration';

@@ -12,7 +12,8 @@ import { DiagnosticSink } from './diagnostic-sink';
 import { type ParsedObjects, emptyParsedObjects } from './parsed-objects';
 import { type PeerSecrets, resolvePeerSecrets } from './peer-secrets';
 import { collectWarnings } from './warnings';
-import { readDocuments } from './read-documents';
+import type { DocumentCache } from './document-cache';
+import { readDocuments, readDocumentsReusing } from './read-documents';
 import { type SourcePart, sourceText } from './yaml-documents';
 
 export interface ParseOptions {
@@ -46,6 +47,24 @@ export function parseConfig(text: string, file: string, options: ParseOptions = 
   const parsed = emptyParsedObjects();
   readDocuments(text, source, sink, parsed);
   return finishParse(parsed, sink, options);
+}
+
+/** A parse that kept what it read of each document, for the next parse of the same file (document-cache.ts). */
+export interface ReusableParse {
+  readonly result: ParseResult;
+  readonly documents: DocumentCache;
+}
+
+/**
+ * parseConfig for a file parsed again (a daemon's reload): the documents `previous` holds unchanged, at the same
+ * start, are not read again. The result is exactly parseConfig's; `documents` is what to pass the next time.
+ */
+export function parseConfigReusing(text: string, file: string, options: ParseOptions, previous: DocumentCache | undefined): ReusableParse {
+  const sink = new DiagnosticSink();
+  const source = sourceText(file, options.parts);
+  const parsed = emptyParsedObjects();
+  const documents = readDocumentsReusing(text, source, sink, parsed, previous);
+  return { result: finishParse(parsed, sink, options), documents };
 }
 
 /**

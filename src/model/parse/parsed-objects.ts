@@ -42,6 +42,20 @@ export interface ParsedObjects {
   readonly broken: BrokenDocument[];
 }
 
+/** The lists of ParsedObjects that hold objects, one per kind. */
+export const OBJECT_LISTS = [
+  'pools',
+  'l2Advertisements',
+  'bgpAdvertisements',
+  'bgpPeers',
+  'bfdProfiles',
+  'communities',
+  'services',
+  'nodes',
+] as const satisfies readonly (keyof ParsedObjects)[];
+
+export type ObjectList = (typeof OBJECT_LISTS)[number];
+
 export interface BrokenDocument {
   readonly kind?: string;
   readonly name?: string;

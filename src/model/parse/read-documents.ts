@@ -5,39 +5,19 @@
  * field"), and every reference to the object reports it missing. Instead, the "---" is named once, and both
  * halves are set aside. Documents with errors are remembered with their kind and name (parsed.broken), so the
  * warnings after reading do not report an object missing whose own document already has an error.
+ *
+ * A reload may reuse what the previous parse read of each unchanged document (readDocumentsReusing,
+ * document-cache.ts): its reading is replayed where it would have been read, so the check above sees the same
+ * documents in the same order and undoes a replayed reading as it undoes a fresh one.
  */
-import { type Node as YamlNode, isMap, isScalar, isSeq } from 'yaml';
-import type { SourcePosition } from '../types';
+import type { AnyObject, SourcePosition } from '../types';
+import { type DocumentCache, type DocumentReading, type ReadObjects, cachedReading, documentKey, rebound } from './document-cache';
 import { DiagnosticCode } from './diagnostic-codes';
+import { type DocumentShape, shapeOf } from './document-shape';
 import type { DiagnosticSink } from './diagnostic-sink';
 import { readDocument } from './objects';
-import type { BrokenDocument, ParsedObjects } from './parsed-objects';
-import { type SourceText, type YamlDocument, positionOfNode, yamlDocuments } from './yaml-documents';
-
-/** The top level of a document, as far as it can be seen without reading it. */
-interface DocumentShape {
-  /** Top-level keys of a mapping; undefined for a list, a scalar or an empty document. */
-  readonly keys: readonly string[] | undefined;
-  readonly list: boolean;
-  readonly kind?: string;
-  readonly name?: string;
-  readonly position: SourcePosition | undefined;
-}
-
-function scalarString(node: unknown): string | undefined {
-  return isScalar(node) && typeof node.value === 'string' ? node.value : undefined;
-}
-
-function shapeOf(source: SourceText, document: YamlDocument): DocumentShape {
-  const root = document.root as YamlNode | undefined;
-  const position = root === undefined ? undefined : positionOfNode(source, root);
-  if (!isMap(root)) return { keys: undefined, list: isSeq(root), position };
-  const keys = root.items.map((item) => (isScalar(item.key) ? String(item.key.value) : ''));
-  const metadata = root.get('metadata', true);
-  const kind = scalarString(root.get('kind', true));
-  const name = isMap(metadata) ? scalarString(metadata.get('name', true)) : undefined;
-  return { keys, list: false, position, ...(kind !== undefined && { kind }), ...(name !== undefined && { name }) };
-}
+import { type BrokenDocument, OBJECT_LISTS, type Parsed, type ParsedObjects } from './parsed-objects';
+import { type DocumentSpan, type KnownDocument, type SourceText, type YamlDocument, yamlDocuments } from './yaml-documents';
 
 /** Where the reading of the previous document began, to undo it when it turns out to be half an object. */
 interface Previous {
@@ -48,12 +28,10 @@ interface Previous {
   readonly brokenLength: number;
 }
 
-const LISTS = ['pools', 'l2Advertisements', 'bgpAdvertisements', 'bgpPeers', 'bfdProfiles', 'communities', 'services', 'nodes'] as const;
-
-const lengthsOf = (parsed: ParsedObjects): number[] => LISTS.map((list) => parsed[list].length);
+const lengthsOf = (parsed: ParsedObjects): number[] => OBJECT_LISTS.map((list) => parsed[list].length);
 
 function truncateTo(parsed: ParsedObjects, lengths: readonly number[]): void {
-  LISTS.forEach((list, i) => {
+  OBJECT_LISTS.forEach((list, i) => {
     parsed[list].length = lengths[i] ?? parsed[list].length;
   });
 }
@@ -62,7 +40,11 @@ function truncateTo(parsed: ParsedObjects, lengths: readonly number[]): void {
  * The second half of a cut object: after a "---", a bare list, or a mapping without apiVersion or kind whose keys
  * the mapping before it does not have (a new object that merely forgot its kind repeats metadata and spec).
  */
-function isSecondHalf(previous: Previous | undefined, document: YamlDocument, shape: DocumentShape): previous is Previous {
+function isSecondHalf(
+  previous: Previous | undefined,
+  document: { readonly syntaxError: boolean; readonly explicitStart: boolean },
+  shape: DocumentShape,
+): previous is Previous {
   if (previous === undefined || previous.syntaxError || document.syntaxError || !document.explicitStart) return false;
   const before = previous.shape.keys;
   if (before === undefined || before.length === 0) return false;
@@ -72,7 +54,7 @@ function isSecondHalf(previous: Previous | undefined, document: YamlDocument, sh
   return headless && shape.keys.every((key) => !before.includes(key));
 }
 
-function splitMessage(document: YamlDocument, before: DocumentShape, after: DocumentShape): string {
+function splitMessage(document: { readonly start: SourcePosition }, before: DocumentShape, after: DocumentShape): string {
   const object = before.kind !== undefined ? `${before.kind}${before.name === undefined ? '' : ` "${before.name}"`}` : 'the document';
   const from = before.position === undefined ? '' : ` (from line ${before.position.line})`;
   const rest = after.list
@@ -85,30 +67,98 @@ function splitMessage(document: YamlDocument, before: DocumentShape, after: Docu
 }
 
 export function readDocuments(text: string, source: SourceText, sink: DiagnosticSink, parsed: ParsedObjects): void {
+  readEach(yamlDocuments(text, source, sink), source, sink, parsed, undefined);
+}
+
+/**
+ * readDocuments, reusing what `previous` (the cache an earlier parse of the same file returned) read of every
+ * document that is unchanged and starts on the same line: its objects and diagnostics are replayed in order
+ * instead of being read again (document-cache.ts). Returns this parse's cache, to pass to the next one.
+ */
+export function readDocumentsReusing(
+  text: string,
+  source: SourceText,
+  sink: DiagnosticSink,
+  parsed: ParsedObjects,
+  previous: DocumentCache | undefined,
+): DocumentCache {
+  const kept = new Map<string, DocumentReading>();
+  const documents = yamlDocuments(text, source, sink, (span) => cachedReading(previous, source, span));
+  readEach(documents, source, sink, parsed, (span, reading) => {
+    const key = documentKey(span);
+    if (key !== undefined) kept.set(key, reading);
+  });
+  return { file: source.file, documents: kept };
+}
+
+type Keep = (span: DocumentSpan, reading: DocumentReading) => void;
+
+function readEach(
+  documents: Iterable<YamlDocument | KnownDocument<DocumentReading>>,
+  source: SourceText,
+  sink: DiagnosticSink,
+  parsed: ParsedObjects,
+  keep: Keep | undefined,
+): void {
+  /** A document read before: its reading, reporting into this parse, kept for the next one. */
+  const reuse = (document: KnownDocument<DocumentReading>): DocumentReading => {
+    const reading = rebound(document.known, source, sink);
+    keep?.(document.span, reading);
+    return reading;
+  };
   let previous: Previous | undefined;
-  for (const document of yamlDocuments(text, source, sink)) {
-    const shape = shapeOf(source, document);
-    if (isSecondHalf(previous, document, shape)) {
+  for (const document of documents) {
+    const shape = 'known' in document ? document.known.shape : shapeOf(source, document);
+    const syntaxError = 'known' in document ? false : document.syntaxError;
+    if (isSecondHalf(previous, { syntaxError, explicitStart: document.explicitStart }, shape)) {
       sink.dropSince(previous.sinkMark);
       truncateTo(parsed, previous.lengths);
       parsed.broken.length = previous.brokenLength;
       parsed.broken.push(brokenEntry(previous.shape));
       sink.error(DiagnosticCode.splitDocument, splitMessage(document, previous.shape, shape), document.start);
+      // Not read now, but its reading stays known: the next edit may join it to an object again.
+      if ('known' in document) reuse(document);
       previous = undefined;
       continue;
     }
     const current: Previous = {
       shape,
-      syntaxError: document.syntaxError,
+      syntaxError,
       sinkMark: sink.count,
       lengths: lengthsOf(parsed),
       brokenLength: parsed.broken.length,
     };
-    // A document with a syntax error has had its error; its half-parsed content is not read.
-    if (!document.syntaxError) readDocument(source, document, sink, parsed);
-    if (document.syntaxError || sink.errorSince(current.sinkMark)) parsed.broken.push(brokenEntry(shape));
+    if ('known' in document) replay(reuse(document), sink, parsed);
+    else {
+      // A document with a syntax error has had its error; its half-parsed content is not read.
+      if (!document.syntaxError) readDocument(source, document, sink, parsed);
+      if (keep !== undefined && document.span !== undefined) keep(document.span, readingSince(document.span, shape, current, sink, parsed));
+    }
+    if (syntaxError || sink.errorSince(current.sinkMark)) parsed.broken.push(brokenEntry(shape));
     previous = current;
   }
+}
+
+/** What reading one document added since `before`. */
+function readingSince(
+  span: DocumentSpan,
+  shape: DocumentShape,
+  before: Previous,
+  sink: DiagnosticSink,
+  parsed: ParsedObjects,
+): DocumentReading {
+  const objects: ReadObjects[] = [];
+  OBJECT_LISTS.forEach((list, i) => {
+    const from = before.lengths[i] ?? 0;
+    const entries: readonly Parsed<AnyObject>[] = parsed[list];
+    if (entries.length > from) objects.push({ list, entries: entries.slice(from) });
+  });
+  return { text: span.text, shape, diagnostics: sink.since(before.sinkMark), objects };
+}
+
+function replay(reading: DocumentReading, sink: DiagnosticSink, parsed: ParsedObjects): void {
+  sink.replay(reading.diagnostics);
+  for (const { list, entries } of reading.objects) (parsed[list] as Parsed<AnyObject>[]).push(...entries);
 }
 
 function brokenEntry(shape: DocumentShape): BrokenDocument {

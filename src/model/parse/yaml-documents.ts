@@ -11,7 +11,7 @@ import type { SourcePosition } from '../types';
 import { DiagnosticCode } from './diagnostic-codes';
 import type { DiagnosticSink } from './diagnostic-sink';
 import { separateJsonObjects } from './json-stream';
-import { UNSUPPORTED, subsetDocuments } from './block-yaml-subset';
+import { UNSUPPORTED, readSubsetSpan, subsetSpans } from './block-yaml-subset';
 
 /** Where a text came from, so node offsets can be turned into positions. */
 export interface SourceText {
@@ -42,6 +42,29 @@ export interface YamlDocument {
   /** Where the document starts: its "---" line when it has one. */
   readonly start: SourcePosition;
   /** Whether it starts with "---" (every document after the first does). */
+  readonly explicitStart: boolean;
+  /** Its text, when read by the subset reader and the caller recognises documents (see `yamlDocuments`). */
+  readonly span?: DocumentSpan;
+}
+
+/**
+ * A document's text and where it lies, for a caller that keeps what it read of each document (document-cache.ts):
+ * the subset reader's reading of a document depends on nothing else (block-yaml-subset.ts), and its positions on
+ * nothing but the line it starts on.
+ */
+export interface DocumentSpan {
+  /** From its start (its "---" line, else its first content line) to where the next document may start. */
+  readonly text: string;
+  readonly start: SourcePosition;
+  /** Where its last character is: in another file than `start` when it runs across a --config directory's files. */
+  readonly end: SourcePosition;
+}
+
+/** A document the caller has read before (its `known` answered for the span): not read into nodes again. */
+export interface KnownDocument<T> {
+  readonly known: T;
+  readonly span: DocumentSpan;
+  readonly start: SourcePosition;
   readonly explicitStart: boolean;
 }
 
@@ -116,20 +139,53 @@ export function sourceText(file: string, parts: readonly SourcePart[] = []): Sou
  * The documents of `text`, read lazily in file order: by the subset reader while the text stays within what
  * configuration files use (block-yaml-subset.ts: ten times faster), else by the `yaml` package from the first
  * document the subset reader does not read. Either way each is read into an object and dropped before the next.
+ *
+ * `known`: a caller that keeps what it read of documents before is asked about each document the subset reader
+ * would read (DocumentSpan); one it answers for is yielded as a KnownDocument, without reading it into nodes. The
+ * package's documents are always read (what the package makes of a document may depend on the ones before it).
  */
-export function* yamlDocuments(given: string, source: SourceText, sink: DiagnosticSink): Generator<YamlDocument> {
+export function yamlDocuments(given: string, source: SourceText, sink: DiagnosticSink): Generator<YamlDocument>;
+export function yamlDocuments<T>(
+  given: string,
+  source: SourceText,
+  sink: DiagnosticSink,
+  known: (span: DocumentSpan) => T | undefined,
+): Generator<YamlDocument | KnownDocument<T>>;
+export function* yamlDocuments<T>(
+  given: string,
+  source: SourceText,
+  sink: DiagnosticSink,
+  known?: (span: DocumentSpan) => T | undefined,
+): Generator<YamlDocument | KnownDocument<T>> {
   // Several `kubectl get -o json` outputs in one text become one document each (json-stream.ts).
   const text = separateJsonObjects(given);
   // Every line is known before the first document, so positions can be given whichever reader reads it.
   countLines(source.lines, text);
   let read = 0;
-  for (const subset of subsetDocuments(text)) {
+  for (const subset of subsetSpans(text)) {
     if (subset === UNSUPPORTED) {
       yield* composedDocuments(text, source, sink, read);
       return;
     }
+    const start = positionAt(source, subset.start);
+    const documentSpan: DocumentSpan | undefined = known && {
+      text: text.slice(subset.start, subset.end),
+      start,
+      end: positionAt(source, Math.max(subset.start, subset.end - 1)),
+    };
+    const hit = documentSpan && known?.(documentSpan);
+    if (documentSpan !== undefined && hit !== undefined) {
+      read++;
+      yield { known: hit, span: documentSpan, start, explicitStart: subset.explicitStart };
+      continue;
+    }
+    const document = readSubsetSpan(text, subset);
+    if (document === UNSUPPORTED) {
+      yield* composedDocuments(text, source, sink, read);
+      return;
+    }
     read++;
-    yield { ...subset, syntaxError: false, start: positionAt(source, subset.start) };
+    yield { ...document, syntaxError: false, start, ...(documentSpan && { span: documentSpan }) };
   }
 }
 

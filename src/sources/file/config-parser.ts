@@ -6,7 +6,7 @@
 import { CodedError } from '../../errors/coded-error';
 import type { ParseOptions } from '../../model';
 import type { ConfigPart } from './config-directory';
-import { type ParsedConfigFile, parseConfigBytes } from './parse-config-bytes';
+import { type ParsedConfigFile, type ReadingsToReuse, parseConfigBytes } from './parse-config-bytes';
 
 export interface ParseRequest {
   /** The file's content as read. A worker parser takes it over: the caller must not use it afterwards. */
@@ -16,6 +16,12 @@ export interface ParseRequest {
   readonly options: ParseOptions;
   /** The files `bytes` was joined from, when --config is a directory (config-directory.ts). */
   readonly parts?: readonly ConfigPart[];
+  /**
+   * Set by a source that parses the same file again and again (FileSource): what its last parse read of each
+   * document. The in-process parser reads only the documents that changed and answers with its own readings
+   * (ParsedConfigFile.documents); a worker does not take them (they live on this thread) and reads everything.
+   */
+  readonly reuse?: ReadingsToReuse;
 }
 
 /** Resolves with the judgement of the bytes; rejects with a ConfigParseError when the parse could not finish. */
@@ -34,4 +40,5 @@ export type ConfigParseErrorCode =
 export class ConfigParseError extends CodedError<ConfigParseErrorCode> {}
 
 /** Parses on the calling thread: synchronous work behind a promise (tests, `mlb validate`, `mlb explain`). */
-export const parseInProcess: ConfigParser = async ({ bytes, file, options, parts }) => parseConfigBytes(bytes, file, options, parts);
+export const parseInProcess: ConfigParser = async ({ bytes, file, options, parts, reuse }) =>
+  parseConfigBytes(bytes, file, options, parts, reuse);

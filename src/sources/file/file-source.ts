@@ -20,7 +20,7 @@
  */
 import { type FSWatcher, watch } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { DiagnosticCode, type ParseOptions, errorsFirst } from '../../model';
+import { DiagnosticCode, type DocumentCache, type ParseOptions, errorsFirst } from '../../model';
 import { REAL_RUNTIME, type Clock, type Scheduler, type Timer } from '../../runtime';
 import { type ConfigListener, ConfigLoadError, type ConfigSource, type ConfigState } from '../config-source';
 import { DEFAULT_MAX_CONFIG_BYTES } from './config-file-checks';
@@ -85,6 +85,12 @@ export class FileSource implements ConfigSource {
   private debounce: Timer | undefined;
   /** sha256 of the content last parsed: a rewrite with the same content announces nothing. */
   private lastDigest: string | undefined;
+  /**
+   * What the last in-process parse read of each document: a reload reads again only the documents that changed
+   * (model/parse/document-cache.ts). One parse's worth, replaced by each parse (dropped by a worker's, which keeps
+   * none), so it does not grow across reloads.
+   */
+  private documents: DocumentCache | undefined;
   private lastIdentity: string | undefined;
   /** --config named a directory: its *.yaml and *.yml files are the configuration (config-directory.ts). */
   private directory = false;
@@ -242,12 +248,14 @@ export class FileSource implements ConfigSource {
     }
     let parsed: ParseOutcome;
     try {
-      parsed = await parseConfigFileBytes(read.bytes, this.displayPath, parse, this.options, this.parsing.signal, read.parts);
+      const reuse = { documents: this.documents };
+      parsed = await parseConfigFileBytes(read.bytes, this.displayPath, parse, this.options, this.parsing.signal, read.parts, reuse);
     } catch (error) {
       if (this.stopped) return; // the parse was cancelled by stop()
       throw error;
     }
     if (this.stopped) return;
+    this.documents = parsed.documents;
     // Touched or rewritten unchanged: nothing new to run. (A parse that could not finish has no digest, so the
     // same content is tried again on the next notice.)
     if (parsed.digest !== undefined && parsed.digest === this.lastDigest) return;

@@ -1,8 +1,8 @@
 /** Reads a configuration file once and validates it (adapter: the only fs access on the model's side). */
-import { DiagnosticCode, type ParseOptions, type ParseResult } from '../../model';
+import { DiagnosticCode, type DocumentCache, type ParseOptions, type ParseResult } from '../../model';
 import { DEFAULT_MAX_CONFIG_BYTES } from './config-file-checks';
 import { type ConfigParser, ConfigParseError, parseInProcess } from './config-parser';
-import type { ParsedConfigFile } from './parse-config-bytes';
+import type { ParsedConfigFile, ReadingsToReuse } from './parse-config-bytes';
 import type { ConfigPart } from './config-directory';
 import { readConfigSource } from './read-config-source';
 
@@ -13,12 +13,16 @@ export interface LoadConfigOptions extends ParseOptions {
   readonly parse?: ConfigParser;
 }
 
-/** A parsed file, or why the parser could not finish (digest undefined: nothing is known about the content). */
-export type ParseOutcome = { readonly result: ParseResult; readonly digest: string | undefined };
+/**
+ * A parsed file, or why the parser could not finish (digest undefined: nothing is known about the content);
+ * `documents`: what the parse read, when it was asked to keep it (`reuse`) and could.
+ */
+export type ParseOutcome = { readonly result: ParseResult; readonly digest: string | undefined; readonly documents?: DocumentCache };
 
 /**
  * Runs `parse` over bytes read from `file`. A parse that could not finish (worker out of memory, timed out) becomes
- * an error diagnostic like any other; an abort rejects, for the caller who asked for it.
+ * an error diagnostic like any other; an abort rejects, for the caller who asked for it. `reuse`: the caller parses
+ * this file again and again (ParseRequest.reuse).
  */
 export async function parseConfigFileBytes(
   bytes: Uint8Array,
@@ -27,12 +31,13 @@ export async function parseConfigFileBytes(
   options: ParseOptions,
   signal?: AbortSignal,
   parts?: readonly ConfigPart[],
+  reuse?: ReadingsToReuse,
 ): Promise<ParseOutcome> {
   // Only what the parser needs: options may carry functions (a FileSource's clock), which cannot go to a worker.
   const parseOptions: ParseOptions = options.knownSubnets ? { knownSubnets: options.knownSubnets } : {};
   let parsed: ParsedConfigFile;
   try {
-    parsed = await parse({ bytes, file, options: parseOptions, ...(parts ? { parts } : {}) }, signal);
+    parsed = await parse({ bytes, file, options: parseOptions, ...(parts ? { parts } : {}), ...(reuse ? { reuse } : {}) }, signal);
   } catch (error) {
     if (!(error instanceof ConfigParseError) || error.code === 'parseAborted') throw error;
     return {

@@ -83,7 +83,9 @@ export function workerParser(options: WorkerParserOptions = {}): ConfigParser {
         reject(new ConfigParseError('parseAborted', 'the parse was cancelled'));
         return;
       }
-      const input: WorkerInput = { role: WORKER_ROLE, request };
+      // The readings a source keeps to reuse live on this thread: the worker reads everything (and keeps nothing).
+      const { reuse: _onThisThread, ...transferable } = request;
+      const input: WorkerInput = { role: WORKER_ROLE, request: transferable };
       const worker = new Worker(entry.script, {
         eval: entry.eval,
         workerData: input,

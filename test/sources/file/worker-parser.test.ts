@@ -53,6 +53,25 @@ describe('workerParser', () => {
     expect(Object.isFrozen(pool.meta)).toBe(true);
   });
 
+  it('reloads on the worker after an in-process first load: the readings kept on this thread stay here', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mlb-worker-reload-'));
+    const file = join(dir, 'mlb.yaml');
+    writeFileSync(file, TUTORIAL_L2);
+    const daemonSource = new FileSource(file, { firstParse: parseInProcess, parse: bundleParser(), settleMs: 0, useFsWatch: false });
+    try {
+      await daemonSource.start();
+      writeFileSync(file, FULL);
+      const state = await daemonSource.reload();
+      expect(state.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      const expected = (await parseInProcess({ bytes: bytes(FULL), file, options: {} })).result;
+      expect(expected.ok && state.snapshot).toEqual(expected.ok && expected.snapshot);
+      expect(state.snapshot?.bgpPeers.length).toBeGreaterThan(0);
+    } finally {
+      daemonSource.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('judges the bytes on the worker: invalid, cut off and empty files come back with their diagnostics', async () => {
     const parse = bundleParser();
     const codes = async (text: string) =>
