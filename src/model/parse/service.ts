@@ -36,6 +36,12 @@ const DEFAULT_FAMILY_POLICY: IPFamilyPolicy = 'SingleStack';
 const FAMILIES: readonly IPFamilyName[] = ['IPv4', 'IPv6'];
 const PORT_MIN = 1;
 const PORT_MAX = 65535;
+/** Fields of a port Kubernetes has and mlb does not read. */
+export const IGNORED_PORT_FIELDS: readonly string[] = ['targetPort', 'nodePort', 'appProtocol'];
+/** Fields of a status.loadBalancer.ingress entry mlb does not read (a hostname entry carries no IP). */
+export const IGNORED_INGRESS_FIELDS: readonly string[] = ['hostname', 'ipMode', 'ports'];
+/** Service status fields mlb does not read. */
+export const IGNORED_STATUS_FIELDS: readonly string[] = ['conditions'];
 
 /** The fields whose positions a Service keeps (Service.fieldPositions): those that decide its address. */
 const SERVICE_POSITION_FIELDS: readonly string[] = [
@@ -50,8 +56,12 @@ const SERVICE_POSITION_FIELDS: readonly string[] = [
   'spec.ipFamilyPolicy',
 ];
 
-/** Service spec fields Kubernetes has and mlb does not read; accepted so cluster YAML can be pasted. */
-const IGNORED_SPEC_FIELDS = [
+/**
+ * Service spec fields Kubernetes has and mlb does not read; accepted so cluster YAML can be pasted. The
+ * speaker's informer leaves them out of what it keeps (sources/k8s/kept-fields.ts), as it does the port and
+ * ingress fields below.
+ */
+export const IGNORED_SPEC_FIELDS: readonly string[] = [
   'clusterIP',
   'clusterIPs',
   'sessionAffinity',
@@ -162,7 +172,7 @@ function readPorts(spec: MapReader, type: string): ServicePort[] {
     const name = r.string('name');
     const protocol = readEnum(r, 'protocol', PROTOCOLS) ?? DEFAULT_PROTOCOL;
     const port = r.integer('port', { required: true });
-    r.ignore('targetPort', 'nodePort', 'appProtocol');
+    r.ignore(...IGNORED_PORT_FIELDS);
     if (port !== undefined && (port < PORT_MIN || port > PORT_MAX)) {
       r.error(DiagnosticCode.outOfRange, `invalid port ${port}: must be between ${PORT_MIN} and ${PORT_MAX}`, 'port');
       continue;
@@ -215,12 +225,12 @@ function completeDualStack(families: readonly IPFamilyName[], policy: IPFamilyPo
 function readIngress(top: MapReader): IP[] {
   const status = top.map('status');
   const loadBalancer = status?.map('loadBalancer');
-  status?.ignore('conditions');
+  status?.ignore(...IGNORED_STATUS_FIELDS);
   const ips: IP[] = [];
   for (const item of loadBalancer?.mapList('ingress') ?? []) {
     const r = item.value;
     const text = r.string('ip');
-    r.ignore('hostname', 'ipMode', 'ports');
+    r.ignore(...IGNORED_INGRESS_FIELDS);
     if (text === undefined) continue;
     const ip = parseIP(text);
     if (ip) ips.push(ip);
