@@ -7,7 +7,7 @@
 // that talk to a cluster load.
 import { build } from 'esbuild';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   asciiStringWidth,
@@ -149,6 +149,19 @@ await build({
   banner: { js: tuiRequireBanner },
   plugins: [inkWithoutDevMode],
 });
+/**
+ * V8 keeps a script's source in memory for as long as the script lives, one byte per character while every
+ * character fits in Latin-1 and two bytes per character as soon as one does not. esbuild escapes such characters in
+ * strings and identifiers but leaves comments as they are, and a few comments of the Kubernetes client's
+ * dependencies have curly quotes and dashes: its 5 MB file then cost 10 MB in every process that talks to a cluster.
+ * Written as escapes (any left are in comments, where the text is not read), each file stays one byte per character.
+ */
+for (const file of readdirSync('dist').filter((f) => f.endsWith('.mjs'))) {
+  const path = join('dist', file);
+  const text = readFileSync(path, 'utf8');
+  const latin1 = text.replace(/[^\u0000-\u00ff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (latin1 !== text) writeFileSync(path, latin1);
+}
 // The native addons (src/native: AF_PACKET sockets, and the UDP socket that reports TTLs for BFD) go beside the
 // bundle, where the loaders look first. Without them (no g++ at install) the bundle still runs; only what needs
 // them fails, saying why.

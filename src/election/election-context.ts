@@ -80,17 +80,17 @@ export class ElectionContext {
       anyEndpoint: hasAnyServingEndpoint(input.endpoints),
       localPolicy: input.service.externalTrafficPolicy === 'Local',
     };
-    if (!pool) return [{ ...base, protocol: 'layer2', staticCodes: undefined, bgpAds: [] }];
+    if (!pool) return [unitOf(base, 'layer2', undefined, [])];
     const units: ElectionUnit[] = [];
     const poolL2 = this.config.l2Advertisements.filter((ad) => advertisementCoversPool(ad, pool));
     const poolBGP = this.config.bgpAdvertisements.filter((ad) => advertisementCoversPool(ad, pool));
     if (poolL2.length > 0 || poolBGP.length === 0) {
       const ads = l2AdsForService(poolL2, pool, input.service);
-      units.push({ ...base, protocol: 'layer2', staticCodes: this.l2Codes(ads), bgpAds: [] });
+      units.push(unitOf(base, 'layer2', this.l2Codes(ads), []));
     }
     if (poolBGP.length > 0) {
       const ads = bgpAdsForService(poolBGP, pool, input.service);
-      units.push({ ...base, protocol: 'bgp', staticCodes: this.bgpCodes(pool, poolBGP, ads), bgpAds: ads });
+      units.push(unitOf(base, 'bgp', this.bgpCodes(pool, poolBGP, ads), ads));
     }
     return units;
   }
@@ -148,6 +148,33 @@ export class ElectionContext {
     const node = this.nodes[id] as Node;
     return unit.bgpAds.filter((ad) => advertisementSelectsNode(ad, node));
   }
+}
+
+type UnitBase = Omit<ElectionUnit, 'protocol' | 'staticCodes' | 'bgpAds'>;
+
+/**
+ * A unit written out field by field: `{ ...base, protocol }` would give each of 10,000 units a V8 hidden class of
+ * its own (a spread followed by more fields does, in Node 20).
+ */
+function unitOf(
+  base: UnitBase,
+  protocol: ElectionProtocol,
+  staticCodes: Uint8Array | undefined,
+  bgpAds: readonly BGPAdvertisement[],
+): ElectionUnit {
+  return {
+    service: base.service,
+    ips: base.ips,
+    ipTexts: base.ipTexts,
+    hashText: base.hashText,
+    pool: base.pool,
+    endpoints: base.endpoints,
+    anyEndpoint: base.anyEndpoint,
+    localPolicy: base.localPolicy,
+    protocol,
+    staticCodes,
+    bgpAds,
+  };
 }
 
 function finishCode(unit: ElectionUnit, staticCode: ReasonCodeValue, name: string, live: boolean): number {

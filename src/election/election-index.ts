@@ -5,7 +5,10 @@
  *  - hashes each (node, first IP) pair once and keeps, per IP text, every known node in hash order (shared by
  *    services on the same IP; ETP Local units rank only their endpoint nodes);
  *  - keeps per L2 unit the position and id of its winner, and per node id its liveness and its position in every
- *    unit's order (a node-major matrix, so a join scans one contiguous row instead of touching 10,000 objects);
+ *    unit's order: a node-major matrix for the orders that hold every node (a join scans one contiguous row
+ *    instead of touching 10,000 objects), and per node a list of (unit, position) for ETP Local orders, which
+ *    hold only the unit's endpoint nodes (a matrix would be nodes x units for a few entries per unit: 20 MB of
+ *    absent marks at 1,000 nodes and 10,000 services);
  *  - on a leave, re-elects only the L2 units that node won (scanning on from its position) and the BGP units
  *    it announced; on a join, only the L2 units where the node is eligible and ranks before the winner, and
  *    the BGP units where it is eligible.
@@ -32,6 +35,8 @@ interface HashOrder {
 
 /** No winner: no eligible live node. */
 const NO_WINNER = -1;
+/** A unit without a column in the positions matrix: BGP, or ETP Local (its positions are in the local lists). */
+const NO_COLUMN = -1;
 
 /**
  * A positions row holds positions below the node count, plus ABSENT ("not in this order"): the maximum value of
@@ -76,10 +81,19 @@ export class ElectionIndex {
   /** Per unit: 1 for BGP. Kept apart from the unit objects so the hot loops stay in contiguous memory. */
   private isBGP = new Uint8Array(0);
   /**
-   * Node-major positions: positions[id][u] is node id's position in L2 unit u's order, or the array's maximum
-   * value (ABSENT) when the node is not in it. Filled when a unit's order is built.
+   * Node-major positions: positions[id][column[u]] is node id's position in L2 unit u's order, or the array's
+   * maximum value (ABSENT) when the node is not in it; only units whose order holds every node have a column.
    */
   private positions: NodeIndexArray[] = [];
+  /** Per unit: its column in `positions`, or NO_COLUMN. */
+  private column = new Int32Array(0);
+  /**
+   * The ETP Local units' positions, per node id: entries localStart[id] to localStart[id + 1] of localUnits
+   * (ascending unit numbers) and localPositions (the node's position in that unit's order).
+   */
+  private localStart = new Int32Array(1);
+  private localUnits = new Int32Array(0);
+  private localPositions = new Int32Array(0);
   /** Per node id: 1 while a live member. */
   private live: Uint8Array;
   /** Memberlist disabled: every Node counts as live (until the first membership change). */
@@ -114,7 +128,18 @@ export class ElectionIndex {
     this.winnerPos = new Int32Array(count).fill(NO_WINNER);
     this.winnerId = new Int32Array(count).fill(NO_WINNER);
     this.isBGP = new Uint8Array(count);
-    this.positions = ctx.nodeNames.map(() => newPositionRow(count, ctx.nodeNames.length));
+    this.indexPositions();
+    for (let u = 0; u < count; u++) if (this.isBGP[u] === 0) this.setWinner(u, this.scanWinner(u, 0));
+    return this.outcomes();
+  }
+
+  /** Fills isBGP and every node's positions: the matrix columns, and the local lists (counted, then filled). */
+  private indexPositions(): void {
+    const nodeCount = this.context.nodeNames.length;
+    const count = this.units.length;
+    this.column = new Int32Array(count).fill(NO_COLUMN);
+    const start = new Int32Array(nodeCount + 1);
+    let columns = 0;
     for (let u = 0; u < count; u++) {
       const unit = this.units[u] as ElectionUnit;
       if (unit.protocol === 'bgp') {
@@ -122,10 +147,30 @@ export class ElectionIndex {
         continue;
       }
       const { order } = this.orderOf(u);
-      for (let i = 0; i < order.length; i++) (this.positions[order[i] as number] as NodeIndexArray)[u] = i;
-      this.setWinner(u, this.scanWinner(u, 0));
+      if (!unit.localPolicy) this.column[u] = columns++;
+      else for (const id of order) start[id + 1] = (start[id + 1] as number) + 1;
     }
-    return this.outcomes();
+    for (let id = 0; id < nodeCount; id++) start[id + 1] = (start[id + 1] as number) + (start[id] as number);
+    const next = start.slice(0, nodeCount);
+    this.localStart = start;
+    this.localUnits = new Int32Array(start[nodeCount] as number);
+    this.localPositions = new Int32Array(start[nodeCount] as number);
+    this.positions = this.context.nodeNames.map(() => newPositionRow(columns, nodeCount));
+    for (let u = 0; u < count; u++) {
+      if (this.isBGP[u] === 1) continue;
+      const { order } = this.orderOf(u);
+      const column = this.column[u] as number;
+      for (let i = 0; i < order.length; i++) {
+        const id = order[i] as number;
+        if (column !== NO_COLUMN) (this.positions[id] as NodeIndexArray)[column] = i;
+        else {
+          const k = next[id] as number;
+          next[id] = k + 1;
+          this.localUnits[k] = u;
+          this.localPositions[k] = i;
+        }
+      }
+    }
   }
 
   /** The current outcome of every unit, in election order. */
@@ -167,6 +212,9 @@ export class ElectionIndex {
     const changes: ElectionChange[] = [];
     const row = this.positions[id] as NodeIndexArray;
     const absent = absentFor(ctx.nodeNames.length);
+    // The node's local list, walked alongside the units (both ascend).
+    let local = this.localStart[id] as number;
+    const localEnd = this.localStart[id + 1] as number;
     for (let u = 0; u < this.units.length; u++) {
       if (this.isBGP[u] === 1) {
         const unit = this.units[u] as ElectionUnit;
@@ -177,7 +225,13 @@ export class ElectionIndex {
       const pos = this.winnerPos[u] as number;
       const before = this.winnerId[u] as number;
       if (nowLive) {
-        const mine = row[u] as number;
+        const column = this.column[u] as number;
+        let mine = absent;
+        if (column !== NO_COLUMN) mine = row[column] as number;
+        else {
+          while (local < localEnd && (this.localUnits[local] as number) < u) local++;
+          if (local < localEnd && this.localUnits[local] === u) mine = this.localPositions[local] as number;
+        }
         if (mine === absent || (pos !== NO_WINNER && mine > pos)) continue;
         if (ctx.nodeCode(this.units[u] as ElectionUnit, id, true) !== ReasonCode.eligible) continue;
         this.setWinner(u, mine);

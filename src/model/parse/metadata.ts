@@ -5,7 +5,7 @@ import type { MapReader } from './field-reader';
 import { type NameRule, labelKeyProblem, labelValueProblem, nameProblem } from './k8s-names';
 
 /** Fields the API server writes; accepted so `kubectl get -o yaml` output can be pasted as it is. */
-const BOOKKEEPING_FIELDS = [
+export const BOOKKEEPING_FIELDS: readonly string[] = [
   'uid',
   'resourceVersion',
   'generation',
