@@ -103,21 +103,33 @@ export class ClusterMembership {
     });
     const self = formatHostPort(gossip.localAddress);
     const live = new Set(gossip.liveMembers().map((m) => formatHostPort({ host: hostFromBytes(m.addr) ?? '', port: m.port })));
-    const targets = uniqueAddresses([...this.options.seeds, ...known]).filter(
-      (a) => formatHostPort(a) !== self && !live.has(formatHostPort(a)),
-    );
-    if (targets.length === 0) return;
+    const candidates = uniqueAddresses([...this.options.seeds, ...known]).filter((a) => formatHostPort(a) !== self);
+    const targets = candidates.filter((a) => !live.has(formatHostPort(a)));
+    if (targets.length === 0) {
+      // The peers reached this node first (a Kubernetes speaker's peers join its pod as soon as it runs): the join
+      // is over all the same, and the line that says so is what operators and tools wait for.
+      const n = candidates.length;
+      const message = n === 1 ? 'the peer joined this node first' : `all ${n} peers joined this node first`;
+      if (n > 0) this.logJoin('alreadyMembers', 0, 0, [], message);
+      return;
+    }
     const result = await gossip.join(targets);
-    // Retried every few seconds while peers are away: say it when the outcome changes, not every time.
-    const outcome = `${result.joined}/${targets.length}`;
-    const level = outcome === this.lastOutcome ? 'debug' : result.joined === 0 ? 'warn' : 'info';
-    this.lastOutcome = outcome;
-    logger[level](
-      { event: 'gossipJoin', joined: result.joined, tried: targets.length, errors: result.errors },
+    this.logJoin(
+      `${result.joined}/${targets.length}`,
+      result.joined,
+      targets.length,
+      result.errors,
       result.joined === 0
         ? `could not reach any of ${targets.length} peers; waiting for them to reach us`
         : `joined through ${result.joined} of ${targets.length} peers`,
     );
+  }
+
+  /** Retried every few seconds while peers are away: said at info when the outcome changes, else at debug. */
+  private logJoin(outcome: string, joined: number, tried: number, errors: unknown, message: string): void {
+    const level = outcome === this.lastOutcome ? 'debug' : joined === 0 && tried > 0 ? 'warn' : 'info';
+    this.lastOutcome = outcome;
+    this.options.logger[level]({ event: 'gossipJoin', joined, tried, errors }, message);
   }
 
   private async remember(): Promise<void> {

@@ -28,13 +28,23 @@ async function gossipNode(net: VirtualNetwork, name: string, ip: string): Promis
 }
 
 /** node-a's ClusterMembership, remembering every member that becomes alive, as the speaker wires it. */
-function membership(net: VirtualNetwork, gossip: GossipNode, files: MemoryStateFiles, seeds: string[]): ClusterMembership {
+function membership(
+  net: VirtualNetwork,
+  gossip: GossipNode,
+  files: MemoryStateFiles,
+  seeds: string[],
+  lines: Record<string, unknown>[] = [],
+): ClusterMembership {
+  const write = (chunk: string) => {
+    for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+    return true;
+  };
   const m = new ClusterMembership({
     gossip,
     self: 'node-a',
     seeds: seeds.map((host) => ({ host, port: PORT })),
     stateFiles: files,
-    logger: createLogger({ destination: { write: () => true } as unknown as NodeJS.WritableStream }),
+    logger: createLogger({ destination: { write } as unknown as NodeJS.WritableStream, pretty: false }),
     runtime: net.host(A),
   });
   gossip.on('join', (member) => m.memberAlive(member));
@@ -53,6 +63,18 @@ async function settle<T>(net: VirtualNetwork, promise: Promise<T>): Promise<T> {
 }
 
 describe('ClusterMembership on virtual time', () => {
+  it("says the join is over when every peer reached this node first (as a Kubernetes speaker's peers do)", async () => {
+    const net = new VirtualNetwork({ seed: 3 });
+    const [a, b] = [await gossipNode(net, 'node-a', A), await gossipNode(net, 'node-b', B)];
+    await settle(net, b.join([a.localAddress]));
+    expect(await net.runUntil(() => sees(a, 'node-b'), { timeoutMs: 5_000 })).toBe(true);
+    const lines: Record<string, unknown>[] = [];
+    await settle(net, membership(net, a, new MemoryStateFiles('node-a'), [B], lines).start());
+    expect(lines.filter((l) => l.event === 'gossipJoin').map((l) => [l.level, l.msg])).toEqual([
+      ['info', 'the peer joined this node first'],
+    ]);
+  });
+
   it('joins a node whose process came back at the next rejoin tick, and only then', async () => {
     const net = new VirtualNetwork({ seed: 3 });
     const files = new MemoryStateFiles('node-a');
