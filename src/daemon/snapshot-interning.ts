@@ -9,22 +9,10 @@
  * Positions are only read from the source's own snapshot (config-load-report.ts reports the file's problems), so
  * an interned object's older positions are never shown.
  */
-import type { Snapshot } from '../model';
+import { SNAPSHOT_LISTS, type Snapshot, type SnapshotList } from '../model';
 
 /** Fields that say where something was written, not what it means. */
 const POSITION_FIELDS: ReadonlySet<string> = new Set(['position', 'fieldPositions']);
-
-type ListField = 'pools' | 'l2Advertisements' | 'bgpAdvertisements' | 'bgpPeers' | 'bfdProfiles' | 'communities' | 'services' | 'nodes';
-const LIST_FIELDS: readonly ListField[] = [
-  'pools',
-  'l2Advertisements',
-  'bgpAdvertisements',
-  'bgpPeers',
-  'bfdProfiles',
-  'communities',
-  'services',
-  'nodes',
-];
 
 export class SnapshotInterner {
   private previous: Snapshot | undefined;
@@ -36,9 +24,9 @@ export class SnapshotInterner {
       this.previous = next;
       return next;
     }
-    const lists = {} as Record<ListField, readonly object[]>;
+    const lists = {} as Record<SnapshotList, readonly object[]>;
     let same = true;
-    for (const field of LIST_FIELDS) {
+    for (const field of SNAPSHOT_LISTS) {
       const list = internList(previous[field] as readonly Named[], next[field] as readonly Named[]);
       lists[field] = list;
       if (list !== previous[field]) same = false;

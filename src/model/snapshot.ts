@@ -18,6 +18,19 @@ export interface Snapshot {
   readonly warnings: readonly Diagnostic[];
 }
 
+/** The lists of objects a Snapshot holds, one per kind, in the one order every consumer walks them. */
+export const SNAPSHOT_LISTS = [
+  'pools',
+  'l2Advertisements',
+  'bgpAdvertisements',
+  'bgpPeers',
+  'bfdProfiles',
+  'communities',
+  'services',
+  'nodes',
+] as const satisfies readonly (keyof Snapshot)[];
+export type SnapshotList = (typeof SNAPSHOT_LISTS)[number];
+
 /** "namespace/name", the key MetalLB uses for services in its messages. */
 export function serviceKey(service: Service): string {
   return `${service.meta.namespace}/${service.meta.name}`;

@@ -14,6 +14,7 @@ import type {
 import type { CommunityAliasEntry } from './community';
 import type { ObjectScope } from './field-reader';
 import { closestMatch } from './did-you-mean';
+import { SNAPSHOT_LISTS } from '../snapshot';
 import { KIND_VERSIONS } from './kind-versions';
 
 export interface Parsed<T extends AnyObject> {
@@ -42,18 +43,8 @@ export interface ParsedObjects {
   readonly broken: BrokenDocument[];
 }
 
-/** The lists of ParsedObjects that hold objects, one per kind. */
-export const OBJECT_LISTS = [
-  'pools',
-  'l2Advertisements',
-  'bgpAdvertisements',
-  'bgpPeers',
-  'bfdProfiles',
-  'communities',
-  'services',
-  'nodes',
-] as const satisfies readonly (keyof ParsedObjects)[];
-
+/** The lists of ParsedObjects that hold objects, one per kind: the Snapshot's, in its order. */
+export const OBJECT_LISTS = SNAPSHOT_LISTS satisfies readonly (keyof ParsedObjects)[];
 export type ObjectList = (typeof OBJECT_LISTS)[number];
 
 export interface BrokenDocument {

@@ -4,7 +4,7 @@
  * for over 3 s (measured on a loaded 2-core VM), long enough for peers to declare the node dead. Sent in chunks,
  * each asked for only after the event loop has had a turn (worker-parser.ts), every stall stays short.
  */
-import { deepFreeze, snapshotFromClone, type Snapshot } from '../../model';
+import { deepFreeze, SNAPSHOT_LISTS, snapshotFromClone, type Snapshot, type SnapshotList } from '../../model';
 import type { ParsedConfigFile } from './parse-config-bytes';
 
 /**
@@ -12,18 +12,6 @@ import type { ParsedConfigFile } from './parse-config-bytes';
  * inside the fast gossip profile's probe timeout.
  */
 const ANSWER_CHUNK_OBJECTS = 2_000;
-
-const SNAPSHOT_LISTS = [
-  'pools',
-  'l2Advertisements',
-  'bgpAdvertisements',
-  'bgpPeers',
-  'bfdProfiles',
-  'communities',
-  'services',
-  'nodes',
-] as const satisfies readonly (keyof Snapshot)[];
-type SnapshotList = (typeof SNAPSHOT_LISTS)[number];
 
 export type AnswerMessage =
   | { readonly kind: 'objects'; readonly list: SnapshotList; readonly items: readonly unknown[] }
