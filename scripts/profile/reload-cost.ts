@@ -1,12 +1,13 @@
 /**
  * What one reload costs the daemon at scale, in process and on virtual time (no sockets, no sleeping): a real
  * Speaker (test/support/virtual-cluster) with a file of N LoadBalancer services in one pool, timed from
- * (a) start to every IP announced, and (b) one service added to the file to that service announced. YAML parsing
- * is timed apart (its own line), so the rest is the daemon's path: snapshot, configuration facts, allocation,
- * election, announcements.
+ * (a) start to every IP announced, (b) one service added to the file to that service announced and, with two nodes
+ * or more, (c) one node crashed to every IP it held announced by the others (failure detection on virtual time,
+ * then the survivors' decisions: the CPU a membership change costs). YAML parsing is timed apart (its own line),
+ * so the rest is the daemon's path: snapshot, configuration facts, allocation, election, announcements.
  *
  *   node --import tsx scripts/profile/reload-cost.ts [services=10000] [nodes=1]
- *   PROFILE_DIR=/tmp/prof node --import tsx scripts/profile/reload-cost.ts 10000   (a.cpuprofile, b.cpuprofile)
+ *   PROFILE_DIR=/tmp/prof node --import tsx scripts/profile/reload-cost.ts 10000 3   (a, b, c .cpuprofile)
  *
  * Not a test: it prints wall times, which depend on the machine.
  */
@@ -119,11 +120,28 @@ async function main(): Promise<void> {
   const addCpu = cpuMs(cpu);
   await network.advance(1_000);
 
+  let crashLine = '';
+  if (nodeCount >= 2) {
+    const victim = nodes[0]!;
+    const held = segment.announcedBy(victim.name).length;
+    t = performance.now();
+    cpu = process.cpuUsage();
+    awaited = services + 1;
+    reachedAt = undefined;
+    await profiled('c', async () => {
+      victim.crash();
+      await runUntil(() => announced() === services + 1);
+    });
+    reachedAt ??= { wall: performance.now(), cpu: process.cpuUsage() };
+    crashLine = `(c) a node crashed -> its ${held} IPs announced: ${(reachedAt.wall - t).toFixed(0)} ms wall, ${cpuMs(cpu).toFixed(0)} ms CPU`;
+  }
+
   console.log(`services=${services} nodes=${nodeCount}`);
   console.log(`yaml parse (not the daemon's path): initial ${first.ms.toFixed(0)} ms, edited ${second.ms.toFixed(0)} ms`);
   // CPU time beside wall time: on a shared machine the wall time also counts other processes' turns.
   console.log(`(a) start -> every IP announced:       ${initialMs.toFixed(0)} ms wall, ${initialCpu.toFixed(0)} ms CPU`);
   console.log(`(b) one service added -> announced:    ${addMs.toFixed(0)} ms wall, ${addCpu.toFixed(0)} ms CPU`);
+  if (crashLine) console.log(crashLine);
   console.log(`rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB`);
   process.exit(0);
 }

@@ -25,7 +25,7 @@ import {
   type ServiceEndpoints,
 } from '../election';
 import { memberFacts, type MemberFacts } from '../gossip/member-facts';
-import type { NodeMeta } from '../gossip/node-meta';
+import { decodeNodeMeta, type NodeMeta } from '../gossip/node-meta';
 import type { IP } from '../ip';
 import type { ServiceAddresses } from './allocation/effective-allocation';
 import { nodeKnownByName, serviceKey, withKubeletLabels, type IPAddressPool, type Node, type Service, type Snapshot } from '../model';
@@ -45,8 +45,11 @@ export interface ClusterInputs {
   readonly snapshot: Snapshot;
   /** Alive and suspect members (memberlist Members(), MetalLB's usable speakers), this node included. */
   readonly live: readonly LiveMember[];
-  /** Every member gossip still remembers (dead and left ones too), so explain lists them as notLiveMember. */
-  readonly known?: readonly string[];
+  /**
+   * Every member gossip still remembers (dead and left ones too), with the meta it last published: explain lists
+   * them as notLiveMember, described as they last described themselves.
+   */
+  readonly known?: readonly LiveMember[];
   /** "namespace/name" -> addresses; services without an entry have no IP yet. */
   readonly addresses: ReadonlyMap<string, ServiceAddresses>;
   /** Health-checked services only: "namespace/name" -> nodes whose latest report passes. */
@@ -124,17 +127,22 @@ export function decideCluster(inputs: ClusterInputs, elector: Elector = FULL_ELE
 }
 
 /**
- * The Node objects of the election. A live mlb member is described by its own meta (labels and conditions it
- * publishes) plus the kubelet's labels (hostname, os) a cluster's Node would carry; anyone else by the
- * configuration's v1 Node document (which has them too), or as a node with only those labels. Documented nodes
- * that are not live stay listed, so explain says "notLiveMember" for them. `fromApi`: the Node documents are the
- * cluster's own (Kubernetes mode) and win over meta.
+ * The Node objects of the election. An mlb member is described by its own meta (labels and conditions it
+ * publishes; for a member no longer live, the last it published) plus the kubelet's labels (hostname, os) a
+ * cluster's Node would carry; anyone else by the configuration's v1 Node document (which has them too), or as a
+ * node with only those labels. Documented nodes that are not live stay listed, so explain says "notLiveMember" for
+ * them. A member that dies keeps its description, as a Kubernetes Node object outlives its speaker: only the live
+ * set changes, which the incremental election applies without electing every service again. `fromApi`: the Node
+ * documents are the cluster's own (Kubernetes mode) and win over meta.
  */
-export function electionNodes(snapshot: Snapshot, facts: MemberFacts, known: readonly string[] = [], fromApi = false): Node[] {
+export function electionNodes(snapshot: Snapshot, facts: MemberFacts, known: readonly LiveMember[] = [], fromApi = false): Node[] {
   const documented = new Map(snapshot.nodes.map((n) => [n.meta.name, n]));
-  const names = [...new Set([...snapshot.nodes.map((n) => n.meta.name), ...facts.live, ...known])];
+  const lastMeta = new Map(known.map((m) => [m.name, m.meta]));
+  // Known members before live ones: gossip keeps its members in one order whoever is live, so a death leaves the
+  // list (and with it the election's context) as it was.
+  const names = [...new Set([...snapshot.nodes.map((n) => n.meta.name), ...known.map((m) => m.name), ...facts.live])];
   return names.map((name) => {
-    const meta = facts.facts.get(name);
+    const meta = facts.facts.get(name) ?? decodeNodeMeta(lastMeta.get(name));
     const doc = documented.get(name);
     // From the Kubernetes API every speaker reads every Node object itself, as MetalLB's speakers do: those win
     // over gossip meta (which then carries no labels: a real Node's labels rarely fit memberlist's 512 bytes).

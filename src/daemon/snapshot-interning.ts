@@ -16,10 +16,18 @@ const POSITION_FIELDS: ReadonlySet<string> = new Set(['position', 'fieldPosition
 
 export class SnapshotInterner {
   private previous: Snapshot | undefined;
+  /**
+   * The snapshot last handed in: every recomputation (a member joining, a health report) interns the source's
+   * snapshot again, and after a reload that is not the interned one; comparing 10,000 services again each time
+   * would cost a membership change what a reload costs.
+   */
+  private lastInput: Snapshot | undefined;
 
   /** `next` with every object equal to one of the previous snapshot replaced by that one. */
   intern(next: Snapshot): Snapshot {
     const previous = this.previous;
+    if (previous && next === this.lastInput) return previous;
+    this.lastInput = next;
     if (!previous || previous === next) {
       this.previous = next;
       return next;

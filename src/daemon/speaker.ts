@@ -568,7 +568,7 @@ export class Speaker implements ControlProvider, MetricsSource {
         self: this.options.nodeName,
         snapshot,
         live: electableMembers(live, suspects),
-        known: members.map((m) => m.name),
+        known: members.map((m) => ({ name: m.name, ...(m.meta ? { meta: m.meta } : {}) })),
         addresses: assigned.addresses,
         passing: this.cluster.health.passing(snapshot, liveNames),
         notConfiguredOn: (key) => agreement.lacking(hashServiceKey(key)),

@@ -2,8 +2,10 @@
 // member is mlb: with a plain MetalLB speaker live, mlb elects exactly as MetalLB would.
 import { describe, expect, it } from 'vitest';
 import { decideCluster, type LiveMember } from '../../src/daemon/cluster-decision';
+import { IncrementalElection } from '../../src/election';
 import { encodeNodeMeta } from '../../src/gossip/node-meta';
 import { parseIP, type IP } from '../../src/ip';
+import { parseConfig } from '../../src/model';
 import { configSnapshot } from './config-facts/config-yaml';
 
 const snapshot = configSnapshot(['web']);
@@ -41,5 +43,49 @@ describe('decideCluster with a node whose configuration lacks the service', () =
     expect(plain).toMatch(/^node-/);
     expect(decide(live, [plain]).outcomes[0]?.winner).toBe(plain);
     expect(decide(live.slice(0, 3), [plain]).outcomes[0]?.winner).not.toBe(plain);
+  });
+});
+
+describe('decideCluster when a member dies', () => {
+  // The advertisement selects nodes by a label only the members' own meta carries (no Node documents).
+  const zoned = parseConfig(
+    `apiVersion: metallb.io/v1beta1
+kind: IPAddressPool
+metadata: { name: lan, namespace: metallb-system }
+spec: { addresses: [192.0.2.10-192.0.2.19] }
+---
+apiVersion: metallb.io/v1beta1
+kind: L2Advertisement
+metadata: { name: lan, namespace: metallb-system }
+spec: { nodeSelectors: [{ matchLabels: { zone: z1 } }] }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: web, namespace: demo }
+spec: { type: LoadBalancer, ports: [{ port: 80 }] }
+`,
+    'mlb.yaml',
+  );
+  const inZone = (name: string): LiveMember => ({
+    name,
+    meta: encodeNodeMeta({ labels: { zone: 'z1' }, conditions: [], draining: false, warmingUp: false }),
+  });
+  const members = ['node-1', 'node-2', 'node-3'].map(inZone);
+  const decide = (live: LiveMember[], elector: IncrementalElection) => {
+    if (!zoned.ok) throw new Error('test configuration does not parse');
+    return decideCluster({ self: 'node-1', snapshot: zoned.snapshot, live, known: members, addresses, passing: new Map() }, elector);
+  };
+
+  it('describes it as it last described itself: notLiveMember, and only the leave is applied to the election', () => {
+    const elector = new IncrementalElection();
+    const owner = decide(members, elector).outcomes[0]?.winner as string;
+    const after = decide(
+      members.filter((m) => m.name !== owner),
+      elector,
+    );
+    expect(after.outcomes[0]?.winner).not.toBe(owner);
+    expect(after.explain()[0]?.candidates.find((c) => c.node === owner)?.reason).toBe('notLiveMember');
+    // Described by name only, the dead node would have lost its labels: a new context, every service elected again.
+    expect(elector.stats).toMatchObject({ full: 1, incremental: 1, membershipChanges: 1 });
   });
 });

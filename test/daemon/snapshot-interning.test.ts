@@ -32,4 +32,20 @@ describe('SnapshotInterner', () => {
     expect(removed.services[0]).toBe(first.services.find((s) => s.meta.name === 'web'));
     expect(interner.intern(configSnapshot(['web'], { pool: false })).pools).toEqual([]);
   });
+
+  it('hands back the interned snapshot for the same input without comparing it again (a recomputation after a reload)', () => {
+    const interner = new SnapshotInterner();
+    const first = interner.intern(configSnapshot(['web', 'db', 'api']));
+    const edited = configSnapshot(['new', 'web', 'db', 'api']);
+    const reads = { count: 0 };
+    const watched = { ...edited, services: new Proxy(edited.services, { get: (t, k, r) => (reads.count++, Reflect.get(t, k, r)) }) };
+    const interned = interner.intern(watched);
+    expect(interned).not.toBe(first);
+    const readsByReload = reads.count;
+    expect(readsByReload).toBeGreaterThan(0);
+
+    // A member joins: the speaker interns the source's snapshot again, the very object it interned before.
+    expect(interner.intern(watched)).toBe(interned);
+    expect(reads.count).toBe(readsByReload);
+  });
 });

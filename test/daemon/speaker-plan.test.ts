@@ -36,7 +36,7 @@ function inputs(
 ): SpeakerPlanInputs {
   const { snapshot = web, addresses = webAddresses, ...rest } = more;
   return {
-    election: { self, snapshot, live, known: live.map((m) => m.name), addresses, passing: new Map() },
+    election: { self, snapshot, live, known: live, addresses, passing: new Map() },
     joined: true,
     handingOver: undefined,
     announced: [],

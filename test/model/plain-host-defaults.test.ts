@@ -80,11 +80,11 @@ describe("the kubelet's labels on plain-host Nodes", () => {
     const meta = encodeNodeMeta({ labels: { zone: 'z1' }, conditions: [], draining: false, warmingUp: false });
     const facts = memberFacts([{ name: 'node-1', meta }]);
     const nodes = electionNodes(parseOk('apiVersion: metallb.io/v1beta1\nkind: L2Advertisement\nmetadata: { name: l2 }\n'), facts, [
-      'node-2',
+      { name: 'node-2' },
     ]);
     expect(nodes.map((n) => [n.meta.name, n.meta.labels])).toEqual([
-      ['node-1', { 'kubernetes.io/hostname': 'node-1', 'kubernetes.io/os': 'linux', zone: 'z1' }],
       ['node-2', { 'kubernetes.io/hostname': 'node-2', 'kubernetes.io/os': 'linux' }],
+      ['node-1', { 'kubernetes.io/hostname': 'node-1', 'kubernetes.io/os': 'linux', zone: 'z1' }],
     ]);
   });
 });

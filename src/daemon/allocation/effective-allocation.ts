@@ -90,7 +90,12 @@ export interface EffectiveAllocation {
  * membership change need not replay the claim pass over every service).
  */
 export type ReusableAllocation =
-  | { readonly kind: 'settled'; readonly run: SettledRun }
+  | {
+      readonly kind: 'settled';
+      readonly run: SettledRun;
+      /** The answer made of that run's allocation, when the last call returned it: given back while it stays. */
+      readonly answered?: EffectiveAllocation;
+    }
   | {
       readonly kind: 'following';
       readonly snapshot: Pick<Snapshot, 'pools' | 'services'>;
@@ -117,9 +122,12 @@ export function effectiveAllocation(
     const run =
       (settledBefore && allocateReload(settledBefore, snapshot, table, self, now, holders)) ??
       allocateFromTable(snapshot, table, self, now, holders);
+    // A membership change or a health report leaves the settled run as it was: its answer (a status line per
+    // service, 10,000 at scale) stays what it was too.
+    if (previous?.kind === 'settled' && run === previous.run.allocation && previous.answered) return previous.answered;
     const settled = settledRun(snapshot, table, self, run);
     const services = new Map([...run.results.results].map(([key, r]) => [key, statusOfResult(r)]));
-    return {
+    const answer: EffectiveAllocation = {
       allocator,
       iAmAllocator: true,
       table: run.table,
@@ -134,8 +142,14 @@ export function effectiveAllocation(
       },
       results: run.results,
       withheld: run.withheld,
-      ...(settled && { reusable: { kind: 'settled', run: settled } }),
     };
+    if (!settled) return answer;
+    if (settled.allocation !== run) return { ...answer, reusable: { kind: 'settled', run: settled } };
+    // Only an answer made of the settled run's own allocation can be given back for it.
+    const reusable: { kind: 'settled'; run: SettledRun; answered?: EffectiveAllocation } = { kind: 'settled', run: settled };
+    const reused = { ...answer, reusable };
+    reusable.answered = reused;
+    return reused;
   }
   const current = expireReleasedEntries(table, now);
   if (

@@ -55,6 +55,7 @@ describe('a reload from a settled allocation', () => {
   it('allocates exactly as the full turn, step after step, whether or not the shortcut applies', () => {
     let shortcuts = 0;
     let followed = 0;
+    let answersReused = 0;
     fc.assert(
       fc.property(
         servicesArb(8),
@@ -73,6 +74,7 @@ describe('a reload from a settled allocation', () => {
           const turn = (): void => {
             if (settled?.kind === 'settled' && allocateReload(settled.run, snapshot, table, SELF, now, holders)) shortcuts++;
             const kept = effectiveAllocation(snapshot, table, [SELF], SELF, now, holders, true, settled);
+            if (settled?.kind === 'settled' && kept === settled.answered) answersReused++;
             const full = effectiveAllocation(snapshot, table, [SELF], SELF, now, holders);
             expect(view(kept)).toEqual(view(full));
             settled = kept.reusable;
@@ -111,6 +113,7 @@ describe('a reload from a settled allocation', () => {
     );
     expect(shortcuts).toBeGreaterThan(0);
     expect(followed).toBeGreaterThan(0);
+    expect(answersReused).toBeGreaterThan(0);
   });
 
   it('adds one service to 2,000 settled ones by allocating that one, with the full turn’s outcome', () => {
