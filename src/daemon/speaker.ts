@@ -614,8 +614,9 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.selfCheck?.setMacOwners(this.answers.macOwners); // members' MACs and departed members' (answer-context.ts)
     this.selfCheck?.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
     this.parts.onPlanned?.(plan, this.announcements.announced());
-    // Told after it is done: on a failover with thousands of services, the lines would delay the announcements.
-    logOwnerChanges(this.options.logger, plan.ownerChanges);
+    // Told once the binding has started (it is queued as a microtask, which runs before the next task): on a
+    // failover with thousands of services, writing their lines first would delay the announcements.
+    if (plan.ownerChanges.length > 0) this.parts.runtime.after(0, () => logOwnerChanges(this.options.logger, plan.ownerChanges));
   }
 
   // --- announcing ------------------------------------------------------------------------------------------------

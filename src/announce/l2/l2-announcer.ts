@@ -70,7 +70,7 @@ export interface L2AnnouncerOptions {
   /** The clock and timers of the gratuitous schedule; real by default. */
   readonly runtime?: Clock & Scheduler;
   /**
-   * Every sighting of another MAC claiming an address we announce (logged once per ip, MAC and interface). The
+   * Every sighting of another MAC claiming an address we announce (logged at debug once per ip, MAC and interface). The
    * daemon feeds its split-brain registry from it, and a graceful handover waits for the new owner's announcement.
    */
   readonly onConflict?: (conflict: ObservedConflict) => void;
@@ -469,7 +469,10 @@ export class L2Announcer {
     const key = `${formatIP(conflict.ip)}|${formatMAC(conflict.mac)}|${conflict.interface}`;
     if (this.conflictsSeen.has(key)) return;
     this.conflictsSeen.add(key);
-    this.log.warn(
+    // Only a sighting: a handover's successor, a member taking back what it owns and a real split brain all look
+    // alike here. The daemon's self-check judges it (members' MACs, a window, a probe) and warns only for a real
+    // one (splitBrainDetected); a warning per sighting would cry wolf at every planned move.
+    this.log.debug(
       {
         event: 'addressConflict',
         ip: formatIP(conflict.ip),

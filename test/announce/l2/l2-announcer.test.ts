@@ -19,6 +19,7 @@ const VIP4 = parseIP('10.0.0.100')!;
 const VIP6 = parseIP('fd00::100')!;
 const MAC = parseMAC('02:00:00:00:00:02')!;
 const CLIENT = parseMAC('02:00:00:00:00:01')!;
+const OTHER_NODE = parseMAC('02:00:00:00:00:03')!;
 
 class FakeLinks implements LinkSource {
   private listener: ((links: readonly LinkInfo[]) => void) | undefined;
@@ -127,6 +128,24 @@ describe('L2Announcer', () => {
     announcer.reconcile([]);
     expect(ndp.closed).toBe(true);
     expect(announcer.stats().interfaces).toEqual({});
+  });
+
+  it('hands another MAC claiming an owned address to the daemon without a warning of its own (a handover looks the same)', () => {
+    const links = new FakeLinks([eth0(2)]);
+    const { opened, open } = fakeOpener();
+    const lines: { level: string; event: unknown }[] = [];
+    const at = (level: string) => (fields: Record<string, unknown>) => void lines.push({ level, event: fields.event });
+    const logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+    const seen: string[] = [];
+    announcer = new L2Announcer({ links, openSocket: open, logger, onConflict: (c) => seen.push(`${formatIP(c.ip)} ${c.evidence}`) });
+    announcer.reconcile([{ ip: VIP4, interfaces: ['eth0'] }]);
+    const [arp] = opened as [FakeSocket];
+    // The successor's gratuitous ARP for the VIP, as a graceful handover sends it.
+    const gratuitous = encodeArpFrame(arpRequest(OTHER_NODE, VIP4, VIP4), BROADCAST_MAC, OTHER_NODE);
+    arp.options.onFrame(Buffer.from(gratuitous), { ifindex: 2, pkttype: 'broadcast' });
+    expect(seen).toEqual(['10.0.0.100 arpAnnouncement']);
+    expect(lines.filter((l) => l.event === 'addressConflict').map((l) => l.level)).toEqual(['debug']);
+    expect(lines.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
   });
 
   it('keeps the ARP fast path table equal to the IPv4 addresses owned per interface, and folds its counters into the metrics exactly', () => {
