@@ -1,8 +1,8 @@
 /**
- * How long each decision (the recomputation: allocation, election, plan, applying it) held the event loop. It is
- * synchronous, and while it runs nothing else does: gossip probes wait unanswered in the socket, so a decision
- * longer than the gossip probe timeout lets peers start suspecting this node (they see a late ack, as from an
- * overloaded host). At 10,000 services a full decision takes about a second on a small VM, so the daemon says so:
+ * How long each decision (the recomputation: allocation, election, plan, applying it) held the event loop in one
+ * piece. It runs in a few synchronous turns (decision-turns.ts), and while one runs nothing else does: gossip probes
+ * wait unanswered in the socket, so a turn longer than the gossip probe timeout lets peers start suspecting this
+ * node (they see a late ack, as from an overloaded host). At 10,000 services a full decision takes about a second on a small VM, so the daemon says so:
  * the last duration as a metric, and a warning, at most once per SLOW_DECISION_LOG_INTERVAL_MS, when one outlasts
  * the probe timeout. Pure: the caller passes the times.
  */
@@ -31,9 +31,12 @@ export class DecisionTiming {
 
   constructor(private readonly probeTimeoutMs: number) {}
 
-  /** Records one decision; returns the warning to log, if this one is slow and none was logged lately. */
-  record(startedAt: number, endedAt: number, services: number): SlowDecisionWarning | undefined {
-    const tookMs = Math.max(0, endedAt - startedAt);
+  /**
+   * Records one decision: `heldMs`, the longest time it held the event loop in one piece (decision-turns.ts),
+   * ended at `endedAt`. Returns the warning to log, if it is slow and none was logged lately.
+   */
+  record(heldMs: number, endedAt: number, services: number): SlowDecisionWarning | undefined {
+    const tookMs = Math.max(0, heldMs);
     this.last = tookMs;
     if (tookMs <= this.probeTimeoutMs) return undefined;
     this.slowCount++;

@@ -30,6 +30,7 @@ import { logConfigReport } from './config-load-report';
 import type { ControlProvider, ControlSnapshot, ControlStatus, SnapshotPage } from './control';
 import { controlView, statusView, type StatusViewInputs } from './control-view';
 import { DecisionTiming } from './decision-timing';
+import { DecisionTurns, type Turn } from './decision-turns';
 import { withLiveFacts } from './explain-live-facts';
 import { EventLog, type DaemonEvent } from './daemon-events';
 import { handoverStatus, layer2Owners } from './handover';
@@ -129,7 +130,8 @@ export class Speaker implements ControlProvider, MetricsSource {
   private addresses: ReadonlyMap<string, ServiceAddresses> = new Map();
   /** Releases the allocator holds back: services its file lacks that other live members define. */
   private withheld: readonly WithheldRelease[] = [];
-  private recomputeQueued = false;
+  /** Recomputations, one at a time and in turns that let gossip be answered between them. */
+  private readonly decisions: DecisionTurns;
   private stopping = false;
   /**
    * The stop has withdrawn everything (or a failed start is closing): no recomputation runs any more. The parts it
@@ -159,6 +161,16 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.startedAt = parts.runtime.now();
     this.events = new EventLog(parts.runtime);
     this.decisionTiming = new DecisionTiming(options.gossipConfig.probeTimeout);
+    this.decisions = new DecisionTurns({
+      runtime: parts.runtime,
+      decide: (turn) => this.decideInTurns(turn),
+      decided: (longestTurnMs, services) => this.onDecided(longestTurnMs, services),
+      failed: (error) =>
+        this.options.logger.error(
+          { event: 'recomputeFailed', error: error.stack },
+          'recomputing the election failed; keeping the current announcements',
+        ),
+    });
   }
 
   /** Where restart history, drain record, peers and allocations live: the parts' store, else --state-dir. */
@@ -518,51 +530,49 @@ export class Speaker implements ControlProvider, MetricsSource {
 
   /** Coalesces bursts of events (a join brings meta, health and a table) into one recomputation. */
   private schedule(): void {
-    if (this.recomputeQueued) return;
-    this.recomputeQueued = true;
-    // A task of this node's runtime: on virtual time it runs at the same instant, and never once the node crashed.
-    this.parts.runtime.after(0, () => {
-      this.recomputeQueued = false;
-      try {
-        this.recompute();
-      } catch (error) {
-        this.options.logger.error(
-          { event: 'recomputeFailed', error: (error as Error).stack },
-          'recomputing the election failed; keeping the current announcements',
-        );
-      }
-    });
+    this.decisions.request();
   }
 
-  private recompute(): void {
-    const loaded = this.source.state.snapshot;
-    if (!loaded || !this.gossip || !this.cluster || this.withdrawnForGood) return;
-    const startedAt = this.now();
-    this.decide(loaded);
-    const slow = this.decisionTiming.record(startedAt, this.now(), loaded.services.length);
+  private onDecided(longestTurnMs: number, services: number): void {
+    const slow = this.decisionTiming.record(longestTurnMs, this.now(), services);
     if (slow) this.options.logger.warn({ event: 'slowDecision', tookMs: slow.tookMs, services: slow.services }, slow.message);
   }
 
-  private decide(loaded: Snapshot): void {
-    if (!this.gossip || !this.cluster) return;
+  /**
+   * One recomputation from the whole state, in four turns (decision-turns.ts): the configuration facts, the
+   * allocation, the plan, applying it. Gossip is read once, in the first turn, so the plan is made of one view of
+   * the members; a change that arrives meanwhile asks for the next decision. Nothing is applied once the stop has
+   * withdrawn everything.
+   */
+  private async decideInTurns(turn: Turn): Promise<number | undefined> {
+    const loaded = this.source.state.snapshot;
+    const gossip = this.gossip;
+    const cluster = this.cluster;
+    const over = () => this.withdrawnForGood;
+    if (!loaded || !gossip || !cluster || over()) return undefined;
     const file = this.interner.intern(loaded);
-    const live = this.gossip.liveMembers().map((m) => ({ name: m.name, ...(m.meta ? { meta: m.meta } : {}) }));
+    const live = gossip.liveMembers().map((m) => ({ name: m.name, ...(m.meta ? { meta: m.meta } : {}) }));
     const liveNames = live.map((m) => m.name);
+    const members = gossip.members();
+    const suspects = gossip.confirmedSuspects();
+    const gone = goneOrConfirmedHolders(members, suspects, (name) => gossip.lastHeardFrom(name));
     // What the others' files define: retained services join this node's snapshot, and nothing is released or
     // elected away while a live member still defines it (config-facts/).
-    const config = this.configTracker.step(file, live, this.cluster.config.table(), this.now(), this.refusedReason());
-    this.cluster.config.publish(config.facts);
+    const config = this.configTracker.step(file, live, cluster.config.table(), this.now(), this.refusedReason());
+    cluster.config.publish(config.facts);
     const snapshot = config.retention.snapshot;
     const { agreement } = config;
-    this.cluster.forgetGone(new Set(liveNames), new Set(this.gossip.members().map((m) => m.name)));
-    const allocation = this.cluster.allocation.allocate(snapshot, live, (key) => agreement.holders(hashServiceKey(key)));
+    cluster.forgetGone(new Set(liveNames), new Set(members.map((m) => m.name)));
+    await turn();
+    if (over()) return undefined;
+    const allocation = cluster.allocation.allocate(snapshot, live, (key) => agreement.holders(hashServiceKey(key)));
     const assigned = electionAssignments(this.source.state, snapshot, allocation.addresses);
     this.addresses = assigned.addresses;
     this.withheld = allocation.withheld;
-    this.cluster.health.updateHealthChecks(snapshot);
-    const gossip = this.gossip;
-    const members = gossip.members();
-    const suspects = gossip.confirmedSuspects();
+    cluster.health.updateHealthChecks(snapshot);
+    const passing = cluster.health.passing(snapshot, liveNames);
+    await turn();
+    if (over()) return undefined;
     const plan = planSpeaker({
       election: {
         self: this.options.nodeName,
@@ -570,7 +580,7 @@ export class Speaker implements ControlProvider, MetricsSource {
         live: electableMembers(live, suspects),
         known: members.map((m) => ({ name: m.name, ...(m.meta ? { meta: m.meta } : {}) })),
         addresses: assigned.addresses,
-        passing: this.cluster.health.passing(snapshot, liveNames),
+        passing,
         notConfiguredOn: (key) => agreement.lacking(hashServiceKey(key)),
         ...assigned.endpointsInput,
         ...(this.options.ignoreExcludeLB ? { options: { ignoreExcludeLB: true } } : {}),
@@ -579,13 +589,16 @@ export class Speaker implements ControlProvider, MetricsSource {
       handingOver: this.handover?.held,
       announced: this.announcements.announced(),
       owners: this.owners,
-      gone: goneOrConfirmedHolders(members, suspects, (name) => gossip.lastHeardFrom(name)),
+      gone,
       members,
       previousMlbInputs: this.lastMlbInputs,
       now: this.now(),
       elector: this.elector,
     });
+    await turn();
+    if (over()) return undefined;
     this.applyPlan(plan, members);
+    return loaded.services.length;
   }
 
   /** Does what the plan says: reports, announces, sessions and routes, what the self-check expects. */

@@ -84,7 +84,7 @@ export const MLB_METRICS: readonly PulledMetric[] = [
   },
   {
     name: 'mlb_decision_duration_seconds',
-    help: 'How long the last decision (allocation, election, plan) held the event loop; absent before the first',
+    help: 'How long the last decision (allocation, election, plan) held the event loop in one piece, its longest turn; absent before the first',
     type: 'gauge',
     labels: [],
     samples: ({ counters }) => single(counters.decisions?.lastMs === undefined ? undefined : counters.decisions.lastMs / 1000),

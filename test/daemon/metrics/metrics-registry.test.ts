@@ -263,8 +263,8 @@ describe('mlb metrics', () => {
 
   it('how long the last decision held the event loop, and how many outlasted the probe timeout', async () => {
     const timing = new DecisionTiming(100);
-    timing.record(0, 40, 10);
-    timing.record(1_000, 1_950, 10_000);
+    timing.record(40, 40, 10);
+    timing.record(950, 1_950, 10_000);
     const source = new FakeSource();
     source.counters = { decisions: timing.view() };
     const expo = await scrape(registryOf(source));
