@@ -5,7 +5,6 @@ import { decideCluster, type LiveMember } from '../../src/daemon/cluster-decisio
 import { IncrementalElection } from '../../src/election';
 import { encodeNodeMeta } from '../../src/gossip/node-meta';
 import { parseIP, type IP } from '../../src/ip';
-import { parseConfig } from '../../src/model';
 import { configSnapshot } from './config-facts/config-yaml';
 
 const snapshot = configSnapshot(['web']);
@@ -48,32 +47,14 @@ describe('decideCluster with a node whose configuration lacks the service', () =
 
 describe('decideCluster when a member dies', () => {
   // The advertisement selects nodes by a label only the members' own meta carries (no Node documents).
-  const zoned = parseConfig(
-    `apiVersion: metallb.io/v1beta1
-kind: IPAddressPool
-metadata: { name: lan, namespace: metallb-system }
-spec: { addresses: [192.0.2.10-192.0.2.19] }
----
-apiVersion: metallb.io/v1beta1
-kind: L2Advertisement
-metadata: { name: lan, namespace: metallb-system }
-spec: { nodeSelectors: [{ matchLabels: { zone: z1 } }] }
----
-apiVersion: v1
-kind: Service
-metadata: { name: web, namespace: demo }
-spec: { type: LoadBalancer, ports: [{ port: 80 }] }
-`,
-    'mlb.yaml',
-  );
+  const zoned = configSnapshot(['web'], { nodeLabels: { zone: 'z1' } });
   const inZone = (name: string): LiveMember => ({
     name,
     meta: encodeNodeMeta({ labels: { zone: 'z1' }, conditions: [], draining: false, warmingUp: false }),
   });
   const members = ['node-1', 'node-2', 'node-3'].map(inZone);
   const decide = (live: LiveMember[], elector: IncrementalElection) => {
-    if (!zoned.ok) throw new Error('test configuration does not parse');
-    return decideCluster({ self: 'node-1', snapshot: zoned.snapshot, live, known: members, addresses, passing: new Map() }, elector);
+    return decideCluster({ self: 'node-1', snapshot: zoned, live, known: members, addresses, passing: new Map() }, elector);
   };
 
   it('describes it as it last described itself: notLiveMember, and only the leave is applied to the election', () => {

@@ -20,12 +20,23 @@ spec: { type: LoadBalancer, ports: [{ port: 80 }] }
 `;
 }
 
-/** The pool, its advertisement and a LoadBalancer service per name; `pool: false` leaves both out. */
-export function configText(services: readonly string[], options: { pool?: boolean; comment?: string } = {}): string {
-  return `${options.comment ? `# ${options.comment}\n` : ''}${options.pool === false ? '' : POOL}${services.map(serviceDoc).join('')}`;
+export interface ConfigTextOptions {
+  /** false: neither the pool nor its advertisement. */
+  readonly pool?: boolean;
+  readonly comment?: string;
+  /** Labels the advertisement selects nodes by (matchLabels); every node when absent. */
+  readonly nodeLabels?: Readonly<Record<string, string>>;
 }
 
-export function configSnapshot(services: readonly string[], options: { pool?: boolean; comment?: string } = {}): Snapshot {
+/** The pool, its advertisement and a LoadBalancer service per name; `pool: false` leaves both out. */
+export function configText(services: readonly string[], options: ConfigTextOptions = {}): string {
+  const labels = options.nodeLabels && Object.entries(options.nodeLabels).map(([k, v]) => `${k}: ${v}`);
+  const selector = labels ? `spec: { nodeSelectors: [{ matchLabels: { ${labels.join(', ')} } }] }\n` : '';
+  const pool = options.pool === false ? '' : POOL + selector;
+  return `${options.comment ? `# ${options.comment}\n` : ''}${pool}${services.map(serviceDoc).join('')}`;
+}
+
+export function configSnapshot(services: readonly string[], options: ConfigTextOptions = {}): Snapshot {
   const result = parseConfig(configText(services, options), 'mlb.yaml');
   if (!result.ok) throw new Error(`test configuration does not parse: ${JSON.stringify(result.diagnostics)}`);
   return result.snapshot;
