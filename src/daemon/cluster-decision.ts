@@ -38,6 +38,11 @@ export interface LiveMember {
   readonly meta?: Uint8Array;
 }
 
+/** What the election reads of a gossip member: its name and meta, without the optional field when it has none. */
+export function liveMemberOf(member: { readonly name: string; readonly meta?: Uint8Array | undefined }): LiveMember {
+  return member.meta ? { name: member.name, meta: member.meta } : { name: member.name };
+}
+
 export type { ServiceAddresses };
 
 export interface ClusterInputs {

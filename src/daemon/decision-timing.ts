@@ -2,9 +2,10 @@
  * How long each decision (the recomputation: allocation, election, plan, applying it) held the event loop in one
  * piece. It runs in a few synchronous turns (decision-turns.ts), and while one runs nothing else does: gossip probes
  * wait unanswered in the socket, so a turn longer than the gossip probe timeout lets peers start suspecting this
- * node (they see a late ack, as from an overloaded host). At 10,000 services a full decision takes about a second on a small VM, so the daemon says so:
- * the last duration as a metric, and a warning, at most once per SLOW_DECISION_LOG_INTERVAL_MS, when one outlasts
- * the probe timeout. Pure: the caller passes the times.
+ * node (they see a late ack, as from an overloaded host). At 10,000 services the first decision's allocation turn
+ * takes about a second on a small VM, so the daemon says so: the last decision's longest turn as a metric, and a
+ * warning, at most once per SLOW_DECISION_LOG_INTERVAL_MS, when one outlasts the probe timeout. Pure: the caller
+ * passes the times.
  */
 
 /** At most one warning per minute: every gossip change recomputes, and a slow decision stays slow. */

@@ -38,11 +38,6 @@ export class DecisionTurns {
     if (!this.running) this.options.runtime.after(0, () => void this.run());
   }
 
-  /** Whether a decision is under way (it has started and not ended). */
-  get busy(): boolean {
-    return this.running;
-  }
-
   private async run(): Promise<void> {
     const { runtime } = this.options;
     this.queued = false;

@@ -22,7 +22,7 @@ import type { StateFiles } from '../runtime/state-files';
 import { ConfigLoadError, type ConfigSource, type ConfigState } from '../sources/config-source';
 import { electionAssignments } from './source-assignments';
 import type { WithheldRelease } from './allocation/allocate-with-table';
-import type { ClusterDecision, ServiceAddresses } from './cluster-decision';
+import { liveMemberOf, type ClusterDecision, type ServiceAddresses } from './cluster-decision';
 import { startClusterRecords, type ClusterRecords } from './cluster-records';
 import { ClusterMembership } from './cluster-membership';
 import { ConfigTracker, explainRetention, hashServiceKey } from './config-facts';
@@ -551,7 +551,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     const over = () => this.withdrawnForGood;
     if (!loaded || !gossip || !cluster || over()) return undefined;
     const file = this.interner.intern(loaded);
-    const live = gossip.liveMembers().map((m) => ({ name: m.name, ...(m.meta ? { meta: m.meta } : {}) }));
+    const live = gossip.liveMembers().map(liveMemberOf);
     const liveNames = live.map((m) => m.name);
     const members = gossip.members();
     const suspects = gossip.confirmedSuspects();
@@ -578,7 +578,7 @@ export class Speaker implements ControlProvider, MetricsSource {
         self: this.options.nodeName,
         snapshot,
         live: electableMembers(live, suspects),
-        known: members.map((m) => ({ name: m.name, ...(m.meta ? { meta: m.meta } : {}) })),
+        known: members.map(liveMemberOf),
         addresses: assigned.addresses,
         passing,
         notConfiguredOn: (key) => agreement.lacking(hashServiceKey(key)),

@@ -124,7 +124,8 @@ export function effectiveAllocation(
       allocateFromTable(snapshot, table, self, now, holders);
     // A membership change or a health report leaves the settled run as it was: its answer (a status line per
     // service, 10,000 at scale) stays what it was too.
-    if (previous?.kind === 'settled' && run === previous.run.allocation && previous.answered) return previous.answered;
+    if (previous?.kind === 'settled' && run === previous.run.allocation && previous.answered)
+      return { ...previous.answered, reusable: previous };
     const settled = settledRun(snapshot, table, self, run);
     const services = new Map([...run.results.results].map(([key, r]) => [key, statusOfResult(r)]));
     const answer: EffectiveAllocation = {
@@ -144,12 +145,9 @@ export function effectiveAllocation(
       withheld: run.withheld,
     };
     if (!settled) return answer;
-    if (settled.allocation !== run) return { ...answer, reusable: { kind: 'settled', run: settled } };
     // Only an answer made of the settled run's own allocation can be given back for it.
-    const reusable: { kind: 'settled'; run: SettledRun; answered?: EffectiveAllocation } = { kind: 'settled', run: settled };
-    const reused = { ...answer, reusable };
-    reusable.answered = reused;
-    return reused;
+    const answered = settled.allocation === run ? { answered: answer } : {};
+    return { ...answer, reusable: { kind: 'settled', run: settled, ...answered } };
   }
   const current = expireReleasedEntries(table, now);
   if (
