@@ -33,7 +33,7 @@ import { DecisionTiming } from './decision-timing';
 import { DecisionTurns, type Turn } from './decision-turns';
 import { withLiveFacts } from './explain-live-facts';
 import { EventLog, type DaemonEvent } from './daemon-events';
-import { handoverStatus, layer2Owners } from './handover';
+import { HANDOVER_TIMEOUT_MS, handoverStatus, layer2Owners } from './handover';
 import { LocalAnnouncements } from './local-announcements';
 // Not './metrics': its index loads prom-client, which only --metrics-bind should load (daemon.ts imports it lazily).
 import type { MetricsCounters, MetricsSource } from './metrics/metrics-source';
@@ -132,6 +132,9 @@ export class Speaker implements ControlProvider, MetricsSource {
   private withheld: readonly WithheldRelease[] = [];
   /** Recomputations, one at a time and in turns that let gossip be answered between them. */
   private readonly decisions: DecisionTurns;
+  /** Decisions started so far, and the number of the last one applied: the handover waits for one of its own. */
+  private decisionsStarted = 0;
+  private decisionApplied = 0;
   private stopping = false;
   /**
    * The stop has withdrawn everything (or a failed start is closing): no recomputation runs any more. The parts it
@@ -550,6 +553,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     const cluster = this.cluster;
     const over = () => this.withdrawnForGood;
     if (!loaded || !gossip || !cluster || over()) return undefined;
+    const number = ++this.decisionsStarted;
     const file = this.interner.intern(loaded);
     const live = gossip.liveMembers().map(liveMemberOf);
     const liveNames = live.map((m) => m.name);
@@ -598,6 +602,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     await turn();
     if (over()) return undefined;
     this.applyPlan(plan, members);
+    this.decisionApplied = number;
     return loaded.services.length;
   }
 
@@ -693,9 +698,13 @@ export class Speaker implements ControlProvider, MetricsSource {
     await this.flags.setLeaving();
     if (held.length === 0 || !this.options.announce) return;
     this.handover = { startedAt: this.now(), held, heldSet: new Set(held), claimed: new Set() };
+    // Only a decision started from here on knows this node is leaving: one under way still makes it the owner, and
+    // read as the handover's state every IP would look orphaned and be let go at once, successors or not.
+    const before = this.decisionsStarted;
     this.schedule();
     for (;;) {
       await new Promise<void>((r) => this.parts.runtime.after(HANDOVER_POLL_MS, r));
+      if (this.decisionApplied <= before && this.now() - this.handover.startedAt < HANDOVER_TIMEOUT_MS) continue;
       const owners = layer2Owners(this.decision?.outcomes ?? []);
       const status = handoverStatus({
         held,
