@@ -3,7 +3,8 @@
  * Speaker (test/support/virtual-cluster) with a file of N LoadBalancer services in one pool, timed from
  * (a) start to every IP announced, (b) one service added to the file to that service announced and, with two nodes
  * or more, (c) one node crashed to every IP it held announced by the others (failure detection on virtual time,
- * then the survivors' decisions: the CPU a membership change costs). YAML parsing is timed apart (its own line),
+ * then the survivors' decisions: the CPU a membership change costs) and (d) that node started again, to every node
+ * announcing its share once more (the restarted node's cold decisions beside the others' warm ones). YAML parsing is timed apart (its own line),
  * so the rest is the daemon's path: snapshot, configuration facts, allocation, election, announcements.
  *
  *   node --import tsx scripts/profile/reload-cost.ts [services=10000] [nodes=1]
@@ -134,6 +135,19 @@ async function main(): Promise<void> {
     });
     reachedAt ??= { wall: performance.now(), cpu: process.cpuUsage() };
     crashLine = `(c) a node crashed -> its ${held} IPs announced: ${(reachedAt.wall - t).toFixed(0)} ms wall, ${cpuMs(cpu).toFixed(0)} ms CPU`;
+    await network.advance(1_000);
+    t = performance.now();
+    cpu = process.cpuUsage();
+    reachedAt = undefined;
+    awaited = Number.POSITIVE_INFINITY;
+    await profiled('d', async () => {
+      const started = victim.start();
+      let ok = false;
+      void started.then(() => (ok = true));
+      await runUntil(() => ok && segment.announcedBy(victim.name).length > 0 && announced() === services + 1);
+    });
+    reachedAt = { wall: performance.now(), cpu: process.cpuUsage() };
+    crashLine += `\n(d) it started again -> it announces its ${segment.announcedBy(victim.name).length} IPs: ${(reachedAt.wall - t).toFixed(0)} ms wall, ${cpuMs(cpu).toFixed(0)} ms CPU`;
   }
 
   console.log(`services=${services} nodes=${nodeCount}`);

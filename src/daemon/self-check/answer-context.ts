@@ -32,6 +32,8 @@ export class AnswerContext {
   /** When each member last joined, left, failed or changed its facts, as heard here. */
   private readonly changedAt = new Map<string, number>();
   private owners: ReadonlyMap<string, string> = new Map();
+  /** The layer 2 outcome of each IP, for the election whose outcomes it was built from (built at its first use). */
+  private outcomeIndex: { readonly of: readonly ElectionOutcome[]; readonly byIp: ReadonlyMap<string, ElectionOutcome> } | undefined;
 
   constructor(private readonly self: string) {}
 
@@ -74,7 +76,7 @@ export class AnswerContext {
     const member = this.owners.get(mac) ?? this.former.get(mac);
     const listed = members.find((m) => m.name === member);
     const meta = listed?.meta;
-    const outcome = outcomes.find((o) => o.protocol === 'layer2' && o.ips.includes(ipText));
+    const outcome = this.layer2OutcomeOf(ipText, outcomes);
     const hashed = outcome?.ips[0];
     const order =
       hashed === undefined
@@ -94,5 +96,18 @@ export class AnswerContext {
       rankedAhead: selfAt < 0 ? [] : order.slice(0, selfAt),
       ...(outcome?.winner && outcome.winner !== this.self ? { electedOwner: outcome.winner } : {}),
     };
+  }
+
+  /**
+   * The first layer 2 outcome listing `ipText`, looked up: a handover brings one sighting per IP handed over, and
+   * a search of every outcome for each made it quadratic (10,000 services, 3,000 IPs moving).
+   */
+  private layer2OutcomeOf(ipText: string, outcomes: readonly ElectionOutcome[]): ElectionOutcome | undefined {
+    if (this.outcomeIndex?.of !== outcomes) {
+      const byIp = new Map<string, ElectionOutcome>();
+      for (const o of outcomes) if (o.protocol === 'layer2') for (const ip of o.ips) if (!byIp.has(ip)) byIp.set(ip, o);
+      this.outcomeIndex = { of: outcomes, byIp };
+    }
+    return this.outcomeIndex.byIp.get(ipText);
   }
 }

@@ -122,13 +122,34 @@ export interface SelfCheckSchedule {
    * new map of probes, and kept up to date with it where takeDue and probeDone change it in place.
    */
   readonly queue: ProbeDueQueue;
+  /**
+   * The keys of each owned IP's pairs (one per interface it is announced on), by ipKey: whether an IP is owned and
+   * which probes a sighting brings forward are looked up, not found by walking every pair. During a handover of
+   * thousands of IPs each of the other side's gratuitous ARPs asks both, and walks made it quadratic: seconds of
+   * a held event loop at 10,000 owned IPs.
+   */
+  readonly byIp: ReadonlyMap<string, readonly string[]>;
 }
 
 const ownedKey = (a: OwnedAddress): string => `${formatIP(a.ip)}%${a.interface}`;
+/** An IP as a map key (cheaper than its text). */
+const ipKey = (ip: IP): string => `${ip.family}:${ip.value}`;
+
+/** The byIp index of a map of probes (released pairs included: isOwned reads their flag). */
+function indexByIp(probes: ReadonlyMap<string, ScheduledProbe>): Map<string, string[]> {
+  const byIp = new Map<string, string[]>();
+  for (const p of probes.values()) {
+    const k = ipKey(p.ip);
+    const keys = byIp.get(k);
+    if (keys) keys.push(p.key);
+    else byIp.set(k, [p.key]);
+  }
+  return byIp;
+}
 
 export function emptySchedule(timing: Partial<SelfCheckTiming> = {}): SelfCheckSchedule {
   const probes = new Map<string, ScheduledProbe>();
-  return { timing: { ...DEFAULT_SELF_CHECK_TIMING, ...timing }, probes, queue: new ProbeDueQueue(probes) };
+  return { timing: { ...DEFAULT_SELF_CHECK_TIMING, ...timing }, probes, queue: new ProbeDueQueue(probes), byIp: new Map() };
 }
 
 /**
@@ -154,28 +175,42 @@ export function setOwned(schedule: SelfCheckSchedule, owned: readonly OwnedAddre
       });
   }
   for (const [key, p] of schedule.probes) if (p.inFlight && !probes.has(key)) probes.set(key, { ...p, released: true });
-  return { ...schedule, probes, queue: new ProbeDueQueue(probes) };
+  return { ...schedule, probes, queue: new ProbeDueQueue(probes), byIp: indexByIp(probes) };
 }
 
-/** Brings the matching probes forward to now + soon (never later than they were due). */
-function soon(schedule: SelfCheckSchedule, now: number, reason: ProbeReason, matches: (p: ScheduledProbe) => boolean): SelfCheckSchedule {
+/** `p` brought forward to `at` for `reason` (never later than it was due); undefined when it stays as it is. */
+function broughtForward(p: ScheduledProbe, at: number, reason: ProbeReason): ScheduledProbe | undefined {
+  if (p.released) return undefined;
+  if (p.inFlight) return { ...p, again: reason };
+  return p.dueAt <= at ? undefined : { ...p, dueAt: at, reason };
+}
+
+/** Every owned pair probed soon: now + soon, never later than it was due. */
+export function membershipChanged(schedule: SelfCheckSchedule, now: number): SelfCheckSchedule {
   const at = now + schedule.timing.soonMs;
   const probes = new Map<string, ScheduledProbe>();
-  for (const [key, p] of schedule.probes) {
-    if (p.released || !matches(p)) probes.set(key, p);
-    else if (p.inFlight) probes.set(key, { ...p, again: reason });
-    else probes.set(key, p.dueAt <= at ? p : { ...p, dueAt: at, reason });
-  }
+  for (const [key, p] of schedule.probes) probes.set(key, broughtForward(p, at, 'membershipChanged') ?? p);
   return { ...schedule, probes, queue: new ProbeDueQueue(probes) };
 }
 
-export function membershipChanged(schedule: SelfCheckSchedule, now: number): SelfCheckSchedule {
-  return soon(schedule, now, 'membershipChanged', () => true);
-}
-
-/** Another MAC claimed `ip` (a gratuitous ARP or an unsolicited NA): probe it soon on every interface it is owned on. */
+/**
+ * Another MAC claimed `ip` (a gratuitous ARP or an unsolicited NA): probe it soon on every interface it is owned on.
+ * Changes the schedule's probes and queue in place, as takeDue does: a handover of thousands of IPs brings
+ * thousands of such claims, and a copy of every pair per claim made it quadratic.
+ */
 export function conflictObserved(schedule: SelfCheckSchedule, ip: IP, now: number): SelfCheckSchedule {
-  return soon(schedule, now, 'conflictObserved', (p) => p.ip.family === ip.family && p.ip.value === ip.value);
+  const at = now + schedule.timing.soonMs;
+  const probes = schedule.probes as Map<string, ScheduledProbe>;
+  let changed = false;
+  for (const key of schedule.byIp.get(ipKey(ip)) ?? []) {
+    const p = probes.get(key);
+    const next = p && broughtForward(p, at, 'conflictObserved');
+    if (!next) continue;
+    probes.set(key, next);
+    if (!next.inFlight) schedule.queue.push(key, next.dueAt);
+    changed = true;
+  }
+  return changed ? { ...schedule, probes } : schedule;
 }
 
 /**
@@ -256,8 +291,7 @@ export function nextDueAt(schedule: SelfCheckSchedule): number | undefined {
 }
 
 export function isOwned(schedule: SelfCheckSchedule, ip: IP): boolean {
-  for (const p of schedule.probes.values()) if (!p.released && p.ip.family === ip.family && p.ip.value === ip.value) return true;
-  return false;
+  return (schedule.byIp.get(ipKey(ip)) ?? []).some((key) => isOwnedKey(schedule, key));
 }
 
 /** Whether the pair behind `key` is still owned (a probe's result for a released pair is stale). */

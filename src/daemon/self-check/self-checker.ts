@@ -224,7 +224,10 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     const now = this.now();
     this.sighting({ ip: conflict.ip, mac, interface: conflict.interface, evidence: conflict.evidence, at: now });
     this.schedule = conflictObserved(this.schedule, conflict.ip, now);
-    this.pump();
+    // The probe it brought forward is due `soon`, so the next pass (armed here when it is not already) starts it;
+    // a pass per sighting, over every expected answer and conflict, made a handover of thousands of IPs
+    // quadratic.
+    this.arm();
   }
 
   /** MAC (lowercase) -> node name, from the members' facts; used when listing, so a later answer names it too. */
@@ -390,13 +393,15 @@ export class SelfChecker extends EventEmitter<SelfCheckerEvents> {
     return { ...NO_FACTS, member: this.nodeOf(mac) };
   }
 
+  /**
+   * Each answer is set anew when seen, so the map's order is the order they were last seen in: the first is the
+   * stalest, and making room costs no walk (a handover of more IPs than the cap would otherwise walk it per IP).
+   */
   private remember(key: string, answer: ExpectedAnswer): void {
     this.expected.delete(key);
     if (this.expected.size >= EXPECTED_ANSWERS_MAX) {
-      let stalest: string | undefined;
-      let at = Infinity;
-      for (const [k, a] of this.expected) if (a.lastSeen < at) [stalest, at] = [k, a.lastSeen];
-      if (stalest !== undefined) this.expected.delete(stalest);
+      const stalest = this.expected.keys().next();
+      if (!stalest.done) this.expected.delete(stalest.value);
     }
     this.expected.set(key, answer);
   }

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { AnswerContext } from '../../../src/daemon/self-check/answer-context';
 import { encodeNodeMeta } from '../../../src/gossip/node-meta';
 import type { Member } from '../../../src/gossip/swim';
+import type { ElectionOutcome } from '../../../src/election';
 import { parseIP, type IP } from '../../../src/ip';
 
 const VIP = parseIP('192.0.2.10') as IP;
@@ -40,5 +41,35 @@ describe('answer facts for a member that comes back', () => {
     // Back and alive: present, not away.
     context.elected([], [a, b], T0 + 30_000);
     expect(context.facts(VIP, '02:00:00:00:00:02', [a, b], [])).toMatchObject({ member: 'node-b', memberAway: false });
+  });
+});
+
+describe('answer facts during a handover of thousands of IPs', () => {
+  it('names the elected owner of each IP, reading the election once, not once per answer', () => {
+    const context = new AnswerContext('node-a');
+    const a = member('node-a', '02:00:00:00:00:01');
+    const b = member('node-b', '02:00:00:00:00:02');
+    context.elected([], [a, b], T0);
+    const outcomes: ElectionOutcome[] = Array.from({ length: 2000 }, (_, i) => ({
+      service: `demo/svc-${i}`,
+      protocol: 'layer2',
+      ips: [`10.1.${i >> 8}.${i & 255}`],
+      winner: i % 2 === 0 ? 'node-b' : 'node-a',
+      announcing: [i % 2 === 0 ? 'node-b' : 'node-a'],
+    }));
+    let reads = 0;
+    const counted = new Proxy(outcomes, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    for (let i = 0; i < 2000; i += 10) {
+      const facts = context.facts(parseIP(`10.1.${i >> 8}.${i & 255}`) as IP, '02:00:00:00:00:02', [a, b], counted);
+      expect(facts.electedOwner).toBe('node-b');
+    }
+    expect(context.facts(parseIP('10.1.0.1') as IP, '02:00:00:00:00:02', [a, b], counted).electedOwner).toBeUndefined();
+    // Once through the outcomes (a search per answer would read about 200 x 1,000 of them).
+    expect(reads).toBeLessThanOrEqual(outcomes.length);
   });
 });

@@ -24,6 +24,7 @@ import {
   setOwned,
   takeDue,
   type OwnedAddress,
+  type ScheduledProbe,
   type SelfCheckSchedule,
 } from '../../../src/daemon/self-check/self-check-schedule';
 
@@ -238,4 +239,52 @@ describe('self-check schedule', () => {
     }
     expect(taken).toBeGreaterThan(200);
   });
+
+  it('finds an IP by lookup: each claim of a handover of thousands of IPs reads its own pairs, not every pair', () => {
+    const many = Array.from({ length: 2000 }, (_, i) => `10.0.${i >> 8}.${i & 255}`);
+    const s = setOwned(emptySchedule(), [...owned(...many), { ip: ip('10.0.3.7'), interface: 'eth1' }], 5_000);
+    const counted = countingReads(s.probes as Map<string, ScheduledProbe>);
+    const schedule = { ...s, probes: counted.map };
+    expect(isOwned(schedule, ip('10.0.3.7'))).toBe(true);
+    expect(isOwned(schedule, ip('10.9.9.9'))).toBe(false);
+    const after = conflictObserved(schedule, ip('10.0.3.7'), 20);
+    // Both interfaces it is announced on, brought forward; nothing else touched.
+    expect(after.probes.get('10.0.3.7%eth0')).toMatchObject({ dueAt: 20 + SELF_CHECK_SOON_MS, reason: 'conflictObserved' });
+    expect(after.probes.get('10.0.3.7%eth1')).toMatchObject({ dueAt: 20 + SELF_CHECK_SOON_MS, reason: 'conflictObserved' });
+    expect(after.probes.get('10.0.3.8%eth0')).toMatchObject({ dueAt: 5_000 + SELF_CHECK_SOON_MS, reason: 'newOwnership' });
+    // A walk over the pairs would read 2,001 of them at each step.
+    expect(counted.reads()).toBeLessThanOrEqual(8);
+    // The queue follows (it reads the schedule's own map, not the counting copy): they are taken when due.
+    expect(keys(takeDue(conflictObserved(s, ip('10.0.3.7'), 20), 20 + SELF_CHECK_SOON_MS).due)).toEqual(['10.0.3.7%eth0', '10.0.3.7%eth1']);
+  });
 });
+
+/** A map that counts the entries read from it (lookups and every entry iterated). */
+function countingReads<K, V>(map: Map<K, V>): { map: Map<K, V>; reads: () => number } {
+  let reads = 0;
+  class Counting extends Map<K, V> {
+    override get(key: K): V | undefined {
+      reads++;
+      return super.get(key);
+    }
+    override has(key: K): boolean {
+      reads++;
+      return super.has(key);
+    }
+    override *entries(): MapIterator<[K, V]> {
+      for (const e of super.entries()) {
+        reads++;
+        yield e;
+      }
+    }
+    override *values(): MapIterator<V> {
+      for (const [, v] of this.entries()) yield v;
+    }
+    override [Symbol.iterator](): MapIterator<[K, V]> {
+      return this.entries();
+    }
+  }
+  const counting = new Counting(map);
+  reads = 0;
+  return { map: counting, reads: () => reads };
+}
