@@ -115,7 +115,13 @@ export function compareEntries(a: AllocationEntry, b: AllocationEntry): number {
   const tier = entryTier(a) - entryTier(b);
   if (tier !== 0) return tier;
   if (a.version !== b.version) return a.version - b.version;
-  return compareStrings(a.writer, b.writer) || compareStrings(contentKey(a), contentKey(b));
+  return compareStrings(a.writer, b.writer) || compareContent(a, b);
+}
+
+/** The content's order; equal entries (the common case: the same entry heard again) without building their keys. */
+function compareContent(a: AllocationEntry, b: AllocationEntry): number {
+  if (!a.released === !b.released && a.at === b.at && sameIPTexts(a.ips, b.ips)) return 0;
+  return compareStrings(contentKey(a), contentKey(b));
 }
 
 function sameEntry(a: AllocationEntry, b: AllocationEntry): boolean {
