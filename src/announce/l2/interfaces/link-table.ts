@@ -89,21 +89,10 @@ export class LinkTable {
 
   /** A full dump: the table becomes it, and what differed is returned as if it had been notified. */
   replace(links: readonly LinkHeader[], addresses: ReadonlyMap<number, readonly LinkAddress[]>): TableChange {
-    let notable = false;
-    const addressChanges: AddressChange[] = [];
-    const seen = new Set<number>();
-    for (const link of links) {
-      seen.add(link.index);
-      const change = this.apply({ kind: 'link', link });
-      notable ||= change.notable;
-    }
-    for (const index of [...this.headers.keys(), ...this.addresses.keys()]) {
-      if (seen.has(index)) continue;
-      const change = this.apply({ kind: 'linkGone', index });
-      notable ||= change.notable;
-      addressChanges.push(...change.addressChanges);
-    }
-    for (const index of seen) {
+    const linksChange = this.replaceLinks(links);
+    let notable = linksChange.notable;
+    const addressChanges: AddressChange[] = [...linksChange.addressChanges];
+    for (const { index } of links) {
       const wanted = new Map((addresses.get(index) ?? []).map((a) => [addressKey(a), a]));
       const have = this.addresses.get(index) ?? new Map<string, LinkAddress>();
       for (const [key, address] of [...have]) {
@@ -118,6 +107,28 @@ export class LinkTable {
         notable ||= change.notable;
         addressChanges.push(...change.addressChanges);
       }
+    }
+    return { notable, addressChanges };
+  }
+
+  /**
+   * A dump of the links alone: the table's links become it (a link gone takes its addresses with it), and the
+   * addresses of the links that stay are kept as the notifications left them.
+   */
+  replaceLinks(links: readonly LinkHeader[]): TableChange {
+    let notable = false;
+    const addressChanges: AddressChange[] = [];
+    const seen = new Set<number>();
+    for (const link of links) {
+      seen.add(link.index);
+      const change = this.apply({ kind: 'link', link }); // applied first: `||=` would skip it once notable
+      notable ||= change.notable;
+    }
+    for (const index of [...this.headers.keys(), ...this.addresses.keys()]) {
+      if (seen.has(index)) continue;
+      const change = this.apply({ kind: 'linkGone', index });
+      notable ||= change.notable;
+      addressChanges.push(...change.addressChanges);
     }
     return { notable, addressChanges };
   }

@@ -21,6 +21,13 @@ import { ADDRESS_DUMP_REQUEST, decodeAddressMessage } from './address-message';
 
 /** MetalLB rescans interfaces every 10 s (announcer.go); here it is the fallback behind netlink events. */
 const INTERFACE_RESCAN_INTERVAL_MS = 10_000;
+/**
+ * Every how many rescans the addresses are dumped too (60 s): the links alone are a few messages, the addresses
+ * of a node holding 10,000 VIPs are 10,000, and their dump every 10 s was most of an idle daemon's CPU (the
+ * kernel's side and the decoding). A lost notification is not silent: the kernel tells of an overflow with
+ * ENOBUFS, answered by a full dump at once; this one is the fallback behind that.
+ */
+const ADDRESS_RESCAN_EVERY = 6;
 /** Notifications come in bursts (a link up brings several address messages): listeners hear once the burst settles. */
 const EVENT_SETTLE_MS = 20;
 
@@ -50,6 +57,8 @@ export interface AddressSource {
 
 export interface NetlinkLinksOptions {
   readonly rescanIntervalMs?: number;
+  /** Every how many rescans the addresses are dumped too (ADDRESS_RESCAN_EVERY unless a test says otherwise). */
+  readonly addressRescanEvery?: number;
   /** The rescan and settle timers (default: real, not keeping the process alive by themselves). */
   readonly runtime?: Scheduler;
   /** A dump failed (the previous snapshot stays). */
@@ -70,12 +79,15 @@ export class NetlinkLinks implements LinkSource, AddressSource {
   private rescanTimer: Timer | undefined;
   private settleTimer: Timer | undefined;
   private scanning: Promise<void> | undefined;
-  private again = false;
+  /** A scan was asked for while one ran: one more follows it (full when any of those asked for a full one). */
+  private again: 'links' | 'full' | undefined;
+  /** Periodic rescans so far (every ADDRESS_RESCAN_EVERY-th dumps the addresses too). */
+  private rescans = 0;
   private closed = false;
   /** The notifications read while a dump is under way, applied on top of it (dumpWithEvents). */
   private duringDump: LinkEvent[] | undefined;
-  /** Dumps done, notifications applied, changes told to listeners, failed dumps. */
-  readonly stats = { scans: 0, events: 0, changes: 0, errors: 0 };
+  /** Dumps done (addressScans of them with the addresses), notifications applied, changes told, failed dumps. */
+  readonly stats = { scans: 0, addressScans: 0, events: 0, changes: 0, errors: 0 };
 
   private constructor(
     private readonly nl: NetlinkModule,
@@ -116,7 +128,8 @@ export class NetlinkLinks implements LinkSource, AddressSource {
     requests.socket.unref();
     await self.scan();
     const interval = options.rescanIntervalMs ?? INTERFACE_RESCAN_INTERVAL_MS;
-    self.rescanTimer = self.scheduler.every(interval, () => void self.scan());
+    const addressesEvery = options.addressRescanEvery ?? ADDRESS_RESCAN_EVERY;
+    self.rescanTimer = self.scheduler.every(interval, () => void self.scan(++self.rescans % addressesEvery === 0 ? 'full' : 'links'));
     return self;
   }
 
@@ -142,19 +155,21 @@ export class NetlinkLinks implements LinkSource, AddressSource {
     return () => this.addressListeners.delete(listener);
   }
 
-  /** A full dump now; concurrent calls share one dump and queue at most one more. */
-  scan(): Promise<void> {
+  /**
+   * A dump now: of links and addresses (`full`, the default) or of the links alone. Concurrent calls share one
+   * dump and queue at most one more.
+   */
+  scan(what: 'links' | 'full' = 'full'): Promise<void> {
     if (this.closed) return Promise.resolve();
     if (this.scanning) {
-      this.again = true;
+      this.again = this.again === 'full' ? 'full' : what;
       return this.scanning;
     }
-    this.scanning = this.dump().finally(() => {
+    this.scanning = this.dump(what).finally(() => {
       this.scanning = undefined;
-      if (this.again) {
-        this.again = false;
-        void this.scan();
-      }
+      const again = this.again;
+      this.again = undefined;
+      if (again) void this.scan(again);
     });
     return this.scanning;
   }
@@ -223,18 +238,19 @@ export class NetlinkLinks implements LinkSource, AddressSource {
     }
   }
 
-  private async dump(): Promise<void> {
+  private async dump(what: 'links' | 'full'): Promise<void> {
     try {
       // One dump at a time: two concurrent dumps on one socket interleave their multipart replies.
       this.duringDump = [];
       const links = await this.requests.getLinks();
-      const addresses = await this.dumpAddresses();
+      const addresses = what === 'full' ? await this.dumpAddresses() : [];
       if (this.closed) return;
       this.stats.scans++;
+      if (what === 'full') this.stats.addressScans++;
       const dumped = tableFromNetlink(links, addresses);
       const current = dumpWithEvents(dumped.headers, dumped.byIndex, this.duringDump);
       this.duringDump = undefined;
-      const change = this.table.replace(current.links, current.addresses);
+      const change = what === 'full' ? this.table.replace(current.links, current.addresses) : this.table.replaceLinks(current.links);
       for (const c of change.addressChanges) for (const listener of [...this.addressListeners]) listener(c);
       // The first dump is the start, not a change; after it, listeners hear at once of what the dump found.
       if (change.notable && this.stats.scans > 1) {

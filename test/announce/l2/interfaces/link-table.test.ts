@@ -40,4 +40,22 @@ describe('link table', () => {
     // A bare dump would have said it was gone.
     expect(table.replace([ETH0, MLB0], new Map()).addressChanges).toEqual([{ index: 3, address: vip('10.214.0.2'), present: false }]);
   });
+
+  it('a dump of the links alone keeps the addresses the notifications left, and drops those of a link gone', () => {
+    const table = new LinkTable();
+    table.replace([ETH0, MLB0], new Map([[3, [vip('10.214.0.1'), vip('10.214.0.2')]]]));
+    expect(table.replaceLinks([ETH0, MLB0])).toEqual({ notable: false, addressChanges: [] });
+    expect(table.addressesOf(3)).toEqual([vip('10.214.0.1'), vip('10.214.0.2')]);
+    // eth0 went down meanwhile: a link change listeners hear of.
+    expect(table.replaceLinks([{ ...ETH0, up: false }, MLB0]).notable).toBe(true);
+    // mlb0 deleted: its addresses go with it, told to the binder.
+    expect(table.replaceLinks([ETH0])).toEqual({
+      notable: true,
+      addressChanges: [
+        { index: 3, address: vip('10.214.0.1'), present: false },
+        { index: 3, address: vip('10.214.0.2'), present: false },
+      ],
+    });
+    expect(table.links().map((l) => l.name)).toEqual(['eth0']);
+  });
 });
