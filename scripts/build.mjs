@@ -57,12 +57,13 @@ for (const file of existsSync('dist') ? readdirSync('dist') : []) {
 }
 /**
  * What src/cli/main.ts (dist/mlb.mjs) loads with import(), by the specifier it loads it with: the whole command line
- * and the configuration parser thread. They are built together, split, and the entry is built alone, so that `mlb
+ * the configuration parser thread and the gossip thread. They are built together, split, and the entry is built alone, so that `mlb
  * --help` reads one small file (scripts/build.mjs's entry check below holds it free of packages).
  */
 const ENTRY_IMPORTS = {
   './cli-program': { name: 'mlb-cli', source: 'src/cli/cli-program.ts' },
   '../sources/file/worker-parser': { name: 'mlb-parser-worker', source: 'src/sources/file/worker-parser.ts' },
+  '../daemon/gossip-thread/gossip-thread': { name: 'mlb-gossip-thread', source: 'src/daemon/gossip-thread/gossip-thread.ts' },
 };
 await build({
   ...common,

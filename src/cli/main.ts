@@ -1,6 +1,6 @@
 /**
  * The `mlb` command line's entry: the bundle's first file (dist/mlb.mjs), and the configuration parser thread's
- * too (worker-parser.ts starts workers at this same file). It parses no command line itself: it answers the few it
+ * and the gossip thread's too (worker-parser.ts and threaded-gossip.ts start workers at this same file). It parses no command line itself: it answers the few it
  * can from text baked in at build time (prebuilt-answer.ts: `mlb --help` in well under the time loading yargs
  * takes) and loads the whole command line (cli-program.ts: yargs, commands/, the exit codes) for every other.
  *
@@ -9,6 +9,7 @@
  * and no class the rest could be handed (an error it tests with instanceof would be another class than the one thrown).
  */
 import { isConfigParserWorker } from '../sources/file/parser-worker-role';
+import { isGossipThread } from '../daemon/gossip-thread/gossip-thread-role';
 import { brokenPipeDecision, handleBrokenPipes } from './broken-pipe';
 import { commandWord } from './argv-shortcuts';
 import { isInProcessHost, type InProcessInput, type InProcessResult } from './in-process-run';
@@ -17,10 +18,17 @@ import { helpWidth } from './help-width';
 import { buildInfo } from './build-info';
 import { ExitCode } from './exit-codes';
 
-/** The same bundle is also the daemon's configuration parser thread (worker-parser.ts): then it only parses. */
+/**
+ * The same bundle is also the daemon's configuration parser thread (worker-parser.ts), then it only parses, and its
+ * gossip thread (threaded-gossip.ts), then it only gossips.
+ */
 function run(): void {
   if (isConfigParserWorker()) {
     void import('../sources/file/worker-parser').then((w) => w.runConfigParserWorker());
+    return;
+  }
+  if (isGossipThread()) {
+    void import('../daemon/gossip-thread/gossip-thread').then((g) => g.runGossipThread());
     return;
   }
   // node's own two arguments are its executable and this file (in the one-file build, the executable twice).

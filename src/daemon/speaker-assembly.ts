@@ -1,7 +1,7 @@
 /**
  * The real speaker of a plain host: the configuration file (watched), real sockets and clock, netlink links,
- * the L2 announcer on packet sockets, VIP binding on the dummy interface, the self-check's probes, BGP sessions
- * and the control socket. `mlb daemon` starts what this returns; tests that need no host parts build a Speaker
+ * the L2 announcer on packet sockets, VIP binding on the dummy interface, the self-check's probes, BGP sessions,
+ * gossip on a thread of its own and the control socket. `mlb daemon` starts what this returns; tests that need no host parts build a Speaker
  * with their own (speaker-parts.ts).
  */
 import { BgpAnnouncer } from '../announce/bgp/bgp-announcer';
@@ -11,6 +11,7 @@ import { REAL_RUNTIME } from '../runtime';
 import type { ConfigParser } from '../sources/file';
 import { type KubernetesModeOptions, openConfigSource } from './config-source-choice';
 import { ControlServer } from './control';
+import { ThreadedGossip } from './gossip-thread/threaded-gossip';
 import { interfacesFromLinks } from './self-check/link-interfaces';
 import { SelfChecker } from './self-check/self-checker';
 import { Speaker, type SpeakerOptions } from './speaker';
@@ -47,6 +48,8 @@ export function assembleSpeaker(options: SpeakerAssemblyOptions): Speaker {
     runtime: REAL_RUNTIME,
     openLayerTwo: (hooks) => openHostLayerTwo(settings, hooks),
     openBgp: () => new BgpAnnouncer(logger, REAL_RUNTIME),
+    // Gossip on a thread of its own: no decision, binding or log burst on this one can delay an ack.
+    openGossip: ({ runtime: _real, ...options }) => ThreadedGossip.start({ ...options, debug: logger.isLevelEnabled('debug') }),
     openControl: (provider) => {
       const group = settings.controlSocketGroup;
       return ControlServer.listen({ path: settings.controlSocket, provider, logger, ...(group === undefined ? {} : { group }) });

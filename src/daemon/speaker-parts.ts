@@ -12,6 +12,7 @@ import type { DesiredAnnouncement } from '../announce/l2/l2-announcer-state';
 import type { ObservedConflict } from '../announce/l2/l2-interface';
 import type { BGPAnnouncement } from '../election';
 import type { AnnouncedIP } from './local-announcements';
+import type { Gossip, GossipNodeOptions } from '../gossip/gossip-node';
 import type { Runtime } from '../runtime';
 import type { StateFiles } from '../runtime/state-files';
 import type { ConfigSource } from '../sources/config-source';
@@ -98,6 +99,11 @@ export interface SpeakerParts {
    * calls it when a speaker pod starts or this node's Node object changes.
    */
   readonly rejoinRequests?: (rejoin: () => void) => void;
+  /**
+   * Starts the gossip node; default: a GossipNode on `runtime` (tests, virtual clusters). The daemon runs it on a
+   * thread of its own (gossip-thread/), where no decision can delay an ack.
+   */
+  readonly openGossip?: (options: GossipNodeOptions) => Promise<Gossip>;
   /** Serves the control API (unix socket) from `provider`. */
   openControl(provider: ControlProvider): Promise<ControlEndpoint>;
 }

@@ -10,7 +10,7 @@ import type { ObservedConflict } from '../announce/l2/l2-interface';
 import { formatMAC } from '../announce/l2/mac-address';
 import { IncrementalElection, type Explanation } from '../election';
 import type { Keyring } from '../gossip/codec';
-import { GossipNode } from '../gossip/gossip-node';
+import { GossipNode, type Gossip } from '../gossip/gossip-node';
 import { encodeNodeMeta } from '../gossip/node-meta';
 import type { Member, SwimConfig } from '../gossip/swim';
 import { formatHostPort, hostFromBytes, type HostPort } from '../gossip/transport/address';
@@ -103,7 +103,7 @@ export interface SpeakerOptions {
 export class Speaker implements ControlProvider, MetricsSource {
   private control: ControlEndpoint | undefined;
   private owners: OwnerHistory = new Map();
-  private gossip: GossipNode | undefined;
+  private gossip: Gossip | undefined;
   private readonly source: ConfigSource;
   private links: HostLinks | undefined;
   private l2: LayerTwoAnnouncer | undefined;
@@ -222,7 +222,7 @@ export class Speaker implements ControlProvider, MetricsSource {
 
     await step('starting ARP/NDP announcing', () => this.startAnnouncing());
     this.gossip = await step(`listening for gossip on ${formatHostPort(this.options.bind)} (--gossip-bind)`, () =>
-      GossipNode.create({
+      (this.parts.openGossip ?? ((o) => GossipNode.create(o)))({
         runtime: this.parts.runtime,
         name: this.options.nodeName,
         bind: this.options.bind,

@@ -106,7 +106,28 @@ export interface GossipNodeEvents {
   remoteState: [Uint8Array, boolean];
 }
 
-export class GossipNode extends EventEmitter<GossipNodeEvents> {
+/**
+ * What the daemon uses of a gossip node: a GossipNode on the caller's runtime, or the daemon's mirror of one
+ * running on a thread of its own (src/daemon/gossip-thread/threaded-gossip.ts).
+ */
+export interface Gossip {
+  readonly localAddress: HostPort;
+  readonly counters: GossipCounters;
+  on<K extends keyof GossipNodeEvents>(event: K, listener: (...args: GossipNodeEvents[K]) => void): unknown;
+  members(): Member[];
+  liveMembers(): Member[];
+  confirmedSuspects(): Map<string, number>;
+  join(addresses: readonly HostPort[]): Promise<JoinResult>;
+  leave(timeoutMs: number): Promise<LeaveOutcome>;
+  setMeta(meta: Uint8Array): void;
+  broadcast(payload: Uint8Array, key?: string): void;
+  setLocalState(userState: Uint8Array): void;
+  lastHeardFrom(name: string): number | undefined;
+  healthScore(): number;
+  close(): Promise<void>;
+}
+
+export class GossipNode extends EventEmitter<GossipNodeEvents> implements Gossip {
   readonly counters: GossipCounters = emptyCounters();
   private readonly driver: MachineDriver<SwimState, SwimEvent, SwimEffect, StepResult>;
   /** Inbound streams whose reply the reducer still owes, by stream id. */

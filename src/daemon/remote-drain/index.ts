@@ -1,7 +1,7 @@
 // src/daemon/remote-drain: `mlb drain NODE` from any host of the cluster, carried by gossip and authorised by the
 // gossip key. Pure: drain-request-codec.ts and drain-request-table.ts; remote-drain.ts is the shell.
 import type { Logger } from 'pino';
-import type { GossipNode } from '../../gossip/gossip-node';
+import type { Gossip } from '../../gossip/gossip-node';
 import type { Clock } from '../../runtime/runtime';
 import { decodeNodeMeta } from '../../gossip/node-meta';
 import type { EventLog } from '../daemon-events';
@@ -18,7 +18,7 @@ export * from './remote-drain';
 export function remoteDrainFor(parts: {
   self: string;
   keyed: boolean;
-  gossip: GossipNode;
+  gossip: Gossip;
   /** Where requests are broadcast, pushed and received (the speaker registers the drain on it). */
   wire: RecordsChannel;
   flags: SpeakerFlags;

@@ -1,0 +1,110 @@
+/**
+ * The gossip thread's whole life (threaded-gossip.ts starts it): a GossipNode on the real runtime, its events,
+ * replies and log lines posted to the main thread with the membership view, the main thread's commands applied.
+ * Nothing the main thread does (a decision over 10,000 services, binding thousands of addresses) can then delay
+ * an ack: the failure detector answers from here.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { Keyring } from '../../gossip/codec';
+import { GossipNode, type GossipNodeEvents } from '../../gossip/gossip-node';
+import { REAL_RUNTIME } from '../../runtime/real-runtime';
+import type { Log } from '../../runtime/log';
+import type { FromGossipThread, GossipThreadInput, GossipView, ToGossipThread } from './gossip-thread-messages';
+
+/**
+ * How often the view goes to the main thread when no event carried it: when each member was last heard from and
+ * the counters move without events. Its age is what a decision may read stale; the detector itself is not slowed.
+ */
+const VIEW_REFRESH_MS = 100;
+
+const EVENT_NAMES: readonly (keyof GossipNodeEvents)[] = ['join', 'leave', 'update', 'suspicion', 'conflict', 'userMessage', 'remoteState'];
+
+export function runGossipThread(): void {
+  const port = parentPort;
+  if (!port) return;
+  const { options, debug } = workerData as GossipThreadInput & { debug?: boolean };
+  const post = (message: FromGossipThread): void => port.postMessage(message);
+  const line =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (fields: object, msg?: string): void =>
+      post({ kind: 'log', level, fields, ...(msg === undefined ? {} : { msg }) });
+  const log: Log = { debug: debug ? line('debug') : () => undefined, info: line('info'), warn: line('warn'), error: line('error') };
+  const [primary, ...others] = options.keys ?? [];
+  void GossipNode.create({
+    name: options.name,
+    bind: options.bind,
+    ...(options.advertiseHost ? { advertiseHost: options.advertiseHost } : {}),
+    ...(options.config ? { config: options.config } : {}),
+    ...(primary ? { keyring: Keyring.create(primary, others) } : {}),
+    ...(options.meta ? { meta: options.meta } : {}),
+    runtime: REAL_RUNTIME,
+    log,
+  }).then(
+    (node) => serve(node, post, port),
+    (error: Error) => {
+      const code = systemCode(error);
+      post({ kind: 'failed', message: error.message, ...(code === undefined ? {} : { code }) });
+    },
+  );
+}
+
+/** The system error's code (EADDRINUSE...) of an error or of the error it wraps: the start failure names it. */
+function systemCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+  }
+  return undefined;
+}
+
+function serve(node: GossipNode, post: (message: FromGossipThread) => void, port: NonNullable<typeof parentPort>): void {
+  for (const name of EVENT_NAMES) {
+    node.on(name, (...args: unknown[]) => post({ kind: 'event', event: { name, args } as never, view: viewOf(node) }));
+  }
+  const refresh = REAL_RUNTIME.every(VIEW_REFRESH_MS, () => post({ kind: 'view', view: viewOf(node) }));
+  port.on('message', (command: ToGossipThread) => {
+    switch (command.op) {
+      case 'join':
+        void node.join(command.addresses).then((result) => post({ kind: 'joined', id: command.id, result }));
+        return;
+      case 'leave':
+        void node.leave(command.timeoutMs).then((outcome) => post({ kind: 'left', id: command.id, outcome }));
+        return;
+      case 'setMeta':
+        node.setMeta(command.meta);
+        return;
+      case 'broadcast':
+        node.broadcast(command.payload, command.key);
+        return;
+      case 'setLocalState':
+        node.setLocalState(command.userState);
+        return;
+      case 'close':
+        refresh.cancel();
+        void node.close().then(() => {
+          post({ kind: 'view', view: viewOf(node) });
+          post({ kind: 'closed', id: command.id });
+          port.close();
+        });
+        return;
+    }
+  });
+  post({ kind: 'ready', localAddress: node.localAddress, view: viewOf(node) });
+}
+
+function viewOf(node: GossipNode): GossipView {
+  const members = node.members();
+  const lastHeard: [string, number][] = [];
+  for (const m of members) {
+    const at = node.lastHeardFrom(m.name);
+    if (at !== undefined) lastHeard.push([m.name, at]);
+  }
+  return {
+    members,
+    live: node.liveMembers(),
+    confirmedSuspects: [...node.confirmedSuspects()],
+    lastHeard,
+    health: node.healthScore(),
+    counters: { ...node.counters },
+  };
+}

@@ -1,0 +1,239 @@
+/**
+ * The daemon's gossip node on a thread of its own. The failure detector must answer a peer's probe within the
+ * probe timeout (100 ms in the fast profiles); on the main thread, a decision over 10,000 services, thousands of
+ * addresses being bound or a starved CPU share held acks back long enough for peers to suspect and declare a live
+ * node dead, and each false death moved a third of the services away and back. Here the gossip thread
+ * (gossip-thread.ts) runs memberlist's protocol alone; the main thread keeps a mirror of its membership, refreshed
+ * with every event and every VIEW_REFRESH_MS, and sends it commands.
+ *
+ * Its API is GossipNode's (the Gossip type), so the speaker does not know which it was given: tests and virtual
+ * clusters hand it a GossipNode on their runtime.
+ */
+import { EventEmitter } from 'node:events';
+import { Worker } from 'node:worker_threads';
+import { CodedError } from '../../errors/coded-error';
+import type { Gossip, GossipNodeEvents, GossipNodeOptions, JoinResult } from '../../gossip/gossip-node';
+import { emptyCounters, type GossipCounters } from '../../gossip/gossip-stats';
+import type { LeaveOutcome, Member } from '../../gossip/swim';
+import type { HostPort } from '../../gossip/transport/address';
+import { SILENT_LOG, type Log } from '../../runtime/log';
+import { parserWorkerEntry } from '../../sources/file/parser-worker-entry';
+import { bundleEntry } from '../../sources/file/parser-worker-role';
+import type { FromGossipThread, GossipThreadInput, GossipView, ToGossipThread } from './gossip-thread-messages';
+import { GOSSIP_THREAD_ROLE } from './gossip-thread-role';
+
+const CLOSED_ERROR = 'the gossip node was closed';
+
+/** Why the gossip thread could not start (its own error's code, or the thread's failure). */
+class GossipThreadError extends CodedError<'gossipThreadFailed' | 'gossipStartFailed'> {}
+
+export interface ThreadedGossipOptions extends Omit<GossipNodeOptions, 'runtime' | 'seed' | 'compress'> {
+  /** The module the thread runs: the bundle (the default, once bundled). */
+  readonly script?: string | URL;
+  /** Whether the thread sends its debug lines (each crosses the thread boundary; off unless the log shows them). */
+  readonly debug?: boolean;
+  /** The thread died after it started: the daemon cannot go on without gossip. Default: thrown, as uncaught. */
+  readonly onFailed?: (error: Error) => void;
+}
+
+const EMPTY_VIEW: GossipView = { members: [], live: [], confirmedSuspects: [], lastHeard: [], health: 0, counters: emptyCounters() };
+
+export class ThreadedGossip extends EventEmitter<GossipNodeEvents> implements Gossip {
+  readonly counters: GossipCounters = emptyCounters();
+  private view: GossipView = EMPTY_VIEW;
+  private lastHeard = new Map<string, number>();
+  private nextId = 1;
+  private readonly joins = new Map<number, (result: JoinResult) => void>();
+  private readonly leaves = new Map<number, (outcome: LeaveOutcome) => void>();
+  private readonly closes = new Map<number, () => void>();
+  private closed = false;
+  private ended = false;
+
+  private constructor(
+    private readonly worker: Worker,
+    readonly localAddress: HostPort,
+    private readonly log: Log,
+    private readonly onFailed: (error: Error) => void,
+  ) {
+    super();
+  }
+
+  /** Starts the thread; resolves once its node listens, rejects with the node's own error when it cannot. */
+  static start(options: ThreadedGossipOptions): Promise<ThreadedGossip> {
+    const {
+      script,
+      debug,
+      onFailed,
+      log = SILENT_LOG,
+      keyring,
+      runtime: _none,
+      ...plain
+    } = options as ThreadedGossipOptions & {
+      runtime?: unknown;
+    };
+    const entry = script === undefined ? parserWorkerEntry(bundleEntry() ?? import.meta.url) : { script, eval: false };
+    const input: GossipThreadInput & { debug: boolean } = {
+      role: GOSSIP_THREAD_ROLE,
+      options: { ...plain, ...(keyring ? { keys: keyring.keys } : {}) },
+      debug: debug ?? false,
+    };
+    const worker = new Worker(entry.script, { eval: entry.eval, workerData: input, stdin: false });
+    const failed =
+      onFailed ??
+      ((error: Error) => {
+        throw error;
+      });
+    return new Promise<ThreadedGossip>((resolve, reject) => {
+      let node: ThreadedGossip | undefined;
+      worker.on('message', (message: FromGossipThread) => {
+        if (node) return node.received(message);
+        if (message.kind === 'log') return writeLog(log, message);
+        if (message.kind === 'failed') {
+          void worker.terminate();
+          // The system error's code (EADDRINUSE) rides as the cause, where the start failure looks for it.
+          const cause = message.code === undefined ? undefined : Object.assign(new Error(message.message), { code: message.code });
+          return reject(new GossipThreadError('gossipStartFailed', message.message, cause ? { cause } : undefined));
+        }
+        if (message.kind !== 'ready') return;
+        node = new ThreadedGossip(worker, message.localAddress, log, failed);
+        node.received({ kind: 'view', view: message.view });
+        resolve(node);
+      });
+      worker.on('error', (error) => (node ? node.threadEnded(error) : reject(new GossipThreadError('gossipThreadFailed', error.message))));
+      worker.on('exit', (code) => {
+        const error = new GossipThreadError('gossipThreadFailed', `the gossip thread exited (code ${code})`);
+        if (node) node.threadEnded(error);
+        else reject(error);
+      });
+    });
+  }
+
+  /** Every known member with its state (alive, suspect, dead, left), ourselves included. */
+  members(): Member[] {
+    return [...this.view.members];
+  }
+
+  /** Alive or suspect members: MetalLB's "usable speakers". */
+  liveMembers(): Member[] {
+    return [...this.view.live];
+  }
+
+  confirmedSuspects(): Map<string, number> {
+    return new Map(this.view.confirmedSuspects);
+  }
+
+  lastHeardFrom(name: string): number | undefined {
+    return this.lastHeard.get(name);
+  }
+
+  healthScore(): number {
+    return this.view.health;
+  }
+
+  join(addresses: readonly HostPort[]): Promise<JoinResult> {
+    if (this.closed) return Promise.resolve({ joined: 0, errors: [{ to: '*', error: CLOSED_ERROR }] });
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.joins.set(id, resolve);
+      this.send({ op: 'join', id, addresses });
+    });
+  }
+
+  leave(timeoutMs: number): Promise<LeaveOutcome> {
+    if (this.closed) return Promise.resolve('alreadyLeft');
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.leaves.set(id, resolve);
+      this.send({ op: 'leave', id, timeoutMs });
+    });
+  }
+
+  setMeta(meta: Uint8Array): void {
+    this.send({ op: 'setMeta', meta });
+  }
+
+  broadcast(payload: Uint8Array, key?: string): void {
+    this.send({ op: 'broadcast', payload, ...(key === undefined ? {} : { key }) });
+  }
+
+  setLocalState(userState: Uint8Array): void {
+    this.send({ op: 'setLocalState', userState });
+  }
+
+  /** Closes the node's sockets on its thread, then ends the thread. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.ended) {
+      const id = this.nextId++;
+      await new Promise<void>((resolve) => {
+        this.closes.set(id, resolve);
+        this.worker.postMessage({ op: 'close', id } satisfies ToGossipThread);
+      });
+    }
+    this.settleWaiters();
+    await this.worker.terminate();
+  }
+
+  private send(command: ToGossipThread): void {
+    if (!this.closed && !this.ended) this.worker.postMessage(command);
+  }
+
+  private received(message: FromGossipThread): void {
+    switch (message.kind) {
+      case 'view':
+        this.take(message.view);
+        return;
+      case 'event':
+        this.take(message.view);
+        (this.emit as (name: string, ...args: unknown[]) => boolean)(message.event.name, ...message.event.args);
+        return;
+      case 'joined':
+        this.joins.get(message.id)?.(message.result);
+        this.joins.delete(message.id);
+        return;
+      case 'left':
+        this.leaves.get(message.id)?.(message.outcome);
+        this.leaves.delete(message.id);
+        return;
+      case 'closed':
+        this.ended = true;
+        this.closes.get(message.id)?.();
+        this.closes.delete(message.id);
+        return;
+      case 'log':
+        writeLog(this.log, message);
+        return;
+      case 'ready':
+      case 'failed':
+        return;
+    }
+  }
+
+  private take(view: GossipView): void {
+    this.view = view;
+    this.lastHeard = new Map(view.lastHeard);
+    Object.assign(this.counters, view.counters);
+  }
+
+  /** The thread ended: expected after close(), a failure otherwise (nobody may wait for it forever either way). */
+  private threadEnded(error: Error): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.settleWaiters();
+    if (!this.closed) this.onFailed(error);
+  }
+
+  private settleWaiters(): void {
+    for (const resolve of this.joins.values()) resolve({ joined: 0, errors: [{ to: '*', error: CLOSED_ERROR }] });
+    this.joins.clear();
+    for (const resolve of this.leaves.values()) resolve('timeout');
+    this.leaves.clear();
+    for (const resolve of this.closes.values()) resolve();
+    this.closes.clear();
+  }
+}
+
+function writeLog(log: Log, message: Extract<FromGossipThread, { kind: 'log' }>): void {
+  log[message.level](message.fields, message.msg);
+}

@@ -1,0 +1,104 @@
+/**
+ * The daemon's gossip on a thread of its own (src/daemon/gossip-thread/threaded-gossip.ts), run from the built
+ * bundle as the daemon runs it, on loopback: the mirror of the membership, events and commands across the thread
+ * boundary, and what the thread is for: a main thread held busy (a decision over 10,000 services) no longer keeps
+ * acks from peers, while a node on the main thread is suspected for the same stall.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ThreadedGossip } from '../../../src/daemon/gossip-thread/threaded-gossip';
+import { GossipNode, FAST_CONFIG, type Gossip } from '../../../src/gossip';
+import { MLB_BUNDLE } from '../../cli/run-cli';
+
+const LOOPBACK = { host: '127.0.0.1', port: 0 };
+const opened: Gossip[] = [];
+
+function threaded(name: string): Promise<ThreadedGossip> {
+  return ThreadedGossip.start({ name, bind: LOOPBACK, config: FAST_CONFIG, script: MLB_BUNDLE }).then((g) => {
+    opened.push(g);
+    return g;
+  });
+}
+
+/** Resolves when `check` holds, looking every 20 ms (the view crosses the thread every VIEW_REFRESH_MS). */
+async function until(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Holds this thread (its event loop and everything on it) for `ms`, as a long synchronous decision would. */
+function holdMainThread(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+const stateOf = (g: Gossip, name: string) => g.members().find((m) => m.name === name)?.state;
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((g) => g.close()));
+});
+
+describe('gossip on a thread of its own', () => {
+  it('joins, mirrors the members and carries broadcasts and events both ways', async () => {
+    const a = await threaded('node-a');
+    const b = await threaded('node-b');
+    const joinedOnA: string[] = [];
+    a.on('join', (m) => joinedOnA.push(m.name));
+    const heard: string[] = [];
+    b.on('userMessage', (bytes) => heard.push(Buffer.from(bytes).toString()));
+    expect(await a.join([b.localAddress])).toEqual({ joined: 1, errors: [] });
+    await until(() => a.liveMembers().length === 2 && b.liveMembers().length === 2, 'both see both');
+    expect(joinedOnA).toContain('node-b');
+    await until(() => (a.lastHeardFrom('node-b') ?? 0) > 0, 'a has heard from b');
+    a.broadcast(new TextEncoder().encode('hello from a'));
+    await until(() => heard.includes('hello from a'), 'the broadcast arrives on b');
+    expect(a.counters.packetsSent).toBeGreaterThan(0);
+    // A meta change reaches the other side as an update.
+    const updated: string[] = [];
+    b.on('update', (m) => updated.push(Buffer.from(m.meta ?? []).toString()));
+    a.setMeta(new TextEncoder().encode('meta-2'));
+    await until(() => updated.includes('meta-2'), 'the meta update arrives on b');
+    expect(await a.leave(1_000)).toBe('broadcast');
+    await until(() => stateOf(b, 'node-a') === 'left', 'b sees a left');
+  });
+
+  it('a start that cannot bind says why, with the system error', async () => {
+    const a = await threaded('node-a');
+    type Failure = Error & { code?: string; cause?: { code?: string } };
+    const error = await ThreadedGossip.start({ name: 'node-b', bind: a.localAddress, config: FAST_CONFIG, script: MLB_BUNDLE }).then(
+      () => undefined,
+      (e: unknown) => e as Failure,
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect(error?.code).toBe('gossipStartFailed');
+    expect(error?.cause?.code).toBe('EADDRINUSE');
+  });
+
+  it('answers probes while the main thread is held; a node on the main thread is suspected for the same stall', async () => {
+    const a = await threaded('node-a');
+    const b = await threaded('node-b');
+    const c = await GossipNode.create({ name: 'node-c', bind: LOOPBACK, config: FAST_CONFIG });
+    opened.push(c);
+    await a.join([b.localAddress, c.localAddress]);
+    await until(() => [a, b, c].every((g) => g.liveMembers().length === 3), 'all three see all three');
+    const alarms: string[] = [];
+    for (const [who, g] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
+      g.on('suspicion', (m, confirmed) => confirmed && alarms.push(`${who} confirms ${m.name} suspect`));
+      g.on('leave', (m) => alarms.push(`${who} declares ${m.name} ${m.state}`));
+    }
+    // Longer than a whole probe round with its TCP fallback (2 s) and the suspicion minimum (600 ms).
+    holdMainThread(5_000);
+    // What the threads said meanwhile is queued for this thread: read it.
+    await until(() => alarms.some((line) => line.endsWith('node-c dead')), 'a or b declares c dead', 5_000);
+    expect(alarms.filter((line) => !line.includes('node-c'))).toEqual([]);
+    expect(stateOf(a, 'node-b')).toBe('alive');
+    expect(stateOf(b, 'node-a')).toBe('alive');
+    // Neither threaded node ever had to refute a suspicion of itself.
+    expect(a.members().find((m) => m.name === 'node-a')?.incarnation).toBe(1);
+    expect(b.members().find((m) => m.name === 'node-b')?.incarnation).toBe(1);
+  });
+});
