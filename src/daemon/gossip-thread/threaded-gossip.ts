@@ -24,6 +24,14 @@ import { GOSSIP_THREAD_ROLE } from './gossip-thread-role';
 
 const CLOSED_ERROR = 'the gossip node was closed';
 
+/**
+ * The gossip thread's V8 old-generation limit. Its state is the members and the records in flight: a push/pull
+ * of 10,000 services' allocations is a few hundred KB, and the codec's inbound budgets bound what peers can make
+ * it hold before authentication. Far above that; a thread past it ends, and the daemon with it (onFailed), rather
+ * than growing without bound.
+ */
+const GOSSIP_HEAP_LIMIT_MB = 256;
+
 /** Why the gossip thread could not start (its own error's code, or the thread's failure). */
 class GossipThreadError extends CodedError<'gossipThreadFailed' | 'gossipStartFailed'> {}
 
@@ -77,7 +85,12 @@ export class ThreadedGossip extends EventEmitter<GossipNodeEvents> implements Go
       options: { ...plain, ...(keyring ? { keys: keyring.keys } : {}) },
       debug: debug ?? false,
     };
-    const worker = new Worker(entry.script, { eval: entry.eval, workerData: input, stdin: false });
+    const worker = new Worker(entry.script, {
+      eval: entry.eval,
+      workerData: input,
+      stdin: false,
+      resourceLimits: { maxOldGenerationSizeMb: GOSSIP_HEAP_LIMIT_MB },
+    });
     const failed =
       onFailed ??
       ((error: Error) => {
