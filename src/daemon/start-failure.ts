@@ -24,7 +24,7 @@ export class StartError extends CodedError<StartErrorCode> {
 const MODULE_NOT_FOUND_CODES: ReadonlySet<string> = new Set(['MODULE_NOT_FOUND', 'ERR_MODULE_NOT_FOUND']);
 
 /** The errno-style code of an error or of the error it wraps (NetworkError keeps the socket error as its cause). */
-function errorCode(error: unknown): string | undefined {
+export function errorCode(error: unknown): string | undefined {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && /^[A-Z][A-Z_]+$/.test(code)) return code;

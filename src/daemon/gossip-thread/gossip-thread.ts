@@ -9,6 +9,7 @@ import { Keyring } from '../../gossip/codec';
 import { GossipNode, type GossipNodeEvents } from '../../gossip/gossip-node';
 import { REAL_RUNTIME } from '../../runtime/real-runtime';
 import type { Log } from '../../runtime/log';
+import { errorCode } from '../start-failure';
 import type { FromGossipThread, GossipThreadInput, GossipView, ToGossipThread } from './gossip-thread-messages';
 
 /**
@@ -42,19 +43,10 @@ export function runGossipThread(): void {
   }).then(
     (node) => serve(node, post, port),
     (error: Error) => {
-      const code = systemCode(error);
+      const code = errorCode(error); // EADDRINUSE: the start failure names it
       post({ kind: 'failed', message: error.message, ...(code === undefined ? {} : { code }) });
     },
   );
-}
-
-/** The system error's code (EADDRINUSE...) of an error or of the error it wraps: the start failure names it. */
-function systemCode(error: unknown): string | undefined {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
-  }
-  return undefined;
 }
 
 function serve(node: GossipNode, post: (message: FromGossipThread) => void, port: NonNullable<typeof parentPort>): void {
