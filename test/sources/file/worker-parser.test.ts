@@ -127,8 +127,9 @@ describe('parsing a large file does not stall the event loop', () => {
       parseInProcess({ bytes: bytes(slice.slice(0, slice.lastIndexOf('\n') + 1)), file, options: {} }),
     );
     expect(inProcess.ticks).toBe(0);
-    // Seconds of parsing at a 10 ms interval: a free loop ticks hundreds of times; 20 leaves room for a busy machine.
-    expect(inWorker.ticks).toBeGreaterThanOrEqual(20);
+    // The worker's parse of 20 MB takes 0.2-0.3 s here (about 20-30 ticks at a 10 ms interval on a free loop), where
+    // the synchronous parse of a tenth of it gave none: 5 leaves room for a busy machine and a faster parser.
+    expect(inWorker.ticks).toBeGreaterThanOrEqual(5);
     console.log(`large file: ${inWorker.ticks} ticks of ${TICK_MS} ms, longest event-loop delay ${inWorker.maxDelayMs.toFixed(1)} ms`);
   });
 });
