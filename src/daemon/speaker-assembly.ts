@@ -11,7 +11,8 @@ import { REAL_RUNTIME } from '../runtime';
 import type { ConfigParser } from '../sources/file';
 import { type KubernetesModeOptions, openConfigSource } from './config-source-choice';
 import { ControlServer } from './control';
-import { ThreadedGossip } from './gossip-thread/threaded-gossip';
+import { canStartGossipThread, ThreadedGossip } from './gossip-thread/threaded-gossip';
+import { GossipNode } from '../gossip/gossip-node';
 import { interfacesFromLinks } from './self-check/link-interfaces';
 import { SelfChecker } from './self-check/self-checker';
 import { Speaker, type SpeakerOptions } from './speaker';
@@ -49,7 +50,10 @@ export function assembleSpeaker(options: SpeakerAssemblyOptions): Speaker {
     openLayerTwo: (hooks) => openHostLayerTwo(settings, hooks),
     openBgp: () => new BgpAnnouncer(logger, REAL_RUNTIME),
     // Gossip on a thread of its own: no decision, binding or log burst on this one can delay an ack.
-    openGossip: ({ runtime: _real, ...options }) => ThreadedGossip.start({ ...options, debug: logger.isLevelEnabled('debug') }),
+    openGossip: ({ runtime: _real, ...options }) =>
+      canStartGossipThread()
+        ? ThreadedGossip.start({ ...options, debug: logger.isLevelEnabled('debug') })
+        : GossipNode.create({ ...options, runtime: REAL_RUNTIME }),
     openControl: (provider) => {
       const group = settings.controlSocketGroup;
       return ControlServer.listen({ path: settings.controlSocket, provider, logger, ...(group === undefined ? {} : { group }) });

@@ -316,7 +316,7 @@ export class DaemonLab {
   }
 
   /** Starts the client's request loop against ip:8080; stop() ends it and returns every sample. */
-  clientLoop(ip: string): { samples: ClientSample[]; stop(): ClientSample[] } {
+  clientLoop(ip: string): { samples: ClientSample[]; stop(): ClientSample[]; drain(): Promise<ClientSample[]> } {
     const child = this.lab.spawnIn(this.client, process.execPath, ['-e', CLIENT_LOOP, ip, String(HTTP_PORT)]);
     const samples: ClientSample[] = [];
     let buffer = '';
@@ -332,6 +332,12 @@ export class DaemonLab {
         child.kill('SIGKILL');
         return samples;
       },
+      // Also the lines still in the pipe: after a test held this thread (spawnSync loops), most are still there.
+      drain: () =>
+        new Promise<ClientSample[]>((resolve) => {
+          child.stdout!.once('close', () => resolve(samples));
+          child.kill('SIGKILL');
+        }),
     };
   }
 

@@ -98,7 +98,7 @@ describe.skipIf(!netns.ok)(`a careless operator on three hosts${netns.ok ? '' : 
     while (Date.now() < deadline) {
       macRounds.push(new Map([...ips.values()].map((ip) => [ip, lab.arpingMacs(ip, 1)])));
     }
-    const samples = clients.map(({ ip, loop }) => ({ ip, samples: loop.stop() }));
+    const samples = await Promise.all(clients.map(async ({ ip, loop }) => ({ ip, samples: await loop.drain() })));
 
     // Watched all along, not once: several ARP rounds and a steady stream of requests through every VIP.
     expect(macRounds.length).toBeGreaterThanOrEqual(3);

@@ -46,6 +46,15 @@ export interface ThreadedGossipOptions extends Omit<GossipNodeOptions, 'runtime'
 
 const EMPTY_VIEW: GossipView = { members: [], live: [], confirmedSuspects: [], lastHeard: [], health: 0, counters: emptyCounters() };
 
+/**
+ * Whether a gossip thread can be started here: from the bundle (dist/mlb.mjs, or the one-file build's embedded
+ * copy), where the thread starts at the same code. Run from TypeScript sources (tests of the assembly under a
+ * loader), a worker could not load them: the node then runs on this thread, as before.
+ */
+export function canStartGossipThread(): boolean {
+  return bundleEntry() !== undefined || !import.meta.url.endsWith('.ts');
+}
+
 export class ThreadedGossip extends EventEmitter<GossipNodeEvents> implements Gossip {
   readonly counters: GossipCounters = emptyCounters();
   private view: GossipView = EMPTY_VIEW;
