@@ -19,6 +19,8 @@ const SLOW_EVERY_MS = 500;
 const PEAK_LIMIT_BYTES = 150 * 1024 * 1024;
 const RETURN_FACTOR = 1.2;
 const RETURN_WITHIN_MS = 10_000;
+/** Gossip counts on its own thread; the daemon's metrics follow within 100 ms (src/daemon/gossip-thread/). */
+const COUNTERS_LAG_MS = 200;
 const SETTLE_MS = 2_000;
 /**
  * One small keyless stream before anything is measured: "before" is then a daemon that has served a stream (its code
@@ -56,6 +58,7 @@ async function measure(target: FloodTarget, name: string, attack: () => Promise<
     RETURN_WITHIN_MS,
   );
   const backSeconds = (Date.now() - ended) / 1000;
+  await sleep(COUNTERS_LAG_MS);
   const dropsAfter = await target.drops();
   const drops: Record<string, number> = {};
   for (const [reason, n] of Object.entries(dropsAfter))

@@ -29,6 +29,12 @@ export interface FloodTarget {
   rss(): number;
   /** mlb_gossip_drops_total by reason, scraped from the daemon's metrics. */
   drops(): Promise<Record<string, number>>;
+  /**
+   * The drops once `ok` holds, scraping every 50 ms for up to `timeoutMs`: gossip counts on its own thread and the
+   * main thread's copy follows within 100 ms (src/daemon/gossip-thread/gossip-thread.ts), so a scrape right after
+   * the last connection closed may not show it yet.
+   */
+  dropsOnce(ok: (drops: Record<string, number>) => boolean, timeoutMs?: number): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -77,16 +83,26 @@ export async function startFloodTarget(): Promise<FloodTarget> {
     throw error;
   }
   const pid = daemon.child.pid as number;
+  const drops = async (): Promise<Record<string, number>> => {
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const out: Record<string, number> = {};
+    for (const m of text.matchAll(/^mlb_gossip_drops_total\{reason="(\w+)"\} (\d+)$/gm)) out[m[1] as string] = Number(m[2]);
+    return out;
+  };
   return {
     daemon,
     port,
     metricsPort,
     rss: () => rssOf(pid),
-    async drops() {
-      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-      const out: Record<string, number> = {};
-      for (const m of text.matchAll(/^mlb_gossip_drops_total\{reason="(\w+)"\} (\d+)$/gm)) out[m[1] as string] = Number(m[2]);
-      return out;
+    drops,
+    async dropsOnce(ok, timeoutMs = 3_000) {
+      const until = Date.now() + timeoutMs;
+      let seen = await drops();
+      while (!ok(seen) && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 50));
+        seen = await drops();
+      }
+      return seen;
     },
     async stop() {
       daemon.child.kill('SIGKILL');
