@@ -12,7 +12,7 @@
 //   - --loss percent (default 5) random loss on every host: nftables in each namespace, input hook,
 //     `iifname eth0 counter` then `iifname eth0 numgen random mod 100 < 5 counter drop`.
 // Evidence that the stress is real, printed at the end: the nft counters (packets in, dropped), the kernel's
-// schedstat of each daemon's main (event-loop) thread (run-queue wait per wake-up, CPU used) and the probe round
+// schedstat of each daemon's threads together (run-queue wait per wake-up, CPU used) and the probe round
 // trips the daemons log (debug `probeAcked` rtt), each for a 20 s baseline without stress and for the soak.
 // Counted during the soak: false suspicions (gossip debug lines with reason "suspect"; none of the nodes
 // crashes, so every one is false), refutations, failed probes, false deaths (memberFailed) and false failovers
@@ -30,7 +30,7 @@
 //
 // Not part of `npm run bench`. Run as root: node --import tsx bench/gossip-soak.ts [--minutes 10] [--loss 5] [--hogs 2] [--nice -5]
 // [--profile fast|fast-failover] [--services N]
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -273,11 +273,21 @@ function lossCounters(lab: NetnsLab, host: LabHost): [number, number] {
   return [counts[0] ?? 0, counts[1] ?? 0];
 }
 
-/** The kernel's scheduler statistics of a thread: ns on CPU, ns waiting in the run queue, time slices. */
+/**
+ * The kernel's scheduler statistics of a process, its threads together: ns on CPU, ns waiting in the run queue,
+ * time slices. All threads, not the main one: the daemon answers probes on its gossip thread, and its main thread
+ * may be idle (and so rarely wait) while that one waits behind the hogs.
+ */
 function schedstat(pid: number): { run: number; wait: number; slices: number } | undefined {
   try {
-    const [run, wait, slices] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(/\s+/).map(Number);
-    return { run: run!, wait: wait!, slices: slices! };
+    const sum = { run: 0, wait: 0, slices: 0 };
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const [run, wait, slices] = readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').trim().split(/\s+/).map(Number);
+      sum.run += run!;
+      sum.wait += wait!;
+      sum.slices += slices!;
+    }
+    return sum;
   } catch {
     return undefined;
   }
@@ -499,7 +509,7 @@ async function main(): Promise<number> {
       d ? `${d.waitPerSliceMs.toFixed(2)} ms` : '-',
     ]),
   );
-  printTable(['thread', 'phase', 'CPU used', 'time runnable but waiting', 'wait per wake-up (mean)'], schedRows);
+  printTable(['process (all threads)', 'phase', 'CPU used', 'time runnable but waiting', 'wait per wake-up (mean)'], schedRows);
 
   console.log("\nprobe round trips (debug probeAcked rtt of direct acks, i.e. within the 100 ms probe timeout; both ends' scheduling");
   console.log('delay is in them; "after indirect" = acks that came only after indirect pings went out: late or lost direct ping/ack):');
