@@ -35,8 +35,12 @@ export type ToGossipThread =
 
 /** The node's membership as the main thread reads it between messages (a mirror, refreshed with each). */
 export interface GossipView {
-  readonly members: readonly Member[];
-  readonly live: readonly Member[];
+  /**
+   * Absent when no member changed since the last view (members are immutable: a change is a new object): a view
+   * goes out every 100 ms, and cloning 1,000 unchanged members each time would be most of an idle daemon's work.
+   */
+  readonly members?: readonly Member[];
+  readonly live?: readonly Member[];
   readonly confirmedSuspects: readonly (readonly [string, number])[];
   readonly lastHeard: readonly (readonly [string, number])[];
   readonly health: number;

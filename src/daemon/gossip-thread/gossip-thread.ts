@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { Keyring } from '../../gossip/codec';
 import { GossipNode, type GossipNodeEvents } from '../../gossip/gossip-node';
+import type { Member } from '../../gossip/swim';
 import { REAL_RUNTIME } from '../../runtime/real-runtime';
 import type { Log } from '../../runtime/log';
 import { errorCode } from '../start-failure';
@@ -84,6 +85,9 @@ function serve(node: GossipNode, post: (message: FromGossipThread) => void, port
   post({ kind: 'ready', localAddress: node.localAddress, view: viewOf(node) });
 }
 
+/** The members in the last view sent: the next carries them again only when one changed. */
+let sentMembers: readonly Member[] | undefined;
+
 function viewOf(node: GossipNode): GossipView {
   const members = node.members();
   const lastHeard: [string, number][] = [];
@@ -91,9 +95,10 @@ function viewOf(node: GossipNode): GossipView {
     const at = node.lastHeardFrom(m.name);
     if (at !== undefined) lastHeard.push([m.name, at]);
   }
+  const unchanged = sentMembers !== undefined && sentMembers.length === members.length && members.every((m, i) => m === sentMembers?.[i]);
+  sentMembers = members;
   return {
-    members,
-    live: node.liveMembers(),
+    ...(unchanged ? {} : { members, live: node.liveMembers() }),
     confirmedSuspects: [...node.confirmedSuspects()],
     lastHeard,
     health: node.healthScore(),

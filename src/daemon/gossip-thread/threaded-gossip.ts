@@ -132,12 +132,12 @@ export class ThreadedGossip extends EventEmitter<GossipNodeEvents> implements Go
 
   /** Every known member with its state (alive, suspect, dead, left), ourselves included. */
   members(): Member[] {
-    return [...this.view.members];
+    return [...(this.view.members ?? [])];
   }
 
   /** Alive or suspect members: MetalLB's "usable speakers". */
   liveMembers(): Member[] {
-    return [...this.view.live];
+    return [...(this.view.live ?? [])];
   }
 
   confirmedSuspects(): Map<string, number> {
@@ -233,7 +233,7 @@ export class ThreadedGossip extends EventEmitter<GossipNodeEvents> implements Go
   }
 
   private take(view: GossipView): void {
-    this.view = view;
+    this.view = view.members ? view : { ...view, members: this.view.members, live: this.view.live };
     this.lastHeard = new Map(view.lastHeard);
     Object.assign(this.counters, view.counters);
   }

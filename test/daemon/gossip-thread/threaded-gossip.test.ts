@@ -59,6 +59,9 @@ describe('gossip on a thread of its own', () => {
     b.on('update', (m) => updated.push(Buffer.from(m.meta ?? []).toString()));
     a.setMeta(new TextEncoder().encode('meta-2'));
     await until(() => updated.includes('meta-2'), 'the meta update arrives on b');
+    // The mirror follows too (views between changes leave the members out; the change brings them again).
+    const metaOnB = () => Buffer.from(b.members().find((m) => m.name === 'node-a')?.meta ?? []).toString();
+    await until(() => metaOnB() === 'meta-2', "b's mirror of a carries the new meta");
     expect(await a.leave(1_000)).toBe('broadcast');
     await until(() => stateOf(b, 'node-a') === 'left', 'b sees a left');
   });
