@@ -23,6 +23,8 @@ export interface GossipThreadOptions {
 export interface GossipThreadInput {
   readonly role: typeof GOSSIP_THREAD_ROLE;
   readonly options: GossipThreadOptions;
+  /** Whether to send debug lines (each crosses the thread boundary: only when the daemon's log shows them). */
+  readonly debug: boolean;
 }
 
 export type ToGossipThread =

@@ -24,7 +24,7 @@ const EVENT_NAMES: readonly (keyof GossipNodeEvents)[] = ['join', 'leave', 'upda
 export function runGossipThread(): void {
   const port = parentPort;
   if (!port) return;
-  const { options, debug } = workerData as GossipThreadInput & { debug?: boolean };
+  const { options, debug } = workerData as GossipThreadInput;
   const post = (message: FromGossipThread): void => port.postMessage(message);
   const line =
     (level: 'debug' | 'info' | 'warn' | 'error') =>

@@ -89,7 +89,7 @@ export class ThreadedGossip extends EventEmitter<GossipNodeEvents> implements Go
       runtime?: unknown;
     };
     const entry = script === undefined ? parserWorkerEntry(bundleEntry() ?? import.meta.url) : { script, eval: false };
-    const input: GossipThreadInput & { debug: boolean } = {
+    const input: GossipThreadInput = {
       role: GOSSIP_THREAD_ROLE,
       options: { ...plain, ...(keyring ? { keys: keyring.keys } : {}) },
       debug: debug ?? false,
