@@ -53,6 +53,13 @@ export class LocalAnnouncements {
   /** What the announcer was last told to answer for. */
   private answering: readonly DesiredAnnouncement[] = [];
   private lastWarning = new Map<string, string>();
+  /**
+   * The last change applied, once its binding completed: a decision that changes nothing here (a health report, a
+   * member's meta, a received table: most of them) is then skipped whole, where converging again walked every
+   * owned IP (interfaces chosen, maps rebuilt, a binding queued): tens of ms per decision at 10,000 services. After
+   * a failed binding it is cleared, so the next decision tries again.
+   */
+  private applied: { readonly owned: readonly OwnedL2[]; readonly alsoBound: readonly IP[]; readonly links: unknown } | undefined;
 
   constructor(
     private readonly ports: AnnouncePorts | undefined,
@@ -67,6 +74,10 @@ export class LocalAnnouncements {
    * `alsoBound`: IPs advertised by BGP, which need binding but no ARP/NDP answers.
    */
   apply(owned: readonly OwnedL2[], why: (service: string, ip: string) => string, alsoBound: readonly IP[] = []): void {
+    const links = this.links?.links();
+    const last = this.applied;
+    if (last && last.links === links && sameOwned(last.owned, owned) && sameIPs(last.alsoBound, alsoBound)) return;
+    this.applied = undefined;
     const next = new Map<string, AnnouncedIP>();
     const nextServices = new Map<string, { service: string; ip: string }>();
     const desired: DesiredAnnouncement[] = [];
@@ -102,10 +113,15 @@ export class LocalAnnouncements {
       for (const [fields, message] of lines) this.logger.info(fields, message);
     };
     const ports = this.ports;
-    if (!ports) return log();
+    const applied = { owned, alsoBound, links };
+    if (!ports) {
+      this.applied = applied;
+      return log();
+    }
     const bind = ports.bindVips;
     if (!bind) {
       this.answer(ports, desired);
+      this.applied = applied;
       return log();
     }
     // Order matters to a client: a new VIP is bound before the gratuitous ARP sends traffic to it (or the first
@@ -144,6 +160,7 @@ export class LocalAnnouncements {
         this.answer(ports, desired);
         await bind(ips);
         this.boundNow = ips;
+        if (current()) this.applied = applied;
       })
       .catch((error: Error) => this.logger.error({ event: 'vipBindFailed', error: error.message }, `cannot bind VIPs: ${error.message}`))
       .then(log);
@@ -181,4 +198,20 @@ export class LocalAnnouncements {
     }
     return [...selection.selected];
   }
+}
+
+/** The same owned set, in the same order: each service, address and interface list equal. */
+function sameOwned(a: readonly OwnedL2[], b: readonly OwnedL2[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as OwnedL2;
+    const y = b[i] as OwnedL2;
+    if (x.service !== y.service || x.ip.family !== y.ip.family || x.ip.value !== y.ip.value) return false;
+    if (x.interfaces.length !== y.interfaces.length || x.interfaces.some((n, j) => n !== y.interfaces[j])) return false;
+  }
+  return true;
+}
+
+function sameIPs(a: readonly IP[], b: readonly IP[]): boolean {
+  return a.length === b.length && a.every((x, i) => x.family === b[i]?.family && x.value === b[i]?.value);
 }
