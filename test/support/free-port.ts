@@ -1,15 +1,43 @@
 /**
- * A port the kernel has just handed out for both TCP and UDP on a loopback address: what a daemon under test binds
- * its gossip to (memberlist listens on both protocols on one port). Asking the kernel (bind to port 0) replaces
- * ports derived from the test's pid, which collide when two test files run at once.
+ * A port free for both TCP and UDP on a loopback address: what a daemon under test binds its gossip to
+ * (memberlist listens on both protocols on one port). Drawn at random below the kernel's ephemeral range
+ * (net.ipv4.ip_local_port_range), then checked free: a port from bind(0) comes from that range, where every
+ * outgoing connection of every test running at once (fetch, kubectl, gossip streams) takes its local port too,
+ * and one of them could take it between the check and the daemon's bind (seen as a daemon that exits at start).
+ * Below the range only another test's draw can take it. Ports derived from the test's pid collide when two test
+ * files run at once.
  */
 import { createSocket } from 'node:dgram';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** Attempts before giving up: a port free for TCP is almost always free for UDP too. */
-const ATTEMPTS = 20;
+/** Attempts before giving up: a drawn port is almost always free for both protocols. */
+const ATTEMPTS = 50;
+/** The lowest port drawn: above the well-known and the commonly registered ones. */
+const LOWEST_DRAWN = 20_000;
 
-function tcpPort(host: string): Promise<number> {
+/** The first port of the kernel's ephemeral range (32768 when unreadable, Linux's default). */
+function ephemeralLow(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+const DRAW_BELOW = ephemeralLow();
+
+/** A port drawn below the ephemeral range and free for TCP on `host`; from the kernel (bind 0) when that range leaves no room. */
+async function tcpPort(host: string): Promise<number> {
+  if (DRAW_BELOW - LOWEST_DRAWN < 1_000) return kernelPort(host);
+  for (let i = 0; i < ATTEMPTS; i++) {
+    const port = LOWEST_DRAWN + Math.floor(Math.random() * (DRAW_BELOW - LOWEST_DRAWN));
+    if (await tcpFree(host, port)) return port;
+  }
+  return kernelPort(host);
+}
+
+function kernelPort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -10,11 +10,19 @@ import { rankNodes } from '../../election/hash-order';
 import type { ElectionOutcome } from '../../election';
 import { formatIP, type IP } from '../../ip';
 import type { OwnerChange } from '../owner-history';
-import type { AnswerFacts } from './expected-answer';
+import { EXPECTED_ANSWER_WINDOW_MS, type AnswerFacts } from './expected-answer';
 
 /** MAC (lowercase) -> member, from the MACs each member publishes in its meta (node-facts.ts). */
 export function macOwnersOf(members: readonly Pick<Member, 'name' | 'meta'>[]): ReadonlyMap<string, string> {
   return new Map(members.flatMap((m) => (decodeNodeMeta(m.meta)?.macs ?? []).map((mac) => [mac, m.name] as [string, string])));
+}
+
+/**
+ * The member whose facts publish `mac` among `members`: for a MAC the last election's members did not know (a
+ * member that joined while that decision was computed). A scan, only for MACs not otherwise known.
+ */
+function publisherOf(mac: string, members: readonly Pick<Member, 'name' | 'meta'>[]): string | undefined {
+  return members.find((m) => decodeNodeMeta(m.meta)?.macs?.includes(mac))?.name;
 }
 
 /**
@@ -63,8 +71,9 @@ export class AnswerContext {
       this.former.delete(mac);
     }
     this.owners = current;
-    const names = new Set(members.map((m) => m.name));
-    for (const name of this.changedAt.keys()) if (!names.has(name)) this.changedAt.delete(name);
+    // Forgotten by age, not by this election's members: a decision is computed over several turns and may have
+    // read its members before a join it is applied after, and the joiner's change must still excuse its answers.
+    for (const [name, at] of this.changedAt) if (now - at > EXPECTED_ANSWER_WINDOW_MS) this.changedAt.delete(name);
   }
 
   /**
@@ -73,7 +82,7 @@ export class AnswerContext {
    */
   facts(ip: IP, mac: string, members: readonly Member[], outcomes: readonly ElectionOutcome[]): AnswerFacts {
     const ipText = formatIP(ip);
-    const member = this.owners.get(mac) ?? this.former.get(mac);
+    const member = this.owners.get(mac) ?? this.former.get(mac) ?? publisherOf(mac, members);
     const listed = members.find((m) => m.name === member);
     const meta = listed?.meta;
     const outcome = this.layer2OutcomeOf(ipText, outcomes);

@@ -77,11 +77,19 @@ async function daemonWithMetrics(name: string, extra: string[] = [], configFile 
 }
 
 /** Scrapes until `ok` holds for the page, and returns that page. */
-async function scrapeUntil(url: string, ok: (expo: Exposition) => boolean, what: string): Promise<Exposition> {
+async function scrapeUntil(target: MetricsDaemon, ok: (expo: Exposition) => boolean, what: string): Promise<Exposition> {
   const deadline = Date.now() + WAIT_MS;
   let last = '';
   for (;;) {
-    const res = await fetch(url).catch(() => undefined);
+    // A daemon that ended cannot show anything: say why, in its own words, rather than wait out the deadline.
+    const { exitCode, signalCode } = target.daemon.child;
+    if (exitCode !== null || signalCode !== null) {
+      const log = target.daemon.lines.map((l) => JSON.stringify(l)).join('\n');
+      throw new Error(
+        `the daemon exited (${exitCode ?? signalCode}) before metrics showed ${what}:\n${log}\n${target.daemon.stderr.join('')}`,
+      );
+    }
+    const res = await fetch(target.url).catch(() => undefined);
     if (res?.status === 200) {
       last = await res.text();
       const expo = parseExposition(last);
@@ -100,7 +108,7 @@ const announcedServices = (expo: Exposition) =>
 describe('mlb daemon --metrics-bind', () => {
   it('shows what a lone node announces, and its health check failing and coming back', async () => {
     const a = await daemonWithMetrics('node-a');
-    const expo = await scrapeUntil(a.url, (e) => announcedServices(e).length === 4, 'every service announced by node-a');
+    const expo = await scrapeUntil(a, (e) => announcedServices(e).length === 4, 'every service announced by node-a');
     expect(
       samplesOf(expo, 'metallb_speaker_announced')
         .map((s) => s.labels)
@@ -119,7 +127,7 @@ describe('mlb daemon --metrics-bind', () => {
     healthy = false;
     try {
       const failing = await scrapeUntil(
-        a.url,
+        a,
         (e) => valueOf(e, 'mlb_service_announcing_nodes', { service: 'demo/web', protocol: 'layer2' }) === 0,
         'demo/web without a holder',
       );
@@ -129,7 +137,7 @@ describe('mlb daemon --metrics-bind', () => {
     } finally {
       healthy = true;
     }
-    const back = await scrapeUntil(a.url, (e) => announcedServices(e).includes('demo/web'), 'demo/web announced again');
+    const back = await scrapeUntil(a, (e) => announcedServices(e).includes('demo/web'), 'demo/web announced again');
     expect(valueOf(back, 'mlb_owner_changes_total', { service: 'demo/web', protocol: 'layer2' })).toBe(2);
     // The IP went unheld for at least the rise of two one-second probes.
     expect(valueOf(back, 'mlb_owner_change_unheld_seconds_count', { protocol: 'layer2' })).toBe(1);
@@ -138,10 +146,10 @@ describe('mlb daemon --metrics-bind', () => {
 
   it('counts the IPs a joining node takes as direct moves', async () => {
     const a = await daemonWithMetrics('node-a');
-    await scrapeUntil(a.url, (e) => announcedServices(e).length === 4, 'every service announced by node-a');
+    await scrapeUntil(a, (e) => announcedServices(e).length === 4, 'every service announced by node-a');
     await daemonWithMetrics('node-b', ['--join', `127.0.0.1:${a.gossipPort}`]);
     // `mlb explain --config examples/plain-host.yaml --nodes node-a,node-b`: node-b wins dns-tcp, dns-udp and web.
-    const expo = await scrapeUntil(a.url, (e) => announcedServices(e).join() === 'demo/api-v6', 'node-b holding its share');
+    const expo = await scrapeUntil(a, (e) => announcedServices(e).join() === 'demo/api-v6', 'node-b holding its share');
     expect(valueOf(expo, 'mlb_gossip_members', { state: 'alive' })).toBe(2);
     for (const service of ['demo/dns-tcp', 'demo/dns-udp', 'demo/web']) {
       expect(valueOf(expo, 'mlb_owner_changes_total', { service, protocol: 'layer2' }), service).toBe(1);
@@ -151,12 +159,12 @@ describe('mlb daemon --metrics-bind', () => {
 
   it('measures the IPs of a killed holder as unheld from its last packet, in the log and the histogram alike', async () => {
     const a = await daemonWithMetrics('node-a');
-    await scrapeUntil(a.url, (e) => announcedServices(e).length === 4, 'every service announced by node-a');
+    await scrapeUntil(a, (e) => announcedServices(e).length === 4, 'every service announced by node-a');
     const b = await daemonWithMetrics('node-b', ['--join', `127.0.0.1:${a.gossipPort}`]);
     // node-b wins dns-tcp, dns-udp and web (see above): three moves with no gap, node-a handing over.
-    await scrapeUntil(a.url, (e) => announcedServices(e).join() === 'demo/api-v6', 'node-b holding its share');
+    await scrapeUntil(a, (e) => announcedServices(e).join() === 'demo/api-v6', 'node-b holding its share');
     b.daemon.child.kill('SIGKILL');
-    const back = await scrapeUntil(a.url, (e) => announcedServices(e).length === 4, 'node-a holding everything again');
+    const back = await scrapeUntil(a, (e) => announcedServices(e).length === 4, 'node-a holding everything again');
     const taken = a.daemon.lines.filter((l) => l.event === 'ownerChanged' && (l.from as string[]).join() === 'node-b');
     expect(taken.map((l) => l.service).sort()).toEqual(['demo/dns-tcp', 'demo/dns-udp', 'demo/web']);
     for (const change of taken) {
@@ -174,7 +182,7 @@ describe('mlb daemon --metrics-bind', () => {
 
   it("counts pool use, gossip traffic and drops from the speaker's counters", async () => {
     const a = await daemonWithMetrics('node-a');
-    const expo = await scrapeUntil(a.url, (e) => announcedServices(e).length === 4, 'every service announced by node-a');
+    const expo = await scrapeUntil(a, (e) => announcedServices(e).length === 4, 'every service announced by node-a');
     // examples/plain-host.yaml: lan is 192.168.10.200-220 (web took .200, dns-tcp and dns-udp share .210), lan-v6 a /124.
     expect(valueOf(expo, 'metallb_allocator_addresses_total', { pool: 'lan' })).toBe(21);
     expect(valueOf(expo, 'metallb_allocator_addresses_in_use_total', { pool: 'lan' })).toBe(2);
@@ -184,7 +192,7 @@ describe('mlb daemon --metrics-bind', () => {
     // A peer encrypting with a key this node does not use: its packets are dropped, with the reason.
     writeFileSync(join(dir, 'key'), 'c2VjcmV0c2VjcmV0c2VjcmV0');
     await daemonWithMetrics('node-x', ['--gossip-key-file', join(dir, 'key'), '--join', `127.0.0.1:${a.gossipPort}`]);
-    const after = await scrapeUntil(a.url, (e) => samplesOf(e, 'mlb_gossip_drops_total').length > 0, 'a gossip drop');
+    const after = await scrapeUntil(a, (e) => samplesOf(e, 'mlb_gossip_drops_total').length > 0, 'a gossip drop');
     expect(samplesOf(after, 'mlb_gossip_drops_total').map((s) => s.labels.reason)).toContain('unexpectedEncryption');
     // Its join came as a TCP push/pull stream, accepted then refused.
     expect(valueOf(after, 'mlb_gossip_streams_total', { direction: 'accepted' })).toBeGreaterThan(0);
@@ -197,12 +205,12 @@ describe('mlb daemon --metrics-bind', () => {
     const live = join(dir, 'live.yaml');
     writeFileSync(live, readFileSync(config, 'utf8'));
     const a = await daemonWithMetrics('node-a', [], live);
-    await scrapeUntil(a.url, (e) => valueOf(e, 'metallb_k8s_client_config_stale_bool') === 0, 'a good configuration');
+    await scrapeUntil(a, (e) => valueOf(e, 'metallb_k8s_client_config_stale_bool') === 0, 'a good configuration');
     writeFileSync(live, readFileSync(config, 'utf8').replace('192.168.10.200-192.168.10.220', '192.168.10.220-192.168.10.200'));
-    const stale = await scrapeUntil(a.url, (e) => valueOf(e, 'metallb_k8s_client_config_stale_bool') === 1, 'the stale configuration');
+    const stale = await scrapeUntil(a, (e) => valueOf(e, 'metallb_k8s_client_config_stale_bool') === 1, 'the stale configuration');
     expect(valueOf(stale, 'mlb_config_reloads_total', { result: 'failure' })).toBe(1);
     writeFileSync(live, readFileSync(config, 'utf8'));
-    const fixed = await scrapeUntil(a.url, (e) => valueOf(e, 'metallb_k8s_client_config_stale_bool') === 0, 'the fixed configuration');
+    const fixed = await scrapeUntil(a, (e) => valueOf(e, 'metallb_k8s_client_config_stale_bool') === 0, 'the fixed configuration');
     expect(valueOf(fixed, 'mlb_config_reloads_total', { result: 'success' })).toBe(1);
   });
 

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AnswerContext } from '../../../src/daemon/self-check/answer-context';
+import { EXPECTED_ANSWER_WINDOW_MS } from '../../../src/daemon/self-check/expected-answer';
 import { encodeNodeMeta } from '../../../src/gossip/node-meta';
 import type { Member } from '../../../src/gossip/swim';
 import type { ElectionOutcome } from '../../../src/election';
@@ -71,5 +72,21 @@ describe('answer facts during a handover of thousands of IPs', () => {
     expect(context.facts(parseIP('10.1.0.1') as IP, '02:00:00:00:00:02', [a, b], counted).electedOwner).toBeUndefined();
     // Once through the outcomes (a search per answer would read about 200 x 1,000 of them).
     expect(reads).toBeLessThanOrEqual(outcomes.length);
+  });
+});
+
+describe('answer facts for a member that joined while a decision was computed', () => {
+  it('knows the joiner by its MAC and keeps its join as the reason, though the decision applied after it never saw it', () => {
+    const context = new AnswerContext('node-a');
+    const a = member('node-a', '02:00:00:00:00:01');
+    const b = member('node-b', '02:00:00:00:00:02');
+    // The decision reads its members ([a]), node-b joins during its turns, the decision is applied after.
+    context.memberChanged('node-b', T0 + 100);
+    context.elected([], [a], T0 + 200);
+    const facts = context.facts(VIP, '02:00:00:00:00:02', [a, b], []);
+    expect(facts).toMatchObject({ member: 'node-b', memberChangedAt: T0 + 100 });
+    // Its join stops being a reason only once the window it gives is over.
+    context.elected([], [a, b], T0 + 100 + EXPECTED_ANSWER_WINDOW_MS + 1);
+    expect(context.facts(VIP, '02:00:00:00:00:02', [a, b], []).memberChangedAt).toBeUndefined();
   });
 });
