@@ -5,7 +5,7 @@
  * calling it twice with the same set does nothing the second time.
  */
 import type { Logger } from 'pino';
-import { selectInterfaces, type LinkSource } from '../announce/l2/interfaces';
+import { selectInterfaces, selectionBasis, type LinkSource } from '../announce/l2/interfaces';
 import type { DesiredAnnouncement } from '../announce/l2/l2-announcer-state';
 import { ipKey } from '../announce/l2/l2-interface';
 import { formatIP, type IP } from '../ip';
@@ -35,6 +35,14 @@ export interface AnnouncedIP {
   readonly since: number;
 }
 
+/** The interfaces chosen for one IP, and what they were chosen from (the links as read, the advertisement's list). */
+interface ChosenInterfaces {
+  /** selectionBasis of the links they were chosen from. */
+  readonly basis: string;
+  readonly asked: readonly string[];
+  readonly selected: readonly string[];
+}
+
 /** One serviceAnnounced or serviceWithdrawn line: its fields and message. */
 type AnnouncementLine = readonly [Record<string, unknown>, string];
 
@@ -54,12 +62,20 @@ export class LocalAnnouncements {
   private answering: readonly DesiredAnnouncement[] = [];
   private lastWarning = new Map<string, string>();
   /**
+   * The interfaces chosen for each IP announced, with what they were chosen from: choosing walks every link and
+   * its addresses, and a change of one service among 10,000 owned IPs chose again for all of them.
+   */
+  private chosen = new Map<string, ChosenInterfaces>();
+  /**
    * The last change applied, once its binding completed: a decision that changes nothing here (a health report, a
    * member's meta, a received table: most of them) is then skipped whole, where converging again walked every
    * owned IP (interfaces chosen, maps rebuilt, a binding queued): tens of ms per decision at 10,000 services. After
    * a failed binding it is cleared, so the next decision tries again.
    */
-  private applied: { readonly owned: readonly OwnedL2[]; readonly alsoBound: readonly IP[]; readonly links: unknown } | undefined;
+  private applied:
+    { readonly owned: readonly OwnedL2[]; readonly alsoBound: readonly IP[]; readonly basis: string | undefined } | undefined;
+  /** The links last read, and what interface selection reads of them (selectionBasis). */
+  private basisOf: { readonly links: unknown; readonly basis: string } | undefined;
 
   constructor(
     private readonly ports: AnnouncePorts | undefined,
@@ -75,16 +91,18 @@ export class LocalAnnouncements {
    */
   apply(owned: readonly OwnedL2[], why: (service: string, ip: string) => string, alsoBound: readonly IP[] = []): void {
     const links = this.links?.links();
+    const basis = links && this.basis(links);
     const last = this.applied;
-    if (last && last.links === links && sameOwned(last.owned, owned) && sameIPs(last.alsoBound, alsoBound)) return;
+    if (last && last.basis === basis && sameOwned(last.owned, owned) && sameIPs(last.alsoBound, alsoBound)) return;
     this.applied = undefined;
     const next = new Map<string, AnnouncedIP>();
     const nextServices = new Map<string, { service: string; ip: string }>();
     const desired: DesiredAnnouncement[] = [];
     const lines: AnnouncementLine[] = [];
+    const chosen = new Map<string, ChosenInterfaces>();
     for (const o of owned) {
       const ip = formatIP(o.ip);
-      const interfaces = this.interfacesFor(o);
+      const interfaces = this.interfacesFor(o, ip, links, basis, chosen);
       desired.push({ ip: o.ip, interfaces });
       const previous = this.current.get(ip);
       next.set(ip, { service: o.service, ip, address: o.ip, interfaces, since: previous?.since ?? this.clock.now() });
@@ -107,13 +125,14 @@ export class LocalAnnouncements {
     }
     this.current = next;
     this.services = nextServices;
+    this.chosen = chosen;
     // A line per IP (MetalLB's serviceAnnounced and serviceWithdrawn) costs tens of microseconds, written
     // synchronously: with thousands of IPs moving at once they are written once the binding is done, not before it.
     const log = (): void => {
       for (const [fields, message] of lines) this.logger.info(fields, message);
     };
     const ports = this.ports;
-    const applied = { owned, alsoBound, links };
+    const applied = { owned, alsoBound, basis };
     if (!ports) {
       this.applied = applied;
       return log();
@@ -180,10 +199,36 @@ export class LocalAnnouncements {
     return this.bindQueue;
   }
 
-  private interfacesFor(owned: OwnedL2): string[] {
-    if (!this.links) return [...owned.interfaces];
-    const selection = selectInterfaces(owned.ip, this.links.links(), owned.interfaces.length > 0 ? { interfaces: owned.interfaces } : {});
-    const ip = formatIP(owned.ip);
+  /** What interface selection reads of `links`, worked out once per reading of the links. */
+  private basis(links: ReturnType<LinkSource['links']>): string {
+    if (this.basisOf?.links !== links) this.basisOf = { links, basis: selectionBasis(links) };
+    return this.basisOf.basis;
+  }
+
+  /**
+   * The interfaces to announce `owned` on: chosen again only when what selection reads of the links, or the
+   * advertisement's list, changed.
+   */
+  private interfacesFor(
+    owned: OwnedL2,
+    ip: string,
+    links: ReturnType<LinkSource['links']> | undefined,
+    basis: string | undefined,
+    chosen: Map<string, ChosenInterfaces>,
+  ): readonly string[] {
+    if (!links || basis === undefined) return [...owned.interfaces];
+    const before = this.chosen.get(ip);
+    if (before && before.basis === basis && sameStrings(before.asked, owned.interfaces)) {
+      chosen.set(ip, before);
+      return before.selected;
+    }
+    const selected = this.chooseInterfaces(owned, ip, links);
+    chosen.set(ip, { basis, asked: owned.interfaces, selected });
+    return selected;
+  }
+
+  private chooseInterfaces(owned: OwnedL2, ip: string, links: ReturnType<LinkSource['links']>): readonly string[] {
+    const selection = selectInterfaces(owned.ip, links, owned.interfaces.length > 0 ? { interfaces: owned.interfaces } : {});
     const warning = selection.warning ?? '';
     if (this.lastWarning.get(ip) !== warning) {
       this.lastWarning.set(ip, warning);
@@ -210,6 +255,10 @@ function sameOwned(a: readonly OwnedL2[], b: readonly OwnedL2[]): boolean {
     if (x.interfaces.length !== y.interfaces.length || x.interfaces.some((n, j) => n !== y.interfaces[j])) return false;
   }
   return true;
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  return a === b || (a.length === b.length && a.every((x, i) => x === b[i]));
 }
 
 function sameIPs(a: readonly IP[], b: readonly IP[]): boolean {

@@ -6,6 +6,7 @@
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import type { LinkInfo, LinkSource } from '../../src/announce/l2/interfaces';
 import type { DesiredAnnouncement } from '../../src/announce/l2/l2-announcer-state';
 import { LocalAnnouncements } from '../../src/daemon/local-announcements';
 import { parseIP, type IP } from '../../src/ip';
@@ -65,5 +66,60 @@ describe('local announcements', () => {
     announcements.apply(owned(1, 2), () => 'notOwner');
     await announcements.settled();
     expect(calls.bind).toBe(retried);
+  });
+});
+
+describe('local announcements with the host links', () => {
+  const mac = Uint8Array.of(2, 0, 0, 0, 0, 1);
+  const eth0 = (subnets: string[]): LinkInfo => ({
+    index: 2,
+    name: 'eth0',
+    mac,
+    up: true,
+    master: undefined,
+    noarp: false,
+    addresses: subnets.map((s) => ({ ip: parseIP(s.split('/')[0]!) as IP, prefix: Number(s.split('/')[1]) })),
+  });
+  /** mlb0 as the daemon makes it: a noarp dummy holding every bound VIP. */
+  const mlb0 = (bound: number): LinkInfo => ({
+    index: 3,
+    name: 'mlb0',
+    mac: Uint8Array.of(2, 0, 0, 0, 0, 2),
+    up: true,
+    master: undefined,
+    noarp: true,
+    addresses: Array.from({ length: bound }, (_, i) => ({ ip: vip(i + 1), prefix: 32 })),
+  });
+
+  function withLinks(initial: LinkInfo[]) {
+    let links: readonly LinkInfo[] = initial;
+    const source: LinkSource = { links: () => links, link: (n) => links.find((l) => l.name === n), onChange: () => () => undefined };
+    const calls = { reconcile: 0 };
+    const answered: DesiredAnnouncement[][] = [];
+    const ports = {
+      reconcileL2: (d: readonly DesiredAnnouncement[]) => {
+        calls.reconcile++;
+        answered.push([...d]);
+      },
+    };
+    const announcements = new LocalAnnouncements(ports, source, pino({ level: 'silent' }), new ManualScheduler(1_000));
+    return { announcements, calls, answered, relink: (next: LinkInfo[]) => (links = next) };
+  }
+  const chooseAny = (...ids: number[]) => ids.map((i) => ({ service: `demo/svc-${i}`, ip: vip(i), interfaces: [] as string[] }));
+
+  it('skips a decision that changes nothing though VIPs were bound on mlb0 meanwhile, and follows a change of eth0', () => {
+    const { announcements, calls, answered, relink } = withLinks([eth0(['198.51.100.1/24']), mlb0(0)]);
+    announcements.apply(chooseAny(1, 2), () => 'notOwner');
+    // eth0 has no subnet of the VIPs: every eligible interface, eth0 alone (mlb0 is noarp).
+    expect(answered.at(-1)?.map((d) => d.interfaces)).toEqual([['eth0'], ['eth0']]);
+    // Binding them changed mlb0's addresses (a new reading of the links): nothing announced changes.
+    relink([eth0(['198.51.100.1/24']), mlb0(2)]);
+    announcements.apply(chooseAny(1, 2), () => 'notOwner');
+    expect(calls.reconcile).toBe(1);
+    // eth0 going down is a change every IP's choice must follow.
+    relink([{ ...eth0(['198.51.100.1/24']), up: false }, mlb0(2)]);
+    announcements.apply(chooseAny(1, 2), () => 'notOwner');
+    expect(calls.reconcile).toBe(2);
+    expect(answered.at(-1)?.map((d) => d.interfaces)).toEqual([[], []]);
   });
 });

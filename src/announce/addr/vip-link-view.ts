@@ -9,7 +9,7 @@
  * from what the binder was last asked for: the binder then reconciles again.
  */
 import type { IP } from '../../ip';
-import { VIP_PREFIX, type BoundAddress } from './vip-plan';
+import { VIP_PREFIX, vipKeyOf, type BoundAddress } from './vip-plan';
 
 export type ForeignChange = 'desiredRemoved' | 'notDesiredAdded';
 
@@ -18,15 +18,14 @@ export interface AddressNotice {
   readonly present: boolean;
 }
 
-const ipKey = (ip: IP): string => `${ip.family}/${ip.value}`;
-const addressKey = (a: BoundAddress): string => `${ipKey(a.ip)}/${a.prefix}`;
+const addressKey = (a: BoundAddress): string => `${vipKeyOf(a.ip)}/${a.prefix}`;
 const echoKey = (a: BoundAddress, present: boolean): string => `${addressKey(a)}|${present ? '+' : '-'}`;
 
 export class VipLinkView {
   private readonly onLink = new Map<string, BoundAddress>();
   /** Notifications still expected for the binder's own requests, by address and direction. */
   private readonly echoes = new Map<string, number>();
-  private desired: ReadonlySet<string> = new Set();
+  private desired: ReadonlySet<number | string> = new Set();
 
   /** The link as a dump found it (open, or a link made again): what was known before is forgotten. */
   reset(addresses: readonly BoundAddress[]): void {
@@ -41,14 +40,14 @@ export class VipLinkView {
 
   /** The distinct IPs on the link. */
   ips(): IP[] {
-    const out = new Map<string, IP>();
-    for (const a of this.onLink.values()) out.set(ipKey(a.ip), a.ip);
+    const out = new Map<number | string, IP>();
+    for (const a of this.onLink.values()) out.set(vipKeyOf(a.ip), a.ip);
     return [...out.values()];
   }
 
   /** What the binder was last asked to hold (each as a single address, VIP_PREFIX). */
   want(desired: readonly IP[]): void {
-    this.desired = new Set(desired.map(ipKey));
+    this.desired = new Set(desired.map(vipKeyOf));
   }
 
   /** A request of ours is about to go out: its notification is an echo. */
@@ -79,7 +78,7 @@ export class VipLinkView {
     const key = addressKey(notice.address);
     if (notice.present) this.onLink.set(key, notice.address);
     else this.onLink.delete(key);
-    const wanted = this.desired.has(ipKey(notice.address.ip)) && notice.address.prefix === VIP_PREFIX[notice.address.ip.family];
+    const wanted = this.desired.has(vipKeyOf(notice.address.ip)) && notice.address.prefix === VIP_PREFIX[notice.address.ip.family];
     if (wanted === notice.present) return undefined;
     return notice.present ? 'notDesiredAdded' : 'desiredRemoved';
   }

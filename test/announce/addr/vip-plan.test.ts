@@ -49,6 +49,11 @@ describe('planVipBinding', () => {
     expect(planVipBinding([at('10.0.0.5/24'), at('10.0.0.5/32')], [ip('10.0.0.5')]).add).toEqual([]);
   });
 
+  it('tells an IPv4 address from the IPv6 address of the same value (0.0.0.1 and ::1)', () => {
+    const plan = planVipBinding([at('0.0.0.1/32')], [ip('::1'), ip('0.0.0.1')]);
+    expect(summary(plan)).toEqual({ add: ['::1'], remove: [], decisions: ['add ::1/128 desiredNotBound', 'keep 0.0.0.1/32 alreadyBound'] });
+  });
+
   it('adds a VIP listed twice once, and says so', () => {
     expect(summary(planVipBinding([], [ip('10.0.0.5'), ip('10.0.0.5')])).decisions).toEqual([
       'add 10.0.0.5/32 desiredNotBound',

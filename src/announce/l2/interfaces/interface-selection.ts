@@ -11,7 +11,7 @@
  * - an explicit list (L2Advertisement.interfaces) overrides the exclude list and the subnet check; an interface
  *   named there must still exist, be up, not enslaved, not NOARP and have a MAC, or nothing could be answered on it.
  */
-import { cidrContains, formatCIDR, makeCIDR, type IP } from '../../../ip';
+import { cidrContains, formatCIDR, formatIP, makeCIDR, type IP } from '../../../ip';
 import type { MacAddress } from '../mac-address';
 
 export interface LinkAddress {
@@ -140,6 +140,25 @@ export function excludedBy(name: string, exclude: readonly string[] = DEFAULT_EX
 /** The address of `link` whose subnet contains `ip` (same family), as "10.0.0.1/24". */
 function subnetContaining(link: LinkInfo, ip: IP): LinkAddress | undefined {
   return link.addresses.find((a) => a.ip.family === ip.family && cidrContains(makeCIDR(a.ip, a.prefix), ip));
+}
+
+/**
+ * What selectInterfaces reads of `links`, as text: two equal bases choose the same interfaces for every IP and
+ * every explicit list, so a caller may keep its choices while the basis holds. A link that cannot be chosen
+ * whatever the IP (down, enslaved, noarp: mlb0 among them, holding every bound VIP) counts by its name and reason
+ * only: binding one more VIP does not make the choice for every other IP stale.
+ */
+export function selectionBasis(links: readonly LinkInfo[]): string {
+  const parts: string[] = [];
+  for (const link of links) {
+    const unusable = linkUnusable(link);
+    if (unusable) parts.push(`${link.name}!${unusable.reason}:${unusable.detail ?? ''}`);
+    else
+      parts.push(
+        `${link.name}${hasLinkLayerAddress(link) ? '' : '!nomac'}=${link.addresses.map((a) => `${formatIP(a.ip)}/${a.prefix}`).join(',')}`,
+      );
+  }
+  return parts.join(' ');
 }
 
 export function selectInterfaces(ip: IP, links: readonly LinkInfo[], options: SelectionOptions = {}): InterfaceSelection {
