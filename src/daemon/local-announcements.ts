@@ -48,6 +48,8 @@ type AnnouncementLine = readonly [Record<string, unknown>, string];
 
 export class LocalAnnouncements {
   private current = new Map<string, AnnouncedIP>();
+  /** Bumped whenever the announced set is replaced: a reader of announced() may skip work while it holds. */
+  private changed = 0;
   /**
    * Every service announced, by "ip|service": services sharing an IP (metallb.io/allow-shared-ip) are announced
    * and withdrawn in the log each, as MetalLB logs per service, though the IP is answered for once.
@@ -124,6 +126,7 @@ export class LocalAnnouncements {
       ]);
     }
     this.current = next;
+    this.changed++;
     this.services = nextServices;
     this.chosen = chosen;
     // A line per IP (MetalLB's serviceAnnounced and serviceWithdrawn) costs tens of microseconds, written
@@ -188,6 +191,11 @@ export class LocalAnnouncements {
   private answer(ports: AnnouncePorts, desired: readonly DesiredAnnouncement[]): void {
     this.answering = desired;
     ports.reconcileL2(desired);
+  }
+
+  /** Changes with every new announced set (not with a decision that left it as it was). */
+  get version(): number {
+    return this.changed;
   }
 
   announced(): AnnouncedIP[] {

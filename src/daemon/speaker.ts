@@ -103,6 +103,8 @@ export interface SpeakerOptions {
 export class Speaker implements ControlProvider, MetricsSource {
   private control: ControlEndpoint | undefined;
   private owners: OwnerHistory = new Map();
+  /** The announced set (LocalAnnouncements.version) the self-check was last given. */
+  private selfCheckedVersion = -1;
   private gossip: Gossip | undefined;
   private readonly source: ConfigSource;
   private links: HostLinks | undefined;
@@ -630,7 +632,12 @@ export class Speaker implements ControlProvider, MetricsSource {
     this.announcements.apply(plan.layer2, (service, ip) => withdrawReason(decision, this.options.nodeName, service, ip), plan.bgpBound);
     if (plan.bgp) this.bgp?.update(plan.bgp.peers, plan.bgp.routes);
     this.selfCheck?.setMacOwners(this.answers.macOwners); // members' MACs and departed members' (answer-context.ts)
-    this.selfCheck?.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
+    // The whole owned set, only when it changed: most decisions leave it as it was, and handing the self-check
+    // 10,000 pairs rebuilt its schedule each time.
+    if (this.selfCheck && this.announcements.version !== this.selfCheckedVersion) {
+      this.selfCheckedVersion = this.announcements.version;
+      this.selfCheck.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
+    }
     this.parts.onPlanned?.(plan, this.announcements.announced());
     // Told once the binding has started (it is queued as a microtask, which runs before the next task): on a
     // failover with thousands of services, writing their lines first would delay the announcements.

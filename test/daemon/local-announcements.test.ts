@@ -41,15 +41,19 @@ describe('local announcements', () => {
     await announcements.settled();
     const since = announcements.announced().map((a) => a.since);
     const after = { ...calls };
+    const version = announcements.version;
     await clock.advance(5_000);
     announcements.apply(owned(1, 2, 3), () => 'notOwner');
     await announcements.settled();
     expect(calls).toEqual(after);
+    // Readers of the announced set (the self-check) are told nothing changed.
+    expect(announcements.version).toBe(version);
     expect(announcements.announced().map((a) => a.since)).toEqual(since);
     // Another interface for one of them is a change.
     announcements.apply([...owned(1, 2), { ...owned(3)[0]!, interfaces: ['eth1'] }], () => 'notOwner');
     await announcements.settled();
     expect(calls.bind).toBeGreaterThan(after.bind);
+    expect(announcements.version).toBeGreaterThan(version);
     expect(announcements.announced().find((a) => a.ip === '192.0.2.3')?.interfaces).toEqual(['eth1']);
   });
 
