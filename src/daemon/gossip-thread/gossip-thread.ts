@@ -14,8 +14,9 @@ import { errorCode } from '../start-failure';
 import type { FromGossipThread, GossipThreadInput, GossipView, ToGossipThread } from './gossip-thread-messages';
 
 /**
- * How often the view goes to the main thread when no event carried it: when each member was last heard from and
- * the counters move without events. Its age is what a decision may read stale; the detector itself is not slowed.
+ * How often the view goes to the main thread when no event carried it and it changed: when each member was last
+ * heard from and the counters move without events. Its age is what a decision may read stale; the detector
+ * itself is not slowed.
  */
 const VIEW_REFRESH_MS = 100;
 
@@ -54,7 +55,15 @@ function serve(node: GossipNode, post: (message: FromGossipThread) => void, port
   for (const name of EVENT_NAMES) {
     node.on(name, (...args: unknown[]) => post({ kind: 'event', event: { name, args } as never, view: viewOf(node) }));
   }
-  const refresh = REAL_RUNTIME.every(VIEW_REFRESH_MS, () => post({ kind: 'view', view: viewOf(node) }));
+  // Sent only when it says something new: a lone node, or a quiet cluster between gossip rounds, would otherwise
+  // cross the thread ten times a second to say the same (a clone, a message and a handler on the main thread).
+  let lastRefresh: GossipView | undefined;
+  const refresh = REAL_RUNTIME.every(VIEW_REFRESH_MS, () => {
+    const view = viewOf(node);
+    if (lastRefresh && sameView(view, lastRefresh)) return;
+    lastRefresh = view;
+    post({ kind: 'view', view });
+  });
   port.on('message', (command: ToGossipThread) => {
     switch (command.op) {
       case 'join':
@@ -102,6 +111,31 @@ function viewOf(node: GossipNode): GossipView {
     confirmedSuspects: [...node.confirmedSuspects()],
     lastHeard,
     health: node.healthScore(),
-    counters: { ...node.counters },
+    // drops copied too: the node counts into its own object, which the last view sent must not share.
+    counters: { ...node.counters, drops: { ...node.counters.drops } },
   };
+}
+
+/** Whether `next` says nothing `last` did not: no member changed, and every pair, counter and score is equal. */
+function sameView(next: GossipView, last: GossipView): boolean {
+  if (next.members !== undefined || next.health !== last.health) return false;
+  if (!samePairs(next.lastHeard, last.lastHeard) || !samePairs(next.confirmedSuspects, last.confirmedSuspects)) return false;
+  const a = next.counters;
+  const b = last.counters;
+  const dropsA = Object.entries(a.drops);
+  return (
+    a.packetsReceived === b.packetsReceived &&
+    a.packetsSent === b.packetsSent &&
+    a.bytesReceived === b.bytesReceived &&
+    a.bytesSent === b.bytesSent &&
+    a.streamsAccepted === b.streamsAccepted &&
+    a.streamsOpened === b.streamsOpened &&
+    a.streamFailures === b.streamFailures &&
+    dropsA.length === Object.keys(b.drops).length &&
+    dropsA.every(([reason, n]) => b.drops[reason] === n)
+  );
+}
+
+function samePairs(a: readonly (readonly [string, number])[], b: readonly (readonly [string, number])[]): boolean {
+  return a.length === b.length && a.every(([k, v], i) => b[i]?.[0] === k && b[i]?.[1] === v);
 }

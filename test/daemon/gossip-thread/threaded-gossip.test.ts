@@ -4,7 +4,7 @@
  * boundary, and what the thread is for: a main thread held busy (a decision over 10,000 services) no longer keeps
  * acks from peers, while a node on the main thread is suspected for the same stall.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ThreadedGossip } from '../../../src/daemon/gossip-thread/threaded-gossip';
 import { GossipNode, FAST_CONFIG, type Gossip } from '../../../src/gossip';
 import { MLB_BUNDLE } from '../../cli/run-cli';
@@ -40,6 +40,24 @@ afterEach(async () => {
 });
 
 describe('gossip on a thread of its own', () => {
+  it('sends the main thread no view while nothing changes (a lone node idles), and one when something does', async () => {
+    const received = vi.spyOn(ThreadedGossip.prototype as unknown as { received(m: { kind: string }): void }, 'received');
+    try {
+      const a = await threaded('node-a');
+      await new Promise((r) => setTimeout(r, 300)); // its first refresh says what the ready message did not
+      const views = () => received.mock.calls.filter(([m]) => m.kind === 'view').length;
+      const before = views();
+      await new Promise((r) => setTimeout(r, 1_000));
+      // Ten refreshes a second, each saying the same: none crosses.
+      expect(views()).toBe(before);
+      const b = await threaded('node-b');
+      expect(await a.join([b.localAddress])).toEqual({ joined: 1, errors: [] });
+      await until(() => views() > before, 'a view once b is heard from');
+    } finally {
+      received.mockRestore();
+    }
+  });
+
   it('joins, mirrors the members and carries broadcasts and events both ways', async () => {
     const a = await threaded('node-a');
     const b = await threaded('node-b');
