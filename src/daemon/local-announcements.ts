@@ -5,7 +5,7 @@
  * calling it twice with the same set does nothing the second time.
  */
 import type { Logger } from 'pino';
-import { selectInterfaces, selectionBasis, type LinkSource } from '../announce/l2/interfaces';
+import { InterfaceChooser, selectionBasis, type LinkSource } from '../announce/l2/interfaces';
 import type { DesiredAnnouncement } from '../announce/l2/l2-announcer-state';
 import { ipKey } from '../announce/l2/l2-interface';
 import { formatIP, type IP } from '../ip';
@@ -43,6 +43,13 @@ interface ChosenInterfaces {
   readonly selected: readonly string[];
 }
 
+/** One reading of the links: what interface selection reads of them (selectionBasis), and a chooser over them. */
+interface LinksReading {
+  readonly links: unknown;
+  readonly basis: string;
+  readonly chooser: InterfaceChooser;
+}
+
 /** One serviceAnnounced or serviceWithdrawn line: its fields and message. */
 type AnnouncementLine = readonly [Record<string, unknown>, string];
 
@@ -76,8 +83,8 @@ export class LocalAnnouncements {
    */
   private applied:
     { readonly owned: readonly OwnedL2[]; readonly alsoBound: readonly IP[]; readonly basis: string | undefined } | undefined;
-  /** The links last read, and what interface selection reads of them (selectionBasis). */
-  private basisOf: { readonly links: unknown; readonly basis: string } | undefined;
+  /** The links last read, what interface selection reads of them (selectionBasis), and a chooser over them. */
+  private basisOf: LinksReading | undefined;
 
   constructor(
     private readonly ports: AnnouncePorts | undefined,
@@ -93,7 +100,8 @@ export class LocalAnnouncements {
    */
   apply(owned: readonly OwnedL2[], why: (service: string, ip: string) => string, alsoBound: readonly IP[] = []): void {
     const links = this.links?.links();
-    const basis = links && this.basis(links);
+    const reading = links && this.reading(links);
+    const basis = reading?.basis;
     const last = this.applied;
     if (last && last.basis === basis && sameOwned(last.owned, owned) && sameIPs(last.alsoBound, alsoBound)) return;
     this.applied = undefined;
@@ -104,7 +112,7 @@ export class LocalAnnouncements {
     const chosen = new Map<string, ChosenInterfaces>();
     for (const o of owned) {
       const ip = formatIP(o.ip);
-      const interfaces = this.interfacesFor(o, ip, links, basis, chosen);
+      const interfaces = this.interfacesFor(o, ip, reading, chosen);
       desired.push({ ip: o.ip, interfaces });
       const previous = this.current.get(ip);
       next.set(ip, { service: o.service, ip, address: o.ip, interfaces, since: previous?.since ?? this.clock.now() });
@@ -208,9 +216,9 @@ export class LocalAnnouncements {
   }
 
   /** What interface selection reads of `links`, worked out once per reading of the links. */
-  private basis(links: ReturnType<LinkSource['links']>): string {
-    if (this.basisOf?.links !== links) this.basisOf = { links, basis: selectionBasis(links) };
-    return this.basisOf.basis;
+  private reading(links: ReturnType<LinkSource['links']>): LinksReading {
+    if (this.basisOf?.links !== links) this.basisOf = { links, basis: selectionBasis(links), chooser: new InterfaceChooser(links) };
+    return this.basisOf;
   }
 
   /**
@@ -220,23 +228,23 @@ export class LocalAnnouncements {
   private interfacesFor(
     owned: OwnedL2,
     ip: string,
-    links: ReturnType<LinkSource['links']> | undefined,
-    basis: string | undefined,
+    reading: LinksReading | undefined,
     chosen: Map<string, ChosenInterfaces>,
   ): readonly string[] {
-    if (!links || basis === undefined) return [...owned.interfaces];
+    if (!reading) return [...owned.interfaces];
+    const { basis, chooser } = reading;
     const before = this.chosen.get(ip);
     if (before && before.basis === basis && sameStrings(before.asked, owned.interfaces)) {
       chosen.set(ip, before);
       return before.selected;
     }
-    const selected = this.chooseInterfaces(owned, ip, links);
+    const selected = this.chooseInterfaces(owned, ip, chooser);
     chosen.set(ip, { basis, asked: owned.interfaces, selected });
     return selected;
   }
 
-  private chooseInterfaces(owned: OwnedL2, ip: string, links: ReturnType<LinkSource['links']>): readonly string[] {
-    const selection = selectInterfaces(owned.ip, links, owned.interfaces.length > 0 ? { interfaces: owned.interfaces } : {});
+  private chooseInterfaces(owned: OwnedL2, ip: string, chooser: InterfaceChooser): readonly string[] {
+    const selection = chooser.select(owned.ip, owned.interfaces);
     const warning = selection.warning ?? '';
     if (this.lastWarning.get(ip) !== warning) {
       this.lastWarning.set(ip, warning);
@@ -249,7 +257,7 @@ export class LocalAnnouncements {
         );
       }
     }
-    return [...selection.selected];
+    return selection.selected;
   }
 }
 

@@ -639,9 +639,9 @@ export class Speaker implements ControlProvider, MetricsSource {
       this.selfCheck.setOwned(this.announcements.announced().flatMap((a) => a.interfaces.map((i) => ({ ip: a.address, interface: i }))));
     }
     this.parts.onPlanned?.(plan, this.announcements.announced());
-    // Told once the binding has started (it is queued as a microtask, which runs before the next task): on a
-    // failover with thousands of services, writing their lines first would delay the announcements.
-    if (plan.ownerChanges.length > 0) this.parts.runtime.after(0, () => logOwnerChanges(this.options.logger, plan.ownerChanges));
+    // Told once the binding is done, beside its serviceAnnounced lines: on a failover with thousands of services,
+    // writing their lines while it runs (a synchronous write each) held back the netlink replies that move it on.
+    if (plan.ownerChanges.length > 0) void this.announcements.settled().then(() => logOwnerChanges(this.options.logger, plan.ownerChanges));
   }
 
   // --- announcing ------------------------------------------------------------------------------------------------

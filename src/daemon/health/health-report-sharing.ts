@@ -29,6 +29,13 @@ export class HealthReportSharing implements RecordsPart {
   private seq = 0;
   private publishedHealth: string | undefined;
   private checked = new Map<string, HealthCheckSpec>();
+  /** The snapshot `checked` was read from. */
+  private checkedFor: Snapshot | undefined;
+  /**
+   * Each Service's annotations, parsed, by the annotations object: interning keeps an unchanged service's objects
+   * across reloads, so a reload parses only what it changed.
+   */
+  private readonly parsedAnnotations = new WeakMap<object, ReturnType<typeof parseHealthCheck>>();
   /** Why checks fail, here and on the others: `mlb explain` says it. */
   private readonly details: HealthDetailsSharing;
 
@@ -44,15 +51,27 @@ export class HealthReportSharing implements RecordsPart {
 
   /** Starts, changes or stops this node's checks to match the configuration. */
   updateHealthChecks(snapshot: Snapshot): void {
+    // Every decision asks; most keep the configuration (the same snapshot: interned, nothing retained).
+    if (snapshot === this.checkedFor) return;
+    this.checkedFor = snapshot;
     const checked = new Map<string, HealthCheckSpec>();
     for (const service of snapshot.services) {
-      const parsed = parseHealthCheck(service.meta.annotations);
+      const parsed = this.parsed(service.meta.annotations);
       if (parsed.ok && parsed.spec) checked.set(serviceKey(service), parsed.spec);
     }
     this.checked = checked;
     this.monitor.update(snapshot.services.map((s) => ({ key: serviceKey(s), spec: checked.get(serviceKey(s)) })));
     this.publishReport();
     this.publishHealthDetails(); // a removed service's details go with it
+  }
+
+  private parsed(annotations: Parameters<typeof parseHealthCheck>[0]): ReturnType<typeof parseHealthCheck> {
+    let parsed = this.parsedAnnotations.get(annotations);
+    if (!parsed) {
+      parsed = parseHealthCheck(annotations);
+      this.parsedAnnotations.set(annotations, parsed);
+    }
+    return parsed;
   }
 
   /** A probe finished: its details go out when what this node says about failing checks changed. */

@@ -127,6 +127,14 @@ function linkUnusable(link: LinkInfo): { reason: InterfaceReason; detail?: strin
   return undefined;
 }
 
+/**
+ * Whether `link` could answer for some IP under some list: up, not enslaved, not NOARP, with a MAC. The subnets
+ * of the others never decide a choice (mlb0, NOARP, holds every bound VIP).
+ */
+export function mayAnswer(link: LinkInfo): boolean {
+  return linkUnusable(link) === undefined && hasLinkLayerAddress(link);
+}
+
 /** A link with no MAC (tun, wireguard) or an all-zero one (lo) has nothing to answer with. */
 export function hasLinkLayerAddress(link: LinkInfo): boolean {
   return link.mac !== undefined && link.mac.some((b) => b !== 0);
