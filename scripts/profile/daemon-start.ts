@@ -10,11 +10,12 @@
  *
  *   NO_CPU_PROFILE=1 HOLD_MS=40000 NODE_FLAGS="--max-semi-space-size=2" ...   no profiler, RSS every 10 s while held,
  *   with more node flags (what a flag does to the settled RSS)
+ *   DAEMON_LOG=/tmp/d.log NODE_FLAGS=--trace-gc ...   the daemon's stdout kept: its log and V8's GC lines
  *
  * Not a test and not the bench (bench/scale.bench.ts is): a profiling aid; root only (namespaces).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GOSSIP_PORT, REPO_ROOT, sleep } from '../../bench/gossip/lab-nodes';
@@ -81,7 +82,8 @@ try {
       ...[join(REPO_ROOT, 'dist/mlb.mjs'), 'daemon', '--config', config, '--node-name', 'node'],
       ...['--gossip-bind', `${node.ipv4}:${GOSSIP_PORT}`, '--state-dir', join(dir, 'state'), '--control-socket', join(dir, 'mlb.sock')],
     ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
+    // DAEMON_LOG=file: the daemon's stdout (its JSON log, and V8's --trace-gc lines with NODE_FLAGS=--trace-gc).
+    { stdio: ['ignore', process.env.DAEMON_LOG ? openSync(process.env.DAEMON_LOG, 'w') : 'ignore', 'inherit'] },
   );
   const boundCount = () => {
     try {
