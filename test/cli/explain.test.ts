@@ -107,3 +107,15 @@ describe('mlb explain --config', () => {
     expect(run.stdout).toContain('first in hash order');
   });
 });
+
+describe('mlb explain --nodes naming nodes the file does not describe', () => {
+  it('names the first few on stderr and counts the rest, instead of a line per node', async () => {
+    const nodes = Array.from({ length: 40 }, (_, i) => `extra-${i}`).join(',');
+    const run = await runMlbInProcess(['explain', '--config', 'examples/plain-host.yaml', '--nodes', nodes]);
+    expect(run.status).toBe(0);
+    const notes = run.stderr.trim().split('\n');
+    expect(notes).toHaveLength(6);
+    expect(notes[0]).toBe('note: node extra-0 has no v1 Node document in examples/plain-host.yaml: taken as unlabelled');
+    expect(notes[5]).toBe('note: and 35 more of --nodes (40 in all) have no v1 Node document: taken as unlabelled');
+  });
+});

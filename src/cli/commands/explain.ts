@@ -92,13 +92,23 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
     });
     const selected = selectExplanations(election.explanations, args.targets, 'in this configuration');
     if (!isStructured(outputFormat(args))) {
-      for (const name of election.undocumentedNodes) {
-        process.stderr.write(`note: node ${name} has no v1 Node document in ${config}: taken as unlabelled\n`);
-      }
+      process.stderr.write(undocumentedNodesNote(election.undocumentedNodes, config));
     }
     await printExplanations(selected, outputFormat(args));
   },
 };
+
+/** Named one per line up to this many; beyond, counted (1,000 nodes given by --nodes made 1,000 lines). */
+const UNDOCUMENTED_NODES_NAMED = 5;
+
+/** The note that these --nodes have no v1 Node document in the file (and so no labels): a few named, the rest counted. */
+export function undocumentedNodesNote(names: readonly string[], config: string): string {
+  const named = names.slice(0, UNDOCUMENTED_NODES_NAMED);
+  const lines = named.map((name) => `note: node ${name} has no v1 Node document in ${config}: taken as unlabelled\n`);
+  const rest = names.length - named.length;
+  if (rest > 0) lines.push(`note: and ${rest} more of --nodes (${names.length} in all) have no v1 Node document: taken as unlabelled\n`);
+  return lines.join('');
+}
 
 /**
  * The file's snapshot, or its errors on stderr and a CommandError. Only the snapshot is returned: the diagnostics
