@@ -87,11 +87,21 @@ describe('mlb daemon: a service that cannot get an IP', () => {
     expect(JSON.stringify(published.changes)).toContain('192.168.10.200');
     expect(d.lines.some(event('configStale'))).toBe(false);
 
-    // A reload says it again, about the file as it now is.
-    writeFileSync(`${config}.new`, CONFIG.replace('name: typo', 'name: typo2'));
+    // A reload says it again, about the file as it now is, once what the reload changed is announced: the
+    // report reruns the file's allocation, and must not hold the announcement back.
+    const added = `---
+apiVersion: v1
+kind: Service
+metadata: { name: web2, namespace: demo }
+spec: { type: LoadBalancer, ports: [{ port: 80 }] }
+`;
+    writeFileSync(`${config}.new`, CONFIG.replace('name: typo', 'name: typo2') + added);
     renameSync(`${config}.new`, config);
     const again = await d.waitFor((l) => l.event === 'serviceGetsNoIP' && l.object === 'Service/demo/typo2');
     expect(again.level).toBe('error');
+    const announced = d.lines.findIndex((l) => l.event === 'serviceAnnounced' && l.service === 'demo/web2');
+    expect(announced).toBeGreaterThanOrEqual(0);
+    expect(announced).toBeLessThan(d.lines.indexOf(again));
     expect(d.child.exitCode).toBeNull();
   });
 });
