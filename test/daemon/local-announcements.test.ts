@@ -11,6 +11,7 @@ import type { DesiredAnnouncement } from '../../src/announce/l2/l2-announcer-sta
 import { LocalAnnouncements } from '../../src/daemon/local-announcements';
 import { parseIP, type IP } from '../../src/ip';
 import { ManualScheduler } from '../support/manual-scheduler';
+import { ethernetLink, vipLink } from '../support/host-links';
 
 const vip = (i: number): IP => parseIP(`192.0.2.${i}`) as IP;
 /** A fresh list of fresh objects each time, as every decision makes them. */
@@ -74,26 +75,9 @@ describe('local announcements', () => {
 });
 
 describe('local announcements with the host links', () => {
-  const mac = Uint8Array.of(2, 0, 0, 0, 0, 1);
-  const eth0 = (subnets: string[]): LinkInfo => ({
-    index: 2,
-    name: 'eth0',
-    mac,
-    up: true,
-    master: undefined,
-    noarp: false,
-    addresses: subnets.map((s) => ({ ip: parseIP(s.split('/')[0]!) as IP, prefix: Number(s.split('/')[1]) })),
-  });
+  const eth0 = (subnets: string[]): LinkInfo => ethernetLink(subnets);
   /** mlb0 as the daemon makes it: a noarp dummy holding every bound VIP. */
-  const mlb0 = (bound: number): LinkInfo => ({
-    index: 3,
-    name: 'mlb0',
-    mac: Uint8Array.of(2, 0, 0, 0, 0, 2),
-    up: true,
-    master: undefined,
-    noarp: true,
-    addresses: Array.from({ length: bound }, (_, i) => ({ ip: vip(i + 1), prefix: 32 })),
-  });
+  const mlb0 = (bound: number): LinkInfo => vipLink(Array.from({ length: bound }, (_, i) => vip(i + 1)));
 
   function withLinks(initial: LinkInfo[]) {
     let links: readonly LinkInfo[] = initial;

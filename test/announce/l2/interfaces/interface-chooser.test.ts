@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InterfaceChooser, selectInterfaces, type LinkInfo } from '../../../../src/announce/l2/interfaces';
 import { parseIP, type IP } from '../../../../src/ip';
+import { ethernetLink, vipLink } from '../../../support/host-links';
 
 const ip = (text: string) => parseIP(text) as IP;
 const NAMES = ['eth0', 'eth1', 'bond0', 'docker0', 'mlb0'];
@@ -52,26 +53,7 @@ describe('InterfaceChooser', () => {
   });
 
   it('makes one selection for a thousand IPs of one subnet, and keeps VIPs bound on a NOARP link out of it', () => {
-    const links: LinkInfo[] = [
-      {
-        index: 2,
-        name: 'eth0',
-        mac: Uint8Array.of(2, 0, 0, 0, 0, 1),
-        up: true,
-        master: undefined,
-        noarp: false,
-        addresses: [{ ip: ip('10.0.0.1'), prefix: 16 }],
-      },
-      {
-        index: 3,
-        name: 'mlb0',
-        mac: Uint8Array.of(2, 0, 0, 0, 0, 2),
-        up: true,
-        master: undefined,
-        noarp: true,
-        addresses: Array.from({ length: 1000 }, (_, i) => ({ ip: ip(`10.0.${i >> 8}.${(i & 255) + 0}`), prefix: 32 })),
-      },
-    ];
+    const links = [ethernetLink(['10.0.0.1/16']), vipLink(Array.from({ length: 1000 }, (_, i) => ip(`10.0.${i >> 8}.${i & 255}`)))];
     const chooser = new InterfaceChooser(links);
     const selections = new Set(Array.from({ length: 1000 }, (_, i) => chooser.select(ip(`10.0.${i >> 8}.${i & 255}`), []).choices));
     expect(selections.size).toBe(1);
