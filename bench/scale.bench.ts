@@ -40,7 +40,8 @@
 // elsewhere it runs where the scheduler puts it, as it would on a host; off: nothing pinned)
 // LAB_NETNS_PREFIX=... (namespace names).
 import { existsSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { loadavg, totalmem } from 'node:os';
+import { getHeapStatistics } from 'node:v8';
 import { join } from 'node:path';
 import type { LabHost } from '../test/support/netns-lab';
 import { destroyLab, installCleanup, newLab, preflight, sleep, tempDir } from './gossip/lab-nodes';
@@ -270,11 +271,21 @@ async function main(): Promise<number> {
   const load = loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
-  console.log(`\nscale bench, ${ms(performance.now() - began)} (load average now ${load} on ${CORES} cores):\n`);
+  console.log(`\nscale bench, ${ms(performance.now() - began)} (load average now ${load} on ${CORES} cores; ${machineMemory()}):\n`);
   for (const line of formatTable(rows)) console.log(line);
   const missed = rows.filter((r) => verdict(r) === 'no').length;
   console.log(`\n${missed === 0 ? 'every target met' : `${missed} of ${rows.filter((r) => r.target).length} targets missed`}`);
   return missed === 0 ? 0 : 1;
+}
+
+/**
+ * The machine's memory and the heap limit V8 derives from it: V8 sizes a process's heaps (its young generation
+ * among them) from the machine's memory, so the RSS rows of two machines with different memory differ for the same
+ * code.
+ */
+function machineMemory(): string {
+  const gb = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GB`;
+  return `${gb(totalmem())} of memory, V8 heap limit ${gb(getHeapStatistics().heap_size_limit)}`;
 }
 
 process.exitCode = await main();
