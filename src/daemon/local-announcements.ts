@@ -35,14 +35,6 @@ export interface AnnouncedIP {
   readonly since: number;
 }
 
-/** The interfaces chosen for one IP, and what they were chosen from (the links as read, the advertisement's list). */
-interface ChosenInterfaces {
-  /** selectionBasis of the links they were chosen from. */
-  readonly basis: string;
-  readonly asked: readonly string[];
-  readonly selected: readonly string[];
-}
-
 /** One reading of the links: what interface selection reads of them (selectionBasis), and a chooser over them. */
 interface LinksReading {
   readonly links: unknown;
@@ -71,11 +63,6 @@ export class LocalAnnouncements {
   private answering: readonly DesiredAnnouncement[] = [];
   private lastWarning = new Map<string, string>();
   /**
-   * The interfaces chosen for each IP announced, with what they were chosen from: choosing walks every link and
-   * its addresses, and a change of one service among 10,000 owned IPs chose again for all of them.
-   */
-  private chosen = new Map<string, ChosenInterfaces>();
-  /**
    * The last change applied, once its binding completed: a decision that changes nothing here (a health report, a
    * member's meta, a received table: most of them) is then skipped whole, where converging again walked every
    * owned IP (interfaces chosen, maps rebuilt, a binding queued): tens of ms per decision at 10,000 services. After
@@ -83,7 +70,11 @@ export class LocalAnnouncements {
    */
   private applied:
     { readonly owned: readonly OwnedL2[]; readonly alsoBound: readonly IP[]; readonly basis: string | undefined } | undefined;
-  /** The links last read, what interface selection reads of them (selectionBasis), and a chooser over them. */
+  /**
+   * The links last read, what interface selection reads of them (selectionBasis), and a chooser over them, kept
+   * while the basis holds: choosing walks every link, and a change of one service among 10,000 owned IPs chose
+   * again for all of them (binding a VIP changes mlb0's addresses, hence the links read, but not the basis).
+   */
   private basisOf: LinksReading | undefined;
 
   constructor(
@@ -109,10 +100,9 @@ export class LocalAnnouncements {
     const nextServices = new Map<string, { service: string; ip: string }>();
     const desired: DesiredAnnouncement[] = [];
     const lines: AnnouncementLine[] = [];
-    const chosen = new Map<string, ChosenInterfaces>();
     for (const o of owned) {
       const ip = formatIP(o.ip);
-      const interfaces = this.interfacesFor(o, ip, reading, chosen);
+      const interfaces = reading ? this.interfacesFor(o, ip, reading.chooser) : [...o.interfaces];
       desired.push({ ip: o.ip, interfaces });
       const previous = this.current.get(ip);
       next.set(ip, { service: o.service, ip, address: o.ip, interfaces, since: previous?.since ?? this.clock.now() });
@@ -136,7 +126,6 @@ export class LocalAnnouncements {
     this.current = next;
     this.changed++;
     this.services = nextServices;
-    this.chosen = chosen;
     // A line per IP (MetalLB's serviceAnnounced and serviceWithdrawn) costs tens of microseconds, written
     // synchronously: with thousands of IPs moving at once they are written once the binding is done, not before it.
     const log = (): void => {
@@ -215,35 +204,17 @@ export class LocalAnnouncements {
     return this.bindQueue;
   }
 
-  /** What interface selection reads of `links`, worked out once per reading of the links. */
+  /** What interface selection reads of `links`; the chooser of the last reading while that holds. */
   private reading(links: ReturnType<LinkSource['links']>): LinksReading {
-    if (this.basisOf?.links !== links) this.basisOf = { links, basis: selectionBasis(links), chooser: new InterfaceChooser(links) };
+    if (this.basisOf?.links === links) return this.basisOf;
+    const basis = selectionBasis(links);
+    const chooser = this.basisOf?.basis === basis ? this.basisOf.chooser : new InterfaceChooser(links);
+    this.basisOf = { links, basis, chooser };
     return this.basisOf;
   }
 
-  /**
-   * The interfaces to announce `owned` on: chosen again only when what selection reads of the links, or the
-   * advertisement's list, changed.
-   */
-  private interfacesFor(
-    owned: OwnedL2,
-    ip: string,
-    reading: LinksReading | undefined,
-    chosen: Map<string, ChosenInterfaces>,
-  ): readonly string[] {
-    if (!reading) return [...owned.interfaces];
-    const { basis, chooser } = reading;
-    const before = this.chosen.get(ip);
-    if (before && before.basis === basis && sameStrings(before.asked, owned.interfaces)) {
-      chosen.set(ip, before);
-      return before.selected;
-    }
-    const selected = this.chooseInterfaces(owned, ip, chooser);
-    chosen.set(ip, { basis, asked: owned.interfaces, selected });
-    return selected;
-  }
-
-  private chooseInterfaces(owned: OwnedL2, ip: string, chooser: InterfaceChooser): readonly string[] {
+  /** The interfaces to announce `owned` on, with a log line when its selection's warning changed. */
+  private interfacesFor(owned: OwnedL2, ip: string, chooser: InterfaceChooser): readonly string[] {
     const selection = chooser.select(owned.ip, owned.interfaces);
     const warning = selection.warning ?? '';
     if (this.lastWarning.get(ip) !== warning) {
@@ -271,10 +242,6 @@ function sameOwned(a: readonly OwnedL2[], b: readonly OwnedL2[]): boolean {
     if (x.interfaces.length !== y.interfaces.length || x.interfaces.some((n, j) => n !== y.interfaces[j])) return false;
   }
   return true;
-}
-
-function sameStrings(a: readonly string[], b: readonly string[]): boolean {
-  return a === b || (a.length === b.length && a.every((x, i) => x === b[i]));
 }
 
 function sameIPs(a: readonly IP[], b: readonly IP[]): boolean {
