@@ -88,6 +88,12 @@ export interface GossipNodeOptions {
    * unreadable) go, each as `{ event: 'gossip', reason, ...fields }` with its message; silent by default.
    */
   readonly log?: Log;
+  /**
+   * Called whenever what the node's accessors return may have changed: after every step of the reducer (a timer,
+   * a packet, a stream, a command) and when traffic arrives that only moves a counter. A view kept elsewhere (the
+   * gossip thread's) refreshes on it instead of polling, so a node with nothing to do wakes no one.
+   */
+  readonly onActivity?: () => void;
 }
 
 export interface JoinResult {
@@ -175,6 +181,7 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> implements Gossip
         step,
         perform: (effect) => this.perform(effect),
         deadline: { of: (r) => r.nextDeadline, event: { type: 'tick' } },
+        ...(options.onActivity ? { afterStep: options.onActivity } : {}),
       },
       created.state,
     );
@@ -343,6 +350,7 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> implements Gossip
   // ------------------------------------------------------------------------------------------ packets
 
   private receivePacket(bytes: Uint8Array, from: HostPort): void {
+    this.options.onActivity?.();
     this.counters.packetsReceived++;
     this.counters.bytesReceived += bytes.length;
     const decoded = decodePacket(bytes, this.options.keyring ? { keyring: this.options.keyring, verifyIncoming: true } : {});
@@ -382,6 +390,7 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> implements Gossip
    * and what the streams buffer comes out of one shared budget; each refusal is counted by reason.
    */
   private acceptStream(stream: ByteStream): void {
+    this.options.onActivity?.();
     const from = stream.remote;
     if (this.openInbound.size >= INBOUND_STREAMS_MAX) {
       this.refuseStream(stream, from, 'tooManyStreams', `${this.openInbound.size} inbound streams already open`);
@@ -399,6 +408,7 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> implements Gossip
     });
     stream.onData((chunk) => {
       if (delivered) return;
+      this.options.onActivity?.();
       const out = reader.push(chunk);
       for (const drop of out.drops) countDrop(this.counters, drop.reason);
       const message = out.messages[0];
@@ -438,6 +448,7 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> implements Gossip
   /** Counts and closes an inbound stream the shell will not read (cap, deadline). */
   private refuseStream(stream: ByteStream, from: HostPort, reason: 'tooManyStreams' | 'streamDeadline', why: string): void {
     countDrop(this.counters, reason);
+    this.options.onActivity?.();
     this.shellLog('debug', reason, `closed a stream from ${formatHostPort(from)}: ${why}`);
     stream.destroy();
   }

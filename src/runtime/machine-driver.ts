@@ -21,6 +21,8 @@ export interface MachineDriverOptions<S, E, F, R extends MachineStep<S, F>> {
    * timer is armed to dispatch `event` at `of(result)`, or cleared when that is undefined or not finite.
    */
   readonly deadline?: { readonly of: (result: R) => number | undefined; readonly event: E };
+  /** Called after every step, its effects performed: for whoever keeps a view of the state (it may have changed). */
+  readonly afterStep?: () => void;
 }
 
 /** Key of the timer `deadline` arms. */
@@ -119,6 +121,7 @@ export class MachineDriver<S, E, F, R extends MachineStep<S, F> = MachineStep<S,
       if (this.closed) break;
     }
     this.armDeadline(result);
+    this.options.afterStep?.();
     return result;
   }
 

@@ -10,13 +10,14 @@ import { GossipNode, type GossipNodeEvents } from '../../gossip/gossip-node';
 import type { Member } from '../../gossip/swim';
 import { REAL_RUNTIME } from '../../runtime/real-runtime';
 import type { Log } from '../../runtime/log';
+import type { Timer } from '../../runtime/runtime';
 import { errorCode } from '../start-failure';
 import type { FromGossipThread, GossipThreadInput, GossipView, ToGossipThread } from './gossip-thread-messages';
 
 /**
- * How often the view goes to the main thread when no event carried it and it changed: when each member was last
- * heard from and the counters move without events. Its age is what a decision may read stale; the detector
- * itself is not slowed.
+ * How long after the node's activity the view goes to the main thread when no event carried it and it changed:
+ * when each member was last heard from and the counters move without events. Its age is what a decision may read
+ * stale; the detector itself is not slowed. Armed by activity, not kept running: a lone node's thread sleeps.
  */
 const VIEW_REFRESH_MS = 100;
 
@@ -33,6 +34,7 @@ export function runGossipThread(): void {
       post({ kind: 'log', level, fields, ...(msg === undefined ? {} : { msg }) });
   const log: Log = { debug: debug ? line('debug') : () => undefined, info: line('info'), warn: line('warn'), error: line('error') };
   const [primary, ...others] = options.keys ?? [];
+  const refresher = new ViewRefresher(post);
   void GossipNode.create({
     name: options.name,
     bind: options.bind,
@@ -42,8 +44,9 @@ export function runGossipThread(): void {
     ...(options.meta ? { meta: options.meta } : {}),
     runtime: REAL_RUNTIME,
     log,
+    onActivity: () => refresher.soon(),
   }).then(
-    (node) => serve(node, post, port),
+    (node) => serve(node, post, port, refresher),
     (error: Error) => {
       const code = errorCode(error); // EADDRINUSE: the start failure names it
       post({ kind: 'failed', message: error.message, ...(code === undefined ? {} : { code }) });
@@ -51,19 +54,56 @@ export function runGossipThread(): void {
   );
 }
 
-function serve(node: GossipNode, post: (message: FromGossipThread) => void, port: NonNullable<typeof parentPort>): void {
+/**
+ * The view sent VIEW_REFRESH_MS after activity, and only when it says something new: a quiet cluster between
+ * gossip rounds would otherwise cross the thread to say the same (a clone, a message and a handler on the main
+ * thread), and a node with nothing to do would wake for it ten times a second.
+ */
+class ViewRefresher {
+  private node: GossipNode | undefined;
+  private timer: Timer | undefined;
+  private last: GossipView | undefined;
+  private stopped = false;
+
+  constructor(private readonly post: (message: FromGossipThread) => void) {}
+
+  /** Starts refreshing `node`'s view, from now (the node was created before it could be handed in). */
+  start(node: GossipNode): void {
+    this.node = node;
+    this.soon();
+  }
+
+  soon(): void {
+    if (this.timer || this.stopped || !this.node) return;
+    this.timer = REAL_RUNTIME.after(VIEW_REFRESH_MS, () => {
+      this.timer = undefined;
+      if (this.node) this.send(viewOf(this.node));
+    });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.timer?.cancel();
+    this.timer = undefined;
+  }
+
+  private send(view: GossipView): void {
+    if (this.last && sameView(view, this.last)) return;
+    this.last = view;
+    this.post({ kind: 'view', view });
+  }
+}
+
+function serve(
+  node: GossipNode,
+  post: (message: FromGossipThread) => void,
+  port: NonNullable<typeof parentPort>,
+  refresher: ViewRefresher,
+): void {
   for (const name of EVENT_NAMES) {
     node.on(name, (...args: unknown[]) => post({ kind: 'event', event: { name, args } as never, view: viewOf(node) }));
   }
-  // Sent only when it says something new: a lone node, or a quiet cluster between gossip rounds, would otherwise
-  // cross the thread ten times a second to say the same (a clone, a message and a handler on the main thread).
-  let lastRefresh: GossipView | undefined;
-  const refresh = REAL_RUNTIME.every(VIEW_REFRESH_MS, () => {
-    const view = viewOf(node);
-    if (lastRefresh && sameView(view, lastRefresh)) return;
-    lastRefresh = view;
-    post({ kind: 'view', view });
-  });
+  refresher.start(node);
   port.on('message', (command: ToGossipThread) => {
     switch (command.op) {
       case 'join':
@@ -82,7 +122,7 @@ function serve(node: GossipNode, post: (message: FromGossipThread) => void, port
         node.setLocalState(command.userState);
         return;
       case 'close':
-        refresh.cancel();
+        refresher.stop();
         void node.close().then(() => {
           post({ kind: 'view', view: viewOf(node) });
           post({ kind: 'closed', id: command.id });

@@ -31,6 +31,10 @@ function earliest(s: SwimState | Draft): Due | undefined {
   let node = '';
   let id = 0;
   const probe = s.probe;
+  // Alone in the table (no peer, not even a dead one to reap): a probe or gossip tick would find no one, so the
+  // node sleeps until a packet, a stream or a command arrives. Both deadlines stay on their grid and fire once,
+  // late, when a member appears; memberlist's tickers would have found no one either (a lone host's idle CPU).
+  const alone = s.members.size <= 1;
   if (probe) {
     if (!probe.indirectSent) {
       at = probe.indirectAt;
@@ -40,11 +44,11 @@ function earliest(s: SwimState | Draft): Due | undefined {
       at = probe.deadline;
       kind = 'probeExpired';
     }
-  } else {
+  } else if (!alone) {
     at = s.nextProbeAt;
     kind = 'probeStart';
   }
-  if (s.config.gossipInterval > 0 && s.config.gossipNodes > 0 && s.nextGossipAt < at) {
+  if (!alone && s.config.gossipInterval > 0 && s.config.gossipNodes > 0 && s.nextGossipAt < at) {
     at = s.nextGossipAt;
     kind = 'gossip';
   }

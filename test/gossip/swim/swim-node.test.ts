@@ -10,7 +10,19 @@ describe('start', () => {
     expect(d.state.members.get('me')).toMatchObject({ state: 'alive', incarnation: 1, port: PORT });
     expect(emitted(d.result.effects)).toEqual([{ type: 'join', member: d.state.members.get('me') }]);
     expect(d.state.memberQueue.items.map((i) => i.message.type)).toEqual(['alive']);
-    expect(d.result.nextDeadline).toBeLessThanOrEqual(LAN_CONFIG.probeInterval);
+    // Alone: no probe or gossip tick is due, only the push/pull (which finds no one either).
+    expect(d.result.nextDeadline).toBe(d.state.nextPushPullAt);
+  });
+
+  test('a lone node sleeps until a member appears, then probes and gossips on its grid', () => {
+    const d = new Driver();
+    expect(d.advance(30_000)).toEqual([]);
+    d.learn('b');
+    // The first probe was overdue: it went out with the packet that brought b, and the next waits for the grid.
+    expect(messagesOf(d.result.effects, 'ping').map((m) => m.node)).toEqual(['b']);
+    expect(d.result.nextDeadline).toBeGreaterThan(d.now);
+    expect(d.result.nextDeadline).toBeLessThanOrEqual(d.now + LAN_CONFIG.probeInterval);
+    expect(d.state.nextGossipAt).toBeGreaterThan(d.now);
   });
 
   test('meta over 512 bytes, bad identities and short Vsn throw SwimConfigError', () => {
@@ -671,7 +683,8 @@ describe('gossip and reaping', () => {
     expect(d.state.members.has('b')).toBe(true);
     // keep c answering so the probe rounds stay quiet
     for (let t = d.now; t < 40_000;) {
-      d.advance(d.state.nextProbeAt);
+      // Once b and c are both gone the node is alone and no probe comes due: the clock steps by an interval.
+      d.advance(d.state.members.size > 1 ? d.state.nextProbeAt : d.now + LAN_CONFIG.probeInterval);
       t = d.now;
       if (d.state.probe) d.packet(3, { type: 'ack', seqNo: d.state.probe.seqNo });
     }
