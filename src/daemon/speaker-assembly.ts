@@ -12,7 +12,6 @@ import type { ConfigParser } from '../sources/file';
 import { type KubernetesModeOptions, openConfigSource } from './config-source-choice';
 import { ControlServer } from './control';
 import { canStartGossipThread, ThreadedGossip } from './gossip-thread/threaded-gossip';
-import { processHeapCompactor } from './heap-compaction';
 import { GossipNode } from '../gossip/gossip-node';
 import { interfacesFromLinks } from './self-check/link-interfaces';
 import { SelfChecker } from './self-check/self-checker';
@@ -41,7 +40,6 @@ export function assembleSpeaker(options: SpeakerAssemblyOptions): Speaker {
   const { logger } = settings;
   const configSource = openConfigSource({ configFile, configParser, firstConfigParser, maxConfigBytes, kubernetes }, logger);
   kubernetesSpeaker?.attachSource(configSource);
-  const compactHeap = processHeapCompactor(REAL_RUNTIME);
   const parts: SpeakerParts = {
     configSource,
     ...(kubernetesSpeaker && {
@@ -56,7 +54,6 @@ export function assembleSpeaker(options: SpeakerAssemblyOptions): Speaker {
       canStartGossipThread()
         ? ThreadedGossip.start({ ...options, debug: logger.isLevelEnabled('debug') })
         : GossipNode.create({ ...options, runtime: REAL_RUNTIME }),
-    ...(compactHeap && { compactHeap }),
     openControl: (provider) => {
       const group = settings.controlSocketGroup;
       return ControlServer.listen({ path: settings.controlSocket, provider, logger, ...(group === undefined ? {} : { group }) });

@@ -17,7 +17,6 @@ import type { Runtime } from '../runtime';
 import type { StateFiles } from '../runtime/state-files';
 import type { ConfigSource } from '../sources/config-source';
 import type { ControlProvider } from './control';
-import type { CompactHeap } from './heap-compaction';
 import type { SpeakerPlan } from './speaker-plan';
 import type { Prober } from './health/health-monitor';
 import type { AnswerFacts } from './self-check/expected-answer';
@@ -107,6 +106,4 @@ export interface SpeakerParts {
   readonly openGossip?: (options: GossipNodeOptions) => Promise<Gossip>;
   /** Serves the control API (unix socket) from `provider`. */
   openControl(provider: ControlProvider): Promise<ControlEndpoint>;
-  /** Collects the heap once a loaded file has settled (heap-compaction.ts); absent: left to V8's own timing. */
-  readonly compactHeap?: CompactHeap;
 }

@@ -815,10 +815,6 @@ export class Speaker implements ControlProvider, MetricsSource {
     const due = this.configReport;
     if (!due || number <= due.afterDecision) return;
     this.configReport = undefined;
-    void this.announcements.settled().then(() => {
-      logConfigReport(this.options.logger, due.snapshot, this.options.nodeName);
-      // The load is over: what it allocated is garbage now, and collecting it now returns the memory at once.
-      return this.parts.compactHeap?.();
-    });
+    void this.announcements.settled().then(() => logConfigReport(this.options.logger, due.snapshot, this.options.nodeName));
   }
 }

@@ -102,23 +102,6 @@ describe('Speaker on the parts it is handed', () => {
     expect(ownedServices(speaker)).toEqual(['demo/api', 'demo/web']);
   });
 
-  it('asks for the heap to be compacted once per load, after the load is announced', async () => {
-    const source = new InMemoryConfigSource(configSnapshot(['web']));
-    const fakes = fakeParts(source);
-    const compactions: number[] = [];
-    const parts: SpeakerParts = { ...fakes.parts, compactHeap: async () => void compactions.push(fakes.reconciled.at(-1)?.length ?? 0) };
-    speaker = new Speaker(options('node-d'), parts);
-    await speaker.start();
-    // After the start's decision is announced: the one IP was answered for when it ran.
-    await vi.waitFor(() => expect(compactions).toEqual([1]));
-
-    source.emit(configSnapshot(['web', 'api']));
-    await vi.waitFor(() => expect(compactions).toEqual([1, 2]));
-    // Decisions without a new load (a member's heartbeat, a recheck) ask for nothing.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(compactions).toEqual([1, 2]);
-  });
-
   it('stops the source when it stops, and withdraws every announcement', async () => {
     const source = new InMemoryConfigSource(configSnapshot(['web']));
     const fakes = fakeParts(source);
