@@ -17,6 +17,9 @@ const ELECTION_SLACK_MS = 1_000;
 describe('a 5-node cluster when an owner is killed', () => {
   it('moves each of its IPs to the next node in hash order within the detection bound, and reports the unheld time', async () => {
     const cluster = await VirtualCluster.start({ seed: 1, services: ['web', 'api', 'db', 'cache', 'queue'] });
+    // A cluster that has been up a while: every node has probed every other (one probe per interval, four others),
+    // so each survivor knows the victim's last packet, from which the unheld time is counted.
+    await cluster.run(2 * 4 * FAST_CONFIG.probeInterval);
     const before = cluster.announcers();
     const victim = [...before.values()].flat().sort()[0]!;
     const held = [...before].filter(([, a]) => a[0] === victim).map(([ip]) => ip);
