@@ -90,7 +90,7 @@ export interface GossipNodeOptions {
   readonly log?: Log;
   /**
    * Called whenever what the node's accessors return may have changed: after every step of the reducer (a timer,
-   * a packet, a stream, a command) and when traffic arrives that only moves a counter. A view kept elsewhere (the
+   * a packet, a stream, a command), and when traffic only moves a counter (a packet or stream dropped, refused). A view kept elsewhere (the
    * gossip thread's) refreshes on it instead of polling, so a node with nothing to do wakes no one.
    */
   readonly onActivity?: () => void;
@@ -350,7 +350,6 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> implements Gossip
   // ------------------------------------------------------------------------------------------ packets
 
   private receivePacket(bytes: Uint8Array, from: HostPort): void {
-    this.options.onActivity?.();
     this.counters.packetsReceived++;
     this.counters.bytesReceived += bytes.length;
     const decoded = decodePacket(bytes, this.options.keyring ? { keyring: this.options.keyring, verifyIncoming: true } : {});
@@ -361,6 +360,8 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> implements Gossip
     }
     if (decoded.messages.length > 0) {
       this.dispatch({ type: 'packet', from: { addr: addressBytes(from.host), port: from.port }, messages: decoded.messages });
+    } else {
+      this.options.onActivity?.(); // only counters moved: no step follows to say so
     }
   }
 
@@ -390,7 +391,6 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> implements Gossip
    * and what the streams buffer comes out of one shared budget; each refusal is counted by reason.
    */
   private acceptStream(stream: ByteStream): void {
-    this.options.onActivity?.();
     const from = stream.remote;
     if (this.openInbound.size >= INBOUND_STREAMS_MAX) {
       this.refuseStream(stream, from, 'tooManyStreams', `${this.openInbound.size} inbound streams already open`);
@@ -408,9 +408,9 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> implements Gossip
     });
     stream.onData((chunk) => {
       if (delivered) return;
-      this.options.onActivity?.();
       const out = reader.push(chunk);
       for (const drop of out.drops) countDrop(this.counters, drop.reason);
+      if (out.drops.length > 0) this.options.onActivity?.();
       const message = out.messages[0];
       const mismatch = out.drops.find((d) => isKeyMismatch(d.reason));
       if (message) {
