@@ -12,7 +12,9 @@
 //     100 ms, 250 ms after 5 s: the figure is late by at most one look), with the ARP load of the next row;
 //   ARP while binding: 1,000 requests/s for random VIPs from spawn until every VIP is bound (the generator paced
 //     on a timer, not spinning, so it takes little CPU from the daemon); held to the targets are the requests for
-//     a VIP a look had already shown bound when they left;
+//     a VIP a look had already shown bound when they left; in the same runs, a fifth of the requests ask for the
+//     node kernel's own address: its p99 at the same moments is printed beside (information), since binding
+//     keeps the kernel busy for everyone;
 //   the kernel alone: `ip -batch` adding the same N addresses to a link of its own before the daemon starts, the
 //     floor under the binding row (bench/scale/kernel-floor.ts), an information row;
 //   `mlb status --once` right after start: as soon as the control socket exists (during binding);
@@ -47,7 +49,7 @@ import type { LabHost } from '../test/support/netns-lab';
 import { destroyLab, installCleanup, newLab, preflight, sleep, tempDir } from './gossip/lab-nodes';
 import { kernelBindFloorMs } from './scale/kernel-floor';
 import { ArpLoad, ARP_TIMEOUT_MS, type ArpRun } from './scale/arp-load';
-import { whileBindingStats } from './scale/arp-samples';
+import { referenceStats, whileBindingStats } from './scale/arp-samples';
 import { bestOfInterleaved, describeEnd, timeMlb } from './scale/cli-runs';
 import { NODE_VIP_SUBNET_ADDRESS, nodeNames, scaleConfig, vipsOf } from './scale/scale-config';
 import { ScaleDaemon } from './scale/scale-daemon';
@@ -60,6 +62,7 @@ import {
   BIND_LOOK_SLOW_MS,
   BINDING_ARP_CHUNK_S,
   BINDING_ARP_RATE,
+  BINDING_REFERENCE_SHARE,
   CORES,
   EXPLAIN_NODES,
   HELP_RUNS,
@@ -137,10 +140,14 @@ async function measureSize(size: number): Promise<Row[]> {
     // ---- start: binding, ARP while binding, status right after start -----------------------------------------
     const daemon = ScaleDaemon.start(node, config, dir);
     let bindingOver = false;
+    // The VIPs, then the kernel's own address repeated for BINDING_REFERENCE_SHARE of the picks (picks are uniform).
+    const referenceCopies = Math.max(1, Math.round((vips.length * BINDING_REFERENCE_SHARE) / (1 - BINDING_REFERENCE_SHARE)));
+    const bindingTargets = [...vips, ...new Array<string>(referenceCopies).fill(node.ipv4)];
+    const bindingRate = Math.round(BINDING_ARP_RATE / (1 - BINDING_REFERENCE_SHARE));
     const bindingArp: ArpRun[] = [];
     const arpWhileBinding = (async () => {
       while (!bindingOver && daemon.running) {
-        bindingArp.push(await arp.run(vips, BINDING_ARP_RATE, BINDING_ARP_RATE * BINDING_ARP_CHUNK_S, { spin: false }));
+        bindingArp.push(await arp.run(bindingTargets, bindingRate, bindingRate * BINDING_ARP_CHUNK_S, { spin: false }));
       }
     })();
     const statusAfterStart = (async () => {
@@ -180,11 +187,10 @@ async function measureSize(size: number): Promise<Row[]> {
     log(`${status.what}: ${formatMeasured(status.measured, status.unit)}`);
 
     const boundAtOf = (i: number) => binding.boundAt.get(vips[i]!);
-    const wb = whileBindingStats(
-      bindingArp.map((r) => r.log),
-      boundAtOf,
-      ARP_TIMEOUT_MS * 1_000,
-    );
+    const bindingLogs = bindingArp.map((r) => r.log);
+    const wb = whileBindingStats(bindingLogs, boundAtOf, ARP_TIMEOUT_MS * 1_000, vips.length);
+    const firstBoundMs = Math.min(...binding.boundAt.values());
+    const reference = referenceStats(bindingLogs, vips.length, ARP_TIMEOUT_MS * 1_000, firstBoundMs);
     const wbNote = `${wb.requests} requests for bound VIPs at ${BINDING_ARP_RATE}/s; ${wb.beforeBoundAnswered}/${wb.beforeBound} for unbound ones answered`;
     const lostRow = (measured: Measured) => row('ARP lost while binding', 'count', measured, { max: FIXED_TARGETS.arpLost });
     if (wb.requests === 0) {
@@ -198,6 +204,13 @@ async function measureSize(size: number): Promise<Row[]> {
           : valueOrFailure(wb.p99Us, `p50 ${formatValue(wb.p50Us, 'us')}; ${wbNote}`);
       row('ARP p99 while binding', 'us', p99, { max: FIXED_TARGETS.arpP99Us });
       lostRow(valueOrFailure(wb.lost, `of ${wb.requests}`));
+    }
+    if (reference.requests > 0) {
+      row("  the kernel's own address meanwhile: p99", 'us', {
+        kind: 'value',
+        value: reference.p99Us,
+        detail: `information: p50 ${formatValue(reference.p50Us, 'us')}, lost ${reference.lost} of ${reference.requests}`,
+      });
     }
     if (!daemon.running) {
       const why = daemon.describeExit();

@@ -66,17 +66,21 @@ export interface WhileBindingStats extends ArpStats {
 /**
  * The requests for a VIP already seen bound when they left. `boundAtMs(i)`: the epoch ms of the first look at
  * mlb0 that showed target i (the look ended then, so the address was there by that time), undefined: never seen.
+ * Targets from `firstReference` on are the reference (the node kernel's own address, asked for in the same runs):
+ * they are not VIPs, and are left to referenceStats.
  */
 export function whileBindingStats(
   logs: readonly RequestLog[],
   boundAtMs: (target: number) => number | undefined,
   timeoutUs: number,
+  firstReference = Number.POSITIVE_INFINITY,
 ): WhileBindingStats {
   const held: number[] = [];
   let beforeBound = 0;
   let beforeBoundAnswered = 0;
   for (const log of logs) {
     for (let i = 0; i < log.sentUs.length; i++) {
+      if (log.target[i]! >= firstReference) continue;
       const bound = boundAtMs(log.target[i]!);
       const sentAt = log.t0EpochMs + log.sentUs[i]! / 1_000;
       if (bound !== undefined && sentAt >= bound) {
@@ -88,6 +92,21 @@ export function whileBindingStats(
     }
   }
   return { ...arpStats(held, timeoutUs), beforeBound, beforeBoundAnswered };
+}
+
+/**
+ * The requests for the reference targets (indices from `firstReference` on: the node kernel's own address), sent
+ * in the same runs as the VIPs' and so at the same moments: what the machine itself does for ARP meanwhile.
+ * Only those sent from `fromEpochMs` on (the first VIP seen bound: the window the VIPs' requests are held in).
+ */
+export function referenceStats(logs: readonly RequestLog[], firstReference: number, timeoutUs: number, fromEpochMs: number): ArpStats {
+  const latencies: number[] = [];
+  for (const log of logs)
+    for (let i = 0; i < log.sentUs.length; i++) {
+      const sentAt = log.t0EpochMs + log.sentUs[i]! / 1_000;
+      if (log.target[i]! >= firstReference && sentAt >= fromEpochMs) latencies.push(log.latUs[i]!);
+    }
+  return arpStats(latencies, timeoutUs);
 }
 
 /** When the first answered request of a run was answered, on the epoch (ms); undefined when none was. */

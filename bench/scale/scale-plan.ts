@@ -16,6 +16,12 @@ export const ARP_ROUNDS = 2;
  * a few MB and is the rate the scale issue first measured it at.
  */
 export const BINDING_ARP_RATE = 1_000;
+/**
+ * The share of the while-binding requests asked of the node kernel's own address instead of a VIP, in the same
+ * runs: the machine's own ARP latency at the same moments, the reference beside the VIPs' p99 (binding makes the
+ * kernel busy for everyone). The VIPs keep BINDING_ARP_RATE; the runs send this much more on top.
+ */
+export const BINDING_REFERENCE_SHARE = 0.2;
 /** One generator run of the while-binding load; the next starts after its last reply's timeout. */
 export const BINDING_ARP_CHUNK_S = 2;
 /** Requests/s while waiting for an added VIP's first answer: 1 ms of resolution. */

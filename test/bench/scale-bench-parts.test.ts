@@ -2,7 +2,7 @@
 // target), how it reads a process's CPU time and memory from /proc, which ARP requests the "while binding" row
 // holds to its targets, and the configuration it feeds the daemon.
 import { describe, expect, it } from 'vitest';
-import { firstAnswerAtMs, whileBindingStats, type RequestLog } from '../../bench/scale/arp-samples';
+import { firstAnswerAtMs, referenceStats, whileBindingStats, type RequestLog } from '../../bench/scale/arp-samples';
 import { parseCpuTicks, parseStatusBytes } from '../../bench/scale/proc-stat';
 import { MAX_SERVICES, parseBriefAddresses, scaleConfig, vipOf, vipsOf } from '../../bench/scale/scale-config';
 import { formatMeasured, formatTable, targetsFor, verdict, type Row } from '../../bench/scale/scale-rows';
@@ -94,6 +94,14 @@ describe('bench/scale ARP while binding', () => {
 
   it('counts a reply later than the timeout as lost', () => {
     expect(whileBindingStats([log], boundAt, 200).lost).toBe(2);
+  });
+
+  it("keeps the kernel's own address (the reference targets) apart, counted from the first VIP bound", () => {
+    // Target 1 is the reference here: not a VIP, so neither held nor "before bound".
+    expect(whileBindingStats([log], boundAt, 100_000, 1)).toMatchObject({ requests: 2, beforeBound: 1 });
+    // The reference requests sent from 1,000 ms on: the one at 1,060 ms, answered in 400 µs.
+    expect(referenceStats([log], 1, 100_000, 1_000)).toMatchObject({ requests: 1, answered: 1, p50Us: 400 });
+    expect(referenceStats([log], 1, 100_000, 1_061).requests).toBe(0);
   });
 
   it('finds when a VIP was first answered', () => {
