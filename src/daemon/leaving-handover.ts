@@ -1,0 +1,68 @@
+/**
+ * A graceful move as it runs (handover.ts holds its rule): the IPs this node announced when it began to leave,
+ * those a successor's MAC has announced since, and the wait until every one has its successor or the time is up.
+ */
+import type { Logger } from 'pino';
+import type { Clock, Scheduler } from '../runtime/runtime';
+import { HANDOVER_TIMEOUT_MS, handoverStatus, layer2Owners } from './handover';
+
+/** How often a leaving node re-checks its handover between sightings (the election may change meanwhile). */
+const HANDOVER_POLL_MS = 50;
+
+export interface HandoverWait {
+  readonly runtime: Clock & Scheduler;
+  readonly self: string;
+  readonly logger: Logger;
+  /**
+   * A decision started after the handover began has been applied. One under way when it began still makes this
+   * node the owner: read as the handover's state, every IP would look orphaned and be let go at once.
+   */
+  readonly decidedSince: () => boolean;
+  /** The last decision's outcomes: who the election now gives each held IP. */
+  readonly outcomes: () => readonly { protocol: string; ips: readonly string[]; winner: string | null }[];
+}
+
+export class LeavingHandover {
+  private readonly heldSet: ReadonlySet<string>;
+  private readonly claimed = new Set<string>();
+
+  constructor(
+    /** IP texts this node announced when the handover began. */
+    readonly held: readonly string[],
+    readonly startedAt: number,
+  ) {
+    this.heldSet = new Set(held);
+  }
+
+  /** Another MAC announced `ip`: true the first time it is one this node held (its successor has taken it). */
+  claim(ip: string): boolean {
+    if (!this.heldSet.has(ip) || this.claimed.has(ip)) return false;
+    this.claimed.add(ip);
+    return true;
+  }
+
+  /** Resolves once every held IP's successor has announced it, or after HANDOVER_TIMEOUT_MS; logs which. */
+  async wait(options: HandoverWait): Promise<void> {
+    const { runtime, self, logger } = options;
+    for (;;) {
+      await new Promise<void>((r) => runtime.after(HANDOVER_POLL_MS, r));
+      const elapsed = runtime.now() - this.startedAt;
+      if (!options.decidedSince() && elapsed < HANDOVER_TIMEOUT_MS) continue;
+      const owners = layer2Owners(options.outcomes());
+      const status = handoverStatus({
+        held: this.held,
+        claimed: this.claimed,
+        self,
+        startedAt: this.startedAt,
+        now: runtime.now(),
+        ownerOf: (ip) => owners.get(ip) ?? null,
+      });
+      if (!status.done) continue;
+      logger.info(
+        { event: 'handoverDone', reason: status.reason, waiting: status.waiting, orphaned: status.orphaned, ms: elapsed },
+        status.reason === 'allClaimed' ? 'every successor has announced: stopping' : 'handover timed out: stopping anyway',
+      );
+      return;
+    }
+  }
+}
