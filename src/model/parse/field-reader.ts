@@ -9,6 +9,7 @@ import { DiagnosticCode, type DiagnosticCodeName } from './diagnostic-codes';
 import type { DiagnosticSink } from './diagnostic-sink';
 import { didYouMean } from './did-you-mean';
 import { type DurationResult, parseDuration } from './duration';
+import { PositionTable } from './position-table';
 import { type SourceText, positionOfNode, resolveAlias } from './yaml-documents';
 
 /** Everything the readers of one object share. */
@@ -25,7 +26,7 @@ export class ObjectScope {
     readonly sink: DiagnosticSink,
     readonly kind: string,
     /** Value positions by field path; "" is the document itself. Written while the object is read, then only read. */
-    readonly positions = new Map<string, SourcePosition>(),
+    readonly positions = new PositionTable(),
   ) {
     this.document = doc;
   }
