@@ -28,8 +28,6 @@ import { type ConfigParser, parseInProcess } from './config-parser';
 import { type ParseOutcome, parseConfigFileBytes } from './load-config-file';
 import { type ConfigSourceRead, isDirectory, readConfigSource, statSource, statSourceIdentity } from './read-config-source';
 
-/** Quiet time after the last change event before reading: editors' save sequences finish well within it. */
-const RELOAD_DEBOUNCE_MS = 200;
 /** How often the stat fallback looks at the file when fs.watch misses an event (or never delivers any). */
 const STAT_POLL_INTERVAL_MS = 2_000;
 /**
@@ -38,6 +36,13 @@ const STAT_POLL_INTERVAL_MS = 2_000;
  * so a file unchanged for this long is almost certainly finished; what is not is refused by the content checks.
  */
 const CONFIG_SETTLE_MS = 150;
+/**
+ * Quiet time after the last change event before reading: editors' save sequences finish well within it. The
+ * settle time, not more: by then a file written once has been unchanged that long and is read at once (its
+ * ctime says so, settledRead), while one still being written is waited for by the settle rule anyway. At 200 ms
+ * every edit waited 50 ms that guarded nothing.
+ */
+const RELOAD_DEBOUNCE_MS = CONFIG_SETTLE_MS;
 /**
  * A file that never settles (rewritten in a loop, appended to like a log) is reported stale after this long
  * rather than waited for forever; the next change notice starts a new wait.
