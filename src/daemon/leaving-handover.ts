@@ -41,6 +41,16 @@ export class LeavingHandover {
     return true;
   }
 
+  /**
+   * The held IPs no successor has announced yet: what this node keeps answering for. One whose successor has
+   * been heard is let go at once, not when the last one is: a client that asks again meanwhile would get two
+   * answers, and the older MAC, when its answer comes last, sends the connections made with the successor to
+   * this node, which resets them.
+   */
+  unclaimed(): readonly string[] {
+    return this.claimed.size === 0 ? this.held : this.held.filter((ip) => !this.claimed.has(ip));
+  }
+
   /** Resolves once every held IP's successor has announced it, or after HANDOVER_TIMEOUT_MS; logs which. */
   async wait(options: HandoverWait): Promise<void> {
     const { runtime, self, logger } = options;

@@ -40,7 +40,7 @@ export interface SpeakerDeciderOptions {
   readonly onPlanned?: SpeakerParts['onPlanned'];
   /** The first join attempt is over: the election sees the cluster, not just this node. */
   readonly joined: () => boolean;
-  /** While leaving: the IPs held when the handover began. */
+  /** While leaving: the IPs held when the handover began that no successor has announced yet. */
   readonly handingOver: () => readonly string[] | undefined;
   /** The stop has withdrawn everything: nothing is applied any more. */
   readonly over: () => boolean;

@@ -20,7 +20,10 @@ export interface SpeakerPlanInputs {
   readonly election: ClusterInputs;
   /** The first join attempt is over: until then this node has heard only itself. */
   readonly joined: boolean;
-  /** While leaving: the IPs this node announced when its handover began; undefined when not leaving. */
+  /**
+   * While leaving: the IPs this node announced when its handover began and whose successor it has not heard yet
+   * (leaving-handover.ts); undefined when not leaving.
+   */
   readonly handingOver: readonly string[] | undefined;
   /** What this node announces now (layer 2), with the interfaces chosen for each IP. */
   readonly announced: readonly AnnouncedIP[];

@@ -116,7 +116,7 @@ export class Speaker implements ControlProvider, MetricsSource {
       answers: this.answers,
       ...(parts.onPlanned ? { onPlanned: parts.onPlanned } : {}),
       joined: () => this.joined,
-      handingOver: () => this.handover?.held,
+      handingOver: () => this.handover?.unclaimed(),
       over: () => this.withdrawnForGood,
       refusedReason: () => this.refusedReason(),
     });
@@ -446,8 +446,10 @@ export class Speaker implements ControlProvider, MetricsSource {
     const ip = formatIP(conflict.ip);
     // While handing over, the successor's announcement is expected, not a split brain.
     if (!this.handover) this.opened.selfCheck?.observe(conflict);
-    else if (this.handover.claim(ip))
+    else if (this.handover.claim(ip)) {
       this.options.logger.info({ event: 'handoverClaimed', ip, mac: formatMAC(conflict.mac) }, `successor announced ${ip}`);
+      this.schedule(); // stops answering for it (LeavingHandover.unclaimed)
+    }
   }
 
   private async handOver(): Promise<void> {
