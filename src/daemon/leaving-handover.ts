@@ -8,6 +8,18 @@ import { HANDOVER_TIMEOUT_MS, handoverStatus, layer2Owners } from './handover';
 
 /** How often a leaving node re-checks its handover between sightings (the election may change meanwhile). */
 const HANDOVER_POLL_MS = 50;
+/**
+ * When a successor still silent is told directly. The drain travels as a gossip broadcast, retransmitted for a
+ * few rounds (well under a second with any profile's gossip interval); a member cut off or losing packets for
+ * that long misses it and would learn it only at its next push/pull, after the handover has timed out and its
+ * IPs have gone unanswered. A third of the timeout leaves time for the push/pull and its decision.
+ */
+const HANDOVER_NUDGE_AFTER_MS = 1_000;
+/**
+ * Successors told directly at most, once each: a push/pull carries this node's whole state (at 10,000 services
+ * the allocation table is about 420 KB), and a large cluster spreads one node's IPs over many successors.
+ */
+const HANDOVER_NUDGE_MAX = 16;
 
 export interface HandoverWait {
   readonly runtime: Clock & Scheduler;
@@ -20,6 +32,8 @@ export interface HandoverWait {
   readonly decidedSince: () => boolean;
   /** The last decision's outcomes: who the election now gives each held IP. */
   readonly outcomes: () => readonly { protocol: string; ips: readonly string[]; winner: string | null }[];
+  /** Tells these members this node's state directly (a push/pull: memberlist's join to them). */
+  readonly tell: (members: readonly string[]) => void;
 }
 
 export class LeavingHandover {
@@ -54,6 +68,7 @@ export class LeavingHandover {
   /** Resolves once every held IP's successor has announced it, or after HANDOVER_TIMEOUT_MS; logs which. */
   async wait(options: HandoverWait): Promise<void> {
     const { runtime, self, logger } = options;
+    let told = false;
     for (;;) {
       await new Promise<void>((r) => runtime.after(HANDOVER_POLL_MS, r));
       const elapsed = runtime.now() - this.startedAt;
@@ -67,7 +82,18 @@ export class LeavingHandover {
         now: runtime.now(),
         ownerOf: (ip) => owners.get(ip) ?? null,
       });
-      if (!status.done) continue;
+      if (!status.done) {
+        if (!told && elapsed >= HANDOVER_NUDGE_AFTER_MS && status.waiting.length > 0) {
+          told = true;
+          const silent = [...new Set(status.waiting.map((w) => w.successor))].slice(0, HANDOVER_NUDGE_MAX);
+          logger.info(
+            { event: 'handoverNudged', successors: silent, waiting: status.waiting.length },
+            `${silent.length} successor(s) not heard after ${elapsed} ms: telling them directly`,
+          );
+          options.tell(silent);
+        }
+        continue;
+      }
       logger.info(
         { event: 'handoverDone', reason: status.reason, waiting: status.waiting, orphaned: status.orphaned, ms: elapsed },
         status.reason === 'allClaimed' ? 'every successor has announced: stopping' : 'handover timed out: stopping anyway',

@@ -16,7 +16,7 @@ import type { Explanation } from '../election';
 import { GossipNode } from '../gossip/gossip-node';
 import { encodeNodeMeta } from '../gossip/node-meta';
 import type { Member } from '../gossip/swim';
-import { formatHostPort, hostFromBytes } from '../gossip/transport/address';
+import { formatHostPort, hostFromBytes, type HostPort } from '../gossip/transport/address';
 import { formatIP } from '../ip';
 import { diagnosticReport, type Snapshot } from '../model';
 import type { Timer } from '../runtime';
@@ -468,7 +468,25 @@ export class Speaker implements ControlProvider, MetricsSource {
       logger: this.options.logger,
       decidedSince: () => this.decider.applied > before,
       outcomes: () => this.decider.decision?.outcomes ?? [],
+      tell: (names) => this.tellDirectly(names),
     });
+  }
+
+  /** A push/pull with each of these members (memberlist's join): they learn this node's state now. */
+  private tellDirectly(names: readonly string[]): void {
+    const gossip = this.opened.gossip;
+    if (!gossip) return;
+    const wanted = new Set(names);
+    const addresses: HostPort[] = [];
+    for (const m of gossip.members()) {
+      const host = wanted.has(m.name) ? hostFromBytes(m.addr) : undefined;
+      if (host !== undefined) addresses.push({ host, port: m.port });
+    }
+    void gossip
+      .join(addresses)
+      .catch((error: unknown) =>
+        this.options.logger.warn({ event: 'handoverNudgeFailed', error: String(error) }, 'telling the successors directly failed'),
+      );
   }
 
   // --- membership and configuration ------------------------------------------------------------------------------

@@ -19,6 +19,8 @@ const LET_GO_BOUND_MS = 50;
  * for a few gossip rounds, still reaches it after the heal (cut off for 200 ms it waits for a push/pull).
  */
 const LATE_BY_MS = 150;
+/** Cut off this long, the late successor misses the drain's broadcast altogether (checked: it timed out before). */
+const MISSED_BROADCAST_MS = 400;
 
 onlyVirtualTime();
 
@@ -58,43 +60,58 @@ describe('a 5-node cluster when an owner stops (SIGTERM)', () => {
   });
 });
 
+/** As many services as the test pool has addresses (config-yaml.ts): two per node. */
+const TEN_SERVICES = Array.from({ length: 10 }, (_, i) => `svc-${i}`);
+
+/**
+ * A cluster with a node whose two IPs go to two different successors (the election depends on names alone, so
+ * it is always the same node), and the successor of the second IP, `slow`, cut off from gossip (ARP still
+ * crosses) when `leaving` begins to stop. The partition heals after `lateByMs`.
+ */
+async function stopWithALateSuccessor(lateByMs: number) {
+  const cluster = await VirtualCluster.start({ seed: 2, services: TEN_SERVICES });
+  const successorOf = (node: VirtualNode, ip: string) =>
+    node
+      .speaker!.explain()
+      .find((e) => e.ip === ip)!
+      .candidates.find((c) => c.rank === 2)!.node;
+  const leaving = cluster.nodes.find((n) => {
+    const [a, b] = cluster.segment.announcedBy(n.name);
+    return a !== undefined && b !== undefined && successorOf(n, a) !== successorOf(n, b);
+  })!;
+  const [early, late] = cluster.segment.announcedBy(leaving.name) as [string, string];
+  const slow = successorOf(leaving, late);
+  cluster.partition([[slow], cluster.nodes.map((n) => n.name).filter((name) => name !== slow)], { layer2: 'shared' });
+  const stoppedAt = cluster.now();
+  const stopped = leaving.stop();
+  await cluster.run(lateByMs);
+  cluster.heal();
+  await cluster.settle(stopped, `${leaving.name} stopping`);
+  const claimedAt = (ip: string) => cluster.segment.claimsSeen.find((c) => c.ip === ip && c.seenBy === leaving.name)?.at;
+  return { cluster, leaving, early, late, slow, stoppedAt, claimedAt };
+}
+
 describe('a 5-node cluster when one successor hears of the stop late', () => {
   it('lets each IP go as soon as its own successor has announced it, not when the last one has', async () => {
-    // As many services as the test pool has addresses (config-yaml.ts): two per node.
-    const services = Array.from({ length: 10 }, (_, i) => `svc-${i}`);
-    const cluster = await VirtualCluster.start({ seed: 2, services });
-    const successorOf = (node: VirtualNode, ip: string) =>
-      node
-        .speaker!.explain()
-        .find((e) => e.ip === ip)!
-        .candidates.find((c) => c.rank === 2)!.node;
-    // A node whose two IPs go to two different successors (the election depends on names alone: always the same one).
-    const leaving = cluster.nodes.find((n) => {
-      const [a, b] = cluster.segment.announcedBy(n.name);
-      return a !== undefined && b !== undefined && successorOf(n, a) !== successorOf(n, b);
-    })!;
-    const held = cluster.segment.announcedBy(leaving.name);
-    const [early, late] = held;
-    // The late IP's successor does not hear gossip for a while (ARP still crosses): it learns of the drain only
-    // when the network heals, LATE_BY_MS after the stop began.
-    const slow = successorOf(leaving, late!);
-    cluster.partition([[slow], cluster.nodes.map((n) => n.name).filter((name) => name !== slow)], { layer2: 'shared' });
-    const stoppedAt = cluster.now();
-    const stopped = leaving.stop();
-    await cluster.run(LATE_BY_MS);
-    cluster.heal();
-    await cluster.settle(stopped, `${leaving.name} stopping`);
-
-    const claimedAt = (ip: string) => cluster.segment.claimsSeen.find((c) => c.ip === ip && c.seenBy === leaving.name)!.at;
+    const { cluster, leaving, early, late, stoppedAt, claimedAt } = await stopWithALateSuccessor(LATE_BY_MS);
     const letGoAt = (ip: string) =>
-      cluster.segment.historyOf(ip, stoppedAt).find((c) => c.at >= claimedAt(ip) && !c.announcers.includes(leaving.name))!.at;
+      cluster.segment.historyOf(ip, stoppedAt).find((c) => c.at >= claimedAt(ip)! && !c.announcers.includes(leaving.name))!.at;
     // The late successor announced well after the early one (it heard the drain only after the heal).
-    expect(claimedAt(late!) - claimedAt(early!)).toBeGreaterThan(LET_GO_BOUND_MS);
-    for (const ip of held) {
+    expect(claimedAt(late)! - claimedAt(early)!).toBeGreaterThan(LET_GO_BOUND_MS);
+    for (const ip of [early, late]) {
       expect(cluster.history(ip, stoppedAt).unheldMs).toBe(0);
       // Let go within one decision of its own successor's announcement: the early one long before the late one's.
-      expect(letGoAt(ip) - claimedAt(ip)).toBeLessThanOrEqual(LET_GO_BOUND_MS);
+      expect(letGoAt(ip) - claimedAt(ip)!).toBeLessThanOrEqual(LET_GO_BOUND_MS);
     }
+    expect(leaving.events('handoverDone')).toEqual([expect.objectContaining({ reason: 'allClaimed', waiting: [] })]);
+  });
+
+  it('tells a successor that missed the drain directly, so its IP is never left unanswered', async () => {
+    // Cut off past the broadcast's retransmissions: it would hear of the drain only at its next push/pull.
+    const { cluster, leaving, late, slow, stoppedAt, claimedAt } = await stopWithALateSuccessor(MISSED_BROADCAST_MS);
+    expect(leaving.events('handoverNudged')).toEqual([expect.objectContaining({ successors: [slow] })]);
+    expect(claimedAt(late)).toBeDefined();
+    expect(cluster.history(late, stoppedAt).unheldMs).toBe(0);
     expect(leaving.events('handoverDone')).toEqual([expect.objectContaining({ reason: 'allClaimed', waiting: [] })]);
   });
 });
