@@ -3,9 +3,10 @@
  * (GET /v1/snapshot?offset&limit), and each page builds its own rows. Each row's candidates come from the
  * decision's explanations through one index (service, protocol, first IP), not a search of them per row, which
  * made a whole snapshot quadratic in the number of services (1.2 s at 10,000); the index is built once per
- * decision, not once per page. /v1/status's rows (buildBrief) have no candidates and never build it. Pure.
+ * decision, not once per page (explanation-index.ts). /v1/status's rows (buildBrief) have no candidates and
+ * never build it. Pure.
  */
-import type { Explanation } from '../election';
+import { explanationOf } from './explanation-index';
 import type { ClusterDecision } from './cluster-decision';
 import type { ControlSnapshot, StatusServiceRow } from './control/control-snapshot';
 import { holdingKey, type OwnerHistory } from './owner-history';
@@ -28,28 +29,6 @@ export interface ServiceRows {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-const explanationKey = (service: string, protocol: string, ip: string | undefined) => `${service}\u0000${protocol}\u0000${ip ?? ''}`;
-
-/**
- * Each decision's index, kept while the decision is (the speaker holds its last one): ten pages of a snapshot
- * read the same index, the TUI's read every second too, until the next decision. A decision never changes once
- * made, so the index made from it stays right; the map holds nothing a decision does not.
- */
-const indexes = new WeakMap<ClusterDecision, Map<string, Explanation>>();
-
-/** The first explanation of each (service, protocol, IP), as a search in their order would find it. */
-function explanationIndex(decision: ClusterDecision): Map<string, Explanation> {
-  const known = indexes.get(decision);
-  if (known) return known;
-  const index = new Map<string, Explanation>();
-  indexes.set(decision, index);
-  for (const e of decision.explain()) {
-    const key = explanationKey(e.service, e.protocol, e.ip);
-    if (!index.has(key)) index.set(key, e);
-  }
-  return index;
-}
 
 function healthOf(inputs: ServiceRowInputs, service: string): ServiceRow['health'] {
   const health = inputs.health.get(service);
@@ -79,7 +58,7 @@ export function serviceRows(inputs: ServiceRowInputs, decision: ClusterDecision)
   };
   const electedRow = (u: number): ServiceRow => {
     const outcome = outcomes[u] as (typeof outcomes)[number];
-    const explanation = explanationIndex(decision).get(explanationKey(outcome.service, outcome.protocol, outcome.ips[0]));
+    const explanation = explanationOf(decision, outcome.service, outcome.protocol, outcome.ips[0]);
     return {
       ...briefRow(u),
       candidates: (explanation?.candidates ?? []).map((c) => ({ node: c.node, rank: c.rank, eligible: c.eligible, reason: c.reason })),

@@ -11,6 +11,7 @@ import type { BGPAnnouncement, Elector } from '../election';
 import type { Member } from '../gossip/swim';
 import { formatIP, type IP } from '../ip';
 import { decideCluster, type ClusterDecision, type ClusterInputs, type OwnedL2 } from './cluster-decision';
+import { explanationOf } from './explanation-index';
 import type { AnnouncedIP } from './local-announcements';
 import { trackOwners, unheldText, type GoneHolders, type Holding, type OwnerChange, type OwnerHistory } from './owner-history';
 import { macOwnersOf } from './self-check/answer-context';
@@ -105,7 +106,7 @@ function layer2Announcements(decision: ClusterDecision, inputs: SpeakerPlanInput
 
 /** Why this node stops answering for `ip` of `service`: its own reason in the election, or the service is gone. */
 export function withdrawReason(decision: ClusterDecision, self: string, service: string, ip: string): string {
-  const explanation = decision.explain().find((e) => e.service === service && e.ip === ip && e.protocol === 'layer2');
+  const explanation = explanationOf(decision, service, 'layer2', ip);
   if (!explanation) return 'serviceDeleted';
   return explanation.candidates.find((c) => c.node === self)?.reason ?? 'notLiveMember';
 }

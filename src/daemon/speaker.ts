@@ -87,6 +87,8 @@ export class Speaker implements ControlProvider, MetricsSource {
   private joined = false;
   /** While leaving: what this node held when the handover began, and which successors have announced since. */
   private handover: LeavingHandover | undefined;
+  /** A letGo is queued for the end of this burst of claims (letGoSoon). */
+  private letGoPending = false;
   /** Compares this node's file with the others' and retains services they still define (config-facts/). */
   private readonly configTracker: ConfigTracker;
   readonly startedAt: number;
@@ -448,7 +450,7 @@ export class Speaker implements ControlProvider, MetricsSource {
     if (!this.handover) this.opened.selfCheck?.observe(conflict);
     else if (this.handover.claim(ip)) {
       this.options.logger.info({ event: 'handoverClaimed', ip, mac: formatMAC(conflict.mac) }, `successor announced ${ip}`);
-      this.schedule(); // stops answering for it (LeavingHandover.unclaimed)
+      this.letGoSoon();
     }
   }
 
@@ -469,6 +471,19 @@ export class Speaker implements ControlProvider, MetricsSource {
       decidedSince: () => this.decider.applied > before,
       outcomes: () => this.decider.decision?.outcomes ?? [],
       tell: (names) => this.tellDirectly(names),
+    });
+  }
+
+  /**
+   * Stops answering for the IPs whose successors have been heard (speaker-decider.ts letGo), once per burst: a
+   * successor's gratuitous ARPs for its share arrive together, each one a claim here.
+   */
+  private letGoSoon(): void {
+    if (this.letGoPending) return;
+    this.letGoPending = true;
+    this.parts.runtime.after(0, () => {
+      this.letGoPending = false;
+      this.decider.letGo();
     });
   }
 
