@@ -120,6 +120,11 @@ export class L2Announcer {
   private closed = false;
   private readonly counters = new L2Counters();
   private readonly conflictsSeen = new Set<string>();
+  /**
+   * IPv4 addresses answered and announced ahead of the reconcile (answerAhead), by interface: the next reconcile
+   * stops the gratuitous schedule of each one it does not own after all.
+   */
+  private readonly announcedAhead = new Map<Port, IP[]>();
 
   constructor(private readonly options: L2AnnouncerOptions) {
     this.log = options.logger ?? SILENT_LOG;
@@ -142,6 +147,9 @@ export class L2Announcer {
       port.ownedV4 = ownedV4On(state, name);
     }
     const changes: GratuitousChange[] = [];
+    for (const [port, ips] of this.announcedAhead)
+      for (const ip of ips) if (!port.ownedV4.has(Number(ip.value))) changes.push({ kind: 'lost', ip, interfaceName: port.name });
+    this.announcedAhead.clear();
     for (const effect of effects) {
       const change = this.apply(effect);
       if (change) changes.push(change);
@@ -159,23 +167,39 @@ export class L2Announcer {
    * Answers ARP for these addresses from now on, ahead of the reconcile that announces them: a binding in progress
    * reports each batch as it lands (answers-while-binding.ts), and a reconcile costs O(everything owned) where this
    * costs O(batch), so a freshly bound VIP is answered within one netlink batch instead of one progress update.
-   * Only the fast path of interfaces whose fast path already answers for others gains them (IPv4); the next
-   * reconcile announces them (gratuitous ARP, the JavaScript path, IPv6) and finds the fast path holding them.
+   * Only the fast path of interfaces whose fast path already answers for others gains them (IPv4), and their
+   * gratuitous schedule starts at once; the next reconcile takes them over (the JavaScript path, IPv6), finds the
+   * fast path holding them and the schedule running, and stops both for any it does not own after all.
    */
   answerAhead(additions: readonly DesiredAnnouncement[]): void {
-    const gained = new Map<Port, number[]>();
+    const gained = new Map<Port, IP[]>();
     for (const d of additions) {
       if (d.ip.family !== 4) continue;
-      const ip = Number(d.ip.value);
       for (const name of d.interfaces) {
         const port = this.ports.get(name);
         if (!port?.arp || !port.fastPath.answering) continue;
         const list = gained.get(port);
-        if (list) list.push(ip);
-        else gained.set(port, [ip]);
+        if (list) list.push(d.ip);
+        else gained.set(port, [d.ip]);
       }
     }
-    for (const [port, ips] of gained) port.fastPath.addAhead(port.arp!, ips);
+    const changes: GratuitousChange[] = [];
+    for (const [port, ips] of gained) {
+      port.fastPath.addAhead(
+        port.arp!,
+        ips.map((ip) => Number(ip.value)),
+      );
+      // Announced too, not only answered: a client that holds the old owner's MAC in its cache asks nobody; the
+      // gratuitous ARP is what moves it, and a successor's is what tells a leaving node to let the IP go. The
+      // reconcile's own start of the schedule then falls inside its window and sends nothing twice.
+      if (!port.iface) continue;
+      const iface = port.iface;
+      for (const ip of ips) changes.push({ kind: 'gained', ip, iface });
+      const ahead = this.announcedAhead.get(port);
+      if (ahead) for (const ip of ips) ahead.push(ip);
+      else this.announcedAhead.set(port, [...ips]);
+    }
+    if (changes.length > 0) this.gratuitous.dispatch({ kind: 'changes', changes });
   }
 
   /** What is announced now: ip -> interfaces. */

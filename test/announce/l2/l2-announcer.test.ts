@@ -268,7 +268,7 @@ describe('L2Announcer', () => {
   it('answers a batch ahead of its reconcile: the fast path gains it at once, and the reconcile that follows adds nothing twice', () => {
     const links = new FakeLinks([eth0(2)]);
     const { openSocket, state, answers } = fastPathSockets();
-    announcer = new L2Announcer({ links, openSocket });
+    announcer = new L2Announcer({ links, openSocket, runtime: new ManualRuntime() });
     const first = [{ ip: vip(1), interfaces: ['eth0'] }];
     // Before anything is answered on eth0 there is no fast path to add to: the batch waits for its reconcile.
     announcer.answerAhead(first);
@@ -277,7 +277,7 @@ describe('L2Announcer', () => {
     const batch = [vip(2), vip(3)].map((ip) => ({ ip, interfaces: ['eth0'] }));
     announcer.answerAhead(batch);
     expect([answers(vip(2)), answers(vip(3))]).toEqual([true, true]);
-    // Not announced yet: no gratuitous ARP, no state, until the reconcile.
+    // Not in the announcer's state until the reconcile (its gratuitous schedule has started: next test).
     expect(announcer.announced().map((a) => formatIP(a.ip))).toEqual(['10.0.0.1']);
     announcer.reconcile([...first, ...batch]);
     expect(announcer.announced()).toHaveLength(3);
@@ -289,6 +289,33 @@ describe('L2Announcer', () => {
     expect(answers(vip(5))).toBe(true);
     announcer.reconcile([...first, ...batch]);
     expect(answers(vip(5))).toBe(false);
+  });
+
+  it('announces a batch answered ahead at once, sends nothing twice at its reconcile, and stops one the reconcile drops', async () => {
+    const runtime = new ManualRuntime();
+    const t0 = runtime.now();
+    const links = new FakeLinks([eth0(2)]);
+    const { opened, openSocket } = fastPathSockets();
+    announcer = new L2Announcer({ links, openSocket, runtime });
+    const first = [{ ip: vip(1), interfaces: ['eth0'] }];
+    announcer.reconcile(first);
+    const arp = opened[0]!;
+    // The ARP sender address of each frame sent: an Ethernet header (14 bytes), then the ARP packet's sender IP at 14.
+    const announcedIPs = () => arp.sentFrames.map((f) => [...f.subarray(28, 32)].join('.'));
+    expect(announcedIPs()).toEqual(['10.0.0.1', '10.0.0.1']);
+    // A batch lands mid-binding: answered, and its gratuitous ARP pair goes out at once (a client's cache moves now).
+    announcer.answerAhead([vip(2), vip(3)].map((ip) => ({ ip, interfaces: ['eth0'] })));
+    expect(announcedIPs().slice(2)).toEqual(['10.0.0.2', '10.0.0.2', '10.0.0.3', '10.0.0.3']);
+    // The reconcile owns vip 2, not vip 3 (dropped from the change): nothing is sent again for vip 2 now...
+    await runtime.advanceTo(t0 + 500);
+    announcer.reconcile([...first, { ip: vip(2), interfaces: ['eth0'] }]);
+    expect(arp.sentFrames).toHaveLength(6);
+    // ...and over MetalLB's window vip 2 keeps its cadence (from its first burst) while vip 3 gets no burst again.
+    await runtime.advanceTo(t0 + 60_000);
+    const later = announcedIPs().slice(6);
+    expect(later.filter((ip) => ip === '10.0.0.3')).toEqual([]);
+    expect(later.filter((ip) => ip === '10.0.0.2').length).toBeGreaterThanOrEqual(8);
+    expect(announcer.stats().gratuitousSent['10.0.0.3']).toBe(1);
   });
 
   it('keeps a batch answered ahead across a link event, until the reconcile that owns it or drops it', () => {
