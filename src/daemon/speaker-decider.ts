@@ -65,6 +65,8 @@ export class SpeakerDecider {
   private lastMlbInputs: boolean | undefined;
   /** The last plan applied, its layer-2 set as since narrowed by letGo. */
   private lastPlan: SpeakerPlan | undefined;
+  /** Whether that plan was made while leaving: one made before knows nothing of the successors. */
+  private lastPlanLeaving = false;
   /** The announced set (LocalAnnouncements.version) the self-check was last given. */
   private selfCheckedVersion = -1;
 
@@ -106,6 +108,7 @@ export class SpeakerDecider {
     const passing = cluster.health.passing(snapshot, liveNames);
     await turn();
     if (over()) return undefined;
+    const leaving = this.options.handingOver() !== undefined;
     const plan = planSpeaker({
       election: {
         self: this.options.self,
@@ -130,7 +133,7 @@ export class SpeakerDecider {
     });
     await turn();
     if (over()) return undefined;
-    this.apply(plan, members, announcements);
+    this.apply(plan, leaving, members, announcements);
     this.applied = number;
     return loaded.services.length;
   }
@@ -145,19 +148,25 @@ export class SpeakerDecider {
     const plan = this.lastPlan;
     const announcements = this.options.opened.announcements;
     if (!plan || !announcements || this.options.over()) return;
-    const layer2 = this.stillAnswered(plan);
+    const layer2 = this.stillAnswered(plan, this.lastPlanLeaving);
     if (layer2 === plan.layer2) return;
     this.lastPlan = { ...plan, layer2 };
     const { decision } = plan;
     announcements.apply(layer2, (service, ip) => withdrawReason(decision, this.options.self, service, ip), plan.bgpBound);
   }
 
-  /** The plan's layer-2 set without the held IPs a successor has announced (the same array when none). */
-  private stillAnswered(plan: SpeakerPlan): readonly OwnedL2[] {
+  /**
+   * The plan's layer-2 set without the held IPs a successor has announced (the same array when none). What a
+   * plan made while leaving still owns stays (no successor: the last node, or a split brain to be judged); a plan
+   * from before the handover owns everything it held, and its ownership says nothing: a successor's announcement
+   * can arrive before this node's own first decision as a leaving node is applied (it costs a quarter of a second
+   * at 10,000 services, the successor's incremental one less).
+   */
+  private stillAnswered(plan: SpeakerPlan, planLeaving: boolean): readonly OwnedL2[] {
     const waiting = this.options.handingOver();
     if (waiting === undefined) return plan.layer2;
     const keep = new Set(waiting);
-    const owned = new Set(plan.decision.ownedL2.map((o) => formatIP(o.ip)));
+    const owned = new Set(planLeaving ? plan.decision.ownedL2.map((o) => formatIP(o.ip)) : []);
     const layer2 = plan.layer2.filter((o) => {
       const ip = formatIP(o.ip);
       return owned.has(ip) || keep.has(ip);
@@ -166,7 +175,7 @@ export class SpeakerDecider {
   }
 
   /** Does what the plan says: reports, announces, sessions and routes, what the self-check expects. */
-  private apply(plan: SpeakerPlan, members: readonly Member[], announcements: LocalAnnouncements): void {
+  private apply(plan: SpeakerPlan, leaving: boolean, members: readonly Member[], announcements: LocalAnnouncements): void {
     const { opened, answers, events, logger, self } = this.options;
     const { decision } = plan;
     this.decision = decision;
@@ -185,8 +194,9 @@ export class SpeakerDecider {
       logger.info({ event: 'electionInputs', mlbOnlyInputs: plan.electionInputsChanged.allowed }, plan.electionInputsChanged.reason);
     }
     // While leaving, a successor may have announced a held IP since the plan was made: let it go now too.
-    const layer2 = this.stillAnswered(plan);
+    const layer2 = this.stillAnswered(plan, leaving);
     this.lastPlan = layer2 === plan.layer2 ? plan : { ...plan, layer2 };
+    this.lastPlanLeaving = leaving;
     announcements.apply(layer2, (service, ip) => withdrawReason(decision, self, service, ip), plan.bgpBound);
     if (plan.bgp) opened.bgp?.update(plan.bgp.peers, plan.bgp.routes);
     const selfCheck = opened.selfCheck;

@@ -48,6 +48,13 @@ import type { DrainAnswer } from './remote-drain';
 import { runStopSteps } from './graceful-stop';
 import { startError } from './start-failure';
 
+/**
+ * How long claims are gathered before the IPs they name are let go. At 10,000 services a leaving node hears some
+ * 3,000 claims in a second or two, one frame each: letting go per frame re-applied the held set thousands of
+ * times and held its event loop for seconds, while it went on answering for all of them. 25 ms keeps an IP's
+ * two answers that short at most and the re-applications to 40 a second.
+ */
+const LET_GO_BATCH_MS = 25;
 /** MetalLB's speaker leaves with a 1 s timeout on shutdown. */
 const LEAVE_TIMEOUT_MS = 1_000;
 /**
@@ -475,13 +482,14 @@ export class Speaker implements ControlProvider, MetricsSource {
   }
 
   /**
-   * Stops answering for the IPs whose successors have been heard (speaker-decider.ts letGo), once per burst: a
-   * successor's gratuitous ARPs for its share arrive together, each one a claim here.
+   * Stops answering for the IPs whose successors have been heard (speaker-decider.ts letGo), once per
+   * LET_GO_BATCH_MS: a successor's gratuitous ARPs for its share arrive as a stream of frames, each one a claim
+   * here, and each letGo re-applies the whole held set.
    */
   private letGoSoon(): void {
     if (this.letGoPending) return;
     this.letGoPending = true;
-    this.parts.runtime.after(0, () => {
+    this.parts.runtime.after(LET_GO_BATCH_MS, () => {
       this.letGoPending = false;
       this.decider.letGo();
     });
