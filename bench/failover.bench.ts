@@ -23,6 +23,8 @@
 // Run: npm run bench  (or node --expose-gc bench/run.mjs failover); root only. BENCH_FAILOVER_TRIALS=n (default 10).
 // BENCH_FAILOVER_ROUNDS=default,fast-failover,lan (default all three): the rounds to run; the checks of a round
 // not run are left out, and so is the ratio column without keepalived's defaults.
+// BENCH_FAILOVER_LOGS=1: the daemons' logs of the last round are written to a directory (named at the end) even
+// when every trial passed, to read what a daemon did in one.
 // BENCH_FAILOVER_SERVICES=n (default 0): n more pinned services in the daemons' file (bench/scale's, up to
 // 12,192), which the nodes elect, bind and announce beside the measured VIP: failover with a full node, not an
 // empty one. Between trials the lab then also waits until every node holds its share of them again.
@@ -281,6 +283,8 @@ async function main(): Promise<number> {
   const build = buildStamp();
   try {
     await measure(lab, began);
+    if (process.env.BENCH_FAILOVER_LOGS === '1')
+      console.log(`bench/failover: the daemons' logs (from the round's start or the last restore on): ${lab.daemons.writeLogs()}`);
   } catch (error) {
     console.error(`bench/failover: ${(error as Error).message}\n${lab.describeState()}`);
     // With many services the last lines say little (one per VIP bound); the whole logs of the round say why.

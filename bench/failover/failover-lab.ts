@@ -63,8 +63,9 @@ const SCAN_PAGE = 1_000;
 /**
  * Log lines kept per daemon once counted: restarts at 10,000 services log one line per announced service, some
  * 10,000 a trial, which the bench would otherwise keep for the whole run; describeState shows the last few.
+ * BENCH_FAILOVER_LOGS=1 keeps them all, for the logs written at the end (failover.bench.ts).
  */
-const KEEP_LINES = 50;
+const KEEP_LINES = process.env.BENCH_FAILOVER_LOGS === '1' ? Number.POSITIVE_INFINITY : 50;
 /** A started keepalived logs its BACKUP state within a second; one whose link returned, at once. */
 const KEEPALIVED_BACKUP_TIMEOUT_MS = 10_000;
 /** After the new MAC first answers, how long the old one may keep answering before it counts as "still answers". */
