@@ -456,7 +456,8 @@ export class Speaker implements ControlProvider, MetricsSource {
     // While handing over, the successor's announcement is expected, not a split brain.
     if (!this.handover) this.opened.selfCheck?.observe(conflict);
     else if (this.handover.claim(ip)) {
-      this.options.logger.info({ event: 'handoverClaimed', ip, mac: formatMAC(conflict.mac) }, `successor announced ${ip}`);
+      const level = this.handover.claimLogLevel();
+      this.options.logger[level]({ event: 'handoverClaimed', ip, mac: formatMAC(conflict.mac) }, `successor announced ${ip}`);
       this.letGoSoon();
     }
   }
