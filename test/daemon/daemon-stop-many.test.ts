@@ -30,19 +30,21 @@ describe.skipIf(skip !== undefined)(`a graceful stop with ${VIPS} VIPs${skip ? `
       const hosts = [lab.addHost('node-a'), lab.addHost('node-b')];
       const config = join(dir, 'mlb.yaml');
       writeFileSync(config, daemonArpConfig(VIPS));
-      const start = (host: LabHost, other: LabHost): RunningDaemon => {
+      // node-a logs at debug: past the first 20, a leaving node logs its successors' announcements (handoverClaimed) there.
+      const start = (host: LabHost, other: LabHost, logLevel = 'info'): RunningDaemon => {
         lab.execIn(host, 'ip', ['addr', 'add', '10.214.255.254/16', 'dev', 'eth0']);
         const daemon = startDaemon(
           [
             ...['--config', config, '--node-name', host.name, '--gossip-bind', `${host.ipv4}:7946`, '--join', `${other.ipv4}:7946`],
             ...['--state-dir', join(dir, host.name), '--control-socket', join(dir, `${host.name}.sock`), '--gossip-profile', 'fast'],
+            ...['--log-level', logLevel],
           ],
           host.netns,
         );
         daemons.push(daemon);
         return daemon;
       };
-      const [a, b] = [start(hosts[0]!, hosts[1]!), start(hosts[1]!, hosts[0]!)];
+      const [a, b] = [start(hosts[0]!, hosts[1]!, 'debug'), start(hosts[1]!, hosts[0]!)];
       // Both members, and every VIP bound on one node or the other.
       // What each node holds: the VIPs whose last binding event is vipBound (one unbound and bound again is held).
       const heldBy = (d: RunningDaemon) => {
@@ -64,6 +66,7 @@ describe.skipIf(skip !== undefined)(`a graceful stop with ${VIPS} VIPs${skip ? `
       const done = a.lines.find((l) => l.event === 'handoverDone');
       expect({ ...done, waiting: (done?.waiting as unknown[] | undefined)?.length }, JSON.stringify(done).slice(0, 300)).toMatchObject({
         reason: 'allClaimed',
+        claimed: leaving.length,
         waiting: 0,
         orphaned: [],
       });
