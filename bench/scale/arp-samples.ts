@@ -95,6 +95,36 @@ export function whileBindingStats(
 }
 
 /**
+ * Of the held requests (for a VIP already seen bound) slower than `slowUs` or lost: how many, and how many of those left
+ * within `soonMs` of the first look that showed their VIP bound. The daemon answers a VIP once it has read the
+ * kernel's acknowledgement of its batch; a look can see the address on mlb0 before that, so a request sent right
+ * after the look waits for the daemon to catch up.
+ */
+export function slowAfterBound(
+  logs: readonly RequestLog[],
+  boundAtMs: (target: number) => number | undefined,
+  slowUs: number,
+  soonMs: number,
+  firstReference = Number.POSITIVE_INFINITY,
+): { readonly slow: number; readonly soonAfterBound: number } {
+  let slow = 0;
+  let soonAfterBound = 0;
+  for (const log of logs) {
+    for (let i = 0; i < log.sentUs.length; i++) {
+      if (log.target[i]! >= firstReference) continue;
+      const bound = boundAtMs(log.target[i]!);
+      const sentAt = log.t0EpochMs + log.sentUs[i]! / 1_000;
+      const lat = log.latUs[i]!;
+      // A lost request (no latency) is as slow as they come.
+      if (bound === undefined || sentAt < bound || lat <= slowUs) continue;
+      slow++;
+      if (sentAt - bound <= soonMs) soonAfterBound++;
+    }
+  }
+  return { slow, soonAfterBound };
+}
+
+/**
  * The requests for the reference targets (indices from `firstReference` on: the node kernel's own address), sent
  * in the same runs as the VIPs' and so at the same moments: what the machine itself does for ARP meanwhile.
  * Only those sent from `fromEpochMs` on (the first VIP seen bound: the window the VIPs' requests are held in).

@@ -2,7 +2,7 @@
 // target), how it reads a process's CPU time and memory from /proc, which ARP requests the "while binding" row
 // holds to its targets, and the configuration it feeds the daemon.
 import { describe, expect, it } from 'vitest';
-import { firstAnswerAtMs, referenceStats, whileBindingStats, type RequestLog } from '../../bench/scale/arp-samples';
+import { firstAnswerAtMs, referenceStats, slowAfterBound, whileBindingStats, type RequestLog } from '../../bench/scale/arp-samples';
 import { parseCpuTicks, parseStatusBytes } from '../../bench/scale/proc-stat';
 import { MAX_SERVICES, parseBriefAddresses, scaleConfig, vipOf, vipsOf } from '../../bench/scale/scale-config';
 import { formatMeasured, formatTable, targetsFor, verdict, type Row } from '../../bench/scale/scale-rows';
@@ -102,6 +102,13 @@ describe('bench/scale ARP while binding', () => {
     // The reference requests sent from 1,000 ms on: the one at 1,060 ms, answered in 400 µs.
     expect(referenceStats([log], 1, 100_000, 1_000)).toMatchObject({ requests: 1, answered: 1, p50Us: 400 });
     expect(referenceStats([log], 1, 100_000, 1_061).requests).toBe(0);
+  });
+
+  it('counts the slow requests for bound VIPs, and those sent soon after the look that saw their VIP bound', () => {
+    // Target 0 bound at 1,000 ms: the requests at 1,050 (300 us) and 1,070 ms (lost) are held; only the lost one is slow.
+    expect(slowAfterBound([log], boundAt, 1_000, 100)).toEqual({ slow: 1, soonAfterBound: 1 });
+    expect(slowAfterBound([log], boundAt, 1_000, 50)).toEqual({ slow: 1, soonAfterBound: 0 });
+    expect(slowAfterBound([log], boundAt, 100, 100)).toEqual({ slow: 2, soonAfterBound: 2 });
   });
 
   it('finds when a VIP was first answered', () => {
