@@ -63,6 +63,7 @@ import {
   BINDING_ARP_CHUNK_S,
   BINDING_ARP_RATE,
   BINDING_REFERENCE_SHARE,
+  SOON_AFTER_BOUND_MS,
   CORES,
   EXPLAIN_NODES,
   HELP_RUNS,
@@ -187,8 +188,6 @@ async function measureSize(size: number): Promise<Row[]> {
     log(`${status.what}: ${formatMeasured(status.measured, status.unit)}`);
 
     const boundAtOf = (i: number) => binding.boundAt.get(vips[i]!);
-    /** A look's resolution at its fastest (BIND_LOOK_FAST_MS): a request this soon after may have raced the daemon. */
-    const SOON_AFTER_BOUND_MS = BIND_LOOK_FAST_MS;
     const bindingLogs = bindingArp.map((r) => r.log);
     const wb = whileBindingStats(bindingLogs, boundAtOf, ARP_TIMEOUT_MS * 1_000, vips.length);
     const firstBoundMs = Math.min(...binding.boundAt.values());

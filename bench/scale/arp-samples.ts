@@ -63,42 +63,61 @@ export interface WhileBindingStats extends ArpStats {
   readonly beforeBoundAnswered: number;
 }
 
+/** One request for a VIP: when it left (epoch ms), when its VIP was first seen bound, its latency (NaN: none). */
+interface VipRequest {
+  readonly sentAt: number;
+  readonly boundAt: number | undefined;
+  readonly latUs: number;
+}
+
 /**
- * The requests for a VIP already seen bound when they left. `boundAtMs(i)`: the epoch ms of the first look at
- * mlb0 that showed target i (the look ended then, so the address was there by that time), undefined: never seen.
- * Targets from `firstReference` on are the reference (the node kernel's own address, asked for in the same runs):
- * they are not VIPs, and are left to referenceStats.
+ * Every request for a VIP in `logs`. `boundAtMs(i)`: the epoch ms of the first look at mlb0 that showed target i
+ * (the look ended then, so the address was there by that time), undefined: never seen. Targets from
+ * `firstReference` on are the reference (the node kernel's own address, asked for in the same runs): they are not
+ * VIPs, and are left to referenceStats.
  */
+function* vipRequests(
+  logs: readonly RequestLog[],
+  boundAtMs: (target: number) => number | undefined,
+  firstReference: number,
+): Generator<VipRequest> {
+  for (const log of logs) {
+    for (let i = 0; i < log.sentUs.length; i++) {
+      if (log.target[i]! >= firstReference) continue;
+      yield { sentAt: log.t0EpochMs + log.sentUs[i]! / 1_000, boundAt: boundAtMs(log.target[i]!), latUs: log.latUs[i]! };
+    }
+  }
+}
+
+/** A request that left once its VIP was seen bound: what the while-binding targets hold the daemon to. */
+const held = (r: VipRequest): r is VipRequest & { boundAt: number } => r.boundAt !== undefined && r.sentAt >= r.boundAt;
+
+/** The requests for a VIP already seen bound when they left (vipRequests), and the others counted apart. */
 export function whileBindingStats(
   logs: readonly RequestLog[],
   boundAtMs: (target: number) => number | undefined,
   timeoutUs: number,
   firstReference = Number.POSITIVE_INFINITY,
 ): WhileBindingStats {
-  const held: number[] = [];
+  const latencies: number[] = [];
   let beforeBound = 0;
   let beforeBoundAnswered = 0;
-  for (const log of logs) {
-    for (let i = 0; i < log.sentUs.length; i++) {
-      if (log.target[i]! >= firstReference) continue;
-      const bound = boundAtMs(log.target[i]!);
-      const sentAt = log.t0EpochMs + log.sentUs[i]! / 1_000;
-      if (bound !== undefined && sentAt >= bound) {
-        held.push(log.latUs[i]!);
-      } else {
-        beforeBound++;
-        if (log.latUs[i]! <= timeoutUs) beforeBoundAnswered++;
-      }
+  for (const r of vipRequests(logs, boundAtMs, firstReference)) {
+    if (held(r)) {
+      latencies.push(r.latUs);
+    } else {
+      beforeBound++;
+      if (r.latUs <= timeoutUs) beforeBoundAnswered++;
     }
   }
-  return { ...arpStats(held, timeoutUs), beforeBound, beforeBoundAnswered };
+  return { ...arpStats(latencies, timeoutUs), beforeBound, beforeBoundAnswered };
 }
 
 /**
- * Of the held requests (for a VIP already seen bound) slower than `slowUs` or lost: how many, and how many of those left
- * within `soonMs` of the first look that showed their VIP bound. The daemon answers a VIP once it has read the
- * kernel's acknowledgement of its batch; a look can see the address on mlb0 before that, so a request sent right
- * after the look waits for the daemon to catch up.
+ * Of the held requests slower than `slowUs` or lost: how many, and how many of those left within `soonMs` of the
+ * first look that showed their VIP bound. The daemon answers a VIP once it has read the kernel's acknowledgement
+ * of its batch, and a look can see the address on mlb0 before that: slow requests clustered right after the look
+ * would be that race, spread ones something else.
  */
 export function slowAfterBound(
   logs: readonly RequestLog[],
@@ -109,17 +128,11 @@ export function slowAfterBound(
 ): { readonly slow: number; readonly soonAfterBound: number } {
   let slow = 0;
   let soonAfterBound = 0;
-  for (const log of logs) {
-    for (let i = 0; i < log.sentUs.length; i++) {
-      if (log.target[i]! >= firstReference) continue;
-      const bound = boundAtMs(log.target[i]!);
-      const sentAt = log.t0EpochMs + log.sentUs[i]! / 1_000;
-      const lat = log.latUs[i]!;
-      // A lost request (no latency) is as slow as they come.
-      if (bound === undefined || sentAt < bound || lat <= slowUs) continue;
-      slow++;
-      if (sentAt - bound <= soonMs) soonAfterBound++;
-    }
+  for (const r of vipRequests(logs, boundAtMs, firstReference)) {
+    // A lost request (no latency) is as slow as they come.
+    if (!held(r) || r.latUs <= slowUs) continue;
+    slow++;
+    if (r.sentAt - r.boundAt <= soonMs) soonAfterBound++;
   }
   return { slow, soonAfterBound };
 }

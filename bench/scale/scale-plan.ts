@@ -41,6 +41,8 @@ export const HELP_TIMEOUT_MS = 10_000;
 export const BIND_LOOK_FAST_MS = 100;
 export const BIND_LOOK_SLOW_MS = 250;
 export const BIND_LOOK_FAST_FOR_MS = 5_000;
+/** A look's resolution at its fastest: a slow request this soon after its VIP's look may have raced the daemon. */
+export const SOON_AFTER_BOUND_MS = BIND_LOOK_FAST_MS;
 /** Each look at 10,000 addresses costs `ip` a full dump: 50 ms keeps that cost small at a tenth of the target. */
 export const EDIT_LOOK_MS = 50;
 

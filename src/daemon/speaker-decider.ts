@@ -108,7 +108,8 @@ export class SpeakerDecider {
     const passing = cluster.health.passing(snapshot, liveNames);
     await turn();
     if (over()) return undefined;
-    const leaving = this.options.handingOver() !== undefined;
+    const handingOver = this.options.handingOver();
+    const leaving = handingOver !== undefined;
     const plan = planSpeaker({
       election: {
         self: this.options.self,
@@ -122,7 +123,7 @@ export class SpeakerDecider {
         ...(this.options.ignoreExcludeLB ? { options: { ignoreExcludeLB: true } } : {}),
       },
       joined: this.options.joined(),
-      handingOver: this.options.handingOver(),
+      handingOver,
       announced: announcements.announced(),
       owners: this.owners,
       gone,

@@ -323,9 +323,9 @@ export class Speaker implements ControlProvider, MetricsSource {
 
   /**
    * Leaves gracefully: hands every owned IP to its successor (announcing until the successor is heard), then
-   * withdraws, tells the cluster "left" (not "dead") and stops everything. Every step runs even when an earlier one failed
-   * (a failed VIP removal must not keep the node in the cluster); failures are logged as they happen and
-   * reported together at the end (StopError), so the process exits non-zero and says what went wrong.
+   * withdraws, tells the cluster "left" (not "dead") and stops everything. Every step runs even when an earlier
+   * one failed (a failed VIP removal must not keep the node in the cluster); failures are logged as they happen
+   * and reported together at the end (StopError), so the process exits non-zero and says what went wrong.
    */
   async stop(): Promise<void> {
     if (this.stopping) return;
