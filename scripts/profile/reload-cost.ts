@@ -76,7 +76,7 @@ async function main(): Promise<void> {
         segment,
       }),
   );
-  const announced = (): number => nodes.reduce((n, node) => n + segment.announcedBy(node.name).length, 0);
+  const announced = (): number => nodes.reduce((n, node) => n + segment.announcedCount(node.name), 0);
   // The moment the announcer is handed the awaited set, not when the clock loop next looks: work the daemon
   // does after announcing (a report it logs) must not count.
   let awaited = Number.POSITIVE_INFINITY;
@@ -144,7 +144,7 @@ async function main(): Promise<void> {
       const started = victim.start();
       let ok = false;
       void started.then(() => (ok = true));
-      await runUntil(() => ok && segment.announcedBy(victim.name).length > 0 && announced() === services + 1);
+      await runUntil(() => ok && segment.announcedCount(victim.name) > 0 && announced() === services + 1);
     });
     reachedAt = { wall: performance.now(), cpu: process.cpuUsage() };
     crashLine += `\n(d) it started again -> it announces its ${segment.announcedBy(victim.name).length} IPs: ${(reachedAt.wall - t).toFixed(0)} ms wall, ${cpuMs(cpu).toFixed(0)} ms CPU`;

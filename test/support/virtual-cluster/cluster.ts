@@ -220,7 +220,7 @@ export class VirtualCluster {
 
   /** A node that answers for at least one service IP now (the first in name order). */
   anOwner(): string {
-    const owner = this.nodes.find((n) => this.segment.announcedBy(n.name).length > 0);
+    const owner = this.nodes.find((n) => this.segment.announcedCount(n.name) > 0);
     if (!owner) throw new Error('nobody answers for any IP');
     return owner.name;
   }

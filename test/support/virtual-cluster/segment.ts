@@ -155,6 +155,11 @@ export class VirtualSegment {
     return [...(this.announcing.get(node) ?? [])].sort();
   }
 
+  /** How many IPs `node` announces now: announcedBy's length without copying and sorting them (for polling). */
+  announcedCount(node: string): number {
+    return this.announcing.get(node)?.size ?? 0;
+  }
+
   /** Every IP anyone ever announced (sorted). */
   ips(): string[] {
     return [...new Set(this.changes.map((c) => c.ip))].sort();
