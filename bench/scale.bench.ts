@@ -23,6 +23,8 @@
 //   `mlb status --once` idle;
 //   ARP p50 vs the kernel's, p99, lost: ARP_SECONDS at ARP_RATE requests/s for random VIPs, and as many for the
 //     node kernel's own address (the physical reference, same sender, same path), ARP_ROUNDS rounds alternating;
+//     beside them, as information, the daemon's own part of its answers while binding and in these rounds (its
+//     answer thread's stages, read from its metrics endpoint: on in the bench, inside the node's namespace);
 //   edit -> announced: one Service added to the file (written atomically), to its VIP on mlb0 and answered by ARP
 //     (requests at 1,000/s until the first answer); the later of the two;
 //   RSS peak during 3 reloads, RSS settled after them: the file rewritten 3 times (a comment changed, so the
@@ -40,7 +42,8 @@
 // Run: npm run bench scale (root). SCALE_SIZES=1000,10000  SCALE_IDLE_SECONDS=30  SCALE_ARP_RATE=10000
 // SCALE_PIN=0,1 (the generator's CPU; the daemon's during the fixed-rate ARP runs only, as bench/arp pins them:
 // elsewhere it runs where the scheduler puts it, as it would on a host; off: nothing pinned)
-// LAB_NETNS_PREFIX=... (namespace names).
+// SCALE_TRACE_WAKEUPS=1 (the kernel's scheduler events for the daemon's ARP answer thread while binding and in the
+// first fixed-rate round: where its answers wait; scale/wakeup-trace.ts) LAB_NETNS_PREFIX=... (namespace names).
 import { existsSync, writeFileSync } from 'node:fs';
 import { loadavg, totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
@@ -87,7 +90,8 @@ import {
   type Row,
   type Unit,
 } from './scale/scale-rows';
-import { measureRunning, statusRow, type Binding } from './scale/settled-rows';
+import { measureRunning, statusRow, wakeupRow, type Binding } from './scale/settled-rows';
+import { ANSWER_THREAD_NAME, canTraceWakeups, startWakeupTrace, stopWakeupTrace, TRACE_WAKEUPS, wakeupsOf } from './scale/wakeup-trace';
 
 async function watchBinding(daemon: ScaleDaemon, vips: readonly string[], limitMs: number): Promise<Binding> {
   const boundAt = new Map<string, number>();
@@ -139,6 +143,8 @@ async function measureSize(size: number): Promise<Row[]> {
     const floorMs = kernelBindFloorMs(lab, node, vips, dir);
 
     // ---- start: binding, ARP while binding, status right after start -----------------------------------------
+    const tracingBinding = TRACE_WAKEUPS && canTraceWakeups();
+    if (tracingBinding) startWakeupTrace();
     const daemon = ScaleDaemon.start(node, config, dir);
     let bindingOver = false;
     // The VIPs, then the kernel's own address repeated for BINDING_REFERENCE_SHARE of the picks (picks are uniform).
@@ -164,6 +170,7 @@ async function measureSize(size: number): Promise<Row[]> {
     const binding = await watchBinding(daemon, vips, limits.bindMs);
     bindingOver = true;
     await arpWhileBinding;
+    const bindingWakeups = tracingBinding ? wakeupsOf(stopWakeupTrace(), ANSWER_THREAD_NAME) : undefined;
     const bound = binding.boundAt.size;
     const underLoad = `with ARP for them at ${BINDING_ARP_RATE}/s`;
     const stillBinding = binding.doneMs === undefined ? `still binding: ${bound}/${size} bound` : '';
@@ -216,6 +223,7 @@ async function measureSize(size: number): Promise<Row[]> {
         detail: `information: p50 ${formatValue(reference.p50Us, 'us')}, lost ${reference.lost} of ${reference.requests}`,
       });
     }
+    if (bindingWakeups) wakeupRow(row, 'while binding', bindingWakeups);
     if (!daemon.running) {
       const why = daemon.describeExit();
       for (const what of ['RSS after settling', 'idle CPU', 'ARP', 'edit -> announced', 'reloads', 'SIGTERM -> exit'])

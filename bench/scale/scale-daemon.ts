@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import type { LabHost } from '../../test/support/netns-lab';
 import { startDaemon, type RunningDaemon } from '../../test/daemon/run-daemon';
 import { GOSSIP_PORT } from '../gossip/lab-nodes';
+import { METRICS_BIND } from './answer-times';
 import { cpuTicksOf, memoryOf } from './proc-stat';
 import { parseBriefAddresses } from './scale-config';
 
@@ -58,6 +59,9 @@ export class ScaleDaemon {
       join(dir, 'state'),
       '--control-socket',
       socket,
+      // The answer thread's own times come from here (answer-times.ts): the namespace's loopback only.
+      '--metrics-bind',
+      METRICS_BIND,
     ];
     const startedAt = Date.now();
     // In a session of its own (setsid), as under systemd: with kernel.sched_autogroup_enabled, CFS shares CPU

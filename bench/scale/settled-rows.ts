@@ -9,7 +9,19 @@ import type { ArpLoad } from './arp-load';
 import { ARP_TIMEOUT_MS } from './arp-load';
 import { arpStats, firstAnswerAtMs, type RequestLog } from './arp-samples';
 import { describeEnd, timeMlb } from './cli-runs';
+import { answerTimesSince, describeAnswerTimes, quantileBound, scrapeAnswerTimes, type AnswerTimes } from './answer-times';
 import { clockTicksPerSecond } from './proc-stat';
+import {
+  ANSWER_THREAD_NAME,
+  canTraceWakeups,
+  describeWakeups,
+  slowWakeups,
+  startWakeupTrace,
+  stopWakeupTrace,
+  TRACE_WAKEUPS,
+  wakeupsOf,
+  type Wakeup,
+} from './wakeup-trace';
 import { scaleConfig, vipOf, vipsOf } from './scale-config';
 import type { ScaleDaemon } from './scale-daemon';
 import {
@@ -92,6 +104,31 @@ function arpTargetRows(size: string, label: string, kernel: RequestLog[], mlb: R
   ];
 }
 
+/** An information row: the answer thread's own stages over a window (answer-times.ts), beside the client's view. */
+function answerTimesRow(row: AddRow, label: string, times: AnswerTimes | undefined): void {
+  const what = `  the answer thread ${label}: receive stamp -> read (queued) p99`;
+  if (!times) {
+    row(what, 'us', { kind: 'skipped', why: 'information: no answer times from the metrics endpoint' });
+    return;
+  }
+  const p99 = quantileBound(times.queued, 0.99);
+  const detail = `information, bucket bounds: ${describeAnswerTimes(times)}`;
+  row(
+    what,
+    'us',
+    p99 === undefined || !Number.isFinite(p99) ? { kind: 'skipped', why: detail } : { kind: 'value', value: p99 * 1e6, detail },
+  );
+}
+
+/** An information row: the answer thread's traced wakeups over a window (wakeup-trace.ts). */
+export function wakeupRow(row: AddRow, label: string, wakeups: readonly Wakeup[]): void {
+  row(`  the answer thread's wakeups over 1 ms ${label} (traced: the ARP rows carry the tracing's cost)`, 'count', {
+    kind: 'value',
+    value: slowWakeups(wakeups),
+    detail: `information: ${describeWakeups(wakeups)}`,
+  });
+}
+
 export type AddRow = (what: string, unit: Unit, measured: Measured, target?: Row['target']) => void;
 
 /** The rows measured on a daemon that is up (whether or not it finished binding). */
@@ -153,10 +190,18 @@ export async function measureRunning(
     const count = ARP_RATE * ARP_SECONDS;
     let duplicates = 0;
     const macs = new Set<string>();
+    const tracedWakeups: Wakeup[][] = [];
+    // Nothing asked the daemon for a VIP since the binding's requests: what its answer thread counted so far is theirs.
+    const afterBinding = await scrapeAnswerTimes(daemon.host);
+    answerTimesRow(row, 'while binding', afterBinding && answerTimesSince(afterBinding, undefined));
     if (PIN) daemon.pin(String(PIN[1]));
     for (let round = 0; round < ARP_ROUNDS; round++) {
       const k = await arp.run([daemon.host.ipv4], ARP_RATE, count);
+      // SCALE_TRACE_WAKEUPS=1: the first round's scheduler events, for where the answer thread's queued time goes.
+      const traced = round === 0 && TRACE_WAKEUPS && canTraceWakeups();
+      if (traced) startWakeupTrace();
       const m = await arp.run(bound, ARP_RATE, count);
+      if (traced) tracedWakeups.push(wakeupsOf(stopWakeupTrace(), ANSWER_THREAD_NAME));
       kernel.push(k.log);
       mlb.push(m.log);
       duplicates += m.duplicates + k.duplicates;
@@ -166,6 +211,9 @@ export async function measureRunning(
       );
     }
     if (PIN) daemon.pin(`0-${CORES - 1}`);
+    const afterArp = await scrapeAnswerTimes(daemon.host);
+    answerTimesRow(row, `at ${ARP_RATE / 1_000}k req/s`, afterArp && answerTimesSince(afterArp, afterBinding));
+    for (const wakeups of tracedWakeups) wakeupRow(row, 'at 10k req/s, round 1', wakeups);
     if (duplicates > 0 || [...macs].some((mac) => mac !== daemon.host.mac))
       log(`WARNING: ${duplicates} second replies; repliers for the VIPs: ${[...macs].join(', ')} (expected only ${daemon.host.mac})`);
     const partial = bound.length < size ? `${bound.length}/${size} VIPs bound, asked for those` : '';

@@ -8,6 +8,7 @@ import type { IP } from '../ip';
 import type { BgpPeerPlan, BgpPeerStatus } from '../announce/bgp/bgp-announcer';
 import type { LinkSource } from '../announce/l2/interfaces';
 import type { L2AnnouncerStats, L2Metric } from '../announce/l2/l2-announcer';
+import type { ArpAnswerTimes } from '../announce/l2/arp-answer-times';
 import type { DesiredAnnouncement } from '../announce/l2/l2-announcer-state';
 import type { ObservedConflict } from '../announce/l2/l2-interface';
 import type { BGPAnnouncement } from '../election';
@@ -34,6 +35,8 @@ export interface LayerTwoAnnouncer {
   answerAhead?(additions: readonly DesiredAnnouncement[]): void;
   stats(): L2AnnouncerStats;
   metrics(): L2Metric[];
+  /** How long the addon's ARP answer thread took per request; undefined when it has not answered (or is absent). */
+  answerTimes?(): ArpAnswerTimes | undefined;
   close(): void;
 }
 

@@ -79,9 +79,11 @@ export class SpeakerViews {
     const { opened, source, decider } = this.options;
     const { l2, gossip, cluster, selfCheck } = opened;
     const l2Stats = l2?.stats();
+    const answerTimes = l2?.answerTimes?.();
     const config = source.state.snapshot;
     return {
       ...(l2 && l2Stats ? { layer2: l2.metrics(), layer2Drops: l2Stats.drops, layer2SendFailures: l2Stats.sendFailures } : {}),
+      ...(answerTimes ? { arpAnswerTimes: answerTimes } : {}),
       ...(gossip ? { gossip: gossip.counters } : {}),
       ...(cluster ? { gossipRecordDrops: { ...cluster.wire.drops, ...opened.remoteDrain?.drops } } : {}),
       ...(selfCheck ? { selfCheck: this.selfCheckStats(selfCheck) } : {}),

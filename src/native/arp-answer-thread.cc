@@ -45,6 +45,8 @@ int OpenArpSocket(int ifindex, int receiveBufferBytes) {
   if (fd < 0) return -1;
   int one = 1;
   setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);  // our own replies are not requests
+  // Each request's kernel receive stamp, for the answer times (arp-answer-times.h); without it they are not kept.
+  setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
   if (receiveBufferBytes > 0 &&
       setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &receiveBufferBytes, sizeof receiveBufferBytes) < 0) {
     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receiveBufferBytes, sizeof receiveBufferBytes);
@@ -60,6 +62,21 @@ int OpenArpSocket(int ifindex, int receiveBufferBytes) {
     return -1;
   }
   return fd;
+}
+
+// The kernel's receive stamp of a frame read with recvmsg(2) (SCM_TIMESTAMPNS), or tv_sec -1 when there is none.
+timespec ReceiveStamp(msghdr& message) {
+  for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
+    timespec stamp;
+    std::memcpy(&stamp, CMSG_DATA(c), sizeof stamp);
+    return stamp;
+  }
+  return timespec{-1, 0};
+}
+
+int64_t NanosBetween(const timespec& from, const timespec& to) {
+  return (static_cast<int64_t>(to.tv_sec) - from.tv_sec) * 1'000'000'000 + (to.tv_nsec - from.tv_nsec);
 }
 
 }  // namespace
@@ -94,7 +111,11 @@ ArpAnswerThread::~ArpAnswerThread() {
   close(wake_);
 }
 
+// The thread's name in ps, top -H and the kernel's scheduler traces (at most 15 characters).
+constexpr char kThreadName[] = "mlb-arp-answer";
+
 void ArpAnswerThread::Run() {
+  pthread_setname_np(pthread_self(), kThreadName);
   RaiseSchedulingPriority();
   uint8_t frame[kFrameBytes];
   pollfd fds[2] = {{fd_, POLLIN, 0}, {wake_, POLLIN, 0}};
@@ -114,14 +135,24 @@ void ArpAnswerThread::Run() {
     }
     for (;;) {
       sockaddr_ll from{};
-      socklen_t fromLength = sizeof from;
-      ssize_t n = recvfrom(fd_, frame, sizeof frame, MSG_TRUNC, reinterpret_cast<sockaddr*>(&from), &fromLength);
+      iovec data{frame, sizeof frame};
+      alignas(cmsghdr) uint8_t control[CMSG_SPACE(sizeof(timespec))];
+      msghdr message{};
+      message.msg_name = &from;
+      message.msg_namelen = sizeof from;
+      message.msg_iov = &data;
+      message.msg_iovlen = 1;
+      message.msg_control = control;
+      message.msg_controllen = sizeof control;
+      ssize_t n = recvmsg(fd_, &message, MSG_TRUNC);
       if (n < 0) {
         if (errno == EINTR) continue;
         break;  // EAGAIN: drained; ENETDOWN and the like: back to poll
       }
+      timespec read{};
+      clock_gettime(CLOCK_REALTIME, &read);
       if (static_cast<size_t>(n) > sizeof frame || from.sll_pkttype == PACKET_OUTGOING) continue;
-      Answer(frame, static_cast<size_t>(n), from.sll_pkttype);
+      Answer(frame, static_cast<size_t>(n), from.sll_pkttype, ReceiveStamp(message), read);
     }
   }
   running_.store(false, std::memory_order_release);
@@ -146,7 +177,8 @@ void SendArpReplyAndCount(int fd, int ifindex, const uint8_t* reply, size_t leng
   else counts.replies++;
 }
 
-void ArpAnswerThread::Answer(const uint8_t* frame, size_t length, int pkttype) {
+void ArpAnswerThread::Answer(const uint8_t* frame, size_t length, int pkttype, const timespec& received,
+                             const timespec& read) {
   uint8_t reply[kArpReplyFrameBytes];
   uint32_t targetIp = 0;
   {
@@ -154,6 +186,11 @@ void ArpAnswerThread::Answer(const uint8_t* frame, size_t length, int pkttype) {
     if (!shared_->on || !ArpFastPathReply(frame, length, pkttype, shared_->table, reply, targetIp)) return;
   }
   SendArpReplyAndCount(fd_, ifindex_, reply, sizeof reply, targetIp, *shared_);
+  timespec sent{};
+  clock_gettime(CLOCK_REALTIME, &sent);
+  std::lock_guard<mlb::PriorityInheritanceMutex> lock(shared_->mutex);
+  if (received.tv_sec >= 0) shared_->times.queued.Observe(NanosBetween(received, read));
+  shared_->times.answering.Observe(NanosBetween(read, sent));
 }
 
 }  // namespace mlb

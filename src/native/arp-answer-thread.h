@@ -11,11 +11,13 @@
 #ifndef MLB_ARP_ANSWER_THREAD_H_
 #define MLB_ARP_ANSWER_THREAD_H_
 
+#include "arp-answer-times.h"
 #include "arp-fast-path.h"
 #include "pi-mutex.h"
 
 #include <atomic>
 #include <cstdint>
+#include <ctime>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -35,6 +37,7 @@ struct ArpFastPathShared {
   bool on = false;
   ArpFastPathTable table;
   std::unordered_map<uint32_t, ArpFastPathCounts> counts;  // per IP, cumulative since the socket opened
+  ArpAnswerTimes times;  // the answer thread's answers only, cumulative since the socket opened
 };
 
 // Sends a reply ArpFastPathReply built (its first six bytes are the requester's MAC) on `fd` out of `ifindex`,
@@ -59,7 +62,9 @@ class ArpAnswerThread {
  private:
   ArpAnswerThread(int fd, int wake, int ifindex, std::shared_ptr<ArpFastPathShared> shared);
   void Run();
-  void Answer(const uint8_t* frame, size_t length, int pkttype);
+  // Answers `frame` when the table says so; `received` is its kernel receive stamp (tv_sec < 0: none) and
+  // `read` when this thread read it, both CLOCK_REALTIME, for the answer times.
+  void Answer(const uint8_t* frame, size_t length, int pkttype, const timespec& received, const timespec& read);
 
   int fd_;
   int wake_;  // eventfd: written once to stop the thread

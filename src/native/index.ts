@@ -6,6 +6,8 @@ export {
   macBytes,
   PACKET_PROTOCOLS,
   PACKET_TYPES,
+  type AnswerStageTimes,
+  type ArpAnswerTimes,
   type ArpFastPathStat,
   type FrameInfo,
   type PacketProtocol,

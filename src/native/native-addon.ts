@@ -45,6 +45,23 @@ export interface NativePacketSocket {
   setArpFastPath(config: { mac: Buffer; ips: number[] } | null): void;
   changeArpFastPath(add: number[], remove: number[]): void;
   fastPathStats(): ArpFastPathStat[];
+  fastPathTimes(): ArpAnswerTimes;
+}
+
+/** One stage of the answer thread's times: a count per bucket (the last one unbounded), and the seconds in all. */
+export interface AnswerStageTimes {
+  readonly counts: readonly number[];
+  readonly sumSeconds: number;
+}
+
+/** How long the ARP answer thread took over the requests it answered (arp-answer-times.h), cumulative since open. */
+export interface ArpAnswerTimes {
+  /** Each bucket's upper bound but the last's, in seconds: the addon's, so they are written down once. */
+  readonly boundsSeconds: readonly number[];
+  /** From the kernel's receive stamp of the request to the thread reading it. */
+  readonly queued: AnswerStageTimes;
+  /** From that read to the reply handed to the kernel. */
+  readonly answering: AnswerStageTimes;
 }
 
 /** The ARP fast path's counters for one IPv4 address (host-order uint32), cumulative since the socket opened. */

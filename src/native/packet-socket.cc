@@ -14,6 +14,8 @@
 //                                                   so a busy event loop does not delay them.
 //   socket.changeArpFastPath(add: number[], remove: number[])   edits the table in place (the fast path must be on)
 //   socket.fastPathStats() -> { ip, requests, replies, sendFailures }[]    cumulative, per IP, since open
+//   socket.fastPathTimes() -> { boundsSeconds, queued, answering }   the answer thread's times (arp-answer-times.h):
+//                                                   each stage { counts (per bucket, the last unbounded), sumSeconds }
 //   arpFastPathReply(frame, { mac, ips }, pkttype?) -> Buffer | null   the fast path's answer, no socket (arp-fast-path.cc)
 //   ifNameToIndex(name) -> number                   0 when there is no such interface in this network namespace
 //
@@ -106,7 +108,8 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
                         InstanceMethod<&PacketSocket::Close>("close"),
                         InstanceMethod<&PacketSocket::SetArpFastPath>("setArpFastPath"),
                         InstanceMethod<&PacketSocket::ChangeArpFastPath>("changeArpFastPath"),
-                        InstanceMethod<&PacketSocket::FastPathStats>("fastPathStats")});
+                        InstanceMethod<&PacketSocket::FastPathStats>("fastPathStats"),
+                        InstanceMethod<&PacketSocket::FastPathTimes>("fastPathTimes")});
   }
 
   // new PacketSocket(ifindex, protocol, filter, receiveOutgoing, receiveBufferBytes, onFrame, onError)
@@ -292,6 +295,31 @@ class PacketSocket : public Napi::ObjectWrap<PacketSocket> {
       entry.Set("sendFailures", Napi::Number::New(env, static_cast<double>(counts.sendFailures)));
       out.Set(i++, entry);
     }
+    return out;
+  }
+
+  Napi::Value FastPathTimes(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    mlb::ArpAnswerTimes times;
+    {
+      std::lock_guard<mlb::PriorityInheritanceMutex> lock(shared_->mutex);
+      times = shared_->times;
+    }
+    Napi::Array bounds = Napi::Array::New(env, mlb::kAnswerTimeBuckets - 1);
+    for (size_t i = 0; i + 1 < mlb::kAnswerTimeBuckets; i++) bounds.Set(i, Napi::Number::New(env, mlb::kAnswerTimeBoundsNanos[i] / 1e9));
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("boundsSeconds", bounds);
+    out.Set("queued", StageObject(env, times.queued));
+    out.Set("answering", StageObject(env, times.answering));
+    return out;
+  }
+
+  static Napi::Object StageObject(Napi::Env env, const mlb::AnswerStageHistogram& stage) {
+    Napi::Array counts = Napi::Array::New(env, mlb::kAnswerTimeBuckets);
+    for (size_t i = 0; i < mlb::kAnswerTimeBuckets; i++) counts.Set(i, Napi::Number::New(env, static_cast<double>(stage.counts[i])));
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("counts", counts);
+    out.Set("sumSeconds", Napi::Number::New(env, static_cast<double>(stage.sumNanos) / 1e9));
     return out;
   }
 

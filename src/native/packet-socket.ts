@@ -19,7 +19,7 @@
  * The addon is loaded on the first open, so importing this module never fails (see native-addon.ts).
  */
 import type { BpfInstruction } from './bpf-filter';
-import { nativeAddon, type ArpFastPathStat, type NativePacketSocket } from './native-addon';
+import { nativeAddon, type ArpAnswerTimes, type ArpFastPathStat, type NativePacketSocket } from './native-addon';
 import { PacketSocketError } from './packet-socket-error';
 
 /** The ethertypes a socket is bound to (linux/if_ether.h); append-only. */
@@ -94,9 +94,11 @@ export interface PacketSocket {
   changeArpFastPath?(add: readonly number[], remove: readonly number[]): void;
   /** The fast path's counters per IP, cumulative since open (also after close: the last values). */
   fastPathStats?(): ArpFastPathStat[];
+  /** How long the answer thread took over each request it answered, cumulative since open (src/announce/l2/arp-answer-times.ts). */
+  fastPathTimes?(): ArpAnswerTimes;
 }
 
-export type { ArpFastPathStat } from './native-addon';
+export type { AnswerStageTimes, ArpAnswerTimes, ArpFastPathStat } from './native-addon';
 
 const MAC_TEXT = /^([0-9a-f]{2})[:-]([0-9a-f]{2})[:-]([0-9a-f]{2})[:-]([0-9a-f]{2})[:-]([0-9a-f]{2})[:-]([0-9a-f]{2})$/i;
 
@@ -195,5 +197,6 @@ export function openPacketSocket(options: PacketSocketOptions): PacketSocket {
       call(() => native.changeArpFastPath([...add], [...remove]));
     },
     fastPathStats: () => native.fastPathStats(),
+    fastPathTimes: () => native.fastPathTimes(),
   };
 }

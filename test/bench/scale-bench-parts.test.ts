@@ -3,6 +3,7 @@
 // holds to its targets, and the configuration it feeds the daemon.
 import { describe, expect, it } from 'vitest';
 import { firstAnswerAtMs, referenceStats, slowAfterBound, whileBindingStats, type RequestLog } from '../../bench/scale/arp-samples';
+import { answerTimesSince, describeAnswerTimes, parseAnswerTimes, quantileBound } from '../../bench/scale/answer-times';
 import { parseCpuTicks, parseStatusBytes } from '../../bench/scale/proc-stat';
 import { MAX_SERVICES, parseBriefAddresses, scaleConfig, vipOf, vipsOf } from '../../bench/scale/scale-config';
 import { formatMeasured, formatTable, targetsFor, verdict, type Row } from '../../bench/scale/scale-rows';
@@ -135,5 +136,43 @@ describe('bench/scale configuration', () => {
   it('reads the addresses of `ip -br addr show`', () => {
     expect(parseBriefAddresses('mlb0             UNKNOWN        10.214.16.1/32 10.214.16.2/32 \n')).toEqual(['10.214.16.1', '10.214.16.2']);
     expect(parseBriefAddresses('')).toEqual([]);
+  });
+});
+
+describe("bench/scale: the answer thread's stages from the metrics page", () => {
+  const page = (queued: number[], answering: number[]) =>
+    [
+      '# HELP mlb_arp_fast_path_answer_seconds How long',
+      '# TYPE mlb_arp_fast_path_answer_seconds histogram',
+      ...['0.00001', '0.001', '+Inf'].map((le, i) => `mlb_arp_fast_path_answer_seconds_bucket{stage="queued",le="${le}"} ${queued[i]}`),
+      ...['0.00001', '0.001', '+Inf'].map(
+        (le, i) => `mlb_arp_fast_path_answer_seconds_bucket{stage="answering",le="${le}"} ${answering[i]}`,
+      ),
+      'mlb_arp_fast_path_answer_seconds_sum{stage="queued"} 0.1',
+      'metallb_layer2_requests_received{ip="10.0.0.1"} 7',
+    ].join('\n');
+
+  it('reads cumulative buckets per stage, and the bucket bound each quantile falls in', () => {
+    const times = parseAnswerTimes(page([90, 99, 100], [100, 100, 100]))!;
+    expect(times.queued).toEqual([
+      [0.00001, 90],
+      [0.001, 99],
+      [Number.POSITIVE_INFINITY, 100],
+    ]);
+    expect(quantileBound(times.queued, 0.5)).toBe(0.00001);
+    expect(quantileBound(times.queued, 0.99)).toBe(0.001);
+    expect(quantileBound(times.queued, 0.999)).toBe(Number.POSITIVE_INFINITY);
+    expect(quantileBound(times.answering, 0.99)).toBe(0.00001);
+    expect(describeAnswerTimes(times)).toBe('100 answers; queued p50 <= 10 µs, p99 <= 1.00 ms; answering p50 <= 10 µs, p99 <= 10 µs');
+  });
+
+  it('a window is the difference of two scrapes; a page without the series (nothing answered) reads as none', () => {
+    const before = parseAnswerTimes(page([10, 10, 10], [10, 10, 10]))!;
+    const after = parseAnswerTimes(page([10, 15, 20], [20, 20, 20]))!;
+    const window = answerTimesSince(after, before);
+    expect(window.queued.map(([, n]) => n)).toEqual([0, 5, 10]);
+    expect(quantileBound(window.queued, 0.5)).toBe(0.001);
+    expect(quantileBound(answerTimesSince(before, before).queued, 0.5)).toBeUndefined();
+    expect(parseAnswerTimes('metallb_layer2_requests_received{ip="10.0.0.1"} 7')).toBeUndefined();
   });
 });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { VirtualCluster } from '../support/virtual-cluster/cluster';
 import { onlyVirtualTime } from '../support/virtual-cluster/only-virtual-time';
 import { MLB_METRICS } from '../../src/daemon/metrics/mlb-metrics';
+import type { PulledMetric } from '../../src/daemon/metrics/pulled-metric';
 import type { VirtualNode } from '../support/virtual-cluster/node';
 
 const SERVICES = ['web', 'api', 'db'];
@@ -17,7 +18,7 @@ onlyVirtualTime();
 
 /** mlb_conflicts_active as the node's metrics endpoint would serve it. */
 function conflictsActive(node: VirtualNode): number | undefined {
-  const metric = MLB_METRICS.find((m) => m.name === 'mlb_conflicts_active')!;
+  const metric = MLB_METRICS.find((m) => m.name === 'mlb_conflicts_active') as PulledMetric;
   const speaker = node.speaker!;
   const samples = metric.samples({ snapshot: speaker.snapshot(), counters: speaker.metricsCounters() } as Parameters<
     typeof metric.samples

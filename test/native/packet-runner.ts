@@ -33,6 +33,7 @@ type Command =
   | { op: 'stats'; sock: string }
   | { op: 'fastPath'; sock: string; mac?: string; ips?: string[] }
   | { op: 'fastPathStats'; sock: string }
+  | { op: 'fastPathTimes'; sock: string }
   | { op: 'fastPathChange'; sock: string; add: string[]; remove: string[] }
   | { op: 'block'; ms: number }
   | { op: 'udp'; to: string; port: number };
@@ -158,6 +159,8 @@ async function run(command: Command): Promise<Record<string, unknown>> {
       }
       return {};
     }
+    case 'fastPathTimes':
+      return { times: socketOf(command.sock).fastPathTimes!() };
     case 'fastPathStats':
       return { stats: socketOf(command.sock).fastPathStats!(), received: socketOf(command.sock).stats.received };
     case 'udp': {

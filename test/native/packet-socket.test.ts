@@ -19,6 +19,7 @@ import {
   nativeAddonStatus,
   openPacketSocket,
   PacketSocketError,
+  type ArpAnswerTimes,
 } from '../../src/native';
 import { ownedIPSet, type L2Interface } from '../../src/announce/l2/l2-interface';
 import { respondToFrame } from '../../src/announce/l2/l2-responder';
@@ -597,6 +598,17 @@ describe.skipIf(skipLab !== undefined)('frames between two namespaces on a bridg
     await peerA.ok({ op: 'send', sock: 'tx', hex: arpRequest(a, KEPT) });
     expect(await Promise.race([answered, blockEnded])).toBe('answered');
     await blockEnded;
+
+    // The thread timed its two answers (ADDED's and KEPT's), in both stages, each well under the last bound (50 ms):
+    // the kernel's receive stamp was there, and the loop held by JS did not delay the thread.
+    const { times } = (await peerB.ok({ op: 'fastPathTimes', sock: 'busy' })) as unknown as { times: ArpAnswerTimes };
+    for (const stage of [times.queued, times.answering]) {
+      expect(stage.counts).toHaveLength(times.boundsSeconds.length + 1);
+      expect(stage.counts.reduce((a, b) => a + b, 0)).toBe(2);
+      expect(stage.counts.at(-1)).toBe(0);
+      expect(stage.sumSeconds).toBeGreaterThan(0);
+      expect(stage.sumSeconds).toBeLessThan(2 * times.boundsSeconds.at(-1)!);
+    }
     await peerB.ok({ op: 'close', sock: 'busy' });
   });
 

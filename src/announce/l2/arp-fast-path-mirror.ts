@@ -11,7 +11,8 @@
  * set, which removes it unless the reconcile behind that set owns it: a link change that brings no new owned set
  * leaves it, since the reconcile that announces it is still to come.
  */
-import type { PacketSocket } from '../../native';
+import type { ArpAnswerTimes, PacketSocket } from '../../native';
+import { foldAnswerTimes } from './arp-answer-times';
 import type { FastPathCount, L2Counters } from './l2-counters';
 import { ipKey } from './l2-interface';
 import { formatMAC } from './mac-address';
@@ -28,6 +29,8 @@ export class ArpFastPathMirror {
   private syncedTo: ReadonlySet<number> | undefined;
   /** The addon's counters already folded into the announcer's: ip -> counts. */
   private readonly seen = new Map<number, FastPathCount>();
+  /** The addon's answer times already folded into the announcer's. */
+  private seenTimes: ArpAnswerTimes | undefined;
 
   /** Whether the fast path answers for something already (addAhead adds only to a table that is on). */
   get answering(): boolean {
@@ -96,7 +99,7 @@ export class ArpFastPathMirror {
     for (const ip of gained) this.ips.add(ip);
   }
 
-  /** Adds what the addon counted since the last look to requests_received / responses_sent / sendFailures. */
+  /** Adds what the addon counted since the last look to requests_received / responses_sent / sendFailures and the answer times. */
   collect(socket: PacketSocket, counters: L2Counters): void {
     if (!socket.fastPathStats) return;
     let stats;
@@ -106,6 +109,15 @@ export class ArpFastPathMirror {
       return;
     }
     counters.foldFastPath(stats, this.seen, (ip) => ipKey({ family: 4, value: BigInt(ip) }));
+    if (!socket.fastPathTimes) return;
+    let times;
+    try {
+      times = socket.fastPathTimes();
+    } catch {
+      return;
+    }
+    counters.answerTimes = foldAnswerTimes(counters.answerTimes, times, this.seenTimes);
+    this.seenTimes = times;
   }
 
   /** Forgets everything: the socket is closing (its counters collected first), and a new one starts off. */
@@ -114,5 +126,6 @@ export class ArpFastPathMirror {
     this.ips.clear();
     this.syncedTo = undefined;
     this.seen.clear();
+    this.seenTimes = undefined;
   }
 }

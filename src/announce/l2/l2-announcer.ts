@@ -45,6 +45,7 @@ import { respondToFrame } from './l2-responder';
 import { formatMAC, macEquals } from './mac-address';
 import { acceptNeighborSolicitations } from './neighbor-solicitation-filter';
 import { ArpFastPathMirror } from './arp-fast-path-mirror';
+import type { ArpAnswerTimes } from './arp-answer-times';
 import { increment, L2Counters, type L2Metric } from './l2-counters';
 import { type Log, SILENT_LOG } from '../../runtime/log';
 
@@ -225,6 +226,12 @@ export class L2Announcer {
       socketErrors: obj(this.counters.socketErrors),
       interfaces,
     };
+  }
+
+  /** How long the addon's answer thread took per request (arp-answer-times.ts); undefined before it answered. */
+  answerTimes(): ArpAnswerTimes | undefined {
+    this.collectFastPath();
+    return this.counters.answerTimes;
   }
 
   /** The counters under MetalLB's metric names. */

@@ -4,6 +4,7 @@
  * drops by reason, and the failures an operator needs to see. Frames answered by the addon's ARP fast path are
  * counted in C++ and folded in here, so the metrics stay exact whichever path answered.
  */
+import type { ArpAnswerTimes } from './arp-answer-times';
 import type { L2DropReason } from './drop-reasons';
 
 export interface L2Metric {
@@ -32,6 +33,8 @@ export class L2Counters {
   handlerErrors = 0;
   /** Another MAC claimed an address we announce. */
   conflicts = 0;
+  /** The addon's answer thread's times, summed over sockets (arp-answer-times.ts); undefined until it answers. */
+  answerTimes: ArpAnswerTimes | undefined;
 
   /**
    * Adds what the addon counted since `seen` (the counts already folded in for one socket, updated here).

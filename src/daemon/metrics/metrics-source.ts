@@ -9,6 +9,7 @@
  * The speaker implements this; `snapshot` and `subscribeEvents` it already has for the control API.
  */
 import type { DecisionTimingView } from '../decision-timing';
+import type { ArpAnswerTimes } from '../../announce/l2/arp-answer-times';
 import type { L2Metric } from '../../announce/l2/l2-counters';
 import type { GossipCounters } from '../../gossip/gossip-stats';
 import type { ControlSnapshot } from '../control/control-snapshot';
@@ -44,6 +45,8 @@ export interface MetricsCounters {
   readonly selfCheck?: SelfCheckStats;
   /** Per-pool capacity and use: poolMetrics(snapshot.pools, allocation.addresses). */
   readonly pools?: readonly PoolMetrics[];
+  /** L2Announcer.answerTimes(): how long the addon's ARP answer thread took per request. */
+  readonly arpAnswerTimes?: ArpAnswerTimes;
   /** How long decisions hold the event loop (decision-timing.ts). */
   readonly decisions?: DecisionTimingView;
 }

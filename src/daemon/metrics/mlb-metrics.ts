@@ -5,12 +5,13 @@
  * (service, protocol, reason, state: never a MAC, a port or a peer address).
  */
 import { NodeStateCode } from '../../gossip/messages';
-import { byKey, bool, single, type PulledMetric, type Sample } from './pulled-metric';
+import { ANSWER_STAGES, type ArpAnswerTimes } from '../../announce/l2/arp-answer-times';
+import { byKey, bool, single, type HistogramSample, type PulledHistogram, type PulledMetric, type Sample } from './pulled-metric';
 
 /** Every member state is always present (0 included), so `mlb_gossip_members{state="dead"} > 0` needs no absent(). */
 const MEMBER_STATES = Object.keys(NodeStateCode) as (keyof typeof NodeStateCode)[];
 
-export const MLB_METRICS: readonly PulledMetric[] = [
+export const MLB_METRICS: readonly (PulledMetric | PulledHistogram)[] = [
   {
     name: 'mlb_build_info',
     help: 'Always 1; the running mlb version is the label',
@@ -81,6 +82,13 @@ export const MLB_METRICS: readonly PulledMetric[] = [
           ]
         : [];
     },
+  },
+  {
+    name: 'mlb_arp_fast_path_answer_seconds',
+    help: "How long the ARP answer thread took per request it answered, by stage: queued (from the kernel's receive stamp to the thread reading it: softirq delay and wake-up) and answering (lookup and send)",
+    type: 'histogram',
+    labels: ['stage'],
+    histograms: ({ counters }) => answerTimeHistograms(counters.arpAnswerTimes),
   },
   {
     name: 'mlb_decision_duration_seconds',
@@ -243,4 +251,14 @@ function healthSamples(
     else if (s.health.failing.includes(self)) seen.set(s.service, 0);
   }
   return [...seen].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([service, value]): Sample => [{ service }, value]);
+}
+
+function answerTimeHistograms(times: ArpAnswerTimes | undefined): HistogramSample[] {
+  if (!times) return [];
+  return ANSWER_STAGES.map((stage) => ({
+    labels: { stage },
+    bounds: times.boundsSeconds,
+    counts: times[stage].counts,
+    sum: times[stage].sumSeconds,
+  }));
 }

@@ -24,6 +24,24 @@ export interface PulledMetric {
   readonly samples: (view: ScrapeView) => Iterable<Sample>;
 }
 
+/** One series of a histogram the source keeps whole: per-bucket counts (not cumulative; the last is +Inf). */
+export interface HistogramSample {
+  readonly labels: Readonly<Record<string, string>>;
+  /** Each bucket's upper bound but the last's. */
+  readonly bounds: readonly number[];
+  readonly counts: readonly number[];
+  readonly sum: number;
+}
+
+/** A histogram the source counts itself (the addon's answer times): exposed as it is at each scrape. */
+export interface PulledHistogram {
+  readonly name: string;
+  readonly help: string;
+  readonly type: 'histogram';
+  readonly labels: readonly string[];
+  readonly histograms: (view: ScrapeView) => Iterable<HistogramSample>;
+}
+
 /** Samples from a count-by-key record ({reason: n}), sorted by key so the exposition is stable. */
 export function byKey(label: string, record: Readonly<Record<string, number>> | undefined): Sample[] {
   if (!record) return [];

@@ -273,6 +273,23 @@ describe('mlb metrics', () => {
     expect(valueOf(expo, 'mlb_decisions_slow_total')).toBe(1);
   });
 
+  it("the ARP answer thread's times: a histogram per stage, buckets cumulative up to +Inf, with _sum and _count", async () => {
+    const source = new FakeSource();
+    const stage = (counts: number[], sumSeconds: number) => ({ counts, sumSeconds });
+    source.counters = {
+      arpAnswerTimes: { boundsSeconds: [0.00001, 0.001], queued: stage([5, 3, 2], 0.5), answering: stage([10, 0, 0], 0.00004) },
+    };
+    const expo = await scrape(registryOf(source));
+    const name = 'mlb_arp_fast_path_answer_seconds';
+    expect(expo.type.get(name)).toBe('histogram');
+    const bucket = (stage: string, le: string) => valueOf(expo, `${name}_bucket`, { stage, le });
+    expect([bucket('queued', '0.00001'), bucket('queued', '0.001'), bucket('queued', '+Inf')]).toEqual([5, 8, 10]);
+    expect(valueOf(expo, `${name}_count`, { stage: 'queued' })).toBe(10);
+    expect(valueOf(expo, `${name}_sum`, { stage: 'queued' })).toBe(0.5);
+    expect([bucket('answering', '0.00001'), bucket('answering', '+Inf')]).toEqual([10, 10]);
+    expect(samplesOf(await scrape(registryOf(new FakeSource())), `${name}_count`)).toEqual([]);
+  });
+
   it('parts that do not run have no series (not a made-up 0)', async () => {
     const source = new FakeSource();
     const expo = await scrape(registryOf(source));
