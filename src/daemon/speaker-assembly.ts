@@ -11,7 +11,7 @@ import { REAL_RUNTIME } from '../runtime';
 import type { ConfigParser } from '../sources/file';
 import { type KubernetesModeOptions, openConfigSource } from './config-source-choice';
 import { ControlServer } from './control';
-import { canStartGossipThread, ThreadedGossip } from './gossip-thread/threaded-gossip';
+import { canStartGossipThread, ThreadedGossip, WarmGossipThread } from './gossip-thread/threaded-gossip';
 import { GossipNode } from '../gossip/gossip-node';
 import { interfacesFromLinks } from './self-check/link-interfaces';
 import { SelfChecker } from './self-check/self-checker';
@@ -40,6 +40,9 @@ export function assembleSpeaker(options: SpeakerAssemblyOptions): Speaker {
   const { logger } = settings;
   const configSource = openConfigSource({ configFile, configParser, firstConfigParser, maxConfigBytes, kubernetes }, logger);
   kubernetesSpeaker?.attachSource(configSource);
+  // The gossip thread boots while the configuration is read (WarmGossipThread): the start waited for both in turn.
+  const debug = logger.isLevelEnabled('debug');
+  const warmGossip = canStartGossipThread() ? WarmGossipThread.begin({ debug }) : undefined;
   const parts: SpeakerParts = {
     configSource,
     ...(kubernetesSpeaker && {
@@ -51,9 +54,7 @@ export function assembleSpeaker(options: SpeakerAssemblyOptions): Speaker {
     openBgp: () => new BgpAnnouncer(logger, REAL_RUNTIME),
     // Gossip on a thread of its own: no decision, binding or log burst on this one can delay an ack.
     openGossip: ({ runtime: _real, ...options }) =>
-      canStartGossipThread()
-        ? ThreadedGossip.start({ ...options, debug: logger.isLevelEnabled('debug') })
-        : GossipNode.create({ ...options, runtime: REAL_RUNTIME }),
+      warmGossip ? ThreadedGossip.start({ ...options, debug, warm: warmGossip }) : GossipNode.create({ ...options, runtime: REAL_RUNTIME }),
     openControl: (provider) => {
       const group = settings.controlSocketGroup;
       return ControlServer.listen({ path: settings.controlSocket, provider, logger, ...(group === undefined ? {} : { group }) });

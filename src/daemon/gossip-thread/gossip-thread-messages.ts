@@ -22,12 +22,15 @@ export interface GossipThreadOptions {
 
 export interface GossipThreadInput {
   readonly role: typeof GOSSIP_THREAD_ROLE;
-  readonly options: GossipThreadOptions;
+  /** Absent for a thread started ahead (WarmGossipThread): the options come as its first message, `start`. */
+  readonly options?: GossipThreadOptions;
   /** Whether to send debug lines (each crosses the thread boundary: only when the daemon's log shows them). */
   readonly debug: boolean;
 }
 
 export type ToGossipThread =
+  /** The first message to a thread started ahead: the node's options, known once the configuration is read. */
+  | { readonly op: 'start'; readonly options: GossipThreadOptions }
   | { readonly op: 'join'; readonly id: number; readonly addresses: readonly HostPort[] }
   | { readonly op: 'leave'; readonly id: number; readonly timeoutMs: number }
   | { readonly op: 'setMeta'; readonly meta: Uint8Array }

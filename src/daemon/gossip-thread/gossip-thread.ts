@@ -12,7 +12,7 @@ import { REAL_RUNTIME } from '../../runtime/real-runtime';
 import type { Log } from '../../runtime/log';
 import type { Timer } from '../../runtime/runtime';
 import { errorCode } from '../start-failure';
-import type { FromGossipThread, GossipThreadInput, GossipView, ToGossipThread } from './gossip-thread-messages';
+import type { FromGossipThread, GossipThreadInput, GossipThreadOptions, GossipView, ToGossipThread } from './gossip-thread-messages';
 
 /**
  * How long after the node's activity the view goes to the main thread when no event carried it and it changed:
@@ -27,6 +27,17 @@ export function runGossipThread(): void {
   const port = parentPort;
   if (!port) return;
   const { options, debug } = workerData as GossipThreadInput;
+  if (options) {
+    startNode(port, options, debug);
+    return;
+  }
+  // Started ahead of its options (WarmGossipThread): they are the first message.
+  port.once('message', (first: ToGossipThread) => {
+    if (first.op === 'start') startNode(port, first.options, debug);
+  });
+}
+
+function startNode(port: NonNullable<typeof parentPort>, options: GossipThreadOptions, debug: boolean): void {
   const post = (message: FromGossipThread): void => port.postMessage(message);
   const line =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
@@ -114,6 +125,8 @@ function serve(
         return;
       case 'setMeta':
         node.setMeta(command.meta);
+        return;
+      case 'start': // only ever the first message, taken before the node existed
         return;
       case 'broadcast':
         node.broadcast(command.payload, command.key);

@@ -19,7 +19,7 @@ import type { HostPort } from '../../gossip/transport/address';
 import { SILENT_LOG, type Log } from '../../runtime/log';
 import { parserWorkerEntry } from '../../sources/file/parser-worker-entry';
 import { bundleEntry } from '../../sources/file/parser-worker-role';
-import type { FromGossipThread, GossipThreadInput, GossipView, ToGossipThread } from './gossip-thread-messages';
+import type { FromGossipThread, GossipThreadInput, GossipThreadOptions, GossipView, ToGossipThread } from './gossip-thread-messages';
 import { GOSSIP_THREAD_ROLE } from './gossip-thread-role';
 
 const CLOSED_ERROR = 'the gossip node was closed';
@@ -42,6 +42,57 @@ export interface ThreadedGossipOptions extends Omit<GossipNodeOptions, 'runtime'
   readonly debug?: boolean;
   /** The thread died after it started: the daemon cannot go on without gossip. Default: thrown, as uncaught. */
   readonly onFailed?: (error: Error) => void;
+  /** A thread started ahead (WarmGossipThread.begin) to take instead of starting one now. */
+  readonly warm?: WarmGossipThread;
+}
+
+/**
+ * A gossip thread started before its node's options are known: a fresh thread boots node and loads the bundle
+ * (about 90 ms on a 2-core machine), which the daemon's start otherwise waited for after reading its configuration;
+ * begun first, it boots while the configuration is read. It waits for its options (the node's meta needs the
+ * configuration) in a first `start` message. Unreferenced until taken, so a start that fails before gossip does
+ * not keep the process alive; a failure of the thread itself is kept and reported by the start that takes it.
+ */
+export class WarmGossipThread {
+  private taken = false;
+  private failure: Error | undefined;
+
+  private constructor(
+    private readonly worker: Worker,
+    readonly debug: boolean,
+  ) {
+    const failed = (error: Error) => {
+      if (!this.taken) this.failure ??= error;
+    };
+    worker.on('error', failed);
+    worker.on('exit', (code) => failed(new GossipThreadError('gossipThreadFailed', `the gossip thread exited (code ${code})`)));
+    worker.unref();
+  }
+
+  static begin(options: { readonly script?: string | URL; readonly debug?: boolean } = {}): WarmGossipThread {
+    const entry =
+      options.script === undefined ? parserWorkerEntry(bundleEntry() ?? import.meta.url) : { script: options.script, eval: false };
+    const input: GossipThreadInput = { role: GOSSIP_THREAD_ROLE, debug: options.debug ?? false };
+    return new WarmGossipThread(newGossipWorker(entry, input), options.debug ?? false);
+  }
+
+  /** The thread, once (undefined after): its failure before now, if any, is thrown. */
+  take(): Worker | undefined {
+    if (this.taken) return undefined;
+    this.taken = true;
+    if (this.failure) throw this.failure;
+    this.worker.ref();
+    return this.worker;
+  }
+}
+
+function newGossipWorker(entry: { script: string | URL; eval: boolean }, input: GossipThreadInput): Worker {
+  return new Worker(entry.script, {
+    eval: entry.eval,
+    workerData: input,
+    stdin: false,
+    resourceLimits: { maxOldGenerationSizeMb: GOSSIP_HEAP_LIMIT_MB },
+  });
 }
 
 const EMPTY_VIEW: GossipView = { members: [], live: [], confirmedSuspects: [], lastHeard: [], health: 0, counters: emptyCounters() };
@@ -53,6 +104,22 @@ const EMPTY_VIEW: GossipView = { members: [], live: [], confirmedSuspects: [], l
  */
 export function canStartGossipThread(): boolean {
   return bundleEntry() !== undefined || !import.meta.url.endsWith('.ts');
+}
+
+/** The warm thread, told its options, when there is one to take; otherwise a new thread given them at once. */
+function startWorker(
+  warm: WarmGossipThread | undefined,
+  script: string | URL | undefined,
+  debug: boolean,
+  options: GossipThreadOptions,
+): Worker {
+  const taken = warm?.take();
+  if (taken) {
+    taken.postMessage({ op: 'start', options } satisfies ToGossipThread);
+    return taken;
+  }
+  const entry = script === undefined ? parserWorkerEntry(bundleEntry() ?? import.meta.url) : { script, eval: false };
+  return newGossipWorker(entry, { role: GOSSIP_THREAD_ROLE, options, debug });
 }
 
 export class ThreadedGossip extends EventEmitter<GossipNodeEvents> implements Gossip {
@@ -81,6 +148,7 @@ export class ThreadedGossip extends EventEmitter<GossipNodeEvents> implements Go
       script,
       debug,
       onFailed,
+      warm,
       log = SILENT_LOG,
       keyring,
       runtime: _none,
@@ -88,18 +156,13 @@ export class ThreadedGossip extends EventEmitter<GossipNodeEvents> implements Go
     } = options as ThreadedGossipOptions & {
       runtime?: unknown;
     };
-    const entry = script === undefined ? parserWorkerEntry(bundleEntry() ?? import.meta.url) : { script, eval: false };
-    const input: GossipThreadInput = {
-      role: GOSSIP_THREAD_ROLE,
-      options: { ...plain, ...(keyring ? { keys: keyring.keys } : {}) },
-      debug: debug ?? false,
-    };
-    const worker = new Worker(entry.script, {
-      eval: entry.eval,
-      workerData: input,
-      stdin: false,
-      resourceLimits: { maxOldGenerationSizeMb: GOSSIP_HEAP_LIMIT_MB },
-    });
+    const nodeOptions = { ...plain, ...(keyring ? { keys: keyring.keys } : {}) };
+    let worker: Worker;
+    try {
+      worker = startWorker(warm?.debug === (debug ?? false) ? warm : undefined, script, debug ?? false, nodeOptions);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new GossipThreadError('gossipThreadFailed', String(error)));
+    }
     const failed =
       onFailed ??
       ((error: Error) => {

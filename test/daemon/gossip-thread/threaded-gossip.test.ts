@@ -5,7 +5,7 @@
  * acks from peers, while a node on the main thread is suspected for the same stall.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ThreadedGossip } from '../../../src/daemon/gossip-thread/threaded-gossip';
+import { ThreadedGossip, WarmGossipThread } from '../../../src/daemon/gossip-thread/threaded-gossip';
 import { GossipNode, FAST_CONFIG, type Gossip } from '../../../src/gossip';
 import { MLB_BUNDLE } from '../../cli/run-cli';
 
@@ -83,6 +83,24 @@ describe('gossip on a thread of its own', () => {
     await until(() => metaOnB() === 'meta-2', "b's mirror of a carries the new meta");
     expect(await a.leave(1_000)).toBe('broadcast');
     await until(() => stateOf(b, 'node-a') === 'left', 'b sees a left');
+  });
+
+  it('a thread begun ahead of its options boots meanwhile, then runs the node it is given, with its meta', async () => {
+    const warm = WarmGossipThread.begin({ script: MLB_BUNDLE });
+    // The daemon reads its configuration meanwhile; the node's meta comes from it.
+    await new Promise((r) => setTimeout(r, 200));
+    const meta = new TextEncoder().encode('from-the-config');
+    const a = await ThreadedGossip.start({ name: 'node-a', bind: LOOPBACK, config: FAST_CONFIG, script: MLB_BUNDLE, warm, meta });
+    opened.push(a);
+    const b = await threaded('node-b');
+    expect(await b.join([a.localAddress])).toEqual({ joined: 1, errors: [] });
+    const metaOfA = () => Buffer.from(b.members().find((m) => m.name === 'node-a')?.meta ?? []).toString();
+    await until(() => metaOfA() === 'from-the-config', 'b sees a with the meta it started with');
+    // Taken once: a second start with the same warm thread starts a thread of its own.
+    expect(warm.take()).toBeUndefined();
+    const c = await ThreadedGossip.start({ name: 'node-c', bind: LOOPBACK, config: FAST_CONFIG, script: MLB_BUNDLE, warm });
+    opened.push(c);
+    expect(c.localAddress.port).not.toBe(a.localAddress.port);
   });
 
   it('a start that cannot bind says why, with the system error', async () => {
