@@ -90,7 +90,8 @@ import {
   type Row,
   type Unit,
 } from './scale/scale-rows';
-import { measureRunning, statusRow, wakeupRow, type Binding } from './scale/settled-rows';
+import { measureRunning, statusRow, stealRow, wakeupRow, type Binding } from './scale/settled-rows';
+import { readCpuTimes, stealPercent } from './scale/proc-stat';
 import { ANSWER_THREAD_NAME, canTraceWakeups, startWakeupTrace, stopWakeupTrace, TRACE_WAKEUPS, wakeupsOf } from './scale/wakeup-trace';
 
 async function watchBinding(daemon: ScaleDaemon, vips: readonly string[], limitMs: number): Promise<Binding> {
@@ -143,6 +144,7 @@ async function measureSize(size: number): Promise<Row[]> {
     const floorMs = kernelBindFloorMs(lab, node, vips, dir);
 
     // ---- start: binding, ARP while binding, status right after start -----------------------------------------
+    const cpusAtStart = readCpuTimes();
     const tracingBinding = TRACE_WAKEUPS && canTraceWakeups();
     if (tracingBinding) startWakeupTrace();
     const daemon = ScaleDaemon.start(node, config, dir);
@@ -171,6 +173,7 @@ async function measureSize(size: number): Promise<Row[]> {
     bindingOver = true;
     await arpWhileBinding;
     const bindingWakeups = tracingBinding ? wakeupsOf(stopWakeupTrace(), ANSWER_THREAD_NAME) : undefined;
+    const stolenWhileBinding = stealPercent(cpusAtStart, readCpuTimes());
     const bound = binding.boundAt.size;
     const underLoad = `with ARP for them at ${BINDING_ARP_RATE}/s`;
     const stillBinding = binding.doneMs === undefined ? `still binding: ${bound}/${size} bound` : '';
@@ -223,6 +226,7 @@ async function measureSize(size: number): Promise<Row[]> {
         detail: `information: p50 ${formatValue(reference.p50Us, 'us')}, lost ${reference.lost} of ${reference.requests}`,
       });
     }
+    stealRow(row, 'while binding', stolenWhileBinding);
     if (bindingWakeups) wakeupRow(row, 'while binding', bindingWakeups);
     if (!daemon.running) {
       const why = daemon.describeExit();

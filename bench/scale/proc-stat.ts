@@ -53,3 +53,38 @@ export function clockTicksPerSecond(): number {
     return 100;
   }
 }
+
+/** One CPU's line of /proc/stat: the ticks stolen by the hypervisor and all ticks (proc(5): steal is field 8). */
+export interface CpuTimes {
+  readonly steal: number;
+  readonly total: number;
+}
+
+/** Each "cpuN" line of /proc/stat (not the "cpu" total), by N. */
+export function parseCpuTimes(stat: string): Map<number, CpuTimes> {
+  const cpus = new Map<number, CpuTimes>();
+  for (const line of stat.split('\n')) {
+    const m = /^cpu(\d+)\s+(.*)$/.exec(line);
+    if (!m) continue;
+    const ticks = m[2]!.trim().split(/\s+/).map(Number);
+    // guest and guest_nice (fields 9, 10) are already inside user and nice: left out of the total.
+    const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
+    cpus.set(Number(m[1]), { steal: ticks[7] ?? 0, total });
+  }
+  return cpus;
+}
+
+/** Each CPU's share of time stolen between two readings, in percent (a CPU without ticks between them is left out). */
+export function stealPercent(before: Map<number, CpuTimes>, after: Map<number, CpuTimes>): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const [cpu, a] of after) {
+    const b = before.get(cpu);
+    if (!b || a.total <= b.total) continue;
+    out.set(cpu, (100 * (a.steal - b.steal)) / (a.total - b.total));
+  }
+  return out;
+}
+
+export function readCpuTimes(): Map<number, CpuTimes> {
+  return parseCpuTimes(readFileSync('/proc/stat', 'utf8'));
+}

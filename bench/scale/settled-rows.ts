@@ -10,7 +10,7 @@ import { ARP_TIMEOUT_MS } from './arp-load';
 import { arpStats, firstAnswerAtMs, type RequestLog } from './arp-samples';
 import { describeEnd, timeMlb } from './cli-runs';
 import { answerTimesSince, describeAnswerTimes, quantileBound, scrapeAnswerTimes, type AnswerTimes } from './answer-times';
-import { clockTicksPerSecond } from './proc-stat';
+import { clockTicksPerSecond, readCpuTimes, stealPercent } from './proc-stat';
 import {
   ANSWER_THREAD_NAME,
   canTraceWakeups,
@@ -129,6 +129,21 @@ export function wakeupRow(row: AddRow, label: string, wakeups: readonly Wakeup[]
   });
 }
 
+/**
+ * An information row: how much of each virtual CPU the hypervisor took over a window (/proc/stat steal). On a
+ * virtual machine a woken thread waits for its virtual CPU to be run: the answer thread's tail (docs/scale.md).
+ */
+export function stealRow(row: AddRow, label: string, stolen: Map<number, number>): void {
+  if (stolen.size === 0) return;
+  const worst = Math.max(...stolen.values());
+  const each = [...stolen].map(([cpu, p]) => `CPU ${cpu} ${p.toFixed(1)} %`).join(', ');
+  row(`  CPU time the hypervisor took ${label} (steal, the busiest CPU)`, 'percent', {
+    kind: 'value',
+    value: worst,
+    detail: `information: ${each}`,
+  });
+}
+
 export type AddRow = (what: string, unit: Unit, measured: Measured, target?: Row['target']) => void;
 
 /** The rows measured on a daemon that is up (whether or not it finished binding). */
@@ -195,6 +210,7 @@ export async function measureRunning(
     const afterBinding = await scrapeAnswerTimes(daemon.host);
     answerTimesRow(row, 'while binding', afterBinding && answerTimesSince(afterBinding, undefined));
     if (PIN) daemon.pin(String(PIN[1]));
+    const cpusBefore = readCpuTimes();
     for (let round = 0; round < ARP_ROUNDS; round++) {
       const k = await arp.run([daemon.host.ipv4], ARP_RATE, count);
       // SCALE_TRACE_WAKEUPS=1: the first round's scheduler events, for where the answer thread's queued time goes.
@@ -210,7 +226,9 @@ export async function measureRunning(
         `ARP round ${round + 1}: kernel sent ${k.sent} at ${Math.round(k.achievedRate)}/s, mlb sent ${m.sent} at ${Math.round(m.achievedRate)}/s`,
       );
     }
+    const stolen = stealPercent(cpusBefore, readCpuTimes());
     if (PIN) daemon.pin(`0-${CORES - 1}`);
+    stealRow(row, 'during the ARP rounds', stolen);
     const afterArp = await scrapeAnswerTimes(daemon.host);
     answerTimesRow(row, `at ${ARP_RATE / 1_000}k req/s`, afterArp && answerTimesSince(afterArp, afterBinding));
     for (const wakeups of tracedWakeups) wakeupRow(row, 'at 10k req/s, round 1', wakeups);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { firstAnswerAtMs, referenceStats, slowAfterBound, whileBindingStats, type RequestLog } from '../../bench/scale/arp-samples';
 import { answerTimesSince, describeAnswerTimes, parseAnswerTimes, quantileBound } from '../../bench/scale/answer-times';
-import { parseCpuTicks, parseStatusBytes } from '../../bench/scale/proc-stat';
+import { parseCpuTicks, parseCpuTimes, parseStatusBytes, stealPercent } from '../../bench/scale/proc-stat';
 import { MAX_SERVICES, parseBriefAddresses, scaleConfig, vipOf, vipsOf } from '../../bench/scale/scale-config';
 import { formatMeasured, formatTable, targetsFor, verdict, type Row } from '../../bench/scale/scale-rows';
 
@@ -174,5 +174,21 @@ describe("bench/scale: the answer thread's stages from the metrics page", () => 
     expect(quantileBound(window.queued, 0.5)).toBe(0.001);
     expect(quantileBound(answerTimesSince(before, before).queued, 0.5)).toBeUndefined();
     expect(parseAnswerTimes('metallb_layer2_requests_received{ip="10.0.0.1"} 7')).toBeUndefined();
+  });
+});
+
+describe('bench/scale: the CPU time a hypervisor took (/proc/stat steal)', () => {
+  const stat = (cpu0: number[], cpu1: number[]) =>
+    [`cpu  ${cpu0.map((v, i) => v + cpu1[i]!).join(' ')}`, `cpu0 ${cpu0.join(' ')}`, `cpu1 ${cpu1.join(' ')}`, 'intr 1 2 3'].join('\n');
+
+  it('reads each CPU (not the total line) and gives its stolen share between two readings', () => {
+    // user nice system idle iowait irq softirq steal guest guest_nice
+    const before = parseCpuTimes(stat([100, 0, 50, 800, 0, 0, 10, 40, 7, 0], [100, 0, 50, 850, 0, 0, 0, 0, 0, 0]));
+    const after = parseCpuTimes(stat([150, 0, 60, 830, 0, 0, 10, 50, 9, 0], [200, 0, 50, 950, 0, 0, 0, 0, 0, 0]));
+    expect([...before.keys()]).toEqual([0, 1]);
+    expect(before.get(0)).toEqual({ steal: 40, total: 1000 });
+    const stolen = stealPercent(before, after);
+    expect(stolen.get(0)).toBeCloseTo(10); // 10 of 100 ticks (guest time is inside user, not counted twice)
+    expect(stolen.get(1)).toBe(0);
   });
 });
