@@ -202,7 +202,12 @@ async function measureSize(size: number): Promise<Row[]> {
     const wb = whileBindingStats(bindingLogs, boundAtOf, ARP_TIMEOUT_MS * 1_000, vips.length);
     const firstBoundMs = Math.min(...binding.boundAt.values());
     const reference = referenceStats(bindingLogs, vips.length, ARP_TIMEOUT_MS * 1_000, firstBoundMs);
-    const late = slowAfterBound(bindingLogs, boundAtOf, FIXED_TARGETS.arpP99Us, SOON_AFTER_BOUND_MS, vips.length);
+    const late = slowAfterBound(
+      bindingLogs,
+      boundAtOf,
+      { slowUs: FIXED_TARGETS.arpP99Us, soonMs: SOON_AFTER_BOUND_MS, timeoutUs: ARP_TIMEOUT_MS * 1_000 },
+      vips.length,
+    );
     const wbNote =
       `${wb.requests} requests for bound VIPs at ${BINDING_ARP_RATE}/s; ${wb.beforeBoundAnswered}/${wb.beforeBound} for unbound ones answered; ` +
       `${late.slow} over ${formatValue(FIXED_TARGETS.arpP99Us, 'us')}, ${late.soonAfterBound} of them sent within ${SOON_AFTER_BOUND_MS} ms of the look that saw their VIP bound`;
@@ -217,7 +222,11 @@ async function measureSize(size: number): Promise<Row[]> {
           ? { kind: 'failed', why: `none answered (${wbNote})` }
           : valueOrFailure(wb.p99Us, `p50 ${formatValue(wb.p50Us, 'us')}; ${wbNote}`);
       row('ARP p99 while binding', 'us', p99, { max: FIXED_TARGETS.arpP99Us });
-      lostRow(valueOrFailure(wb.lost, `of ${wb.requests}`));
+      const lostSoon =
+        wb.lost > 0
+          ? `; ${late.lostSoonAfterBound} of them sent within ${SOON_AFTER_BOUND_MS} ms of the look that saw their VIP bound`
+          : '';
+      lostRow(valueOrFailure(wb.lost, `of ${wb.requests}${lostSoon}`));
     }
     if (reference.requests > 0) {
       row("  the kernel's own address meanwhile: p99", 'us', {

@@ -115,26 +115,32 @@ export function whileBindingStats(
 
 /**
  * Of the held requests slower than `slowUs` or lost: how many, and how many of those left within `soonMs` of the
- * first look that showed their VIP bound. The daemon answers a VIP once it has read the kernel's acknowledgement
- * of its batch, and a look can see the address on mlb0 before that: slow requests clustered right after the look
- * would be that race, spread ones something else.
+ * first look that showed their VIP bound; the same for the lost ones alone (no reply within `timeoutUs`). The
+ * daemon answers a VIP once it has read the kernel's acknowledgement of its batch, and a look can see the address
+ * on mlb0 before that: slow or lost requests clustered right after the look would be that race, spread ones
+ * something else.
  */
 export function slowAfterBound(
   logs: readonly RequestLog[],
   boundAtMs: (target: number) => number | undefined,
-  slowUs: number,
-  soonMs: number,
+  limits: { readonly slowUs: number; readonly soonMs: number; readonly timeoutUs: number },
   firstReference = Number.POSITIVE_INFINITY,
-): { readonly slow: number; readonly soonAfterBound: number } {
+): { readonly slow: number; readonly soonAfterBound: number; readonly lost: number; readonly lostSoonAfterBound: number } {
   let slow = 0;
   let soonAfterBound = 0;
+  let lost = 0;
+  let lostSoonAfterBound = 0;
   for (const r of vipRequests(logs, boundAtMs, firstReference)) {
     // A lost request (no latency) is as slow as they come.
-    if (!held(r) || r.latUs <= slowUs) continue;
+    if (!held(r) || r.latUs <= limits.slowUs) continue;
+    const soon = r.sentAt - r.boundAt <= limits.soonMs;
     slow++;
-    if (r.sentAt - r.boundAt <= soonMs) soonAfterBound++;
+    if (soon) soonAfterBound++;
+    if (r.latUs <= limits.timeoutUs) continue;
+    lost++;
+    if (soon) lostSoonAfterBound++;
   }
-  return { slow, soonAfterBound };
+  return { slow, soonAfterBound, lost, lostSoonAfterBound };
 }
 
 /**

@@ -107,9 +107,12 @@ describe('bench/scale ARP while binding', () => {
 
   it('counts the slow requests for bound VIPs, and those sent soon after the look that saw their VIP bound', () => {
     // Target 0 bound at 1,000 ms: the requests at 1,050 (300 us) and 1,070 ms (lost) are held; only the lost one is slow.
-    expect(slowAfterBound([log], boundAt, 1_000, 100)).toEqual({ slow: 1, soonAfterBound: 1 });
-    expect(slowAfterBound([log], boundAt, 1_000, 50)).toEqual({ slow: 1, soonAfterBound: 0 });
-    expect(slowAfterBound([log], boundAt, 100, 100)).toEqual({ slow: 2, soonAfterBound: 2 });
+    const limits = (slowUs: number, soonMs: number) => ({ slowUs, soonMs, timeoutUs: 100_000 });
+    expect(slowAfterBound([log], boundAt, limits(1_000, 100))).toEqual({ slow: 1, soonAfterBound: 1, lost: 1, lostSoonAfterBound: 1 });
+    expect(slowAfterBound([log], boundAt, limits(1_000, 50))).toEqual({ slow: 1, soonAfterBound: 0, lost: 1, lostSoonAfterBound: 0 });
+    expect(slowAfterBound([log], boundAt, limits(100, 100))).toEqual({ slow: 2, soonAfterBound: 2, lost: 1, lostSoonAfterBound: 1 });
+    // A reply later than the timeout is lost too.
+    expect(slowAfterBound([log], boundAt, { slowUs: 100, soonMs: 100, timeoutUs: 200 })).toMatchObject({ lost: 2 });
   });
 
   it('finds when a VIP was first answered', () => {
