@@ -101,21 +101,11 @@ export class ArpFastPathMirror {
 
   /** Adds what the addon counted since the last look to requests_received / responses_sent / sendFailures and the answer times. */
   collect(socket: PacketSocket, counters: L2Counters): void {
-    if (!socket.fastPathStats) return;
-    let stats;
-    try {
-      stats = socket.fastPathStats();
-    } catch {
-      return;
-    }
+    const stats = readOrSkip(() => socket.fastPathStats?.());
+    if (!stats) return;
     counters.foldFastPath(stats, this.seen, (ip) => ipKey({ family: 4, value: BigInt(ip) }));
-    if (!socket.fastPathTimes) return;
-    let times;
-    try {
-      times = socket.fastPathTimes();
-    } catch {
-      return;
-    }
+    const times = readOrSkip(() => socket.fastPathTimes?.());
+    if (!times) return;
     counters.answerTimes = foldAnswerTimes(counters.answerTimes, times, this.seenTimes);
     this.seenTimes = times;
   }
@@ -127,5 +117,14 @@ export class ArpFastPathMirror {
     this.syncedTo = undefined;
     this.seen.clear();
     this.seenTimes = undefined;
+  }
+}
+
+/** A reading of the addon's counters, or undefined when the socket lacks it or the call fails (closed under us). */
+function readOrSkip<T>(read: () => T | undefined): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
   }
 }
