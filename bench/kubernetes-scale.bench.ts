@@ -21,7 +21,9 @@
 // Run: npm run bench kubernetes-scale   BENCH_K8S_SERVICES=10000 BENCH_K8S_NODES=1000 (shrink to develop)
 // BENCH_K8S_CONCURRENCY=8,16,64 (the baseline's tries)  BENCH_K8S_PARTS=controller,speaker
 // BENCH_K8S_CPU_PROF=DIR (CPU profiles of the controller and the speaker)
-import { mkdtempSync } from 'node:fs';
+// BENCH_K8S_HEAP_SNAPSHOT=DIR (a heap snapshot of the settled speaker's main thread: what its RSS holds)
+// BENCH_K8S_SPEAKER_NODE_FLAGS="..." (more node flags for the speaker alone, e.g. --max-semi-space-size=1)
+import { mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeApiServer, type AuditEntry, type FakeApiServer, type KubeObject } from '../test/support/fake-apiserver';
@@ -29,7 +31,7 @@ import { freeLoopbackPort } from '../test/support/free-port';
 import { memoryOf } from './scale/proc-stat';
 import { endpointNodes, endpointSlices, nodeName, service } from './k8s-scale/cluster-objects';
 import { clearServiceStatuses, seedCluster, whenAllHaveIngress } from './k8s-scale/scale-cluster';
-import { type Started, startBaseline, startController, startSpeaker } from './k8s-scale/processes';
+import { HEAP_SNAPSHOT_DIR, type Started, startBaseline, startController, startSpeaker } from './k8s-scale/processes';
 
 const SERVICES = Number(process.env['BENCH_K8S_SERVICES'] ?? 10_000);
 const NODES = Number(process.env['BENCH_K8S_NODES'] ?? 1_000);
@@ -167,7 +169,26 @@ async function speakerRow(api: FakeApiServer, dir: string, bindPort: number): Pr
     ok: max <= RSS_TARGET_BYTES,
   });
   rows.push({ what: 'speaker RSS peak (VmHWM)', measured: `${(peak / MB).toFixed(0)} MB`, target: '(information)', ok: undefined });
+  if (HEAP_SNAPSHOT_DIR) await heapSnapshotOf(speaker, HEAP_SNAPSHOT_DIR);
   return speaker;
+}
+
+/** Signals the settled speaker to write its heap snapshot (started with --heapsnapshot-signal) and waits for it. */
+async function heapSnapshotOf(speaker: Started, dir: string): Promise<void> {
+  const written = () => readdirSync(dir).filter((f) => f.endsWith('.heapsnapshot'));
+  const before = written().length;
+  speaker.child.kill('SIGUSR2');
+  await until('the speaker writing its heap snapshot', () => written().length > before, speaker);
+  // Written in one go, then closed: wait until its size stops growing.
+  let size = -1;
+  for (;;) {
+    const file = join(dir, written().sort().at(-1)!);
+    const now = statSync(file).size;
+    if (now === size && now > 0) break;
+    size = now;
+    await sleep(1_000);
+  }
+  log(`speaker heap snapshot written in ${dir}`);
 }
 
 const CHANGE_EVENTS = ['serviceAnnounced', 'serviceWithdrawn', 'ownerChanged'];

@@ -15,6 +15,11 @@ const BASELINE_SCRIPT = fileURLToPath(new URL('./status-baseline.mjs', import.me
 /** BENCH_K8S_CPU_PROF=DIR: the controller and the speaker write a CPU profile there when they exit. */
 const CPU_PROF_DIR = process.env['BENCH_K8S_CPU_PROF'];
 const profiling = (): string[] => (CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []);
+/** BENCH_K8S_HEAP_SNAPSHOT=DIR: the speaker writes a heap snapshot there on SIGUSR2 (the bench sends it once settled). */
+export const HEAP_SNAPSHOT_DIR = process.env['BENCH_K8S_HEAP_SNAPSHOT'];
+/** BENCH_K8S_SPEAKER_NODE_FLAGS="--max-semi-space-size=1": more node flags for the speaker alone (what one does to its RSS). */
+const speakerNodeFlags = (): string[] => (process.env['BENCH_K8S_SPEAKER_NODE_FLAGS'] ?? '').split(' ').filter(Boolean);
+const heapSnapshots = (): string[] => (HEAP_SNAPSHOT_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${HEAP_SNAPSHOT_DIR}`] : []);
 
 const children = new Set<ChildProcess>();
 process.on('exit', () => {
@@ -97,6 +102,8 @@ export function startSpeaker(api: FakeApiServer, s: SpeakerSpawn): Started {
   writeFileSync(join(keyDir, 'secretkey'), 'c2VjcmV0LXNlY3JldC0xMg', { mode: 0o400 });
   const args = [
     ...profiling(),
+    ...heapSnapshots(),
+    ...speakerNodeFlags(),
     ...[MLB_BUNDLE, 'daemon', '--kubernetes', '--kubeconfig', api.kubeconfigPath(s.dir, `system:serviceaccount:${NS}:speaker`)],
     ...['--no-announce', '--state-dir', join(s.dir, 'state'), '--control-socket', join(s.dir, 'mlb.sock')],
     ...['--health-bind', `127.0.0.1:${s.healthPort}`, '--metrics-bind', `127.0.0.1:${s.metricsPort}`],
