@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { daemonArpConfig } from '../../bench/arp/daemon-arp';
+import { readHolding } from '../../bench/scale/shares-reader';
 import { canUseNetns, NetnsLab, type LabHost } from '../support/netns-lab';
 import { until } from '../support/until';
 import { startDaemon, type RunningDaemon } from './run-daemon';
@@ -19,6 +20,11 @@ const VIPS = 300;
 const START_MS = 120_000;
 const dir = mkdtempSync(join(tmpdir(), 'mlb-stop-many-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function sameSet(x: readonly string[], y: readonly string[]): boolean {
+  const xs = new Set(x);
+  return xs.size === y.length && y.every((ip) => xs.has(ip));
+}
 
 const netns = canUseNetns();
 const skip = netns.ok ? undefined : netns.why;
@@ -45,6 +51,7 @@ describe.skipIf(skip !== undefined)(`a graceful stop with ${VIPS} VIPs${skip ? `
         return daemon;
       };
       const [a, b] = [start(hosts[0]!, hosts[1]!, 'debug'), start(hosts[1]!, hosts[0]!)];
+      const sockets = [join(dir, 'node-a.sock'), join(dir, 'node-b.sock')] as const;
       // Both members, and every VIP bound on one node or the other.
       // What each node holds: the VIPs whose last binding event is vipBound (one unbound and bound again is held).
       const heldBy = (d: RunningDaemon) => {
@@ -53,13 +60,22 @@ describe.skipIf(skip !== undefined)(`a graceful stop with ${VIPS} VIPs${skip ? `
         return [...last].filter(([, event]) => event === 'vipBound').map(([ip]) => ip);
       };
       await Promise.all([a, b].map((d) => d.waitFor((l) => l.event === 'memberJoined', START_MS)));
-      // Settled: each node holds its share (node-a alone holds all of them until it has heard of node-b).
-      await until(
-        'every VIP bound once, some on each node',
-        () => heldBy(a).length + heldBy(b).length === VIPS && heldBy(a).length > 0 && heldBy(b).length > 0,
+      // Settled: each node holds its share (node-a alone holds all of them until it has heard of node-b), and what
+      // each binds is what its own plan announces. The bound sets alone can add up to all of them in the middle of
+      // the move to node-b (node-a unbinding some, node-b not yet binding them), with node-a still holding IPs its
+      // plan already gave away: those are not handed over at the stop, and would be counted as if they were.
+      const holding = () => Promise.all([readHolding('node-a', sockets[0]), readHolding('node-b', sockets[1])]);
+      const settled = await until(
+        'every VIP bound once, some on each node, each node binding what it announces',
+        async () => {
+          const both = await holding();
+          const ownPlan = both.every((h) => sameSet(h.announced, h.bound) && sameSet(h.bound, heldBy(h.node === 'node-a' ? a : b)));
+          const shares = both.map((h) => h.bound.length);
+          return ownPlan && shares[0]! + shares[1]! === VIPS && shares.every((n) => n > 0) ? both : undefined;
+        },
         START_MS,
       );
-      const leaving = heldBy(a);
+      const leaving = settled[0].bound;
 
       a.child.kill('SIGTERM');
       expect(await a.exited()).toBe(0);
