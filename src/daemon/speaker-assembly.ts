@@ -42,7 +42,7 @@ export function assembleSpeaker(options: SpeakerAssemblyOptions): Speaker {
   kubernetesSpeaker?.attachSource(configSource);
   // The gossip thread boots while the configuration is read (WarmGossipThread): the start waited for both in turn.
   const debug = logger.isLevelEnabled('debug');
-  const warmGossip = canStartGossipThread() ? WarmGossipThread.begin({ debug }) : undefined;
+  const warmGossip = canStartGossipThread() ? WarmGossipThread.begin() : undefined;
   const parts: SpeakerParts = {
     configSource,
     ...(kubernetesSpeaker && {

@@ -152,14 +152,14 @@ void ArpAnswerThread::Run() {
       timespec read{};
       clock_gettime(CLOCK_REALTIME, &read);
       if (static_cast<size_t>(n) > sizeof frame || from.sll_pkttype == PACKET_OUTGOING) continue;
-      Answer(frame, static_cast<size_t>(n), from.sll_pkttype, ReceiveStamp(message), read);
+      Answer(frame, static_cast<size_t>(n), from.sll_pkttype, AnswerStamps{ReceiveStamp(message), read});
     }
   }
   running_.store(false, std::memory_order_release);
 }
 
 void SendArpReplyAndCount(int fd, int ifindex, const uint8_t* reply, size_t length, uint32_t targetIp,
-                          ArpFastPathShared& shared) {
+                          ArpFastPathShared& shared, const AnswerStamps* stamps) {
   sockaddr_ll to{};
   to.sll_family = AF_PACKET;
   to.sll_ifindex = ifindex;
@@ -170,27 +170,26 @@ void SendArpReplyAndCount(int fd, int ifindex, const uint8_t* reply, size_t leng
   do {
     sent = sendto(fd, reply, length, 0, reinterpret_cast<const sockaddr*>(&to), sizeof to);
   } while (sent < 0 && errno == EINTR);
+  timespec done{};
+  if (stamps != nullptr) clock_gettime(CLOCK_REALTIME, &done);
   std::lock_guard<mlb::PriorityInheritanceMutex> lock(shared.mutex);
   ArpFastPathCounts& counts = shared.counts[targetIp];
   counts.requests++;
   if (sent < 0) counts.sendFailures++;
   else counts.replies++;
+  if (stamps == nullptr) return;
+  if (stamps->received.tv_sec >= 0) shared.times.queued.Observe(NanosBetween(stamps->received, stamps->read));
+  shared.times.answering.Observe(NanosBetween(stamps->read, done));
 }
 
-void ArpAnswerThread::Answer(const uint8_t* frame, size_t length, int pkttype, const timespec& received,
-                             const timespec& read) {
+void ArpAnswerThread::Answer(const uint8_t* frame, size_t length, int pkttype, const AnswerStamps& stamps) {
   uint8_t reply[kArpReplyFrameBytes];
   uint32_t targetIp = 0;
   {
     std::lock_guard<mlb::PriorityInheritanceMutex> lock(shared_->mutex);
     if (!shared_->on || !ArpFastPathReply(frame, length, pkttype, shared_->table, reply, targetIp)) return;
   }
-  SendArpReplyAndCount(fd_, ifindex_, reply, sizeof reply, targetIp, *shared_);
-  timespec sent{};
-  clock_gettime(CLOCK_REALTIME, &sent);
-  std::lock_guard<mlb::PriorityInheritanceMutex> lock(shared_->mutex);
-  if (received.tv_sec >= 0) shared_->times.queued.Observe(NanosBetween(received, read));
-  shared_->times.answering.Observe(NanosBetween(read, sent));
+  SendArpReplyAndCount(fd_, ifindex_, reply, sizeof reply, targetIp, *shared_, &stamps);
 }
 
 }  // namespace mlb

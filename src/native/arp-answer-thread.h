@@ -40,10 +40,18 @@ struct ArpFastPathShared {
   ArpAnswerTimes times;  // the answer thread's answers only, cumulative since the socket opened
 };
 
+// When the answer thread read a request: the kernel's receive stamp (tv_sec < 0: none) and its own read, both
+// CLOCK_REALTIME, for the answer times (arp-answer-times.h).
+struct AnswerStamps {
+  timespec received;
+  timespec read;
+};
+
 // Sends a reply ArpFastPathReply built (its first six bytes are the requester's MAC) on `fd` out of `ifindex`,
-// and counts it for `targetIp`: the one way out for both the answer thread and the main socket's fallback.
+// and counts it for `targetIp`: the one way out for both the answer thread and the main socket's fallback. With
+// `stamps` (the answer thread's), also times it, under the same lock as the count.
 void SendArpReplyAndCount(int fd, int ifindex, const uint8_t* reply, size_t length, uint32_t targetIp,
-                          ArpFastPathShared& shared);
+                          ArpFastPathShared& shared, const AnswerStamps* stamps = nullptr);
 
 class ArpAnswerThread {
  public:
@@ -62,9 +70,8 @@ class ArpAnswerThread {
  private:
   ArpAnswerThread(int fd, int wake, int ifindex, std::shared_ptr<ArpFastPathShared> shared);
   void Run();
-  // Answers `frame` when the table says so; `received` is its kernel receive stamp (tv_sec < 0: none) and
-  // `read` when this thread read it, both CLOCK_REALTIME, for the answer times.
-  void Answer(const uint8_t* frame, size_t length, int pkttype, const timespec& received, const timespec& read);
+  // Answers `frame` when the table says so, and times the answer from `stamps`.
+  void Answer(const uint8_t* frame, size_t length, int pkttype, const AnswerStamps& stamps);
 
   int fd_;
   int wake_;  // eventfd: written once to stop the thread

@@ -30,7 +30,7 @@ export interface GossipThreadInput {
 
 export type ToGossipThread =
   /** The first message to a thread started ahead: the node's options, known once the configuration is read. */
-  | { readonly op: 'start'; readonly options: GossipThreadOptions }
+  | { readonly op: 'start'; readonly options: GossipThreadOptions; readonly debug: boolean }
   | { readonly op: 'join'; readonly id: number; readonly addresses: readonly HostPort[] }
   | { readonly op: 'leave'; readonly id: number; readonly timeoutMs: number }
   | { readonly op: 'setMeta'; readonly meta: Uint8Array }

@@ -33,7 +33,7 @@ export function runGossipThread(): void {
   }
   // Started ahead of its options (WarmGossipThread): they are the first message.
   port.once('message', (first: ToGossipThread) => {
-    if (first.op === 'start') startNode(port, first.options, debug);
+    if (first.op === 'start') startNode(port, first.options, first.debug);
   });
 }
 

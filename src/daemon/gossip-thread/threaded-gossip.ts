@@ -57,10 +57,7 @@ export class WarmGossipThread {
   private taken = false;
   private failure: Error | undefined;
 
-  private constructor(
-    private readonly worker: Worker,
-    readonly debug: boolean,
-  ) {
+  private constructor(private readonly worker: Worker) {
     const failed = (error: Error) => {
       if (!this.taken) this.failure ??= error;
     };
@@ -69,11 +66,10 @@ export class WarmGossipThread {
     worker.unref();
   }
 
-  static begin(options: { readonly script?: string | URL; readonly debug?: boolean } = {}): WarmGossipThread {
+  static begin(options: { readonly script?: string | URL } = {}): WarmGossipThread {
     const entry =
       options.script === undefined ? parserWorkerEntry(bundleEntry() ?? import.meta.url) : { script: options.script, eval: false };
-    const input: GossipThreadInput = { role: GOSSIP_THREAD_ROLE, debug: options.debug ?? false };
-    return new WarmGossipThread(newGossipWorker(entry, input), options.debug ?? false);
+    return new WarmGossipThread(newGossipWorker(entry, { role: GOSSIP_THREAD_ROLE, debug: false }));
   }
 
   /** The thread, once (undefined after): its failure before now, if any, is thrown. */
@@ -115,7 +111,7 @@ function startWorker(
 ): Worker {
   const taken = warm?.take();
   if (taken) {
-    taken.postMessage({ op: 'start', options } satisfies ToGossipThread);
+    taken.postMessage({ op: 'start', options, debug } satisfies ToGossipThread);
     return taken;
   }
   const entry = script === undefined ? parserWorkerEntry(bundleEntry() ?? import.meta.url) : { script, eval: false };
@@ -159,7 +155,7 @@ export class ThreadedGossip extends EventEmitter<GossipNodeEvents> implements Go
     const nodeOptions = { ...plain, ...(keyring ? { keys: keyring.keys } : {}) };
     let worker: Worker;
     try {
-      worker = startWorker(warm?.debug === (debug ?? false) ? warm : undefined, script, debug ?? false, nodeOptions);
+      worker = startWorker(warm, script, debug ?? false, nodeOptions);
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new GossipThreadError('gossipThreadFailed', String(error)));
     }

@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ThreadedGossip, WarmGossipThread } from '../../../src/daemon/gossip-thread/threaded-gossip';
 import { GossipNode, FAST_CONFIG, type Gossip } from '../../../src/gossip';
 import { MLB_BUNDLE } from '../../cli/run-cli';
+import { SILENT_LOG } from '../../../src/runtime/log';
+import { createSocket } from 'node:dgram';
 
 const LOOPBACK = { host: '127.0.0.1', port: 0 };
 const opened: Gossip[] = [];
@@ -85,13 +87,29 @@ describe('gossip on a thread of its own', () => {
     await until(() => stateOf(b, 'node-a') === 'left', 'b sees a left');
   });
 
-  it('a thread begun ahead of its options boots meanwhile, then runs the node it is given, with its meta', async () => {
+  it('a thread begun ahead of its options runs the node it is then given, with its meta and debug lines', async () => {
     const warm = WarmGossipThread.begin({ script: MLB_BUNDLE });
-    // The daemon reads its configuration meanwhile; the node's meta comes from it.
-    await new Promise((r) => setTimeout(r, 200));
+    // The daemon reads its configuration meanwhile; the node's meta comes from it. Whether the thread has booted by
+    // the time its options are posted or not, they are the first message it takes.
     const meta = new TextEncoder().encode('from-the-config');
-    const a = await ThreadedGossip.start({ name: 'node-a', bind: LOOPBACK, config: FAST_CONFIG, script: MLB_BUNDLE, warm, meta });
+    const debugLines: string[] = [];
+    const log = { ...SILENT_LOG, debug: (_fields: object, msg?: string) => debugLines.push(msg ?? '') };
+    const debug = true;
+    const a = await ThreadedGossip.start({
+      name: 'node-a',
+      bind: LOOPBACK,
+      config: FAST_CONFIG,
+      script: MLB_BUNDLE,
+      warm,
+      meta,
+      debug,
+      log,
+    });
     opened.push(a);
+    // The debug flag came with the options: a malformed datagram's drop is told at debug.
+    const junk = createSocket('udp4');
+    junk.send(Buffer.from([0xff, 0x00, 0x01]), a.localAddress.port, a.localAddress.host, () => junk.close());
+    await until(() => debugLines.some((line) => line.startsWith('dropped part of a packet')), 'the drop told at debug');
     const b = await threaded('node-b');
     expect(await b.join([a.localAddress])).toEqual({ joined: 1, errors: [] });
     const metaOfA = () => Buffer.from(b.members().find((m) => m.name === 'node-a')?.meta ?? []).toString();
